@@ -1,0 +1,726 @@
+//! The sources of fragments: conventional Markdown files, skills, tool
+//! definitions and explicit fragment files.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::diag::{Diagnostic, FileDiags};
+use super::expr;
+use super::settings::Settings;
+use super::workspace::{FragmentDef, FragmentKind, Reader, ToolDef, check_relative};
+use super::yaml::{self, Node, key_line, split_frontmatter, text_line, unknown_keys};
+
+/// (file, layer, priority, truncate) of the conventional Markdown files.
+const CONVENTIONS: &[(&str, u8, i64, bool)] = &[
+    ("SOUL.md", 1, 100, false),
+    ("IDENTITY.md", 1, 95, false),
+    ("AGENTS.md", 1, 90, false),
+    ("SAFETY.md", 2, 100, false),
+    ("TOOLS.md", 3, 70, false),
+    ("USER.md", 4, 90, true),
+    ("MEMORY.md", 4, 70, true),
+    ("HEARTBEAT.md", 4, 30, true),
+];
+
+const MD_KEYS: &[&str] = &[
+    "id",
+    "layer",
+    "priority",
+    "summary",
+    "truncate",
+    "cacheable",
+    "enabled_when",
+    "prefix",
+    "suffix",
+];
+
+const SKILL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "always",
+    "priority",
+    "metadata",
+    "enabled_when",
+    "summary",
+    "truncate",
+    "version",
+    "license",
+    "homepage",
+    "user-invocable",
+    "allowed-tools",
+];
+
+const FRAGMENT_KEYS: &[&str] = &[
+    "id",
+    "layer",
+    "priority",
+    "content",
+    "template",
+    "file",
+    "summary",
+    "prefix",
+    "suffix",
+    "cacheable",
+    "enabled_when",
+    "source",
+    "truncate",
+];
+
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "input_schema",
+    "enabled_when",
+    "priority",
+    "summary",
+    "cache_control",
+    "type",
+];
+
+fn id_from_file(file: &str) -> String {
+    file.trim_end_matches(".md").to_ascii_lowercase()
+}
+
+/// A fragment with the defaults every source starts from.
+fn base(
+    id: String,
+    layer: u8,
+    priority: i64,
+    body: String,
+    source: &str,
+    line: usize,
+    kind: FragmentKind,
+) -> FragmentDef {
+    FragmentDef {
+        id,
+        layer,
+        priority,
+        body,
+        interpolate: true,
+        summary: None,
+        prefix: String::new(),
+        suffix: String::new(),
+        cacheable: None,
+        enabled_when: None,
+        condition: None,
+        condition_error: None,
+        source: source.to_string(),
+        source_label: None,
+        line,
+        truncate: false,
+        kind,
+    }
+}
+
+/// Parses `enabled_when` into the fragment; an invalid expression is one
+/// diagnostic and leaves the fragment disabled.
+fn set_condition(f: &mut FragmentDef, src: &str, line: Option<usize>, diags: &mut Vec<Diagnostic>) {
+    f.enabled_when = Some(src.to_string());
+    match expr::parse(src) {
+        Ok(e) => f.condition = Some(e),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(
+                    f.source.as_str(),
+                    line,
+                    format!("invalid enabled_when `{src}`: {e}; the fragment is disabled"),
+                )
+                .for_fragment(&f.id),
+            );
+            f.condition_error = Some(e.to_string());
+        }
+    }
+}
+
+/// Applies the common optional keys of a mapping to a fragment.
+fn apply_common(
+    f: &mut FragmentDef,
+    node: &Node,
+    text: &str,
+    from: usize,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let line = |k: &str| key_line(text, k, from);
+    if let Some(p) = node.get("priority") {
+        match p.as_i64() {
+            Some(n) => f.priority = n,
+            None => diags.push(
+                Diagnostic::error(
+                    f.source.as_str(),
+                    line("priority"),
+                    "priority must be a whole number",
+                )
+                .for_fragment(&f.id),
+            ),
+        }
+    }
+    if let Some(s) = node.get("summary").and_then(Node::scalar_text) {
+        f.summary = Some(s);
+    }
+    if let Some(s) = node.get("prefix").and_then(Node::scalar_text) {
+        f.prefix = s;
+    }
+    if let Some(s) = node.get("suffix").and_then(Node::scalar_text) {
+        f.suffix = s;
+    }
+    for (key, slot) in [("truncate", &mut f.truncate)] {
+        if let Some(v) = node.get(key) {
+            match v.as_bool() {
+                Some(b) => *slot = b,
+                None => diags.push(
+                    Diagnostic::error(
+                        f.source.as_str(),
+                        line(key),
+                        format!("{key} must be true or false"),
+                    )
+                    .for_fragment(&f.id),
+                ),
+            }
+        }
+    }
+    if let Some(v) = node.get("cacheable") {
+        f.cacheable = v.as_bool();
+    }
+    if let Some(e) = node.get("enabled_when") {
+        match e.scalar_text() {
+            Some(src) => set_condition(f, &src, line("enabled_when"), diags),
+            None => {
+                let mut tmp = Vec::new();
+                set_condition(f, "", line("enabled_when"), &mut tmp);
+                diags.extend(tmp);
+            }
+        }
+    }
+}
+
+fn parse_frontmatter(fm: Option<&str>, file: &str, diags: &mut Vec<Diagnostic>) -> Node {
+    let Some(fm) = fm else { return Node::Null };
+    match yaml::parse(fm) {
+        Ok(n @ Node::Map(_)) => n,
+        Ok(Node::Null) => Node::Null,
+        Ok(other) => {
+            diags.push(Diagnostic::error(
+                file,
+                Some(2),
+                format!("frontmatter must be a mapping, found {}", other.type_name()),
+            ));
+            Node::Null
+        }
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                file,
+                Some(e.line.map(|l| l + 1).unwrap_or(2)),
+                format!("invalid YAML frontmatter: {} (ignored)", e.message),
+            ));
+            Node::Null
+        }
+    }
+}
+
+pub fn load_markdown_files(
+    r: &mut Reader,
+    settings: &Settings,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut plan: BTreeMap<String, (u8, i64, bool)> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (file, layer, prio, trunc) in CONVENTIONS {
+        if r.exists(file) {
+            plan.insert(file.to_string(), (*layer, *prio, *trunc));
+            order.push(file.to_string());
+        }
+    }
+    for rule in &settings.files {
+        if let Err(m) = check_relative(&rule.path) {
+            diags.push(Diagnostic::error(
+                "workspace.yaml",
+                Some(rule.line),
+                format!("files: {m}"),
+            ));
+            continue;
+        }
+        let entry = plan
+            .entry(rule.path.clone())
+            .or_insert((rule.layer, 50, rule.layer >= 4));
+        entry.0 = rule.layer;
+        if let Some(p) = rule.priority {
+            entry.1 = p;
+        }
+        if let Some(t) = rule.truncate {
+            entry.2 = t;
+        }
+        if !order.contains(&rule.path) {
+            order.push(rule.path.clone());
+        }
+    }
+    for file in order {
+        let (layer, prio, trunc) = plan[&file];
+        let Some(text) = r.read(&file) else { continue };
+        let (fm, body, _) = split_frontmatter(&text);
+        let node = parse_frontmatter(fm, &file, diags);
+        for k in unknown_keys(&node, MD_KEYS) {
+            diags.push(Diagnostic::warning(
+                file.as_str(),
+                key_line(&text, k, 1),
+                format!("unknown frontmatter key '{k}' (ignored)"),
+            ));
+        }
+        let id = node
+            .get("id")
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| id_from_file(&file));
+        let layer = match node.get("layer").map(|l| l.as_i64()) {
+            None => layer as i64,
+            Some(l) => l.unwrap_or(0),
+        };
+        let mut f = base(
+            id,
+            0,
+            prio,
+            body.trim().to_string(),
+            &file,
+            1,
+            FragmentKind::Markdown,
+        );
+        f.truncate = trunc;
+        if !(1..=4).contains(&layer) {
+            diags.push(
+                Diagnostic::error(
+                    file.as_str(),
+                    key_line(&text, "layer", 1),
+                    format!("layer {layer} is outside 1–4 (file skipped)"),
+                )
+                .for_fragment(&f.id),
+            );
+            continue;
+        }
+        f.layer = layer as u8;
+        apply_common(&mut f, &node, &text, 1, diags);
+        out.push(f);
+    }
+}
+
+pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) {
+    let mut files = Vec::new();
+    for (name, is_dir) in r.list("skills") {
+        if is_dir {
+            let rel = format!("skills/{name}/SKILL.md");
+            if r.exists(&rel) {
+                files.push((rel, name));
+            }
+        } else if name.ends_with(".md") {
+            let stem = name.trim_end_matches(".md").to_string();
+            files.push((format!("skills/{name}"), stem));
+        }
+    }
+    for (rel, default_name) in files {
+        let Some(text) = r.read(&rel) else { continue };
+        let (fm, body, _) = split_frontmatter(&text);
+        let node = parse_frontmatter(fm, &rel, diags);
+        for k in unknown_keys(&node, SKILL_KEYS) {
+            diags.push(Diagnostic::warning(
+                rel.as_str(),
+                key_line(&text, k, 1),
+                format!("unknown skill frontmatter key '{k}' (ignored)"),
+            ));
+        }
+        let name = node
+            .get("name")
+            .and_then(Node::scalar_text)
+            .unwrap_or(default_name);
+        let always = node.get("always").and_then(Node::as_bool).unwrap_or(false)
+            || node
+                .get("metadata")
+                .and_then(|m| m.get("openclaw"))
+                .and_then(|o| o.get("always"))
+                .and_then(Node::as_bool)
+                .unwrap_or(false);
+        let description = match node.get("description").and_then(Node::scalar_text) {
+            Some(d) => d,
+            None => {
+                diags.push(Diagnostic::warning(
+                    rel.as_str(),
+                    Some(1),
+                    "skill has no 'description' in its frontmatter; its first line is used",
+                ));
+                body.lines()
+                    .map(|l| l.trim_start_matches('#').trim())
+                    .find(|l| !l.is_empty())
+                    .unwrap_or("")
+                    .to_string()
+            }
+        };
+        let entry =
+            format!("- **{name}**: {description} _(load via `read_file(\"{rel}\")` when needed)_");
+        let kind = FragmentKind::Skill {
+            name: name.clone(),
+            always,
+        };
+        let mut f = if always {
+            let mut f = base(
+                format!("skill.{name}"),
+                3,
+                60,
+                format!("## {name} (always loaded)\n\n{}", body.trim()),
+                &rel,
+                1,
+                kind,
+            );
+            f.summary = Some(entry);
+            f
+        } else {
+            base(format!("skill.{name}"), 3, 40, entry, &rel, 1, kind)
+        };
+        apply_common(&mut f, &node, &text, 1, diags);
+        out.push(f);
+    }
+}
+
+fn json_tool(
+    v: &Value,
+    rel: &str,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(ToolDef, FragmentDef)> {
+    let Some(obj) = v.as_object() else {
+        diags.push(Diagnostic::error(
+            rel,
+            Some(1),
+            "a tool definition must be a JSON object",
+        ));
+        return None;
+    };
+    let Some(name) = obj
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    else {
+        diags.push(Diagnostic::error(
+            rel,
+            Some(1),
+            "tool definition is missing required field 'name' (skipped)",
+        ));
+        return None;
+    };
+    let line = text_line(text, &format!("\"{name}\""), 1).unwrap_or(1);
+    for k in obj.keys().filter(|k| !TOOL_KEYS.contains(&k.as_str())) {
+        diags.push(Diagnostic::warning(
+            rel,
+            text_line(text, &format!("\"{k}\""), 1),
+            format!("unknown key '{k}' in tool '{name}' (ignored)"),
+        ));
+    }
+    let description = obj
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let schema = match obj.get("input_schema") {
+        Some(s) if s.is_object() => s.clone(),
+        _ => {
+            diags.push(Diagnostic::error(rel, Some(line), format!("tool '{name}' is missing required field 'input_schema' (an object); an empty schema is used")));
+            serde_json::json!({"type": "object", "properties": {}})
+        }
+    };
+    let mut text_out = format!("### Tool: {name}\n{description}");
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .filter(|p| !p.is_empty())
+    {
+        text_out.push_str("\nParameters:");
+        for (p, spec) in props {
+            let ty = spec.get("type").and_then(Value::as_str).unwrap_or("any");
+            let req = if required.contains(&p.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
+            let desc = spec
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            text_out.push_str(&format!("\n- {p} ({ty}{req}): {desc}"));
+        }
+    }
+    let id = format!("tool.{name}");
+    let mut f = base(
+        id.clone(),
+        3,
+        60,
+        text_out,
+        rel,
+        line,
+        FragmentKind::Tool {
+            name: name.to_string(),
+        },
+    );
+    f.interpolate = false;
+    if let Some(p) = obj.get("priority").and_then(Value::as_i64) {
+        f.priority = p;
+    }
+    f.summary = obj
+        .get("summary")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let cond = obj
+        .get("enabled_when")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{name} in session.tools"));
+    let cond_line = text_line(text, "\"enabled_when\"", 1).or(Some(line));
+    set_condition(&mut f, &cond, cond_line, diags);
+    let definition =
+        serde_json::json!({"name": name, "description": description, "input_schema": schema});
+    Some((
+        ToolDef {
+            name: name.to_string(),
+            definition,
+            fragment_id: id,
+            source: rel.to_string(),
+        },
+        f,
+    ))
+}
+
+pub fn load_tools(
+    r: &mut Reader,
+    out: &mut Vec<FragmentDef>,
+    tools: &mut Vec<ToolDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (name, is_dir) in r.list("tools") {
+        if is_dir || !name.ends_with(".json") {
+            continue;
+        }
+        let rel = format!("tools/{name}");
+        let Some(text) = r.read(&rel) else { continue };
+        let v: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    rel.as_str(),
+                    Some(e.line()),
+                    format!("invalid JSON: {e}"),
+                ));
+                continue;
+            }
+        };
+        let items = match v {
+            Value::Array(a) => a,
+            other => vec![other],
+        };
+        for item in &items {
+            if let Some((t, f)) = json_tool(item, &rel, &text, diags) {
+                if tools.iter().any(|o: &ToolDef| o.name == t.name) {
+                    diags.push(Diagnostic::error(
+                        rel.as_str(),
+                        Some(f.line),
+                        format!("duplicate tool '{}' (the first wins)", t.name),
+                    ));
+                    continue;
+                }
+                tools.push(t);
+                out.push(f);
+            }
+        }
+    }
+}
+
+fn yaml_fragment(
+    node: &Node,
+    rel: &str,
+    text: &str,
+    from: usize,
+    r: &mut Reader,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FragmentDef> {
+    if !matches!(node, Node::Map(_)) {
+        diags.push(Diagnostic::error(
+            rel,
+            Some(from),
+            format!("a fragment must be a mapping, found {}", node.type_name()),
+        ));
+        return None;
+    }
+    let Some(id) = node
+        .get("id")
+        .and_then(Node::scalar_text)
+        .filter(|s| !s.is_empty())
+    else {
+        diags.push(Diagnostic::error(
+            rel,
+            Some(from),
+            "fragment is missing required field 'id' (skipped)",
+        ));
+        return None;
+    };
+    let line = key_line(text, "id", from).unwrap_or(from);
+    let err = |msg: String| Diagnostic::error(rel, Some(line), msg).for_fragment(&id);
+    for k in unknown_keys(node, FRAGMENT_KEYS) {
+        diags.push(
+            Diagnostic::warning(
+                rel,
+                key_line(text, k, line),
+                format!("unknown key '{k}' in fragment '{id}' (ignored)"),
+            )
+            .for_fragment(&id),
+        );
+    }
+    let layer = match node.get("layer") {
+        None => {
+            diags.push(err(format!(
+                "fragment '{id}' is missing required field 'layer' (skipped)"
+            )));
+            return None;
+        }
+        Some(l) => match l.as_i64() {
+            Some(n @ 1..=4) => n as u8,
+            _ => {
+                let shown = l.scalar_text().unwrap_or_else(|| l.type_name().into());
+                let at = key_line(text, "layer", line);
+                diags.push(
+                    Diagnostic::error(
+                        rel,
+                        at,
+                        format!("fragment '{id}' has layer {shown}, outside 1–4 (skipped)"),
+                    )
+                    .for_fragment(&id),
+                );
+                return None;
+            }
+        },
+    };
+    let (body, interpolate) = if let Some(c) = node.get("content").and_then(Node::scalar_text) {
+        (c, false)
+    } else if let Some(t) = node.get("template").and_then(Node::scalar_text) {
+        (t, true)
+    } else if let Some(path) = node.get("file").and_then(Node::scalar_text) {
+        match r.read_checked(&path) {
+            Ok(t) => (t, true),
+            Err((_, m)) => {
+                diags.push(
+                    Diagnostic::error(
+                        rel,
+                        key_line(text, "file", line),
+                        format!("fragment '{id}': file '{path}': {m}"),
+                    )
+                    .for_fragment(&id),
+                );
+                return None;
+            }
+        }
+    } else {
+        diags.push(err(format!("fragment '{id}' is missing required field 'content' (or 'template' or 'file') (skipped)")));
+        return None;
+    };
+    let mut f = base(
+        id,
+        layer,
+        50,
+        body.trim_end_matches('\n').to_string(),
+        rel,
+        line,
+        FragmentKind::Yaml,
+    );
+    f.interpolate = interpolate;
+    f.source_label = node.get("source").and_then(Node::scalar_text);
+    apply_common(&mut f, node, text, line, diags);
+    Some(f)
+}
+
+pub fn load_fragment_files(
+    r: &mut Reader,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (name, is_dir) in r.list("fragments") {
+        if is_dir || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
+            continue;
+        }
+        let rel = format!("fragments/{name}");
+        let Some(text) = r.read(&rel) else { continue };
+        let node = match yaml::parse(&text) {
+            Ok(n) => n,
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    rel.as_str(),
+                    e.line,
+                    format!("invalid YAML: {} (file skipped)", e.message),
+                ));
+                continue;
+            }
+        };
+        let items: Vec<&Node> = match &node {
+            Node::List(items) => items.iter().collect(),
+            Node::Map(_) if node.get("fragments").is_some() => match node.get("fragments") {
+                Some(Node::List(items)) => items.iter().collect(),
+                _ => {
+                    diags.push(Diagnostic::error(
+                        rel.as_str(),
+                        key_line(&text, "fragments", 1),
+                        "'fragments' must be a list",
+                    ));
+                    continue;
+                }
+            },
+            Node::Map(_) => vec![&node],
+            Node::Null => continue,
+            other => {
+                diags.push(Diagnostic::error(
+                    rel.as_str(),
+                    Some(1),
+                    format!("expected a list of fragments, found {}", other.type_name()),
+                ));
+                continue;
+            }
+        };
+        let mut cursor = 1;
+        for item in items {
+            let from = item
+                .get("id")
+                .and_then(Node::scalar_text)
+                .and_then(|id| {
+                    (cursor..=text.lines().count()).find(|&l| {
+                        key_line(&text, "id", l) == Some(l)
+                            && text
+                                .lines()
+                                .nth(l - 1)
+                                .map(|s| s.contains(id.as_str()))
+                                .unwrap_or(false)
+                    })
+                })
+                .unwrap_or(cursor);
+            if let Some(f) = yaml_fragment(item, &rel, &text, from, r, diags) {
+                out.push(f);
+            }
+            cursor = from + 1;
+        }
+    }
+}
+
+/// Keeps the first fragment of each id; each later one is a diagnostic.
+pub fn dedupe(fragments: Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) -> Vec<FragmentDef> {
+    let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    let mut out = Vec::with_capacity(fragments.len());
+    for f in fragments {
+        if let Some((file, line)) = seen.get(&f.id) {
+            let mut d = FileDiags {
+                file: &f.source,
+                out: diags,
+            };
+            d.error(Some(f.line), format!("duplicate fragment id '{}' (first defined at {file}:{line}; this one is ignored)", f.id));
+            continue;
+        }
+        seen.insert(f.id.clone(), (f.source.clone(), f.line));
+        out.push(f);
+    }
+    out
+}

@@ -1,0 +1,259 @@
+//! Exact token counting with tiktoken-rs, cached by content.
+//!
+//! The BPE tables are loaded once, lazily (first use of an encoding), and every
+//! count is remembered under a 128-bit hash of the text, so re-assembling after
+//! a budget change re-tokenizes nothing that did not change.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use tiktoken_rs::CoreBPE;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum Encoding {
+    #[serde(rename = "o200k_base")]
+    O200kBase,
+    #[serde(rename = "cl100k_base")]
+    Cl100kBase,
+}
+
+impl Encoding {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Encoding> {
+        match s {
+            "o200k_base" | "o200k" => Some(Encoding::O200kBase),
+            "cl100k_base" | "cl100k" => Some(Encoding::Cl100kBase),
+            _ => None,
+        }
+    }
+
+    /// The BPE tables; loaded on first use (about half a second for o200k).
+    pub fn bpe(self) -> &'static CoreBPE {
+        match self {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+}
+
+type Key = (Encoding, u128);
+
+fn key(enc: Encoding, text: &str) -> Key {
+    (enc, xxhash_rust::xxh3::xxh3_128(text.as_bytes()))
+}
+
+/// A truncated text: a prefix of the original cut on a token boundary (and a
+/// UTF-8 character boundary) followed by a visible marker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Truncation {
+    pub text: String,
+    /// Exact token count of `text` (prefix and marker).
+    pub tokens: usize,
+    /// Tokens of the original that were cut.
+    pub cut: usize,
+    /// Byte length of the kept prefix of the original.
+    pub kept_bytes: usize,
+}
+
+/// Counts tokens, remembering every count by content hash. Shared between
+/// threads (`Arc<TokenCounter>`); all methods take `&self`.
+#[derive(Default)]
+pub struct TokenCounter {
+    counts: Mutex<HashMap<Key, usize>>,
+    ids: Mutex<HashMap<Key, Arc<[u32]>>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl std::fmt::Debug for TokenCounter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenCounter")
+            .field("hits", &self.hits())
+            .field("misses", &self.misses())
+            .finish()
+    }
+}
+
+impl TokenCounter {
+    pub fn new() -> TokenCounter {
+        TokenCounter::default()
+    }
+
+    /// Loads the BPE tables of `enc` now (call it from a background thread).
+    pub fn warm(enc: Encoding) {
+        let _ = enc.bpe().encode_ordinary("warm");
+    }
+
+    /// Exact token count of `text`.
+    pub fn count(&self, enc: Encoding, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        let k = key(enc, text);
+        if let Some(n) = self.counts.lock().unwrap().get(&k) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return *n;
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let n = enc.bpe().encode_ordinary(text).len();
+        self.counts.lock().unwrap().insert(k, n);
+        n
+    }
+
+    /// Token ids of `text`, cached.
+    pub fn encode(&self, enc: Encoding, text: &str) -> Arc<[u32]> {
+        let k = key(enc, text);
+        if let Some(ids) = self.ids.lock().unwrap().get(&k) {
+            return ids.clone();
+        }
+        let ids: Arc<[u32]> = enc.bpe().encode_ordinary(text).into();
+        self.counts.lock().unwrap().insert(k, ids.len());
+        self.ids.lock().unwrap().insert(k, ids.clone());
+        ids
+    }
+
+    /// Number of counts answered from the cache so far.
+    pub fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Number of texts actually tokenized so far.
+    pub fn misses(&self) -> u64 {
+        self.misses.load(Ordering::Relaxed)
+    }
+
+    pub fn cached_entries(&self) -> usize {
+        self.counts.lock().unwrap().len()
+    }
+
+    /// Cuts `text` so that the kept prefix plus a marker saying how many tokens
+    /// were cut fits in `budget` tokens. `None` when not even one token of the
+    /// text fits beside the marker (the caller drops the fragment), or when the
+    /// text already fits.
+    pub fn truncate(&self, enc: Encoding, text: &str, budget: usize) -> Option<Truncation> {
+        let ids = self.encode(enc, text);
+        let total = ids.len();
+        if total <= budget {
+            return None;
+        }
+        let marker_guess = self.count(enc, &marker(total));
+        let mut k = budget.saturating_sub(marker_guess);
+        while k > 0 {
+            let bytes = enc.bpe().decode_bytes(&ids[..k]).unwrap_or_default();
+            // Token bytes concatenate to the original bytes, so this is a byte
+            // prefix of `text`; back off to the last whole UTF-8 character.
+            let valid = match std::str::from_utf8(&bytes) {
+                Ok(s) => s.len(),
+                Err(e) => e.valid_up_to(),
+            };
+            let prefix = &text[..valid];
+            if prefix.is_empty() {
+                k -= 1;
+                continue;
+            }
+            let cut = total.saturating_sub(self.count(enc, prefix));
+            let out = format!("{prefix}{}", marker(cut));
+            let n = self.count(enc, &out);
+            if n <= budget {
+                return Some(Truncation {
+                    text: out,
+                    tokens: n,
+                    cut,
+                    kept_bytes: valid,
+                });
+            }
+            k = k.saturating_sub((n - budget).max(1));
+        }
+        None
+    }
+
+    /// Byte ranges of `text`, one per token (a token that ends inside a UTF-8
+    /// character is merged with the next, so every range is valid text).
+    pub fn token_spans(&self, enc: Encoding, text: &str) -> Vec<Range<usize>> {
+        let ids = self.encode(enc, text);
+        let bpe = enc.bpe();
+        let mut spans = Vec::with_capacity(ids.len());
+        let mut start = 0;
+        let mut end = 0;
+        for id in ids.iter() {
+            end += bpe.decode_bytes(&[*id]).map(|b| b.len()).unwrap_or(0);
+            if end <= text.len() && text.is_char_boundary(end) {
+                spans.push(start..end);
+                start = end;
+            }
+        }
+        if start < text.len() {
+            spans.push(start..text.len());
+        }
+        spans
+    }
+}
+
+/// The visible marker appended to a truncated fragment.
+pub fn marker(cut: usize) -> String {
+    format!("\n…[truncated {cut} tokens]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_exact_and_cached() {
+        let c = TokenCounter::new();
+        let n = c.count(Encoding::O200kBase, "Hello, world!");
+        assert_eq!(n, 4);
+        assert_eq!(c.misses(), 1);
+        assert_eq!(c.count(Encoding::O200kBase, "Hello, world!"), 4);
+        assert_eq!(c.hits(), 1);
+        assert_eq!(c.misses(), 1);
+        // The same text under another encoding is another entry.
+        c.count(Encoding::Cl100kBase, "Hello, world!");
+        assert_eq!(c.misses(), 2);
+    }
+
+    #[test]
+    fn truncation_of_chinese_is_a_valid_prefix_with_marker() {
+        let c = TokenCounter::new();
+        let text = "你是一个严谨、务实的技术助手。回答问题时优先给出可操作的方案，避免空泛描述。"
+            .repeat(20);
+        let total = c.count(Encoding::O200kBase, &text);
+        let t = c
+            .truncate(Encoding::O200kBase, &text, 40)
+            .expect("fits partly");
+        assert!(t.tokens <= 40, "{} > 40", t.tokens);
+        assert_eq!(t.tokens, c.count(Encoding::O200kBase, &t.text));
+        let prefix = &t.text[..t.kept_bytes];
+        assert!(text.starts_with(prefix));
+        assert!(!prefix.is_empty());
+        assert!(t.text.ends_with(&marker(t.cut)));
+        assert!(t.cut > 0 && t.cut < total);
+    }
+
+    #[test]
+    fn truncation_gives_up_when_nothing_fits() {
+        let c = TokenCounter::new();
+        let text = "word ".repeat(100);
+        assert!(c.truncate(Encoding::O200kBase, &text, 3).is_none());
+        assert!(c.truncate(Encoding::O200kBase, "short", 10).is_none());
+    }
+
+    #[test]
+    fn token_spans_cover_text_on_char_boundaries() {
+        let c = TokenCounter::new();
+        let text = "SuxiongBot 是苏雄的助手 🚀 ok";
+        let spans = c.token_spans(Encoding::O200kBase, text);
+        let joined: String = spans.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(joined, text);
+        assert!(spans.len() > 3);
+    }
+}

@@ -1,0 +1,315 @@
+//! YAML reading: a panic-free parser (serde-saphyr) into a small value tree,
+//! plus helpers that find the line of a key so every diagnostic can name one.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+
+/// A YAML value. Map keys of any scalar type are kept as strings (so
+/// `layers: {1: …}` and `layers: {"1": …}` read the same).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Node>),
+    Map(Vec<(String, Node)>),
+}
+
+impl Node {
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match self {
+            Node::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A scalar as text (numbers and booleans too).
+    pub fn scalar_text(&self) -> Option<String> {
+        match self {
+            Node::Str(s) => Some(s.clone()),
+            Node::Int(i) => Some(i.to_string()),
+            Node::Float(f) => Some(f.to_string()),
+            Node::Bool(b) => Some(b.to_string()),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Node::Int(i) => Some(*i),
+            Node::Float(f) if f.fract() == 0.0 => Some(*f as i64),
+            Node::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Node::Int(i) => Some(*i as f64),
+            Node::Float(f) => Some(*f),
+            Node::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Node::Bool(b) => Some(*b),
+            Node::Str(s) => match s.as_str() {
+                "true" | "yes" | "on" => Some(true),
+                "false" | "no" | "off" => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn entries(&self) -> &[(String, Node)] {
+        match self {
+            Node::Map(e) => e,
+            _ => &[],
+        }
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "a boolean",
+            Node::Int(_) => "an integer",
+            Node::Float(_) => "a number",
+            Node::Str(_) => "a string",
+            Node::List(_) => "a list",
+            Node::Map(_) => "a mapping",
+        }
+    }
+
+    /// Converts to JSON (for tool inputs and the like).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Int(i) => Value::from(*i),
+            Node::Float(f) => Value::from(*f),
+            Node::Str(s) => Value::String(s.clone()),
+            Node::List(l) => Value::Array(l.iter().map(Node::to_json).collect()),
+            Node::Map(m) => {
+                Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Node, D::Error> {
+        d.deserialize_any(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
+        Ok(Node::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
+        Ok(Node::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
+        Ok(i64::try_from(v)
+            .map(Node::Int)
+            .unwrap_or(Node::Float(v as f64)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
+        Ok(Node::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+        Ok(Node::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Node, E> {
+        Ok(Node::Str(v))
+    }
+    fn visit_unit<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_none<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        Node::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element::<Node>()? {
+            out.push(v);
+        }
+        Ok(Node::List(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        let mut out: Vec<(String, Node)> = Vec::new();
+        while let Some(k) = map.next_key::<Node>()? {
+            let v = map.next_value::<Node>()?;
+            let key = k.scalar_text().unwrap_or_else(|| format!("{k:?}"));
+            out.push((key, v));
+        }
+        Ok(Node::Map(out))
+    }
+}
+
+/// A YAML syntax error with its 1-based line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YamlError {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// Parses YAML text. Never panics; an empty document is `Node::Null`.
+pub fn parse(text: &str) -> Result<Node, YamlError> {
+    if text.trim().is_empty() {
+        return Ok(Node::Null);
+    }
+    let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Node>(text));
+    match parsed {
+        Ok(Ok(node)) => Ok(node),
+        Ok(Err(e)) => {
+            let line = e.location().map(|l| l.line() as usize).filter(|l| *l > 0);
+            let full = e.to_string();
+            // The library's message may carry a source snippet; keep the first line.
+            let message = full
+                .lines()
+                .next()
+                .unwrap_or("invalid YAML")
+                .trim()
+                .to_string();
+            Ok::<Node, YamlError>(Node::Null).and(Err(YamlError { line, message }))
+        }
+        Err(_) => Err(YamlError {
+            line: None,
+            message: "the YAML parser failed on this file".into(),
+        }),
+    }
+}
+
+/// 1-based line of the first line at or after `from` (1-based) that defines
+/// `key:` (optionally as a list item `- key:`), or `None`.
+pub fn key_line(text: &str, key: &str, from: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start();
+            let t = t.trim_start_matches(['"', '\'']);
+            t.strip_prefix(key)
+                .map(|rest| rest.trim_start_matches(['"', '\'']).starts_with(':'))
+                .unwrap_or(false)
+        })
+        .map(|(i, _)| i + 1)
+}
+
+/// 1-based line of the first line at or after `from` that contains `needle`.
+pub fn text_line(text: &str, needle: &str, from: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+}
+
+/// Splits `---` frontmatter from a Markdown file: (frontmatter, body, body's
+/// first line). Without frontmatter the whole text is the body.
+pub fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize) {
+    let rest = match text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    {
+        Some(r) => r,
+        None => return (None, text, 1),
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let fm = &rest[..offset];
+            let body = &rest[offset + line.len()..];
+            let body_line = 2 + fm.lines().count() + 1;
+            return (Some(fm), body, body_line);
+        }
+        offset += line.len();
+    }
+    (None, text, 1)
+}
+
+/// Maps of known keys per place, for unknown-key warnings.
+pub fn unknown_keys<'a>(node: &'a Node, known: &[&str]) -> Vec<&'a str> {
+    node.entries()
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !known.contains(k))
+        .collect()
+}
+
+/// String map from a YAML mapping of scalars.
+pub fn string_map(node: Option<&Node>) -> BTreeMap<String, String> {
+    node.map(|n| {
+        n.entries()
+            .iter()
+            .filter_map(|(k, v)| v.scalar_text().map(|v| (k.clone(), v)))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_int_keys_and_reports_error_lines() {
+        let n = parse("layers:\n  1: {title: A}\n  \"2\": {title: B}\n").unwrap();
+        let layers = n.get("layers").unwrap();
+        assert_eq!(
+            layers.get("1").unwrap().get("title").unwrap().as_str(),
+            Some("A")
+        );
+        assert_eq!(
+            layers.get("2").unwrap().get("title").unwrap().as_str(),
+            Some("B")
+        );
+        let e = parse("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
+        assert!(e.line.is_some(), "{e:?}");
+        let e = parse("ok: 1\n  bad: : :\n").unwrap_err();
+        assert!(e.line.unwrap() >= 2, "{e:?}");
+    }
+
+    #[test]
+    fn frontmatter_split() {
+        let (fm, body, line) = split_frontmatter("---\nname: x\nalways: true\n---\nBody\n");
+        assert_eq!(fm, Some("name: x\nalways: true\n"));
+        assert_eq!(body, "Body\n");
+        assert_eq!(line, 5);
+        let (fm, body, line) = split_frontmatter("# Title\n");
+        assert_eq!((fm, body, line), (None, "# Title\n", 1));
+    }
+
+    #[test]
+    fn key_lines() {
+        let t = "- id: a\n  layer: 3\n- id: b\n  layer: 9\n";
+        assert_eq!(key_line(t, "layer", 3), Some(4));
+        assert_eq!(key_line(t, "id", 2), Some(3));
+    }
+}
