@@ -169,7 +169,7 @@ pub fn prepare(
                     .find(&format!("{{{{{name}"))
                     .or_else(|| text.find(name.as_str()))
                     .unwrap_or(0);
-                let line = f.line + text[..offset].matches('\n').count();
+                let line = f.body_line + text[..offset].matches('\n').count();
                 diagnostics.push(
                     Diagnostic::warning(
                         f.source.as_str(),
@@ -346,6 +346,26 @@ struct Slot {
     reason: String,
 }
 
+/// Exact token count of a block, summed over segments that start where the
+/// pre-tokenizer is certain to split: at a fragment whose text starts with a
+/// character other than white space or '/', right after the "\n\n"
+/// separator (no o200k/cl100k pre-token crosses into such a character from a
+/// newline). Each segment is counted through the content cache, so a budget
+/// change re-counts only the fragments whose text changed.
+fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> usize {
+    let mut total = 0;
+    let mut seg_start = 0;
+    for s in spans.iter().skip(1) {
+        let first = text[s.start..].chars().next();
+        let safe = matches!(first, Some(c) if !c.is_whitespace() && c != '/');
+        if safe {
+            total += counter.count(enc, &text[seg_start..s.start]);
+            seg_start = s.start;
+        }
+    }
+    total + counter.count(enc, &text[seg_start..])
+}
+
 /// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts
 /// that changed are tokenized (the counter caches by content).
 pub fn assemble(
@@ -383,16 +403,15 @@ pub fn assemble(
             .collect();
         let title_tokens = p.titles[li].as_ref().map(|t| t.1).unwrap_or(0) as u64;
         let available = budgets[li] + inflow;
-        let used_of = |slots: &[Slot]| -> u64 {
-            let sum: u64 = idx.iter().map(|&i| slots[i].kept as u64).sum();
-            let any = idx.iter().any(|&i| slots[i].status != Status::Dropped);
-            if any { sum + title_tokens } else { sum }
-        };
-        let over_at_start = used_of(&slots).saturating_sub(available);
+        // Running totals: kept tokens and fragments still present.
+        let mut sum: u64 = idx.iter().map(|&i| slots[i].kept as u64).sum();
+        let mut live = idx.len();
+        let used_now = |sum: u64, live: usize| if live > 0 { sum + title_tokens } else { sum };
+        let over_at_start = used_now(sum, live).saturating_sub(available);
         if layer >= 3 && over_at_start > 0 {
             // Pass 1: summaries, lowest priority first.
             for &i in idx.iter().rev() {
-                let used = used_of(&slots);
+                let used = used_now(sum, live);
                 if used <= available {
                     break;
                 }
@@ -405,13 +424,14 @@ pub fn assemble(
                         slots[i].kept
                     );
                     slots[i].status = Status::Summarized;
+                    sum -= (slots[i].kept - *n) as u64;
                     slots[i].kept = *n;
                     slots[i].text = s.clone();
                 }
             }
             // Pass 2: truncate or drop, lowest priority first.
             for &i in idx.iter().rev() {
-                let used = used_of(&slots);
+                let used = used_now(sum, live);
                 if used <= available {
                     break;
                 }
@@ -436,6 +456,7 @@ pub fn assemble(
                             t.cut, t.tokens
                         );
                         slots[i].status = Status::Truncated;
+                        sum -= (before - t.tokens) as u64;
                         slots[i].kept = t.tokens;
                         slots[i].text = t.text.into();
                     }
@@ -454,13 +475,15 @@ pub fn assemble(
                             f.priority
                         );
                         slots[i].status = Status::Dropped;
+                        sum -= before as u64;
+                        live -= 1;
                         slots[i].kept = 0;
                         slots[i].text = Arc::from("");
                     }
                 }
             }
         }
-        let used = used_of(&slots);
+        let used = used_now(sum, live);
         let overflow = used.saturating_sub(available);
         for &i in &idx {
             if slots[i].status == Status::Kept {
@@ -534,7 +557,7 @@ pub fn assemble(
         let ls = &p.settings.layers[li];
         blocks.push(BlockResult {
             layer,
-            tokens: counter.count(enc, &text),
+            tokens: count_block(counter, enc, &text, &spans),
             cache_control: ls.cache,
             ttl: ls.ttl,
             text,

@@ -129,3 +129,6 @@ pub fn inspect_loaded(
         assembly,
     })
 }
+
+#[cfg(test)]
+mod assemble_tests;

@@ -108,6 +108,7 @@ fn base(
         source: source.to_string(),
         source_label: None,
         line,
+        body_line: line,
         truncate: false,
         kind,
     }
@@ -258,8 +259,9 @@ pub fn load_markdown_files(
     for file in order {
         let (layer, prio, trunc) = plan[&file];
         let Some(text) = r.read(&file) else { continue };
-        let (fm, body, _) = split_frontmatter(&text);
+        let (fm, body, body_line) = split_frontmatter(&text);
         let node = parse_frontmatter(fm, &file, diags);
+        let body_line = body_line + body[..body.len() - body.trim_start().len()].matches('\n').count();
         for k in unknown_keys(&node, MD_KEYS) {
             diags.push(Diagnostic::warning(
                 file.as_str(),
@@ -285,6 +287,7 @@ pub fn load_markdown_files(
             FragmentKind::Markdown,
         );
         f.truncate = trunc;
+        f.body_line = body_line;
         if !(1..=4).contains(&layer) {
             diags.push(
                 Diagnostic::error(
@@ -630,6 +633,10 @@ fn yaml_fragment(
         line,
         FragmentKind::Yaml,
     );
+    if let Some(l) = ["content", "template"].iter().find_map(|k| node.get(k).and(key_line(text, k, line))) {
+        let block = text.lines().nth(l - 1).map(|t| t.trim_end().ends_with(['|', '>', '-', '+'])).unwrap_or(false);
+        f.body_line = if block { l + 1 } else { l };
+    }
     f.interpolate = interpolate;
     f.source_label = node.get("source").and_then(Node::scalar_text);
     apply_common(&mut f, node, text, line, diags);

@@ -49,6 +49,8 @@ pub struct FragmentDef {
     /// The `source` label a YAML fragment may carry.
     pub source_label: Option<String>,
     pub line: usize,
+    /// Line where the body text starts (for diagnostics inside it).
+    pub body_line: usize,
     pub truncate: bool,
     pub kind: FragmentKind,
 }
@@ -194,6 +196,9 @@ impl Reader {
         if meta.is_dir() {
             return Err((None, "is a folder, not a file".into()));
         }
+        if !meta.is_file() {
+            return Err((None, "not a regular file (a device, socket or pipe), skipped".into()));
+        }
         if meta.len() > MAX_FILE_BYTES {
             return Err((
                 None,
@@ -244,16 +249,21 @@ impl Reader {
                 .push(Diagnostic::error(rel, None, "folder cannot be read"));
             return Vec::new();
         };
-        let mut out: Vec<(String, bool)> = rd
-            .filter_map(Result::ok)
-            .map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                // is_dir follows links; a link to outside is caught on read.
-                let is_dir = e.path().is_dir();
-                (name, is_dir)
-            })
-            .filter(|(n, _)| !n.starts_with('.'))
-            .collect();
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for e in rd.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let entry_rel = format!("{rel}/{name}");
+            if e.file_type().map(|t| t.is_symlink()).unwrap_or(false)
+                && let Err(m) = self.resolve(&entry_rel)
+            {
+                self.diags.push(Diagnostic::error(entry_rel, None, m));
+                continue;
+            }
+            out.push((name, e.path().is_dir()));
+        }
         out.sort();
         out
     }

@@ -1,0 +1,100 @@
+//! The report and render commands, run as a user would: the built binary on
+//! the sample workspace and on workspaces written to temp folders.
+
+mod common;
+use common::*;
+
+#[test]
+fn sample_report_json_has_every_status_and_the_documented_fields() {
+    let o = run(&["report", sample().to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["schema"], 1);
+    assert_eq!(r["tokenizer"], "o200k_base");
+    assert_eq!(r["session"], "coding");
+    for s in ["kept", "summarized", "truncated", "dropped", "disabled"] {
+        assert!(
+            r["fragments"].as_array().unwrap().iter().any(|f| f["status"] == s),
+            "sample workspace shows no '{s}' fragment"
+        );
+    }
+    for f in r["fragments"].as_array().unwrap() {
+        for k in ["id", "layer", "priority", "source", "tokens", "kept_tokens", "status", "reason"] {
+            assert!(!f[k].is_null(), "fragment field {k} missing: {f}");
+        }
+        if f["status"] == "kept" {
+            assert_eq!(f["tokens"], f["kept_tokens"]);
+        }
+        if f["status"] == "dropped" || f["status"] == "disabled" {
+            assert_eq!(f["kept_tokens"], 0);
+        }
+    }
+    let layers = r["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 4);
+    let total: u64 = layers.iter().map(|l| l["budget"].as_u64().unwrap()).sum();
+    assert_eq!(total, r["budget"]["total"].as_u64().unwrap());
+    let blocks = r["blocks"].as_array().unwrap();
+    let sum: u64 = blocks.iter().map(|b| b["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(sum, r["total_tokens"].as_u64().unwrap());
+    assert_eq!(blocks[0]["cache_control"], true);
+    assert_eq!(blocks.last().unwrap()["cache_control"], false);
+    // Stable layers are long enough for Anthropic's 1024-token minimum.
+    let stable: u64 = blocks.iter().filter(|b| b["layer"].as_u64().unwrap() <= 2).map(|b| b["tokens"].as_u64().unwrap()).sum();
+    assert!(stable > 1024, "stable layers have {stable} tokens");
+}
+
+#[test]
+fn report_is_deterministic_and_formats_render() {
+    let a = run(&["report", sample().to_str().unwrap(), "--format", "json"]);
+    let b = run(&["report", sample().to_str().unwrap(), "--format", "json"]);
+    assert_eq!(a.stdout, b.stdout, "same inputs, byte-identical output");
+    let t = run(&["report", sample().to_str().unwrap()]);
+    let text = stdout(&t);
+    assert!(text.contains("layer 1 identity") && text.contains("█"), "{text}");
+    assert!(text.contains("dropped") && text.contains("fragments:"));
+    let md = stdout(&run(&["report", sample().to_str().unwrap(), "--format", "markdown"]));
+    assert!(md.contains("| status | fragment |"));
+    let r = stdout(&run(&["render", sample().to_str().unwrap(), "--debug-markers"]));
+    assert!(r.contains("[[DEBUG:soul]]") && r.contains("[[/DEBUG:soul]]"));
+    assert!(r.contains("苏雄"), "Chinese text survives rendering");
+}
+
+#[test]
+fn render_request_json_is_an_anthropic_messages_body() {
+    let o = run(&["render", sample().to_str().unwrap(), "--request-json", "--session", "research"]);
+    assert!(o.status.success());
+    let body = json(&o);
+    let tools: Vec<_> = body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(tools, vec!["file_read", "web_search"]);
+    let system = body["system"].as_array().unwrap();
+    assert_eq!(system[0]["cache_control"]["type"], "ephemeral");
+    assert!(system.last().unwrap().get("cache_control").is_none());
+    assert_eq!(body["messages"][0]["role"], "user");
+    assert!(body["max_tokens"].as_u64().unwrap() <= 16);
+}
+
+#[test]
+fn check_gate_and_exit_codes() {
+    let o = run(&["report", sample().to_str().unwrap(), "--check"]);
+    assert_eq!(o.status.code(), Some(1), "sample drops fragments, so the gate fails");
+    assert!(stderr(&o).contains("dropped"));
+    let o = run(&["report", sample().to_str().unwrap(), "--check", "--budget", "100000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["report", "/definitely/not/here"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "one-line reason: {}", stderr(&o));
+    let o = run(&["report", sample().to_str().unwrap(), "--session", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("coding"), "lists the sessions: {}", stderr(&o));
+}
+
+#[test]
+fn only_soul_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(dir.path(), &[("SOUL.md", "I am tiny.")]);
+    let o = run(&["report", dir.path().to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success());
+    let r = json(&o);
+    assert_eq!(r["fragments"][0]["id"], "soul");
+    assert_eq!(r["diagnostics"].as_array().unwrap().len(), 0);
+}
