@@ -1,1 +1,184 @@
-fn main() {}
+//! Benchmarks: tokenization throughput (with Python's tiktoken side by side),
+//! assembly of a generated 1,000-fragment / ~1M-token workspace cold and warm,
+//! and the sample workspace.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use criterion::{Criterion, Throughput};
+use prompt_inspector::engine::{self, Budget, Encoding, ModelTable, Options, TokenCounter, assemble};
+
+/// Deterministic mixed Chinese/English text of about `bytes` bytes.
+pub fn mixed_text(bytes: usize, seed: u64) -> String {
+    let en = ["the", "prompt", "cache", "layer", "budget", "fragment", "token", "agent", "tool", "memory", "session", "breakpoint", "assemble", "trim", "summary", "report"];
+    let zh = ["系统提示词", "动态构造", "缓存命中", "预算", "片段", "裁剪", "记忆摘要", "工具描述", "会话", "分层", "优先级", "构造报告"];
+    let mut s = String::with_capacity(bytes + 64);
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    while s.len() < bytes {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (x >> 33) as usize;
+        if r % 3 == 0 {
+            s.push_str(zh[r % zh.len()]);
+            s.push(if r % 7 == 0 { '。' } else { '，' });
+        } else {
+            s.push_str(en[r % en.len()]);
+            s.push(if r % 11 == 0 { '.' } else { ' ' });
+        }
+        if r % 41 == 0 {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Writes a workspace of `n` fragments with about `tokens_each` tokens.
+pub fn generate_workspace(dir: &Path, n: usize, tokens_each: usize) {
+    std::fs::create_dir_all(dir.join("fragments")).unwrap();
+    let mut yaml = String::new();
+    for i in 0..n {
+        let layer = match i % 20 {
+            0 => 1,
+            1 => 2,
+            2..=11 => 3,
+            _ => 4,
+        };
+        let body = mixed_text(tokens_each * 9 / 2, i as u64).replace('\n', " ");
+        yaml += &format!("- id: frag.{i:04}\n  layer: {layer}\n  priority: {}\n  content: \"{body}\"\n", (i * 37) % 100);
+        if i % 3 == 0 {
+            yaml += &format!("  summary: \"summary of fragment {i}\"\n");
+        }
+        if i % 4 == 0 {
+            yaml += "  truncate: true\n";
+        }
+    }
+    std::fs::write(dir.join("fragments/generated.yaml"), yaml).unwrap();
+    std::fs::write(
+        dir.join("workspace.yaml"),
+        "budget: {total: 200000, fixed: {1: 60000, 2: 60000}, layer3_ratio: 0.5}\n",
+    )
+    .unwrap();
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-workspace")
+}
+
+fn bench_tokenize(c: &mut Criterion, text: &str) {
+    let mut g = c.benchmark_group("tokenize");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.sample_size(10);
+    TokenCounter::warm(Encoding::O200kBase);
+    g.bench_function("o200k_mixed_zh_en_1MB", |b| b.iter(|| black_box(Encoding::O200kBase.bpe().encode_ordinary(black_box(text)).len())));
+    g.finish();
+}
+
+fn bench_assembly(c: &mut Criterion, dir: &Path) {
+    let table = ModelTable::bundled();
+    let mut g = c.benchmark_group("assemble_1000_fragments");
+    g.sample_size(10);
+    g.bench_function("cold_load_count_assemble", |b| {
+        b.iter(|| {
+            let counter = TokenCounter::new();
+            black_box(engine::inspect(dir, &Options::default(), &table, &counter).unwrap().assembly.total_tokens)
+        })
+    });
+    let counter = TokenCounter::new();
+    let ins = engine::inspect(dir, &Options::default(), &table, &counter).unwrap();
+    let base = ins.workspace.settings.budget;
+    g.sample_size(50);
+    let mut step = 0u64;
+    g.bench_function("warm_new_budget_each_time", |b| {
+        b.iter(|| {
+            step += 1;
+            let budget = Budget { total: base.total - (step % 50_000) * 2, ..base };
+            black_box(assemble(&ins.prepared, &budget, false, &counter).total_tokens)
+        })
+    });
+    g.bench_function("warm_same_budget", |b| b.iter(|| black_box(assemble(&ins.prepared, &base, false, &counter).total_tokens)));
+    g.finish();
+
+    let sample_counter = TokenCounter::new();
+    let s = engine::inspect(&sample(), &Options::default(), &table, &sample_counter).unwrap();
+    let sb = s.workspace.settings.budget;
+    let mut g = c.benchmark_group("assemble_sample_workspace");
+    let mut k = 0u64;
+    g.bench_function("warm_budget_slider", |b| {
+        b.iter(|| {
+            k += 1;
+            let budget = Budget { total: sb.total - (k % 400), ..sb };
+            black_box(assemble(&s.prepared, &budget, false, &sample_counter).total_tokens)
+        })
+    });
+    g.finish();
+}
+
+/// Rust and Python tokenizing the same file in one run; prints the ratio.
+fn compare_with_python(text: &str) {
+    let path = std::env::temp_dir().join("prompt-inspector-bench-text.txt");
+    std::fs::write(&path, text).unwrap();
+    let ranks = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts")).ok().and(find_ranks());
+    let bpe = Encoding::O200kBase.bpe();
+    let mut best = f64::MAX;
+    let mut n = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        n = bpe.encode_ordinary(text).len();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let rust = text.len() as f64 / best / 1e6;
+    println!("\ntokenize side by side ({} bytes, {n} tokens):", text.len());
+    println!("  tiktoken-rs o200k_base: {rust:.2} MB/s");
+    let Some(ranks) = ranks else {
+        println!("  python tiktoken: skipped (rank file not found)");
+        return;
+    };
+    let out = std::process::Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/tiktoken_reference.py"))
+        .arg(&path)
+        .arg(&ranks)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let line = String::from_utf8_lossy(&o.stdout);
+            let mut parts = line.split_whitespace();
+            let py: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
+            let py_n: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            println!("  python tiktoken o200k_base: {py:.2} MB/s ({py_n} tokens{})", if py_n == n { ", same count" } else { ", DIFFERENT count" });
+            println!("  ratio rust/python: {:.2}×", rust / py);
+        }
+        _ => println!("  python tiktoken: skipped (pip install tiktoken to compare)"),
+    }
+}
+
+fn find_ranks() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let src = home.join("registry/src");
+    for index in std::fs::read_dir(src).ok()?.flatten() {
+        for krate in std::fs::read_dir(index.path()).ok()?.flatten() {
+            let name = krate.file_name().to_string_lossy().into_owned();
+            if name.starts_with("tiktoken-rs-") {
+                let p = krate.path().join("assets/o200k_base.tiktoken");
+                if p.exists() {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn main() {
+    let text = mixed_text(1 << 20, 7);
+    let dir = tempfile::tempdir().unwrap();
+    generate_workspace(dir.path(), 1000, 1000);
+    let mut c = Criterion::default().configure_from_args();
+    bench_tokenize(&mut c, &text);
+    bench_assembly(&mut c, dir.path());
+    extra_benches(&mut c, dir.path());
+    c.final_summary();
+    compare_with_python(&text);
+}
+
+/// Later stages (prediction, diff) add their benchmarks here.
+fn extra_benches(_c: &mut Criterion, _dir: &Path) {}
