@@ -18,14 +18,14 @@ pub fn mixed_text(bytes: usize, seed: u64) -> String {
     while s.len() < bytes {
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let r = (x >> 33) as usize;
-        if r % 3 == 0 {
+        if r.is_multiple_of(3) {
             s.push_str(zh[r % zh.len()]);
-            s.push(if r % 7 == 0 { '。' } else { '，' });
+            s.push(if r.is_multiple_of(7) { '。' } else { '，' });
         } else {
             s.push_str(en[r % en.len()]);
-            s.push(if r % 11 == 0 { '.' } else { ' ' });
+            s.push(if r.is_multiple_of(11) { '.' } else { ' ' });
         }
-        if r % 41 == 0 {
+        if r.is_multiple_of(41) {
             s.push('\n');
         }
     }
@@ -45,10 +45,10 @@ pub fn generate_workspace(dir: &Path, n: usize, tokens_each: usize) {
         };
         let body = mixed_text(tokens_each * 9 / 2, i as u64).replace('\n', " ");
         yaml += &format!("- id: frag.{i:04}\n  layer: {layer}\n  priority: {}\n  content: \"{body}\"\n", (i * 37) % 100);
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             yaml += &format!("  summary: \"summary of fragment {i}\"\n");
         }
-        if i % 4 == 0 {
+        if i.is_multiple_of(4) {
             yaml += "  truncate: true\n";
         }
     }

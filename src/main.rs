@@ -7,19 +7,9 @@ fn main() -> ExitCode {
     let args = Cli::parse();
     match args.command {
         Some(cmd) => cli::run(cmd),
-        None => {
-            let path = args.path.unwrap_or_else(|| "sample-workspace".into());
-            cli::run(cli::Command::Report {
-                common: cli::Common {
-                    workspace: path,
-                    session: None,
-                    model: None,
-                    budget: None,
-                    debug_markers: false,
-                },
-                format: cli::Format::Text,
-                check: false,
-            })
-        }
+        None => match prompt_inspector::ui::run(args.path) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => cli::fail(&e),
+        },
     }
 }

@@ -1,0 +1,106 @@
+//! The fragment detail: source text, rendered text, counts, and a token view
+//! that colours every token (like tiktokenizer).
+
+use std::ops::Range;
+
+use egui::text::LayoutJob;
+use egui::{Color32, FontId, RichText, TextFormat, Ui};
+
+use super::colors;
+use crate::engine::assemble::{FragmentResult, PreparedFragment};
+use crate::engine::{Encoding, TokenCounter};
+
+/// Token spans of the fragment shown, cached by (id, text).
+#[derive(Default)]
+pub struct TokenViewCache {
+    key: Option<(String, u64)>,
+    spans: Vec<Range<usize>>,
+}
+
+/// Longest text the token view colours (longer texts show their start).
+const TOKEN_VIEW_BYTES: usize = 24_000;
+
+impl TokenViewCache {
+    fn spans(&mut self, counter: &TokenCounter, enc: Encoding, id: &str, text: &str) -> &[Range<usize>] {
+        let h = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        if self.key.as_ref().map(|(i, k)| (i.as_str(), *k)) != Some((id, h)) {
+            let mut cut = text.len().min(TOKEN_VIEW_BYTES);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.spans = counter.token_spans(enc, &text[..cut]);
+            self.key = Some((id.to_string(), h));
+        }
+        &self.spans
+    }
+}
+
+const TOKEN_COLORS: [Color32; 6] = [
+    Color32::from_rgb(0x6B, 0xA3, 0xD6),
+    Color32::from_rgb(0xE3, 0x9B, 0x5B),
+    Color32::from_rgb(0x8C, 0xC8, 0x6E),
+    Color32::from_rgb(0xD4, 0x7F, 0xB8),
+    Color32::from_rgb(0xC9, 0xB4, 0x58),
+    Color32::from_rgb(0x7E, 0xC4, 0xC1),
+];
+
+fn token_view(ui: &mut Ui, text: &str, spans: &[Range<usize>]) {
+    let mut job = LayoutJob::default();
+    let font = FontId::monospace(12.5);
+    for (i, r) in spans.iter().enumerate() {
+        let bg = TOKEN_COLORS[i % TOKEN_COLORS.len()].gamma_multiply(0.45);
+        let piece = text[r.clone()].replace('\n', "↵\n");
+        job.append(&piece, 0.0, TextFormat { font_id: font.clone(), color: ui.visuals().text_color(), background: bg, ..Default::default() });
+    }
+    if spans.last().map(|r| r.end).unwrap_or(0) < text.len() {
+        job.append("\n… (token view shows the first 24 KB)", 0.0, TextFormat { font_id: font, color: ui.visuals().weak_text_color(), ..Default::default() });
+    }
+    job.wrap.max_width = ui.available_width();
+    ui.label(job);
+}
+
+pub fn show(
+    ui: &mut Ui,
+    f: &FragmentResult,
+    prepared: Option<&PreparedFragment>,
+    enc: Encoding,
+    counter: &TokenCounter,
+    cache: &mut TokenViewCache,
+) {
+    ui.heading(RichText::new(&f.id).monospace());
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(colors::status(f.status), RichText::new(f.status.as_str()).strong());
+        ui.label(format!("layer {} · priority {}", f.layer, f.priority));
+    });
+    ui.label(format!("{}:{}", f.source, f.line));
+    ui.label(format!("{} tokens → {} kept ({})", f.tokens, f.kept_tokens, enc.as_str()));
+    ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
+    ui.separator();
+    egui::ScrollArea::vertical().id_salt("detail-scroll").auto_shrink([false, false]).show(ui, |ui| {
+        egui::CollapsingHeader::new("Rendered text (what the model receives)")
+            .default_open(true)
+            .show(ui, |ui| {
+                if f.text.is_empty() {
+                    ui.weak("(nothing: the fragment is not in the prompt)");
+                } else {
+                    ui.add(egui::Label::new(RichText::new(&*f.text).monospace()).wrap());
+                }
+            });
+        if let Some(p) = prepared {
+            egui::CollapsingHeader::new("Source text").default_open(false).show(ui, |ui| {
+                ui.add(egui::Label::new(RichText::new(&*p.raw).monospace()).wrap());
+            });
+            if let Some((s, n)) = &p.summary {
+                egui::CollapsingHeader::new(format!("Summary ({n} tokens)")).default_open(false).show(ui, |ui| {
+                    ui.add(egui::Label::new(RichText::new(&**s).monospace()).wrap());
+                });
+            }
+            let shown: &str = if f.text.is_empty() { &p.full } else { &f.text };
+            egui::CollapsingHeader::new("Tokens").default_open(true).show(ui, |ui| {
+                let spans = cache.spans(counter, enc, &f.id, shown).to_vec();
+                ui.weak(format!("{} tokens, each on its own colour", spans.len()));
+                token_view(ui, shown, &spans);
+            });
+        }
+    });
+}

@@ -1,0 +1,118 @@
+//! The prompt view: the system blocks as the model receives them, every line
+//! coloured by the fragment it came from, block boundaries and cache
+//! breakpoints marked. Virtualised by line, so long prompts scroll smoothly.
+
+use egui::{RichText, Ui};
+
+use super::colors;
+use crate::engine::Assembly;
+
+pub struct Line {
+    pub text: String,
+    pub fragment: Option<String>,
+    /// First line of its fragment (the gutter shows the id there).
+    pub first: bool,
+    pub header: bool,
+}
+
+#[derive(Default)]
+pub struct PromptLines {
+    key: u64,
+    pub lines: Vec<Line>,
+}
+
+fn key(a: &Assembly) -> u64 {
+    let mut h = 0u64;
+    for b in &a.blocks {
+        h = h.rotate_left(7) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
+    }
+    h
+}
+
+/// Splits the blocks into attributed lines.
+pub fn lines(a: &Assembly) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut breakpoint = 0;
+    for (i, b) in a.blocks.iter().enumerate() {
+        let cache = if b.cache_control {
+            breakpoint += 1;
+            format!(" · cache_control {} ◀ breakpoint {breakpoint}", b.ttl.as_str())
+        } else {
+            " · not cached".into()
+        };
+        out.push(Line {
+            text: format!("━━ system block {} · layer {} · {} tokens{cache} ━━", i + 1, b.layer, b.tokens),
+            fragment: None,
+            first: false,
+            header: true,
+        });
+        let mut offset = 0;
+        let mut last: Option<&str> = None;
+        for line in b.text.split('\n') {
+            let frag = b.fragment_at(offset).or_else(|| b.fragment_at(offset.saturating_sub(1)));
+            let frag = if line.is_empty() && frag.is_none() { None } else { frag };
+            out.push(Line {
+                text: line.to_string(),
+                fragment: frag.map(str::to_string),
+                first: frag.is_some() && frag != last,
+                header: false,
+            });
+            if frag.is_some() {
+                last = frag;
+            }
+            offset += line.len() + 1;
+        }
+    }
+    out
+}
+
+impl PromptLines {
+    pub fn refresh(&mut self, a: &Assembly) {
+        let k = key(a);
+        if k != self.key || self.lines.is_empty() {
+            self.lines = lines(a);
+            self.key = k;
+        }
+    }
+}
+
+pub struct PromptOut {
+    pub clicked: Option<String>,
+}
+
+pub fn show(ui: &mut Ui, cache: &mut PromptLines, a: &Assembly, selected: Option<&str>) -> PromptOut {
+    let mut out = PromptOut { clicked: None };
+    cache.refresh(a);
+    let dark = ui.visuals().dark_mode;
+    let row_h = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
+    egui::ScrollArea::both()
+        .id_salt("prompt-scroll")
+        .auto_shrink([false, false])
+        .show_rows(ui, row_h, cache.lines.len(), |ui, range| {
+            for line in &cache.lines[range] {
+                ui.horizontal(|ui| {
+                    let gutter = if line.first { line.fragment.clone().unwrap_or_default() } else { String::new() };
+                    let g = ui.add_sized(
+                        [150.0, row_h],
+                        egui::Label::new(RichText::new(gutter).monospace().small().weak()).truncate().sense(egui::Sense::click()),
+                    );
+                    if g.clicked()
+                        && let Some(f) = &line.fragment
+                    {
+                        out.clicked = Some(f.clone());
+                    }
+                    let mut text = RichText::new(&line.text).monospace();
+                    if line.header {
+                        text = text.strong().color(ui.visuals().strong_text_color());
+                    } else if let Some(f) = &line.fragment {
+                        text = text.color(colors::fragment(f, dark));
+                        if selected == Some(f.as_str()) {
+                            text = text.background_color(ui.visuals().selection.bg_fill.gamma_multiply(0.35));
+                        }
+                    }
+                    ui.add(egui::Label::new(text).extend());
+                });
+            }
+        });
+    out
+}

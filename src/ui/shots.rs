@@ -1,0 +1,128 @@
+//! Screenshots of the main views, for `scripts/screenshot.sh`: with
+//! `PROMPT_INSPECTOR_SHOTS=DIR` the window walks through the views named in
+//! `PROMPT_INSPECTOR_SHOT_VIEWS` (default: all), writes one PNG per view into
+//! DIR from the rendered frame, then closes.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use super::state::{AppState, Tab};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum View {
+    Overview,
+    TableDetail,
+    PromptMarkers,
+    Problems,
+    Cache,
+    Diff,
+}
+
+impl View {
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Overview => "overview",
+            View::TableDetail => "table-detail",
+            View::PromptMarkers => "prompt-markers",
+            View::Problems => "problems",
+            View::Cache => "cache",
+            View::Diff => "diff",
+        }
+    }
+
+    fn parse(s: &str) -> Option<View> {
+        [View::Overview, View::TableDetail, View::PromptMarkers, View::Problems, View::Cache, View::Diff]
+            .into_iter()
+            .find(|v| v.name() == s.trim())
+    }
+
+    /// Puts the window in this view.
+    pub fn apply(self, state: &mut AppState) {
+        let pick = |state: &AppState, status: crate::engine::Status| {
+            state.assembly().and_then(|a| a.fragments.iter().find(|f| f.status == status).map(|f| f.id.clone()))
+        };
+        match self {
+            View::Overview => {
+                state.tab = Tab::Fragments;
+                state.debug_markers = false;
+                state.selected = None;
+            }
+            View::TableDetail => {
+                state.tab = Tab::Fragments;
+                state.selected = pick(state, crate::engine::Status::Truncated).or(state.selected.clone());
+            }
+            View::PromptMarkers => {
+                state.tab = Tab::Prompt;
+                state.debug_markers = true;
+                state.selected = pick(state, crate::engine::Status::Summarized);
+            }
+            View::Problems => state.tab = Tab::Problems,
+            View::Cache => state.tab = Tab::Cache,
+            View::Diff => state.tab = Tab::Diff,
+        }
+    }
+}
+
+pub struct ShotPlan {
+    pub dir: PathBuf,
+    pub views: Vec<View>,
+    pub index: usize,
+    pub wait: u32,
+    pub requested: bool,
+    pub image: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
+}
+
+impl ShotPlan {
+    pub fn from_env() -> Option<ShotPlan> {
+        let dir = PathBuf::from(std::env::var_os("PROMPT_INSPECTOR_SHOTS")?);
+        let views: Vec<View> = match std::env::var("PROMPT_INSPECTOR_SHOT_VIEWS") {
+            Ok(list) => list.split(',').filter_map(View::parse).collect(),
+            Err(_) => vec![View::Overview, View::TableDetail, View::PromptMarkers, View::Problems, View::Cache, View::Diff],
+        };
+        std::fs::create_dir_all(&dir).ok()?;
+        Some(ShotPlan { dir, views, index: 0, wait: 0, requested: false, image: Arc::new(Mutex::new(None)) })
+    }
+
+    /// Advances the plan by one frame. Returns true when the view changed
+    /// (the caller re-assembles).
+    pub fn step(&mut self, ctx: &egui::Context, state: &mut AppState) -> bool {
+        if self.index >= self.views.len() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return false;
+        }
+        ctx.request_repaint();
+        if let Some(img) = self.image.lock().unwrap().take() {
+            let path = self.dir.join(format!("{:02}-{}.png", self.index + 1, self.views[self.index].name()));
+            let [w, h] = img.size;
+            let bytes: Vec<u8> = img.pixels.iter().flat_map(|c| c.to_array()).collect();
+            match image::RgbaImage::from_raw(w as u32, h as u32, bytes) {
+                Some(buf) => match buf.save(&path) {
+                    Ok(()) => eprintln!("wrote {}", path.display()),
+                    Err(e) => eprintln!("cannot write {}: {e}", path.display()),
+                },
+                None => eprintln!("screenshot had an unexpected size"),
+            }
+            self.index += 1;
+            self.requested = false;
+            self.wait = 0;
+            return false;
+        }
+        if self.requested {
+            return false;
+        }
+        if self.wait == 0 {
+            self.views[self.index].apply(state);
+        }
+        self.wait += 1;
+        if self.wait >= 8 {
+            let slot = self.image.clone();
+            let c = ctx.clone();
+            ctx.request_screenshot(move |img| {
+                *slot.lock().unwrap() = Some(img);
+                c.request_repaint();
+            });
+            self.requested = true;
+        }
+        self.wait == 1
+    }
+}

@@ -1,0 +1,124 @@
+//! The fragment table: sortable by any column, filtered by text and status,
+//! virtualised (only visible rows are laid out), selection shared with the
+//! bars and the prompt view.
+
+use egui::{RichText, Sense, Ui};
+use egui_extras::{Column, TableBuilder};
+
+use super::colors;
+use super::state::{AppState, SortColumn, status_index};
+use crate::engine::Status;
+
+pub struct TableOut {
+    pub clicked: Option<String>,
+}
+
+/// The filter row. Returns true when the filter box should take focus.
+pub fn filters(ui: &mut Ui, state: &mut AppState, focus_filter: bool) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Filter:");
+        let r = ui.add(
+            egui::TextEdit::singleline(&mut state.filter)
+                .hint_text("id, source or reason (Ctrl+F)")
+                .desired_width(220.0),
+        );
+        if focus_filter {
+            r.request_focus();
+        }
+        if !state.filter.is_empty() && ui.small_button("✕").on_hover_text("Clear the filter").clicked() {
+            state.filter.clear();
+        }
+        ui.separator();
+        for s in Status::ALL {
+            let i = status_index(s);
+            let count = state
+                .assembly()
+                .map(|a| a.fragments.iter().filter(|f| f.status == s).count())
+                .unwrap_or(0);
+            let text = RichText::new(format!("{} {count}", s.as_str())).color(colors::status(s));
+            ui.toggle_value(&mut state.status_filter[i], text);
+        }
+    });
+}
+
+pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
+    let mut out = TableOut { clicked: None };
+    let rows = state.visible_rows();
+    let Some(loaded) = state.loaded.as_ref() else { return out };
+    let frags = &loaded.assembly.fragments;
+    let selected = state.selected.as_deref();
+    let mut sort_clicks: Vec<SortColumn> = Vec::new();
+    TableBuilder::new(ui)
+        .id_salt("fragment-table")
+        .striped(true)
+        .resizable(true)
+        .sense(Sense::click())
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .column(Column::initial(190.0).at_least(80.0).clip(true))
+        .column(Column::exact(44.0))
+        .column(Column::exact(56.0))
+        .column(Column::initial(150.0).at_least(60.0).clip(true))
+        .column(Column::exact(60.0))
+        .column(Column::exact(60.0))
+        .column(Column::exact(86.0))
+        .column(Column::remainder().at_least(120.0).clip(true))
+        .header(22.0, |mut h| {
+            let mut head = |h: &mut egui_extras::TableRow, label: &str, col: SortColumn| {
+                h.col(|ui| {
+                    let arrow = if state.sort == col {
+                        if state.sort_ascending { " ▲" } else { " ▼" }
+                    } else {
+                        ""
+                    };
+                    if ui.button(RichText::new(format!("{label}{arrow}")).strong()).on_hover_text(format!("Sort by {label}")).clicked() {
+                        sort_clicks.push(col);
+                    }
+                });
+            };
+            head(&mut h, "id", SortColumn::Id);
+            head(&mut h, "layer", SortColumn::Layer);
+            head(&mut h, "priority", SortColumn::Priority);
+            head(&mut h, "source", SortColumn::Source);
+            head(&mut h, "tokens", SortColumn::Tokens);
+            head(&mut h, "kept", SortColumn::Kept);
+            head(&mut h, "status", SortColumn::Status);
+            head(&mut h, "reason", SortColumn::Order);
+        })
+        .body(|body| {
+            body.rows(20.0, rows.len(), |mut row| {
+                let f = &frags[rows[row.index()]];
+                row.set_selected(selected == Some(f.id.as_str()));
+                row.col(|ui| {
+                    ui.add(egui::Label::new(&f.id).truncate().selectable(false));
+                });
+                row.col(|ui| {
+                    ui.label(f.layer.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(f.priority.to_string());
+                });
+                row.col(|ui| {
+                    ui.add(egui::Label::new(&f.source).truncate().selectable(false));
+                });
+                row.col(|ui| {
+                    ui.label(f.tokens.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(f.kept_tokens.to_string());
+                });
+                row.col(|ui| {
+                    ui.colored_label(colors::status(f.status), f.status.as_str());
+                });
+                row.col(|ui| {
+                    ui.add(egui::Label::new(&f.reason).truncate().selectable(false));
+                });
+                if row.response().clicked() {
+                    out.clicked = Some(f.id.clone());
+                }
+            });
+        });
+    for c in sort_clicks {
+        state.toggle_sort(c);
+    }
+    out
+}

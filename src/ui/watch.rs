@@ -1,0 +1,43 @@
+//! Live reload: watch the workspace folder (recursive, debounced). Editors'
+//! atomic saves (write a temp file, rename it over) arrive as create/rename
+//! events on the folder, so the folder is watched, never single files.
+
+use std::path::Path;
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use notify::RecursiveMode;
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+
+pub struct Watcher {
+    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+}
+
+/// Whether a changed path can affect the assembly (not our own snapshots,
+/// not version-control internals, not editor swap files).
+pub fn relevant(path: &Path) -> bool {
+    let s = path.to_string_lossy();
+    if s.contains("/.prompt-inspector/") || s.contains("/.git/") {
+        return false;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    !(name.ends_with(".swp") || name.ends_with('~') || name.starts_with(".#"))
+}
+
+impl Watcher {
+    pub fn start(root: &Path, ctx: egui::Context, tx: Sender<()>) -> Result<Watcher, String> {
+        let mut debouncer = new_debouncer(Duration::from_millis(200), None, move |res: DebounceEventResult| {
+            if let Ok(events) = res
+                && events.iter().any(|e| e.paths.iter().any(|p| relevant(p)))
+            {
+                let _ = tx.send(());
+                ctx.request_repaint();
+            }
+        })
+        .map_err(|e| format!("cannot watch the folder: {e}"))?;
+        debouncer
+            .watch(root, RecursiveMode::Recursive)
+            .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
+        Ok(Watcher { _debouncer: debouncer })
+    }
+}
