@@ -7,16 +7,52 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
-use prompt_inspector::engine::{self, Budget, Encoding, ModelTable, Options, TokenCounter, assemble};
+use prompt_inspector::engine::{
+    self, Budget, Encoding, ModelTable, Options, TokenCounter, assemble,
+};
 
 /// Deterministic mixed Chinese/English text of about `bytes` bytes.
 pub fn mixed_text(bytes: usize, seed: u64) -> String {
-    let en = ["the", "prompt", "cache", "layer", "budget", "fragment", "token", "agent", "tool", "memory", "session", "breakpoint", "assemble", "trim", "summary", "report"];
-    let zh = ["系统提示词", "动态构造", "缓存命中", "预算", "片段", "裁剪", "记忆摘要", "工具描述", "会话", "分层", "优先级", "构造报告"];
+    let en = [
+        "the",
+        "prompt",
+        "cache",
+        "layer",
+        "budget",
+        "fragment",
+        "token",
+        "agent",
+        "tool",
+        "memory",
+        "session",
+        "breakpoint",
+        "assemble",
+        "trim",
+        "summary",
+        "report",
+    ];
+    let zh = [
+        "系统提示词",
+        "动态构造",
+        "缓存命中",
+        "预算",
+        "片段",
+        "裁剪",
+        "记忆摘要",
+        "工具描述",
+        "会话",
+        "分层",
+        "优先级",
+        "构造报告",
+    ];
     let mut s = String::with_capacity(bytes + 64);
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     while s.len() < bytes {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let r = (x >> 33) as usize;
         if r.is_multiple_of(3) {
             s.push_str(zh[r % zh.len()]);
@@ -44,7 +80,10 @@ pub fn generate_workspace(dir: &Path, n: usize, tokens_each: usize) {
             _ => 4,
         };
         let body = mixed_text(tokens_each * 9 / 2, i as u64).replace('\n', " ");
-        yaml += &format!("- id: frag.{i:04}\n  layer: {layer}\n  priority: {}\n  content: \"{body}\"\n", (i * 37) % 100);
+        yaml += &format!(
+            "- id: frag.{i:04}\n  layer: {layer}\n  priority: {}\n  content: \"{body}\"\n",
+            (i * 37) % 100
+        );
         if i.is_multiple_of(3) {
             yaml += &format!("  summary: \"summary of fragment {i}\"\n");
         }
@@ -69,7 +108,16 @@ fn bench_tokenize(c: &mut Criterion, text: &str) {
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.sample_size(10);
     TokenCounter::warm(Encoding::O200kBase);
-    g.bench_function("o200k_mixed_zh_en_1MB", |b| b.iter(|| black_box(Encoding::O200kBase.bpe().encode_ordinary(black_box(text)).len())));
+    g.bench_function("o200k_mixed_zh_en_1MB", |b| {
+        b.iter(|| {
+            black_box(
+                Encoding::O200kBase
+                    .bpe()
+                    .encode_ordinary(black_box(text))
+                    .len(),
+            )
+        })
+    });
     g.finish();
 }
 
@@ -80,7 +128,12 @@ fn bench_assembly(c: &mut Criterion, dir: &Path) {
     g.bench_function("cold_load_count_assemble", |b| {
         b.iter(|| {
             let counter = TokenCounter::new();
-            black_box(engine::inspect(dir, &Options::default(), &table, &counter).unwrap().assembly.total_tokens)
+            black_box(
+                engine::inspect(dir, &Options::default(), &table, &counter)
+                    .unwrap()
+                    .assembly
+                    .total_tokens,
+            )
         })
     });
     let counter = TokenCounter::new();
@@ -91,11 +144,16 @@ fn bench_assembly(c: &mut Criterion, dir: &Path) {
     g.bench_function("warm_new_budget_each_time", |b| {
         b.iter(|| {
             step += 1;
-            let budget = Budget { total: base.total - (step % 50_000) * 2, ..base };
+            let budget = Budget {
+                total: base.total - (step % 50_000) * 2,
+                ..base
+            };
             black_box(assemble(&ins.prepared, &budget, false, &counter).total_tokens)
         })
     });
-    g.bench_function("warm_same_budget", |b| b.iter(|| black_box(assemble(&ins.prepared, &base, false, &counter).total_tokens)));
+    g.bench_function("warm_same_budget", |b| {
+        b.iter(|| black_box(assemble(&ins.prepared, &base, false, &counter).total_tokens))
+    });
     g.finish();
 
     let sample_counter = TokenCounter::new();
@@ -106,7 +164,10 @@ fn bench_assembly(c: &mut Criterion, dir: &Path) {
     g.bench_function("warm_budget_slider", |b| {
         b.iter(|| {
             k += 1;
-            let budget = Budget { total: sb.total - (k % 400), ..sb };
+            let budget = Budget {
+                total: sb.total - (k % 400),
+                ..sb
+            };
             black_box(assemble(&s.prepared, &budget, false, &sample_counter).total_tokens)
         })
     });
@@ -117,7 +178,9 @@ fn bench_assembly(c: &mut Criterion, dir: &Path) {
 fn compare_with_python(text: &str) {
     let path = std::env::temp_dir().join("prompt-inspector-bench-text.txt");
     std::fs::write(&path, text).unwrap();
-    let ranks = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts")).ok().and(find_ranks());
+    let ranks = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts"))
+        .ok()
+        .and(find_ranks());
     let bpe = Encoding::O200kBase.bpe();
     let mut best = f64::MAX;
     let mut n = 0;
@@ -127,14 +190,20 @@ fn compare_with_python(text: &str) {
         best = best.min(t.elapsed().as_secs_f64());
     }
     let rust = text.len() as f64 / best / 1e6;
-    println!("\ntokenize side by side ({} bytes, {n} tokens):", text.len());
+    println!(
+        "\ntokenize side by side ({} bytes, {n} tokens):",
+        text.len()
+    );
     println!("  tiktoken-rs o200k_base: {rust:.2} MB/s");
     let Some(ranks) = ranks else {
         println!("  python tiktoken: skipped (rank file not found)");
         return;
     };
     let out = std::process::Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/tiktoken_reference.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/tiktoken_reference.py"
+        ))
         .arg(&path)
         .arg(&ranks)
         .output();
@@ -144,7 +213,14 @@ fn compare_with_python(text: &str) {
             let mut parts = line.split_whitespace();
             let py: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
             let py_n: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-            println!("  python tiktoken o200k_base: {py:.2} MB/s ({py_n} tokens{})", if py_n == n { ", same count" } else { ", DIFFERENT count" });
+            println!(
+                "  python tiktoken o200k_base: {py:.2} MB/s ({py_n} tokens{})",
+                if py_n == n {
+                    ", same count"
+                } else {
+                    ", DIFFERENT count"
+                }
+            );
             println!("  ratio rust/python: {:.2}×", rust / py);
         }
         _ => println!("  python tiktoken: skipped (pip install tiktoken to compare)"),
@@ -152,7 +228,9 @@ fn compare_with_python(text: &str) {
 }
 
 fn find_ranks() -> Option<PathBuf> {
-    let home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
     let src = home.join("registry/src");
     for index in std::fs::read_dir(src).ok()?.flatten() {
         for krate in std::fs::read_dir(index.path()).ok()?.flatten() {

@@ -10,30 +10,56 @@ const SECRET: &str = "TOP-SECRET-OUTSIDE-CONTENT-7781";
 fn every_bad_input_is_one_diagnostic_and_nothing_leaks() {
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("secret.md"), SECRET).unwrap();
-    std::fs::write(outside.path().join("secret.jsonl"), format!("{{\"role\":\"user\",\"content\":\"{SECRET}\"}}\n")).unwrap();
+    std::fs::write(
+        outside.path().join("secret.jsonl"),
+        format!("{{\"role\":\"user\",\"content\":\"{SECRET}\"}}\n"),
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    write_ws(&ws, &[
-        ("SOUL.md", "I am the soul."),
-        ("fragments/broken.yaml", "- id: a\n  layer: 3\n  content: [unclosed\n"),
-        ("tools/bad.json", "{\"name\": \"x\",\n \"description\": oops}\n"),
-        ("fragments/many.yaml", concat!(
-            "- layer: 3\n  content: no id\n",                       // missing id (line 1)
-            "- id: dup\n  layer: 3\n  content: first\n",             // 3
-            "- id: dup\n  layer: 3\n  content: second\n",            // 6 duplicate
-            "- id: far\n  layer: 7\n  content: x\n",                 // 9, layer at 10
-            "- id: cond\n  layer: 3\n  content: x\n  enabled_when: bash in session.tool\n", // 12, expr at 15
-            "- id: tmpl\n  layer: 4\n  template: hello {{mystery}}\n", // 16, template 18
-            "- id: extra\n  layer: 3\n  content: x\n  colour: red\n",  // 19, unknown key at 22
-            "- id: nolayer\n  content: x\n",                          // 23 missing layer
-        )),
-        ("fragments/escape.yaml", "- id: esc\n  layer: 4\n  file: ../secret.md\n"),
-        ("sessions/s.yaml", "tools: []\ntranscript: ../../secret.jsonl\n"),
-    ]);
+    write_ws(
+        &ws,
+        &[
+            ("SOUL.md", "I am the soul."),
+            (
+                "fragments/broken.yaml",
+                "- id: a\n  layer: 3\n  content: [unclosed\n",
+            ),
+            (
+                "tools/bad.json",
+                "{\"name\": \"x\",\n \"description\": oops}\n",
+            ),
+            (
+                "fragments/many.yaml",
+                concat!(
+                    "- layer: 3\n  content: no id\n",             // missing id (line 1)
+                    "- id: dup\n  layer: 3\n  content: first\n",  // 3
+                    "- id: dup\n  layer: 3\n  content: second\n", // 6 duplicate
+                    "- id: far\n  layer: 7\n  content: x\n",      // 9, layer at 10
+                    "- id: cond\n  layer: 3\n  content: x\n  enabled_when: bash in session.tool\n", // 12, expr at 15
+                    "- id: tmpl\n  layer: 4\n  template: hello {{mystery}}\n", // 16, template 18
+                    "- id: extra\n  layer: 3\n  content: x\n  colour: red\n", // 19, unknown key at 22
+                    "- id: nolayer\n  content: x\n",                          // 23 missing layer
+                ),
+            ),
+            (
+                "fragments/escape.yaml",
+                "- id: esc\n  layer: 4\n  file: ../secret.md\n",
+            ),
+            (
+                "sessions/s.yaml",
+                "tools: []\ntranscript: ../../secret.jsonl\n",
+            ),
+        ],
+    );
     std::fs::write(ws.join("USER.md"), b"hello\nworld \xff\xfe bad\n").unwrap();
     std::fs::write(ws.join("skills_bin.md"), b"x").unwrap();
     std::fs::create_dir_all(ws.join("skills")).unwrap();
-    std::fs::write(ws.join("skills/bin.md"), b"---\nname: bin\n---\n\x00\x01\x02").unwrap();
+    std::fs::write(
+        ws.join("skills/bin.md"),
+        b"---\nname: bin\n---\n\x00\x01\x02",
+    )
+    .unwrap();
     std::fs::write(ws.join("MEMORY.md"), vec![b'a'; 8 * 1024 * 1024 + 10]).unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.md"), ws.join("HEARTBEAT.md")).unwrap();
     std::os::unix::fs::symlink(outside.path(), ws.join("skills/linked")).unwrap();
@@ -42,7 +68,10 @@ fn every_bad_input_is_one_diagnostic_and_nothing_leaks() {
     let o = run(&["report", ws.to_str().unwrap(), "--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let all = format!("{}{}", stdout(&o), stderr(&o));
-    assert!(!all.contains(SECRET), "content from outside the workspace leaked");
+    assert!(
+        !all.contains(SECRET),
+        "content from outside the workspace leaked"
+    );
     let r = json(&o);
     let diags = r["diagnostics"].as_array().unwrap();
     let find = |file: &str, needle: &str| -> serde_json::Value {
@@ -50,19 +79,41 @@ fn every_bad_input_is_one_diagnostic_and_nothing_leaks() {
             .iter()
             .filter(|d| d["file"] == file && d["message"].as_str().unwrap().contains(needle))
             .collect();
-        assert_eq!(hits.len(), 1, "expected one diagnostic on {file} containing '{needle}', got {hits:?}\nall: {diags:#?}");
+        assert_eq!(
+            hits.len(),
+            1,
+            "expected one diagnostic on {file} containing '{needle}', got {hits:?}\nall: {diags:#?}"
+        );
         hits[0].clone()
     };
     assert_eq!(find("fragments/broken.yaml", "invalid YAML")["line"], 3);
     assert_eq!(find("tools/bad.json", "invalid JSON")["line"], 2);
-    assert_eq!(find("fragments/many.yaml", "missing required field 'id'")["line"], 1);
-    assert_eq!(find("fragments/many.yaml", "duplicate fragment id 'dup'")["line"], 6);
+    assert_eq!(
+        find("fragments/many.yaml", "missing required field 'id'")["line"],
+        1
+    );
+    assert_eq!(
+        find("fragments/many.yaml", "duplicate fragment id 'dup'")["line"],
+        6
+    );
     assert_eq!(find("fragments/many.yaml", "outside 1–4")["line"], 10);
-    assert_eq!(find("fragments/many.yaml", "invalid enabled_when")["line"], 15);
-    assert_eq!(find("fragments/many.yaml", "unknown template variable")["line"], 18);
+    assert_eq!(
+        find("fragments/many.yaml", "invalid enabled_when")["line"],
+        15
+    );
+    assert_eq!(
+        find("fragments/many.yaml", "unknown template variable")["line"],
+        18
+    );
     let w = find("fragments/many.yaml", "unknown key 'colour'");
-    assert_eq!((w["line"].as_u64(), w["severity"].as_str()), (Some(22), Some("warning")));
-    assert_eq!(find("fragments/many.yaml", "missing required field 'layer'")["line"], 23);
+    assert_eq!(
+        (w["line"].as_u64(), w["severity"].as_str()),
+        (Some(22), Some("warning"))
+    );
+    assert_eq!(
+        find("fragments/many.yaml", "missing required field 'layer'")["line"],
+        23
+    );
     assert_eq!(find("USER.md", "not valid UTF-8")["line"], 2);
     find("skills/bin.md", "binary");
     find("MEMORY.md", "8 MiB");
@@ -72,12 +123,28 @@ fn every_bad_input_is_one_diagnostic_and_nothing_leaks() {
     find("fragments/escape.yaml", "leaves the workspace");
     assert_eq!(find("sessions/s.yaml", "leaves the workspace")["line"], 2);
     // The good parts still load.
-    let ids: Vec<_> = r["fragments"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
-    assert!(ids.contains(&"soul") && ids.contains(&"dup") && ids.contains(&"extra"), "{ids:?}");
-    let cond = r["fragments"].as_array().unwrap().iter().find(|f| f["id"] == "cond").unwrap();
+    let ids: Vec<_> = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"soul") && ids.contains(&"dup") && ids.contains(&"extra"),
+        "{ids:?}"
+    );
+    let cond = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "cond")
+        .unwrap();
     assert_eq!(cond["status"], "disabled");
     // The text report names file and line the way compilers do.
     let text = stdout(&run(&["report", ws.to_str().unwrap()]));
-    assert!(text.contains("fragments/many.yaml:6: error: duplicate fragment id 'dup'"), "{text}");
+    assert!(
+        text.contains("fragments/many.yaml:6: error: duplicate fragment id 'dup'"),
+        "{text}"
+    );
     assert!(!text.contains(SECRET));
 }

@@ -14,12 +14,25 @@ fn sample_report_json_has_every_status_and_the_documented_fields() {
     assert_eq!(r["session"], "coding");
     for s in ["kept", "summarized", "truncated", "dropped", "disabled"] {
         assert!(
-            r["fragments"].as_array().unwrap().iter().any(|f| f["status"] == s),
+            r["fragments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["status"] == s),
             "sample workspace shows no '{s}' fragment"
         );
     }
     for f in r["fragments"].as_array().unwrap() {
-        for k in ["id", "layer", "priority", "source", "tokens", "kept_tokens", "status", "reason"] {
+        for k in [
+            "id",
+            "layer",
+            "priority",
+            "source",
+            "tokens",
+            "kept_tokens",
+            "status",
+            "reason",
+        ] {
             assert!(!f[k].is_null(), "fragment field {k} missing: {f}");
         }
         if f["status"] == "kept" {
@@ -39,7 +52,11 @@ fn sample_report_json_has_every_status_and_the_documented_fields() {
     assert_eq!(blocks[0]["cache_control"], true);
     assert_eq!(blocks.last().unwrap()["cache_control"], false);
     // Stable layers are long enough for Anthropic's 1024-token minimum.
-    let stable: u64 = blocks.iter().filter(|b| b["layer"].as_u64().unwrap() <= 2).map(|b| b["tokens"].as_u64().unwrap()).sum();
+    let stable: u64 = blocks
+        .iter()
+        .filter(|b| b["layer"].as_u64().unwrap() <= 2)
+        .map(|b| b["tokens"].as_u64().unwrap())
+        .sum();
     assert!(stable > 1024, "stable layers have {stable} tokens");
 }
 
@@ -50,21 +67,44 @@ fn report_is_deterministic_and_formats_render() {
     assert_eq!(a.stdout, b.stdout, "same inputs, byte-identical output");
     let t = run(&["report", sample().to_str().unwrap()]);
     let text = stdout(&t);
-    assert!(text.contains("layer 1 identity") && text.contains("█"), "{text}");
+    assert!(
+        text.contains("layer 1 identity") && text.contains("█"),
+        "{text}"
+    );
     assert!(text.contains("dropped") && text.contains("fragments:"));
-    let md = stdout(&run(&["report", sample().to_str().unwrap(), "--format", "markdown"]));
+    let md = stdout(&run(&[
+        "report",
+        sample().to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]));
     assert!(md.contains("| status | fragment |"));
-    let r = stdout(&run(&["render", sample().to_str().unwrap(), "--debug-markers"]));
+    let r = stdout(&run(&[
+        "render",
+        sample().to_str().unwrap(),
+        "--debug-markers",
+    ]));
     assert!(r.contains("[[DEBUG:soul]]") && r.contains("[[/DEBUG:soul]]"));
     assert!(r.contains("苏雄"), "Chinese text survives rendering");
 }
 
 #[test]
 fn render_request_json_is_an_anthropic_messages_body() {
-    let o = run(&["render", sample().to_str().unwrap(), "--request-json", "--session", "research"]);
+    let o = run(&[
+        "render",
+        sample().to_str().unwrap(),
+        "--request-json",
+        "--session",
+        "research",
+    ]);
     assert!(o.status.success());
     let body = json(&o);
-    let tools: Vec<_> = body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    let tools: Vec<_> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(tools, vec!["file_read", "web_search"]);
     let system = body["system"].as_array().unwrap();
     assert_eq!(system[0]["cache_control"]["type"], "ephemeral");
@@ -76,16 +116,35 @@ fn render_request_json_is_an_anthropic_messages_body() {
 #[test]
 fn check_gate_and_exit_codes() {
     let o = run(&["report", sample().to_str().unwrap(), "--check"]);
-    assert_eq!(o.status.code(), Some(1), "sample drops fragments, so the gate fails");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "sample drops fragments, so the gate fails"
+    );
     assert!(stderr(&o).contains("dropped"));
-    let o = run(&["report", sample().to_str().unwrap(), "--check", "--budget", "100000"]);
+    let o = run(&[
+        "report",
+        sample().to_str().unwrap(),
+        "--check",
+        "--budget",
+        "100000",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = run(&["report", "/definitely/not/here"]);
     assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o).lines().count(), 1, "one-line reason: {}", stderr(&o));
+    assert_eq!(
+        stderr(&o).lines().count(),
+        1,
+        "one-line reason: {}",
+        stderr(&o)
+    );
     let o = run(&["report", sample().to_str().unwrap(), "--session", "nope"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("coding"), "lists the sessions: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("coding"),
+        "lists the sessions: {}",
+        stderr(&o)
+    );
 }
 
 #[test]

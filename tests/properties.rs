@@ -15,30 +15,56 @@ struct Frag {
 }
 
 fn frag() -> impl Strategy<Value = Frag> {
-    (1u8..=4, 0i64..5, 1usize..160, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-        |(layer, priority, words, zh, summary, truncate)| Frag { layer, priority, words, zh, summary, truncate },
+    (
+        1u8..=4,
+        0i64..5,
+        1usize..160,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
     )
+        .prop_map(|(layer, priority, words, zh, summary, truncate)| Frag {
+            layer,
+            priority,
+            words,
+            zh,
+            summary,
+            truncate,
+        })
 }
 
 fn body(f: &Frag, i: usize) -> String {
     // Awkward starts and ends, to test that block counts stay exact.
     let starts = ["", "/", " ", "- ", "'s ", "。", "\\n", "12"];
     let ends = ["", ".", "/", "。", " ", ":", "!!"];
-    format!("{}{}{}", starts[i % starts.len()], words(f, i), ends[(i / 2) % ends.len()])
+    format!(
+        "{}{}{}",
+        starts[i % starts.len()],
+        words(f, i),
+        ends[(i / 2) % ends.len()]
+    )
 }
 
 fn words(f: &Frag, i: usize) -> String {
     if f.zh {
         "记忆摘要按 token 边界裁剪，中文不能乱码。".repeat(f.words / 8 + 1)
     } else {
-        (0..f.words).map(|w| format!("w{}", (w * 7 + i) % 50)).collect::<Vec<_>>().join(" ")
+        (0..f.words)
+            .map(|w| format!("w{}", (w * 7 + i) % 50))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
 fn yaml(frags: &[Frag]) -> String {
     let mut out = String::new();
     for (i, f) in frags.iter().enumerate() {
-        out += &format!("- id: f{i:02}\n  layer: {}\n  priority: {}\n  content: \"{}\"\n", f.layer, f.priority, body(f, i));
+        out += &format!(
+            "- id: f{i:02}\n  layer: {}\n  priority: {}\n  content: \"{}\"\n",
+            f.layer,
+            f.priority,
+            body(f, i)
+        );
         if f.summary {
             out += &format!("  summary: \"short form of f{i:02}\"\n");
         }

@@ -261,7 +261,10 @@ pub fn load_markdown_files(
         let Some(text) = r.read(&file) else { continue };
         let (fm, body, body_line) = split_frontmatter(&text);
         let node = parse_frontmatter(fm, &file, diags);
-        let body_line = body_line + body[..body.len() - body.trim_start().len()].matches('\n').count();
+        let body_line = body_line
+            + body[..body.len() - body.trim_start().len()]
+                .matches('\n')
+                .count();
         for k in unknown_keys(&node, MD_KEYS) {
             diags.push(Diagnostic::warning(
                 file.as_str(),
@@ -633,8 +636,15 @@ fn yaml_fragment(
         line,
         FragmentKind::Yaml,
     );
-    if let Some(l) = ["content", "template"].iter().find_map(|k| node.get(k).and(key_line(text, k, line))) {
-        let block = text.lines().nth(l - 1).map(|t| t.trim_end().ends_with(['|', '>', '-', '+'])).unwrap_or(false);
+    if let Some(l) = ["content", "template"]
+        .iter()
+        .find_map(|k| node.get(k).and(key_line(text, k, line)))
+    {
+        let block = text
+            .lines()
+            .nth(l - 1)
+            .map(|t| t.trim_end().ends_with(['|', '>', '-', '+']))
+            .unwrap_or(false);
         f.body_line = if block { l + 1 } else { l };
     }
     f.interpolate = interpolate;

@@ -197,7 +197,10 @@ impl Reader {
             return Err((None, "is a folder, not a file".into()));
         }
         if !meta.is_file() {
-            return Err((None, "not a regular file (a device, socket or pipe), skipped".into()));
+            return Err((
+                None,
+                "not a regular file (a device, socket or pipe), skipped".into(),
+            ));
         }
         if meta.len() > MAX_FILE_BYTES {
             return Err((

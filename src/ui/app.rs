@@ -62,13 +62,18 @@ pub struct App {
 
 /// The bundled sample workspace, wherever it can be found.
 pub fn sample_workspace() -> Option<PathBuf> {
-    let mut candidates = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-workspace"), PathBuf::from("sample-workspace")];
+    let mut candidates = vec![
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-workspace"),
+        PathBuf::from("sample-workspace"),
+    ];
     if let Ok(exe) = std::env::current_exe()
         && let Some(dir) = exe.parent()
     {
         candidates.push(dir.join("sample-workspace"));
     }
-    candidates.into_iter().find(|p| p.join("workspace.yaml").is_file())
+    candidates
+        .into_iter()
+        .find(|p| p.join("workspace.yaml").is_file())
 }
 
 impl App {
@@ -106,7 +111,9 @@ impl App {
     }
 
     pub fn from_creation_context(cc: &eframe::CreationContext<'_>, path: Option<PathBuf>) -> App {
-        let persisted = cc.storage.and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY));
+        let persisted = cc
+            .storage
+            .and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY));
         App::new(&cc.egui_ctx, persisted, path)
     }
 
@@ -133,7 +140,9 @@ impl App {
     }
 
     fn submit_load(&mut self) {
-        let Some(root) = self.state.root.clone() else { return };
+        let Some(root) = self.state.root.clone() else {
+            return;
+        };
         self.state.generation += 1;
         self.state.busy = Some(format!("loading {}", root.display()));
         self.worker.submit(Job::Load {
@@ -160,7 +169,7 @@ impl App {
             workspace: l.workspace.clone(),
             session: self.state.session.clone(),
             model: self.state.model.clone(),
-            settings,
+            settings: Box::new(settings),
             generation: self.state.generation,
         });
     }
@@ -186,19 +195,31 @@ impl App {
                         self.state.busy = Some(msg);
                     }
                 }
-                Done::Loaded { generation, workspace, prepared, millis } => {
+                Done::Loaded {
+                    generation,
+                    workspace,
+                    prepared,
+                    millis,
+                } => {
                     if generation == self.state.generation {
                         self.state.last_load_ms = millis;
                         self.state.apply_loaded(workspace, prepared, &self.counter);
                     }
                 }
-                Done::Prepared { generation, prepared, millis } => {
+                Done::Prepared {
+                    generation,
+                    prepared,
+                    millis,
+                } => {
                     if generation == self.state.generation {
                         self.state.last_load_ms = millis;
                         self.state.apply_prepared(prepared, &self.counter);
                     }
                 }
-                Done::Failed { generation, message } => {
+                Done::Failed {
+                    generation,
+                    message,
+                } => {
                     if generation == self.state.generation {
                         self.state.busy = None;
                         self.state.error = Some(message);
@@ -241,9 +262,20 @@ impl App {
             self.state.debug_markers = !self.state.debug_markers;
             self.state.reassemble(&self.counter);
         }
-        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect());
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        });
         if let Some(p) = dropped.into_iter().next() {
-            let dir = if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) };
+            let dir = if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or(p)
+            };
             self.open(dir);
         }
     }
@@ -335,7 +367,13 @@ impl App {
                         self.show_open_dialog();
                         ui.close();
                     }
-                    if ui.add_enabled(self.state.root.is_some(), egui::Button::new("Reload  Ctrl+R")).clicked() {
+                    if ui
+                        .add_enabled(
+                            self.state.root.is_some(),
+                            egui::Button::new("Reload  Ctrl+R"),
+                        )
+                        .clicked()
+                    {
                         self.reload();
                         ui.close();
                     }
@@ -356,13 +394,20 @@ impl App {
                     }
                 });
                 ui.menu_button("View", |ui| {
-                    for (t, label) in [(ThemeChoice::System, "Follow the system theme"), (ThemeChoice::Light, "Light"), (ThemeChoice::Dark, "Dark")] {
+                    for (t, label) in [
+                        (ThemeChoice::System, "Follow the system theme"),
+                        (ThemeChoice::Light, "Light"),
+                        (ThemeChoice::Dark, "Dark"),
+                    ] {
                         if ui.radio(self.state.theme == t, label).clicked() {
                             self.state.theme = t;
                         }
                     }
                     ui.separator();
-                    if ui.checkbox(&mut self.state.debug_markers, "DEBUG markers  Ctrl+D").changed() {
+                    if ui
+                        .checkbox(&mut self.state.debug_markers, "DEBUG markers  Ctrl+D")
+                        .changed()
+                    {
                         self.state.reassemble(&self.counter);
                     }
                 });
@@ -393,7 +438,10 @@ impl App {
                         if a.estimate { ", estimate" } else { "" }
                     ));
                     ui.separator();
-                    ui.weak(format!("loaded in {} ms · re-assembly {} µs · frame {} µs", self.state.last_load_ms, self.state.last_assemble_us, self.frames.last_us));
+                    ui.weak(format!(
+                        "loaded in {} ms · re-assembly {} µs · frame {} µs",
+                        self.state.last_load_ms, self.state.last_assemble_us, self.frames.last_us
+                    ));
                     if self.state.reloads > 0 {
                         ui.separator();
                         ui.weak(format!("reloaded {}×", self.state.reloads));
@@ -408,49 +456,67 @@ impl App {
     }
 
     fn main_view(&mut self, ui: &mut Ui) {
-        egui::Panel::left("controls").resizable(true).default_size(380.0).min_size(260.0).show(ui, |ui| {
-            egui::ScrollArea::vertical().id_salt("left-scroll").show(ui, |ui| {
-                let out = side::controls(ui, &mut self.state, &self.table);
-                if out.budget_changed || out.markers_changed {
-                    self.state.reassemble(&self.counter);
-                }
-                if out.reset {
-                    self.state.reset_budget(&self.counter);
-                }
-                if let Some(s) = out.session {
-                    self.state.session = Some(s);
-                    self.submit_prepare();
-                }
-                if let Some(m) = out.model {
-                    self.state.model = m;
-                    self.submit_prepare();
-                }
-                ui.separator();
-                if let Some(l) = &self.state.loaded {
-                    let clicked = overview::layers(ui, &self.state, &l.assembly);
-                    ui.separator();
-                    let a = &l.assembly;
-                    let mut parts = vec![overview::ContextPart { label: "tools".into(), tokens: a.tools_tokens as u64, color: colors::fragment("tools", ui.visuals().dark_mode) }];
-                    for b in &a.blocks {
-                        parts.push(overview::ContextPart {
-                            label: format!("layer {}", b.layer),
-                            tokens: b.tokens as u64,
-                            color: colors::fragment(&format!("layer{}", b.layer), ui.visuals().dark_mode),
-                        });
-                    }
-                    parts.push(overview::ContextPart {
-                        label: "reserved output".into(),
-                        tokens: l.workspace.settings.history.reserved_output,
-                        color: colors::UNCACHED,
+        egui::Panel::left("controls")
+            .resizable(true)
+            .default_size(340.0)
+            .min_size(260.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("left-scroll")
+                    .show(ui, |ui| {
+                        let out = side::controls(ui, &mut self.state, &self.table);
+                        if out.budget_changed || out.markers_changed {
+                            self.state.reassemble(&self.counter);
+                        }
+                        if out.reset {
+                            self.state.reset_budget(&self.counter);
+                        }
+                        if let Some(s) = out.session {
+                            self.state.session = Some(s);
+                            self.submit_prepare();
+                        }
+                        if let Some(m) = out.model {
+                            self.state.model = m;
+                            self.submit_prepare();
+                        }
+                        ui.separator();
+                        if let Some(l) = &self.state.loaded {
+                            let clicked = overview::layers(ui, &self.state, &l.assembly);
+                            ui.separator();
+                            let a = &l.assembly;
+                            let mut parts = vec![overview::ContextPart {
+                                label: "tools".into(),
+                                tokens: a.tools_tokens as u64,
+                                color: colors::fragment("tools", ui.visuals().dark_mode),
+                            }];
+                            for b in &a.blocks {
+                                parts.push(overview::ContextPart {
+                                    label: format!("layer {}", b.layer),
+                                    tokens: b.tokens as u64,
+                                    color: colors::fragment(
+                                        &format!("layer{}", b.layer),
+                                        ui.visuals().dark_mode,
+                                    ),
+                                });
+                            }
+                            parts.push(overview::ContextPart {
+                                label: "reserved output".into(),
+                                tokens: l.workspace.settings.history.reserved_output,
+                                color: colors::UNCACHED,
+                            });
+                            overview::context_bar(
+                                ui,
+                                &parts,
+                                l.prepared.model.context_window,
+                                Some(l.workspace.settings.history.auto_compact_threshold),
+                            );
+                            if let Some(id) = clicked {
+                                self.state.selected = Some(id);
+                            }
+                        }
                     });
-                    overview::context_bar(ui, &parts, l.prepared.model.context_window, Some(l.workspace.settings.history.auto_compact_threshold));
-                    if let Some(id) = clicked {
-                        self.state.selected = Some(id);
-                    }
-                }
             });
-        });
-        egui::Panel::right("detail").resizable(true).default_size(400.0).min_size(240.0).show(ui, |ui| {
+        egui::Panel::right("detail").resizable(true).default_size(360.0).min_size(240.0).show(ui, |ui| {
             let Some(l) = &self.state.loaded else { return };
             match self.state.selected.as_ref().and_then(|id| l.assembly.fragments.iter().find(|f| &f.id == id)) {
                 Some(f) => {
@@ -463,11 +529,20 @@ impl App {
             }
         });
         egui::CentralPanel::default().show(ui, |ui| {
-            let problems = self.state.loaded.as_ref().map(|l| l.workspace.diagnostics.len() + l.prepared.diagnostics.len()).unwrap_or(0);
+            let problems = self
+                .state
+                .loaded
+                .as_ref()
+                .map(|l| l.workspace.diagnostics.len() + l.prepared.diagnostics.len())
+                .unwrap_or(0);
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.state.tab, Tab::Fragments, "Fragments");
                 ui.selectable_value(&mut self.state.tab, Tab::Prompt, "Prompt");
-                ui.selectable_value(&mut self.state.tab, Tab::Problems, format!("Problems ({problems})"));
+                ui.selectable_value(
+                    &mut self.state.tab,
+                    Tab::Problems,
+                    format!("Problems ({problems})"),
+                );
             });
             ui.separator();
             match self.state.tab {
@@ -495,19 +570,47 @@ impl App {
         ui.horizontal(|ui| {
             ui.checkbox(&mut markers, "DEBUG markers");
             if ui.button("Copy as text").clicked() {
-                copy_text = Some(l.assembly.blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>().join("\n\n"));
+                copy_text = Some(
+                    l.assembly
+                        .blocks
+                        .iter()
+                        .map(|b| b.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n\n"),
+                );
             }
             if ui.button("Copy as Anthropic request JSON").clicked() {
                 let session = l.workspace.session(&l.prepared.session);
                 let messages = session
-                    .and_then(|s| s.requests.first().map(|r| s.messages[..r.messages].to_vec()))
-                    .unwrap_or_else(|| vec![crate::engine::session::Message::text(crate::engine::session::Role::User, "Hello")]);
+                    .and_then(|s| {
+                        s.requests
+                            .first()
+                            .map(|r| s.messages[..r.messages].to_vec())
+                    })
+                    .unwrap_or_else(|| {
+                        vec![crate::engine::session::Message::text(
+                            crate::engine::session::Role::User,
+                            "Hello",
+                        )]
+                    });
                 let s = &l.workspace.settings;
-                let body = crate::engine::request::anthropic_body(&l.assembly, &l.assembly.model, &messages, 1, s.cache_tools, s.history.message_breakpoint);
+                let body = crate::engine::request::anthropic_body(
+                    &l.assembly,
+                    &l.assembly.model,
+                    &messages,
+                    1,
+                    s.cache_tools,
+                    s.history.message_breakpoint,
+                );
                 copy_text = Some(serde_json::to_string_pretty(&body).unwrap_or_default());
             }
         });
-        let out = prompt::show(ui, &mut self.prompt_cache, &l.assembly, self.state.selected.as_deref());
+        let out = prompt::show(
+            ui,
+            &mut self.prompt_cache,
+            &l.assembly,
+            self.state.selected.as_deref(),
+        );
         if let Some(t) = copy_text {
             ui.ctx().copy_text(t);
         }
@@ -526,36 +629,45 @@ impl App {
         }
         let mut open_path = None;
         let mut close = false;
-        egui::Window::new("Open a workspace folder").collapsible(false).resizable(false).show(ctx, |ui| {
-            ui.horizontal(|ui| {
-                ui.label("Folder");
-                let r = ui.add(egui::TextEdit::singleline(&mut self.open.path).desired_width(360.0));
-                if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                    open_path = Some(PathBuf::from(self.open.path.trim()));
+        egui::Window::new("Open a workspace folder")
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                ui.horizontal(|ui| {
+                    ui.label("Folder");
+                    let r = ui
+                        .add(egui::TextEdit::singleline(&mut self.open.path).desired_width(360.0));
+                    if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                        open_path = Some(PathBuf::from(self.open.path.trim()));
+                    }
+                });
+                ui.horizontal(|ui| {
+                    if ui
+                        .add_enabled(self.open.picking.is_none(), egui::Button::new("Browse…"))
+                        .clicked()
+                    {
+                        let (tx, rx) = channel();
+                        let ctx = ctx.clone();
+                        std::thread::spawn(move || {
+                            let choice = rfd::FileDialog::new()
+                                .set_title("Open a workspace folder")
+                                .pick_folder();
+                            let _ = tx.send(choice);
+                            ctx.request_repaint();
+                        });
+                        self.open.picking = Some(rx);
+                    }
+                    if ui.button("Open").clicked() {
+                        open_path = Some(PathBuf::from(self.open.path.trim()));
+                    }
+                    if ui.button("Cancel").clicked() {
+                        close = true;
+                    }
+                });
+                if let Some(n) = &self.open.note {
+                    ui.colored_label(egui::Color32::from_rgb(0xFB, 0x8C, 0x00), n);
                 }
             });
-            ui.horizontal(|ui| {
-                if ui.add_enabled(self.open.picking.is_none(), egui::Button::new("Browse…")).clicked() {
-                    let (tx, rx) = channel();
-                    let ctx = ctx.clone();
-                    std::thread::spawn(move || {
-                        let choice = rfd::FileDialog::new().set_title("Open a workspace folder").pick_folder();
-                        let _ = tx.send(choice);
-                        ctx.request_repaint();
-                    });
-                    self.open.picking = Some(rx);
-                }
-                if ui.button("Open").clicked() {
-                    open_path = Some(PathBuf::from(self.open.path.trim()));
-                }
-                if ui.button("Cancel").clicked() {
-                    close = true;
-                }
-            });
-            if let Some(n) = &self.open.note {
-                ui.colored_label(egui::Color32::from_rgb(0xFB, 0x8C, 0x00), n);
-            }
-        });
         if let Some(p) = open_path {
             if p.is_dir() {
                 self.open.visible = false;

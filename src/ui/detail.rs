@@ -21,7 +21,13 @@ pub struct TokenViewCache {
 const TOKEN_VIEW_BYTES: usize = 24_000;
 
 impl TokenViewCache {
-    fn spans(&mut self, counter: &TokenCounter, enc: Encoding, id: &str, text: &str) -> &[Range<usize>] {
+    fn spans(
+        &mut self,
+        counter: &TokenCounter,
+        enc: Encoding,
+        id: &str,
+        text: &str,
+    ) -> &[Range<usize>] {
         let h = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
         if self.key.as_ref().map(|(i, k)| (i.as_str(), *k)) != Some((id, h)) {
             let mut cut = text.len().min(TOKEN_VIEW_BYTES);
@@ -50,10 +56,27 @@ fn token_view(ui: &mut Ui, text: &str, spans: &[Range<usize>]) {
     for (i, r) in spans.iter().enumerate() {
         let bg = TOKEN_COLORS[i % TOKEN_COLORS.len()].gamma_multiply(0.45);
         let piece = text[r.clone()].replace('\n', "↵\n");
-        job.append(&piece, 0.0, TextFormat { font_id: font.clone(), color: ui.visuals().text_color(), background: bg, ..Default::default() });
+        job.append(
+            &piece,
+            0.0,
+            TextFormat {
+                font_id: font.clone(),
+                color: ui.visuals().text_color(),
+                background: bg,
+                ..Default::default()
+            },
+        );
     }
     if spans.last().map(|r| r.end).unwrap_or(0) < text.len() {
-        job.append("\n… (token view shows the first 24 KB)", 0.0, TextFormat { font_id: font, color: ui.visuals().weak_text_color(), ..Default::default() });
+        job.append(
+            "\n… (token view shows the first 24 KB)",
+            0.0,
+            TextFormat {
+                font_id: font,
+                color: ui.visuals().weak_text_color(),
+                ..Default::default()
+            },
+        );
     }
     job.wrap.max_width = ui.available_width();
     ui.label(job);
@@ -69,38 +92,55 @@ pub fn show(
 ) {
     ui.heading(RichText::new(&f.id).monospace());
     ui.horizontal_wrapped(|ui| {
-        ui.colored_label(colors::status(f.status), RichText::new(f.status.as_str()).strong());
+        ui.colored_label(
+            colors::status(f.status),
+            RichText::new(f.status.as_str()).strong(),
+        );
         ui.label(format!("layer {} · priority {}", f.layer, f.priority));
     });
     ui.label(format!("{}:{}", f.source, f.line));
-    ui.label(format!("{} tokens → {} kept ({})", f.tokens, f.kept_tokens, enc.as_str()));
+    ui.label(format!(
+        "{} tokens → {} kept ({})",
+        f.tokens,
+        f.kept_tokens,
+        enc.as_str()
+    ));
     ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
     ui.separator();
-    egui::ScrollArea::vertical().id_salt("detail-scroll").auto_shrink([false, false]).show(ui, |ui| {
-        egui::CollapsingHeader::new("Rendered text (what the model receives)")
-            .default_open(true)
-            .show(ui, |ui| {
-                if f.text.is_empty() {
-                    ui.weak("(nothing: the fragment is not in the prompt)");
-                } else {
-                    ui.add(egui::Label::new(RichText::new(&*f.text).monospace()).wrap());
-                }
-            });
-        if let Some(p) = prepared {
-            egui::CollapsingHeader::new("Source text").default_open(false).show(ui, |ui| {
-                ui.add(egui::Label::new(RichText::new(&*p.raw).monospace()).wrap());
-            });
-            if let Some((s, n)) = &p.summary {
-                egui::CollapsingHeader::new(format!("Summary ({n} tokens)")).default_open(false).show(ui, |ui| {
-                    ui.add(egui::Label::new(RichText::new(&**s).monospace()).wrap());
+    egui::ScrollArea::vertical()
+        .id_salt("detail-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::CollapsingHeader::new("Rendered text (what the model receives)")
+                .default_open(true)
+                .show(ui, |ui| {
+                    if f.text.is_empty() {
+                        ui.weak("(nothing: the fragment is not in the prompt)");
+                    } else {
+                        ui.add(egui::Label::new(RichText::new(&*f.text).monospace()).wrap());
+                    }
                 });
+            if let Some(p) = prepared {
+                egui::CollapsingHeader::new("Source text")
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        ui.add(egui::Label::new(RichText::new(&*p.raw).monospace()).wrap());
+                    });
+                if let Some((s, n)) = &p.summary {
+                    egui::CollapsingHeader::new(format!("Summary ({n} tokens)"))
+                        .default_open(false)
+                        .show(ui, |ui| {
+                            ui.add(egui::Label::new(RichText::new(&**s).monospace()).wrap());
+                        });
+                }
+                let shown: &str = if f.text.is_empty() { &p.full } else { &f.text };
+                egui::CollapsingHeader::new("Tokens")
+                    .default_open(true)
+                    .show(ui, |ui| {
+                        let spans = cache.spans(counter, enc, &f.id, shown).to_vec();
+                        ui.weak(format!("{} tokens, each on its own colour", spans.len()));
+                        token_view(ui, shown, &spans);
+                    });
             }
-            let shown: &str = if f.text.is_empty() { &p.full } else { &f.text };
-            egui::CollapsingHeader::new("Tokens").default_open(true).show(ui, |ui| {
-                let spans = cache.spans(counter, enc, &f.id, shown).to_vec();
-                ui.weak(format!("{} tokens, each on its own colour", spans.len()));
-                token_view(ui, shown, &spans);
-            });
-        }
-    });
+        });
 }

@@ -34,5 +34,9 @@ pub fn run(path: Option<PathBuf>) -> Result<(), String> {
         options,
         Box::new(move |cc| Ok(Box::new(App::from_creation_context(cc, path)))),
     )
-    .map_err(|e| format!("cannot open the window: {e} (a desktop session is needed: DISPLAY or WAYLAND_DISPLAY)"))
+    .map_err(|e| {
+        format!(
+            "cannot open the window: {e} (a desktop session is needed: DISPLAY or WAYLAND_DISPLAY)"
+        )
+    })
 }

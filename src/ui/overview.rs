@@ -22,14 +22,20 @@ fn layer_name(l: u8) -> &'static str {
 fn segment_parts(f: &FragmentResult) -> (u64, u64) {
     match f.status {
         Status::Kept => (f.kept_tokens as u64, 0),
-        Status::Summarized | Status::Truncated => (f.kept_tokens as u64, (f.tokens - f.kept_tokens.min(f.tokens)) as u64),
+        Status::Summarized | Status::Truncated => (
+            f.kept_tokens as u64,
+            (f.tokens - f.kept_tokens.min(f.tokens)) as u64,
+        ),
         Status::Dropped | Status::Disabled => (0, f.tokens as u64),
     }
 }
 
 fn fragment_tooltip(ui: &mut Ui, f: &FragmentResult) {
     ui.strong(&f.id);
-    ui.label(format!("{}:{} · layer {} · priority {}", f.source, f.line, f.layer, f.priority));
+    ui.label(format!(
+        "{}:{} · layer {} · priority {}",
+        f.source, f.line, f.layer, f.priority
+    ));
     ui.label(format!("{} tokens → {} kept", f.tokens, f.kept_tokens));
     ui.colored_label(colors::status(f.status), f.status.as_str());
     ui.label(&f.reason);
@@ -43,10 +49,15 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
         .layers
         .iter()
         .map(|l| {
-            let demand: u64 = a.fragments.iter().filter(|f| f.layer == l.layer).map(|f| {
-                let (k, c) = segment_parts(f);
-                k + c
-            }).sum();
+            let demand: u64 = a
+                .fragments
+                .iter()
+                .filter(|f| f.layer == l.layer)
+                .map(|f| {
+                    let (k, c) = segment_parts(f);
+                    k + c
+                })
+                .sum();
             demand.max(l.available).max(l.used).max(l.budget + l.inflow)
         })
         .max()
@@ -62,8 +73,15 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
                 ui.weak("not cached");
             }
         });
-        let over = if l.overflow > 0 { format!("  — {} over!", l.overflow) } else { String::new() };
-        ui.label(format!("{} / {} used (budget {} + inflow {}){over}", l.used, l.available, l.budget, l.inflow));
+        let over = if l.overflow > 0 {
+            format!("  — {} over!", l.overflow)
+        } else {
+            String::new()
+        };
+        ui.label(format!(
+            "{} / {} used (budget {} + inflow {}){over}",
+            l.used, l.available, l.budget, l.inflow
+        ));
         let width = ui.available_width().max(50.0);
         let (rect, _) = ui.allocate_exact_size(vec2(width, 22.0), Sense::hover());
         let painter = ui.painter_at(rect.expand(2.0));
@@ -79,11 +97,26 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
             visuals.selection.bg_fill.gamma_multiply(0.25),
         );
         let mut x_tokens = 0u64;
-        let frags: Vec<&FragmentResult> = a.fragments.iter().filter(|f| f.layer == l.layer).collect();
+        let frags: Vec<&FragmentResult> =
+            a.fragments.iter().filter(|f| f.layer == l.layer).collect();
         // Present fragments first (in order), then dropped, then disabled.
-        let mut ordered: Vec<&FragmentResult> = frags.iter().copied().filter(|f| !matches!(f.status, Status::Dropped | Status::Disabled)).collect();
-        ordered.extend(frags.iter().copied().filter(|f| f.status == Status::Dropped));
-        ordered.extend(frags.iter().copied().filter(|f| f.status == Status::Disabled));
+        let mut ordered: Vec<&FragmentResult> = frags
+            .iter()
+            .copied()
+            .filter(|f| !matches!(f.status, Status::Dropped | Status::Disabled))
+            .collect();
+        ordered.extend(
+            frags
+                .iter()
+                .copied()
+                .filter(|f| f.status == Status::Dropped),
+        );
+        ordered.extend(
+            frags
+                .iter()
+                .copied()
+                .filter(|f| f.status == Status::Disabled),
+        );
         for f in ordered {
             let (kept, cut) = segment_parts(f);
             if kept + cut == 0 {
@@ -93,26 +126,59 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
             let xk = px(x_tokens + kept);
             let x1 = px(x_tokens + kept + cut);
             let color = colors::status(f.status);
-            let seg = Rect::from_min_max(pos2(x0, rect.top() + 2.0), pos2(x1.max(x0 + 1.0), rect.bottom() - 2.0));
+            let seg = Rect::from_min_max(
+                pos2(x0, rect.top() + 2.0),
+                pos2(x1.max(x0 + 1.0), rect.bottom() - 2.0),
+            );
             if kept > 0 {
-                painter.rect_filled(Rect::from_min_max(seg.min, pos2(xk.max(x0 + 1.0), seg.max.y)), 0.0, color);
+                painter.rect_filled(
+                    Rect::from_min_max(seg.min, pos2(xk.max(x0 + 1.0), seg.max.y)),
+                    0.0,
+                    color,
+                );
             }
             if cut > 0 {
-                painter.rect_filled(Rect::from_min_max(pos2(xk, seg.min.y), seg.max), 0.0, colors::faded(color));
+                painter.rect_filled(
+                    Rect::from_min_max(pos2(xk, seg.min.y), seg.max),
+                    0.0,
+                    colors::faded(color),
+                );
             }
-            painter.line_segment([pos2(x1, seg.top()), pos2(x1, seg.bottom())], Stroke::new(1.0, visuals.extreme_bg_color));
+            painter.line_segment(
+                [pos2(x1, seg.top()), pos2(x1, seg.bottom())],
+                Stroke::new(1.0, visuals.extreme_bg_color),
+            );
             if state.selected.as_deref() == Some(f.id.as_str()) {
-                painter.rect_stroke(seg, 0.0, Stroke::new(2.0, visuals.strong_text_color()), StrokeKind::Outside);
+                painter.rect_stroke(
+                    seg,
+                    0.0,
+                    Stroke::new(2.0, visuals.strong_text_color()),
+                    StrokeKind::Outside,
+                );
             }
             let id = ui.scope_id().with(("segment", l.layer, &f.id));
-            let resp = ui.interact(seg, id, Sense::click()).on_hover_ui(|ui| fragment_tooltip(ui, f));
+            let resp = ui
+                .interact(seg, id, Sense::click())
+                .on_hover_ui(|ui| fragment_tooltip(ui, f));
             if resp.clicked() {
                 clicked = Some(f.id.clone());
             }
             x_tokens += kept + cut;
         }
-        painter.line_segment([pos2(budget_x, rect.top() - 2.0), pos2(budget_x, rect.bottom() + 2.0)], Stroke::new(2.0, visuals.text_color()));
-        painter.line_segment([pos2(avail_x, rect.top() - 2.0), pos2(avail_x, rect.bottom() + 2.0)], Stroke::new(1.0, visuals.weak_text_color()));
+        painter.line_segment(
+            [
+                pos2(budget_x, rect.top() - 2.0),
+                pos2(budget_x, rect.bottom() + 2.0),
+            ],
+            Stroke::new(2.0, visuals.text_color()),
+        );
+        painter.line_segment(
+            [
+                pos2(avail_x, rect.top() - 2.0),
+                pos2(avail_x, rect.bottom() + 2.0),
+            ],
+            Stroke::new(1.0, visuals.weak_text_color()),
+        );
     }
     ui.add_space(4.0);
     ui.horizontal_wrapped(|ui| {
@@ -147,7 +213,11 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
     let mut x = rect.left();
     for p in parts {
-        let w = (rect.width() * p.tokens as f32 / window.max(1) as f32).max(if p.tokens > 0 { 2.0 } else { 0.0 });
+        let w = (rect.width() * p.tokens as f32 / window.max(1) as f32).max(if p.tokens > 0 {
+            2.0
+        } else {
+            0.0
+        });
         let r = Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height()));
         painter.rect_filled(r, 0.0, p.color);
         ui.interact(r, ui.scope_id().with(("ctx", &p.label)), Sense::hover())
@@ -156,7 +226,10 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     }
     if let Some(t) = threshold {
         let tx = rect.left() + rect.width() * t as f32;
-        painter.line_segment([pos2(tx, rect.top() - 3.0), pos2(tx, rect.bottom() + 3.0)], Stroke::new(2.0, Color32::from_rgb(0xE5, 0x39, 0x35)));
+        painter.line_segment(
+            [pos2(tx, rect.top() - 3.0), pos2(tx, rect.bottom() + 3.0)],
+            Stroke::new(2.0, Color32::from_rgb(0xE5, 0x39, 0x35)),
+        );
     }
     ui.horizontal_wrapped(|ui| {
         for p in parts.iter().filter(|p| p.tokens > 0) {

@@ -36,12 +36,20 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
     for (i, b) in a.blocks.iter().enumerate() {
         let cache = if b.cache_control {
             breakpoint += 1;
-            format!(" · cache_control {} ◀ breakpoint {breakpoint}", b.ttl.as_str())
+            format!(
+                " · cache_control {} ◀ breakpoint {breakpoint}",
+                b.ttl.as_str()
+            )
         } else {
             " · not cached".into()
         };
         out.push(Line {
-            text: format!("━━ system block {} · layer {} · {} tokens{cache} ━━", i + 1, b.layer, b.tokens),
+            text: format!(
+                "━━ system block {} · layer {} · {} tokens{cache} ━━",
+                i + 1,
+                b.layer,
+                b.tokens
+            ),
             fragment: None,
             first: false,
             header: true,
@@ -49,8 +57,14 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
         let mut offset = 0;
         let mut last: Option<&str> = None;
         for line in b.text.split('\n') {
-            let frag = b.fragment_at(offset).or_else(|| b.fragment_at(offset.saturating_sub(1)));
-            let frag = if line.is_empty() && frag.is_none() { None } else { frag };
+            let frag = b
+                .fragment_at(offset)
+                .or_else(|| b.fragment_at(offset.saturating_sub(1)));
+            let frag = if line.is_empty() && frag.is_none() {
+                None
+            } else {
+                frag
+            };
             out.push(Line {
                 text: line.to_string(),
                 fragment: frag.map(str::to_string),
@@ -80,38 +94,64 @@ pub struct PromptOut {
     pub clicked: Option<String>,
 }
 
-pub fn show(ui: &mut Ui, cache: &mut PromptLines, a: &Assembly, selected: Option<&str>) -> PromptOut {
+pub fn show(
+    ui: &mut Ui,
+    cache: &mut PromptLines,
+    a: &Assembly,
+    selected: Option<&str>,
+) -> PromptOut {
     let mut out = PromptOut { clicked: None };
     cache.refresh(a);
     let dark = ui.visuals().dark_mode;
-    let row_h = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
+    let row_h = 18.0;
+    ui.spacing_mut().item_spacing.y = 0.0;
     egui::ScrollArea::both()
         .id_salt("prompt-scroll")
         .auto_shrink([false, false])
         .show_rows(ui, row_h, cache.lines.len(), |ui, range| {
             for line in &cache.lines[range] {
-                ui.horizontal(|ui| {
-                    let gutter = if line.first { line.fragment.clone().unwrap_or_default() } else { String::new() };
-                    let g = ui.add_sized(
-                        [150.0, row_h],
-                        egui::Label::new(RichText::new(gutter).monospace().small().weak()).truncate().sense(egui::Sense::click()),
-                    );
-                    if g.clicked()
-                        && let Some(f) = &line.fragment
-                    {
-                        out.clicked = Some(f.clone());
-                    }
-                    let mut text = RichText::new(&line.text).monospace();
-                    if line.header {
-                        text = text.strong().color(ui.visuals().strong_text_color());
-                    } else if let Some(f) = &line.fragment {
-                        text = text.color(colors::fragment(f, dark));
-                        if selected == Some(f.as_str()) {
-                            text = text.background_color(ui.visuals().selection.bg_fill.gamma_multiply(0.35));
+                ui.allocate_ui_with_layout(
+                    egui::vec2(ui.available_width(), row_h),
+                    egui::Layout::left_to_right(egui::Align::Center),
+                    |ui| {
+                        let gutter = if line.first {
+                            line.fragment.clone().unwrap_or_default()
+                        } else {
+                            String::new()
+                        };
+                        let g = ui
+                            .allocate_ui_with_layout(
+                                egui::vec2(150.0, row_h),
+                                egui::Layout::left_to_right(egui::Align::Center),
+                                |ui| {
+                                    ui.set_min_width(150.0);
+                                    ui.add(
+                                        egui::Label::new(RichText::new(gutter).monospace().weak())
+                                            .truncate()
+                                            .sense(egui::Sense::click()),
+                                    )
+                                },
+                            )
+                            .inner;
+                        if g.clicked()
+                            && let Some(f) = &line.fragment
+                        {
+                            out.clicked = Some(f.clone());
                         }
-                    }
-                    ui.add(egui::Label::new(text).extend());
-                });
+                        let mut text = RichText::new(&line.text).monospace();
+                        if line.header {
+                            text = text.strong().color(ui.visuals().strong_text_color());
+                        } else if let Some(f) = &line.fragment {
+                            text = text.color(colors::fragment(f, dark));
+                            if selected == Some(f.as_str()) {
+                                text = text.background_color(
+                                    ui.visuals().selection.bg_fill.gamma_multiply(0.35),
+                                );
+                            }
+                        }
+                        ui.add(egui::Label::new(text).extend());
+                    },
+                );
             }
         });
     out

@@ -31,15 +31,27 @@ impl View {
     }
 
     fn parse(s: &str) -> Option<View> {
-        [View::Overview, View::TableDetail, View::PromptMarkers, View::Problems, View::Cache, View::Diff]
-            .into_iter()
-            .find(|v| v.name() == s.trim())
+        [
+            View::Overview,
+            View::TableDetail,
+            View::PromptMarkers,
+            View::Problems,
+            View::Cache,
+            View::Diff,
+        ]
+        .into_iter()
+        .find(|v| v.name() == s.trim())
     }
 
     /// Puts the window in this view.
     pub fn apply(self, state: &mut AppState) {
         let pick = |state: &AppState, status: crate::engine::Status| {
-            state.assembly().and_then(|a| a.fragments.iter().find(|f| f.status == status).map(|f| f.id.clone()))
+            state.assembly().and_then(|a| {
+                a.fragments
+                    .iter()
+                    .find(|f| f.status == status)
+                    .map(|f| f.id.clone())
+            })
         };
         match self {
             View::Overview => {
@@ -49,7 +61,8 @@ impl View {
             }
             View::TableDetail => {
                 state.tab = Tab::Fragments;
-                state.selected = pick(state, crate::engine::Status::Truncated).or(state.selected.clone());
+                state.selected =
+                    pick(state, crate::engine::Status::Truncated).or(state.selected.clone());
             }
             View::PromptMarkers => {
                 state.tab = Tab::Prompt;
@@ -77,10 +90,24 @@ impl ShotPlan {
         let dir = PathBuf::from(std::env::var_os("PROMPT_INSPECTOR_SHOTS")?);
         let views: Vec<View> = match std::env::var("PROMPT_INSPECTOR_SHOT_VIEWS") {
             Ok(list) => list.split(',').filter_map(View::parse).collect(),
-            Err(_) => vec![View::Overview, View::TableDetail, View::PromptMarkers, View::Problems, View::Cache, View::Diff],
+            Err(_) => vec![
+                View::Overview,
+                View::TableDetail,
+                View::PromptMarkers,
+                View::Problems,
+                View::Cache,
+                View::Diff,
+            ],
         };
         std::fs::create_dir_all(&dir).ok()?;
-        Some(ShotPlan { dir, views, index: 0, wait: 0, requested: false, image: Arc::new(Mutex::new(None)) })
+        Some(ShotPlan {
+            dir,
+            views,
+            index: 0,
+            wait: 0,
+            requested: false,
+            image: Arc::new(Mutex::new(None)),
+        })
     }
 
     /// Advances the plan by one frame. Returns true when the view changed
@@ -92,7 +119,11 @@ impl ShotPlan {
         }
         ctx.request_repaint();
         if let Some(img) = self.image.lock().unwrap().take() {
-            let path = self.dir.join(format!("{:02}-{}.png", self.index + 1, self.views[self.index].name()));
+            let path = self.dir.join(format!(
+                "{:02}-{}.png",
+                self.index + 1,
+                self.views[self.index].name()
+            ));
             let [w, h] = img.size;
             let bytes: Vec<u8> = img.pixels.iter().flat_map(|c| c.to_array()).collect();
             match image::RgbaImage::from_raw(w as u32, h as u32, bytes) {

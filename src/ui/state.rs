@@ -151,11 +151,20 @@ impl AppState {
     }
 
     /// A newly loaded workspace (first load or reload).
-    pub fn apply_loaded(&mut self, workspace: Arc<Workspace>, prepared: Arc<Prepared>, counter: &TokenCounter) {
+    pub fn apply_loaded(
+        &mut self,
+        workspace: Arc<Workspace>,
+        prepared: Arc<Prepared>,
+        counter: &TokenCounter,
+    ) {
         if !self.budget_touched {
             self.budget = workspace.settings.budget;
         }
-        if self.session.as_deref().is_none_or(|s| workspace.session(s).is_none()) {
+        if self
+            .session
+            .as_deref()
+            .is_none_or(|s| workspace.session(s).is_none())
+        {
             self.session = Some(prepared.session.clone());
         }
         let assembly = assemble(&prepared, &self.budget, self.debug_markers, counter);
@@ -164,7 +173,11 @@ impl AppState {
         {
             self.selected = None;
         }
-        self.loaded = Some(Loaded { workspace, prepared, assembly });
+        self.loaded = Some(Loaded {
+            workspace,
+            prepared,
+            assembly,
+        });
         self.busy = None;
         self.error = None;
     }
@@ -201,7 +214,9 @@ impl AppState {
 
     /// Indices into `assembly.fragments` after filter and sort.
     pub fn visible_rows(&self) -> Vec<usize> {
-        let Some(a) = self.assembly() else { return Vec::new() };
+        let Some(a) = self.assembly() else {
+            return Vec::new();
+        };
         let needle = self.filter.to_lowercase();
         let mut rows: Vec<usize> = (0..a.fragments.len())
             .filter(|&i| {
@@ -222,7 +237,9 @@ impl AppState {
             SortColumn::Id => rows.sort_by(|a, b| key(a).0.id.cmp(&key(b).0.id)),
             SortColumn::Layer => rows.sort_by_key(|i| (key(i).0.layer, *i)),
             SortColumn::Priority => rows.sort_by_key(|i| (key(i).0.priority, *i)),
-            SortColumn::Source => rows.sort_by(|a, b| key(a).0.source.cmp(&key(b).0.source).then(a.cmp(b))),
+            SortColumn::Source => {
+                rows.sort_by(|a, b| key(a).0.source.cmp(&key(b).0.source).then(a.cmp(b)))
+            }
             SortColumn::Tokens => rows.sort_by_key(|i| (key(i).0.tokens, *i)),
             SortColumn::Kept => rows.sort_by_key(|i| (key(i).0.kept_tokens, *i)),
             SortColumn::Status => rows.sort_by_key(|i| (key(i).0.status, *i)),

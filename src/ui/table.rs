@@ -25,7 +25,12 @@ pub fn filters(ui: &mut Ui, state: &mut AppState, focus_filter: bool) {
         if focus_filter {
             r.request_focus();
         }
-        if !state.filter.is_empty() && ui.small_button("✕").on_hover_text("Clear the filter").clicked() {
+        if !state.filter.is_empty()
+            && ui
+                .small_button("clear")
+                .on_hover_text("Clear the filter")
+                .clicked()
+        {
             state.filter.clear();
         }
         ui.separator();
@@ -44,7 +49,9 @@ pub fn filters(ui: &mut Ui, state: &mut AppState, focus_filter: bool) {
 pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
     let mut out = TableOut { clicked: None };
     let rows = state.visible_rows();
-    let Some(loaded) = state.loaded.as_ref() else { return out };
+    let Some(loaded) = state.loaded.as_ref() else {
+        return out;
+    };
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
     let mut sort_clicks: Vec<SortColumn> = Vec::new();
@@ -54,13 +61,13 @@ pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
         .resizable(true)
         .sense(Sense::click())
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-        .column(Column::initial(190.0).at_least(80.0).clip(true))
-        .column(Column::exact(44.0))
+        .column(Column::initial(165.0).at_least(80.0).clip(true))
+        .column(Column::exact(42.0))
+        .column(Column::exact(54.0))
+        .column(Column::initial(120.0).at_least(60.0).clip(true))
         .column(Column::exact(56.0))
-        .column(Column::initial(150.0).at_least(60.0).clip(true))
-        .column(Column::exact(60.0))
-        .column(Column::exact(60.0))
-        .column(Column::exact(86.0))
+        .column(Column::exact(48.0))
+        .column(Column::exact(80.0))
         .column(Column::remainder().at_least(120.0).clip(true))
         .header(22.0, |mut h| {
             let mut head = |h: &mut egui_extras::TableRow, label: &str, col: SortColumn| {
@@ -70,14 +77,18 @@ pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
                     } else {
                         ""
                     };
-                    if ui.button(RichText::new(format!("{label}{arrow}")).strong()).on_hover_text(format!("Sort by {label}")).clicked() {
+                    if ui
+                        .button(RichText::new(format!("{label}{arrow}")).strong())
+                        .on_hover_text(format!("Sort by {label}"))
+                        .clicked()
+                    {
                         sort_clicks.push(col);
                     }
                 });
             };
             head(&mut h, "id", SortColumn::Id);
             head(&mut h, "layer", SortColumn::Layer);
-            head(&mut h, "priority", SortColumn::Priority);
+            head(&mut h, "prio", SortColumn::Priority);
             head(&mut h, "source", SortColumn::Source);
             head(&mut h, "tokens", SortColumn::Tokens);
             head(&mut h, "kept", SortColumn::Kept);

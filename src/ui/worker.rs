@@ -22,7 +22,7 @@ pub enum Job {
         workspace: Arc<Workspace>,
         session: Option<String>,
         model: Option<String>,
-        settings: Settings,
+        settings: Box<Settings>,
         generation: u64,
     },
 }
@@ -83,35 +83,72 @@ impl Worker {
                     }
                     let t = Instant::now();
                     match job {
-                        Job::Load { root, session, model, generation } => {
+                        Job::Load {
+                            root,
+                            session,
+                            model,
+                            generation,
+                        } => {
                             send(Done::Progress(format!("reading {}", root.display())));
                             let ws = match engine::workspace::load(&root) {
                                 Ok(ws) => ws,
                                 Err(message) => {
-                                    send(Done::Failed { generation, message });
+                                    send(Done::Failed {
+                                        generation,
+                                        message,
+                                    });
                                     continue;
                                 }
                             };
-                            send(Done::Progress(format!("counting tokens of {} fragments", ws.fragments.len())));
+                            send(Done::Progress(format!(
+                                "counting tokens of {} fragments",
+                                ws.fragments.len()
+                            )));
                             let settings = ws.settings.clone();
-                            match prepare(&ws, session.as_deref(), model.as_deref(), &settings, &table, &counter) {
+                            match prepare(
+                                &ws,
+                                session.as_deref(),
+                                model.as_deref(),
+                                &settings,
+                                &table,
+                                &counter,
+                            ) {
                                 Ok(p) => send(Done::Loaded {
                                     generation,
                                     workspace: Arc::new(ws),
                                     prepared: Arc::new(p),
                                     millis: t.elapsed().as_millis(),
                                 }),
-                                Err(message) => send(Done::Failed { generation, message }),
+                                Err(message) => send(Done::Failed {
+                                    generation,
+                                    message,
+                                }),
                             }
                         }
-                        Job::Prepare { workspace, session, model, settings, generation } => {
-                            match prepare(&workspace, session.as_deref(), model.as_deref(), &settings, &table, &counter) {
+                        Job::Prepare {
+                            workspace,
+                            session,
+                            model,
+                            settings,
+                            generation,
+                        } => {
+                            match prepare(
+                                &workspace,
+                                session.as_deref(),
+                                model.as_deref(),
+                                &settings,
+                                &table,
+                                &counter,
+                            ) {
                                 Ok(p) => send(Done::Prepared {
                                     generation,
                                     prepared: Arc::new(p),
                                     millis: t.elapsed().as_millis(),
                                 }),
-                                Err(message) => send(Done::Failed { generation, message }),
+                                Err(message) => send(Done::Failed {
+                                    generation,
+                                    message,
+                                }),
                             }
                         }
                     }

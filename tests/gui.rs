@@ -1,0 +1,244 @@
+//! GUI behaviour with egui_kittest: the real app, real workspaces, queried by
+//! label like a user would (no display, no GPU).
+
+mod common;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::*;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prompt_inspector::engine::Status;
+use prompt_inspector::ui::App;
+use prompt_inspector::ui::state::Tab;
+
+fn harness(path: PathBuf) -> Harness<'static, Option<App>> {
+    // Only the bundled fonts: what renders must not depend on this machine.
+    // SAFETY: every test sets the same value before any font is loaded.
+    unsafe { std::env::set_var("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY", "1") };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1500.0, 950.0))
+        .build_ui_state(
+            move |ui, app: &mut Option<App>| {
+                app.get_or_insert_with(|| App::new(ui.ctx(), None, Some(path.clone())))
+                    .show(ui);
+            },
+            None,
+        );
+    wait_loaded(&mut h);
+    h
+}
+
+/// Steps until the worker has delivered and the app is idle.
+fn wait_loaded(h: &mut Harness<'static, Option<App>>) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if let Some(app) = h.state()
+            && app.is_idle()
+            && app.state.loaded.is_some()
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "workspace did not load"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run_steps(3);
+}
+
+fn app<'h>(h: &'h Harness<'static, Option<App>>) -> &'h App {
+    h.state().as_ref().unwrap()
+}
+
+fn status_of(h: &Harness<'static, Option<App>>, id: &str) -> Status {
+    app(h)
+        .state
+        .assembly()
+        .unwrap()
+        .fragments
+        .iter()
+        .find(|f| f.id == id)
+        .unwrap()
+        .status
+}
+
+#[test]
+fn opens_sample_and_finds_a_fragment_row() {
+    let mut h = harness(sample());
+    h.get_by_label("skill.typescript");
+    h.get_by_label_contains("Layer 3 · capabilities");
+    // Clicking a row selects it and shows its detail.
+    h.get_by_label("memory.project_context").click();
+    h.run_steps(3);
+    assert_eq!(
+        app(&h).state.selected.as_deref(),
+        Some("memory.project_context")
+    );
+    h.get_by_label_contains("Rendered text");
+}
+
+#[test]
+fn total_budget_slider_drops_a_kept_fragment() {
+    let mut h = harness(sample());
+    assert_eq!(status_of(&h, "tool.file_read"), Status::Kept);
+    let slider = h.get_by_role_and_label(Role::SpinButton, "Total budget");
+    slider.set_value_accesskit(1300.0);
+    h.run_steps(3);
+    assert_eq!(app(&h).state.budget.total, 1300);
+    assert_eq!(
+        status_of(&h, "tool.file_read"),
+        Status::Dropped,
+        "the tool is dropped when the budget shrinks"
+    );
+    // The table follows: the row's status cell reads "dropped".
+    assert!(
+        !h.query_all_by_label("dropped")
+            .collect::<Vec<_>>()
+            .is_empty()
+    );
+    // Reset brings the workspace value back.
+    h.get_by_label("Reset to workspace values").click();
+    h.run_steps(3);
+    assert_eq!(status_of(&h, "tool.file_read"), Status::Kept);
+}
+
+#[test]
+fn debug_markers_toggle_shows_markers_in_prompt_view() {
+    let mut h = harness(sample());
+    h.get_by_label("Prompt").click();
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("[[DEBUG:").is_none());
+    h.get_all_by_role_and_label(Role::CheckBox, "DEBUG markers")
+        .next()
+        .unwrap()
+        .click();
+    h.run_steps(4);
+    assert!(app(&h).state.debug_markers);
+    h.get_by_label_contains("[[DEBUG:soul]]");
+}
+
+#[test]
+fn clicking_a_bar_segment_selects_the_fragment_and_shows_detail() {
+    let mut h = harness(sample());
+    // Find the segment of `soul` in layer 1's bar and click in its middle.
+    let a = app(&h).state.assembly().unwrap().clone();
+    assert!(a.fragments.iter().any(|f| f.id == "soul"));
+    let bar_y = h.get_by_label_contains("808 /").rect().bottom() + 11.0;
+    let left = h.get_by_label_contains("808 /").rect().left();
+    h.hover_at(egui::pos2(left + 20.0, bar_y));
+    h.run_steps(2);
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(left + 20.0, bar_y),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Default::default(),
+    });
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(left + 20.0, bar_y),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Default::default(),
+    });
+    h.run_steps(3);
+    assert_eq!(app(&h).state.selected.as_deref(), Some("soul"));
+    h.get_by_label_contains("SOUL.md:1");
+    h.get_by_label_contains("Tokens");
+}
+
+#[test]
+fn live_reload_after_atomic_save_and_broken_yaml_shows_a_problem() {
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.get_by_label("user").click();
+    h.run_steps(2);
+    // An editor's atomic save: write a temp file, rename it over USER.md.
+    let tmp = ws.path().join(".USER.md.tmp");
+    std::fs::write(
+        &tmp,
+        "## 关于用户\n\n- 名称：苏雄\n- NEW-LINE-FROM-EDITOR\n",
+    )
+    .unwrap();
+    std::fs::rename(&tmp, ws.path().join("USER.md")).unwrap();
+    let start = Instant::now();
+    loop {
+        h.step();
+        let text = app(&h).state.assembly().and_then(|a| {
+            a.fragments
+                .iter()
+                .find(|f| f.id == "user")
+                .map(|f| f.text.to_string())
+        });
+        if text.is_some_and(|t| t.contains("NEW-LINE-FROM-EDITOR")) && app(&h).is_idle() {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the watcher did not pick up the save"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        app(&h).state.selected.as_deref(),
+        Some("user"),
+        "selection survives the reload"
+    );
+    // A broken YAML file: one diagnostic, the app keeps running and the rest stays.
+    std::fs::write(
+        ws.path().join("fragments/memory.yaml"),
+        "- id: memory.x\n  layer: [4\n",
+    )
+    .unwrap();
+    let start = Instant::now();
+    loop {
+        h.step();
+        let has = app(&h).state.loaded.as_ref().is_some_and(|l| {
+            l.workspace
+                .diagnostics
+                .iter()
+                .any(|d| d.file == "fragments/memory.yaml")
+        });
+        if has && app(&h).is_idle() {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the broken file was not reported"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.get_by_label_contains("Problems (1)").click();
+    h.run_steps(3);
+    assert_eq!(app(&h).state.tab, Tab::Problems);
+    h.get_by_label_contains("fragments/memory.yaml:2");
+    assert!(
+        app(&h)
+            .state
+            .assembly()
+            .unwrap()
+            .fragments
+            .iter()
+            .any(|f| f.id == "soul")
+    );
+}
+
+#[test]
+fn session_selector_changes_enabled_tools() {
+    let mut h = harness(sample());
+    assert_eq!(status_of(&h, "tool.web_search"), Status::Disabled);
+    h.get_by_role_and_label(Role::ComboBox, "Session").click();
+    h.run_steps(2);
+    h.get_by_label("research").click();
+    let start = Instant::now();
+    while app(&h).state.assembly().map(|a| a.session.as_str()) != Some("research")
+        || !app(&h).is_idle()
+    {
+        h.step();
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_ne!(status_of(&h, "tool.web_search"), Status::Disabled);
+}
