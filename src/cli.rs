@@ -79,6 +79,16 @@ pub enum Command {
         #[arg(long)]
         request_json: bool,
     },
+    /// Predict prompt-cache reads, writes and cost over the session's requests.
+    Predict {
+        #[command(flatten)]
+        common: Common,
+        /// anthropic, openai or prefix (a llama.cpp-style server); the model's by default.
+        #[arg(long)]
+        provider: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
 }
 
 /// Exit code 2 with a one-line reason.
@@ -128,6 +138,35 @@ pub fn run(command: Command) -> ExitCode {
                     }
                     return ExitCode::from(1);
                 }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Predict {
+            common,
+            provider,
+            format,
+        } => {
+            let provider = match provider.as_deref().map(|p| (p, engine::Provider::parse(p))) {
+                None => None,
+                Some((_, Some(p))) => Some(p),
+                Some((p, None)) => {
+                    return fail(&format!(
+                        "unknown provider '{p}' (anthropic, openai or prefix)"
+                    ));
+                }
+            };
+            let (ins, counter, _) = match inspect(&common) {
+                Ok(x) => x,
+                Err(e) => return fail(&e),
+            };
+            let p = engine::prediction::predict(&ins, provider, &counter);
+            match format {
+                Format::Json => out(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&engine::prediction::to_json(&p))
+                        .unwrap_or_default()
+                )),
+                Format::Text | Format::Markdown => out(&engine::prediction::to_text(&p)),
             }
             ExitCode::SUCCESS
         }

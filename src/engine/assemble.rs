@@ -52,6 +52,7 @@ pub struct PreparedFragment {
     pub priority: i64,
     pub source: String,
     pub line: usize,
+    pub body_line: usize,
     pub kind: FragmentKind,
     /// `None` when enabled; otherwise why not.
     pub disabled: Option<String>,
@@ -198,6 +199,7 @@ pub fn prepare(
             priority: f.priority,
             source: f.source.clone(),
             line: f.line,
+            body_line: f.body_line,
             kind: f.kind.clone(),
             disabled,
             raw: f.body.as_str().into(),

@@ -3,11 +3,16 @@
 pub mod assemble;
 pub mod diag;
 pub mod expr;
+pub mod history;
+pub mod lint;
 pub mod models;
+pub mod predict;
+pub mod prediction;
 pub mod report;
 pub mod request;
 pub mod session;
 pub mod settings;
+pub mod shape;
 pub mod sources;
 pub mod tokens;
 pub mod workspace;
@@ -132,3 +137,6 @@ pub fn inspect_loaded(
 
 #[cfg(test)]
 mod assemble_tests;
+
+#[cfg(test)]
+mod predict_tests;
