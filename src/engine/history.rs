@@ -110,10 +110,10 @@ mod tests {
 
     #[test]
     fn tail_truncation_keeps_last_messages_starting_with_user_text() {
-        let conv: Vec<Message> = (0..10)
+        let conv: Vec<Message> = (0..10usize)
             .map(|i| {
                 Message::text(
-                    if i % 2 == 0 {
+                    if i.is_multiple_of(2) {
                         Role::User
                     } else {
                         Role::Assistant

@@ -31,7 +31,7 @@ fn sys(i: usize, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
 }
 
 fn msg(i: usize, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
-    let role = if i % 2 == 0 {
+    let role = if i.is_multiple_of(2) {
         session::Role::User
     } else {
         session::Role::Assistant

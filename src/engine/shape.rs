@@ -202,7 +202,7 @@ pub fn shapes(
             .map(|r| (r.turn, r.messages, r.gap_secs))
             .collect()
     };
-    let hello = vec![Message::text(Role::User, "Hello")];
+    let hello = [Message::text(Role::User, "Hello")];
     let mut out = Vec::new();
     let mut at = 0u64;
     let mut prev_turn = 0;
