@@ -242,3 +242,41 @@ fn session_selector_changes_enabled_tools() {
     }
     assert_ne!(status_of(&h, "tool.web_search"), Status::Disabled);
 }
+
+#[test]
+fn cache_panel_shows_the_requests_and_follows_the_slider() {
+    let mut h = harness(sample());
+    h.get_by_label("Cache").click();
+    h.run_steps(3);
+    h.get_by_label_contains("request 1 · turn 1");
+    h.get_by_label_contains("request 5 · turn 3");
+    h.get_by_label_contains("Strategies over the same requests");
+    let cost = |h: &mut Harness<'static, Option<App>>| {
+        h.state_mut()
+            .as_mut()
+            .unwrap()
+            .prediction()
+            .unwrap()
+            .total_cost_usd
+    };
+    let before = cost(&mut h);
+    h.get_by_role_and_label(Role::SpinButton, "Total budget")
+        .set_value_accesskit(1300.0);
+    h.run_steps(3);
+    let after = cost(&mut h);
+    assert!(
+        after < before,
+        "a smaller prompt costs less: {before} → {after}"
+    );
+    // The provider selector switches the predictor.
+    h.get_by_label("openai").click();
+    h.run_steps(3);
+    let p = h
+        .state_mut()
+        .as_mut()
+        .unwrap()
+        .prediction()
+        .unwrap()
+        .clone();
+    assert_eq!(p.provider, prompt_inspector::engine::Provider::Openai);
+}

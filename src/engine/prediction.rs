@@ -5,9 +5,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Inspection;
+use super::assemble::{Assembly, Prepared};
 use super::lint::{self, LintWarning};
 use super::models::Provider;
 use super::predict::{self, Predicted, Usage};
+use super::session::Session;
 use super::shape::{self, Strategy};
 use super::tokens::TokenCounter;
 
@@ -50,11 +52,26 @@ pub struct Prediction {
 
 /// Predicts the session of `ins` for `provider` (the model's by default).
 pub fn predict(ins: &Inspection, provider: Option<Provider>, counter: &TokenCounter) -> Prediction {
-    let a = &ins.assembly;
-    let model = &ins.prepared.model;
+    predict_for(
+        &ins.assembly,
+        &ins.prepared,
+        ins.session(),
+        provider,
+        counter,
+    )
+}
+
+/// Predicts from an assembly and its preparation (what the window holds).
+pub fn predict_for(
+    a: &Assembly,
+    prepared: &Prepared,
+    session: &Session,
+    provider: Option<Provider>,
+    counter: &TokenCounter,
+) -> Prediction {
+    let model = &prepared.model;
     let provider = provider.unwrap_or(model.provider);
-    let session = ins.session();
-    let settings = &ins.prepared.settings;
+    let settings = &prepared.settings;
     let mut strategies = Vec::new();
     let mut layered = Vec::new();
     let mut layered_shapes = Vec::new();
@@ -162,7 +179,7 @@ pub fn predict(ins: &Inspection, provider: Option<Provider>, counter: &TokenCoun
         strategies,
         best,
         saving_usd: none_cost - best_cost,
-        warnings: lint::lint(a, &ins.prepared),
+        warnings: lint::lint(a, prepared),
         context,
     }
 }

@@ -58,6 +58,9 @@ pub struct App {
     ctx: egui::Context,
     applied_theme: Option<ThemeChoice>,
     shots: Option<super::shots::ShotPlan>,
+    pub cache_view: super::cache::CacheView,
+    /// The prediction shown, with the key of what it was computed from.
+    prediction: Option<(u64, crate::engine::prediction::Prediction)>,
 }
 
 /// The bundled sample workspace, wherever it can be found.
@@ -103,6 +106,8 @@ impl App {
             ctx: ctx.clone(),
             applied_theme: None,
             shots: super::shots::ShotPlan::from_env(),
+            cache_view: super::cache::CacheView::default(),
+            prediction: None,
         };
         if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
             app.open(p);
@@ -538,6 +543,7 @@ impl App {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.state.tab, Tab::Fragments, "Fragments");
                 ui.selectable_value(&mut self.state.tab, Tab::Prompt, "Prompt");
+                ui.selectable_value(&mut self.state.tab, Tab::Cache, "Cache");
                 ui.selectable_value(
                     &mut self.state.tab,
                     Tab::Problems,
@@ -546,7 +552,8 @@ impl App {
             });
             ui.separator();
             match self.state.tab {
-                Tab::Fragments | Tab::Cache | Tab::Diff => {
+                Tab::Cache => self.cache_tab(ui),
+                Tab::Fragments | Tab::Diff => {
                     table::filters(ui, &mut self.state, std::mem::take(&mut self.focus_filter));
                     let out = table::table(ui, &mut self.state);
                     if let Some(id) = out.clicked {
@@ -561,6 +568,50 @@ impl App {
                 }
             }
         });
+    }
+
+    /// The prediction of the current state, recomputed only when the prompt,
+    /// the session, the model or the provider changed.
+    pub fn prediction(&mut self) -> Option<&crate::engine::prediction::Prediction> {
+        let l = self.state.loaded.as_ref()?;
+        let mut key = xxhash_rust::xxh3::xxh3_64(
+            format!(
+                "{:?}|{}|{}",
+                self.cache_view.provider, l.prepared.session, l.prepared.model.id
+            )
+            .as_bytes(),
+        );
+        for b in &l.assembly.blocks {
+            key = key.rotate_left(5) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
+        }
+        key ^= l.assembly.tools_tokens as u64;
+        if self.prediction.as_ref().map(|p| p.0) != Some(key) {
+            let session = l
+                .workspace
+                .session(&l.prepared.session)
+                .unwrap_or_else(|| l.workspace.default_session());
+            let p = crate::engine::prediction::predict_for(
+                &l.assembly,
+                &l.prepared,
+                session,
+                self.cache_view.provider,
+                &self.counter,
+            );
+            self.prediction = Some((key, p));
+        }
+        self.prediction.as_ref().map(|p| &p.1)
+    }
+
+    fn cache_tab(&mut self, ui: &mut Ui) {
+        if self.prediction().is_none() {
+            return;
+        }
+        let Some((_, p)) = &self.prediction else {
+            return;
+        };
+        if let Some(prov) = super::cache::show(ui, &mut self.cache_view, p) {
+            self.cache_view.provider = prov;
+        }
     }
 
     fn prompt_tab(&mut self, ui: &mut Ui) {
