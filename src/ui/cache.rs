@@ -16,7 +16,7 @@ pub struct CacheView {
 }
 
 fn usage_bar(ui: &mut Ui, read: u64, write: u64, uncached: u64, scale: u64) {
-    let width = ui.available_width().min(420.0).max(80.0);
+    let width = ui.available_width().clamp(80.0, 420.0);
     let (rect, _) = ui.allocate_exact_size(vec2(width, 14.0), Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
