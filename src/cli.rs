@@ -79,6 +79,39 @@ pub enum Command {
         #[arg(long)]
         request_json: bool,
     },
+    /// Send the session's requests to a provider and compare real cache usage with the prediction.
+    Send {
+        #[command(flatten)]
+        common: Common,
+        /// The API: anthropic (Messages) or openai (Chat Completions, also local servers).
+        #[arg(long)]
+        provider: String,
+        /// Base URL (a proxy or a local server), e.g. http://127.0.0.1:8080.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Send the first request N times instead of the session (cold, then warm).
+        #[arg(long)]
+        repeat: Option<usize>,
+        /// Send this session's first request, then that of another session.
+        #[arg(long)]
+        then_session: Option<String>,
+        /// Predict with anthropic, openai or prefix rules (default: the API's).
+        #[arg(long)]
+        predict_with: Option<String>,
+        /// Wait the session's gaps for real.
+        #[arg(long)]
+        honour_gaps: bool,
+        /// Seconds to wait for each response.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        #[arg(long, default_value_t = 3)]
+        max_retries: u32,
+        /// Do not save the results under WORKSPACE/.prompt-inspector/runs/.
+        #[arg(long)]
+        no_save: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Predict prompt-cache reads, writes and cost over the session's requests.
     Predict {
         #[command(flatten)]
@@ -97,7 +130,7 @@ pub fn fail(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn out(text: &str) {
+pub fn out(text: &str) {
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(text.as_bytes());
     let _ = o.flush();
@@ -141,6 +174,31 @@ pub fn run(command: Command) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Send {
+            common,
+            provider,
+            base_url,
+            repeat,
+            then_session,
+            predict_with,
+            honour_gaps,
+            timeout,
+            max_retries,
+            no_save,
+            format,
+        } => crate::cli_send::run(crate::cli_send::SendArgs {
+            common,
+            provider,
+            base_url,
+            repeat,
+            then_session,
+            predict_with,
+            honour_gaps,
+            timeout,
+            max_retries,
+            save: !no_save,
+            json: format == Format::Json,
+        }),
         Command::Predict {
             common,
             provider,

@@ -2,5 +2,7 @@
 //! prompt is assembled, trimmed and cached.
 
 pub mod cli;
+pub mod cli_send;
 pub mod engine;
+pub mod net;
 pub mod ui;

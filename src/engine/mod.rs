@@ -3,6 +3,7 @@
 pub mod assemble;
 pub mod diag;
 pub mod expr;
+pub mod fsutil;
 pub mod history;
 pub mod lint;
 pub mod models;
@@ -14,6 +15,7 @@ pub mod session;
 pub mod settings;
 pub mod shape;
 pub mod sources;
+pub mod testrun;
 pub mod tokens;
 pub mod workspace;
 pub mod yaml;

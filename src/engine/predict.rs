@@ -28,7 +28,7 @@ pub const OPENAI_STEP: usize = 128;
 /// OpenAI keeps prefixes for 5–10 minutes of inactivity; the lower bound.
 pub const OPENAI_IDLE_SECS: u64 = 300;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub cache_creation_input_tokens: u64,

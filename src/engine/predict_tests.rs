@@ -15,6 +15,7 @@ fn seg(kind: SegKind, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
         tokens,
         breakpoint: bp,
         spans: Vec::new(),
+        source_block: None,
     }
 }
 

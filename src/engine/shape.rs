@@ -62,6 +62,9 @@ pub struct Segment {
     pub breakpoint: Option<Ttl>,
     #[serde(skip)]
     pub spans: Vec<Span>,
+    /// The message block this position was made from.
+    #[serde(skip)]
+    pub source_block: Option<Block>,
 }
 
 impl Segment {
@@ -147,6 +150,7 @@ pub fn shapes(
             breakpoint: (cache_on && settings.cache_tools && i + 1 == n_tools)
                 .then_some(Ttl::FiveMinutes),
             spans: Vec::new(),
+            source_block: None,
         });
     }
     match strategy {
@@ -174,6 +178,7 @@ pub fn shapes(
                     text,
                     breakpoint: Some(Ttl::FiveMinutes),
                     spans,
+                    source_block: None,
                 });
             }
         }
@@ -188,6 +193,7 @@ pub fn shapes(
                     text: b.text.clone(),
                     breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
                     spans: b.spans.clone(),
+                    source_block: None,
                 });
             }
         }
@@ -248,6 +254,7 @@ pub fn shapes(
                     breakpoint: (cache_on && last && settings.history.message_breakpoint)
                         .then_some(Ttl::FiveMinutes),
                     spans: Vec::new(),
+                    source_block: Some(b.clone()),
                 });
             }
         }

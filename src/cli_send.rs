@@ -1,0 +1,234 @@
+//! `prompt-inspector send`: real test requests against a provider, side by
+//! side with the prediction.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cli::{Common, fail, inspect, out};
+use crate::engine::testrun::{self, Plan, RunRecord};
+use crate::engine::{self, Provider, fsutil};
+use crate::net::{self, ApiKey, Endpoint, run::RunOptions};
+
+pub struct SendArgs {
+    pub common: Common,
+    pub provider: String,
+    pub base_url: Option<String>,
+    pub repeat: Option<usize>,
+    pub then_session: Option<String>,
+    pub predict_with: Option<String>,
+    pub honour_gaps: bool,
+    pub timeout: u64,
+    pub max_retries: u32,
+    pub save: bool,
+    pub json: bool,
+}
+
+pub fn usage_json(u: &engine::predict::Usage) -> Value {
+    json!({"input_tokens": u.input_tokens, "cache_creation_input_tokens": u.cache_creation_input_tokens, "cache_read_input_tokens": u.cache_read_input_tokens})
+}
+
+pub fn record_json(r: &RunRecord) -> Value {
+    json!({
+        "provider": r.provider,
+        "base_url": r.base_url,
+        "model": r.model,
+        "session": r.session,
+        "plan": r.plan,
+        "cancelled": r.cancelled,
+        "requests": r.rows.iter().map(|row| json!({
+            "label": row.label,
+            "predicted": {
+                "input_tokens": row.predicted.input_tokens,
+                "cache_creation_input_tokens": row.predicted.cache_creation_input_tokens,
+                "cache_read_input_tokens": row.predicted.cache_read_input_tokens,
+                "cost_usd": row.predicted_cost_usd,
+            },
+            "actual": row.actual.as_ref().map(|a| json!({
+                "input_tokens": a.input_tokens,
+                "cache_creation_input_tokens": a.cache_creation_input_tokens,
+                "cache_read_input_tokens": a.cache_read_input_tokens,
+                "reports_creation": a.reports_creation,
+                "latency_ms": a.latency_ms,
+                "retries": a.retries,
+            })),
+            "error": row.error,
+            "agrees": row.agrees,
+            "explanation": row.explanation,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn record_text(r: &RunRecord) -> String {
+    let mut o = format!(
+        "{} · {} · model {} · session {} · {}\n\n",
+        r.provider, r.base_url, r.model, r.session, r.plan
+    );
+    o +=
+        "request                     read (pred/real)   write (pred/real)   uncached (pred/real)\n";
+    for row in &r.rows {
+        match (&row.actual, &row.error) {
+            (Some(a), _) => {
+                let mark = |p: u64, q: u64| {
+                    if p == q {
+                        format!("{p}/{q}")
+                    } else {
+                        format!("{p}/{q} ≠")
+                    }
+                };
+                o += &format!(
+                    "{:<27} {:>18} {:>19} {:>22}\n",
+                    row.label,
+                    mark(
+                        row.predicted.cache_read_input_tokens,
+                        a.cache_read_input_tokens
+                    ),
+                    mark(
+                        row.predicted.cache_creation_input_tokens,
+                        a.cache_creation_input_tokens
+                    ),
+                    mark(row.predicted.input_tokens, a.input_tokens)
+                );
+                if !row.agrees {
+                    for e in &row.explanation {
+                        o += &format!("    · {e}\n");
+                    }
+                }
+            }
+            (None, Some(e)) => o += &format!("{:<27} error: {e}\n", row.label),
+            _ => {}
+        }
+    }
+    let agree = r.rows.iter().filter(|x| x.agrees).count();
+    o += &format!(
+        "\n{agree} of {} requests agree with the prediction{}\n",
+        r.rows.len(),
+        if r.cancelled { " (cancelled)" } else { "" }
+    );
+    o
+}
+
+pub fn run(a: SendArgs) -> ExitCode {
+    let Some(api) = Provider::parse(&a.provider).filter(|p| *p != Provider::Prefix) else {
+        return fail(&format!(
+            "unknown provider '{}' (anthropic or openai)",
+            a.provider
+        ));
+    };
+    let predict_with = match a.predict_with.as_deref() {
+        None => api,
+        Some(p) => match Provider::parse(p) {
+            Some(p) => p,
+            None => {
+                return fail(&format!(
+                    "unknown --predict-with '{p}' (anthropic, openai or prefix)"
+                ));
+            }
+        },
+    };
+    let key = ApiKey::from_env(api);
+    if key.is_none() && a.base_url.is_none() {
+        let var = if api == Provider::Anthropic {
+            "ANTHROPIC_API_KEY"
+        } else {
+            "OPENAI_API_KEY"
+        };
+        return fail(&format!(
+            "set {var} (or give --base-url for a proxy or a local server)"
+        ));
+    }
+    let (ins, counter, table) = match inspect(&a.common) {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    let other = match &a.then_session {
+        Some(name) => {
+            let opts = engine::Options {
+                session: Some(name.clone()),
+                ..a.common.options()
+            };
+            match engine::inspect(&a.common.workspace, &opts, &table, &counter) {
+                Ok(o) => Some(o),
+                Err(e) => return fail(&e),
+            }
+        }
+        None => None,
+    };
+    let plan = match (&a.repeat, &a.then_session) {
+        (Some(n), _) => Plan::Repeat(*n),
+        (None, Some(s)) => Plan::ThenSession(s.clone()),
+        _ => Plan::Session,
+    };
+    let model = ins.prepared.model.clone();
+    let planned = testrun::plan(&ins, other.as_ref(), &plan, predict_with, &model, &counter);
+    let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
+    ep.timeout = Duration::from_secs(a.timeout.max(1));
+    ep.max_retries = a.max_retries;
+    let record = RunRecord {
+        schema: 1,
+        provider: api.as_str().into(),
+        base_url: ep.base_url.clone(),
+        model: model.id.clone(),
+        session: ins.session().name.clone(),
+        plan: format!("{plan:?}"),
+        started_unix: fsutil::unix_now(),
+        rows: Vec::new(),
+        cancelled: false,
+    };
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let quiet = a.json;
+    let record = net::run::execute_blocking(
+        &ep,
+        &model,
+        &planned,
+        &RunOptions {
+            honour_gaps: a.honour_gaps,
+        },
+        cancel,
+        |p| {
+            if !quiet
+                && let net::run::Progress::Sending {
+                    index,
+                    total,
+                    label,
+                } = &p
+            {
+                eprintln!("[{}/{}] {label}", index + 1, total);
+            }
+        },
+        record,
+    );
+    let saved = if a.save {
+        match testrun::save(&ins.workspace.root, &record) {
+            Ok(p) => Some(p.display().to_string()),
+            Err(e) => {
+                eprintln!("prompt-inspector: results not saved: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if a.json {
+        let mut v = record_json(&record);
+        v["saved"] = json!(saved);
+        out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        ));
+    } else {
+        out(&record_text(&record));
+        if let Some(p) = saved {
+            out(&format!("saved: {p}\n"));
+        }
+    }
+    for row in record.rows.iter().filter_map(|r| r.error.as_ref()) {
+        eprintln!("prompt-inspector: {row}");
+    }
+    if record.rows.iter().any(|r| r.error.is_some()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,159 @@
+//! Executes a test run: sends the planned requests in order, reports
+//! progress, compares each with its prediction, keeps partial results.
+
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::{Endpoint, NetError};
+use crate::engine::models::ModelInfo;
+use crate::engine::testrun::{Planned, RunRecord, RunRow, compare};
+
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Sending {
+        index: usize,
+        total: usize,
+        label: String,
+    },
+    Waiting {
+        secs: u64,
+    },
+    Row {
+        index: usize,
+        row: RunRow,
+    },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Wait the session's gaps for real (off by default).
+    pub honour_gaps: bool,
+}
+
+fn fatal(e: &NetError) -> bool {
+    matches!(
+        e,
+        NetError::Unauthorized(_) | NetError::Connect(_) | NetError::Cancelled
+    )
+}
+
+/// Sends every planned request; never panics, keeps what was measured.
+pub async fn execute(
+    ep: &Endpoint,
+    model: &ModelInfo,
+    planned: &[Planned],
+    opts: &RunOptions,
+    mut cancel: watch::Receiver<bool>,
+    mut progress: impl FnMut(Progress),
+    mut record: RunRecord,
+) -> RunRecord {
+    let client = match super::client(ep) {
+        Ok(c) => c,
+        Err(e) => {
+            record.rows.push(error_row("client", planned.first(), &e));
+            return record;
+        }
+    };
+    let mut gap_skipped = false;
+    for (i, p) in planned.iter().enumerate() {
+        if !opts.honour_gaps
+            && p.gap_secs > 0
+            && p.predicted.notes.iter().any(|n| n.contains("expired"))
+        {
+            gap_skipped = true;
+        }
+        if *cancel.borrow() {
+            record.cancelled = true;
+            break;
+        }
+        if opts.honour_gaps && p.gap_secs > 0 {
+            progress(Progress::Waiting { secs: p.gap_secs });
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs(p.gap_secs)) => {}
+                _ = cancel.changed() => { record.cancelled = true; break; }
+            }
+        }
+        progress(Progress::Sending {
+            index: i,
+            total: planned.len(),
+            label: p.label.clone(),
+        });
+        let row = match super::send(&client, ep, &p.body, &mut cancel).await {
+            Ok(actual) => {
+                let (agrees, explanation) =
+                    compare(&p.predicted, &actual, model, ep.provider, gap_skipped);
+                RunRow {
+                    label: p.label.clone(),
+                    predicted: p.predicted.usage,
+                    predicted_cost_usd: p.predicted.cost_usd,
+                    actual: Some(actual),
+                    error: None,
+                    agrees,
+                    explanation,
+                }
+            }
+            Err(e) => {
+                let stop = fatal(&e);
+                if e == NetError::Cancelled {
+                    record.cancelled = true;
+                }
+                let row = error_row(&p.label, Some(p), &e);
+                progress(Progress::Row {
+                    index: i,
+                    row: row.clone(),
+                });
+                record.rows.push(row);
+                if stop {
+                    break;
+                }
+                continue;
+            }
+        };
+        progress(Progress::Row {
+            index: i,
+            row: row.clone(),
+        });
+        record.rows.push(row);
+    }
+    record
+}
+
+fn error_row(label: &str, p: Option<&Planned>, e: &NetError) -> RunRow {
+    RunRow {
+        label: label.to_string(),
+        predicted: p.map(|p| p.predicted.usage).unwrap_or_default(),
+        predicted_cost_usd: p.map(|p| p.predicted.cost_usd).unwrap_or(0.0),
+        actual: None,
+        error: Some(e.to_string()),
+        agrees: false,
+        explanation: Vec::new(),
+    }
+}
+
+/// Runs `execute` on a fresh runtime (for the CLI and the GUI's run thread).
+pub fn execute_blocking(
+    ep: &Endpoint,
+    model: &ModelInfo,
+    planned: &[Planned],
+    opts: &RunOptions,
+    cancel: watch::Receiver<bool>,
+    progress: impl FnMut(Progress),
+    record: RunRecord,
+) -> RunRecord {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(execute(ep, model, planned, opts, cancel, progress, record)),
+        Err(e) => {
+            let mut record = record;
+            record.rows.push(error_row(
+                "runtime",
+                planned.first(),
+                &NetError::Connect(e.to_string()),
+            ));
+            record
+        }
+    }
+}
