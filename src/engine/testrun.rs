@@ -226,14 +226,17 @@ pub fn compare(
     let (pt, at) = (pu.total(), a.total());
     if pt != at {
         let pct = (at as f64 - pt as f64) * 100.0 / pt.max(1) as f64;
-        why.push(if model.estimate {
+        why.push(if model.estimate && provider == Provider::Anthropic {
             format!(
                 "token counts differ by {pct:+.1}% ({pt} predicted, {at} real): {}'s tokenizer is estimated with {} (calibrate with count_tokens)",
                 model.id,
                 model.tokenizer.as_str()
             )
         } else {
-            format!("token counts differ by {pct:+.1}% ({pt} predicted, {at} real): the server adds its own formatting tokens or uses another tokenizer")
+            format!(
+                "token counts differ by {pct:+.1}% ({pt} predicted, {at} real): the server uses its own tokenizer and chat template (the table says {})",
+                model.tokenizer.as_str()
+            )
         });
     }
     if provider == Provider::Anthropic && !a.reports_creation && pu.cache_creation_input_tokens > 0
