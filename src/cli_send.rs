@@ -176,6 +176,11 @@ pub fn run(a: SendArgs) -> ExitCode {
         rows: Vec::new(),
         cancelled: false,
     };
+    let calibration = if api == Provider::Anthropic && model.estimate && !planned.is_empty() {
+        calibrate(&ep, &ins.workspace.root, &model.id, &planned[0])
+    } else {
+        None
+    };
     let (_tx, cancel) = tokio::sync::watch::channel(false);
     let quiet = a.json;
     let record = net::run::execute_blocking(
@@ -213,12 +218,19 @@ pub fn run(a: SendArgs) -> ExitCode {
     if a.json {
         let mut v = record_json(&record);
         v["saved"] = json!(saved);
+        v["calibration"] = json!(calibration);
         out(&format!(
             "{}\n",
             serde_json::to_string_pretty(&v).unwrap_or_default()
         ));
     } else {
         out(&record_text(&record));
+        if let Some(r) = calibration {
+            out(&format!(
+                "calibration: {} counts {r:.3}× the o200k estimate (count_tokens; saved for this workspace)\n",
+                model.id
+            ));
+        }
         if let Some(p) = saved {
             out(&format!("saved: {p}\n"));
         }
@@ -230,5 +242,33 @@ pub fn run(a: SendArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Asks `count_tokens` for the first request and stores real / estimated.
+fn calibrate(
+    ep: &Endpoint,
+    root: &std::path::Path,
+    model: &str,
+    first: &testrun::Planned,
+) -> Option<f64> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let client = net::client(ep).ok()?;
+    match rt.block_on(net::count_tokens(&client, ep, &first.body)) {
+        Ok(real) => {
+            let estimated = first.shape.total_tokens().max(1) as f64;
+            let ratio = real as f64 / estimated;
+            if let Err(e) = engine::calibration::save(root, model, ratio) {
+                eprintln!("prompt-inspector: calibration not saved: {e}");
+            }
+            Some(ratio)
+        }
+        Err(e) => {
+            eprintln!("prompt-inspector: count_tokens failed, no calibration: {e}");
+            None
+        }
     }
 }

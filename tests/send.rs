@@ -64,10 +64,23 @@ fn cold_then_warm_agrees_with_the_prediction() {
             assert_eq!(row["predicted"][k], row["actual"][k], "{k}: {row:#}");
         }
     }
+    // count_tokens calibrated the estimate, saved apart from any snapshot.
+    let cal = json(&o)["calibration"].as_f64().unwrap();
+    assert!((cal - 1.0).abs() < 0.05, "{cal}");
+    let saved =
+        std::fs::read_to_string(ws.path().join(".prompt-inspector/calibration.json")).unwrap();
+    assert!(saved.contains("claude-sonnet-4-5"));
+    let report = json(&run(&[
+        "report",
+        ws.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert!(report["calibration"]["ratio"].as_f64().is_some());
     // The headers carried the key and the version; the body the breakpoints.
     let st = server.state.lock().unwrap();
     assert!(st.headers_seen[0].contains("anthropic-version") && st.headers_seen[0].contains(KEY));
-    assert_eq!(st.requests[0]["max_tokens"], 1);
+    assert_eq!(st.requests[1]["max_tokens"], 1);
 }
 
 #[test]

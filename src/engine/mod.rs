@@ -1,6 +1,7 @@
 //! The engine: pure, synchronous and deterministic. No UI, no network.
 
 pub mod assemble;
+pub mod calibration;
 pub mod diag;
 pub mod expr;
 pub mod fsutil;

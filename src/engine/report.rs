@@ -43,6 +43,10 @@ pub fn to_json(ins: &Inspection) -> Value {
         "diagnostics": ins.diagnostics().iter().map(diag_json).collect::<Vec<_>>(),
         "counts": status_counts(a).iter().map(|(s, n)| (s.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "total_tokens": a.total_tokens,
+        "calibration": super::calibration::load(&ins.workspace.root).get(&a.model).map(|r| json!({
+            "ratio": r,
+            "calibrated_total_tokens": (a.total_tokens as f64 * r).round() as u64,
+        })),
     })
 }
 
