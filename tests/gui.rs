@@ -2,6 +2,7 @@
 //! label like a user would (no display, no GPU).
 
 mod common;
+mod fake;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -279,4 +280,63 @@ fn cache_panel_shows_the_requests_and_follows_the_slider() {
         .unwrap()
         .clone();
     assert_eq!(p.provider, prompt_inspector::engine::Provider::Openai);
+}
+
+#[test]
+fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
+    let server = fake::FakeServer::start("");
+    // Every request takes a while, so the run can be watched and cancelled.
+    for _ in 0..7 {
+        server.push(fake::Scripted::Delay(Duration::from_millis(700)));
+    }
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.get_by_label("Test run").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().run_panel.base_url = server.url.clone();
+    h.get_by_label("Start run").click();
+    h.run_steps(2);
+    assert!(app(&h).run_panel.is_running());
+    let start = Instant::now();
+    while !app(&h).run_panel.status.starts_with("sending") {
+        h.step();
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no progress shown"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run_steps(1);
+    h.get_by_label_contains("sending 1/7");
+    // Wait for the first result, then cancel.
+    let start = Instant::now();
+    while app(&h).run_panel.done == 0 {
+        h.step();
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no result arrived"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.get_by_label("Cancel run").click();
+    let start = Instant::now();
+    while app(&h).run_panel.is_running() {
+        h.step();
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "cancel did not stop the run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let record = app(&h).run_panel.record.clone().unwrap();
+    assert!(record.cancelled);
+    assert!(
+        !record.rows.is_empty() && record.rows.len() < 7,
+        "{} rows",
+        record.rows.len()
+    );
+    h.get_by_label_contains("cancelled:");
+    h.get_by_label("read (pred / real)");
+    h.get_by_label("request 1 · turn 1");
 }

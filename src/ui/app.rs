@@ -59,6 +59,7 @@ pub struct App {
     applied_theme: Option<ThemeChoice>,
     shots: Option<super::shots::ShotPlan>,
     pub cache_view: super::cache::CacheView,
+    pub run_panel: super::run::RunPanel,
     /// The prediction shown, with the key of what it was computed from.
     prediction: Option<(u64, crate::engine::prediction::Prediction)>,
 }
@@ -107,6 +108,7 @@ impl App {
             applied_theme: None,
             shots: super::shots::ShotPlan::from_env(),
             cache_view: super::cache::CacheView::default(),
+            run_panel: super::run::RunPanel::default(),
             prediction: None,
         };
         if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
@@ -186,6 +188,7 @@ impl App {
 
     /// Applies what the worker and the watcher reported.
     pub fn poll(&mut self) {
+        self.run_panel.poll();
         let mut reload = false;
         while self.watch_rx.try_recv().is_ok() {
             reload = true;
@@ -544,6 +547,7 @@ impl App {
                 ui.selectable_value(&mut self.state.tab, Tab::Fragments, "Fragments");
                 ui.selectable_value(&mut self.state.tab, Tab::Prompt, "Prompt");
                 ui.selectable_value(&mut self.state.tab, Tab::Cache, "Cache");
+                ui.selectable_value(&mut self.state.tab, Tab::Run, "Test run");
                 ui.selectable_value(
                     &mut self.state.tab,
                     Tab::Problems,
@@ -553,6 +557,7 @@ impl App {
             ui.separator();
             match self.state.tab {
                 Tab::Cache => self.cache_tab(ui),
+                Tab::Run => self.run_tab(ui),
                 Tab::Fragments | Tab::Diff => {
                     table::filters(ui, &mut self.state, std::mem::take(&mut self.focus_filter));
                     let out = table::table(ui, &mut self.state);
@@ -600,6 +605,81 @@ impl App {
             self.prediction = Some((key, p));
         }
         self.prediction.as_ref().map(|p| &p.1)
+    }
+
+    /// The loaded state as an engine inspection (for runs and snapshots).
+    pub fn inspection(&self) -> Option<crate::engine::Inspection> {
+        let l = self.state.loaded.as_ref()?;
+        Some(crate::engine::Inspection {
+            workspace: (*l.workspace).clone(),
+            prepared: (*l.prepared).clone(),
+            assembly: l.assembly.clone(),
+        })
+    }
+
+    fn run_tab(&mut self, ui: &mut Ui) {
+        let sessions: Vec<String> = self
+            .state
+            .loaded
+            .as_ref()
+            .map(|l| {
+                l.workspace
+                    .sessions
+                    .iter()
+                    .map(|s| s.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        match super::run::show(ui, &mut self.run_panel, &sessions, &self.table) {
+            Some(super::run::RunIntent::Start) => self.start_run(ui.ctx()),
+            Some(super::run::RunIntent::Cancel) => self.run_panel.cancel(),
+            None => {}
+        }
+    }
+
+    /// Starts a test run of the current state (the session shown, the
+    /// budget of the sliders).
+    pub fn start_run(&mut self, ctx: &egui::Context) {
+        let Some(ins) = self.inspection() else { return };
+        let other = if self.run_panel.plan == super::run::PlanKind::ThenSession {
+            let name = self.run_panel.then_session.clone();
+            let Some(s) = ins.workspace.session(&name) else {
+                self.run_panel.status = "choose the second session".into();
+                return;
+            };
+            let prepared = crate::engine::prepare(
+                &ins.workspace,
+                s,
+                &ins.prepared.settings,
+                &ins.prepared.model,
+                &self.counter,
+            );
+            let assembly = crate::engine::assemble(
+                &prepared,
+                &self.state.budget,
+                self.state.debug_markers,
+                &self.counter,
+            );
+            Some(crate::engine::Inspection {
+                workspace: ins.workspace.clone(),
+                prepared,
+                assembly,
+            })
+        } else {
+            None
+        };
+        let predict_with = self
+            .cache_view
+            .provider
+            .unwrap_or(match self.run_panel.api {
+                crate::engine::Provider::Anthropic => crate::engine::Provider::Anthropic,
+                _ if ins.prepared.model.provider == crate::engine::Provider::Prefix => {
+                    crate::engine::Provider::Prefix
+                }
+                _ => crate::engine::Provider::Openai,
+            });
+        self.run_panel
+            .start(&ins, other.as_ref(), predict_with, &self.counter, ctx);
     }
 
     fn cache_tab(&mut self, ui: &mut Ui) {

@@ -8,6 +8,7 @@ pub mod detail;
 pub mod fonts;
 pub mod overview;
 pub mod prompt;
+pub mod run;
 pub mod shots;
 pub mod side;
 pub mod state;

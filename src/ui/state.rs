@@ -17,6 +17,7 @@ pub enum Tab {
     Fragments,
     Prompt,
     Cache,
+    Run,
     Diff,
     Problems,
 }
