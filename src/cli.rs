@@ -112,6 +112,22 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Save a snapshot of the assembled session (default: WORKSPACE/.prompt-inspector/snapshots/).
+    Snapshot {
+        #[command(flatten)]
+        common: Common,
+        /// Where to write it.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Diff two prompts: snapshot files or WORKSPACE@SESSION (assembled live).
+    /// Exit 0 when identical, 1 when different, 2 on error.
+    Diff {
+        a: String,
+        b: String,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Predict prompt-cache reads, writes and cost over the session's requests.
     Predict {
         #[command(flatten)]
@@ -199,6 +215,67 @@ pub fn run(command: Command) -> ExitCode {
             save: !no_save,
             json: format == Format::Json,
         }),
+        Command::Snapshot { common, output } => {
+            let (ins, counter, _) = match inspect(&common) {
+                Ok(x) => x,
+                Err(e) => return fail(&e),
+            };
+            let snap = engine::snapshot::Snapshot::take(&ins, &counter);
+            let path = output.unwrap_or_else(|| snap.default_path(&ins.workspace.root));
+            match snap.save(&path) {
+                Ok(()) => {
+                    out(&format!("{}\n", path.display()));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&format!("cannot write {}: {e}", path.display())),
+            }
+        }
+        Command::Diff { a, b, format } => {
+            let table = match ModelTable::load() {
+                Ok(t) => t,
+                Err(e) => return fail(&e),
+            };
+            let counter = TokenCounter::new();
+            let side = |arg: &str| -> Result<engine::snapshot::Snapshot, String> {
+                let (dir, session) = match arg.rsplit_once('@') {
+                    Some((d, s)) if std::path::Path::new(d).is_dir() => {
+                        (Some(d), Some(s.to_string()))
+                    }
+                    _ if std::path::Path::new(arg).is_dir() => (Some(arg), None),
+                    _ => (None, None),
+                };
+                match dir {
+                    Some(d) => {
+                        let opts = Options {
+                            session,
+                            ..Options::default()
+                        };
+                        let ins =
+                            engine::inspect(std::path::Path::new(d), &opts, &table, &counter)?;
+                        Ok(engine::snapshot::Snapshot::take(&ins, &counter))
+                    }
+                    None => engine::snapshot::Snapshot::load(std::path::Path::new(arg)),
+                }
+            };
+            let (sa, sb) = match (side(&a), side(&b)) {
+                (Ok(x), Ok(y)) => (x, y),
+                (Err(e), _) | (_, Err(e)) => return fail(&e),
+            };
+            let d = engine::diff::diff(&sa, &sb, &a, &b);
+            match format {
+                Format::Text => out(&engine::diff::to_text(&d)),
+                Format::Json => out(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&engine::diff::to_json(&d)).unwrap_or_default()
+                )),
+                Format::Markdown => out(&engine::diff::to_markdown(&d)),
+            }
+            if d.identical {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
         Command::Predict {
             common,
             provider,

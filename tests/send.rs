@@ -319,6 +319,13 @@ fn the_key_never_appears_in_output_files_or_logs() {
         .unwrap();
     all += &stdout(&o);
     all += &stderr(&o);
+    // A snapshot carries the saved runs, and never a key.
+    let o = Command::new(bin())
+        .args(["snapshot", ws.path().to_str().unwrap()])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
     for entry in walk(ws.path()) {
         all += &String::from_utf8_lossy(&std::fs::read(&entry).unwrap());
     }

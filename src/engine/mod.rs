@@ -3,6 +3,7 @@
 pub mod assemble;
 pub mod calibration;
 pub mod diag;
+pub mod diff;
 pub mod expr;
 pub mod fsutil;
 pub mod history;
@@ -15,6 +16,7 @@ pub mod request;
 pub mod session;
 pub mod settings;
 pub mod shape;
+pub mod snapshot;
 pub mod sources;
 pub mod testrun;
 pub mod tokens;
@@ -143,3 +145,6 @@ mod assemble_tests;
 
 #[cfg(test)]
 mod predict_tests;
+
+#[cfg(test)]
+mod diff_tests;

@@ -1,0 +1,153 @@
+//! Snapshots: the assembled result of one session at one moment, as
+//! versioned JSON written atomically. No API key is ever part of one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Inspection;
+use super::assemble::{BlockResult, FragmentResult, LayerResult};
+use super::settings::Settings;
+use super::testrun::RunRecord;
+use super::tokens::TokenCounter;
+use super::{fsutil, prediction, report, testrun};
+
+pub const SCHEMA: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Snapshot {
+    pub schema: u32,
+    pub created_unix: u64,
+    pub workspace: String,
+    pub session: String,
+    pub model: String,
+    pub tokenizer: String,
+    pub settings: Settings,
+    /// Every input file: relative path → SHA-256.
+    pub files: BTreeMap<String, String>,
+    pub fragments: Vec<FragmentResult>,
+    pub layers: Vec<LayerResult>,
+    pub blocks: Vec<BlockResult>,
+    pub tools: Vec<Value>,
+    pub tools_tokens: usize,
+    pub total_tokens: usize,
+    pub report: Value,
+    pub prediction: Value,
+    /// Test-request results of this session saved in the workspace.
+    #[serde(default)]
+    pub runs: Vec<RunRecord>,
+}
+
+impl Snapshot {
+    pub fn take(ins: &Inspection, counter: &TokenCounter) -> Snapshot {
+        let a = &ins.assembly;
+        let mut settings = ins.prepared.settings.clone();
+        settings.budget = a.budget;
+        let session = ins.session().name.clone();
+        Snapshot {
+            schema: SCHEMA,
+            created_unix: fsutil::unix_now(),
+            workspace: ins.workspace.root.display().to_string(),
+            session: session.clone(),
+            model: a.model.clone(),
+            tokenizer: a.tokenizer.as_str().into(),
+            settings,
+            files: ins.workspace.files.clone(),
+            fragments: a.fragments.clone(),
+            layers: a.layers.clone(),
+            blocks: a.blocks.clone(),
+            tools: a.tools.clone(),
+            tools_tokens: a.tools_tokens,
+            total_tokens: a.total_tokens,
+            report: report::to_json(ins),
+            prediction: prediction::to_json(&prediction::predict(ins, None, counter)),
+            runs: testrun::load_runs(&ins.workspace.root, Some(&session)),
+        }
+    }
+
+    /// `WORKSPACE/.prompt-inspector/snapshots/YYYYMMDD-HHMMSS-SESSION.json`
+    pub fn default_path(&self, root: &Path) -> PathBuf {
+        let safe: String = self
+            .session
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        root.join(".prompt-inspector")
+            .join("snapshots")
+            .join(format!("{}-{safe}.json", fsutil::stamp(self.created_unix)))
+    }
+
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec_pretty(self).unwrap_or_default()
+    }
+
+    /// Writes atomically (temp file, then rename): never a half-written file.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        fsutil::write_atomic(path, &self.to_json())
+    }
+
+    /// Like `save`, failing after the temporary file is written (tests).
+    pub fn save_failing(&self, path: &Path) -> std::io::Result<()> {
+        fsutil::write_atomic_with(path, &self.to_json(), true)
+    }
+
+    pub fn load(path: &Path) -> Result<Snapshot, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Snapshot::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Snapshot, String> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| format!("not a snapshot: invalid JSON at line {}: {e}", e.line()))?;
+        match v.get("schema").and_then(Value::as_u64) {
+            Some(s) if s > SCHEMA as u64 => {
+                return Err(format!(
+                    "snapshot schema {s} is newer than this prompt-inspector understands (schema {SCHEMA}): update prompt-inspector"
+                ));
+            }
+            Some(_) => {}
+            None => return Err("not a snapshot: no \"schema\" field".into()),
+        }
+        serde_json::from_value(v).map_err(|e| format!("corrupt snapshot: {e}"))
+    }
+
+    /// A short hash of what the prompt is (blocks and statuses), to tell
+    /// whether the live state changed since this snapshot.
+    pub fn content_key(blocks: &[BlockResult], fragments: &[FragmentResult]) -> u64 {
+        let mut h = 0u64;
+        for b in blocks {
+            h = h.rotate_left(9) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
+        }
+        for f in fragments {
+            h = h.rotate_left(3)
+                ^ xxhash_rust::xxh3::xxh3_64(
+                    format!("{}{:?}{}", f.id, f.status, f.kept_tokens).as_bytes(),
+                );
+        }
+        h
+    }
+}
+
+/// Snapshots saved in a workspace, newest first.
+pub fn list(root: &Path) -> Vec<PathBuf> {
+    let dir = root.join(".prompt-inspector").join("snapshots");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v.reverse();
+    v
+}
