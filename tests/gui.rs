@@ -340,3 +340,50 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     h.get_by_label("read (pred / real)");
     h.get_by_label("request 1 · turn 1");
 }
+
+#[test]
+fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() {
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run_steps(2);
+    assert_eq!(app(&h).snapshots.len(), 1, "Ctrl+S saved a snapshot");
+    // Edit layer 1 (atomic save) and wait for the reload.
+    let soul = std::fs::read_to_string(ws.path().join("SOUL.md"))
+        .unwrap()
+        .replacen("SuxiongBot", "SuxiongBot-2", 1);
+    std::fs::write(ws.path().join(".SOUL.tmp"), soul).unwrap();
+    std::fs::rename(ws.path().join(".SOUL.tmp"), ws.path().join("SOUL.md")).unwrap();
+    let start = Instant::now();
+    loop {
+        h.step();
+        let ok = app(&h).state.assembly().is_some_and(|a| {
+            a.fragments
+                .iter()
+                .any(|f| f.id == "soul" && f.text.contains("SuxiongBot-2"))
+        });
+        if ok && app(&h).is_idle() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "no reload");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    h.get_by_label_contains("changed since snapshot");
+    h.get_by_label("Diff").click();
+    h.run_steps(2);
+    h.get_by_label("Save snapshot (Ctrl+S)").click_accesskit();
+    h.run_steps(3);
+    let snaps = app(&h).snapshots.clone();
+    assert_eq!(snaps.len(), 2, "{:?} {:?}", snaps, app(&h).state.error);
+    {
+        let a = h.state_mut().as_mut().unwrap();
+        a.diff_view.a = prompt_inspector::ui::diff::Side::Snapshot(snaps[1].clone());
+        a.diff_view.b = prompt_inspector::ui::diff::Side::Snapshot(snaps[0].clone());
+        a.diff_view.dirty = true;
+    }
+    h.run_steps(3);
+    h.get_by_label_contains("fragment soul (layer 1): changed");
+    h.get_by_label_contains("breakpoint 1 (block 1, layer 1): invalidated");
+    h.get_by_label_contains("+我是 **SuxiongBot-2**");
+}

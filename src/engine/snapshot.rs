@@ -80,9 +80,16 @@ impl Snapshot {
                 }
             })
             .collect();
-        root.join(".prompt-inspector")
-            .join("snapshots")
-            .join(format!("{}-{safe}.json", fsutil::stamp(self.created_unix)))
+        let dir = root.join(".prompt-inspector").join("snapshots");
+        let stamp = fsutil::stamp(self.created_unix);
+        let mut path = dir.join(format!("{stamp}-{safe}.json"));
+        let mut n = 2;
+        // Two snapshots in the same second get -2, -3…
+        while path.exists() {
+            path = dir.join(format!("{stamp}-{safe}-{n}.json"));
+            n += 1;
+        }
+        path
     }
 
     pub fn to_json(&self) -> Vec<u8> {
@@ -136,18 +143,25 @@ impl Snapshot {
     }
 }
 
-/// Snapshots saved in a workspace, newest first.
+/// Snapshots saved in a workspace, newest first (by modification time).
 pub fn list(root: &Path) -> Vec<PathBuf> {
     let dir = root.join(".prompt-inspector").join("snapshots");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+    let mut v: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .map(|p| {
+                    (
+                        p.metadata()
+                            .and_then(|m| m.modified())
+                            .unwrap_or(std::time::UNIX_EPOCH),
+                        p,
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
     v.sort();
-    v.reverse();
-    v
+    v.into_iter().rev().map(|(_, p)| p).collect()
 }

@@ -60,6 +60,10 @@ pub struct App {
     shots: Option<super::shots::ShotPlan>,
     pub cache_view: super::cache::CacheView,
     pub run_panel: super::run::RunPanel,
+    pub diff_view: super::diff::DiffView,
+    /// Snapshots of the workspace (newest first) and the newest one's key.
+    pub snapshots: Vec<PathBuf>,
+    latest_snapshot: Option<(String, u64, String)>,
     /// The prediction shown, with the key of what it was computed from.
     prediction: Option<(u64, crate::engine::prediction::Prediction)>,
 }
@@ -109,6 +113,9 @@ impl App {
             shots: super::shots::ShotPlan::from_env(),
             cache_view: super::cache::CacheView::default(),
             run_panel: super::run::RunPanel::default(),
+            diff_view: super::diff::DiffView::default(),
+            snapshots: Vec::new(),
+            latest_snapshot: None,
             prediction: None,
         };
         if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
@@ -212,6 +219,8 @@ impl App {
                     if generation == self.state.generation {
                         self.state.last_load_ms = millis;
                         self.state.apply_loaded(workspace, prepared, &self.counter);
+                        self.refresh_snapshots();
+                        self.diff_view.dirty = true;
                     }
                 }
                 Done::Prepared {
@@ -258,6 +267,9 @@ impl App {
         let cmd = |k| KeyboardShortcut::new(Modifiers::COMMAND, k);
         if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::O))) {
             self.show_open_dialog();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::S))) {
+            self.save_snapshot();
         }
         if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::R))) {
             self.reload();
@@ -450,6 +462,13 @@ impl App {
                         "loaded in {} ms · re-assembly {} µs · frame {} µs",
                         self.state.last_load_ms, self.state.last_assemble_us, self.frames.last_us
                     ));
+                    if let Some(name) = self.changed_since_snapshot() {
+                        ui.separator();
+                        ui.colored_label(
+                            egui::Color32::from_rgb(0xFB, 0x8C, 0x00),
+                            format!("● changed since snapshot {name}"),
+                        );
+                    }
                     if self.state.reloads > 0 {
                         ui.separator();
                         ui.weak(format!("reloaded {}×", self.state.reloads));
@@ -548,6 +567,7 @@ impl App {
                 ui.selectable_value(&mut self.state.tab, Tab::Prompt, "Prompt");
                 ui.selectable_value(&mut self.state.tab, Tab::Cache, "Cache");
                 ui.selectable_value(&mut self.state.tab, Tab::Run, "Test run");
+                ui.selectable_value(&mut self.state.tab, Tab::Diff, "Diff");
                 ui.selectable_value(
                     &mut self.state.tab,
                     Tab::Problems,
@@ -558,7 +578,8 @@ impl App {
             match self.state.tab {
                 Tab::Cache => self.cache_tab(ui),
                 Tab::Run => self.run_tab(ui),
-                Tab::Fragments | Tab::Diff => {
+                Tab::Diff => self.diff_tab(ui),
+                Tab::Fragments => {
                     table::filters(ui, &mut self.state, std::mem::take(&mut self.focus_filter));
                     let out = table::table(ui, &mut self.state);
                     if let Some(id) = out.clicked {
@@ -680,6 +701,130 @@ impl App {
             });
         self.run_panel
             .start(&ins, other.as_ref(), predict_with, &self.counter, ctx);
+    }
+
+    /// Reads the workspace's snapshot list and the newest one's content key.
+    pub fn refresh_snapshots(&mut self) {
+        let Some(root) = &self.state.root else { return };
+        self.snapshots = crate::engine::snapshot::list(root);
+        self.latest_snapshot = self.snapshots.iter().find_map(|p| {
+            let s = crate::engine::snapshot::Snapshot::load(p).ok()?;
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            Some((
+                s.session.clone(),
+                crate::engine::snapshot::Snapshot::content_key(&s.blocks, &s.fragments),
+                name,
+            ))
+        });
+    }
+
+    /// Saves a snapshot of the current state (Ctrl+S).
+    pub fn save_snapshot(&mut self) -> Option<PathBuf> {
+        let ins = self.inspection()?;
+        let snap = crate::engine::snapshot::Snapshot::take(&ins, &self.counter);
+        let path = snap.default_path(&ins.workspace.root);
+        match snap.save(&path) {
+            Ok(()) => {
+                self.state.error = None;
+                self.refresh_snapshots();
+                self.diff_view.dirty = true;
+                Some(path)
+            }
+            Err(e) => {
+                self.state.error = Some(format!("snapshot not saved: {e}"));
+                None
+            }
+        }
+    }
+
+    /// "changed since snapshot …" when the live prompt differs from the
+    /// newest snapshot of the same session.
+    pub fn changed_since_snapshot(&self) -> Option<String> {
+        let l = self.state.loaded.as_ref()?;
+        let (session, key, name) = self.latest_snapshot.as_ref()?;
+        if *session != l.prepared.session {
+            return None;
+        }
+        let live = crate::engine::snapshot::Snapshot::content_key(
+            &l.assembly.blocks,
+            &l.assembly.fragments,
+        );
+        (live != *key).then(|| name.clone())
+    }
+
+    fn side_snapshot(
+        &self,
+        side: &super::diff::Side,
+    ) -> Result<crate::engine::snapshot::Snapshot, String> {
+        let ins = self.inspection().ok_or("no workspace is open")?;
+        match side {
+            super::diff::Side::Live => {
+                Ok(crate::engine::snapshot::Snapshot::take(&ins, &self.counter))
+            }
+            super::diff::Side::Session(name) => {
+                let s = ins
+                    .workspace
+                    .session(name)
+                    .ok_or_else(|| format!("no session {name}"))?;
+                let prepared = crate::engine::prepare(
+                    &ins.workspace,
+                    s,
+                    &ins.prepared.settings,
+                    &ins.prepared.model,
+                    &self.counter,
+                );
+                let assembly = crate::engine::assemble(
+                    &prepared,
+                    &self.state.budget,
+                    self.state.debug_markers,
+                    &self.counter,
+                );
+                let other = crate::engine::Inspection {
+                    workspace: ins.workspace.clone(),
+                    prepared,
+                    assembly,
+                };
+                Ok(crate::engine::snapshot::Snapshot::take(
+                    &other,
+                    &self.counter,
+                ))
+            }
+            super::diff::Side::Snapshot(p) => crate::engine::snapshot::Snapshot::load(p),
+        }
+    }
+
+    fn diff_tab(&mut self, ui: &mut Ui) {
+        let sessions: Vec<String> = self
+            .state
+            .loaded
+            .as_ref()
+            .map(|l| {
+                l.workspace
+                    .sessions
+                    .iter()
+                    .map(|s| s.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let snapshots = self.snapshots.clone();
+        match super::diff::show(ui, &mut self.diff_view, &sessions, &snapshots) {
+            Some(super::diff::DiffIntent::SaveSnapshot) => {
+                self.save_snapshot();
+            }
+            Some(super::diff::DiffIntent::Compute) => self.compute_diff(),
+            None => {}
+        }
+    }
+
+    pub fn compute_diff(&mut self) {
+        self.diff_view.dirty = false;
+        let (a, b) = (self.diff_view.a.clone(), self.diff_view.b.clone());
+        let result = match (self.side_snapshot(&a), self.side_snapshot(&b)) {
+            (Ok(x), Ok(y)) => Ok(crate::engine::diff::diff(&x, &y, &a.label(), &b.label())),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        self.diff_view.result = Some(result);
+        self.diff_view.generation += 1;
     }
 
     fn cache_tab(&mut self, ui: &mut Ui) {

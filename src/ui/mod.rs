@@ -5,6 +5,7 @@ pub mod app;
 pub mod cache;
 pub mod colors;
 pub mod detail;
+pub mod diff;
 pub mod fonts;
 pub mod overview;
 pub mod prompt;
