@@ -256,7 +256,105 @@ fn main() {
     extra_benches(&mut c, dir.path());
     c.final_summary();
     compare_with_python(&text);
+    ui_frame_times(dir.path());
 }
 
-/// Later stages (prediction, diff) add their benchmarks here.
-fn extra_benches(_c: &mut Criterion, _dir: &Path) {}
+/// Prediction and diff on the generated workspace.
+fn extra_benches(c: &mut Criterion, dir: &Path) {
+    use prompt_inspector::engine::{diff, prediction, snapshot::Snapshot};
+    let table = ModelTable::bundled();
+    let counter = TokenCounter::new();
+    let ins = engine::inspect(dir, &Options::default(), &table, &counter).unwrap();
+    let a = Snapshot::take(&ins, &counter);
+    let smaller = engine::inspect(
+        dir,
+        &Options {
+            budget_total: Some(ins.workspace.settings.budget.total - 5_000),
+            ..Options::default()
+        },
+        &table,
+        &counter,
+    )
+    .unwrap();
+    let b = Snapshot::take(&smaller, &counter);
+    let mut g = c.benchmark_group("snapshot_diff_1000_fragments");
+    g.sample_size(10);
+    g.bench_function("diff_two_snapshots", |bch| {
+        bch.iter(|| black_box(diff::diff(&a, &b, "a", "b").lines.len()))
+    });
+    g.bench_function("take_snapshot", |bch| {
+        bch.iter(|| black_box(Snapshot::take(&ins, &counter).total_tokens))
+    });
+    g.bench_function("predict_layered_single_none", |bch| {
+        bch.iter(|| black_box(prediction::predict(&ins, None, &counter).total_cost_usd))
+    });
+    g.finish();
+}
+
+/// CPU time of the window's frames while the total-budget slider is dragged
+/// on the generated workspace (egui_kittest, no GPU: layout and our panels,
+/// no rasterization).
+fn ui_frame_times(dir: &Path) {
+    use egui::accesskit::Role;
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+    use prompt_inspector::ui::App;
+    use prompt_inspector::ui::state::Tab;
+    let path = dir.to_path_buf();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1440.0, 900.0))
+        .build_ui_state(
+            move |ui, app: &mut Option<App>| {
+                app.get_or_insert_with(|| App::new(ui.ctx(), None, Some(path.clone())))
+                    .show(ui);
+            },
+            None,
+        );
+    let start = Instant::now();
+    while h
+        .state()
+        .as_ref()
+        .is_none_or(|a| !a.is_idle() || a.state.loaded.is_none())
+    {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert!(start.elapsed().as_secs() < 120);
+    }
+    println!(
+        "\nwindow on the 1,000-fragment workspace: loaded in {:.2} s (worker thread)",
+        start.elapsed().as_secs_f64()
+    );
+    for (tab, name) in [
+        (Tab::Fragments, "fragments tab"),
+        (Tab::Prompt, "prompt tab"),
+        (Tab::Cache, "cache tab"),
+    ] {
+        h.state_mut().as_mut().unwrap().state.tab = tab;
+        h.run_steps(3);
+        let total0 = h.state().as_ref().unwrap().state.budget.total;
+        let mut show = Vec::new();
+        let mut step = Vec::new();
+        for i in 0..60u64 {
+            let v = (total0 - i * 150) as f64;
+            h.get_by_role_and_label(Role::SpinButton, "Total budget")
+                .set_value_accesskit(v);
+            let t = Instant::now();
+            h.step();
+            step.push(t.elapsed().as_secs_f64() * 1e3);
+            show.push(h.state().as_ref().unwrap().frames.last_us as f64 / 1e3);
+        }
+        let stats = |v: &mut Vec<f64>| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            (
+                v.iter().sum::<f64>() / v.len() as f64,
+                v[v.len() / 2],
+                v[v.len() * 95 / 100],
+            )
+        };
+        let (sm, s50, s95) = stats(&mut show);
+        let (hm, h50, h95) = stats(&mut step);
+        println!(
+            "  slider drag, {name}: App::show {sm:.2} ms mean / {s50:.2} median / {s95:.2} p95; whole egui frame {hm:.2} / {h50:.2} / {h95:.2} ms"
+        );
+    }
+}

@@ -24,7 +24,7 @@ shoot() { # views workspace
   PROMPT_INSPECTOR_SHOTS="$out" PROMPT_INSPECTOR_SHOT_VIEWS="$1" \
     timeout 120 xvfb-run -a -s "-screen 0 1440x900x24" "$bin" "$2"
 }
-shoot overview,table-detail,prompt-markers,cache sample-workspace
+shoot overview,table-detail,prompt-markers,cache,diff sample-workspace
 # The problems view on a copy of the sample with broken files.
 broken=$(mktemp -d)
 cp -r sample-workspace/. "$broken/"

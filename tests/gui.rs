@@ -244,22 +244,30 @@ fn session_selector_changes_enabled_tools() {
     assert_ne!(status_of(&h, "tool.web_search"), Status::Disabled);
 }
 
+/// The prediction is computed off the UI thread: steps until it is current.
+fn cost(h: &mut Harness<'static, Option<App>>) -> f64 {
+    let start = Instant::now();
+    loop {
+        h.step();
+        let a = h.state_mut().as_mut().unwrap();
+        if a.prediction().is_some() && a.prediction_is_current() {
+            return a.prediction().unwrap().total_cost_usd;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "no prediction");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn cache_panel_shows_the_requests_and_follows_the_slider() {
     let mut h = harness(sample());
     h.get_by_label("Cache").click();
     h.run_steps(3);
+    let _ = cost(&mut h);
+    h.run_steps(2);
     h.get_by_label_contains("request 1 · turn 1");
     h.get_by_label_contains("request 5 · turn 3");
     h.get_by_label_contains("Strategies over the same requests");
-    let cost = |h: &mut Harness<'static, Option<App>>| {
-        h.state_mut()
-            .as_mut()
-            .unwrap()
-            .prediction()
-            .unwrap()
-            .total_cost_usd
-    };
     let before = cost(&mut h);
     h.get_by_role_and_label(Role::SpinButton, "Total budget")
         .set_value_accesskit(1300.0);
@@ -272,6 +280,7 @@ fn cache_panel_shows_the_requests_and_follows_the_slider() {
     // The provider selector switches the predictor.
     h.get_by_label("openai").click();
     h.run_steps(3);
+    let _ = cost(&mut h);
     let p = h
         .state_mut()
         .as_mut()

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::diag::Diagnostic;
-use super::expr::SessionFacts;
 use super::models::ModelInfo;
 use super::session::Session;
 use super::settings::{Budget, Settings, Ttl};
+use super::template::facts;
+pub use super::template::interpolate;
 use super::tokens::{Encoding, TokenCounter};
 use super::workspace::{FragmentKind, Workspace};
 
@@ -79,52 +80,6 @@ pub struct Prepared {
     pub tools: Vec<serde_json::Value>,
     pub tools_tokens: usize,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Replaces `{{workspaceDir}}` and `{{session.NAME}}`; unknown variables stay
-/// verbatim and are returned.
-pub fn interpolate(text: &str, root: &str, session: &Session) -> (String, Vec<String>) {
-    let mut out = String::with_capacity(text.len());
-    let mut unknown = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("}}") else {
-            out.push_str(&rest[start..]);
-            return (out, unknown);
-        };
-        let name = after[..end].trim();
-        let value = match name {
-            "workspaceDir" => Some(root.to_string()),
-            "session.name" => Some(session.name.clone()),
-            _ => name
-                .strip_prefix("session.")
-                .and_then(|v| session.vars.get(v).cloned()),
-        };
-        match value {
-            Some(v) => out.push_str(&v),
-            None => {
-                unknown.push(name.to_string());
-                out.push_str(&rest[start..start + 2 + end + 2]);
-            }
-        }
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    (out, unknown)
-}
-
-fn facts(ws: &Workspace, session: &Session) -> SessionFacts {
-    SessionFacts {
-        tools: session
-            .tools
-            .clone()
-            .unwrap_or_else(|| ws.tool_names())
-            .into_iter()
-            .collect(),
-        flags: session.flags.clone(),
-    }
 }
 
 /// Applies a session to a workspace: evaluates conditions, interpolates and

@@ -18,8 +18,10 @@ pub mod settings;
 pub mod shape;
 pub mod snapshot;
 pub mod sources;
+pub mod template;
 pub mod testrun;
 pub mod tokens;
+pub mod tooldefs;
 pub mod workspace;
 pub mod yaml;
 

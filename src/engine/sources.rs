@@ -3,13 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::diag::{Diagnostic, FileDiags};
 use super::expr;
 use super::settings::Settings;
-use super::workspace::{FragmentDef, FragmentKind, Reader, ToolDef, check_relative};
-use super::yaml::{self, Node, key_line, split_frontmatter, text_line, unknown_keys};
+use super::workspace::{FragmentDef, FragmentKind, Reader, check_relative};
+use super::yaml::{self, Node, key_line, split_frontmatter, unknown_keys};
 
 /// (file, layer, priority, truncate) of the conventional Markdown files.
 const CONVENTIONS: &[(&str, u8, i64, bool)] = &[
@@ -67,23 +65,12 @@ const FRAGMENT_KEYS: &[&str] = &[
     "truncate",
 ];
 
-const TOOL_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "input_schema",
-    "enabled_when",
-    "priority",
-    "summary",
-    "cache_control",
-    "type",
-];
-
 fn id_from_file(file: &str) -> String {
     file.trim_end_matches(".md").to_ascii_lowercase()
 }
 
 /// A fragment with the defaults every source starts from.
-fn base(
+pub(super) fn base(
     id: String,
     layer: u8,
     priority: i64,
@@ -116,7 +103,12 @@ fn base(
 
 /// Parses `enabled_when` into the fragment; an invalid expression is one
 /// diagnostic and leaves the fragment disabled.
-fn set_condition(f: &mut FragmentDef, src: &str, line: Option<usize>, diags: &mut Vec<Diagnostic>) {
+pub(super) fn set_condition(
+    f: &mut FragmentDef,
+    src: &str,
+    line: Option<usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
     f.enabled_when = Some(src.to_string());
     match expr::parse(src) {
         Ok(e) => f.condition = Some(e),
@@ -381,162 +373,6 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
         };
         apply_common(&mut f, &node, &text, 1, diags);
         out.push(f);
-    }
-}
-
-fn json_tool(
-    v: &Value,
-    rel: &str,
-    text: &str,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<(ToolDef, FragmentDef)> {
-    let Some(obj) = v.as_object() else {
-        diags.push(Diagnostic::error(
-            rel,
-            Some(1),
-            "a tool definition must be a JSON object",
-        ));
-        return None;
-    };
-    let Some(name) = obj
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|n| !n.is_empty())
-    else {
-        diags.push(Diagnostic::error(
-            rel,
-            Some(1),
-            "tool definition is missing required field 'name' (skipped)",
-        ));
-        return None;
-    };
-    let line = text_line(text, &format!("\"{name}\""), 1).unwrap_or(1);
-    for k in obj.keys().filter(|k| !TOOL_KEYS.contains(&k.as_str())) {
-        diags.push(Diagnostic::warning(
-            rel,
-            text_line(text, &format!("\"{k}\""), 1),
-            format!("unknown key '{k}' in tool '{name}' (ignored)"),
-        ));
-    }
-    let description = obj
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let schema = match obj.get("input_schema") {
-        Some(s) if s.is_object() => s.clone(),
-        _ => {
-            diags.push(Diagnostic::error(rel, Some(line), format!("tool '{name}' is missing required field 'input_schema' (an object); an empty schema is used")));
-            serde_json::json!({"type": "object", "properties": {}})
-        }
-    };
-    let mut text_out = format!("### Tool: {name}\n{description}");
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(props) = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .filter(|p| !p.is_empty())
-    {
-        text_out.push_str("\nParameters:");
-        for (p, spec) in props {
-            let ty = spec.get("type").and_then(Value::as_str).unwrap_or("any");
-            let req = if required.contains(&p.as_str()) {
-                ", required"
-            } else {
-                ""
-            };
-            let desc = spec
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            text_out.push_str(&format!("\n- {p} ({ty}{req}): {desc}"));
-        }
-    }
-    let id = format!("tool.{name}");
-    let mut f = base(
-        id.clone(),
-        3,
-        60,
-        text_out,
-        rel,
-        line,
-        FragmentKind::Tool {
-            name: name.to_string(),
-        },
-    );
-    f.interpolate = false;
-    if let Some(p) = obj.get("priority").and_then(Value::as_i64) {
-        f.priority = p;
-    }
-    f.summary = obj
-        .get("summary")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let cond = obj
-        .get("enabled_when")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("{name} in session.tools"));
-    let cond_line = text_line(text, "\"enabled_when\"", 1).or(Some(line));
-    set_condition(&mut f, &cond, cond_line, diags);
-    let definition =
-        serde_json::json!({"name": name, "description": description, "input_schema": schema});
-    Some((
-        ToolDef {
-            name: name.to_string(),
-            definition,
-            fragment_id: id,
-            source: rel.to_string(),
-        },
-        f,
-    ))
-}
-
-pub fn load_tools(
-    r: &mut Reader,
-    out: &mut Vec<FragmentDef>,
-    tools: &mut Vec<ToolDef>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    for (name, is_dir) in r.list("tools") {
-        if is_dir || !name.ends_with(".json") {
-            continue;
-        }
-        let rel = format!("tools/{name}");
-        let Some(text) = r.read(&rel) else { continue };
-        let v: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                diags.push(Diagnostic::error(
-                    rel.as_str(),
-                    Some(e.line()),
-                    format!("invalid JSON: {e}"),
-                ));
-                continue;
-            }
-        };
-        let items = match v {
-            Value::Array(a) => a,
-            other => vec![other],
-        };
-        for item in &items {
-            if let Some((t, f)) = json_tool(item, &rel, &text, diags) {
-                if tools.iter().any(|o: &ToolDef| o.name == t.name) {
-                    diags.push(Diagnostic::error(
-                        rel.as_str(),
-                        Some(f.line),
-                        format!("duplicate tool '{}' (the first wins)", t.name),
-                    ));
-                    continue;
-                }
-                tools.push(t);
-                out.push(f);
-            }
-        }
     }
 }
 

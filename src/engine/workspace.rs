@@ -310,7 +310,7 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
     let mut tools = Vec::new();
     sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
     sources::load_skills(&mut r, &mut fragments, &mut diags);
-    sources::load_tools(&mut r, &mut fragments, &mut tools, &mut diags);
+    super::tooldefs::load_tools(&mut r, &mut fragments, &mut tools, &mut diags);
     sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
     let fragments = sources::dedupe(fragments, &mut diags);
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
 
 use super::detail::{self, TokenViewCache};
-use super::prompt::{self, PromptLines};
+use super::prompt::PromptLines;
 use super::state::{AppState, Persisted, Tab, ThemeChoice};
 use super::watch::Watcher;
 use super::worker::{Done, Job, Worker};
@@ -19,11 +19,11 @@ use crate::engine::{ModelTable, TokenCounter};
 const STORAGE_KEY: &str = "prompt-inspector";
 
 #[derive(Default)]
-struct OpenDialog {
-    visible: bool,
-    path: String,
-    picking: Option<Receiver<Option<PathBuf>>>,
-    note: Option<String>,
+pub(crate) struct OpenDialog {
+    pub(crate) visible: bool,
+    pub(crate) path: String,
+    pub(crate) picking: Option<Receiver<Option<PathBuf>>>,
+    pub(crate) note: Option<String>,
 }
 
 /// CPU time of drawing, per frame.
@@ -47,25 +47,26 @@ pub struct App {
     pub table: Arc<ModelTable>,
     pub frames: FrameStats,
     pub font: String,
-    worker: Worker,
-    watcher: Option<Watcher>,
-    watch_tx: Sender<()>,
-    watch_rx: Receiver<()>,
-    open: OpenDialog,
-    token_cache: TokenViewCache,
-    prompt_cache: PromptLines,
-    focus_filter: bool,
-    ctx: egui::Context,
-    applied_theme: Option<ThemeChoice>,
-    shots: Option<super::shots::ShotPlan>,
+    pub(crate) worker: Worker,
+    pub(crate) watcher: Option<Watcher>,
+    pub(crate) watch_tx: Sender<()>,
+    pub(crate) watch_rx: Receiver<()>,
+    pub(crate) open: OpenDialog,
+    pub(crate) token_cache: TokenViewCache,
+    pub(crate) prompt_cache: PromptLines,
+    pub(crate) focus_filter: bool,
+    pub(crate) ctx: egui::Context,
+    pub(crate) applied_theme: Option<ThemeChoice>,
+    pub(crate) shots: Option<super::shots::ShotPlan>,
     pub cache_view: super::cache::CacheView,
     pub run_panel: super::run::RunPanel,
     pub diff_view: super::diff::DiffView,
     /// Snapshots of the workspace (newest first) and the newest one's key.
     pub snapshots: Vec<PathBuf>,
-    latest_snapshot: Option<(String, u64, String)>,
+    pub(crate) latest_snapshot: Option<(String, u64, String)>,
     /// The prediction shown, with the key of what it was computed from.
-    prediction: Option<(u64, crate::engine::prediction::Prediction)>,
+    pub(crate) prediction: Option<(u64, crate::engine::prediction::Prediction)>,
+    pub(crate) prediction_job: Option<(u64, Receiver<crate::engine::prediction::Prediction>)>,
 }
 
 /// The bundled sample workspace, wherever it can be found.
@@ -117,6 +118,7 @@ impl App {
             snapshots: Vec::new(),
             latest_snapshot: None,
             prediction: None,
+            prediction_job: None,
         };
         if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
             app.open(p);
@@ -367,10 +369,12 @@ impl App {
         self.open_dialog(&ctx);
         if self.state.loaded.is_some()
             && self.is_idle()
-            && let Some(plan) = &mut self.shots
-            && plan.step(&ctx, &mut self.state)
+            && let Some(mut plan) = self.shots.take()
         {
-            self.state.reassemble(&self.counter);
+            if plan.step(&ctx, self) {
+                self.state.reassemble(&self.counter);
+            }
+            self.shots = Some(plan);
         }
         let us = started.elapsed().as_micros();
         self.frames.last_us = us;
@@ -438,45 +442,6 @@ impl App {
                 if let Some(busy) = &self.state.busy {
                     ui.spinner();
                     ui.weak(busy);
-                }
-            });
-        });
-    }
-
-    fn status_bar(&mut self, ui: &mut Ui) {
-        egui::Panel::bottom("status-bar").show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                if let Some(l) = &self.state.loaded {
-                    let a = &l.assembly;
-                    ui.label(format!(
-                        "{} fragments · {} tokens in {} blocks · {} ({}{})",
-                        a.fragments.len(),
-                        a.total_tokens,
-                        a.blocks.len(),
-                        a.model,
-                        a.tokenizer.as_str(),
-                        if a.estimate { ", estimate" } else { "" }
-                    ));
-                    ui.separator();
-                    ui.weak(format!(
-                        "loaded in {} ms · re-assembly {} µs · frame {} µs",
-                        self.state.last_load_ms, self.state.last_assemble_us, self.frames.last_us
-                    ));
-                    if let Some(name) = self.changed_since_snapshot() {
-                        ui.separator();
-                        ui.colored_label(
-                            egui::Color32::from_rgb(0xFB, 0x8C, 0x00),
-                            format!("● changed since snapshot {name}"),
-                        );
-                    }
-                    if self.state.reloads > 0 {
-                        ui.separator();
-                        ui.weak(format!("reloaded {}×", self.state.reloads));
-                    }
-                }
-                if let Some(e) = &self.state.error {
-                    ui.separator();
-                    ui.colored_label(egui::Color32::from_rgb(0xE5, 0x39, 0x35), e);
                 }
             });
         });
@@ -594,367 +559,6 @@ impl App {
                 }
             }
         });
-    }
-
-    /// The prediction of the current state, recomputed only when the prompt,
-    /// the session, the model or the provider changed.
-    pub fn prediction(&mut self) -> Option<&crate::engine::prediction::Prediction> {
-        let l = self.state.loaded.as_ref()?;
-        let mut key = xxhash_rust::xxh3::xxh3_64(
-            format!(
-                "{:?}|{}|{}",
-                self.cache_view.provider, l.prepared.session, l.prepared.model.id
-            )
-            .as_bytes(),
-        );
-        for b in &l.assembly.blocks {
-            key = key.rotate_left(5) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
-        }
-        key ^= l.assembly.tools_tokens as u64;
-        if self.prediction.as_ref().map(|p| p.0) != Some(key) {
-            let session = l
-                .workspace
-                .session(&l.prepared.session)
-                .unwrap_or_else(|| l.workspace.default_session());
-            let p = crate::engine::prediction::predict_for(
-                &l.assembly,
-                &l.prepared,
-                session,
-                self.cache_view.provider,
-                &self.counter,
-            );
-            self.prediction = Some((key, p));
-        }
-        self.prediction.as_ref().map(|p| &p.1)
-    }
-
-    /// The loaded state as an engine inspection (for runs and snapshots).
-    pub fn inspection(&self) -> Option<crate::engine::Inspection> {
-        let l = self.state.loaded.as_ref()?;
-        Some(crate::engine::Inspection {
-            workspace: (*l.workspace).clone(),
-            prepared: (*l.prepared).clone(),
-            assembly: l.assembly.clone(),
-        })
-    }
-
-    fn run_tab(&mut self, ui: &mut Ui) {
-        let sessions: Vec<String> = self
-            .state
-            .loaded
-            .as_ref()
-            .map(|l| {
-                l.workspace
-                    .sessions
-                    .iter()
-                    .map(|s| s.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        match super::run::show(ui, &mut self.run_panel, &sessions, &self.table) {
-            Some(super::run::RunIntent::Start) => self.start_run(ui.ctx()),
-            Some(super::run::RunIntent::Cancel) => self.run_panel.cancel(),
-            None => {}
-        }
-    }
-
-    /// Starts a test run of the current state (the session shown, the
-    /// budget of the sliders).
-    pub fn start_run(&mut self, ctx: &egui::Context) {
-        let Some(ins) = self.inspection() else { return };
-        let other = if self.run_panel.plan == super::run::PlanKind::ThenSession {
-            let name = self.run_panel.then_session.clone();
-            let Some(s) = ins.workspace.session(&name) else {
-                self.run_panel.status = "choose the second session".into();
-                return;
-            };
-            let prepared = crate::engine::prepare(
-                &ins.workspace,
-                s,
-                &ins.prepared.settings,
-                &ins.prepared.model,
-                &self.counter,
-            );
-            let assembly = crate::engine::assemble(
-                &prepared,
-                &self.state.budget,
-                self.state.debug_markers,
-                &self.counter,
-            );
-            Some(crate::engine::Inspection {
-                workspace: ins.workspace.clone(),
-                prepared,
-                assembly,
-            })
-        } else {
-            None
-        };
-        let predict_with = self
-            .cache_view
-            .provider
-            .unwrap_or(match self.run_panel.api {
-                crate::engine::Provider::Anthropic => crate::engine::Provider::Anthropic,
-                _ if ins.prepared.model.provider == crate::engine::Provider::Prefix => {
-                    crate::engine::Provider::Prefix
-                }
-                _ => crate::engine::Provider::Openai,
-            });
-        self.run_panel
-            .start(&ins, other.as_ref(), predict_with, &self.counter, ctx);
-    }
-
-    /// Reads the workspace's snapshot list and the newest one's content key.
-    pub fn refresh_snapshots(&mut self) {
-        let Some(root) = &self.state.root else { return };
-        self.snapshots = crate::engine::snapshot::list(root);
-        self.latest_snapshot = self.snapshots.iter().find_map(|p| {
-            let s = crate::engine::snapshot::Snapshot::load(p).ok()?;
-            let name = p.file_name()?.to_string_lossy().into_owned();
-            Some((
-                s.session.clone(),
-                crate::engine::snapshot::Snapshot::content_key(&s.blocks, &s.fragments),
-                name,
-            ))
-        });
-    }
-
-    /// Saves a snapshot of the current state (Ctrl+S).
-    pub fn save_snapshot(&mut self) -> Option<PathBuf> {
-        let ins = self.inspection()?;
-        let snap = crate::engine::snapshot::Snapshot::take(&ins, &self.counter);
-        let path = snap.default_path(&ins.workspace.root);
-        match snap.save(&path) {
-            Ok(()) => {
-                self.state.error = None;
-                self.refresh_snapshots();
-                self.diff_view.dirty = true;
-                Some(path)
-            }
-            Err(e) => {
-                self.state.error = Some(format!("snapshot not saved: {e}"));
-                None
-            }
-        }
-    }
-
-    /// "changed since snapshot …" when the live prompt differs from the
-    /// newest snapshot of the same session.
-    pub fn changed_since_snapshot(&self) -> Option<String> {
-        let l = self.state.loaded.as_ref()?;
-        let (session, key, name) = self.latest_snapshot.as_ref()?;
-        if *session != l.prepared.session {
-            return None;
-        }
-        let live = crate::engine::snapshot::Snapshot::content_key(
-            &l.assembly.blocks,
-            &l.assembly.fragments,
-        );
-        (live != *key).then(|| name.clone())
-    }
-
-    fn side_snapshot(
-        &self,
-        side: &super::diff::Side,
-    ) -> Result<crate::engine::snapshot::Snapshot, String> {
-        let ins = self.inspection().ok_or("no workspace is open")?;
-        match side {
-            super::diff::Side::Live => {
-                Ok(crate::engine::snapshot::Snapshot::take(&ins, &self.counter))
-            }
-            super::diff::Side::Session(name) => {
-                let s = ins
-                    .workspace
-                    .session(name)
-                    .ok_or_else(|| format!("no session {name}"))?;
-                let prepared = crate::engine::prepare(
-                    &ins.workspace,
-                    s,
-                    &ins.prepared.settings,
-                    &ins.prepared.model,
-                    &self.counter,
-                );
-                let assembly = crate::engine::assemble(
-                    &prepared,
-                    &self.state.budget,
-                    self.state.debug_markers,
-                    &self.counter,
-                );
-                let other = crate::engine::Inspection {
-                    workspace: ins.workspace.clone(),
-                    prepared,
-                    assembly,
-                };
-                Ok(crate::engine::snapshot::Snapshot::take(
-                    &other,
-                    &self.counter,
-                ))
-            }
-            super::diff::Side::Snapshot(p) => crate::engine::snapshot::Snapshot::load(p),
-        }
-    }
-
-    fn diff_tab(&mut self, ui: &mut Ui) {
-        let sessions: Vec<String> = self
-            .state
-            .loaded
-            .as_ref()
-            .map(|l| {
-                l.workspace
-                    .sessions
-                    .iter()
-                    .map(|s| s.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let snapshots = self.snapshots.clone();
-        match super::diff::show(ui, &mut self.diff_view, &sessions, &snapshots) {
-            Some(super::diff::DiffIntent::SaveSnapshot) => {
-                self.save_snapshot();
-            }
-            Some(super::diff::DiffIntent::Compute) => self.compute_diff(),
-            None => {}
-        }
-    }
-
-    pub fn compute_diff(&mut self) {
-        self.diff_view.dirty = false;
-        let (a, b) = (self.diff_view.a.clone(), self.diff_view.b.clone());
-        let result = match (self.side_snapshot(&a), self.side_snapshot(&b)) {
-            (Ok(x), Ok(y)) => Ok(crate::engine::diff::diff(&x, &y, &a.label(), &b.label())),
-            (Err(e), _) | (_, Err(e)) => Err(e),
-        };
-        self.diff_view.result = Some(result);
-        self.diff_view.generation += 1;
-    }
-
-    fn cache_tab(&mut self, ui: &mut Ui) {
-        if self.prediction().is_none() {
-            return;
-        }
-        let Some((_, p)) = &self.prediction else {
-            return;
-        };
-        if let Some(prov) = super::cache::show(ui, &mut self.cache_view, p) {
-            self.cache_view.provider = prov;
-        }
-    }
-
-    fn prompt_tab(&mut self, ui: &mut Ui) {
-        let Some(l) = &self.state.loaded else { return };
-        let mut markers = self.state.debug_markers;
-        let mut copy_text = None;
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut markers, "DEBUG markers");
-            if ui.button("Copy as text").clicked() {
-                copy_text = Some(
-                    l.assembly
-                        .blocks
-                        .iter()
-                        .map(|b| b.text.as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n\n"),
-                );
-            }
-            if ui.button("Copy as Anthropic request JSON").clicked() {
-                let session = l.workspace.session(&l.prepared.session);
-                let messages = session
-                    .and_then(|s| {
-                        s.requests
-                            .first()
-                            .map(|r| s.messages[..r.messages].to_vec())
-                    })
-                    .unwrap_or_else(|| {
-                        vec![crate::engine::session::Message::text(
-                            crate::engine::session::Role::User,
-                            "Hello",
-                        )]
-                    });
-                let s = &l.workspace.settings;
-                let body = crate::engine::request::anthropic_body(
-                    &l.assembly,
-                    &l.assembly.model,
-                    &messages,
-                    1,
-                    s.cache_tools,
-                    s.history.message_breakpoint,
-                );
-                copy_text = Some(serde_json::to_string_pretty(&body).unwrap_or_default());
-            }
-        });
-        let out = prompt::show(
-            ui,
-            &mut self.prompt_cache,
-            &l.assembly,
-            self.state.selected.as_deref(),
-        );
-        if let Some(t) = copy_text {
-            ui.ctx().copy_text(t);
-        }
-        if let Some(id) = out.clicked {
-            self.state.selected = Some(id);
-        }
-        if markers != self.state.debug_markers {
-            self.state.debug_markers = markers;
-            self.state.reassemble(&self.counter);
-        }
-    }
-
-    fn open_dialog(&mut self, ctx: &egui::Context) {
-        if !self.open.visible {
-            return;
-        }
-        let mut open_path = None;
-        let mut close = false;
-        egui::Window::new("Open a workspace folder")
-            .collapsible(false)
-            .resizable(false)
-            .show(ctx, |ui| {
-                ui.horizontal(|ui| {
-                    ui.label("Folder");
-                    let r = ui
-                        .add(egui::TextEdit::singleline(&mut self.open.path).desired_width(360.0));
-                    if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                        open_path = Some(PathBuf::from(self.open.path.trim()));
-                    }
-                });
-                ui.horizontal(|ui| {
-                    if ui
-                        .add_enabled(self.open.picking.is_none(), egui::Button::new("Browse…"))
-                        .clicked()
-                    {
-                        let (tx, rx) = channel();
-                        let ctx = ctx.clone();
-                        std::thread::spawn(move || {
-                            let choice = rfd::FileDialog::new()
-                                .set_title("Open a workspace folder")
-                                .pick_folder();
-                            let _ = tx.send(choice);
-                            ctx.request_repaint();
-                        });
-                        self.open.picking = Some(rx);
-                    }
-                    if ui.button("Open").clicked() {
-                        open_path = Some(PathBuf::from(self.open.path.trim()));
-                    }
-                    if ui.button("Cancel").clicked() {
-                        close = true;
-                    }
-                });
-                if let Some(n) = &self.open.note {
-                    ui.colored_label(egui::Color32::from_rgb(0xFB, 0x8C, 0x00), n);
-                }
-            });
-        if let Some(p) = open_path {
-            if p.is_dir() {
-                self.open.visible = false;
-                self.open(p);
-            } else {
-                self.open.note = Some(format!("{} is not a folder", p.display()));
-            }
-        }
-        if close {
-            self.open.visible = false;
-        }
     }
 }
 

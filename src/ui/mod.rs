@@ -2,6 +2,7 @@
 //! work runs on a worker thread; the UI never blocks.
 
 pub mod app;
+mod app_tabs;
 pub mod cache;
 pub mod colors;
 pub mod detail;

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::app::App;
 use super::state::{AppState, Tab};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,6 +75,27 @@ impl View {
             View::Diff => state.tab = Tab::Diff,
         }
     }
+
+    /// Puts the whole app in this view (the diff compares two sessions).
+    pub fn apply_app(self, app: &mut App) {
+        self.apply(&mut app.state);
+        if self == View::Diff
+            && let Some(l) = &app.state.loaded
+        {
+            let names: Vec<String> = l
+                .workspace
+                .sessions
+                .iter()
+                .map(|s| s.name.clone())
+                .collect();
+            let current = l.prepared.session.clone();
+            if let Some(other) = names.iter().find(|n| **n != current) {
+                app.diff_view.a = super::diff::Side::Session(current);
+                app.diff_view.b = super::diff::Side::Session(other.clone());
+                app.diff_view.dirty = true;
+            }
+        }
+    }
 }
 
 pub struct ShotPlan {
@@ -112,7 +134,7 @@ impl ShotPlan {
 
     /// Advances the plan by one frame. Returns true when the view changed
     /// (the caller re-assembles).
-    pub fn step(&mut self, ctx: &egui::Context, state: &mut AppState) -> bool {
+    pub fn step(&mut self, ctx: &egui::Context, app: &mut App) -> bool {
         if self.index >= self.views.len() {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return false;
@@ -142,7 +164,7 @@ impl ShotPlan {
             return false;
         }
         if self.wait == 0 {
-            self.views[self.index].apply(state);
+            self.views[self.index].apply_app(app);
         }
         self.wait += 1;
         if self.wait >= 8 {
