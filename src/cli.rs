@@ -80,38 +80,7 @@ pub enum Command {
         request_json: bool,
     },
     /// Send the session's requests to a provider and compare real cache usage with the prediction.
-    Send {
-        #[command(flatten)]
-        common: Common,
-        /// The API: anthropic (Messages) or openai (Chat Completions, also local servers).
-        #[arg(long)]
-        provider: String,
-        /// Base URL (a proxy or a local server), e.g. http://127.0.0.1:8080.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// Send the first request N times instead of the session (cold, then warm).
-        #[arg(long)]
-        repeat: Option<usize>,
-        /// Send this session's first request, then that of another session.
-        #[arg(long)]
-        then_session: Option<String>,
-        /// Predict with anthropic, openai or prefix rules (default: the API's).
-        #[arg(long)]
-        predict_with: Option<String>,
-        /// Wait the session's gaps for real.
-        #[arg(long)]
-        honour_gaps: bool,
-        /// Seconds to wait for each response.
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
-        #[arg(long, default_value_t = 3)]
-        max_retries: u32,
-        /// Do not save the results under WORKSPACE/.prompt-inspector/runs/.
-        #[arg(long)]
-        no_save: bool,
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-    },
+    Send(crate::cli_send::SendArgs),
     /// Save a snapshot of the assembled session (default: WORKSPACE/.prompt-inspector/snapshots/).
     Snapshot {
         #[command(flatten)]
@@ -190,31 +159,7 @@ pub fn run(command: Command) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Send {
-            common,
-            provider,
-            base_url,
-            repeat,
-            then_session,
-            predict_with,
-            honour_gaps,
-            timeout,
-            max_retries,
-            no_save,
-            format,
-        } => crate::cli_send::run(crate::cli_send::SendArgs {
-            common,
-            provider,
-            base_url,
-            repeat,
-            then_session,
-            predict_with,
-            honour_gaps,
-            timeout,
-            max_retries,
-            save: !no_save,
-            json: format == Format::Json,
-        }),
+        Command::Send(args) => crate::cli_send::run(args),
         Command::Snapshot { common, output } => {
             let (ins, counter, _) = match inspect(&common) {
                 Ok(x) => x,

@@ -6,23 +6,43 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cli::{Common, fail, inspect, out};
+use crate::cli::{Common, Format, fail, inspect, out};
 use crate::engine::testrun::{self, Plan, RunRecord};
-use crate::engine::{self, Provider, fsutil};
+use crate::engine::{self, Provider};
 use crate::net::{self, ApiKey, Endpoint, run::RunOptions};
 
+#[derive(clap::Args, Debug)]
 pub struct SendArgs {
+    #[command(flatten)]
     pub common: Common,
+    /// The API: anthropic (Messages) or openai (Chat Completions, also local servers).
+    #[arg(long)]
     pub provider: String,
+    /// Base URL (a proxy or a local server), e.g. http://127.0.0.1:8080.
+    #[arg(long)]
     pub base_url: Option<String>,
+    /// Send the first request N times instead of the session (cold, then warm).
+    #[arg(long)]
     pub repeat: Option<usize>,
+    /// Send this session's first request, then that of another session.
+    #[arg(long)]
     pub then_session: Option<String>,
+    /// Predict with anthropic, openai or prefix rules (default: the API's).
+    #[arg(long)]
     pub predict_with: Option<String>,
+    /// Wait the session's gaps for real.
+    #[arg(long)]
     pub honour_gaps: bool,
+    /// Seconds to wait for each response.
+    #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    #[arg(long, default_value_t = 3)]
     pub max_retries: u32,
-    pub save: bool,
-    pub json: bool,
+    /// Do not save the results under WORKSPACE/.prompt-inspector/runs/.
+    #[arg(long)]
+    pub no_save: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
 }
 
 pub fn usage_json(u: &engine::predict::Usage) -> Value {
@@ -165,24 +185,14 @@ pub fn run(a: SendArgs) -> ExitCode {
     let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
     ep.timeout = Duration::from_secs(a.timeout.max(1));
     ep.max_retries = a.max_retries;
-    let record = RunRecord {
-        schema: 1,
-        provider: api.as_str().into(),
-        base_url: ep.base_url.clone(),
-        model: model.id.clone(),
-        session: ins.session().name.clone(),
-        plan: format!("{plan:?}"),
-        started_unix: fsutil::unix_now(),
-        rows: Vec::new(),
-        cancelled: false,
-    };
+    let record = RunRecord::new(api, &ep.base_url, &model.id, &ins.session().name, &plan);
     let calibration = if api == Provider::Anthropic && model.estimate && !planned.is_empty() {
         calibrate(&ep, &ins.workspace.root, &model.id, &planned[0])
     } else {
         None
     };
     let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let quiet = a.json;
+    let quiet = a.format == Format::Json;
     let record = net::run::execute_blocking(
         &ep,
         &model,
@@ -204,7 +214,7 @@ pub fn run(a: SendArgs) -> ExitCode {
         },
         record,
     );
-    let saved = if a.save {
+    let saved = if !a.no_save {
         match testrun::save(&ins.workspace.root, &record) {
             Ok(p) => Some(p.display().to_string()),
             Err(e) => {
@@ -215,7 +225,7 @@ pub fn run(a: SendArgs) -> ExitCode {
     } else {
         None
     };
-    if a.json {
+    if a.format == Format::Json {
         let mut v = record_json(&record);
         v["saved"] = json!(saved);
         v["calibration"] = json!(calibration);

@@ -84,6 +84,22 @@ pub struct Diff {
     pub lines: Vec<DiffLine>,
 }
 
+impl FragmentChange {
+    /// "added", "removed", "changed" or "kept → dropped".
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ChangeKind::Added => "added".into(),
+            ChangeKind::Removed => "removed".into(),
+            ChangeKind::Changed => "changed".into(),
+            ChangeKind::StatusChanged => format!(
+                "{} → {}",
+                status(self.before_status),
+                status(self.after_status)
+            ),
+        }
+    }
+}
+
 /// (line, fragment) of the rendered blocks, with block header lines.
 fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
@@ -315,14 +331,7 @@ fn summary(d: &Diff, md: bool) -> String {
         d.total_after as i64 - d.total_before as i64
     );
     for f in &d.fragments {
-        let what = match f.kind {
-            ChangeKind::Added => "added".into(),
-            ChangeKind::Removed => "removed".into(),
-            ChangeKind::Changed => "changed".into(),
-            ChangeKind::StatusChanged => {
-                format!("{} → {}", status(f.before_status), status(f.after_status))
-            }
-        };
+        let what = f.describe();
         o += &format!(
             "{}fragment {} (layer {}): {what}, {} → {} tokens ({:+}){}\n",
             if md { "- " } else { "  " },

@@ -76,6 +76,28 @@ pub struct RunRecord {
     pub cancelled: bool,
 }
 
+impl RunRecord {
+    pub fn new(
+        provider: Provider,
+        base_url: &str,
+        model: &str,
+        session: &str,
+        plan: &Plan,
+    ) -> RunRecord {
+        RunRecord {
+            schema: 1,
+            provider: provider.as_str().into(),
+            base_url: base_url.into(),
+            model: model.into(),
+            session: session.into(),
+            plan: format!("{plan:?}"),
+            started_unix: super::fsutil::unix_now(),
+            rows: Vec::new(),
+            cancelled: false,
+        }
+    }
+}
+
 fn body_for(
     ins: &Inspection,
     provider: Provider,

@@ -82,19 +82,20 @@ impl App {
         })
     }
 
+    /// Names of the open workspace's sessions.
+    pub fn session_names(&self) -> Vec<String> {
+        let Some(l) = &self.state.loaded else {
+            return Vec::new();
+        };
+        l.workspace
+            .sessions
+            .iter()
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
     pub(crate) fn run_tab(&mut self, ui: &mut Ui) {
-        let sessions: Vec<String> = self
-            .state
-            .loaded
-            .as_ref()
-            .map(|l| {
-                l.workspace
-                    .sessions
-                    .iter()
-                    .map(|s| s.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let sessions = self.session_names();
         match super::run::show(ui, &mut self.run_panel, &sessions, &self.table) {
             Some(super::run::RunIntent::Start) => self.start_run(ui.ctx()),
             Some(super::run::RunIntent::Cancel) => self.run_panel.cancel(),
@@ -238,18 +239,7 @@ impl App {
     }
 
     pub(crate) fn diff_tab(&mut self, ui: &mut Ui) {
-        let sessions: Vec<String> = self
-            .state
-            .loaded
-            .as_ref()
-            .map(|l| {
-                l.workspace
-                    .sessions
-                    .iter()
-                    .map(|s| s.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let sessions = self.session_names();
         let snapshots = self.snapshots.clone();
         match super::diff::show(ui, &mut self.diff_view, &sessions, &snapshots) {
             Some(super::diff::DiffIntent::SaveSnapshot) => {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
-use crate::engine::diff::{ChangeKind, Diff, DiffLine};
+use crate::engine::diff::{Diff, DiffLine};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Side {
@@ -114,16 +114,7 @@ fn summary(ui: &mut Ui, d: &Diff) {
         d.total_after as i64 - d.total_before as i64
     ));
     for f in &d.fragments {
-        let what = match f.kind {
-            ChangeKind::Added => "added".to_string(),
-            ChangeKind::Removed => "removed".to_string(),
-            ChangeKind::Changed => "changed".to_string(),
-            ChangeKind::StatusChanged => format!(
-                "{} → {}",
-                f.before_status.map(|s| s.as_str()).unwrap_or("—"),
-                f.after_status.map(|s| s.as_str()).unwrap_or("—")
-            ),
-        };
+        let what = f.describe();
         ui.label(format!(
             "fragment {} (layer {}): {what}, {} → {} tokens ({:+})",
             f.id,

@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, channel};
 use egui::{Color32, RichText, Ui};
 
 use crate::engine::testrun::{self, Plan, RunRecord, RunRow};
-use crate::engine::{Inspection, ModelTable, Provider, TokenCounter, fsutil};
+use crate::engine::{Inspection, ModelTable, Provider, TokenCounter};
 use crate::net::run::{Progress, RunOptions};
 use crate::net::{self, ApiKey, Endpoint};
 
@@ -151,17 +151,13 @@ impl RunPanel {
         let planned = testrun::plan(ins, other, &plan, predict_with, &model, counter);
         let base = self.base_url.trim();
         let ep = Endpoint::new(self.api, (!base.is_empty()).then_some(base), key);
-        let record = RunRecord {
-            schema: 1,
-            provider: self.api.as_str().into(),
-            base_url: ep.base_url.clone(),
-            model: model.id.clone(),
-            session: ins.session().name.clone(),
-            plan: format!("{plan:?}"),
-            started_unix: fsutil::unix_now(),
-            rows: Vec::new(),
-            cancelled: false,
-        };
+        let record = RunRecord::new(
+            self.api,
+            &ep.base_url,
+            &model.id,
+            &ins.session().name,
+            &plan,
+        );
         let (tx, rx) = channel();
         let (cancel, cancel_rx) = tokio::sync::watch::channel(false);
         let opts = RunOptions {
