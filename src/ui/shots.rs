@@ -71,8 +71,14 @@ impl View {
                 state.selected = pick(state, crate::engine::Status::Summarized);
             }
             View::Problems => state.tab = Tab::Problems,
-            View::Cache => state.tab = Tab::Cache,
-            View::Diff => state.tab = Tab::Diff,
+            View::Cache => {
+                state.tab = Tab::Cache;
+                state.debug_markers = false;
+            }
+            View::Diff => {
+                state.tab = Tab::Diff;
+                state.debug_markers = false;
+            }
         }
     }
 
