@@ -82,6 +82,34 @@ impl App {
         })
     }
 
+    /// Another session of `ins`'s workspace, assembled with the window's
+    /// current settings and budget.
+    fn inspect_session(
+        &self,
+        ins: &crate::engine::Inspection,
+        name: &str,
+    ) -> Option<crate::engine::Inspection> {
+        let s = ins.workspace.session(name)?;
+        let prepared = crate::engine::prepare(
+            &ins.workspace,
+            s,
+            &ins.prepared.settings,
+            &ins.prepared.model,
+            &self.counter,
+        );
+        let assembly = crate::engine::assemble(
+            &prepared,
+            &self.state.budget,
+            self.state.debug_markers,
+            &self.counter,
+        );
+        Some(crate::engine::Inspection {
+            workspace: ins.workspace.clone(),
+            prepared,
+            assembly,
+        })
+    }
+
     /// Names of the open workspace's sessions.
     pub fn session_names(&self) -> Vec<String> {
         let Some(l) = &self.state.loaded else {
@@ -108,29 +136,11 @@ impl App {
     pub fn start_run(&mut self, ctx: &egui::Context) {
         let Some(ins) = self.inspection() else { return };
         let other = if self.run_panel.plan == super::run::PlanKind::ThenSession {
-            let name = self.run_panel.then_session.clone();
-            let Some(s) = ins.workspace.session(&name) else {
+            let Some(o) = self.inspect_session(&ins, &self.run_panel.then_session) else {
                 self.run_panel.status = "choose the second session".into();
                 return;
             };
-            let prepared = crate::engine::prepare(
-                &ins.workspace,
-                s,
-                &ins.prepared.settings,
-                &ins.prepared.model,
-                &self.counter,
-            );
-            let assembly = crate::engine::assemble(
-                &prepared,
-                &self.state.budget,
-                self.state.debug_markers,
-                &self.counter,
-            );
-            Some(crate::engine::Inspection {
-                workspace: ins.workspace.clone(),
-                prepared,
-                assembly,
-            })
+            Some(o)
         } else {
             None
         };
@@ -207,28 +217,9 @@ impl App {
                 Ok(crate::engine::snapshot::Snapshot::take(&ins, &self.counter))
             }
             super::diff::Side::Session(name) => {
-                let s = ins
-                    .workspace
-                    .session(name)
+                let other = self
+                    .inspect_session(&ins, name)
                     .ok_or_else(|| format!("no session {name}"))?;
-                let prepared = crate::engine::prepare(
-                    &ins.workspace,
-                    s,
-                    &ins.prepared.settings,
-                    &ins.prepared.model,
-                    &self.counter,
-                );
-                let assembly = crate::engine::assemble(
-                    &prepared,
-                    &self.state.budget,
-                    self.state.debug_markers,
-                    &self.counter,
-                );
-                let other = crate::engine::Inspection {
-                    workspace: ins.workspace.clone(),
-                    prepared,
-                    assembly,
-                };
                 Ok(crate::engine::snapshot::Snapshot::take(
                     &other,
                     &self.counter,
