@@ -128,8 +128,11 @@ fn clicking_a_bar_segment_selects_the_fragment_and_shows_detail() {
     // Find the segment of `soul` in layer 1's bar and click in its middle.
     let a = app(&h).state.assembly().unwrap().clone();
     assert!(a.fragments.iter().any(|f| f.id == "soul"));
-    let bar_y = h.get_by_label_contains("808 /").rect().bottom() + 11.0;
-    let left = h.get_by_label_contains("808 /").rect().left();
+    // The layer-1 caption (its numbers depend on where the workspace lives:
+    // SOUL.md interpolates {{workspaceDir}}).
+    let caption = format!("{} / {} used", a.layers[0].used, a.layers[0].available);
+    let bar_y = h.get_by_label_contains(&caption).rect().bottom() + 11.0;
+    let left = h.get_by_label_contains(&caption).rect().left();
     h.hover_at(egui::pos2(left + 20.0, bar_y));
     h.run_steps(2);
     h.event(egui::Event::PointerButton {
