@@ -55,78 +55,83 @@ pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
     let mut sort_clicks: Vec<SortColumn> = Vec::new();
-    TableBuilder::new(ui)
-        .id_salt("fragment-table")
-        .striped(true)
-        .resizable(true)
-        .sense(Sense::click())
-        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-        .column(Column::initial(165.0).at_least(80.0).clip(true))
-        .column(Column::exact(42.0))
-        .column(Column::exact(54.0))
-        .column(Column::initial(120.0).at_least(60.0).clip(true))
-        .column(Column::exact(56.0))
-        .column(Column::exact(48.0))
-        .column(Column::exact(80.0))
-        .column(Column::remainder().at_least(120.0).clip(true))
-        .header(22.0, |mut h| {
-            let mut head = |h: &mut egui_extras::TableRow, label: &str, col: SortColumn| {
-                h.col(|ui| {
-                    let arrow = if state.sort == col {
-                        if state.sort_ascending { " ▲" } else { " ▼" }
-                    } else {
-                        ""
+    // Wide reasons scroll sideways instead of being cut.
+    egui::ScrollArea::horizontal()
+        .id_salt("fragment-table-h")
+        .show(ui, |ui| {
+            TableBuilder::new(ui)
+                .id_salt("fragment-table")
+                .striped(true)
+                .resizable(true)
+                .sense(Sense::click())
+                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                .column(Column::initial(165.0).at_least(80.0).clip(true))
+                .column(Column::exact(42.0))
+                .column(Column::exact(54.0))
+                .column(Column::initial(120.0).at_least(60.0).clip(true))
+                .column(Column::exact(56.0))
+                .column(Column::exact(48.0))
+                .column(Column::exact(80.0))
+                .column(Column::initial(520.0).at_least(120.0).clip(true))
+                .header(22.0, |mut h| {
+                    let mut head = |h: &mut egui_extras::TableRow, label: &str, col: SortColumn| {
+                        h.col(|ui| {
+                            let arrow = if state.sort == col {
+                                if state.sort_ascending { " ▲" } else { " ▼" }
+                            } else {
+                                ""
+                            };
+                            if ui
+                                .button(RichText::new(format!("{label}{arrow}")).strong())
+                                .on_hover_text(format!("Sort by {label}"))
+                                .clicked()
+                            {
+                                sort_clicks.push(col);
+                            }
+                        });
                     };
-                    if ui
-                        .button(RichText::new(format!("{label}{arrow}")).strong())
-                        .on_hover_text(format!("Sort by {label}"))
-                        .clicked()
-                    {
-                        sort_clicks.push(col);
-                    }
+                    head(&mut h, "id", SortColumn::Id);
+                    head(&mut h, "layer", SortColumn::Layer);
+                    head(&mut h, "prio", SortColumn::Priority);
+                    head(&mut h, "source", SortColumn::Source);
+                    head(&mut h, "tokens", SortColumn::Tokens);
+                    head(&mut h, "kept", SortColumn::Kept);
+                    head(&mut h, "status", SortColumn::Status);
+                    head(&mut h, "reason", SortColumn::Order);
+                })
+                .body(|body| {
+                    body.rows(20.0, rows.len(), |mut row| {
+                        let f = &frags[rows[row.index()]];
+                        row.set_selected(selected == Some(f.id.as_str()));
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(&f.id).truncate().selectable(false));
+                        });
+                        row.col(|ui| {
+                            ui.label(f.layer.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.label(f.priority.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(&f.source).truncate().selectable(false));
+                        });
+                        row.col(|ui| {
+                            ui.label(f.tokens.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.label(f.kept_tokens.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.colored_label(colors::status(f.status), f.status.as_str());
+                        });
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(&f.reason).truncate().selectable(false));
+                        });
+                        if row.response().clicked() {
+                            out.clicked = Some(f.id.clone());
+                        }
+                    });
                 });
-            };
-            head(&mut h, "id", SortColumn::Id);
-            head(&mut h, "layer", SortColumn::Layer);
-            head(&mut h, "prio", SortColumn::Priority);
-            head(&mut h, "source", SortColumn::Source);
-            head(&mut h, "tokens", SortColumn::Tokens);
-            head(&mut h, "kept", SortColumn::Kept);
-            head(&mut h, "status", SortColumn::Status);
-            head(&mut h, "reason", SortColumn::Order);
-        })
-        .body(|body| {
-            body.rows(20.0, rows.len(), |mut row| {
-                let f = &frags[rows[row.index()]];
-                row.set_selected(selected == Some(f.id.as_str()));
-                row.col(|ui| {
-                    ui.add(egui::Label::new(&f.id).truncate().selectable(false));
-                });
-                row.col(|ui| {
-                    ui.label(f.layer.to_string());
-                });
-                row.col(|ui| {
-                    ui.label(f.priority.to_string());
-                });
-                row.col(|ui| {
-                    ui.add(egui::Label::new(&f.source).truncate().selectable(false));
-                });
-                row.col(|ui| {
-                    ui.label(f.tokens.to_string());
-                });
-                row.col(|ui| {
-                    ui.label(f.kept_tokens.to_string());
-                });
-                row.col(|ui| {
-                    ui.colored_label(colors::status(f.status), f.status.as_str());
-                });
-                row.col(|ui| {
-                    ui.add(egui::Label::new(&f.reason).truncate().selectable(false));
-                });
-                if row.response().clicked() {
-                    out.clicked = Some(f.id.clone());
-                }
-            });
         });
     for c in sort_clicks {
         state.toggle_sort(c);
