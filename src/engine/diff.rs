@@ -318,25 +318,23 @@ fn status(s: Option<Status>) -> &'static str {
     s.map(|s| s.as_str()).unwrap_or("—")
 }
 
-fn summary(d: &Diff, md: bool) -> String {
-    let mut o = String::new();
+/// What changed, one line each (tokens, fragments, layers, where the cached
+/// prefix diverges); the window shows the same lines.
+pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
     let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
-    if d.identical {
-        return format!("{} and {} assemble to the same prompt.\n", d.a, d.b);
-    }
-    o += &format!(
-        "tokens: {} → {} ({:+})\n",
+    let mut o = vec![format!(
+        "tokens: {} → {} ({:+})",
         d.total_before,
         d.total_after,
         d.total_after as i64 - d.total_before as i64
-    );
+    )];
     for f in &d.fragments {
-        let what = f.describe();
-        o += &format!(
-            "{}fragment {} (layer {}): {what}, {} → {} tokens ({:+}){}\n",
+        o.push(format!(
+            "{}fragment {} (layer {}): {}, {} → {} tokens ({:+}){}",
             if md { "- " } else { "  " },
             code(&f.id),
             f.layer,
+            f.describe(),
             f.before_tokens,
             f.after_tokens,
             f.after_tokens as i64 - f.before_tokens as i64,
@@ -345,7 +343,7 @@ fn summary(d: &Diff, md: bool) -> String {
             } else {
                 ""
             }
-        );
+        ));
     }
     let deltas: Vec<String> = d
         .layers
@@ -354,24 +352,38 @@ fn summary(d: &Diff, md: bool) -> String {
         .map(|l| format!("layer {} {:+}", l.layer, l.delta))
         .collect();
     if !deltas.is_empty() {
-        o += &format!("layers: {}\n", deltas.join(" · "));
+        o.push(format!("layers: {}", deltas.join(" · ")));
     }
-    match &d.divergence {
-        Some(v) => {
-            o += &format!(
-                "cache: the shared prefix first diverges in {}{} at character {}: “{}” → “{}”\n",
-                v.position,
-                v.fragment
-                    .as_ref()
-                    .map(|f| format!(", fragment {}", code(f)))
-                    .unwrap_or_default(),
-                v.offset,
-                v.before,
-                v.after
-            );
-        }
-        None => o += "cache: the system prefix is unchanged\n",
+    o.push(match &d.divergence {
+        Some(v) => format!(
+            "cache: the shared prefix first diverges in {}{} at character {}: “{}” → “{}”",
+            v.position,
+            v.fragment
+                .as_ref()
+                .map(|f| format!(", fragment {}", code(f)))
+                .unwrap_or_default(),
+            v.offset,
+            v.before,
+            v.after
+        ),
+        None => "cache: the system prefix is unchanged".into(),
+    });
+    o
+}
+
+/// How many tokens the first request would rewrite.
+pub fn rewrite_line(d: &Diff) -> String {
+    format!(
+        "{} tokens would be written instead of read on the first request",
+        d.rewrite_tokens
+    )
+}
+
+fn summary(d: &Diff, md: bool) -> String {
+    if d.identical {
+        return format!("{} and {} assemble to the same prompt.\n", d.a, d.b);
     }
+    let mut o: String = change_lines(d, md).into_iter().map(|l| l + "\n").collect();
     for b in &d.breakpoints {
         o += &format!(
             "{}breakpoint {} (system block {}, layer {}, {} tokens): {}\n",
@@ -387,10 +399,8 @@ fn summary(d: &Diff, md: bool) -> String {
             }
         );
     }
-    o += &format!(
-        "{} tokens would be written instead of read on the first request\n",
-        d.rewrite_tokens
-    );
+    o += &rewrite_line(d);
+    o.push('\n');
     o
 }
 

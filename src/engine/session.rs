@@ -376,7 +376,10 @@ fn read_transcript_messages(body: &str, path: &str, d: &mut FileDiags, s: &mut S
     if trimmed.starts_with('[') {
         match serde_json::from_str::<Value>(body) {
             Ok(Value::Array(items)) => values.extend(items.into_iter().map(|v| (1, v))),
-            Ok(_) => unreachable_array(d, path),
+            Ok(_) => d.error(
+                None,
+                format!("transcript {path}: expected a JSON array of messages"),
+            ),
             Err(e) => d.error(
                 Some(e.line()),
                 format!("transcript {path}: invalid JSON at line {}: {e}", e.line()),
@@ -416,13 +419,6 @@ fn read_transcript_messages(body: &str, path: &str, d: &mut FileDiags, s: &mut S
             Err(e) => d.error(None, format!("transcript {path}, line {line}: {e}")),
         }
     }
-}
-
-fn unreachable_array(d: &mut FileDiags, path: &str) {
-    d.error(
-        None,
-        format!("transcript {path}: expected a JSON array of messages"),
-    );
 }
 
 #[cfg(test)]

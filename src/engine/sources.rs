@@ -157,33 +157,26 @@ fn apply_common(
     if let Some(s) = node.get("suffix").and_then(Node::scalar_text) {
         f.suffix = s;
     }
-    for (key, slot) in [("truncate", &mut f.truncate)] {
-        if let Some(v) = node.get(key) {
-            match v.as_bool() {
-                Some(b) => *slot = b,
-                None => diags.push(
-                    Diagnostic::error(
-                        f.source.as_str(),
-                        line(key),
-                        format!("{key} must be true or false"),
-                    )
-                    .for_fragment(&f.id),
-                ),
-            }
+    if let Some(v) = node.get("truncate") {
+        match v.as_bool() {
+            Some(b) => f.truncate = b,
+            None => diags.push(
+                Diagnostic::error(
+                    f.source.as_str(),
+                    line("truncate"),
+                    "truncate must be true or false",
+                )
+                .for_fragment(&f.id),
+            ),
         }
     }
     if let Some(v) = node.get("cacheable") {
         f.cacheable = v.as_bool();
     }
     if let Some(e) = node.get("enabled_when") {
-        match e.scalar_text() {
-            Some(src) => set_condition(f, &src, line("enabled_when"), diags),
-            None => {
-                let mut tmp = Vec::new();
-                set_condition(f, "", line("enabled_when"), &mut tmp);
-                diags.extend(tmp);
-            }
-        }
+        // A non-text value is an empty (hence invalid) expression.
+        let src = e.scalar_text().unwrap_or_default();
+        set_condition(f, &src, line("enabled_when"), diags);
     }
 }
 

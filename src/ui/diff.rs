@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
-use crate::engine::diff::{Diff, DiffLine};
+use crate::engine::diff::{self, Diff, DiffLine};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Side {
@@ -107,44 +107,12 @@ fn summary(ui: &mut Ui, d: &Diff) {
         ui.colored_label(ADD, "Identical: both sides assemble to the same prompt.");
         return;
     }
-    ui.strong(format!(
-        "tokens {} → {} ({:+})",
-        d.total_before,
-        d.total_after,
-        d.total_after as i64 - d.total_before as i64
-    ));
-    for f in &d.fragments {
-        let what = f.describe();
-        ui.label(format!(
-            "fragment {} (layer {}): {what}, {} → {} tokens ({:+})",
-            f.id,
-            f.layer,
-            f.before_tokens,
-            f.after_tokens,
-            f.after_tokens as i64 - f.before_tokens as i64
-        ));
-    }
-    let deltas: Vec<String> = d
-        .layers
-        .iter()
-        .filter(|l| l.delta != 0)
-        .map(|l| format!("layer {} {:+}", l.layer, l.delta))
-        .collect();
-    if !deltas.is_empty() {
-        ui.label(format!("layers: {}", deltas.join(" · ")));
-    }
-    if let Some(v) = &d.divergence {
-        ui.label(format!(
-            "cache: the shared prefix first diverges in {}{} at character {}: “{}” → “{}”",
-            v.position,
-            v.fragment
-                .as_ref()
-                .map(|f| format!(", fragment {f}"))
-                .unwrap_or_default(),
-            v.offset,
-            v.before,
-            v.after
-        ));
+    for (i, line) in diff::change_lines(d, false).iter().enumerate() {
+        if i == 0 {
+            ui.strong(line.trim());
+        } else {
+            ui.label(line.trim());
+        }
     }
     ui.horizontal_wrapped(|ui| {
         for b in &d.breakpoints {
@@ -162,10 +130,7 @@ fn summary(ui: &mut Ui, d: &Diff) {
             ui.colored_label(if b.invalidated { DEL } else { ADD }, text);
         }
     });
-    ui.label(format!(
-        "{} tokens would be written instead of read on the first request",
-        d.rewrite_tokens
-    ));
+    ui.label(diff::rewrite_line(d));
 }
 
 /// Groups of consecutive lines of one fragment (changed groups first open).

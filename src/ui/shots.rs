@@ -31,17 +31,17 @@ impl View {
         }
     }
 
+    pub const ALL: [View; 6] = [
+        View::Overview,
+        View::TableDetail,
+        View::PromptMarkers,
+        View::Problems,
+        View::Cache,
+        View::Diff,
+    ];
+
     fn parse(s: &str) -> Option<View> {
-        [
-            View::Overview,
-            View::TableDetail,
-            View::PromptMarkers,
-            View::Problems,
-            View::Cache,
-            View::Diff,
-        ]
-        .into_iter()
-        .find(|v| v.name() == s.trim())
+        View::ALL.into_iter().find(|v| v.name() == s.trim())
     }
 
     /// Puts the window in this view.
@@ -118,14 +118,7 @@ impl ShotPlan {
         let dir = PathBuf::from(std::env::var_os("PROMPT_INSPECTOR_SHOTS")?);
         let views: Vec<View> = match std::env::var("PROMPT_INSPECTOR_SHOT_VIEWS") {
             Ok(list) => list.split(',').filter_map(View::parse).collect(),
-            Err(_) => vec![
-                View::Overview,
-                View::TableDetail,
-                View::PromptMarkers,
-                View::Problems,
-                View::Cache,
-                View::Diff,
-            ],
+            Err(_) => View::ALL.to_vec(),
         };
         std::fs::create_dir_all(&dir).ok()?;
         Some(ShotPlan {
