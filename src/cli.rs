@@ -166,13 +166,19 @@ pub fn run(command: Command) -> ExitCode {
                 Err(e) => return fail(&e),
             };
             let snap = engine::snapshot::Snapshot::take(&ins, &counter);
-            let path = output.unwrap_or_else(|| snap.default_path(&ins.workspace.root));
-            match snap.save(&path) {
-                Ok(()) => {
+            let saved = match output {
+                Some(path) => snap
+                    .save(&path)
+                    .map(|()| path.clone())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display())),
+                None => snap.save_new(&ins.workspace.root),
+            };
+            match saved {
+                Ok(path) => {
                     out(&format!("{}\n", path.display()));
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(&format!("cannot write {}: {e}", path.display())),
+                Err(e) => fail(&e),
             }
         }
         Command::Diff { a, b, format } => {

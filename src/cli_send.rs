@@ -38,15 +38,14 @@ pub struct SendArgs {
     pub timeout: u64,
     #[arg(long, default_value_t = 3)]
     pub max_retries: u32,
+    /// Send the key over plain HTTP to a host that is not this machine.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
     /// Do not save the results under WORKSPACE/.prompt-inspector/runs/.
     #[arg(long)]
     pub no_save: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-}
-
-pub fn usage_json(u: &engine::predict::Usage) -> Value {
-    json!({"input_tokens": u.input_tokens, "cache_creation_input_tokens": u.cache_creation_input_tokens, "cache_read_input_tokens": u.cache_read_input_tokens})
 }
 
 pub fn record_json(r: &RunRecord) -> Value {
@@ -185,9 +184,46 @@ pub fn run(a: SendArgs) -> ExitCode {
     let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
     ep.timeout = Duration::from_secs(a.timeout.max(1));
     ep.max_retries = a.max_retries;
-    let record = RunRecord::new(api, &ep.base_url, &model.id, &ins.session().name, &plan);
-    let calibration = if api == Provider::Anthropic && model.estimate && !planned.is_empty() {
-        calibrate(&ep, &ins.workspace.root, &model.id, &planned[0])
+    ep.allow_insecure_http = a.allow_insecure_http;
+    if let Err(e) =
+        net::guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
+    {
+        return fail(&e);
+    }
+    let record = RunRecord::new(api, &ep.shown_url(), &model.id, &ins.session().name, &plan);
+    let opts = RunOptions {
+        honour_gaps: a.honour_gaps,
+        deadline: None,
+    };
+    // One limit for everything this command sends: the planned requests,
+    // and the count_tokens calibration of Claude's estimate as one more.
+    let calibrating = api == Provider::Anthropic && model.estimate && !planned.is_empty();
+    let limit = net::run::time_limit(&ep, &planned, &opts)
+        + if calibrating {
+            ep.timeout
+        } else {
+            Duration::ZERO
+        };
+    let deadline = net::Deadline {
+        at: std::time::Instant::now() + limit,
+        secs: limit.as_secs(),
+    };
+    let opts = RunOptions {
+        deadline: Some(deadline),
+        ..opts
+    };
+    if a.format != Format::Json {
+        let n = planned.len() + usize::from(calibrating);
+        eprintln!(
+            "sending {n} request{} to {}: at most {} s in all ({} s per request, retries included)",
+            if n == 1 { "" } else { "s" },
+            ep.shown_url(),
+            limit.as_secs(),
+            ep.timeout.as_secs()
+        );
+    }
+    let calibration = if calibrating {
+        calibrate(&ep, &ins.workspace.root, &model.id, &planned[0], deadline)
     } else {
         None
     };
@@ -197,9 +233,7 @@ pub fn run(a: SendArgs) -> ExitCode {
         &ep,
         &model,
         &planned,
-        &RunOptions {
-            honour_gaps: a.honour_gaps,
-        },
+        &opts,
         cancel,
         |p| {
             if !quiet
@@ -261,13 +295,20 @@ fn calibrate(
     root: &std::path::Path,
     model: &str,
     first: &testrun::Planned,
+    deadline: net::Deadline,
 ) -> Option<f64> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .ok()?;
-    let client = net::client(ep).ok()?;
-    match rt.block_on(net::count_tokens(&client, ep, &first.body)) {
+    let client = match net::client(ep) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("prompt-inspector: count_tokens not sent: {e}");
+            return None;
+        }
+    };
+    match rt.block_on(net::count_tokens(&client, ep, &first.body, Some(deadline))) {
         Ok(real) => {
             let estimated = first.shape.total_tokens().max(1) as f64;
             let ratio = real as f64 / estimated;

@@ -119,8 +119,22 @@ pub fn prepare(
             if !f.interpolate {
                 return text.to_string();
             }
-            let (out, unknown) = interpolate(text, &root, session);
-            for name in unknown {
+            let r = interpolate(text, &root, session);
+            if r.cut {
+                diagnostics.push(
+                    Diagnostic::error(
+                        f.source.as_str(),
+                        Some(f.body_line),
+                        format!(
+                            "template of '{}' expands past {} MiB: cut there",
+                            f.id,
+                            super::template::MAX_OUTPUT_BYTES / (1024 * 1024)
+                        ),
+                    )
+                    .for_fragment(&f.id),
+                );
+            }
+            for name in r.unknown {
                 let offset = text
                     .find(&format!("{{{{{name}"))
                     .or_else(|| text.find(name.as_str()))
@@ -138,7 +152,7 @@ pub fn prepare(
                     .for_fragment(&f.id),
                 );
             }
-            out
+            r.text
         };
         let body = render(&f.body);
         let full: Arc<str> = format!("{}{}{}", f.prefix, body, f.suffix).into();
@@ -165,7 +179,14 @@ pub fn prepare(
             cacheable: f.cacheable,
         });
     }
-    fragments.sort_by(|a, b| (a.layer, -a.priority, &a.id).cmp(&(b.layer, -b.priority, &b.id)));
+    // Priority descending without negation (-i64::MIN overflows).
+    fragments.sort_by(|a, b| {
+        (a.layer, std::cmp::Reverse(a.priority), &a.id).cmp(&(
+            b.layer,
+            std::cmp::Reverse(b.priority),
+            &b.id,
+        ))
+    });
     let titles = std::array::from_fn(|i| {
         settings.layers[i].title.as_ref().map(|t| {
             let t: Arc<str> = t.as_str().into();

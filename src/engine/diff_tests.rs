@@ -142,8 +142,7 @@ fn budget_change_turns_kept_into_dropped() {
 fn snapshots_round_trip_refuse_newer_schemas_and_write_atomically() {
     let d = ws();
     let s = snap(d.path(), None);
-    let path = s.default_path(d.path());
-    s.save(&path).unwrap();
+    let path = s.save_new(d.path()).unwrap();
     assert_eq!(Snapshot::load(&path).unwrap(), s);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\"schema\": 1"));
@@ -158,7 +157,10 @@ fn snapshots_round_trip_refuse_newer_schemas_and_write_atomically() {
     // An interrupted write leaves the previous snapshot intact.
     let mut other = s.clone();
     other.session = "changed".into();
-    assert!(other.save_failing(&path).is_err());
+    assert!(crate::engine::fsutil::write_atomic_with(&path, &other.to_json(), true).is_err());
     assert_eq!(Snapshot::load(&path).unwrap(), s);
-    assert_eq!(snapshot::list(d.path()), vec![path]);
+    assert_eq!(snapshot::list(d.path()), vec![path.clone()]);
+    // A second snapshot of the same moment gets its own name.
+    let second = s.save_new(d.path()).unwrap();
+    assert_ne!(second, path);
 }

@@ -98,10 +98,17 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     Ok(out)
 }
 
+/// Deepest nesting of parentheses and `not` an expression may have.
+pub const MAX_DEPTH: usize = 64;
+/// Most tokens an expression may have (bounds the tree, its evaluation and
+/// its drop, which are recursive).
+pub const MAX_TOKENS: usize = 1024;
+
 struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     end_col: usize,
+    depth: usize,
 }
 
 impl Parser {
@@ -143,10 +150,26 @@ impl Parser {
         Ok(left)
     }
 
+    /// Enters one level of nesting, refusing to go deeper than [`MAX_DEPTH`].
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, ExprError>,
+    ) -> Result<T, ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return self.err(format!(
+                "nested more than {MAX_DEPTH} levels deep (parentheses and 'not')"
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn unary(&mut self) -> Result<Expr, ExprError> {
         if self.peek_word() == Some("not") {
             self.pos += 1;
-            return Ok(Expr::Not(Box::new(self.unary()?)));
+            return self.nested(|p| Ok(Expr::Not(Box::new(p.unary()?))));
         }
         self.primary()
     }
@@ -158,7 +181,7 @@ impl Parser {
         match tok {
             Tok::LParen => {
                 self.pos += 1;
-                let e = self.expr()?;
+                let e = self.nested(Self::expr)?;
                 match self.toks.get(self.pos) {
                     Some((Tok::RParen, _)) => {
                         self.pos += 1;
@@ -211,11 +234,21 @@ impl Parser {
 
 pub fn parse(src: &str) -> Result<Expr, ExprError> {
     let toks = lex(src)?;
+    if toks.len() > MAX_TOKENS {
+        return Err(ExprError {
+            message: format!(
+                "too long: {} words and parentheses, at most {MAX_TOKENS}",
+                toks.len()
+            ),
+            column: toks[MAX_TOKENS].1,
+        });
+    }
     let end_col = src.chars().count() + 1;
     let mut p = Parser {
         toks,
         pos: 0,
         end_col,
+        depth: 0,
     };
     let e = p.expr()?;
     if p.pos < p.toks.len() {
@@ -321,6 +354,21 @@ mod tests {
             let e = parse(src).expect_err(src);
             assert_eq!(e.column, col, "{src}: {e}");
         }
+    }
+
+    #[test]
+    fn nesting_and_length_are_bounded() {
+        let deep = format!("{}true{}", "(".repeat(100_000), ")".repeat(100_000));
+        let e = parse(&deep).unwrap_err();
+        assert!(e.message.contains("too long"), "{e}");
+        let deep = format!("{}true{}", "(".repeat(65), ")".repeat(65));
+        assert!(parse(&deep).unwrap_err().message.contains("64 levels"));
+        let ok = format!("{}true{}", "(".repeat(64), ")".repeat(64));
+        assert!(parse(&ok).unwrap().eval(&SessionFacts::default()));
+        let nots = "not ".repeat(70) + "true";
+        assert!(parse(&nots).unwrap_err().message.contains("64 levels"));
+        let chain = vec!["true"; 600].join(" and ");
+        assert!(parse(&chain).unwrap_err().message.contains("too long"));
     }
 
     #[test]

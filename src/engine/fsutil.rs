@@ -1,27 +1,208 @@
-//! Atomic file writes: a temporary file in the same folder, flushed, then
-//! renamed over the target, so a reader never sees a half-written file.
+//! The engine's only file I/O besides loading: guarded reads of single files
+//! (regular files only, size-capped, checked on the opened handle) and
+//! atomic writes (a temporary file in the same folder, flushed, then renamed
+//! or linked into place), so a reader never sees a half-written file and a
+//! write never leaves the workspace's state folder.
 
-use std::io::Write;
-use std::path::Path;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Writes `bytes` to `path` atomically. `fail_after_temp` simulates a crash
-/// after the temporary file is written (for tests): the target is untouched.
-pub fn write_atomic_with(path: &Path, bytes: &[u8], fail_after_temp: bool) -> std::io::Result<()> {
+/// The folder under a workspace where the app keeps its own files.
+pub const STATE_DIR: &str = ".prompt-inspector";
+
+/// Opens `path` for reading without following it into a hang: the open does
+/// not block (a FIFO cannot stall it), and the opened handle must be a
+/// regular file of at most `max` bytes. Returns the handle and its size.
+pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), String> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY);
+    }
+    let f = opts
+        .open(path)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("unreadable: {e}"))?;
+    if meta.is_dir() {
+        return Err("is a folder, not a file".into());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file (a device, socket or pipe): refused".into());
+    }
+    if meta.len() > max {
+        return Err(format!(
+            "file is {:.1} MiB, over the {} MiB limit (skipped)",
+            meta.len() as f64 / 1048576.0,
+            max / (1024 * 1024)
+        ));
+    }
+    Ok((f, meta.len()))
+}
+
+/// Reads at most `max` bytes from an opened file (a file that grows while
+/// read is cut there and refused).
+pub fn read_capped(f: &mut File, max: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    f.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("unreadable: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "file grew over the {} MiB limit while it was read (skipped)",
+            max / (1024 * 1024)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Reads a file named on the command line or in the environment (a
+/// snapshot, a model table): a regular file only, at most `max` bytes, UTF-8.
+pub fn read_text_file(path: &Path, max: u64) -> Result<String, String> {
+    let (mut f, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = read_capped(&mut f, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
+    Ok(normalize_text(text))
+}
+
+/// Strips a UTF-8 byte order mark and turns CRLF (and lone CR) line endings
+/// into LF, so no `\r` reaches a prompt, a frontmatter value or a parser.
+pub fn normalize_text(text: String) -> String {
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(t) => t.to_string(),
+        None => text,
+    };
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text
+    }
+}
+
+/// Where an opened file really is (Linux: `/proc/self/fd`), to check the
+/// handle itself rather than a path that may have changed since.
+pub fn real_path(f: &File) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = f;
+        None
+    }
+}
+
+/// The app's state folder `ROOT/.prompt-inspector/SUB…`, created when
+/// missing. Every component must be a real folder inside the workspace: a
+/// symbolic link (even one pointing inside) is refused, so a write never
+/// leaves the workspace.
+pub fn state_dir(root: &Path, sub: &[&str]) -> Result<PathBuf, String> {
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot open workspace {}: {e}", root.display()))?;
+    let mut p = root.clone();
+    let mut shown = String::new();
+    for c in std::iter::once(STATE_DIR).chain(sub.iter().copied()) {
+        p.push(c);
+        if !shown.is_empty() {
+            shown.push('/');
+        }
+        shown.push_str(c);
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => {}
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!(
+                    "{shown} is a symbolic link: refused (the app writes only into real folders inside the workspace)"
+                ));
+            }
+            Ok(_) => return Err(format!("{shown} exists and is not a folder: refused")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&p).map_err(|e| format!("cannot create {shown}: {e}"))?;
+            }
+            Err(e) => return Err(format!("{shown}: {e}")),
+        }
+    }
+    Ok(p)
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to a new temporary file in `dir` (create-new, never
+/// through a link), flushed to disk. Removes temporary files left by
+/// processes that died mid-write.
+fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    clean_stale_temps(dir);
+    loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+        let mut f = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let written = f.write_all(bytes).and_then(|_| f.sync_all());
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        return Ok(tmp);
+    }
+}
+
+/// Removes `.NAME.tmp-PID-N` files whose writer (PID) no longer runs.
+fn clean_stale_temps(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else {
+            continue;
+        };
+        let pid = rest.1.split('-').next().unwrap_or("");
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let alive = Path::new("/proc").join(pid).exists();
+        if !alive && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+fn parent_and_name(path: &Path) -> (PathBuf, String) {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
+    (dir, name)
+}
+
+/// Writes `bytes` to `path` atomically (replacing it). `fail_after_temp`
+/// simulates a crash after the temporary file is written (for tests): the
+/// target is untouched.
+pub fn write_atomic_with(path: &Path, bytes: &[u8], fail_after_temp: bool) -> std::io::Result<()> {
+    let (dir, name) = parent_and_name(path);
+    std::fs::create_dir_all(&dir)?;
+    let tmp = write_temp(&dir, &name, bytes)?;
     if fail_after_temp {
         let _ = std::fs::remove_file(&tmp);
         return Err(std::io::Error::other(
@@ -35,6 +216,30 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], fail_after_temp: bool) -> st
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, bytes, false)
+}
+
+/// Writes a new file `dir/STEM.EXT` atomically without ever replacing one:
+/// the complete temporary file is linked in under the first free name
+/// (`STEM.EXT`, `STEM-2.EXT`, `STEM-3.EXT`…), so concurrent writers never
+/// share or overwrite a file. Returns the path written.
+pub fn write_new(dir: &Path, stem: &str, ext: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let tmp = write_temp(dir, &format!("{stem}.{ext}"), bytes)?;
+    let mut n = 1u32;
+    let result = loop {
+        let name = if n == 1 {
+            format!("{stem}.{ext}")
+        } else {
+            format!("{stem}-{n}.{ext}")
+        };
+        let target = dir.join(name);
+        match std::fs::hard_link(&tmp, &target) {
+            Ok(()) => break Ok(target),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(e) => break Err(e),
+        }
+    };
+    let _ = std::fs::remove_file(&tmp);
+    result
 }
 
 /// Seconds since the Unix epoch.
@@ -90,5 +295,26 @@ mod tests {
             1,
             "no temporary file left"
         );
+    }
+
+    #[test]
+    fn new_files_never_overwrite_and_stale_temps_are_cleaned() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write_new(dir.path(), "s", "json", b"1").unwrap();
+        let b = write_new(dir.path(), "s", "json", b"2").unwrap();
+        assert_ne!(a, b);
+        assert!(b.ends_with("s-2.json"));
+        assert_eq!(std::fs::read(&a).unwrap(), b"1");
+        // A temp file of a dead writer (no such PID) is removed on the next write.
+        let stale = dir.path().join(".x.json.tmp-999999999-0");
+        std::fs::write(&stale, b"half").unwrap();
+        write_new(dir.path(), "t", "json", b"3").unwrap();
+        assert!(!stale.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn text_is_normalized() {
+        assert_eq!(normalize_text("\u{feff}a\r\nb\rc".into()), "a\nb\nc");
     }
 }

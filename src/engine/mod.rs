@@ -118,9 +118,16 @@ pub fn inspect_loaded(
     if let Some(id) = model_id
         && table.get(id).is_none()
     {
+        let (file, line) = match (opts.model.as_deref(), session.model.as_deref()) {
+            (None, Some(_)) => (
+                session.source.as_str(),
+                Some(session.model_line.unwrap_or(1)),
+            ),
+            _ => ("workspace.yaml", Some(settings.model_line.unwrap_or(1))),
+        };
         extra.push(Diagnostic::warning(
-            "workspace.yaml",
-            None,
+            file,
+            line,
             format!(
                 "unknown model '{id}': using {} (add it to assets/models.json)",
                 model.id

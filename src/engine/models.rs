@@ -83,8 +83,10 @@ impl ModelTable {
     pub fn load() -> Result<ModelTable, String> {
         match std::env::var_os("PROMPT_INSPECTOR_MODELS") {
             Some(path) => {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("{}: {e}", path.to_string_lossy()))?;
+                let text = super::fsutil::read_text_file(
+                    std::path::Path::new(&path),
+                    super::workspace::MAX_FILE_BYTES,
+                )?;
                 ModelTable::parse(&text).map_err(|e| format!("{}: {e}", path.to_string_lossy()))
             }
             None => ModelTable::parse(BUNDLED_TABLE),

@@ -53,7 +53,7 @@ pub fn to_json(ins: &Inspection) -> Value {
 pub fn diag_json(d: &Diagnostic) -> Value {
     json!({
         "severity": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
-        "file": d.file, "line": d.line, "message": d.message,
+        "file": d.file, "line": d.line, "fragment": d.fragment, "message": d.message,
     })
 }
 

@@ -95,6 +95,9 @@ pub struct Session {
     pub flags: BTreeMap<String, bool>,
     pub vars: BTreeMap<String, String>,
     pub model: Option<String>,
+    /// Line of `model:` in the session file (for diagnostics about it).
+    #[serde(skip)]
+    pub model_line: Option<usize>,
     pub messages: Vec<Message>,
     pub requests: Vec<RequestPoint>,
 }
@@ -113,13 +116,14 @@ pub fn parse_duration(s: &str) -> Option<u64> {
         } else {
             let n: u64 = num.parse().ok()?;
             num.clear();
-            total += n * match c {
+            let unit = match c {
                 's' => 1,
                 'm' => 60,
                 'h' => 3600,
                 'd' => 86400,
                 _ => return None,
             };
+            total = total.checked_add(n.checked_mul(unit)?)?;
         }
     }
     if !num.is_empty() {
@@ -174,6 +178,7 @@ pub fn parse_session(
             .and_then(Node::scalar_text)
             .unwrap_or_default(),
         model: node.get("model").and_then(Node::scalar_text),
+        model_line: super::yaml::key_line(text, "model", 1),
         vars: string_map(node.get("vars")),
         ..Session::default()
     };

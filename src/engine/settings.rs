@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::diag::FileDiags;
-use super::yaml::{Node, key_line, unknown_keys};
+use super::yaml::{Node, key_line, text_line, unknown_keys};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
@@ -102,6 +102,9 @@ pub struct FileRule {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub model: Option<String>,
+    /// Line of `model:` in workspace.yaml (for diagnostics about it).
+    #[serde(skip)]
+    pub model_line: Option<usize>,
     /// The session opened first (else the first by file name).
     pub default_session: Option<String>,
     pub budget: Budget,
@@ -122,6 +125,7 @@ impl Default for Settings {
         };
         Settings {
             model: None,
+            model_line: None,
             default_session: None,
             budget: Budget::default(),
             layers: [layer(true), layer(true), layer(true), layer(false)],
@@ -144,16 +148,41 @@ const TOP_KEYS: &[&str] = &[
     "debug_markers",
 ];
 
+/// Largest budget or count a setting may hold (a billion tokens: far above
+/// any context window, far below where sums could overflow).
+pub const MAX_SETTING: u64 = 1_000_000_000;
+
+/// The line of `key` in `text`: where it starts a line, else anywhere it
+/// appears as `key:` (flow mappings), else line 1, so that every settings
+/// diagnostic names a line.
+pub fn line_of(text: &str, key: &str) -> Option<usize> {
+    key_line(text, key, 1)
+        .or_else(|| text_line(text, &format!("{key}:"), 1))
+        .or_else(|| text_line(text, key, 1))
+        .or(Some(1))
+}
+
+/// A whole number in `0..=MAX_SETTING`, or why not.
+pub fn whole(v: &Node) -> Result<u64, String> {
+    match v.as_i64() {
+        Some(n) if (0..=MAX_SETTING as i64).contains(&n) => Ok(n as u64),
+        Some(n) if n < 0 => Err(format!("{n} is negative")),
+        Some(n) => Err(format!("{n} is over the limit of {MAX_SETTING}")),
+        None => Err(match v {
+            Node::Float(f) => format!("{f} is not a whole number in range"),
+            Node::Str(s) => format!("'{s}' is not a whole number"),
+            other => format!("found {}", other.type_name()),
+        }),
+    }
+}
+
 fn uint(node: &Node, key: &str, text: &str, d: &mut FileDiags, into: &mut u64) {
     if let Some(v) = node.get(key) {
-        match v.as_i64() {
-            Some(n) if n >= 0 => *into = n as u64,
-            _ => d.error(
-                key_line(text, key, 1),
-                format!(
-                    "'{key}' must be a whole number ≥ 0, found {}",
-                    v.type_name()
-                ),
+        match whole(v) {
+            Ok(n) => *into = n,
+            Err(why) => d.error(
+                line_of(text, key),
+                format!("'{key}' must be a whole number from 0 to {MAX_SETTING}: {why}"),
             ),
         }
     }
@@ -164,7 +193,7 @@ fn boolean(node: &Node, key: &str, text: &str, d: &mut FileDiags, into: &mut boo
         match v.as_bool() {
             Some(b) => *into = b,
             None => d.error(
-                key_line(text, key, 1),
+                line_of(text, key),
                 format!("'{key}' must be true or false, found {}", v.type_name()),
             ),
         }
@@ -174,7 +203,7 @@ fn boolean(node: &Node, key: &str, text: &str, d: &mut FileDiags, into: &mut boo
 fn warn_unknown(node: &Node, known: &[&str], place: &str, text: &str, d: &mut FileDiags) {
     for k in unknown_keys(node, known) {
         d.warning(
-            key_line(text, k, 1),
+            line_of(text, k),
             format!("unknown key '{k}' in {place} (ignored)"),
         );
     }
@@ -197,8 +226,11 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
     warn_unknown(node, TOP_KEYS, "workspace.yaml", text, d);
     if let Some(m) = node.get("model") {
         match m.scalar_text() {
-            Some(id) => s.model = Some(id),
-            None => d.error(key_line(text, "model", 1), "'model' must be a model id"),
+            Some(id) => {
+                s.model = Some(id);
+                s.model_line = line_of(text, "model");
+            }
+            None => d.error(line_of(text, "model"), "'model' must be a model id"),
         }
     }
     s.default_session = node.get("default_session").and_then(Node::scalar_text);
@@ -212,17 +244,19 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
                     "2" | "layer2" => &mut s.budget.layer2,
                     _ => {
                         d.error(
-                            key_line(text, k, 1),
+                            line_of(text, k),
                             format!("budget.fixed has a key '{k}': only layers 1 and 2 have fixed budgets"),
                         );
                         continue;
                     }
                 };
-                match v.as_i64() {
-                    Some(n) if n >= 0 => *slot = n as u64,
-                    _ => d.error(
-                        key_line(text, k, 1),
-                        "a fixed budget must be a whole number ≥ 0",
+                match whole(v) {
+                    Ok(n) => *slot = n,
+                    Err(why) => d.error(
+                        line_of(text, k),
+                        format!(
+                            "a fixed budget must be a whole number from 0 to {MAX_SETTING}: {why}"
+                        ),
                     ),
                 }
             }
@@ -231,8 +265,11 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             match r.as_f64() {
                 Some(x) if (0.0..=1.0).contains(&x) => s.budget.layer3_ratio = x,
                 _ => d.error(
-                    key_line(text, "layer3_ratio", 1),
-                    "layer3_ratio must be a number from 0 to 1",
+                    line_of(text, "layer3_ratio"),
+                    format!(
+                        "layer3_ratio must be a number from 0 to 1, found {}",
+                        r.scalar_text().unwrap_or_else(|| r.type_name().into())
+                    ),
                 ),
             }
         }
@@ -243,7 +280,7 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
                 Ok(n @ 1..=4) => n - 1,
                 _ => {
                     d.error(
-                        key_line(text, k, 1),
+                        line_of(text, k),
                         format!("layers has a key '{k}': layers are 1 to 4"),
                     );
                     continue;
@@ -264,7 +301,7 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             if let Some(t) = v.get("ttl") {
                 match t.scalar_text().as_deref().and_then(Ttl::parse) {
                     Some(ttl) => l.ttl = ttl,
-                    None => d.error(key_line(text, "ttl", 1), "ttl must be \"5m\" or \"1h\""),
+                    None => d.error(line_of(text, "ttl"), "ttl must be \"5m\" or \"1h\""),
                 }
             }
         }
@@ -302,7 +339,7 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             match t.as_f64() {
                 Some(x) if x > 0.0 && x <= 1.0 => hs.auto_compact_threshold = x,
                 _ => d.error(
-                    key_line(text, "auto_compact_threshold", 1),
+                    line_of(text, "auto_compact_threshold"),
                     "auto_compact_threshold must be a fraction of the context window (0 to 1]",
                 ),
             }
@@ -310,7 +347,7 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
     }
     if let Some(files) = node.get("files") {
         for (path, v) in files.entries() {
-            let line = key_line(text, path, 1).unwrap_or(1);
+            let line = line_of(text, path).unwrap_or(1);
             let (layer, priority, truncate) = match v {
                 Node::Map(_) => {
                     warn_unknown(
@@ -320,9 +357,26 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
                         text,
                         d,
                     );
+                    let priority = match v.get("priority") {
+                        None => None,
+                        Some(p) => match p.as_i64() {
+                            Some(n) => Some(n),
+                            None => {
+                                d.error(
+                                    Some(line),
+                                    format!(
+                                        "files: the priority of '{path}' must be a whole number from {} to {}",
+                                        i64::MIN,
+                                        i64::MAX
+                                    ),
+                                );
+                                None
+                            }
+                        },
+                    };
                     (
                         v.get("layer").and_then(Node::as_i64),
-                        v.get("priority").and_then(Node::as_i64),
+                        priority,
                         v.get("truncate").and_then(Node::as_bool),
                     )
                 }

@@ -15,6 +15,8 @@ use super::tokens::TokenCounter;
 use super::{fsutil, prediction, report, testrun};
 
 pub const SCHEMA: u32 = 1;
+/// Largest snapshot file read (a 1,000-fragment workspace is a few MiB).
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Snapshot {
@@ -67,8 +69,11 @@ impl Snapshot {
         }
     }
 
-    /// `WORKSPACE/.prompt-inspector/snapshots/YYYYMMDD-HHMMSS-SESSION.json`
-    pub fn default_path(&self, root: &Path) -> PathBuf {
+    /// Saves under `WORKSPACE/.prompt-inspector/snapshots/` as
+    /// `YYYYMMDD-HHMMSS-SESSION.json` (then `-2`, `-3`… when taken): never
+    /// overwrites a snapshot, even one written at the same moment by another
+    /// process, and never writes through a link out of the workspace.
+    pub fn save_new(&self, root: &Path) -> Result<PathBuf, String> {
         let safe: String = self
             .session
             .chars()
@@ -80,16 +85,10 @@ impl Snapshot {
                 }
             })
             .collect();
-        let dir = root.join(".prompt-inspector").join("snapshots");
-        let stamp = fsutil::stamp(self.created_unix);
-        let mut path = dir.join(format!("{stamp}-{safe}.json"));
-        let mut n = 2;
-        // Two snapshots in the same second get -2, -3…
-        while path.exists() {
-            path = dir.join(format!("{stamp}-{safe}-{n}.json"));
-            n += 1;
-        }
-        path
+        let dir = fsutil::state_dir(root, &["snapshots"])?;
+        let stem = format!("{}-{safe}", fsutil::stamp(self.created_unix));
+        fsutil::write_new(&dir, &stem, "json", &self.to_json())
+            .map_err(|e| format!("cannot write a snapshot in {}: {e}", dir.display()))
     }
 
     pub fn to_json(&self) -> Vec<u8> {
@@ -101,13 +100,10 @@ impl Snapshot {
         fsutil::write_atomic(path, &self.to_json())
     }
 
-    /// Like `save`, failing after the temporary file is written (tests).
-    pub fn save_failing(&self, path: &Path) -> std::io::Result<()> {
-        fsutil::write_atomic_with(path, &self.to_json(), true)
-    }
-
+    /// Reads a snapshot file: a regular file only (a FIFO or a device is
+    /// refused, never waited on), at most [`MAX_SNAPSHOT_BYTES`].
     pub fn load(path: &Path) -> Result<Snapshot, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = fsutil::read_text_file(path, MAX_SNAPSHOT_BYTES)?;
         Snapshot::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -144,24 +140,24 @@ impl Snapshot {
 }
 
 /// Snapshots saved in a workspace, newest first (by modification time).
+/// Listed through the workspace's guarded reader: a snapshots folder that
+/// leads out of the workspace, and links in it, are not listed.
 pub fn list(root: &Path) -> Vec<PathBuf> {
-    let dir = root.join(".prompt-inspector").join("snapshots");
-    let mut v: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .map(|p| {
-                    (
-                        p.metadata()
-                            .and_then(|m| m.modified())
-                            .unwrap_or(std::time::UNIX_EPOCH),
-                        p,
-                    )
-                })
-                .collect()
+    let Ok(mut r) = super::workspace::Reader::new(root) else {
+        return Vec::new();
+    };
+    let rel = format!("{}/snapshots", fsutil::STATE_DIR);
+    let dir = r.root().join(&rel);
+    let mut v: Vec<(std::time::SystemTime, PathBuf)> = r
+        .list(&rel)
+        .into_iter()
+        .filter(|(n, is_dir)| !is_dir && n.ends_with(".json"))
+        .map(|(n, _)| dir.join(n))
+        .filter_map(|p| {
+            let m = p.symlink_metadata().ok().filter(|m| m.is_file())?;
+            Some((m.modified().unwrap_or(std::time::UNIX_EPOCH), p))
         })
-        .unwrap_or_default();
+        .collect();
     v.sort();
     v.into_iter().rev().map(|(_, p)| p).collect()
 }

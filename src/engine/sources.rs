@@ -134,7 +134,7 @@ fn apply_common(
     from: usize,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let line = |k: &str| key_line(text, k, from);
+    let line = |k: &str| key_line(text, k, from).or(Some(from.max(1)));
     if let Some(p) = node.get("priority") {
         match p.as_i64() {
             Some(n) => f.priority = n,
@@ -142,7 +142,14 @@ fn apply_common(
                 Diagnostic::error(
                     f.source.as_str(),
                     line("priority"),
-                    "priority must be a whole number",
+                    format!(
+                        "priority of '{}' must be a whole number from {} to {}, found {} (default {} kept)",
+                        f.id,
+                        i64::MIN,
+                        i64::MAX,
+                        p.scalar_text().unwrap_or_else(|| p.type_name().into()),
+                        f.priority
+                    ),
                 )
                 .for_fragment(&f.id),
             ),
@@ -250,17 +257,20 @@ pub fn load_markdown_files(
             + body[..body.len() - body.trim_start().len()]
                 .matches('\n')
                 .count();
-        for k in unknown_keys(&node, MD_KEYS) {
-            diags.push(Diagnostic::warning(
-                file.as_str(),
-                key_line(&text, k, 1),
-                format!("unknown frontmatter key '{k}' (ignored)"),
-            ));
-        }
         let id = node
             .get("id")
             .and_then(Node::scalar_text)
             .unwrap_or_else(|| id_from_file(&file));
+        for k in unknown_keys(&node, MD_KEYS) {
+            diags.push(
+                Diagnostic::warning(
+                    file.as_str(),
+                    key_line(&text, k, 1).or(Some(1)),
+                    format!("unknown frontmatter key '{k}' in '{id}' (ignored)"),
+                )
+                .for_fragment(&id),
+            );
+        }
         let layer = match node.get("layer").map(|l| l.as_i64()) {
             None => layer as i64,
             Some(l) => l.unwrap_or(0),
@@ -310,17 +320,21 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
         let Some(text) = r.read(&rel) else { continue };
         let (fm, body, _) = split_frontmatter(&text);
         let node = parse_frontmatter(fm, &rel, diags);
-        for k in unknown_keys(&node, SKILL_KEYS) {
-            diags.push(Diagnostic::warning(
-                rel.as_str(),
-                key_line(&text, k, 1),
-                format!("unknown skill frontmatter key '{k}' (ignored)"),
-            ));
-        }
         let name = node
             .get("name")
             .and_then(Node::scalar_text)
             .unwrap_or(default_name);
+        let id = format!("skill.{name}");
+        for k in unknown_keys(&node, SKILL_KEYS) {
+            diags.push(
+                Diagnostic::warning(
+                    rel.as_str(),
+                    key_line(&text, k, 1).or(Some(1)),
+                    format!("unknown skill frontmatter key '{k}' in '{id}' (ignored)"),
+                )
+                .for_fragment(&id),
+            );
+        }
         let always = node.get("always").and_then(Node::as_bool).unwrap_or(false)
             || node
                 .get("metadata")
@@ -331,11 +345,16 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
         let description = match node.get("description").and_then(Node::scalar_text) {
             Some(d) => d,
             None => {
-                diags.push(Diagnostic::warning(
-                    rel.as_str(),
-                    Some(1),
-                    "skill has no 'description' in its frontmatter; its first line is used",
-                ));
+                diags.push(
+                    Diagnostic::warning(
+                        rel.as_str(),
+                        Some(1),
+                        format!(
+                            "skill '{name}' has no 'description' in its frontmatter; its first line is used"
+                        ),
+                    )
+                    .for_fragment(&id),
+                );
                 body.lines()
                     .map(|l| l.trim_start_matches('#').trim())
                     .find(|l| !l.is_empty())
@@ -351,7 +370,7 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
         };
         let mut f = if always {
             let mut f = base(
-                format!("skill.{name}"),
+                id.clone(),
                 3,
                 60,
                 format!("## {name} (always loaded)\n\n{}", body.trim()),
@@ -362,7 +381,7 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
             f.summary = Some(entry);
             f
         } else {
-            base(format!("skill.{name}"), 3, 40, entry, &rel, 1, kind)
+            base(id.clone(), 3, 40, entry, &rel, 1, kind)
         };
         apply_common(&mut f, &node, &text, 1, diags);
         out.push(f);

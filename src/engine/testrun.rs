@@ -301,33 +301,40 @@ pub fn compare(
     (false, why)
 }
 
-/// Saves a run under `WORKSPACE/.prompt-inspector/runs/` (atomically). The
-/// record holds no key: only the masked base URL and usage.
-pub fn save(root: &std::path::Path, record: &RunRecord) -> std::io::Result<std::path::PathBuf> {
-    let name = format!(
-        "{}-{}.json",
+/// Saves a run under `WORKSPACE/.prompt-inspector/runs/` (atomically, under
+/// a name no other run has). The record holds no key: only the masked base
+/// URL and usage.
+pub fn save(root: &std::path::Path, record: &RunRecord) -> Result<std::path::PathBuf, String> {
+    let stem = format!(
+        "{}-{}",
         super::fsutil::stamp(record.started_unix),
         record
             .session
             .replace(|c: char| !c.is_alphanumeric() && c != '-' && c != '_', "_")
     );
-    let path = root.join(".prompt-inspector").join("runs").join(name);
-    let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-    super::fsutil::write_atomic(&path, &json)?;
-    Ok(path)
+    let dir = super::fsutil::state_dir(root, &["runs"])?;
+    let json = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
+    super::fsutil::write_new(&dir, &stem, "json", &json).map_err(|e| format!("runs: {e}"))
 }
 
-/// The most recent saved runs of a workspace (newest first).
+/// The most recent saved runs of a workspace (newest first), read through
+/// the workspace's guarded reader.
 pub fn load_runs(root: &std::path::Path, session: Option<&str>) -> Vec<RunRecord> {
-    let dir = root.join(".prompt-inspector").join("runs");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
+    let Ok(mut r) = super::workspace::Reader::new(root) else {
+        return Vec::new();
+    };
+    let dir = format!("{}/runs", super::fsutil::STATE_DIR);
+    let mut names: Vec<String> = r
+        .list(&dir)
+        .into_iter()
+        .filter(|(n, is_dir)| !is_dir && n.ends_with(".json"))
+        .map(|(n, _)| n)
+        .collect();
+    names.sort();
+    names
         .iter()
         .rev()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter_map(|n| r.read_checked(&format!("{dir}/{n}")).ok())
         .filter_map(|t| serde_json::from_str::<RunRecord>(&t).ok())
         .filter(|r| session.is_none_or(|s| r.session == s))
         .collect()

@@ -48,11 +48,14 @@ fn json_tool(
     };
     let line = text_line(text, &format!("\"{name}\""), 1).unwrap_or(1);
     for k in obj.keys().filter(|k| !TOOL_KEYS.contains(&k.as_str())) {
-        diags.push(Diagnostic::warning(
-            rel,
-            text_line(text, &format!("\"{k}\""), 1),
-            format!("unknown key '{k}' in tool '{name}' (ignored)"),
-        ));
+        diags.push(
+            Diagnostic::warning(
+                rel,
+                text_line(text, &format!("\"{k}\""), 1).or(Some(line)),
+                format!("unknown key '{k}' in tool '{name}' (ignored)"),
+            )
+            .for_fragment(&format!("tool.{name}")),
+        );
     }
     let description = obj
         .get("description")
@@ -62,7 +65,14 @@ fn json_tool(
     let schema = match obj.get("input_schema") {
         Some(s) if s.is_object() => s.clone(),
         _ => {
-            diags.push(Diagnostic::error(rel, Some(line), format!("tool '{name}' is missing required field 'input_schema' (an object); an empty schema is used")));
+            diags.push(
+                Diagnostic::error(
+                    rel,
+                    Some(line),
+                    format!("tool '{name}' is missing required field 'input_schema' (an object); an empty schema is used"),
+                )
+                .for_fragment(&format!("tool.{name}")),
+            );
             serde_json::json!({"type": "object", "properties": {}})
         }
     };
@@ -105,18 +115,33 @@ fn json_tool(
         },
     );
     f.interpolate = false;
-    if let Some(p) = obj.get("priority").and_then(Value::as_i64) {
-        f.priority = p;
+    if let Some(p) = obj.get("priority") {
+        match p.as_i64() {
+            Some(n) => f.priority = n,
+            None => diags.push(
+                Diagnostic::error(
+                    rel,
+                    text_line(text, "\"priority\"", 1).or(Some(line)),
+                    format!(
+                        "priority of '{id}' must be a whole number from {} to {}, found {p} (default {} kept)",
+                        i64::MIN,
+                        i64::MAX,
+                        f.priority
+                    ),
+                )
+                .for_fragment(&id),
+            ),
+        }
     }
     f.summary = obj
         .get("summary")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let cond = obj
-        .get("enabled_when")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("{name} in session.tools"));
+    let cond = match obj.get("enabled_when") {
+        None => format!("{name} in session.tools"),
+        // A non-text value is an empty (hence invalid) expression.
+        Some(v) => v.as_str().unwrap_or_default().to_string(),
+    };
     let cond_line = text_line(text, "\"enabled_when\"", 1).or(Some(line));
     set_condition(&mut f, &cond, cond_line, diags);
     let definition =

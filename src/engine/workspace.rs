@@ -95,6 +95,9 @@ impl Workspace {
     }
 }
 
+const OUTSIDE: &str =
+    "points outside the workspace through a symbolic link (refused; its target was not read)";
+
 /// Reads files of one workspace, refusing anything outside it.
 pub struct Reader {
     root: PathBuf,
@@ -165,8 +168,10 @@ impl Reader {
         let full = self.root.join(&clean);
         match full.canonicalize() {
             Ok(real) if real.starts_with(&self.root) => Ok(real),
-            Ok(_) => Err("points outside the workspace through a symbolic link (refused; its target was not read)".into()),
-            Err(e) if full.symlink_metadata().is_ok() => Err(format!("broken symbolic link or unreadable path: {e}")),
+            Ok(_) => Err(OUTSIDE.into()),
+            Err(e) if full.symlink_metadata().is_ok() => {
+                Err(format!("broken symbolic link or unreadable path: {e}"))
+            }
             Err(e) => Err(format!("cannot be read: {e}")),
         }
     }
@@ -190,28 +195,22 @@ impl Reader {
 
     /// Like [`Reader::read`], but the error is returned for the caller to
     /// report (for paths named inside another file).
+    ///
+    /// The file is opened once and the opened handle is checked (a regular
+    /// file, inside the workspace, at most 8 MiB), so a file swapped for a
+    /// link between a check and the read cannot leak what the link points
+    /// to. A UTF-8 byte order mark is stripped and line endings become LF.
     pub fn read_checked(&mut self, rel: &str) -> Result<String, (Option<usize>, String)> {
+        // A cheap first check so that an obvious link out is never opened.
         let path = self.resolve(rel).map_err(|m| (None, m))?;
-        let meta = std::fs::metadata(&path).map_err(|e| (None, format!("unreadable: {e}")))?;
-        if meta.is_dir() {
-            return Err((None, "is a folder, not a file".into()));
+        let (mut file, _) =
+            super::fsutil::open_regular(&path, MAX_FILE_BYTES).map_err(|m| (None, m))?;
+        if let Some(real) = super::fsutil::real_path(&file)
+            && !real.starts_with(&self.root)
+        {
+            return Err((None, OUTSIDE.into()));
         }
-        if !meta.is_file() {
-            return Err((
-                None,
-                "not a regular file (a device, socket or pipe), skipped".into(),
-            ));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err((
-                None,
-                format!(
-                    "file is {:.1} MiB, over the 8 MiB limit (skipped)",
-                    meta.len() as f64 / 1048576.0
-                ),
-            ));
-        }
-        let bytes = std::fs::read(&path).map_err(|e| (None, format!("unreadable: {e}")))?;
+        let bytes = super::fsutil::read_capped(&mut file, MAX_FILE_BYTES).map_err(|m| (None, m))?;
         if bytes.contains(&0) {
             return Err((None, "binary file (contains NUL bytes), skipped".into()));
         }
@@ -219,7 +218,7 @@ impl Reader {
         match String::from_utf8(bytes) {
             Ok(text) => {
                 self.files.insert(rel_string(Path::new(rel)), hash);
-                Ok(text)
+                Ok(super::fsutil::normalize_text(text))
             }
             Err(e) => {
                 let valid = e.utf8_error().valid_up_to();

@@ -49,7 +49,13 @@ impl Node {
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Node::Int(i) => Some(*i),
-            Node::Float(f) if f.fract() == 0.0 => Some(*f as i64),
+            // Only a float that is exactly a whole i64 (no saturation of
+            // 1e300, 2^64, inf or NaN to i64::MAX / 0).
+            Node::Float(f)
+                if f.fract() == 0.0 && *f >= -(i64::MAX as f64) && *f < i64::MAX as f64 =>
+            {
+                Some(*f as i64)
+            }
             Node::Str(s) => s.trim().parse().ok(),
             _ => None,
         }
@@ -184,7 +190,14 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
     if text.trim().is_empty() {
         return Ok(Node::Null);
     }
-    let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Node>(text));
+    // Non-finite floats (.nan, .inf) reach the caller, which names the key
+    // they are wrong for, instead of failing the whole file. Nesting and
+    // alias expansion stay bounded by the library's default budget.
+    let parsed = std::panic::catch_unwind(|| {
+        let mut options = serde_saphyr::Options::default();
+        options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::PassThrough;
+        serde_saphyr::from_str_with_options::<Node>(text, options)
+    });
     match parsed {
         Ok(Ok(node)) => Ok(node),
         Ok(Err(e)) => {

@@ -2,6 +2,7 @@
 //! OpenAI-compatible Chat Completions. They return plain engine types. An API
 //! key lives in memory only and is never written, logged or shown in full.
 
+pub mod guard;
 pub mod run;
 
 use std::time::{Duration, Instant};
@@ -15,7 +16,7 @@ pub const ANTHROPIC_BASE: &str = "https://api.anthropic.com";
 pub const OPENAI_BASE: &str = "https://api.openai.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
-/// An API key. `Debug` and `Display` show only its last four characters.
+/// An API key. `Debug` and `Display` show none of it.
 #[derive(Clone)]
 pub struct ApiKey(String);
 
@@ -33,18 +34,16 @@ impl ApiKey {
         std::env::var(var).ok().and_then(|k| ApiKey::new(&k))
     }
 
-    /// At most the last 4 characters, e.g. `…x7Qa`.
+    /// How a key is shown: that one is set, and how long it is; not one of
+    /// its characters.
     pub fn masked(&self) -> String {
-        let chars: Vec<char> = self.0.chars().collect();
-        if chars.len() <= 8 {
-            return "…".into();
-        }
-        format!("…{}", chars[chars.len() - 4..].iter().collect::<String>())
+        format!("[key set, {} chars]", self.0.chars().count())
     }
 
-    /// Replaces every occurrence of the key in `text` by its masked form.
+    /// Redacts the key (and any fragment of 8 or more of its characters,
+    /// in any case or percent-encoded) from `text`.
     pub fn redact(&self, text: &str) -> String {
-        text.replace(&self.0, &self.masked())
+        guard::redact(text, &[&self.0])
     }
 
     fn expose(&self) -> &str {
@@ -74,6 +73,8 @@ pub struct Endpoint {
     pub max_retries: u32,
     /// Longest wait honoured for `retry-after`.
     pub max_retry_wait: Duration,
+    /// Send a key over plain HTTP to another machine (off by default).
+    pub allow_insecure_http: bool,
 }
 
 impl Endpoint {
@@ -92,11 +93,29 @@ impl Endpoint {
             timeout: Duration::from_secs(60),
             max_retries: 3,
             max_retry_wait: Duration::from_secs(60),
+            allow_insecure_http: false,
         }
     }
 
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
+    }
+
+    /// The base URL as it may be shown or saved (credentials masked).
+    pub fn shown_url(&self) -> String {
+        guard::mask_url(&self.base_url)
+    }
+
+    /// The one way server or transport text reaches the user: secrets
+    /// redacted first (the key, the URL's credentials), then control
+    /// characters removed and the text cut.
+    pub fn clean(&self, text: &str) -> String {
+        let mut secrets = guard::url_secrets(&self.base_url);
+        if let Some(k) = &self.key {
+            secrets.push(k.expose().to_string());
+        }
+        let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        guard::clean(&guard::redact(text, &refs), guard::MAX_MESSAGE_CHARS)
     }
 }
 
@@ -118,6 +137,15 @@ pub enum NetError {
         message: String,
     },
     Timeout(u64),
+    /// The whole run reached its time limit (seconds).
+    Deadline(u64),
+    Redirect {
+        status: u16,
+        location: String,
+    },
+    TooLarge(usize),
+    /// Refused before sending (plain HTTP with a key, a bad URL).
+    Refused(String),
     Connect(String),
     NoUsage,
     BadJson(String),
@@ -146,6 +174,20 @@ impl std::fmt::Display for NetError {
             NetError::Server { status, message } => write!(f, "{status} server error: {message}"),
             NetError::Http { status, message } => write!(f, "HTTP {status}: {message}"),
             NetError::Timeout(s) => write!(f, "timed out after {s} s without a response"),
+            NetError::Deadline(s) => write!(
+                f,
+                "timed out: the run's time limit of {s} s was reached (raise --timeout)"
+            ),
+            NetError::Redirect { status, location } => write!(
+                f,
+                "HTTP {status} → {location} (not followed; point --base-url there)"
+            ),
+            NetError::TooLarge(n) => write!(
+                f,
+                "the response is larger than {} MiB: refused",
+                n / (1024 * 1024)
+            ),
+            NetError::Refused(m) => write!(f, "{m}"),
             NetError::Connect(m) => write!(f, "cannot connect: {m}"),
             NetError::NoUsage => write!(f, "the response has no usage: nothing to compare"),
             NetError::BadJson(m) => write!(f, "the response is not valid JSON: {m}"),
@@ -154,6 +196,9 @@ impl std::fmt::Display for NetError {
     }
 }
 
+/// The message of an error body (`error.message` or `message` of a JSON
+/// body, else the body itself), uncut: the caller redacts, then cleans and
+/// cuts, in that order.
 fn error_message(body: &str) -> String {
     serde_json::from_str::<Value>(body)
         .ok()
@@ -163,28 +208,128 @@ fn error_message(body: &str) -> String {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })
-        .unwrap_or_else(|| body.chars().take(200).collect())
+        .unwrap_or_else(|| body.to_string())
 }
 
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let v = headers
-        .get("retry-after")?
-        .to_str()
-        .ok()?
-        .trim()
-        .to_string();
-    v.parse::<f64>()
-        .ok()
-        .filter(|s| *s >= 0.0)
-        .map(Duration::from_secs_f64)
-}
-
+/// A client that follows no redirect (a key must never reach another
+/// origin) and, for plain-HTTP targets, uses no proxy from the environment
+/// (a key must never cross a network in clear).
 pub fn client(ep: &Endpoint) -> Result<reqwest::Client, NetError> {
-    reqwest::Client::builder()
+    guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
+        .map_err(NetError::Refused)?;
+    let mut b = reqwest::Client::builder()
         .timeout(ep.timeout)
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .map_err(|e| NetError::Connect(e.to_string()))
+        .connect_timeout(Duration::from_secs(10).min(ep.timeout))
+        .redirect(reqwest::redirect::Policy::none());
+    if ep.base_url.starts_with("http://") {
+        b = b.no_proxy();
+    }
+    b.build()
+        .map_err(|e| NetError::Connect(ep.clean(&e.to_string())))
+}
+
+/// Reads a response body up to [`guard::MAX_BODY_BYTES`].
+async fn read_body(resp: reqwest::Response, ep: &Endpoint) -> Result<String, NetError> {
+    if resp
+        .content_length()
+        .is_some_and(|n| n > guard::MAX_BODY_BYTES as u64)
+    {
+        return Err(NetError::TooLarge(guard::MAX_BODY_BYTES));
+    }
+    let mut resp = resp;
+    let mut body: Vec<u8> = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => {
+                if body.len() + c.len() > guard::MAX_BODY_BYTES {
+                    return Err(NetError::TooLarge(guard::MAX_BODY_BYTES));
+                }
+                body.extend_from_slice(&c);
+            }
+            Ok(None) => break,
+            Err(e) if e.is_timeout() => return Err(NetError::Timeout(ep.timeout.as_secs())),
+            Err(e) => return Err(NetError::Connect(ep.clean(&describe(&e)))),
+        }
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// One attempt's outcome before it is judged.
+struct Reply {
+    status: u16,
+    retry_after: Option<String>,
+    location: Option<String>,
+    body: String,
+}
+
+/// Sends one POST and reads its reply, all within `limit`.
+async fn attempt(
+    req: reqwest::RequestBuilder,
+    ep: &Endpoint,
+    limit: Duration,
+) -> Result<Reply, NetError> {
+    let work = async {
+        let resp = req.send().await.map_err(|e| {
+            if e.is_timeout() {
+                NetError::Timeout(ep.timeout.as_secs())
+            } else {
+                NetError::Connect(ep.clean(&describe(&e)))
+            }
+        })?;
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        };
+        let retry_after = header("retry-after");
+        let location = header("location");
+        let body = read_body(resp, ep).await?;
+        Ok(Reply {
+            status,
+            retry_after,
+            location,
+            body,
+        })
+    };
+    match tokio::time::timeout(limit, work).await {
+        Ok(r) => r,
+        Err(_) if limit < ep.timeout => Err(NetError::Deadline(0)),
+        Err(_) => Err(NetError::Timeout(ep.timeout.as_secs())),
+    }
+}
+
+/// Time left before `deadline` (none: no run-wide limit), or `Deadline`.
+fn remaining(deadline: Option<Instant>, total_secs: u64) -> Result<Duration, NetError> {
+    match deadline {
+        None => Ok(Duration::MAX),
+        Some(d) => {
+            let left = d.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                Err(NetError::Deadline(total_secs))
+            } else {
+                Ok(left)
+            }
+        }
+    }
+}
+
+/// A run-wide time limit: when it ends and how long it was.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    pub at: Instant,
+    pub secs: u64,
+}
+
+impl Deadline {
+    /// `requests` requests, each with `timeout` for all its attempts and waits.
+    pub fn for_requests(requests: usize, timeout: Duration) -> Deadline {
+        let total = timeout.saturating_mul(requests.max(1) as u32);
+        Deadline {
+            at: Instant::now() + total,
+            secs: total.as_secs(),
+        }
+    }
 }
 
 /// Reads the usage of a response body into engine terms.
@@ -216,86 +361,137 @@ pub fn parse_usage(provider: Provider, v: &Value) -> Result<Actual, NetError> {
     })
 }
 
+fn with_auth(req: reqwest::RequestBuilder, ep: &Endpoint) -> reqwest::RequestBuilder {
+    match ep.provider {
+        Provider::Anthropic => {
+            let r = req.header("anthropic-version", ANTHROPIC_VERSION);
+            match &ep.key {
+                Some(k) => r.header("x-api-key", k.expose()),
+                None => r,
+            }
+        }
+        _ => match &ep.key {
+            Some(k) => req.bearer_auth(k.expose()),
+            None => req,
+        },
+    }
+}
+
+/// Judges a non-2xx reply: every text from the server passes
+/// [`Endpoint::clean`] (redact, then clean, then cut).
+fn reply_error(ep: &Endpoint, r: &Reply) -> NetError {
+    let message = ep.clean(&error_message(&r.body));
+    match r.status {
+        300..=399 => NetError::Redirect {
+            status: r.status,
+            location: ep.clean(&guard::mask_url(
+                r.location.as_deref().unwrap_or("(no location)"),
+            )),
+        },
+        401 | 403 => NetError::Unauthorized(message),
+        500..=599 => NetError::Server {
+            status: r.status,
+            message,
+        },
+        status => NetError::Http { status, message },
+    }
+}
+
 /// Sends one request body, retrying 429/529 with backoff (honouring
-/// `retry-after`). `cancel` aborts waiting at once.
+/// `retry-after`, capped). `cancel` aborts at once; `deadline` bounds the
+/// whole run, so no request outlives it.
 pub async fn send(
     client: &reqwest::Client,
     ep: &Endpoint,
     body: &Value,
     cancel: &mut tokio::sync::watch::Receiver<bool>,
+    deadline: Option<Deadline>,
 ) -> Result<Actual, NetError> {
     let path = match ep.provider {
         Provider::Anthropic => "/v1/messages",
         _ => "/v1/chat/completions",
     };
-    let mut attempt = 0u32;
+    let total = deadline.map(|d| d.secs).unwrap_or(0);
+    let at = deadline.map(|d| d.at);
+    let mut attempt_no = 0u32;
+    let mut capped_note: Option<String> = None;
     let started = Instant::now();
     loop {
-        attempt += 1;
-        let mut req = client.post(ep.url(path)).json(body);
-        req = match ep.provider {
-            Provider::Anthropic => {
-                let r = req.header("anthropic-version", ANTHROPIC_VERSION);
-                match &ep.key {
-                    Some(k) => r.header("x-api-key", k.expose()),
-                    None => r,
-                }
-            }
-            _ => match &ep.key {
-                Some(k) => req.bearer_auth(k.expose()),
-                None => req,
-            },
-        };
-        let resp = tokio::select! {
-            r = req.send() => r,
+        attempt_no += 1;
+        let limit = remaining(at, total)?.min(ep.timeout);
+        let req = with_auth(client.post(ep.url(path)).json(body), ep);
+        let reply = tokio::select! {
+            r = attempt(req, ep, limit) => r,
             _ = cancel.changed() => return Err(NetError::Cancelled),
         };
-        let resp = match resp {
-            Ok(r) => r,
-            Err(e) if e.is_timeout() => return Err(NetError::Timeout(ep.timeout.as_secs())),
-            Err(e) => {
-                let m = redact(ep, &describe(&e));
-                return Err(NetError::Connect(m));
-            }
+        let reply = match reply {
+            Err(NetError::Deadline(_)) => return Err(NetError::Deadline(total)),
+            r => r?,
         };
-        let status = resp.status().as_u16();
-        let wait = retry_after(resp.headers());
-        let text = match resp.text().await {
-            Ok(t) => t,
-            Err(e) if e.is_timeout() => return Err(NetError::Timeout(ep.timeout.as_secs())),
-            Err(e) => return Err(NetError::Connect(redact(ep, &describe(&e)))),
-        };
-        let message = redact(ep, &error_message(&text));
-        match status {
+        match reply.status {
             200..=299 => {
-                let v: Value =
-                    serde_json::from_str(&text).map_err(|e| NetError::BadJson(e.to_string()))?;
+                let v: Value = serde_json::from_str(&reply.body)
+                    .map_err(|e| NetError::BadJson(ep.clean(&e.to_string())))?;
                 let mut a = parse_usage(ep.provider, &v)?;
                 a.latency_ms = started.elapsed().as_millis() as u64;
-                a.retries = attempt - 1;
+                a.retries = attempt_no - 1;
                 return Ok(a);
             }
-            401 | 403 => return Err(NetError::Unauthorized(message)),
             429 | 529 => {
-                if attempt > ep.max_retries {
+                let status = reply.status;
+                let message =
+                    ep.clean(&error_message(&reply.body)) + capped_note.as_deref().unwrap_or("");
+                if attempt_no > ep.max_retries {
                     return Err(NetError::RateLimited {
                         status,
-                        attempts: attempt,
+                        attempts: attempt_no,
                         message,
                     });
                 }
-                let backoff = wait
-                    .unwrap_or(Duration::from_millis(500 * 2u64.pow(attempt - 1)))
-                    .min(ep.max_retry_wait);
+                let cap = ep.max_retry_wait.min(ep.timeout);
+                let asked = reply
+                    .retry_after
+                    .as_deref()
+                    .and_then(|v| guard::retry_after(v, crate::engine::fsutil::unix_now(), cap));
+                let backoff = match &asked {
+                    Some(r) => r.wait,
+                    None => {
+                        Duration::from_millis(500u64.saturating_mul(1 << (attempt_no - 1).min(16)))
+                            .min(cap)
+                    }
+                };
+                let left = remaining(at, total)?;
+                if backoff >= left {
+                    return Err(NetError::RateLimited {
+                        status,
+                        attempts: attempt_no,
+                        message: format!(
+                            "{message}; the server asked to wait {}, longer than the {} s left of the run",
+                            retry_text(reply.retry_after.as_deref(), cap),
+                            left.as_secs()
+                        ),
+                    });
+                }
+                if asked.as_ref().is_some_and(|r| r.capped) {
+                    capped_note = Some(format!(
+                        "; retry-after {} was not honoured in full",
+                        retry_text(reply.retry_after.as_deref(), cap)
+                    ));
+                }
                 tokio::select! {
                     _ = tokio::time::sleep(backoff) => {}
                     _ = cancel.changed() => return Err(NetError::Cancelled),
                 }
             }
-            500..=599 => return Err(NetError::Server { status, message }),
-            _ => return Err(NetError::Http { status, message }),
+            _ => return Err(reply_error(ep, &reply)),
         }
     }
+}
+
+/// How a `retry-after` value is described in an error (the cap stated).
+fn retry_text(value: Option<&str>, cap: Duration) -> String {
+    let v = guard::clean(value.unwrap_or(""), 40);
+    format!("'{v}' (waits are capped at {} s)", cap.as_secs())
 }
 
 fn describe(e: &reqwest::Error) -> String {
@@ -308,56 +504,37 @@ fn describe(e: &reqwest::Error) -> String {
     s
 }
 
-fn redact(ep: &Endpoint, s: &str) -> String {
-    match &ep.key {
-        Some(k) => k.redact(s),
-        None => s.to_string(),
-    }
-}
-
 /// Anthropic's free token counter, to calibrate the estimate of Claude models:
-/// the exact input tokens of `body` (without `max_tokens`).
+/// the exact input tokens of `body` (without `max_tokens`), within `deadline`.
 pub async fn count_tokens(
     client: &reqwest::Client,
     ep: &Endpoint,
     body: &Value,
+    deadline: Option<Deadline>,
 ) -> Result<u64, NetError> {
     let mut b = body.clone();
     if let Some(o) = b.as_object_mut() {
         o.remove("max_tokens");
     }
-    let mut req = client
-        .post(ep.url("/v1/messages/count_tokens"))
-        .json(&b)
-        .header("anthropic-version", ANTHROPIC_VERSION);
-    if let Some(k) = &ep.key {
-        req = req.header("x-api-key", k.expose());
-    }
-    let resp = req.send().await.map_err(|e| {
-        if e.is_timeout() {
-            NetError::Timeout(ep.timeout.as_secs())
-        } else {
-            NetError::Connect(redact(ep, &describe(&e)))
-        }
-    })?;
-    let status = resp.status().as_u16();
-    let text = resp
-        .text()
-        .await
-        .map_err(|e| NetError::Connect(redact(ep, &describe(&e))))?;
-    match status {
+    let total = deadline.map(|d| d.secs).unwrap_or(0);
+    let limit = remaining(deadline.map(|d| d.at), total)?.min(ep.timeout);
+    let req = with_auth(
+        client.post(ep.url("/v1/messages/count_tokens")).json(&b),
+        ep,
+    );
+    let reply = match attempt(req, ep, limit).await {
+        Err(NetError::Deadline(_)) => return Err(NetError::Deadline(total)),
+        r => r?,
+    };
+    match reply.status {
         200..=299 => {
-            let v: Value =
-                serde_json::from_str(&text).map_err(|e| NetError::BadJson(e.to_string()))?;
+            let v: Value = serde_json::from_str(&reply.body)
+                .map_err(|e| NetError::BadJson(ep.clean(&e.to_string())))?;
             v.get("input_tokens")
                 .and_then(Value::as_u64)
                 .ok_or(NetError::NoUsage)
         }
-        401 | 403 => Err(NetError::Unauthorized(redact(ep, &error_message(&text)))),
-        _ => Err(NetError::Http {
-            status,
-            message: redact(ep, &error_message(&text)),
-        }),
+        _ => Err(reply_error(ep, &reply)),
     }
 }
 
@@ -368,14 +545,13 @@ mod tests {
     #[test]
     fn keys_are_masked_everywhere() {
         let k = ApiKey::new("sk-ant-api03-SECRETSECRET-x7Qa").unwrap();
-        assert_eq!(k.masked(), "…x7Qa");
-        assert_eq!(format!("{k:?}"), "ApiKey(…x7Qa)");
-        assert_eq!(format!("{k}"), "…x7Qa");
+        assert_eq!(k.masked(), "[key set, 30 chars]");
+        assert_eq!(format!("{k:?}"), "ApiKey([key set, 30 chars])");
+        assert_eq!(format!("{k}"), "[key set, 30 chars]");
         assert_eq!(
             k.redact("bad key sk-ant-api03-SECRETSECRET-x7Qa!"),
-            "bad key …x7Qa!"
+            "bad key [REDACTED]!"
         );
-        assert_eq!(ApiKey::new("short").unwrap().masked(), "…");
         let ep = Endpoint::new(Provider::Anthropic, None, Some(k));
         assert!(!format!("{ep:?}").contains("SECRET"));
     }

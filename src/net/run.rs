@@ -29,12 +29,31 @@ pub enum Progress {
 pub struct RunOptions {
     /// Wait the session's gaps for real (off by default).
     pub honour_gaps: bool,
+    /// The run-wide time limit (default: the timeout per request).
+    pub deadline: Option<super::Deadline>,
+}
+
+/// The longest a run of `planned` requests may take: the timeout per
+/// request (all its attempts and retry waits included), plus the session's
+/// gaps when they are waited for real.
+pub fn time_limit(ep: &Endpoint, planned: &[Planned], opts: &RunOptions) -> Duration {
+    let gaps: u64 = if opts.honour_gaps {
+        planned.iter().map(|p| p.gap_secs).sum()
+    } else {
+        0
+    };
+    ep.timeout.saturating_mul(planned.len().max(1) as u32) + Duration::from_secs(gaps)
 }
 
 fn fatal(e: &NetError) -> bool {
     matches!(
         e,
-        NetError::Unauthorized(_) | NetError::Connect(_) | NetError::Cancelled
+        NetError::Unauthorized(_)
+            | NetError::Connect(_)
+            | NetError::Cancelled
+            | NetError::Deadline(_)
+            | NetError::Refused(_)
+            | NetError::Redirect { .. }
     )
 }
 
@@ -55,6 +74,13 @@ pub async fn execute(
             return record;
         }
     };
+    let deadline = opts.deadline.unwrap_or_else(|| {
+        let limit = time_limit(ep, planned, opts);
+        super::Deadline {
+            at: std::time::Instant::now() + limit,
+            secs: limit.as_secs(),
+        }
+    });
     let mut gap_skipped = false;
     for (i, p) in planned.iter().enumerate() {
         if !opts.honour_gaps
@@ -79,7 +105,7 @@ pub async fn execute(
             total: planned.len(),
             label: p.label.clone(),
         });
-        let row = match super::send(&client, ep, &p.body, &mut cancel).await {
+        let row = match super::send(&client, ep, &p.body, &mut cancel, Some(deadline)).await {
             Ok(actual) => {
                 let (agrees, explanation) =
                     compare(&p.predicted, &actual, model, ep.provider, gap_skipped);

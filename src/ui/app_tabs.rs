@@ -177,9 +177,8 @@ impl App {
     pub fn save_snapshot(&mut self) -> Option<PathBuf> {
         let ins = self.inspection()?;
         let snap = crate::engine::snapshot::Snapshot::take(&ins, &self.counter);
-        let path = snap.default_path(&ins.workspace.root);
-        match snap.save(&path) {
-            Ok(()) => {
+        match snap.save_new(&ins.workspace.root) {
+            Ok(path) => {
                 self.state.error = None;
                 self.refresh_snapshots();
                 self.diff_view.dirty = true;

@@ -151,9 +151,13 @@ impl RunPanel {
         let planned = testrun::plan(ins, other, &plan, predict_with, &model, counter);
         let base = self.base_url.trim();
         let ep = Endpoint::new(self.api, (!base.is_empty()).then_some(base), key);
+        if let Err(e) = crate::net::guard::check_transport(&ep.base_url, ep.key.is_some(), false) {
+            self.status = e;
+            return;
+        }
         let record = RunRecord::new(
             self.api,
-            &ep.base_url,
+            &ep.shown_url(),
             &model.id,
             &ins.session().name,
             &plan,
@@ -162,6 +166,7 @@ impl RunPanel {
         let (cancel, cancel_rx) = tokio::sync::watch::channel(false);
         let opts = RunOptions {
             honour_gaps: self.honour_gaps,
+            deadline: None,
         };
         let root = ins.workspace.root.clone();
         let ctx = ctx.clone();

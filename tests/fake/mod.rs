@@ -259,10 +259,18 @@ fn handle(mut stream: TcpStream, state: &Arc<Mutex<State>>) {
         None => {}
     }
     let mut s = state.lock().unwrap();
-    let auth = headers
+    // A key in `x-api-key` or as `Authorization: Bearer` (the SDK's way);
+    // other Authorization schemes (a proxy's Basic) are not keys.
+    let offered: Vec<String> = headers
         .iter()
-        .find(|(k, _)| k == "x-api-key" || k == "authorization")
-        .map(|(_, v)| v.trim_start_matches("Bearer ").to_string());
+        .filter(|(k, _)| k == "x-api-key" || k == "authorization")
+        .map(|(_, v)| v.trim_start_matches("Bearer ").to_string())
+        .collect();
+    let auth = offered
+        .iter()
+        .find(|v| **v == s.key)
+        .or(offered.first())
+        .cloned();
     if !s.key.is_empty() && auth.as_deref() != Some(s.key.as_str()) {
         let shown = auth.unwrap_or_default();
         // Like some proxies, echo the rejected key: the client must redact it.

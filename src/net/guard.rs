@@ -1,0 +1,378 @@
+//! The one choke point between a server and the rest of the tool: every text
+//! that comes from the network (error bodies, transport errors, headers) is
+//! redacted of secrets *first*, then cleaned of control characters, then cut
+//! for display. Also: where a key may be sent (no plain HTTP off loopback),
+//! how URLs with credentials are shown, and how `retry-after` is read.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// No fragment of a secret this long (or longer) survives redaction.
+pub const MIN_FRAGMENT: usize = 8;
+/// Longest server text shown in one message (characters).
+pub const MAX_MESSAGE_CHARS: usize = 300;
+/// Largest response body read (larger is one clear error).
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+/// What a redacted secret becomes.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Replaces every occurrence of any secret in `text`, and every fragment of
+/// one that is [`MIN_FRAGMENT`] characters or longer, by `[REDACTED]`:
+/// matched case-insensitively and through percent-encoding, so a server that
+/// echoes a key upper-cased, split in two or URL-encoded leaks none of it.
+pub fn redact(text: &str, secrets: &[&str]) -> String {
+    let secrets: Vec<Vec<char>> = secrets
+        .iter()
+        .map(|s| s.chars().map(fold).collect::<Vec<char>>())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if secrets.is_empty() || text.is_empty() {
+        return text.to_string();
+    }
+    // Decoded, case-folded characters of `text`, each with its byte span.
+    let decoded = decode(text);
+    let mut marked = vec![false; decoded.len()];
+    for secret in &secrets {
+        let w = secret.len().min(MIN_FRAGMENT);
+        if decoded.len() < w {
+            continue;
+        }
+        let windows: HashSet<&[char]> = secret.windows(w).collect();
+        let chars: Vec<char> = decoded.iter().map(|d| d.0).collect();
+        for (i, win) in chars.windows(w).enumerate() {
+            if windows.contains(win) {
+                marked[i..i + w].iter_mut().for_each(|m| *m = true);
+            }
+        }
+    }
+    if !marked.iter().any(|m| *m) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < decoded.len() {
+        let (_, start, end) = decoded[i];
+        if marked[i] {
+            let mut j = i;
+            while j + 1 < decoded.len() && marked[j + 1] {
+                j += 1;
+            }
+            out.push_str(REDACTED);
+            i = j + 1;
+        } else {
+            out.push_str(&text[start..end]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn fold(c: char) -> char {
+    c.to_lowercase().next().unwrap_or(c)
+}
+
+/// The characters of `text` with `%XX` decoded (ASCII only), case-folded,
+/// each with the byte range it came from.
+fn decode(text: &str) -> Vec<(char, usize, usize)> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut iter = text.char_indices();
+    while let Some((i, c)) = iter.next() {
+        if c == '%' {
+            let hex = text.get(i + 1..i + 3).unwrap_or("");
+            if hex.len() == 2
+                && hex.bytes().all(|b| b.is_ascii_hexdigit())
+                && let Ok(b) = u8::from_str_radix(hex, 16)
+                && b.is_ascii()
+            {
+                out.push((fold(b as char), i, i + 3));
+                iter.next();
+                iter.next();
+                continue;
+            }
+        }
+        out.push((fold(c), i, i + c.len_utf8()));
+    }
+    out
+}
+
+/// Server text made safe to show: ANSI escape sequences and control
+/// characters removed, line breaks folded into spaces, cut to `max` chars.
+pub fn clean(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut n = 0;
+    let mut last_space = false;
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI `ESC [ … final` or OSC `ESC ] … BEL/ST`, or a 2-char escape.
+            match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(d) = chars.next() {
+                        if d == '\u{7}' || (d == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    chars.next();
+                }
+            }
+            continue;
+        }
+        let c = if matches!(c, '\n' | '\r' | '\t' | '\u{2028}' | '\u{2029}') {
+            ' '
+        } else if c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        {
+            continue;
+        } else {
+            c
+        };
+        if c == ' ' && last_space {
+            continue;
+        }
+        last_space = c == ' ';
+        if n == max {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        n += 1;
+    }
+    out.trim().to_string()
+}
+
+/// A URL as it may be shown or saved: `user:password@` and the values of
+/// its query string are masked.
+pub fn mask_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let had_user = !u.username().is_empty() || u.password().is_some();
+            if had_user {
+                let _ = u.set_username("***");
+                let _ = u.set_password(None);
+            }
+            if u.query().is_some() {
+                let pairs: Vec<(String, String)> = u
+                    .query_pairs()
+                    .map(|(k, _)| (k.into_owned(), "***".to_string()))
+                    .collect();
+                u.query_pairs_mut().clear().extend_pairs(pairs);
+            }
+            let s = u.to_string();
+            // `Url` adds a trailing slash to a bare origin; keep the user's form.
+            if !url.ends_with('/') && s.ends_with('/') && u.path() == "/" && u.query().is_none() {
+                s.trim_end_matches('/').to_string()
+            } else {
+                s
+            }
+        }
+        // Not a URL: show nothing that may be a secret after a scheme.
+        Err(_) => match url.split_once("://") {
+            Some((scheme, rest)) => {
+                let host = rest.rsplit_once('@').map(|(_, h)| h).unwrap_or(rest);
+                let host = host.split(['?', '#']).next().unwrap_or("");
+                format!("{scheme}://{host}")
+            }
+            None => url.split(['?', '#', '@']).next().unwrap_or("").to_string(),
+        },
+    }
+}
+
+/// The secrets a URL carries (password, username, query values), to redact.
+pub fn url_secrets(url: &str) -> Vec<String> {
+    let Ok(u) = reqwest::Url::parse(url) else {
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    if let Some(p) = u.password() {
+        v.push(p.to_string());
+        // As sent in `Authorization: Basic …`, which a server may echo.
+        v.push(base64(format!("{}:{p}", u.username()).as_bytes()));
+    }
+    if !u.username().is_empty() {
+        v.push(u.username().to_string());
+    }
+    for (_, val) in u.query_pairs() {
+        if !val.is_empty() {
+            v.push(val.into_owned());
+        }
+    }
+    v
+}
+
+/// Standard base64 (with padding), for the forms a secret takes on the wire.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Whether `host` is on this machine (127.0.0.0/8, ::1, localhost).
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    if h.eq_ignore_ascii_case("localhost") || h.to_ascii_lowercase().ends_with(".localhost") {
+        return true;
+    }
+    h.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Refuses a base URL a key must not be sent to: not http(s), or plain HTTP
+/// to another machine (unless explicitly allowed). `Err` is one clear line.
+pub fn check_transport(base_url: &str, has_key: bool, allow_insecure: bool) -> Result<(), String> {
+    let shown = mask_url(base_url);
+    let u = reqwest::Url::parse(base_url).map_err(|e| format!("invalid base URL {shown}: {e}"))?;
+    match u.scheme() {
+        "https" => Ok(()),
+        "http" => {
+            let host = u.host_str().unwrap_or("");
+            if !has_key || is_loopback(host) || allow_insecure {
+                Ok(())
+            } else {
+                Err(format!(
+                    "refusing to send an API key over plain HTTP to {host} (anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
+                ))
+            }
+        }
+        other => Err(format!(
+            "unsupported scheme '{other}' in base URL {shown} (use https:// or http://)"
+        )),
+    }
+}
+
+/// How long a `retry-after` header asks to wait, capped at `cap`. Any form
+/// is accepted without panicking: seconds (also fractional or huge), an
+/// HTTP date (relative to `now_unix`), or garbage (ignored).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryAfter {
+    pub wait: Duration,
+    /// The server asked for longer than the cap.
+    pub capped: bool,
+}
+
+pub fn retry_after(value: &str, now_unix: u64, cap: Duration) -> Option<RetryAfter> {
+    let v = value.trim();
+    let asked: f64 = match v.parse::<f64>() {
+        Ok(s) if s.is_nan() => return None,
+        Ok(s) => s.max(0.0),
+        Err(_) => {
+            let when = httpdate::parse_http_date(v).ok()?;
+            let when = when
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            when.saturating_sub(now_unix) as f64
+        }
+    };
+    let capped = asked > cap.as_secs_f64();
+    let wait = if capped {
+        cap
+    } else {
+        Duration::try_from_secs_f64(asked).unwrap_or(cap)
+    };
+    Some(RetryAfter { wait, capped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+
+    #[test]
+    fn redaction_covers_case_splits_and_encoding() {
+        for echoed in [
+            format!("bad key {KEY}!"),
+            format!("bad key {}", KEY.to_uppercase()),
+            format!("first {} and then {}", &KEY[..20], &KEY[20..]),
+            format!("url ?key={}", KEY.replace('-', "%2D")),
+            format!("tail only {}", &KEY[KEY.len() - 9..]),
+        ] {
+            let r = redact(&echoed, &[KEY]);
+            for w in KEY.as_bytes().windows(MIN_FRAGMENT) {
+                let w = std::str::from_utf8(w).unwrap();
+                assert!(
+                    !r.to_lowercase().contains(&w.to_lowercase()),
+                    "{w} survives in {r}"
+                );
+            }
+            assert!(r.contains(REDACTED), "{r}");
+        }
+        assert_eq!(redact("nothing here", &[KEY]), "nothing here");
+        assert_eq!(redact("50% off", &[KEY]), "50% off");
+    }
+
+    #[test]
+    fn server_text_is_cleaned() {
+        let t = "line one\n\u{1b}[31mprompt-inspector: fake\u{1b}[0m\r\n\u{7}x";
+        assert_eq!(clean(t, 100), "line one prompt-inspector: fake x");
+        assert_eq!(clean(&"a".repeat(500), 10), format!("{}…", "a".repeat(10)));
+    }
+
+    #[test]
+    fn urls_are_masked() {
+        assert_eq!(
+            mask_url("https://bob:hunter2hunter2@proxy.example:8443/v1?key=abc&x=1"),
+            "https://***@proxy.example:8443/v1?key=***&x=***"
+        );
+        assert_eq!(mask_url("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
+        assert!(url_secrets("https://u:p4ss@h/?k=v").contains(&"p4ss".to_string()));
+        assert_eq!(base64(b"alice:hunter2"), "YWxpY2U6aHVudGVyMg==");
+        assert!(
+            url_secrets("https://alice:hunter2@h/").contains(&"YWxpY2U6aHVudGVyMg==".to_string())
+        );
+    }
+
+    #[test]
+    fn transport_rules() {
+        assert!(check_transport("https://api.anthropic.com", true, false).is_ok());
+        assert!(check_transport("http://127.0.0.5:1", true, false).is_ok());
+        assert!(check_transport("http://[::1]:1", true, false).is_ok());
+        assert!(check_transport("http://localhost:1", true, false).is_ok());
+        let e = check_transport("http://api.example.com", true, false).unwrap_err();
+        assert!(e.contains("--allow-insecure-http"), "{e}");
+        assert!(check_transport("http://api.example.com", true, true).is_ok());
+        assert!(check_transport("http://api.example.com", false, false).is_ok());
+        assert!(check_transport("ftp://x", true, false).is_err());
+    }
+
+    #[test]
+    fn retry_after_never_panics() {
+        let cap = Duration::from_secs(60);
+        for v in ["inf", "1e20", "-5", "NaN", "garbage", "", "1e400", "-inf"] {
+            let _ = retry_after(v, 0, cap);
+        }
+        assert_eq!(retry_after("inf", 0, cap).unwrap().wait, cap);
+        assert!(retry_after("1e20", 0, cap).unwrap().capped);
+        assert_eq!(retry_after("-5", 0, cap).unwrap().wait, Duration::ZERO);
+        assert_eq!(retry_after("garbage", 0, cap), None);
+        assert_eq!(
+            retry_after("2.5", 0, cap).unwrap().wait,
+            Duration::from_millis(2500)
+        );
+        let r = retry_after("Wed, 21 Oct 2015 07:28:30 GMT", 1_445_412_480, cap).unwrap();
+        assert_eq!(r.wait, Duration::from_secs(30));
+    }
+}
