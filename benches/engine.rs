@@ -261,11 +261,11 @@ fn main() {
 
 /// Prediction and diff on the generated workspace.
 fn extra_benches(c: &mut Criterion, dir: &Path) {
-    use prompt_inspector::engine::{diff, prediction, snapshot::Snapshot};
+    use prompt_inspector::engine::{cache::prediction, compare::diff, compare::snapshot::Snapshot};
     let table = ModelTable::bundled();
     let counter = TokenCounter::new();
     let ins = engine::inspect(dir, &Options::default(), &table, &counter).unwrap();
-    let a = Snapshot::take(&ins, &counter);
+    let a = Snapshot::take(&ins, &counter, 0, Vec::new());
     let smaller = engine::inspect(
         dir,
         &Options {
@@ -276,14 +276,14 @@ fn extra_benches(c: &mut Criterion, dir: &Path) {
         &counter,
     )
     .unwrap();
-    let b = Snapshot::take(&smaller, &counter);
+    let b = Snapshot::take(&smaller, &counter, 0, Vec::new());
     let mut g = c.benchmark_group("snapshot_diff_1000_fragments");
     g.sample_size(10);
     g.bench_function("diff_two_snapshots", |bch| {
         bch.iter(|| black_box(diff::diff(&a, &b, "a", "b").lines.len()))
     });
     g.bench_function("take_snapshot", |bch| {
-        bch.iter(|| black_box(Snapshot::take(&ins, &counter).total_tokens))
+        bch.iter(|| black_box(Snapshot::take(&ins, &counter, 0, Vec::new()).total_tokens))
     });
     g.bench_function("predict_layered_single_none", |bch| {
         bch.iter(|| black_box(prediction::predict(&ins, None, &counter).total_cost_usd))

@@ -2,7 +2,25 @@
 //! prompt is assembled, trimmed and cached.
 
 pub mod cli;
-pub mod cli_send;
 pub mod engine;
 pub mod net;
 pub mod ui;
+
+/// Seconds since the Unix epoch: the clock, read at the edges (the CLI, the
+/// window, the clients), never in the engine.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// A snapshot of `ins` now, carrying the saved test runs of its session:
+/// the clock and the runs are read here, at the edge, for the engine.
+pub fn snapshot_now(
+    ins: &engine::Inspection,
+    counter: &engine::TokenCounter,
+) -> engine::compare::snapshot::Snapshot {
+    let runs = engine::cache::testrun::load_runs(&ins.workspace.root, Some(&ins.session().name));
+    engine::compare::snapshot::Snapshot::take(ins, counter, unix_now(), runs)
+}

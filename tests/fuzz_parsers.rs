@@ -2,8 +2,10 @@
 //! templates, frontmatter, YAML fragments, sessions, tool JSON): random and
 //! adversarial inputs never panic, and outputs stay within their bounds.
 
-use prompt_inspector::engine::session::Session;
-use prompt_inspector::engine::{self, ModelTable, Options, TokenCounter, expr, template, yaml};
+use prompt_inspector::engine::workspace::session::Session;
+use prompt_inspector::engine::{
+    self, ModelTable, Options, TokenCounter, assembly::template, workspace::expr, workspace::yaml,
+};
 use proptest::prelude::*;
 
 /// Pieces that hit the grammars' edges, glued at random.
@@ -142,6 +144,6 @@ proptest! {
         for d in ins.diagnostics() {
             prop_assert!(!d.file.is_empty());
         }
-        let _ = engine::report::to_text(&ins);
+        let _ = engine::assembly::report::to_text(&ins);
     }
 }

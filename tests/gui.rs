@@ -51,6 +51,23 @@ fn wait_loaded(h: &mut Harness<'static, Option<App>>) {
     h.run_steps(3);
 }
 
+/// Steps until `cond` holds (work done by the worker arrives over frames).
+fn wait_for(h: &mut Harness<'static, Option<App>>, what: &str, cond: impl Fn(&App) -> bool) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if cond(app(h)) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "waited for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run_steps(2);
+}
+
 fn app<'h>(h: &'h Harness<'static, Option<App>>) -> &'h App {
     h.state().as_ref().unwrap()
 }
@@ -358,8 +375,9 @@ fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() 
     let ws = copy_sample();
     let mut h = harness(ws.path().to_path_buf());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run_steps(2);
-    assert_eq!(app(&h).snapshots.len(), 1, "Ctrl+S saved a snapshot");
+    wait_for(&mut h, "Ctrl+S to save a snapshot", |a| {
+        a.snapshots.len() == 1
+    });
     // Edit layer 1 (atomic save) and wait for the reload.
     let soul = std::fs::read_to_string(ws.path().join("SOUL.md"))
         .unwrap()
@@ -385,7 +403,7 @@ fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() 
     h.get_by_label("Diff").click();
     h.run_steps(2);
     h.get_by_label("Save snapshot (Ctrl+S)").click_accesskit();
-    h.run_steps(3);
+    wait_for(&mut h, "a second snapshot", |a| a.snapshots.len() == 2);
     let snaps = app(&h).snapshots.clone();
     assert_eq!(snaps.len(), 2, "{:?} {:?}", snaps, app(&h).state.error);
     {
@@ -394,7 +412,9 @@ fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() 
         a.diff_view.b = prompt_inspector::ui::diff::Side::Snapshot(snaps[0].clone());
         a.diff_view.dirty = true;
     }
-    h.run_steps(3);
+    wait_for(&mut h, "the diff", |a| {
+        !a.diff_view.pending && !a.diff_view.dirty && a.diff_view.result.is_some()
+    });
     h.get_by_label_contains("fragment soul (layer 1): changed");
     h.get_by_label_contains("breakpoint 1 (block 1, layer 1): invalidated");
     h.get_by_label_contains("+我是 **SuxiongBot-2**");

@@ -9,8 +9,8 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use prompt_inspector::engine::testrun::{self, Plan};
-use prompt_inspector::engine::{self, ModelTable, Provider, TokenCounter, predict};
+use prompt_inspector::engine::cache::testrun::{self, Plan};
+use prompt_inspector::engine::{self, ModelTable, Provider, TokenCounter, cache::predictors};
 use serde_json::{Value, json};
 
 fn server() -> Option<String> {
@@ -118,7 +118,7 @@ fn prefix_predictor_matches_llama_server_cached_tokens() {
     // The slot holds the warm-up's last request when the session starts.
     let mut seqs = vec![server_tokens(&rt, &url, &warm_plan.last().unwrap().body)];
     seqs.extend(plan.iter().map(|p| server_tokens(&rt, &url, &p.body)));
-    let expected = predict::prefix_cached(&seqs);
+    let expected = predictors::prefix_cached(&seqs);
 
     let send = |dir: &Path| {
         let o = std::process::Command::new(bin())

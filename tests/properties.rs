@@ -1,7 +1,7 @@
 //! Property tests: for random workspaces and budgets the output is
 //! deterministic, trimmed layers fit, and statuses agree with the counts.
 
-use prompt_inspector::engine::{self, ModelTable, Options, Status, TokenCounter, report};
+use prompt_inspector::engine::{self, ModelTable, Options, Status, TokenCounter, assembly::report};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

@@ -10,11 +10,19 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::engine::Provider;
-use crate::engine::testrun::Actual;
+use crate::engine::cache::testrun::Actual;
 
 pub const ANTHROPIC_BASE: &str = "https://api.anthropic.com";
 pub const OPENAI_BASE: &str = "https://api.openai.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// The environment variable that holds a provider's key.
+pub fn key_var(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Anthropic => "ANTHROPIC_API_KEY",
+        _ => "OPENAI_API_KEY",
+    }
+}
 
 /// An API key. `Debug` and `Display` show none of it.
 #[derive(Clone)]
@@ -27,11 +35,9 @@ impl ApiKey {
     }
 
     pub fn from_env(provider: Provider) -> Option<ApiKey> {
-        let var = match provider {
-            Provider::Anthropic => "ANTHROPIC_API_KEY",
-            _ => "OPENAI_API_KEY",
-        };
-        std::env::var(var).ok().and_then(|k| ApiKey::new(&k))
+        std::env::var(key_var(provider))
+            .ok()
+            .and_then(|k| ApiKey::new(&k))
     }
 
     /// How a key is shown: that one is set, and how long it is; not one of
@@ -452,7 +458,7 @@ pub async fn send(
                 let asked = reply
                     .retry_after
                     .as_deref()
-                    .and_then(|v| guard::retry_after(v, crate::engine::fsutil::unix_now(), cap));
+                    .and_then(|v| guard::retry_after(v, crate::unix_now(), cap));
                 let backoff = match &asked {
                     Some(r) => r.wait,
                     None => {

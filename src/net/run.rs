@@ -6,8 +6,8 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::{Endpoint, NetError};
-use crate::engine::models::ModelInfo;
-use crate::engine::testrun::{Planned, RunRecord, RunRow, compare};
+use crate::engine::assembly::models::ModelInfo;
+use crate::engine::cache::testrun::{Planned, RunRecord, RunRow, compare};
 
 #[derive(Debug, Clone)]
 pub enum Progress {

@@ -1,28 +1,29 @@
-//! The application: owns the state, the worker and the watcher; draws the
-//! panels and turns their intents into engine calls.
+//! The application: owns the state, the worker and the watcher; panels push
+//! [`Command`]s and [`App::apply`] carries them out, once per frame, turning
+//! them into state changes and jobs of the worker.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
-use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
-
-use super::detail::{self, TokenViewCache};
+use super::command::Command;
+use super::detail::TokenViewCache;
 use super::prompt::PromptLines;
-use super::state::{AppState, Persisted, Tab, ThemeChoice};
+use super::state::{AppState, Persisted, Tab, TableView, ThemeChoice};
 use super::watch::Watcher;
-use super::worker::{Done, Job, Worker};
-use super::{colors, fonts, overview, side, table};
-use crate::engine::{ModelTable, TokenCounter};
+use super::worker::{DiffInput, Done, Job, Worker};
+use super::{fonts, test_run};
+use crate::engine::cache::prediction::Prediction;
+use crate::engine::{Inspection, ModelTable, Provider, TokenCounter};
 
-const STORAGE_KEY: &str = "prompt-inspector";
+pub(crate) const STORAGE_KEY: &str = "prompt-inspector";
 
 #[derive(Default)]
 pub(crate) struct OpenDialog {
     pub(crate) visible: bool,
     pub(crate) path: String,
-    pub(crate) picking: Option<Receiver<Option<PathBuf>>>,
+    pub(crate) picking: bool,
     pub(crate) note: Option<String>,
 }
 
@@ -33,12 +34,6 @@ pub struct FrameStats {
     pub max_us: u128,
     pub total_us: u128,
     pub frames: u64,
-}
-
-impl FrameStats {
-    pub fn mean_us(&self) -> u128 {
-        self.total_us / self.frames.max(1) as u128
-    }
 }
 
 pub struct App {
@@ -54,19 +49,21 @@ pub struct App {
     pub(crate) open: OpenDialog,
     pub(crate) token_cache: TokenViewCache,
     pub(crate) prompt_cache: PromptLines,
+    pub table_view: TableView,
     pub(crate) focus_filter: bool,
     pub(crate) ctx: egui::Context,
     pub(crate) applied_theme: Option<ThemeChoice>,
     pub(crate) shots: Option<super::shots::ShotPlan>,
     pub cache_view: super::cache::CacheView,
-    pub run_panel: super::run::RunPanel,
+    pub run_panel: test_run::RunPanel,
     pub diff_view: super::diff::DiffView,
     /// Snapshots of the workspace (newest first) and the newest one's key.
     pub snapshots: Vec<PathBuf>,
     pub(crate) latest_snapshot: Option<(String, u64, String)>,
-    /// The prediction shown, with the key of what it was computed from.
-    pub(crate) prediction: Option<(u64, crate::engine::prediction::Prediction)>,
-    pub(crate) prediction_job: Option<(u64, Receiver<crate::engine::prediction::Prediction>)>,
+    /// The prediction shown, with the key of what it was computed from, and
+    /// the key of the one being computed.
+    pub(crate) prediction: Option<(u64, Prediction)>,
+    pub(crate) prediction_pending: Option<u64>,
 }
 
 /// The bundled sample workspace, wherever it can be found.
@@ -108,17 +105,18 @@ impl App {
             open: OpenDialog::default(),
             token_cache: TokenViewCache::default(),
             prompt_cache: PromptLines::default(),
+            table_view: TableView::default(),
             focus_filter: false,
             ctx: ctx.clone(),
             applied_theme: None,
             shots: super::shots::ShotPlan::from_env(),
             cache_view: super::cache::CacheView::default(),
-            run_panel: super::run::RunPanel::default(),
+            run_panel: test_run::RunPanel::default(),
             diff_view: super::diff::DiffView::default(),
             snapshots: Vec::new(),
             latest_snapshot: None,
             prediction: None,
-            prediction_job: None,
+            prediction_pending: None,
         };
         if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
             app.open(p);
@@ -163,8 +161,7 @@ impl App {
         self.state.busy = Some(format!("loading {}", root.display()));
         self.worker.submit(Job::Load {
             root,
-            session: self.state.session.clone(),
-            model: self.state.model.clone(),
+            options: self.state.options(),
             generation: self.state.generation,
         });
     }
@@ -179,13 +176,9 @@ impl App {
         let Some(l) = &self.state.loaded else { return };
         self.state.generation += 1;
         self.state.busy = Some("preparing".into());
-        let mut settings = l.workspace.settings.clone();
-        settings.budget = self.state.budget;
         self.worker.submit(Job::Prepare {
             workspace: l.workspace.clone(),
-            session: self.state.session.clone(),
-            model: self.state.model.clone(),
-            settings: Box::new(settings),
+            options: self.state.options(),
             generation: self.state.generation,
         });
     }
@@ -195,131 +188,84 @@ impl App {
         self.state.busy.is_none()
     }
 
-    /// Applies what the worker and the watcher reported.
-    pub fn poll(&mut self) {
-        self.run_panel.poll();
-        let mut reload = false;
-        while self.watch_rx.try_recv().is_ok() {
-            reload = true;
-        }
-        if reload && self.state.root.is_some() {
-            self.reload();
-        }
-        while let Ok(done) = self.worker.rx.try_recv() {
-            match done {
-                Done::Progress(msg) => {
-                    if self.state.busy.is_some() {
-                        self.state.busy = Some(msg);
-                    }
-                }
-                Done::Loaded {
-                    generation,
-                    workspace,
-                    prepared,
-                    millis,
-                } => {
-                    if generation == self.state.generation {
-                        self.state.last_load_ms = millis;
-                        self.state.apply_loaded(workspace, prepared, &self.counter);
-                        self.refresh_snapshots();
-                        self.diff_view.dirty = true;
-                    }
-                }
-                Done::Prepared {
-                    generation,
-                    prepared,
-                    millis,
-                } => {
-                    if generation == self.state.generation {
-                        self.state.last_load_ms = millis;
-                        self.state.apply_prepared(prepared, &self.counter);
-                    }
-                }
-                Done::Failed {
-                    generation,
-                    message,
-                } => {
-                    if generation == self.state.generation {
-                        self.state.busy = None;
-                        self.state.error = Some(message);
-                    }
-                }
-            }
-        }
-        if let Some(rx) = &self.open.picking
-            && let Ok(choice) = rx.try_recv()
-        {
-            self.open.picking = None;
-            match choice {
-                Some(p) => {
+    /// The current inspection (a cheap copy: the workspace is shared).
+    pub fn inspection(&self) -> Option<Inspection> {
+        self.state.loaded.clone()
+    }
+
+    /// Carries out one command.
+    pub fn apply(&mut self, c: Command) {
+        match c {
+            Command::Open(p) => {
+                if p.is_dir() {
                     self.open.visible = false;
                     self.open(p);
+                } else {
+                    self.open.note = Some(format!("{} is not a folder", p.display()));
                 }
-                None => {
-                    self.open.note = Some(
-                        "No folder was chosen. If no dialog appeared, this desktop offers no file dialog: type the folder's path above."
-                            .into(),
-                    )
+            }
+            Command::OpenSample => {
+                if let Some(p) = sample_workspace() {
+                    self.open(p);
+                }
+            }
+            Command::ShowOpenDialog => self.show_open_dialog(),
+            Command::CloseOpenDialog => self.open.visible = false,
+            Command::PickFolder => {
+                self.open.picking = true;
+                self.worker.submit(Job::PickFolder);
+            }
+            Command::Reload => self.reload(),
+            Command::SetTheme(t) => self.state.theme = t,
+            Command::SetTab(t) => self.state.tab = t,
+            Command::FindFragment => {
+                self.state.tab = Tab::Fragments;
+                self.focus_filter = true;
+            }
+            Command::SetSession(s) => {
+                self.state.session = Some(s);
+                self.submit_prepare();
+            }
+            Command::SetModel(m) => {
+                self.state.model = Some(m);
+                self.submit_prepare();
+            }
+            Command::SetBudget(b) => {
+                self.state.budget = b;
+                self.state.budget_touched = true;
+                self.state.reassemble(&self.counter);
+            }
+            Command::ResetBudget => self.state.reset_budget(&self.counter),
+            Command::SetMarkers(on) => {
+                self.state.debug_markers = on;
+                self.state.reassemble(&self.counter);
+            }
+            Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
+            Command::Select(target) => self.select(target),
+            Command::ClearSelection => self.state.selected = None,
+            Command::SetProvider(p) => self.state.provider = p,
+            Command::StartRun => self.start_run(),
+            Command::CancelRun => self.run_panel.cancel(),
+            Command::SaveSnapshot => self.save_snapshot(),
+            Command::ComputeDiff => self.compute_diff(),
+            Command::CopyText(t) => self.ctx.copy_text(t),
+            Command::CopyRequestJson => {
+                if let Some(l) = &self.state.loaded {
+                    let body = l.first_request_body();
+                    self.ctx
+                        .copy_text(serde_json::to_string_pretty(&body).unwrap_or_default());
                 }
             }
         }
     }
 
-    fn shortcuts(&mut self, ctx: &egui::Context) {
-        let cmd = |k| KeyboardShortcut::new(Modifiers::COMMAND, k);
-        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::O))) {
-            self.show_open_dialog();
-        }
-        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::S))) {
-            self.save_snapshot();
-        }
-        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::R))) {
-            self.reload();
-        }
-        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::F))) {
-            self.state.tab = Tab::Fragments;
-            self.focus_filter = true;
-        }
-        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::D))) {
-            self.state.debug_markers = !self.state.debug_markers;
-            self.state.reassemble(&self.counter);
-        }
-        let dropped: Vec<PathBuf> = ctx.input(|i| {
-            i.raw
-                .dropped_files
-                .iter()
-                .map(|f| f.path().to_path_buf())
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        });
-        if let Some(p) = dropped.into_iter().next() {
-            let dir = if p.is_dir() {
-                p
-            } else {
-                p.parent().map(Path::to_path_buf).unwrap_or(p)
-            };
-            self.open(dir);
-        }
-    }
-
-    fn show_open_dialog(&mut self) {
+    pub(crate) fn show_open_dialog(&mut self) {
         self.open.visible = true;
         self.open.note = None;
         if self.open.path.is_empty()
             && let Some(r) = &self.state.root
         {
             self.open.path = r.display().to_string();
-        }
-    }
-
-    fn apply_theme(&mut self, ctx: &egui::Context) {
-        if self.applied_theme != Some(self.state.theme) {
-            ctx.set_theme(match self.state.theme {
-                ThemeChoice::System => egui::ThemePreference::System,
-                ThemeChoice::Light => egui::ThemePreference::Light,
-                ThemeChoice::Dark => egui::ThemePreference::Dark,
-            });
-            self.applied_theme = Some(self.state.theme);
         }
     }
 
@@ -333,232 +279,228 @@ impl App {
         }
     }
 
-    /// Draws the whole window (also used by the GUI tests).
-    pub fn show(&mut self, ui: &mut Ui) {
-        let started = Instant::now();
-        let ctx = ui.ctx().clone();
-        self.poll();
-        self.apply_theme(&ctx);
-        self.shortcuts(&ctx);
-        self.menu_bar(ui);
-        self.status_bar(ui);
-        if self.state.loaded.is_some() {
-            self.main_view(ui);
-        } else {
-            egui::CentralPanel::default().show(ui, |ui| {
-                if let Some(busy) = &self.state.busy {
-                    ui.vertical_centered(|ui| {
-                        ui.add_space(80.0);
-                        ui.spinner();
-                        ui.label(busy);
-                    });
+    /// Applies what the worker and the watcher reported.
+    pub fn poll(&mut self) {
+        let mut reload = false;
+        while self.watch_rx.try_recv().is_ok() {
+            reload = true;
+        }
+        if reload && self.state.root.is_some() {
+            self.reload();
+        }
+        while let Ok(done) = self.worker.rx.try_recv() {
+            self.on_done(done);
+        }
+    }
+
+    fn on_done(&mut self, done: Done) {
+        match done {
+            Done::Progress(msg) => {
+                if self.state.busy.is_some() {
+                    self.state.busy = Some(msg);
+                }
+            }
+            Done::Loaded {
+                generation,
+                inspection,
+                millis,
+            } if generation == self.state.generation => {
+                self.state.last_load_ms = millis;
+                self.state.apply_inspection(*inspection, &self.counter);
+                self.refresh_snapshots();
+                self.diff_view.dirty = true;
+            }
+            Done::Prepared {
+                generation,
+                inspection,
+                millis,
+            } if generation == self.state.generation => {
+                self.state.last_load_ms = millis;
+                self.state.apply_inspection(*inspection, &self.counter);
+            }
+            Done::Failed {
+                generation,
+                message,
+            } if generation == self.state.generation => {
+                self.state.busy = None;
+                self.state.error = Some(message);
+            }
+            Done::Loaded { .. } | Done::Prepared { .. } | Done::Failed { .. } => {}
+            Done::Predicted { key, prediction } => {
+                if self.prediction_pending == Some(key) {
+                    self.prediction_pending = None;
+                }
+                self.prediction = Some((key, *prediction));
+            }
+            Done::SnapshotSaved(Ok(_)) => {
+                self.state.error = None;
+                self.refresh_snapshots();
+                // The newest snapshot against the live state.
+                if let Some(newest) = self.snapshots.first() {
+                    self.diff_view.a = super::diff::Side::Snapshot(newest.clone());
+                    self.diff_view.b = super::diff::Side::Live;
+                }
+                self.diff_view.dirty = true;
+            }
+            Done::SnapshotSaved(Err(e)) => {
+                self.state.error = Some(format!("snapshot not saved: {e}"));
+            }
+            Done::Diffed { generation, result } if generation == self.diff_view.generation => {
+                self.diff_view.pending = false;
+                self.diff_view.result = Some(*result);
+            }
+            Done::Diffed { .. } => {}
+            Done::Picked(choice) => {
+                self.open.picking = false;
+                match choice {
+                    Some(p) => self.apply(Command::Open(p)),
+                    None => {
+                        self.open.note = Some(
+                            "No folder was chosen. If no dialog appeared, this desktop offers no file dialog: type the folder's path above."
+                                .into(),
+                        )
+                    }
+                }
+            }
+            Done::Run(msg) => self.run_panel.apply(msg),
+        }
+    }
+
+    /// What the prediction shown depends on: the prompt, the session, the
+    /// model, the provider.
+    fn prediction_key(&self) -> Option<u64> {
+        let l = self.state.loaded.as_ref()?;
+        let mut key = xxhash_rust::xxh3::xxh3_64(
+            format!(
+                "{:?}|{}|{}",
+                self.state.provider, l.prepared.session, l.prepared.model.id
+            )
+            .as_bytes(),
+        );
+        for b in &l.assembly.blocks {
+            key = key.rotate_left(5) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
+        }
+        Some(key ^ l.assembly.tools_tokens as u64)
+    }
+
+    /// The prediction of the current state, asked of the worker when it is
+    /// out of date; until it arrives the previous one is shown.
+    pub fn prediction(&mut self) -> Option<&Prediction> {
+        let key = self.prediction_key()?;
+        let current = self.prediction.as_ref().map(|p| p.0) == Some(key);
+        if !current && self.prediction_pending != Some(key) {
+            let inspection = Box::new(self.state.loaded.clone()?);
+            self.worker.submit(Job::Predict {
+                key,
+                inspection,
+                provider: self.state.provider,
+            });
+            self.prediction_pending = Some(key);
+        }
+        self.prediction.as_ref().map(|p| &p.1)
+    }
+
+    /// Whether the prediction shown is that of the current state.
+    pub fn prediction_is_current(&self) -> bool {
+        self.prediction_key().is_some()
+            && self.prediction.as_ref().map(|p| p.0) == self.prediction_key()
+    }
+
+    fn start_run(&mut self) {
+        let Some(ins) = self.inspection() else { return };
+        let other = if self.run_panel.plan == test_run::PlanKind::ThenSession {
+            match ins.other_session(&self.run_panel.then_session, &self.table, &self.counter) {
+                Ok(o) => Some(o),
+                Err(_) => {
+                    self.run_panel.status = "choose the second session".into();
                     return;
                 }
-                match side::welcome(ui, &self.state, sample_workspace().is_some()) {
-                    Some(side::WelcomeAction::OpenSample) => {
-                        if let Some(p) = sample_workspace() {
-                            self.open(p);
-                        }
-                    }
-                    Some(side::WelcomeAction::OpenDialog) => self.show_open_dialog(),
-                    Some(side::WelcomeAction::OpenRecent(p)) => self.open(p),
-                    None => {}
-                }
-            });
-        }
-        self.open_dialog(&ctx);
-        if self.state.loaded.is_some()
-            && self.is_idle()
-            && let Some(mut plan) = self.shots.take()
+            }
+        } else {
+            None
+        };
+        let predict_with = self.state.provider.unwrap_or(match self.run_panel.api {
+            Provider::Anthropic => Provider::Anthropic,
+            _ if ins.prepared.model.provider == Provider::Prefix => Provider::Prefix,
+            _ => Provider::Openai,
+        });
+        if let Some(job) = self
+            .run_panel
+            .start(&ins, other.as_ref(), predict_with, &self.counter)
         {
-            if plan.step(&ctx, self) {
-                self.state.reassemble(&self.counter);
-            }
-            self.shots = Some(plan);
+            self.worker.submit(Job::TestRun(Box::new(job)));
         }
-        let us = started.elapsed().as_micros();
-        self.frames.last_us = us;
-        self.frames.max_us = self.frames.max_us.max(us);
-        self.frames.total_us += us;
-        self.frames.frames += 1;
     }
 
-    fn menu_bar(&mut self, ui: &mut Ui) {
-        egui::Panel::top("menu-bar").show(ui, |ui| {
-            egui::MenuBar::new().ui(ui, |ui| {
-                ui.menu_button("File", |ui| {
-                    if ui.button("Open folder…  Ctrl+O").clicked() {
-                        self.show_open_dialog();
-                        ui.close();
-                    }
-                    if ui
-                        .add_enabled(
-                            self.state.root.is_some(),
-                            egui::Button::new("Reload  Ctrl+R"),
-                        )
-                        .clicked()
-                    {
-                        self.reload();
-                        ui.close();
-                    }
-                    if let Some(p) = sample_workspace()
-                        && ui.button("Open the sample workspace").clicked()
-                    {
-                        self.open(p);
-                        ui.close();
-                    }
-                    ui.separator();
-                    ui.label(RichText::new("Recent").weak());
-                    let recent = self.state.recent.clone();
-                    for p in recent {
-                        if ui.button(p.display().to_string()).clicked() {
-                            self.open(p);
-                            ui.close();
-                        }
-                    }
-                });
-                ui.menu_button("View", |ui| {
-                    for (t, label) in [
-                        (ThemeChoice::System, "Follow the system theme"),
-                        (ThemeChoice::Light, "Light"),
-                        (ThemeChoice::Dark, "Dark"),
-                    ] {
-                        if ui.radio(self.state.theme == t, label).clicked() {
-                            self.state.theme = t;
-                        }
-                    }
-                    ui.separator();
-                    if ui
-                        .checkbox(&mut self.state.debug_markers, "DEBUG markers  Ctrl+D")
-                        .changed()
-                    {
-                        self.state.reassemble(&self.counter);
-                    }
-                });
-                ui.separator();
-                if let Some(root) = &self.state.root {
-                    ui.label(RichText::new(root.display().to_string()).monospace());
-                }
-                if let Some(busy) = &self.state.busy {
-                    ui.spinner();
-                    ui.weak(busy);
-                }
-            });
+    /// Reads the workspace's snapshot list and the newest one's content key.
+    pub fn refresh_snapshots(&mut self) {
+        let Some(root) = self.state.loaded.as_ref().map(|l| l.workspace.root.clone()) else {
+            return;
+        };
+        self.snapshots = crate::engine::compare::snapshot::list(&root);
+        self.latest_snapshot = self.snapshots.first().and_then(|p| {
+            let s = crate::engine::compare::snapshot::Snapshot::load(p).ok()?;
+            let name = p.file_stem()?.to_string_lossy().into_owned();
+            Some((
+                s.session.clone(),
+                crate::engine::compare::snapshot::Snapshot::content_key(&s.blocks, &s.fragments),
+                name,
+            ))
         });
     }
 
-    fn main_view(&mut self, ui: &mut Ui) {
-        egui::Panel::left("controls")
-            .resizable(true)
-            .default_size(340.0)
-            .min_size(260.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("left-scroll")
-                    .show(ui, |ui| {
-                        let out = side::controls(ui, &mut self.state, &self.table);
-                        if out.budget_changed || out.markers_changed {
-                            self.state.reassemble(&self.counter);
-                        }
-                        if out.reset {
-                            self.state.reset_budget(&self.counter);
-                        }
-                        if let Some(s) = out.session {
-                            self.state.session = Some(s);
-                            self.submit_prepare();
-                        }
-                        if let Some(m) = out.model {
-                            self.state.model = m;
-                            self.submit_prepare();
-                        }
-                        ui.separator();
-                        if let Some(l) = &self.state.loaded {
-                            let clicked = overview::layers(ui, &self.state, &l.assembly);
-                            ui.separator();
-                            let a = &l.assembly;
-                            let mut parts = vec![overview::ContextPart {
-                                label: "tools".into(),
-                                tokens: a.tools_tokens as u64,
-                                color: colors::fragment("tools", ui.visuals().dark_mode),
-                            }];
-                            for b in &a.blocks {
-                                parts.push(overview::ContextPart {
-                                    label: format!("layer {}", b.layer),
-                                    tokens: b.tokens as u64,
-                                    color: colors::fragment(
-                                        &format!("layer{}", b.layer),
-                                        ui.visuals().dark_mode,
-                                    ),
-                                });
-                            }
-                            parts.push(overview::ContextPart {
-                                label: "reserved output".into(),
-                                tokens: l.workspace.settings.history.reserved_output,
-                                color: colors::UNCACHED,
-                            });
-                            overview::context_bar(
-                                ui,
-                                &parts,
-                                l.prepared.model.context_window,
-                                Some(l.workspace.settings.history.auto_compact_threshold),
-                            );
-                            if let Some(id) = clicked {
-                                self.state.selected = Some(id);
-                            }
-                        }
-                    });
+    /// Saves a snapshot of the current state (Ctrl+S), as a job.
+    pub fn save_snapshot(&mut self) {
+        if let Some(ins) = self.inspection() {
+            self.worker.submit(Job::Snapshot {
+                inspection: Box::new(ins),
             });
-        egui::Panel::right("detail").resizable(true).default_size(360.0).min_size(240.0).show(ui, |ui| {
-            let Some(l) = &self.state.loaded else { return };
-            match self.state.selected.as_ref().and_then(|id| l.assembly.fragments.iter().find(|f| &f.id == id)) {
-                Some(f) => {
-                    let p = l.prepared.fragments.iter().find(|p| p.id == f.id);
-                    detail::show(ui, f, p, l.prepared.encoding, &self.counter, &mut self.token_cache);
-                }
-                None => {
-                    ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
-                }
+        }
+    }
+
+    /// "changed since snapshot …" when the live prompt differs from the
+    /// newest snapshot of the same session.
+    pub fn changed_since_snapshot(&self) -> Option<String> {
+        let l = self.state.loaded.as_ref()?;
+        let (session, key, name) = self.latest_snapshot.as_ref()?;
+        if *session != l.prepared.session {
+            return None;
+        }
+        let live = crate::engine::compare::snapshot::Snapshot::content_key(
+            &l.assembly.blocks,
+            &l.assembly.fragments,
+        );
+        (live != *key).then(|| name.clone())
+    }
+
+    fn diff_input(&self, side: &super::diff::Side) -> Result<DiffInput, String> {
+        let ins = self.inspection().ok_or("nothing loaded")?;
+        Ok(match side {
+            super::diff::Side::Live => DiffInput::Inspection(Box::new(ins)),
+            super::diff::Side::Session(name) => DiffInput::Inspection(Box::new(
+                ins.other_session(name, &self.table, &self.counter)?,
+            )),
+            super::diff::Side::Snapshot(p) => DiffInput::File(p.clone()),
+        })
+    }
+
+    /// Asks the worker for the diff of the two chosen sides.
+    pub fn compute_diff(&mut self) {
+        self.diff_view.dirty = false;
+        self.diff_view.generation += 1;
+        let (a, b) = (self.diff_view.a.clone(), self.diff_view.b.clone());
+        match (self.diff_input(&a), self.diff_input(&b)) {
+            (Ok(x), Ok(y)) => {
+                self.diff_view.pending = true;
+                self.worker.submit(Job::Diff {
+                    a: x,
+                    b: y,
+                    labels: (a.label(), b.label()),
+                    generation: self.diff_view.generation,
+                });
             }
-        });
-        egui::CentralPanel::default().show(ui, |ui| {
-            let problems = self
-                .state
-                .loaded
-                .as_ref()
-                .map(|l| l.workspace.diagnostics.len() + l.prepared.diagnostics.len())
-                .unwrap_or(0);
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut self.state.tab, Tab::Fragments, "Fragments");
-                ui.selectable_value(&mut self.state.tab, Tab::Prompt, "Prompt");
-                ui.selectable_value(&mut self.state.tab, Tab::Cache, "Cache");
-                ui.selectable_value(&mut self.state.tab, Tab::Run, "Test run");
-                ui.selectable_value(&mut self.state.tab, Tab::Diff, "Diff");
-                ui.selectable_value(
-                    &mut self.state.tab,
-                    Tab::Problems,
-                    format!("Problems ({problems})"),
-                );
-            });
-            ui.separator();
-            match self.state.tab {
-                Tab::Cache => self.cache_tab(ui),
-                Tab::Run => self.run_tab(ui),
-                Tab::Diff => self.diff_tab(ui),
-                Tab::Fragments => {
-                    table::filters(ui, &mut self.state, std::mem::take(&mut self.focus_filter));
-                    let out = table::table(ui, &mut self.state);
-                    if let Some(id) = out.clicked {
-                        self.state.selected = Some(id);
-                    }
-                }
-                Tab::Prompt => self.prompt_tab(ui),
-                Tab::Problems => {
-                    if let Some(target) = side::problems(ui, &self.state) {
-                        self.select(target);
-                    }
-                }
-            }
-        });
+            (Err(e), _) | (_, Err(e)) => self.diff_view.result = Some(Err(e)),
+        }
     }
 }
 
@@ -567,7 +509,7 @@ impl eframe::App for App {
         self.poll();
     }
 
-    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
     }
 

@@ -2,16 +2,17 @@
 //! cost, and the reasons; totals and the strategy comparison; the
 //! context-window bar of the selected request; cache-breaker warnings.
 
-use egui::{Color32, Rect, RichText, Sense, Ui, pos2, vec2};
+use egui::{Rect, RichText, Sense, Ui, pos2, vec2};
 
 use super::colors;
+use super::command::Command;
 use super::overview::{self, ContextPart};
 use crate::engine::Provider;
-use crate::engine::prediction::Prediction;
+use crate::engine::cache::prediction::Prediction;
 
+/// The panel's own view: which request's context bar is shown.
 #[derive(Default)]
 pub struct CacheView {
-    pub provider: Option<Provider>,
     pub selected: usize,
 }
 
@@ -50,9 +51,15 @@ fn legend(ui: &mut Ui) {
     });
 }
 
-/// Draws the panel. Returns a newly chosen provider.
-pub fn show(ui: &mut Ui, view: &mut CacheView, p: &Prediction) -> Option<Option<Provider>> {
-    let mut changed = None;
+/// Draws the panel; choosing other cache rules pushes
+/// [`Command::SetProvider`].
+pub fn show(
+    ui: &mut Ui,
+    provider: Option<Provider>,
+    view: &mut CacheView,
+    p: &Prediction,
+    out: &mut Vec<Command>,
+) {
     ui.horizontal(|ui| {
         ui.label("Provider:");
         for (label, prov) in [
@@ -61,9 +68,8 @@ pub fn show(ui: &mut Ui, view: &mut CacheView, p: &Prediction) -> Option<Option<
             ("openai", Some(Provider::Openai)),
             ("prefix (local)", Some(Provider::Prefix)),
         ] {
-            if ui.selectable_label(view.provider == prov, label).clicked() && view.provider != prov
-            {
-                changed = Some(prov);
+            if ui.selectable_label(provider == prov, label).clicked() && provider != prov {
+                out.push(Command::SetProvider(prov));
             }
         }
         ui.separator();
@@ -128,7 +134,7 @@ pub fn show(ui: &mut Ui, view: &mut CacheView, p: &Prediction) -> Option<Option<
                     );
                 });
                 if let Some(e) = &r.error {
-                    ui.colored_label(Color32::from_rgb(0xE5, 0x39, 0x35), e);
+                    ui.colored_label(super::colors::ERROR, e);
                 }
                 egui::CollapsingHeader::new(format!("why · request {}", r.index + 1))
                     .id_salt(("why", r.index))
@@ -196,10 +202,7 @@ pub fn show(ui: &mut Ui, view: &mut CacheView, p: &Prediction) -> Option<Option<
                 });
                 overview::context_bar(ui, &parts, c.window, Some(c.threshold));
                 if c.crosses_threshold {
-                    ui.colored_label(
-                        Color32::from_rgb(0xE5, 0x39, 0x35),
-                        "crosses the auto-compact threshold",
-                    );
+                    ui.colored_label(super::colors::ERROR, "crosses the auto-compact threshold");
                 }
             }
             if !p.warnings.is_empty() {
@@ -216,5 +219,4 @@ pub fn show(ui: &mut Ui, view: &mut CacheView, p: &Prediction) -> Option<Option<
                 }
             }
         });
-    changed
 }

@@ -26,6 +26,13 @@ pub fn faded(c: Color32) -> Color32 {
     c.gamma_multiply(0.35)
 }
 
+/// Errors, overflows, disagreements, deletions.
+pub const ERROR: Color32 = Color32::from_rgb(0xE5, 0x39, 0x35);
+/// Warnings and things to notice (a change since the snapshot).
+pub const WARNING: Color32 = Color32::from_rgb(0xFB, 0x8C, 0x00);
+/// Agreement and additions.
+pub const GOOD: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
+
 pub const READ: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 pub const WRITE: Color32 = Color32::from_rgb(0xFB, 0x8C, 0x00);
 pub const UNCACHED: Color32 = Color32::from_rgb(0x78, 0x90, 0x9C);

@@ -7,7 +7,7 @@ use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat, Ui};
 
 use super::colors;
-use crate::engine::assemble::{FragmentResult, PreparedFragment};
+use crate::engine::assembly::assemble::{FragmentResult, PreparedFragment};
 use crate::engine::{Encoding, TokenCounter};
 
 /// Token spans of the fragment shown, cached by (id, text).

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
-use crate::engine::diff::{self, Diff, DiffLine};
+use super::command::{Command, Shortcut};
+
+use crate::engine::compare::diff::{self, Diff, DiffLine};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Side {
@@ -37,7 +39,10 @@ pub struct DiffView {
     pub side_by_side: bool,
     pub result: Option<Result<Diff, String>>,
     pub dirty: bool,
-    /// Bumped on every new result, so groups open afresh.
+    /// A comparison is under way on the worker.
+    pub pending: bool,
+    /// Bumped on every comparison asked for; a result of an older one is
+    /// ignored, and groups open afresh for a new one.
     pub generation: u64,
 }
 
@@ -49,18 +54,14 @@ impl Default for DiffView {
             side_by_side: false,
             result: None,
             dirty: true,
+            pending: false,
             generation: 0,
         }
     }
 }
 
-pub enum DiffIntent {
-    Compute,
-    SaveSnapshot,
-}
-
-const ADD: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
-const DEL: Color32 = Color32::from_rgb(0xE5, 0x39, 0x35);
+const ADD: Color32 = super::colors::GOOD;
+const DEL: Color32 = super::colors::ERROR;
 
 fn picker(
     ui: &mut Ui,
@@ -150,13 +151,15 @@ fn groups(lines: &[DiffLine]) -> Vec<(Option<String>, Vec<&DiffLine>)> {
     out
 }
 
+/// Draws the view; asks for a comparison ([`Command::ComputeDiff`]) when
+/// its sides changed, and for a snapshot on request.
 pub fn show(
     ui: &mut Ui,
     view: &mut DiffView,
     sessions: &[String],
     snapshots: &[PathBuf],
-) -> Option<DiffIntent> {
-    let mut intent = None;
+    out: &mut Vec<Command>,
+) {
     ui.horizontal_wrapped(|ui| {
         view.dirty |= picker(ui, "diff-a", "A", &mut view.a, sessions, snapshots);
         view.dirty |= picker(ui, "diff-b", "B", &mut view.b, sessions, snapshots);
@@ -164,19 +167,24 @@ pub fn show(
             view.dirty = true;
         }
         ui.checkbox(&mut view.side_by_side, "side by side");
-        if ui.button("Save snapshot (Ctrl+S)").clicked() {
-            intent = Some(DiffIntent::SaveSnapshot);
+        let key = Shortcut::SaveSnapshot.key_text(ui.ctx());
+        if ui.button(format!("Save snapshot ({key})")).clicked() {
+            out.push(Command::SaveSnapshot);
+        }
+        if view.pending {
+            ui.spinner();
+            ui.weak("comparing…");
         }
     });
     if view.dirty {
-        intent = intent.or(Some(DiffIntent::Compute));
+        out.push(Command::ComputeDiff);
     }
     ui.separator();
     let d = match &view.result {
-        None => return intent,
+        None => return,
         Some(Err(e)) => {
             ui.colored_label(DEL, e);
-            return intent;
+            return;
         }
         Some(Ok(d)) => d,
     };
@@ -217,5 +225,4 @@ pub fn show(
                     });
             }
         });
-    intent
 }

@@ -1,21 +1,26 @@
-//! The window: egui panels that read engine results and send intents. Long
-//! work runs on a worker thread; the UI never blocks.
+//! The window: egui panels that read the state and push one `Command` type;
+//! `App` carries the commands out. Long work runs as jobs of one worker; the
+//! UI never blocks.
 
 pub mod app;
-mod app_tabs;
 pub mod cache;
 pub mod colors;
+pub mod command;
+pub mod controls;
 pub mod detail;
 pub mod diff;
 pub mod fonts;
+mod layout;
+mod open_dialog;
 pub mod overview;
+pub mod problems;
 pub mod prompt;
-pub mod run;
 pub mod shots;
-pub mod side;
 pub mod state;
 pub mod table;
+pub mod test_run;
 pub mod watch;
+pub mod welcome;
 pub mod worker;
 
 use std::path::PathBuf;

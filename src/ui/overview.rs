@@ -5,8 +5,9 @@
 use egui::{Color32, CornerRadius, Rect, Sense, Stroke, StrokeKind, Ui, pos2, vec2};
 
 use super::colors;
+use super::command::Command;
 use super::state::AppState;
-use crate::engine::{Assembly, Status, assemble::FragmentResult};
+use crate::engine::{Assembly, Status, assembly::assemble::FragmentResult};
 
 fn layer_name(l: u8) -> &'static str {
     match l {
@@ -41,9 +42,8 @@ fn fragment_tooltip(ui: &mut Ui, f: &FragmentResult) {
     ui.label(&f.reason);
 }
 
-/// Draws every layer's bar. Returns the id of a clicked segment.
-pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
-    let mut clicked = None;
+/// Draws every layer's bar; a clicked segment pushes [`Command::Select`].
+pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command>) {
     // One scale for all layers, so bars compare.
     let scale = a
         .layers
@@ -161,7 +161,7 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
                 .interact(seg, id, Sense::click())
                 .on_hover_ui(|ui| fragment_tooltip(ui, f));
             if resp.clicked() {
-                clicked = Some(f.id.clone());
+                out.push(Command::Select(f.id.clone()));
             }
             x_tokens += kept + cut;
         }
@@ -189,7 +189,6 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly) -> Option<String> {
         }
         ui.weak("│ budget line, shaded: inflow");
     });
-    clicked
 }
 
 /// Parts of the context window, in the spirit of Claude Code's `/context`.
@@ -228,7 +227,7 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
         let tx = rect.left() + rect.width() * t as f32;
         painter.line_segment(
             [pos2(tx, rect.top() - 3.0), pos2(tx, rect.bottom() + 3.0)],
-            Stroke::new(2.0, Color32::from_rgb(0xE5, 0x39, 0x35)),
+            Stroke::new(2.0, super::colors::ERROR),
         );
     }
     ui.horizontal_wrapped(|ui| {
@@ -241,4 +240,34 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
             ui.weak(format!("│ auto-compact at {:.0}%", t * 100.0));
         }
     });
+}
+
+/// The context-window bar of the session's request: tools, each system
+/// block, and the output reserved, against the model's window.
+pub fn request_context_bar(ui: &mut Ui, l: &crate::engine::Inspection) {
+    let a = &l.assembly;
+    let dark = ui.visuals().dark_mode;
+    let mut parts = vec![ContextPart {
+        label: "tools".into(),
+        tokens: a.tools_tokens as u64,
+        color: colors::fragment("tools", dark),
+    }];
+    for b in &a.blocks {
+        parts.push(ContextPart {
+            label: format!("layer {}", b.layer),
+            tokens: b.tokens as u64,
+            color: colors::fragment(&format!("layer{}", b.layer), dark),
+        });
+    }
+    parts.push(ContextPart {
+        label: "reserved output".into(),
+        tokens: l.workspace.settings.history.reserved_output,
+        color: colors::UNCACHED,
+    });
+    context_bar(
+        ui,
+        &parts,
+        l.prepared.model.context_window,
+        Some(l.workspace.settings.history.auto_compact_threshold),
+    );
 }

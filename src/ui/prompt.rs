@@ -5,6 +5,7 @@
 use egui::{RichText, Ui};
 
 use super::colors;
+use super::command::Command;
 use crate::engine::Assembly;
 
 pub struct Line {
@@ -90,17 +91,15 @@ impl PromptLines {
     }
 }
 
-pub struct PromptOut {
-    pub clicked: Option<String>,
-}
-
+/// Draws the prompt; clicking a line (its text or its gutter) pushes
+/// [`Command::Select`] for the fragment it belongs to.
 pub fn show(
     ui: &mut Ui,
     cache: &mut PromptLines,
     a: &Assembly,
     selected: Option<&str>,
-) -> PromptOut {
-    let mut out = PromptOut { clicked: None };
+    out: &mut Vec<Command>,
+) {
     cache.refresh(a);
     let dark = ui.visuals().dark_mode;
     let row_h = 18.0;
@@ -133,11 +132,7 @@ pub fn show(
                                 },
                             )
                             .inner;
-                        if g.clicked()
-                            && let Some(f) = &line.fragment
-                        {
-                            out.clicked = Some(f.clone());
-                        }
+                        let mut clicked = g.clicked();
                         let mut text = RichText::new(&line.text).monospace();
                         if line.header {
                             text = text.strong().color(ui.visuals().strong_text_color());
@@ -149,10 +144,14 @@ pub fn show(
                                 );
                             }
                         }
-                        ui.add(egui::Label::new(text).extend());
+                        clicked |= ui
+                            .add(egui::Label::new(text).extend().sense(egui::Sense::click()))
+                            .clicked();
+                        if clicked && let Some(f) = &line.fragment {
+                            out.push(Command::Select(f.clone()));
+                        }
                     },
                 );
             }
         });
-    out
 }

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::app::App;
-use super::state::{AppState, Tab};
+use super::command::Command;
+use super::state::Tab;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum View {
@@ -44,9 +45,10 @@ impl View {
         View::ALL.into_iter().find(|v| v.name() == s.trim())
     }
 
-    /// Puts the window in this view.
-    pub fn apply(self, state: &mut AppState) {
-        let pick = |state: &AppState, status: crate::engine::Status| {
+    /// The commands that put the window in this view, as a user would.
+    pub fn commands(self, app: &App) -> Vec<Command> {
+        let state = &app.state;
+        let pick = |status: crate::engine::Status| {
             state.assembly().and_then(|a| {
                 a.fragments
                     .iter()
@@ -54,51 +56,45 @@ impl View {
                     .map(|f| f.id.clone())
             })
         };
+        let select = |id: Option<String>| match id {
+            Some(id) => Command::Select(id),
+            None => Command::ClearSelection,
+        };
         match self {
-            View::Overview => {
-                state.tab = Tab::Fragments;
-                state.debug_markers = false;
-                state.selected = None;
-            }
-            View::TableDetail => {
-                state.tab = Tab::Fragments;
-                state.selected =
-                    pick(state, crate::engine::Status::Truncated).or(state.selected.clone());
-            }
-            View::PromptMarkers => {
-                state.tab = Tab::Prompt;
-                state.debug_markers = true;
-                state.selected = pick(state, crate::engine::Status::Summarized);
-            }
-            View::Problems => state.tab = Tab::Problems,
-            View::Cache => {
-                state.tab = Tab::Cache;
-                state.debug_markers = false;
-            }
-            View::Diff => {
-                state.tab = Tab::Diff;
-                state.debug_markers = false;
-            }
+            View::Overview => vec![
+                Command::SetTab(Tab::Fragments),
+                Command::SetMarkers(false),
+                Command::ClearSelection,
+            ],
+            View::TableDetail => vec![
+                Command::SetTab(Tab::Fragments),
+                select(pick(crate::engine::Status::Truncated).or(state.selected.clone())),
+            ],
+            View::PromptMarkers => vec![
+                Command::SetTab(Tab::Prompt),
+                Command::SetMarkers(true),
+                select(pick(crate::engine::Status::Summarized)),
+            ],
+            View::Problems => vec![Command::SetTab(Tab::Problems)],
+            View::Cache => vec![Command::SetTab(Tab::Cache), Command::SetMarkers(false)],
+            View::Diff => vec![Command::SetTab(Tab::Diff), Command::SetMarkers(false)],
         }
     }
 
     /// Puts the whole app in this view (the diff compares two sessions).
     pub fn apply_app(self, app: &mut App) {
-        self.apply(&mut app.state);
-        if self == View::Diff
-            && let Some(l) = &app.state.loaded
-        {
-            let names: Vec<String> = l
-                .workspace
-                .sessions
-                .iter()
-                .map(|s| s.name.clone())
-                .collect();
-            let current = l.prepared.session.clone();
-            if let Some(other) = names.iter().find(|n| **n != current) {
-                app.diff_view.a = super::diff::Side::Session(current);
-                app.diff_view.b = super::diff::Side::Session(other.clone());
-                app.diff_view.dirty = true;
+        for c in self.commands(app) {
+            app.apply(c);
+        }
+        if self == View::Diff {
+            let names = app.session_names();
+            if let Some(l) = &app.state.loaded {
+                let current = l.prepared.session.clone();
+                if let Some(other) = names.iter().find(|n| **n != current) {
+                    app.diff_view.a = super::diff::Side::Session(current);
+                    app.diff_view.b = super::diff::Side::Session(other.clone());
+                    app.diff_view.dirty = true;
+                }
             }
         }
     }
@@ -131,12 +127,11 @@ impl ShotPlan {
         })
     }
 
-    /// Advances the plan by one frame. Returns true when the view changed
-    /// (the caller re-assembles).
-    pub fn step(&mut self, ctx: &egui::Context, app: &mut App) -> bool {
+    /// Advances the plan by one frame.
+    pub fn step(&mut self, ctx: &egui::Context, app: &mut App) {
         if self.index >= self.views.len() {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            return false;
+            return;
         }
         ctx.request_repaint();
         if let Some(img) = self.image.lock().unwrap().take() {
@@ -157,10 +152,10 @@ impl ShotPlan {
             self.index += 1;
             self.requested = false;
             self.wait = 0;
-            return false;
+            return;
         }
         if self.requested {
-            return false;
+            return;
         }
         if self.wait == 0 {
             self.views[self.index].apply_app(app);
@@ -175,6 +170,5 @@ impl ShotPlan {
             });
             self.requested = true;
         }
-        self.wait == 1
     }
 }

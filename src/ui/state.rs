@@ -1,15 +1,14 @@
-//! What the window shows, apart from how it is drawn: the loaded workspace,
-//! the live settings (session, model, budget sliders, markers) and the view
-//! state (selection, filters, sort). Panels read it and send intents; all
-//! business logic stays in the engine.
+//! What the window shows, apart from how it is drawn: the inspection of the
+//! loaded workspace and the live settings (session, model, budget sliders,
+//! markers, selection). Panels read it and push commands; all business
+//! logic stays in the engine.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Assembly, Budget, Prepared, Status, TokenCounter, Workspace, assemble};
+use crate::engine::{Assembly, Budget, Inspection, Options, Provider, Status, TokenCounter};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum Tab {
@@ -54,16 +53,10 @@ pub struct Persisted {
     pub model: Option<String>,
 }
 
-/// The loaded workspace with the current session prepared and assembled.
-pub struct Loaded {
-    pub workspace: Arc<Workspace>,
-    pub prepared: Arc<Prepared>,
-    pub assembly: Assembly,
-}
-
 pub struct AppState {
     pub root: Option<PathBuf>,
-    pub loaded: Option<Loaded>,
+    /// The loaded workspace with the current session assembled.
+    pub loaded: Option<Inspection>,
     pub session: Option<String>,
     pub model: Option<String>,
     /// Live budget (sliders); `budget_touched` keeps it across reloads.
@@ -71,10 +64,8 @@ pub struct AppState {
     pub budget_touched: bool,
     pub debug_markers: bool,
     pub selected: Option<String>,
-    pub filter: String,
-    pub status_filter: [bool; 5],
-    pub sort: SortColumn,
-    pub sort_ascending: bool,
+    /// The cache rules to predict with (`None`: the model's own).
+    pub provider: Option<Provider>,
     pub tab: Tab,
     pub busy: Option<String>,
     pub error: Option<String>,
@@ -100,10 +91,7 @@ impl Default for AppState {
             budget_touched: false,
             debug_markers: false,
             selected: None,
-            filter: String::new(),
-            status_filter: [true; 5],
-            sort: SortColumn::Order,
-            sort_ascending: true,
+            provider: None,
             tab: Tab::Fragments,
             busy: None,
             error: None,
@@ -151,44 +139,35 @@ impl AppState {
         self.recent.truncate(10);
     }
 
-    /// A newly loaded workspace (first load or reload).
-    pub fn apply_loaded(
-        &mut self,
-        workspace: Arc<Workspace>,
-        prepared: Arc<Prepared>,
-        counter: &TokenCounter,
-    ) {
+    /// What the worker is asked to assemble: the session and model chosen,
+    /// and the budget once a slider moved (else the workspace's own).
+    pub fn options(&self) -> Options {
+        Options {
+            session: self.session.clone(),
+            model: self.model.clone(),
+            budget: self.budget_touched.then_some(self.budget),
+            budget_total: None,
+            debug_markers: self.debug_markers,
+        }
+    }
+
+    /// A newly assembled inspection (first load, reload, another session or
+    /// model). It is re-assembled with the live budget and markers, which
+    /// may have moved while the worker ran.
+    pub fn apply_inspection(&mut self, mut ins: Inspection, counter: &TokenCounter) {
         if !self.budget_touched {
-            self.budget = workspace.settings.budget;
+            self.budget = ins.workspace.settings.budget;
         }
-        if self
-            .session
-            .as_deref()
-            .is_none_or(|s| workspace.session(s).is_none())
-        {
-            self.session = Some(prepared.session.clone());
-        }
-        let assembly = assemble(&prepared, &self.budget, self.debug_markers, counter);
+        self.session = Some(ins.prepared.session.clone());
+        ins.reassemble(&self.budget, self.debug_markers, counter);
         if let Some(sel) = &self.selected
-            && !assembly.fragments.iter().any(|f| &f.id == sel)
+            && !ins.assembly.fragments.iter().any(|f| &f.id == sel)
         {
             self.selected = None;
         }
-        self.loaded = Some(Loaded {
-            workspace,
-            prepared,
-            assembly,
-        });
+        self.loaded = Some(ins);
         self.busy = None;
         self.error = None;
-    }
-
-    pub fn apply_prepared(&mut self, prepared: Arc<Prepared>, counter: &TokenCounter) {
-        if let Some(l) = &mut self.loaded {
-            l.assembly = assemble(&prepared, &self.budget, self.debug_markers, counter);
-            l.prepared = prepared;
-        }
-        self.busy = None;
     }
 
     /// Re-assembles after a budget or marker change (cheap: counts come from
@@ -196,7 +175,7 @@ impl AppState {
     pub fn reassemble(&mut self, counter: &TokenCounter) {
         let t = Instant::now();
         if let Some(l) = &mut self.loaded {
-            l.assembly = assemble(&l.prepared, &self.budget, self.debug_markers, counter);
+            l.reassemble(&self.budget, self.debug_markers, counter);
         }
         self.last_assemble_us = t.elapsed().as_micros();
     }
@@ -212,12 +191,31 @@ impl AppState {
     pub fn assembly(&self) -> Option<&Assembly> {
         self.loaded.as_ref().map(|l| &l.assembly)
     }
+}
 
-    /// Indices into `assembly.fragments` after filter and sort.
-    pub fn visible_rows(&self) -> Vec<usize> {
-        let Some(a) = self.assembly() else {
-            return Vec::new();
-        };
+/// The fragment table's own view: filter, status toggles, sort.
+#[derive(Debug, Clone)]
+pub struct TableView {
+    pub filter: String,
+    pub status_filter: [bool; 5],
+    pub sort: SortColumn,
+    pub sort_ascending: bool,
+}
+
+impl Default for TableView {
+    fn default() -> Self {
+        TableView {
+            filter: String::new(),
+            status_filter: [true; 5],
+            sort: SortColumn::Order,
+            sort_ascending: true,
+        }
+    }
+}
+
+impl TableView {
+    /// Indices into `a.fragments` after filter and sort.
+    pub fn visible_rows(&self, a: &Assembly) -> Vec<usize> {
         let needle = self.filter.to_lowercase();
         let mut rows: Vec<usize> = (0..a.fragments.len())
             .filter(|&i| {
@@ -229,21 +227,16 @@ impl AppState {
                         || f.reason.to_lowercase().contains(&needle))
             })
             .collect();
-        let key = |i: &usize| {
-            let f = &a.fragments[*i];
-            (f, *i)
-        };
+        let f = |i: &usize| &a.fragments[*i];
         match self.sort {
             SortColumn::Order => {}
-            SortColumn::Id => rows.sort_by(|a, b| key(a).0.id.cmp(&key(b).0.id)),
-            SortColumn::Layer => rows.sort_by_key(|i| (key(i).0.layer, *i)),
-            SortColumn::Priority => rows.sort_by_key(|i| (key(i).0.priority, *i)),
-            SortColumn::Source => {
-                rows.sort_by(|a, b| key(a).0.source.cmp(&key(b).0.source).then(a.cmp(b)))
-            }
-            SortColumn::Tokens => rows.sort_by_key(|i| (key(i).0.tokens, *i)),
-            SortColumn::Kept => rows.sort_by_key(|i| (key(i).0.kept_tokens, *i)),
-            SortColumn::Status => rows.sort_by_key(|i| (key(i).0.status, *i)),
+            SortColumn::Id => rows.sort_by(|x, y| f(x).id.cmp(&f(y).id)),
+            SortColumn::Layer => rows.sort_by_key(|i| (f(i).layer, *i)),
+            SortColumn::Priority => rows.sort_by_key(|i| (f(i).priority, *i)),
+            SortColumn::Source => rows.sort_by(|x, y| f(x).source.cmp(&f(y).source).then(x.cmp(y))),
+            SortColumn::Tokens => rows.sort_by_key(|i| (f(i).tokens, *i)),
+            SortColumn::Kept => rows.sort_by_key(|i| (f(i).kept_tokens, *i)),
+            SortColumn::Status => rows.sort_by_key(|i| (f(i).status, *i)),
         }
         if !self.sort_ascending {
             rows.reverse();

@@ -6,32 +6,30 @@ use egui::{RichText, Sense, Ui};
 use egui_extras::{Column, TableBuilder};
 
 use super::colors;
-use super::state::{AppState, SortColumn, status_index};
+use super::command::Command;
+use super::state::{AppState, SortColumn, TableView, status_index};
 use crate::engine::Status;
 
-pub struct TableOut {
-    pub clicked: Option<String>,
-}
-
-/// The filter row. Returns true when the filter box should take focus.
-pub fn filters(ui: &mut Ui, state: &mut AppState, focus_filter: bool) {
+/// The filter row (the table's own view state); `focus_filter` puts the
+/// cursor in the filter box.
+pub fn filters(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter: bool) {
     ui.horizontal_wrapped(|ui| {
         ui.label("Filter:");
         let r = ui.add(
-            egui::TextEdit::singleline(&mut state.filter)
+            egui::TextEdit::singleline(&mut view.filter)
                 .hint_text("id, source or reason (Ctrl+F)")
                 .desired_width(220.0),
         );
         if focus_filter {
             r.request_focus();
         }
-        if !state.filter.is_empty()
+        if !view.filter.is_empty()
             && ui
                 .small_button("clear")
                 .on_hover_text("Clear the filter")
                 .clicked()
         {
-            state.filter.clear();
+            view.filter.clear();
         }
         ui.separator();
         for s in Status::ALL {
@@ -41,17 +39,17 @@ pub fn filters(ui: &mut Ui, state: &mut AppState, focus_filter: bool) {
                 .map(|a| a.fragments.iter().filter(|f| f.status == s).count())
                 .unwrap_or(0);
             let text = RichText::new(format!("{} {count}", s.as_str())).color(colors::status(s));
-            ui.toggle_value(&mut state.status_filter[i], text);
+            ui.toggle_value(&mut view.status_filter[i], text);
         }
     });
 }
 
-pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
-    let mut out = TableOut { clicked: None };
-    let rows = state.visible_rows();
+/// The table; a clicked row pushes [`Command::Select`].
+pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<Command>) {
     let Some(loaded) = state.loaded.as_ref() else {
-        return out;
+        return;
     };
+    let rows = view.visible_rows(&loaded.assembly);
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
     let mut sort_clicks: Vec<SortColumn> = Vec::new();
@@ -76,8 +74,8 @@ pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
                 .header(22.0, |mut h| {
                     let mut head = |h: &mut egui_extras::TableRow, label: &str, col: SortColumn| {
                         h.col(|ui| {
-                            let arrow = if state.sort == col {
-                                if state.sort_ascending { " ▲" } else { " ▼" }
+                            let arrow = if view.sort == col {
+                                if view.sort_ascending { " ▲" } else { " ▼" }
                             } else {
                                 ""
                             };
@@ -128,13 +126,12 @@ pub fn table(ui: &mut Ui, state: &mut AppState) -> TableOut {
                             ui.add(egui::Label::new(&f.reason).truncate().selectable(false));
                         });
                         if row.response().clicked() {
-                            out.clicked = Some(f.id.clone());
+                            out.push(Command::Select(f.id.clone()));
                         }
                     });
                 });
         });
     for c in sort_clicks {
-        state.toggle_sort(c);
+        view.toggle_sort(c);
     }
-    out
 }

@@ -1,164 +1,330 @@
-//! Long work off the UI thread: loading a workspace (reading, tokenizing the
-//! fragments) runs on a worker thread that reports back through a channel and
-//! asks egui for a repaint.
+//! Long work off the UI thread, as named jobs of one worker: loading and
+//! preparing a workspace, predicting, taking a snapshot, diffing, the folder
+//! picker and test runs. Results come back through one channel, each with a
+//! repaint request; the UI never blocks.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
-use crate::engine::{self, ModelTable, Prepared, Settings, TokenCounter, Workspace};
+use crate::engine::cache::prediction::{self, Prediction};
+use crate::engine::cache::testrun::{self, Planned, RunRecord};
+use crate::engine::compare::diff::{self, Diff};
+use crate::engine::compare::snapshot::Snapshot;
+use crate::engine::{self, Inspection, ModelInfo, ModelTable, Options, Provider, TokenCounter};
+use crate::net::Endpoint;
+use crate::net::run::{Progress, RunOptions};
+
+/// One side of a diff, as the worker receives it.
+pub enum DiffInput {
+    /// An inspection as it is (the live state, or another session).
+    Inspection(Box<Inspection>),
+    /// A snapshot file.
+    File(PathBuf),
+}
+
+/// A test run to execute.
+pub struct TestRun {
+    pub endpoint: Endpoint,
+    pub model: ModelInfo,
+    pub planned: Vec<Planned>,
+    pub options: RunOptions,
+    pub record: RunRecord,
+    pub cancel: tokio::sync::watch::Receiver<bool>,
+    pub root: PathBuf,
+}
 
 pub enum Job {
-    /// (Re)load the folder and prepare `session` with `model`.
+    /// (Re)load the folder and assemble the session asked for.
     Load {
         root: PathBuf,
-        session: Option<String>,
-        model: Option<String>,
+        options: Options,
         generation: u64,
     },
-    /// Prepare an already loaded workspace again (another session or model).
+    /// Assemble another session or model of the loaded workspace.
     Prepare {
-        workspace: Arc<Workspace>,
-        session: Option<String>,
-        model: Option<String>,
-        settings: Box<Settings>,
+        workspace: Arc<engine::Workspace>,
+        options: Options,
         generation: u64,
     },
+    Predict {
+        key: u64,
+        inspection: Box<Inspection>,
+        provider: Option<Provider>,
+    },
+    /// Take a snapshot of the inspection and save it in its workspace.
+    Snapshot {
+        inspection: Box<Inspection>,
+    },
+    Diff {
+        a: DiffInput,
+        b: DiffInput,
+        labels: (String, String),
+        generation: u64,
+    },
+    PickFolder,
+    TestRun(Box<TestRun>),
+}
+
+pub enum RunMsg {
+    Progress(Progress),
+    Done(Box<RunRecord>, Option<String>),
 }
 
 pub enum Done {
     Progress(String),
     Loaded {
         generation: u64,
-        workspace: Arc<Workspace>,
-        prepared: Arc<Prepared>,
+        inspection: Box<Inspection>,
         millis: u128,
     },
     Prepared {
         generation: u64,
-        prepared: Arc<Prepared>,
+        inspection: Box<Inspection>,
         millis: u128,
     },
     Failed {
         generation: u64,
         message: String,
     },
+    Predicted {
+        key: u64,
+        prediction: Box<Prediction>,
+    },
+    SnapshotSaved(Result<PathBuf, String>),
+    Diffed {
+        generation: u64,
+        result: Box<Result<Diff, String>>,
+    },
+    Picked(Option<PathBuf>),
+    Run(RunMsg),
 }
 
 pub struct Worker {
     tx: Sender<Job>,
     pub rx: Receiver<Done>,
+    done: Sender<Done>,
+    ctx: egui::Context,
 }
 
-fn prepare(
-    ws: &Workspace,
-    session: Option<&str>,
-    model: Option<&str>,
-    settings: &Settings,
-    table: &ModelTable,
-    counter: &TokenCounter,
-) -> Result<Prepared, String> {
-    let s = engine::pick_session(ws, session).or_else(|_| engine::pick_session(ws, None))?;
-    let model_id = model.or(s.model.as_deref()).or(settings.model.as_deref());
-    let m = table.resolve(model_id);
-    Ok(engine::prepare(ws, s, settings, m, counter))
+/// What the worker thread holds.
+struct Shared {
+    counter: Arc<TokenCounter>,
+    table: Arc<ModelTable>,
+    done: Sender<Done>,
+    ctx: egui::Context,
+}
+
+impl Shared {
+    fn send(&self, d: Done) {
+        let _ = self.done.send(d);
+        self.ctx.request_repaint();
+    }
+
+    fn load(&self, root: PathBuf, options: Options, generation: u64) {
+        let t = Instant::now();
+        self.send(Done::Progress(format!("reading {}", root.display())));
+        let result = engine::load_workspace(&root).and_then(|ws| {
+            self.send(Done::Progress(format!(
+                "counting tokens of {} fragments",
+                ws.fragments.len()
+            )));
+            self.assemble(Arc::new(ws), &options)
+        });
+        self.send(match result {
+            Ok(ins) => Done::Loaded {
+                generation,
+                inspection: Box::new(ins),
+                millis: t.elapsed().as_millis(),
+            },
+            Err(message) => Done::Failed {
+                generation,
+                message,
+            },
+        });
+    }
+
+    fn prepare(&self, workspace: Arc<engine::Workspace>, options: Options, generation: u64) {
+        let t = Instant::now();
+        self.send(match self.assemble(workspace, &options) {
+            Ok(ins) => Done::Prepared {
+                generation,
+                inspection: Box::new(ins),
+                millis: t.elapsed().as_millis(),
+            },
+            Err(message) => Done::Failed {
+                generation,
+                message,
+            },
+        });
+    }
+
+    /// The one road; a session that vanished (after a reload) falls back to
+    /// the default one.
+    fn assemble(
+        &self,
+        ws: Arc<engine::Workspace>,
+        options: &Options,
+    ) -> Result<Inspection, String> {
+        Inspection::new(ws.clone(), options, &self.table, &self.counter).or_else(|_| {
+            let fallback = Options {
+                session: None,
+                ..options.clone()
+            };
+            Inspection::new(ws, &fallback, &self.table, &self.counter)
+        })
+    }
+
+    fn snapshot_of(&self, input: DiffInput) -> Result<Snapshot, String> {
+        match input {
+            DiffInput::Inspection(ins) => Ok(crate::snapshot_now(&ins, &self.counter)),
+            DiffInput::File(p) => Snapshot::load(&p),
+        }
+    }
+
+    fn run(&self, job: Job) {
+        match job {
+            Job::Load {
+                root,
+                options,
+                generation,
+            } => self.load(root, options, generation),
+            Job::Prepare {
+                workspace,
+                options,
+                generation,
+            } => self.prepare(workspace, options, generation),
+            Job::Predict {
+                key,
+                inspection,
+                provider,
+            } => {
+                let p = prediction::predict(&inspection, provider, &self.counter);
+                self.send(Done::Predicted {
+                    key,
+                    prediction: Box::new(p),
+                });
+            }
+            Job::Snapshot { inspection } => {
+                let snap = crate::snapshot_now(&inspection, &self.counter);
+                self.send(Done::SnapshotSaved(
+                    snap.save_new(&inspection.workspace.root),
+                ));
+            }
+            Job::Diff {
+                a,
+                b,
+                labels,
+                generation,
+            } => {
+                let result = match (self.snapshot_of(a), self.snapshot_of(b)) {
+                    (Ok(x), Ok(y)) => Ok(diff::diff(&x, &y, &labels.0, &labels.1)),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                };
+                self.send(Done::Diffed {
+                    generation,
+                    result: Box::new(result),
+                });
+            }
+            // Jobs that wait on a person or a network run on their own thread.
+            Job::PickFolder | Job::TestRun(_) => {}
+        }
+    }
+}
+
+/// A Load or Prepare superseded by a newer one need not run.
+fn superseded(job: &Job, next: &Job) -> bool {
+    matches!(job, Job::Load { .. } | Job::Prepare { .. })
+        && matches!(next, Job::Load { .. } | Job::Prepare { .. })
 }
 
 impl Worker {
     pub fn spawn(ctx: egui::Context, counter: Arc<TokenCounter>, table: Arc<ModelTable>) -> Worker {
         let (tx, jobs) = channel::<Job>();
         let (done, rx) = channel::<Done>();
+        let shared = Shared {
+            counter,
+            table,
+            done: done.clone(),
+            ctx: ctx.clone(),
+        };
         std::thread::Builder::new()
             .name("prompt-inspector-worker".into())
             .spawn(move || {
-                let send = |d: Done| {
-                    let _ = done.send(d);
-                    ctx.request_repaint();
-                };
-                while let Ok(mut job) = jobs.recv() {
-                    // Only the newest queued job matters (bursts of file events).
-                    while let Ok(newer) = jobs.try_recv() {
-                        job = newer;
-                    }
-                    let t = Instant::now();
-                    match job {
-                        Job::Load {
-                            root,
-                            session,
-                            model,
-                            generation,
-                        } => {
-                            send(Done::Progress(format!("reading {}", root.display())));
-                            let ws = match engine::workspace::load(&root) {
-                                Ok(ws) => ws,
-                                Err(message) => {
-                                    send(Done::Failed {
-                                        generation,
-                                        message,
-                                    });
-                                    continue;
-                                }
-                            };
-                            send(Done::Progress(format!(
-                                "counting tokens of {} fragments",
-                                ws.fragments.len()
-                            )));
-                            let settings = ws.settings.clone();
-                            match prepare(
-                                &ws,
-                                session.as_deref(),
-                                model.as_deref(),
-                                &settings,
-                                &table,
-                                &counter,
-                            ) {
-                                Ok(p) => send(Done::Loaded {
-                                    generation,
-                                    workspace: Arc::new(ws),
-                                    prepared: Arc::new(p),
-                                    millis: t.elapsed().as_millis(),
-                                }),
-                                Err(message) => send(Done::Failed {
-                                    generation,
-                                    message,
-                                }),
-                            }
-                        }
-                        Job::Prepare {
-                            workspace,
-                            session,
-                            model,
-                            settings,
-                            generation,
-                        } => {
-                            match prepare(
-                                &workspace,
-                                session.as_deref(),
-                                model.as_deref(),
-                                &settings,
-                                &table,
-                                &counter,
-                            ) {
-                                Ok(p) => send(Done::Prepared {
-                                    generation,
-                                    prepared: Arc::new(p),
-                                    millis: t.elapsed().as_millis(),
-                                }),
-                                Err(message) => send(Done::Failed {
-                                    generation,
-                                    message,
-                                }),
-                            }
+                let mut pending: Option<Job> = None;
+                loop {
+                    let job = match pending.take() {
+                        Some(j) => j,
+                        None => match jobs.recv() {
+                            Ok(j) => j,
+                            Err(_) => break,
+                        },
+                    };
+                    // Only the newest of a burst of loads matters (file events).
+                    let mut job = job;
+                    while let Ok(next) = jobs.try_recv() {
+                        if superseded(&job, &next) {
+                            job = next;
+                        } else {
+                            pending = Some(next);
+                            break;
                         }
                     }
+                    shared.run(job);
                 }
             })
             .expect("spawn worker thread");
-        Worker { tx, rx }
+        Worker { tx, rx, done, ctx }
     }
 
     pub fn submit(&self, job: Job) {
-        let _ = self.tx.send(job);
+        match job {
+            Job::PickFolder => self.spawn_side(|| {
+                Done::Picked(
+                    rfd::FileDialog::new()
+                        .set_title("Open a workspace folder")
+                        .pick_folder(),
+                )
+            }),
+            Job::TestRun(run) => self.spawn_run(*run),
+            other => {
+                let _ = self.tx.send(other);
+            }
+        }
+    }
+
+    /// A job that blocks (a dialog): its own thread, the shared channel.
+    fn spawn_side(&self, f: impl FnOnce() -> Done + Send + 'static) {
+        let (done, ctx) = (self.done.clone(), self.ctx.clone());
+        std::thread::spawn(move || {
+            let _ = done.send(f());
+            ctx.request_repaint();
+        });
+    }
+
+    fn spawn_run(&self, run: TestRun) {
+        let (done, ctx) = (self.done.clone(), self.ctx.clone());
+        std::thread::spawn(move || {
+            let progress_done = done.clone();
+            let c = ctx.clone();
+            let rec = crate::net::run::execute_blocking(
+                &run.endpoint,
+                &run.model,
+                &run.planned,
+                &run.options,
+                run.cancel,
+                move |p| {
+                    let _ = progress_done.send(Done::Run(RunMsg::Progress(p)));
+                    c.request_repaint();
+                },
+                run.record,
+            );
+            let saved = testrun::save(&run.root, &rec)
+                .ok()
+                .map(|p| p.display().to_string());
+            let _ = done.send(Done::Run(RunMsg::Done(Box::new(rec), saved)));
+            ctx.request_repaint();
+        });
     }
 }

@@ -1,0 +1,41 @@
+//! `prompt-inspector diff`: two prompts (snapshot files or WORKSPACE@SESSION
+//! assembled live) side by side. Exit 0 when identical, 1 when different,
+//! 2 on error.
+
+use std::process::ExitCode;
+
+use super::{Format, fail, out, out_json};
+use crate::engine::compare::diff;
+use crate::engine::{ModelTable, TokenCounter};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    pub a: String,
+    pub b: String,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let table = match ModelTable::load() {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let counter = TokenCounter::new();
+    let side = |arg: &str| super::snapshot::side(arg, &table, &counter);
+    let (sa, sb) = match (side(&a.a), side(&a.b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => return fail(&e),
+    };
+    let d = diff::diff(&sa, &sb, &a.a, &a.b);
+    match a.format {
+        Format::Text => out(&diff::to_text(&d)),
+        Format::Json => out_json(&diff::to_json(&d)),
+        Format::Markdown => out(&diff::to_markdown(&d)),
+    }
+    if d.identical {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

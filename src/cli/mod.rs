@@ -1,0 +1,126 @@
+//! The command line: the headless views of the same engine the window uses.
+//! One file per subcommand, over the shared arguments here.
+
+pub mod diff;
+pub mod predict;
+pub mod render;
+pub mod report;
+pub mod send;
+pub mod snapshot;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::engine::{self, ModelTable, Options, TokenCounter};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "prompt-inspector",
+    version,
+    about = "See, tune and test how an agent's layered system prompt is assembled, trimmed and cached.",
+    long_about = "With no argument, or a folder, opens the window. The subcommands are the headless views of the same engine.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// Workspace folder to open in the window.
+    pub path: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// The arguments every view of one workspace shares.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Common {
+    /// The workspace folder.
+    pub workspace: PathBuf,
+    /// Session (a file in sessions/); the first one by default.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Model id from the model table (assets/models.json).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Override the total token budget.
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]].
+    #[arg(long)]
+    pub debug_markers: bool,
+}
+
+impl Common {
+    pub fn options(&self) -> Options {
+        Options {
+            session: self.session.clone(),
+            model: self.model.clone(),
+            budget: None,
+            budget_total: self.budget,
+            debug_markers: self.debug_markers,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The assembly report: layers, fragments with status and reason, totals.
+    Report(report::Args),
+    /// The system blocks as the model receives them.
+    Render(render::Args),
+    /// Send the session's requests to a provider and compare real cache usage with the prediction.
+    Send(send::SendArgs),
+    /// Save a snapshot of the assembled session (default: WORKSPACE/.prompt-inspector/snapshots/).
+    Snapshot(snapshot::Args),
+    /// Diff two prompts: snapshot files or WORKSPACE@SESSION (assembled live).
+    /// Exit 0 when identical, 1 when different, 2 on error.
+    Diff(diff::Args),
+    /// Predict prompt-cache reads, writes and cost over the session's requests.
+    Predict(predict::Args),
+}
+
+/// Exit code 2 with a one-line reason.
+pub fn fail(msg: &str) -> ExitCode {
+    eprintln!("prompt-inspector: {msg}");
+    ExitCode::from(2)
+}
+
+pub fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
+}
+
+/// Pretty JSON and a newline on standard output.
+pub fn out_json(v: &serde_json::Value) {
+    out(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(v).unwrap_or_default()
+    ));
+}
+
+/// The one road, from the command line's arguments.
+pub fn inspect(common: &Common) -> Result<(engine::Inspection, TokenCounter, ModelTable), String> {
+    let table = ModelTable::load()?;
+    let counter = TokenCounter::new();
+    let ins = engine::inspect(&common.workspace, &common.options(), &table, &counter)?;
+    Ok((ins, counter, table))
+}
+
+pub fn run(command: Command) -> ExitCode {
+    match command {
+        Command::Report(a) => report::run(a),
+        Command::Render(a) => render::run(a),
+        Command::Send(a) => send::run(a),
+        Command::Snapshot(a) => snapshot::run(a),
+        Command::Diff(a) => diff::run(a),
+        Command::Predict(a) => predict::run(a),
+    }
+}

@@ -1,0 +1,41 @@
+//! `prompt-inspector predict`: prompt-cache reads, writes and cost over the
+//! session's requests, with the reason for every miss.
+
+use std::process::ExitCode;
+
+use super::{Common, Format, fail, inspect, out, out_json};
+use crate::engine::Provider;
+use crate::engine::cache::prediction;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    /// anthropic, openai or prefix (a llama.cpp-style server); the model's by default.
+    #[arg(long)]
+    pub provider: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let provider = match a.provider.as_deref().map(|p| (p, Provider::parse(p))) {
+        None => None,
+        Some((_, Some(p))) => Some(p),
+        Some((p, None)) => {
+            return fail(&format!(
+                "unknown provider '{p}' (anthropic, openai or prefix)"
+            ));
+        }
+    };
+    let (ins, counter, _) = match inspect(&a.common) {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    let p = prediction::predict(&ins, provider, &counter);
+    match a.format {
+        Format::Json => out_json(&prediction::to_json(&p)),
+        Format::Text | Format::Markdown => out(&prediction::to_text(&p)),
+    }
+    ExitCode::SUCCESS
+}

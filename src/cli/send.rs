@@ -1,0 +1,322 @@
+//! `prompt-inspector send`: real test requests against a provider, side by
+//! side with the prediction.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Common, Format, fail, inspect, out};
+use crate::engine::cache::testrun::{self, Plan, RunRecord};
+use crate::engine::{self, Provider};
+use crate::net::{self, ApiKey, Endpoint, run::RunOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct SendArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The API: anthropic (Messages) or openai (Chat Completions, also local servers).
+    #[arg(long)]
+    pub provider: String,
+    /// Base URL (a proxy or a local server), e.g. http://127.0.0.1:8080.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Send the first request N times instead of the session (cold, then warm).
+    #[arg(long)]
+    pub repeat: Option<usize>,
+    /// Send this session's first request, then that of another session.
+    #[arg(long)]
+    pub then_session: Option<String>,
+    /// Predict with anthropic, openai or prefix rules (default: the API's).
+    #[arg(long)]
+    pub predict_with: Option<String>,
+    /// Wait the session's gaps for real.
+    #[arg(long)]
+    pub honour_gaps: bool,
+    /// Seconds to wait for each response.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    #[arg(long, default_value_t = 3)]
+    pub max_retries: u32,
+    /// Send the key over plain HTTP to a host that is not this machine.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+    /// Do not save the results under WORKSPACE/.prompt-inspector/runs/.
+    #[arg(long)]
+    pub no_save: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+pub fn record_json(r: &RunRecord) -> Value {
+    json!({
+        "provider": r.provider,
+        "base_url": r.base_url,
+        "model": r.model,
+        "session": r.session,
+        "plan": r.plan,
+        "cancelled": r.cancelled,
+        "requests": r.rows.iter().map(|row| json!({
+            "label": row.label,
+            "predicted": {
+                "input_tokens": row.predicted.input_tokens,
+                "cache_creation_input_tokens": row.predicted.cache_creation_input_tokens,
+                "cache_read_input_tokens": row.predicted.cache_read_input_tokens,
+                "cost_usd": row.predicted_cost_usd,
+            },
+            "actual": row.actual.as_ref().map(|a| json!({
+                "input_tokens": a.input_tokens,
+                "cache_creation_input_tokens": a.cache_creation_input_tokens,
+                "cache_read_input_tokens": a.cache_read_input_tokens,
+                "reports_creation": a.reports_creation,
+                "latency_ms": a.latency_ms,
+                "retries": a.retries,
+            })),
+            "error": row.error,
+            "agrees": row.agrees,
+            "explanation": row.explanation,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn record_text(r: &RunRecord) -> String {
+    let mut o = format!(
+        "{} · {} · model {} · session {} · {}\n\n",
+        r.provider, r.base_url, r.model, r.session, r.plan
+    );
+    o +=
+        "request                     read (pred/real)   write (pred/real)   uncached (pred/real)\n";
+    for row in &r.rows {
+        match (&row.actual, &row.error) {
+            (Some(a), _) => {
+                let mark = |p: u64, q: u64| {
+                    if p == q {
+                        format!("{p}/{q}")
+                    } else {
+                        format!("{p}/{q} ≠")
+                    }
+                };
+                o += &format!(
+                    "{:<27} {:>18} {:>19} {:>22}\n",
+                    row.label,
+                    mark(
+                        row.predicted.cache_read_input_tokens,
+                        a.cache_read_input_tokens
+                    ),
+                    mark(
+                        row.predicted.cache_creation_input_tokens,
+                        a.cache_creation_input_tokens
+                    ),
+                    mark(row.predicted.input_tokens, a.input_tokens)
+                );
+                if !row.agrees {
+                    for e in &row.explanation {
+                        o += &format!("    · {e}\n");
+                    }
+                }
+            }
+            (None, Some(e)) => o += &format!("{:<27} error: {e}\n", row.label),
+            _ => {}
+        }
+    }
+    let agree = r.rows.iter().filter(|x| x.agrees).count();
+    o += &format!(
+        "\n{agree} of {} requests agree with the prediction{}\n",
+        r.rows.len(),
+        if r.cancelled { " (cancelled)" } else { "" }
+    );
+    o
+}
+
+pub fn run(a: SendArgs) -> ExitCode {
+    let Some(api) = Provider::parse(&a.provider).filter(|p| *p != Provider::Prefix) else {
+        return fail(&format!(
+            "unknown provider '{}' (anthropic or openai)",
+            a.provider
+        ));
+    };
+    let predict_with = match a.predict_with.as_deref() {
+        None => api,
+        Some(p) => match Provider::parse(p) {
+            Some(p) => p,
+            None => {
+                return fail(&format!(
+                    "unknown --predict-with '{p}' (anthropic, openai or prefix)"
+                ));
+            }
+        },
+    };
+    let key = ApiKey::from_env(api);
+    if key.is_none() && a.base_url.is_none() {
+        return fail(&format!(
+            "set {} (or give --base-url for a proxy or a local server)",
+            net::key_var(api)
+        ));
+    }
+    let (ins, counter, table) = match inspect(&a.common) {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    let other = match &a.then_session {
+        Some(name) => match ins.other_session(name, &table, &counter) {
+            Ok(o) => Some(o),
+            Err(e) => return fail(&e),
+        },
+        None => None,
+    };
+    let plan = match (&a.repeat, &a.then_session) {
+        (Some(n), _) => Plan::Repeat(*n),
+        (None, Some(s)) => Plan::ThenSession(s.clone()),
+        _ => Plan::Session,
+    };
+    let model = ins.prepared.model.clone();
+    let planned = testrun::plan(&ins, other.as_ref(), &plan, predict_with, &model, &counter);
+    let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
+    ep.timeout = Duration::from_secs(a.timeout.max(1));
+    ep.max_retries = a.max_retries;
+    ep.allow_insecure_http = a.allow_insecure_http;
+    if let Err(e) =
+        net::guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
+    {
+        return fail(&e);
+    }
+    let record = RunRecord::new(
+        api,
+        &ep.shown_url(),
+        &model.id,
+        &ins.session().name,
+        &plan,
+        crate::unix_now(),
+    );
+    let opts = RunOptions {
+        honour_gaps: a.honour_gaps,
+        deadline: None,
+    };
+    // One limit for everything this command sends: the planned requests,
+    // and the count_tokens calibration of Claude's estimate as one more.
+    let calibrating = api == Provider::Anthropic && model.estimate && !planned.is_empty();
+    let limit = net::run::time_limit(&ep, &planned, &opts)
+        + if calibrating {
+            ep.timeout
+        } else {
+            Duration::ZERO
+        };
+    let deadline = net::Deadline {
+        at: std::time::Instant::now() + limit,
+        secs: limit.as_secs(),
+    };
+    let opts = RunOptions {
+        deadline: Some(deadline),
+        ..opts
+    };
+    if a.format != Format::Json {
+        let n = planned.len() + usize::from(calibrating);
+        eprintln!(
+            "sending {n} request{} to {}: at most {} s in all ({} s per request, retries included)",
+            if n == 1 { "" } else { "s" },
+            ep.shown_url(),
+            limit.as_secs(),
+            ep.timeout.as_secs()
+        );
+    }
+    let calibration = if calibrating {
+        calibrate(&ep, &ins.workspace.root, &model.id, &planned[0], deadline)
+    } else {
+        None
+    };
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let quiet = a.format == Format::Json;
+    let record = net::run::execute_blocking(
+        &ep,
+        &model,
+        &planned,
+        &opts,
+        cancel,
+        |p| {
+            if !quiet
+                && let net::run::Progress::Sending {
+                    index,
+                    total,
+                    label,
+                } = &p
+            {
+                eprintln!("[{}/{}] {label}", index + 1, total);
+            }
+        },
+        record,
+    );
+    let saved = if !a.no_save {
+        match testrun::save(&ins.workspace.root, &record) {
+            Ok(p) => Some(p.display().to_string()),
+            Err(e) => {
+                eprintln!("prompt-inspector: results not saved: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if a.format == Format::Json {
+        let mut v = record_json(&record);
+        v["saved"] = json!(saved);
+        v["calibration"] = json!(calibration);
+        out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        ));
+    } else {
+        out(&record_text(&record));
+        if let Some(r) = calibration {
+            out(&format!(
+                "calibration: {} counts {r:.3}× the o200k estimate (count_tokens; saved for this workspace)\n",
+                model.id
+            ));
+        }
+        if let Some(p) = saved {
+            out(&format!("saved: {p}\n"));
+        }
+    }
+    for row in record.rows.iter().filter_map(|r| r.error.as_ref()) {
+        eprintln!("prompt-inspector: {row}");
+    }
+    if record.rows.iter().any(|r| r.error.is_some()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Asks `count_tokens` for the first request and stores real / estimated.
+fn calibrate(
+    ep: &Endpoint,
+    root: &std::path::Path,
+    model: &str,
+    first: &testrun::Planned,
+    deadline: net::Deadline,
+) -> Option<f64> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let client = match net::client(ep) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("prompt-inspector: count_tokens not sent: {e}");
+            return None;
+        }
+    };
+    match rt.block_on(net::count_tokens(&client, ep, &first.body, Some(deadline))) {
+        Ok(real) => {
+            let estimated = first.shape.total_tokens().max(1) as f64;
+            let ratio = real as f64 / estimated;
+            if let Err(e) = engine::cache::calibration::save(root, model, ratio) {
+                eprintln!("prompt-inspector: calibration not saved: {e}");
+            }
+            Some(ratio)
+        }
+        Err(e) => {
+            eprintln!("prompt-inspector: count_tokens failed, no calibration: {e}");
+            None
+        }
+    }
+}

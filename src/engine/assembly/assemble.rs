@@ -1,0 +1,577 @@
+//! Assembly, in two stages so that sliders stay cheap:
+//! [`prepare`] (session applied: conditions, interpolation, token counts) and
+//! [`assemble`] (budgets, trimming, rendering, report). Deterministic: the same
+//! inputs give byte-identical output.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::assembly::models::ModelInfo;
+use crate::engine::assembly::template::facts;
+pub use crate::engine::assembly::template::interpolate;
+use crate::engine::assembly::tokens::{Encoding, TokenCounter};
+use crate::engine::workspace::diag::Diagnostic;
+use crate::engine::workspace::session::Session;
+use crate::engine::workspace::settings::{Budget, Settings, Ttl};
+use crate::engine::workspace::{FragmentKind, Workspace};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Kept,
+    Summarized,
+    Truncated,
+    Dropped,
+    Disabled,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Kept => "kept",
+            Status::Summarized => "summarized",
+            Status::Truncated => "truncated",
+            Status::Dropped => "dropped",
+            Status::Disabled => "disabled",
+        }
+    }
+    pub const ALL: [Status; 5] = [
+        Status::Kept,
+        Status::Summarized,
+        Status::Truncated,
+        Status::Dropped,
+        Status::Disabled,
+    ];
+}
+
+/// A fragment with the session applied, in sort order.
+#[derive(Debug, Clone)]
+pub struct PreparedFragment {
+    pub id: String,
+    pub layer: u8,
+    pub priority: i64,
+    pub source: String,
+    pub line: usize,
+    pub body_line: usize,
+    pub kind: FragmentKind,
+    /// `None` when enabled; otherwise why not.
+    pub disabled: Option<String>,
+    /// The source text before interpolation (for the detail view).
+    pub raw: Arc<str>,
+    /// prefix + interpolated body + suffix.
+    pub full: Arc<str>,
+    pub tokens: usize,
+    pub summary: Option<(Arc<str>, usize)>,
+    pub truncate: bool,
+    pub cacheable: Option<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub encoding: Encoding,
+    pub model: ModelInfo,
+    pub session: String,
+    pub settings: Settings,
+    pub fragments: Vec<PreparedFragment>,
+    /// Layer titles with their token counts.
+    pub titles: [Option<(Arc<str>, usize)>; 4],
+    /// Tool definitions of the enabled tools, in request order.
+    pub tools: Vec<serde_json::Value>,
+    pub tools_tokens: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Applies a session to a workspace: evaluates conditions, interpolates and
+/// counts every fragment (through the content-keyed cache).
+pub fn prepare(
+    ws: &Workspace,
+    session: &Session,
+    settings: &Settings,
+    model: &ModelInfo,
+    counter: &TokenCounter,
+) -> Prepared {
+    let enc = model.tokenizer;
+    let facts = facts(ws, session);
+    let root = ws.root.to_string_lossy().into_owned();
+    let mut diagnostics = Vec::new();
+    let mut fragments: Vec<PreparedFragment> = Vec::with_capacity(ws.fragments.len());
+    for f in &ws.fragments {
+        let disabled = if let Some(err) = &f.condition_error {
+            Some(format!(
+                "invalid enabled_when `{}`: {err}",
+                f.enabled_when.as_deref().unwrap_or("")
+            ))
+        } else if let Some(c) = &f.condition {
+            if c.eval(&facts) {
+                None
+            } else {
+                let why = c.explain_false(&facts).join(", ");
+                Some(format!(
+                    "enabled_when `{}` is false: {why}",
+                    f.enabled_when.as_deref().unwrap_or("")
+                ))
+            }
+        } else {
+            None
+        };
+        let mut render = |text: &str| -> String {
+            if !f.interpolate {
+                return text.to_string();
+            }
+            let r = interpolate(text, &root, session);
+            if r.cut {
+                diagnostics.push(
+                    Diagnostic::error(
+                        f.source.as_str(),
+                        Some(f.body_line),
+                        format!(
+                            "template of '{}' expands past {} MiB: cut there",
+                            f.id,
+                            crate::engine::assembly::template::MAX_OUTPUT_BYTES / (1024 * 1024)
+                        ),
+                    )
+                    .for_fragment(&f.id),
+                );
+            }
+            for name in r.unknown {
+                let offset = text
+                    .find(&format!("{{{{{name}"))
+                    .or_else(|| text.find(name.as_str()))
+                    .unwrap_or(0);
+                let line = f.body_line + text[..offset].matches('\n').count();
+                diagnostics.push(
+                    Diagnostic::warning(
+                        f.source.as_str(),
+                        Some(line),
+                        format!(
+                            "unknown template variable {{{{{name}}}}} in '{}' (left as is)",
+                            f.id
+                        ),
+                    )
+                    .for_fragment(&f.id),
+                );
+            }
+            r.text
+        };
+        let body = render(&f.body);
+        let full: Arc<str> = format!("{}{}{}", f.prefix, body, f.suffix).into();
+        let summary = f.summary.as_ref().map(|s| {
+            let s: Arc<str> = format!("{}{}{}", f.prefix, render(s), f.suffix).into();
+            let n = counter.count(enc, &s);
+            (s, n)
+        });
+        let tokens = counter.count(enc, &full);
+        fragments.push(PreparedFragment {
+            id: f.id.clone(),
+            layer: f.layer,
+            priority: f.priority,
+            source: f.source.clone(),
+            line: f.line,
+            body_line: f.body_line,
+            kind: f.kind.clone(),
+            disabled,
+            raw: f.body.as_str().into(),
+            full,
+            tokens,
+            summary,
+            truncate: f.truncate,
+            cacheable: f.cacheable,
+        });
+    }
+    // Priority descending without negation (-i64::MIN overflows).
+    fragments.sort_by(|a, b| {
+        (a.layer, std::cmp::Reverse(a.priority), &a.id).cmp(&(
+            b.layer,
+            std::cmp::Reverse(b.priority),
+            &b.id,
+        ))
+    });
+    let titles = std::array::from_fn(|i| {
+        settings.layers[i].title.as_ref().map(|t| {
+            let t: Arc<str> = t.as_str().into();
+            let n = counter.count(enc, &t);
+            (t, n)
+        })
+    });
+    let tools: Vec<serde_json::Value> = ws
+        .tools
+        .iter()
+        .filter(|t| {
+            fragments
+                .iter()
+                .any(|f| f.id == t.fragment_id && f.disabled.is_none())
+        })
+        .map(|t| t.definition.clone())
+        .collect();
+    let tools_tokens = if tools.is_empty() {
+        0
+    } else {
+        counter.count(enc, &serde_json::to_string(&tools).unwrap_or_default())
+    };
+    Prepared {
+        encoding: enc,
+        model: model.clone(),
+        session: session.name.clone(),
+        settings: settings.clone(),
+        fragments,
+        titles,
+        tools,
+        tools_tokens,
+        diagnostics,
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FragmentResult {
+    pub id: String,
+    pub layer: u8,
+    pub priority: i64,
+    pub source: String,
+    pub line: usize,
+    pub tokens: usize,
+    pub kept_tokens: usize,
+    pub status: Status,
+    pub reason: String,
+    /// The text that went into the block ("" when dropped or disabled).
+    #[serde(with = "arc_str")]
+    pub text: Arc<str>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LayerResult {
+    pub layer: u8,
+    pub title: Option<String>,
+    pub budget: u64,
+    pub inflow: u64,
+    pub available: u64,
+    pub used: u64,
+    pub overflow: u64,
+    pub cache: bool,
+    pub ttl: Ttl,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Span {
+    /// Fragment id, or "(title)".
+    pub id: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockResult {
+    pub layer: u8,
+    pub tokens: usize,
+    pub cache_control: bool,
+    pub ttl: Ttl,
+    pub text: String,
+    /// Byte ranges of `text` per fragment (and title).
+    pub spans: Vec<Span>,
+}
+
+impl BlockResult {
+    /// The fragment a byte offset of `text` belongs to.
+    pub fn fragment_at(&self, offset: usize) -> Option<&str> {
+        self.spans
+            .iter()
+            .find(|s| s.start <= offset && offset < s.end)
+            .map(|s| s.id.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Assembly {
+    pub model: String,
+    pub tokenizer: Encoding,
+    pub estimate: bool,
+    pub session: String,
+    pub budget: Budget,
+    pub debug_markers: bool,
+    pub layers: Vec<LayerResult>,
+    pub fragments: Vec<FragmentResult>,
+    pub blocks: Vec<BlockResult>,
+    pub tools: Vec<serde_json::Value>,
+    pub tools_tokens: usize,
+    pub total_tokens: usize,
+}
+
+mod arc_str {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        Ok(String::deserialize(d)?.into())
+    }
+}
+
+/// Budget of each layer: fixed 1 and 2, the rest split by `layer3_ratio`
+/// (layer 4 takes the remainder so the four sum to the total).
+pub fn layer_budgets(b: &Budget) -> [u64; 4] {
+    let rest = b.total.saturating_sub(b.layer1 + b.layer2);
+    let l3 = (rest as f64 * b.layer3_ratio.clamp(0.0, 1.0)).floor() as u64;
+    [b.layer1, b.layer2, l3, rest - l3]
+}
+
+struct Slot {
+    status: Status,
+    kept: usize,
+    text: Arc<str>,
+    reason: String,
+}
+
+/// Exact token count of a block, summed over segments that start where the
+/// pre-tokenizer is certain to split: at a fragment whose text starts with a
+/// character other than white space or '/', right after the "\n\n"
+/// separator (no o200k/cl100k pre-token crosses into such a character from a
+/// newline). Each segment is counted through the content cache, so a budget
+/// change re-counts only the fragments whose text changed.
+fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> usize {
+    let mut total = 0;
+    let mut seg_start = 0;
+    for s in spans.iter().skip(1) {
+        let first = text[s.start..].chars().next();
+        let safe = matches!(first, Some(c) if !c.is_whitespace() && c != '/');
+        if safe {
+            total += counter.count(enc, &text[seg_start..s.start]);
+            seg_start = s.start;
+        }
+    }
+    total + counter.count(enc, &text[seg_start..])
+}
+
+/// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts
+/// that changed are tokenized (the counter caches by content).
+pub fn assemble(
+    p: &Prepared,
+    budget: &Budget,
+    debug_markers: bool,
+    counter: &TokenCounter,
+) -> Assembly {
+    let enc = p.encoding;
+    let budgets = layer_budgets(budget);
+    let mut slots: Vec<Slot> = p
+        .fragments
+        .iter()
+        .map(|f| match &f.disabled {
+            Some(why) => Slot {
+                status: Status::Disabled,
+                kept: 0,
+                text: Arc::from(""),
+                reason: why.clone(),
+            },
+            None => Slot {
+                status: Status::Kept,
+                kept: f.tokens,
+                text: f.full.clone(),
+                reason: String::new(),
+            },
+        })
+        .collect();
+    let mut layers = Vec::with_capacity(4);
+    let mut inflow = 0u64;
+    for layer in 1..=4u8 {
+        let li = (layer - 1) as usize;
+        let idx: Vec<usize> = (0..p.fragments.len())
+            .filter(|&i| p.fragments[i].layer == layer && slots[i].status != Status::Disabled)
+            .collect();
+        let title_tokens = p.titles[li].as_ref().map(|t| t.1).unwrap_or(0) as u64;
+        let available = budgets[li] + inflow;
+        // Running totals: kept tokens and fragments still present.
+        let mut sum: u64 = idx.iter().map(|&i| slots[i].kept as u64).sum();
+        let mut live = idx.len();
+        let used_now = |sum: u64, live: usize| if live > 0 { sum + title_tokens } else { sum };
+        let over_at_start = used_now(sum, live).saturating_sub(available);
+        if layer >= 3 && over_at_start > 0 {
+            // Pass 1: summaries, lowest priority first.
+            for &i in idx.iter().rev() {
+                let used = used_now(sum, live);
+                if used <= available {
+                    break;
+                }
+                if let Some((s, n)) = &p.fragments[i].summary
+                    && *n < slots[i].kept
+                {
+                    slots[i].reason = format!(
+                        "layer {layer} was {} tokens over its {available} available: replaced by its summary ({} → {n} tokens)",
+                        used - available,
+                        slots[i].kept
+                    );
+                    slots[i].status = Status::Summarized;
+                    sum -= (slots[i].kept - *n) as u64;
+                    slots[i].kept = *n;
+                    slots[i].text = s.clone();
+                }
+            }
+            // Pass 2: truncate or drop, lowest priority first.
+            for &i in idx.iter().rev() {
+                let used = used_now(sum, live);
+                if used <= available {
+                    break;
+                }
+                let over = used - available;
+                let f = &p.fragments[i];
+                let before = slots[i].kept;
+                let target = (before as u64).saturating_sub(over) as usize;
+                let cut = if f.truncate && target > 0 {
+                    counter.truncate(enc, &slots[i].text, target)
+                } else {
+                    None
+                };
+                let was = if slots[i].status == Status::Summarized {
+                    "its summary "
+                } else {
+                    ""
+                };
+                match cut {
+                    Some(t) => {
+                        slots[i].reason = format!(
+                            "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, {before} → {} tokens)",
+                            t.cut, t.tokens
+                        );
+                        slots[i].status = Status::Truncated;
+                        sum -= (before - t.tokens) as u64;
+                        slots[i].kept = t.tokens;
+                        slots[i].text = t.text.into();
+                    }
+                    None => {
+                        let how = if f.truncate {
+                            "not even a truncated part fits"
+                        } else if slots[i].status == Status::Summarized {
+                            "its summary still does not fit and it may not be truncated"
+                        } else if f.summary.is_some() {
+                            "its summary does not fit and it may not be truncated"
+                        } else {
+                            "no summary and not marked truncate"
+                        };
+                        slots[i].reason = format!(
+                            "layer {layer} was {over} tokens over its {available} available: dropped at priority {} ({how})",
+                            f.priority
+                        );
+                        slots[i].status = Status::Dropped;
+                        sum -= before as u64;
+                        live -= 1;
+                        slots[i].kept = 0;
+                        slots[i].text = Arc::from("");
+                    }
+                }
+            }
+        }
+        let used = used_now(sum, live);
+        let overflow = used.saturating_sub(available);
+        for &i in &idx {
+            if slots[i].status == Status::Kept {
+                slots[i].reason = if layer <= 2 {
+                    if overflow > 0 {
+                        format!(
+                            "layer {layer} is never trimmed (it is {overflow} tokens over its budget: raise the fixed budget)"
+                        )
+                    } else {
+                        format!("layer {layer} is never trimmed; it fits ({used} of {available})")
+                    }
+                } else {
+                    format!("fits: layer {layer} uses {used} of {available} available")
+                };
+            }
+        }
+        let ls = &p.settings.layers[li];
+        layers.push(LayerResult {
+            layer,
+            title: ls.title.clone(),
+            budget: budgets[li],
+            inflow,
+            available,
+            used,
+            overflow,
+            cache: ls.cache,
+            ttl: ls.ttl,
+        });
+        inflow = available.saturating_sub(used);
+    }
+
+    let mut blocks = Vec::new();
+    for layer in 1..=4u8 {
+        let li = (layer - 1) as usize;
+        let mut text = String::new();
+        let mut spans = Vec::new();
+        let kept: Vec<usize> = (0..p.fragments.len())
+            .filter(|&i| p.fragments[i].layer == layer && !slots[i].text.is_empty())
+            .collect();
+        if kept.is_empty() {
+            continue;
+        }
+        if let Some((t, _)) = &p.titles[li] {
+            spans.push(Span {
+                id: "(title)".into(),
+                start: 0,
+                end: t.len(),
+            });
+            text.push_str(t);
+        }
+        for i in kept {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            let start = text.len();
+            let id = &p.fragments[i].id;
+            if debug_markers {
+                text.push_str(&format!(
+                    "[[DEBUG:{id}]]\n{}\n[[/DEBUG:{id}]]",
+                    slots[i].text
+                ));
+            } else {
+                text.push_str(&slots[i].text);
+            }
+            spans.push(Span {
+                id: id.clone(),
+                start,
+                end: text.len(),
+            });
+        }
+        let ls = &p.settings.layers[li];
+        blocks.push(BlockResult {
+            layer,
+            tokens: count_block(counter, enc, &text, &spans),
+            cache_control: ls.cache,
+            ttl: ls.ttl,
+            text,
+            spans,
+        });
+    }
+    let total_tokens = blocks.iter().map(|b| b.tokens).sum();
+    let fragments = p
+        .fragments
+        .iter()
+        .zip(slots)
+        .map(|(f, s)| FragmentResult {
+            id: f.id.clone(),
+            layer: f.layer,
+            priority: f.priority,
+            source: f.source.clone(),
+            line: f.line,
+            tokens: f.tokens,
+            kept_tokens: s.kept,
+            status: s.status,
+            reason: s.reason,
+            text: s.text,
+        })
+        .collect();
+    Assembly {
+        model: p.model.id.clone(),
+        tokenizer: enc,
+        estimate: p.model.estimate,
+        session: p.session.clone(),
+        budget: *budget,
+        debug_markers,
+        layers,
+        fragments,
+        blocks,
+        tools: p.tools.clone(),
+        tools_tokens: p.tools_tokens,
+        total_tokens,
+    }
+}

@@ -1,0 +1,13 @@
+//! Assembly: a loaded workspace and a session become layered system blocks
+//! under a budget. `prepare` applies the session (conditions, templates,
+//! token counts); `assemble` applies the budget (trimming, rendering, exact
+//! block counts); `report` renders the result for every view.
+
+pub mod assemble;
+pub mod models;
+pub mod report;
+pub mod template;
+pub mod tokens;
+
+#[cfg(test)]
+mod assemble_tests;

@@ -1,0 +1,465 @@
+//! The diff of two assembled prompts (snapshots, or sessions assembled live):
+//! fragment changes, layer deltas, the cache breakpoints a change invalidates
+//! and where the shared prefix first diverges, and a line diff of the
+//! rendered prompt with every line attributed to its fragment.
+
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+
+use crate::engine::assembly::assemble::{BlockResult, Status};
+use crate::engine::cache::shape::first_difference;
+use crate::engine::compare::snapshot::Snapshot;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Added,
+    Removed,
+    Changed,
+    StatusChanged,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FragmentChange {
+    pub id: String,
+    pub kind: ChangeKind,
+    pub layer: u8,
+    pub before_status: Option<Status>,
+    pub after_status: Option<Status>,
+    pub before_tokens: usize,
+    pub after_tokens: usize,
+    pub text_changed: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LayerDelta {
+    pub layer: u8,
+    pub before: u64,
+    pub after: u64,
+    pub delta: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Breakpoint {
+    /// 1-based among B's breakpoints.
+    pub index: usize,
+    pub block: usize,
+    pub layer: u8,
+    pub prefix_tokens: u64,
+    pub invalidated: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Divergence {
+    /// "tools" or "system block N (layer L)".
+    pub position: String,
+    pub fragment: Option<String>,
+    /// Character offset in the block (in characters, not bytes).
+    pub offset: usize,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DiffLine {
+    pub tag: char,
+    pub text: String,
+    pub fragment: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Diff {
+    pub a: String,
+    pub b: String,
+    pub identical: bool,
+    pub fragments: Vec<FragmentChange>,
+    pub layers: Vec<LayerDelta>,
+    pub total_before: usize,
+    pub total_after: usize,
+    pub tools_changed: bool,
+    pub breakpoints: Vec<Breakpoint>,
+    pub divergence: Option<Divergence>,
+    /// Tokens B's first request would write instead of read.
+    pub rewrite_tokens: u64,
+    pub lines: Vec<DiffLine>,
+}
+
+impl FragmentChange {
+    /// "added", "removed", "changed" or "kept → dropped".
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ChangeKind::Added => "added".into(),
+            ChangeKind::Removed => "removed".into(),
+            ChangeKind::Changed => "changed".into(),
+            ChangeKind::StatusChanged => format!(
+                "{} → {}",
+                status(self.before_status),
+                status(self.after_status)
+            ),
+        }
+    }
+}
+
+/// (line, fragment) of the rendered blocks, with block header lines.
+fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        out.push((
+            format!("=== system block {} · layer {} ===", i + 1, b.layer),
+            None,
+        ));
+        let mut offset = 0;
+        for line in b.text.split('\n') {
+            let f = b.fragment_at(offset).map(str::to_string);
+            out.push((line.to_string(), f));
+            offset += line.len() + 1;
+        }
+    }
+    out
+}
+
+fn excerpt(s: &str, at: usize, n: usize) -> String {
+    s[at.min(s.len())..]
+        .chars()
+        .take(n)
+        .collect::<String>()
+        .replace('\n', "⏎")
+}
+
+pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
+    // Fragments.
+    let mut fragments = Vec::new();
+    for fb in &b.fragments {
+        match a.fragments.iter().find(|f| f.id == fb.id) {
+            None => fragments.push(FragmentChange {
+                id: fb.id.clone(),
+                kind: ChangeKind::Added,
+                layer: fb.layer,
+                before_status: None,
+                after_status: Some(fb.status),
+                before_tokens: 0,
+                after_tokens: fb.kept_tokens,
+                text_changed: true,
+            }),
+            Some(fa) => {
+                let text_changed = fa.text != fb.text;
+                let kind = if fa.status != fb.status {
+                    ChangeKind::StatusChanged
+                } else if text_changed || fa.tokens != fb.tokens {
+                    ChangeKind::Changed
+                } else {
+                    continue;
+                };
+                fragments.push(FragmentChange {
+                    id: fb.id.clone(),
+                    kind,
+                    layer: fb.layer,
+                    before_status: Some(fa.status),
+                    after_status: Some(fb.status),
+                    before_tokens: fa.kept_tokens,
+                    after_tokens: fb.kept_tokens,
+                    text_changed,
+                });
+            }
+        }
+    }
+    for fa in &a.fragments {
+        if !b.fragments.iter().any(|f| f.id == fa.id) {
+            fragments.push(FragmentChange {
+                id: fa.id.clone(),
+                kind: ChangeKind::Removed,
+                layer: fa.layer,
+                before_status: Some(fa.status),
+                after_status: None,
+                before_tokens: fa.kept_tokens,
+                after_tokens: 0,
+                text_changed: true,
+            });
+        }
+    }
+    // Layers.
+    let layers = (1..=4u8)
+        .map(|l| {
+            let u = |s: &Snapshot| {
+                s.layers
+                    .iter()
+                    .find(|x| x.layer == l)
+                    .map(|x| x.used)
+                    .unwrap_or(0)
+            };
+            let (before, after) = (u(a), u(b));
+            LayerDelta {
+                layer: l,
+                before,
+                after,
+                delta: after as i64 - before as i64,
+            }
+        })
+        .collect();
+    // Cache impact: tools first, then the blocks in order.
+    let tools_changed = a.tools != b.tools;
+    let first_block_diff = (0..b.blocks.len().max(a.blocks.len())).find(|&i| {
+        match (a.blocks.get(i), b.blocks.get(i)) {
+            (Some(x), Some(y)) => x.text != y.text,
+            _ => true,
+        }
+    });
+    let diverges_at = if tools_changed {
+        Some(0)
+    } else {
+        first_block_diff
+    };
+    let mut breakpoints = Vec::new();
+    let mut prefix = b.tools_tokens as u64;
+    for (i, blk) in b.blocks.iter().enumerate() {
+        prefix += blk.tokens as u64;
+        if blk.cache_control {
+            breakpoints.push(Breakpoint {
+                index: breakpoints.len() + 1,
+                block: i + 1,
+                layer: blk.layer,
+                prefix_tokens: prefix,
+                invalidated: diverges_at.is_some_and(|d| i >= d),
+            });
+        }
+    }
+    let divergence = if tools_changed {
+        let names = |s: &Snapshot| {
+            s.tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Some(Divergence {
+            position: "tools".into(),
+            fragment: None,
+            offset: 0,
+            before: names(a),
+            after: names(b),
+        })
+    } else {
+        first_block_diff.map(|i| {
+            let ta = a.blocks.get(i).map(|x| x.text.as_str()).unwrap_or("");
+            let bb = b.blocks.get(i);
+            let tb = bb.map(|x| x.text.as_str()).unwrap_or("");
+            let off = first_difference(ta, tb);
+            let fragment = bb
+                .and_then(|x| x.fragment_at(off).map(str::to_string))
+                .or_else(|| {
+                    a.blocks
+                        .get(i)
+                        .and_then(|x| x.fragment_at(off).map(str::to_string))
+                });
+            let layer = bb.or(a.blocks.get(i)).map(|x| x.layer).unwrap_or(0);
+            Divergence {
+                position: format!("system block {} (layer {layer})", i + 1),
+                fragment,
+                offset: tb[..off.min(tb.len())].chars().count(),
+                before: excerpt(ta, off, 40),
+                after: excerpt(tb, off, 40),
+            }
+        })
+    };
+    let unchanged_prefix: u64 = match diverges_at {
+        Some(d) if !tools_changed => {
+            b.tools_tokens as u64
+                + b.blocks[..d.min(b.blocks.len())]
+                    .iter()
+                    .map(|x| x.tokens as u64)
+                    .sum::<u64>()
+        }
+        _ => 0,
+    };
+    let last_invalid = breakpoints
+        .iter()
+        .filter(|p| p.invalidated)
+        .map(|p| p.prefix_tokens)
+        .max()
+        .unwrap_or(0);
+    let rewrite_tokens = last_invalid.saturating_sub(unchanged_prefix);
+    // Line diff with attribution.
+    let la = attributed_lines(&a.blocks);
+    let lb = attributed_lines(&b.blocks);
+    let ta: String = la.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let tb: String = lb.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let td = TextDiff::from_lines(&ta, &tb);
+    let mut lines = Vec::new();
+    for change in td.iter_all_changes() {
+        let (tag, frag) = match change.tag() {
+            ChangeTag::Equal => (' ', change.new_index().and_then(|i| lb[i].1.clone())),
+            ChangeTag::Delete => ('-', change.old_index().and_then(|i| la[i].1.clone())),
+            ChangeTag::Insert => ('+', change.new_index().and_then(|i| lb[i].1.clone())),
+        };
+        lines.push(DiffLine {
+            tag,
+            text: change.value().trim_end_matches('\n').to_string(),
+            fragment: frag,
+        });
+    }
+    let identical = fragments.is_empty() && !tools_changed && first_block_diff.is_none();
+    Diff {
+        a: a_label.into(),
+        b: b_label.into(),
+        identical,
+        fragments,
+        layers,
+        total_before: a.total_tokens,
+        total_after: b.total_tokens,
+        tools_changed,
+        breakpoints,
+        divergence,
+        rewrite_tokens,
+        lines,
+    }
+}
+
+fn status(s: Option<Status>) -> &'static str {
+    s.map(|s| s.as_str()).unwrap_or("—")
+}
+
+/// What changed, one line each (tokens, fragments, layers, where the cached
+/// prefix diverges); the window shows the same lines.
+pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
+    let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
+    let mut o = vec![format!(
+        "tokens: {} → {} ({:+})",
+        d.total_before,
+        d.total_after,
+        d.total_after as i64 - d.total_before as i64
+    )];
+    for f in &d.fragments {
+        o.push(format!(
+            "{}fragment {} (layer {}): {}, {} → {} tokens ({:+}){}",
+            if md { "- " } else { "  " },
+            code(&f.id),
+            f.layer,
+            f.describe(),
+            f.before_tokens,
+            f.after_tokens,
+            f.after_tokens as i64 - f.before_tokens as i64,
+            if f.text_changed && f.kind == ChangeKind::StatusChanged {
+                ", text changed"
+            } else {
+                ""
+            }
+        ));
+    }
+    let deltas: Vec<String> = d
+        .layers
+        .iter()
+        .filter(|l| l.delta != 0)
+        .map(|l| format!("layer {} {:+}", l.layer, l.delta))
+        .collect();
+    if !deltas.is_empty() {
+        o.push(format!("layers: {}", deltas.join(" · ")));
+    }
+    o.push(match &d.divergence {
+        Some(v) => format!(
+            "cache: the shared prefix first diverges in {}{} at character {}: “{}” → “{}”",
+            v.position,
+            v.fragment
+                .as_ref()
+                .map(|f| format!(", fragment {}", code(f)))
+                .unwrap_or_default(),
+            v.offset,
+            v.before,
+            v.after
+        ),
+        None => "cache: the system prefix is unchanged".into(),
+    });
+    o
+}
+
+/// How many tokens the first request would rewrite.
+pub fn rewrite_line(d: &Diff) -> String {
+    format!(
+        "{} tokens would be written instead of read on the first request",
+        d.rewrite_tokens
+    )
+}
+
+fn summary(d: &Diff, md: bool) -> String {
+    if d.identical {
+        return format!("{} and {} assemble to the same prompt.\n", d.a, d.b);
+    }
+    let mut o: String = change_lines(d, md).into_iter().map(|l| l + "\n").collect();
+    for b in &d.breakpoints {
+        o += &format!(
+            "{}breakpoint {} (system block {}, layer {}, {} tokens): {}\n",
+            if md { "- " } else { "  " },
+            b.index,
+            b.block,
+            b.layer,
+            b.prefix_tokens,
+            if b.invalidated {
+                "invalidated"
+            } else {
+                "still valid"
+            }
+        );
+    }
+    o += &rewrite_line(d);
+    o.push('\n');
+    o
+}
+
+/// Readable unified diff with fragment headers.
+pub fn to_text(d: &Diff) -> String {
+    let mut o = format!("--- {}\n+++ {}\n", d.a, d.b);
+    o += &summary(d, false);
+    o += &hunks(d);
+    o
+}
+
+fn hunks(d: &Diff) -> String {
+    let mut o = String::new();
+    let changed: Vec<usize> = d
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.tag != ' ')
+        .map(|(i, _)| i)
+        .collect();
+    let mut last_frag: Option<Option<String>> = None;
+    let mut last_i: Option<usize> = None;
+    for &i in &changed {
+        let lo = i.saturating_sub(2);
+        let start = match last_i {
+            Some(p) if p + 3 >= lo => p + 1,
+            _ => lo,
+        };
+        for j in start..=i.min(d.lines.len() - 1) {
+            let l = &d.lines[j];
+            // A blank separator line belongs to the fragment before it.
+            let frag = if l.fragment.is_none() && l.text.is_empty() {
+                last_frag.clone().flatten()
+            } else {
+                l.fragment.clone()
+            };
+            if last_frag.as_ref() != Some(&frag) || last_i.is_none_or(|p| j > p + 1) {
+                o += &format!("@@ {} @@\n", frag.as_deref().unwrap_or("(block header)"));
+                last_frag = Some(frag);
+            }
+            o += &format!("{}{}\n", l.tag, l.text);
+            last_i = Some(j);
+        }
+    }
+    o
+}
+
+/// Fit for a pull-request comment.
+pub fn to_markdown(d: &Diff) -> String {
+    let mut o = format!("### Prompt diff: `{}` → `{}`\n\n", d.a, d.b);
+    o += &summary(d, true);
+    if !d.identical {
+        o += "\n```diff\n";
+        o += &hunks(d);
+        o += "```\n";
+    }
+    o
+}
+
+pub fn to_json(d: &Diff) -> serde_json::Value {
+    serde_json::to_value(d).unwrap_or_default()
+}

@@ -1,0 +1,8 @@
+//! Comparing prompts: snapshots (the assembled result of one session at one
+//! moment, saved as versioned JSON) and the diff between any two of them.
+
+pub mod diff;
+pub mod snapshot;
+
+#[cfg(test)]
+mod diff_tests;

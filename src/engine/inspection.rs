@@ -1,0 +1,200 @@
+//! The one road from a folder to every view: load the workspace, resolve the
+//! session and the model, prepare, assemble. The CLI, the window's worker,
+//! test runs, snapshots and diff all build an [`Inspection`] here and
+//! nowhere else.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::engine::assembly::assemble::{Assembly, Prepared, assemble, prepare};
+use crate::engine::assembly::models::ModelTable;
+use crate::engine::assembly::tokens::TokenCounter;
+use crate::engine::cache::calibration;
+use crate::engine::workspace::diag::Diagnostic;
+use crate::engine::workspace::session::Session;
+use crate::engine::workspace::settings::Budget;
+use crate::engine::workspace::{self, Workspace};
+
+/// What the caller wants to see (the CLI's flags, the window's controls).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    pub session: Option<String>,
+    /// A model id that must exist in the table (an unknown one is an error).
+    pub model: Option<String>,
+    /// The whole budget (the window's sliders); default: the workspace's.
+    pub budget: Option<Budget>,
+    /// Only the total (the CLI's `--budget`), applied over `budget`.
+    pub budget_total: Option<u64>,
+    pub debug_markers: bool,
+}
+
+/// One workspace, one session, assembled. The workspace and the prepared
+/// session are shared (`Arc`), so a copy for another view or thread is cheap.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub workspace: Arc<Workspace>,
+    pub prepared: Arc<Prepared>,
+    pub assembly: Assembly,
+}
+
+/// Loads a workspace folder with the app's state that belongs to it (the
+/// count_tokens calibration), both through the guarded reader.
+pub fn load_workspace(root: &Path) -> Result<Workspace, String> {
+    let mut ws = workspace::load(root)?;
+    ws.calibration = calibration::load(&ws.root);
+    Ok(ws)
+}
+
+/// Loads, prepares and assembles in one call.
+pub fn inspect(
+    root: &Path,
+    opts: &Options,
+    table: &ModelTable,
+    counter: &TokenCounter,
+) -> Result<Inspection, String> {
+    Inspection::new(Arc::new(load_workspace(root)?), opts, table, counter)
+}
+
+/// Picks the session by name (or the default), with a readable error.
+pub fn pick_session<'a>(ws: &'a Workspace, name: Option<&str>) -> Result<&'a Session, String> {
+    match name {
+        None => Ok(ws.default_session()),
+        Some(n) => ws.session(n).ok_or_else(|| {
+            let names: Vec<_> = ws.sessions.iter().map(|s| s.name.as_str()).collect();
+            format!("no session named '{n}' (sessions: {})", names.join(", "))
+        }),
+    }
+}
+
+impl Inspection {
+    /// Resolves the session and the model, prepares and assembles.
+    pub fn new(
+        workspace: Arc<Workspace>,
+        opts: &Options,
+        table: &ModelTable,
+        counter: &TokenCounter,
+    ) -> Result<Inspection, String> {
+        let session = pick_session(&workspace, opts.session.as_deref())?;
+        let mut settings = workspace.settings.clone();
+        if let Some(b) = opts.budget {
+            settings.budget = b;
+        }
+        if let Some(total) = opts.budget_total {
+            settings.budget.total = total;
+        }
+        if let Some(id) = opts.model.as_deref()
+            && table.get(id).is_none()
+        {
+            let ids: Vec<_> = table.models.iter().map(|m| m.id.as_str()).collect();
+            return Err(format!("unknown model '{id}' (models: {})", ids.join(", ")));
+        }
+        let model_id = opts
+            .model
+            .as_deref()
+            .or(session.model.as_deref())
+            .or(settings.model.as_deref());
+        let model = table.resolve(model_id).clone();
+        let mut prepared = prepare(&workspace, session, &settings, &model, counter);
+        if let Some(id) = model_id
+            && table.get(id).is_none()
+        {
+            let (file, line) = match (opts.model.as_deref(), session.model.as_deref()) {
+                (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
+                _ => ("workspace.yaml", settings.model_line.or(Some(1))),
+            };
+            prepared.diagnostics.push(Diagnostic::warning(
+                file,
+                line,
+                format!(
+                    "unknown model '{id}': using {} (add it to assets/models.json)",
+                    model.id
+                ),
+            ));
+        }
+        let assembly = assemble(
+            &prepared,
+            &settings.budget,
+            opts.debug_markers || settings.debug_markers,
+            counter,
+        );
+        Ok(Inspection {
+            workspace,
+            prepared: Arc::new(prepared),
+            assembly,
+        })
+    }
+
+    /// The same session under another budget or marker setting. Cheap:
+    /// token counts come from the content cache.
+    pub fn reassemble(&mut self, budget: &Budget, debug_markers: bool, counter: &TokenCounter) {
+        self.assembly = assemble(&self.prepared, budget, debug_markers, counter);
+    }
+
+    /// Another session of the same workspace, with this inspection's model,
+    /// budget and markers (test runs' second session, diff's other side).
+    pub fn other_session(
+        &self,
+        name: &str,
+        table: &ModelTable,
+        counter: &TokenCounter,
+    ) -> Result<Inspection, String> {
+        let mut ins = Inspection::new(
+            self.workspace.clone(),
+            &Options {
+                session: Some(name.to_string()),
+                model: table.get(&self.prepared.model.id).map(|m| m.id.clone()),
+                budget: Some(self.assembly.budget),
+                budget_total: None,
+                debug_markers: self.assembly.debug_markers,
+            },
+            table,
+            counter,
+        )?;
+        ins.reassemble(&self.assembly.budget, self.assembly.debug_markers, counter);
+        Ok(ins)
+    }
+
+    /// Workspace diagnostics followed by those of this session's assembly.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut d = self.workspace.diagnostics.clone();
+        d.extend(self.prepared.diagnostics.iter().cloned());
+        d
+    }
+
+    pub fn session(&self) -> &Session {
+        self.workspace
+            .session(&self.prepared.session)
+            .unwrap_or_else(|| self.workspace.default_session())
+    }
+
+    /// The session's first request as an Anthropic Messages body (the
+    /// session's messages up to its first request, else one "Hello"), with
+    /// `max_tokens: 1`: what "copy as request JSON" and `render
+    /// --request-json` show.
+    pub fn first_request_body(&self) -> serde_json::Value {
+        use crate::engine::workspace::session::{Message, Role};
+        let session = self.session();
+        let messages = session
+            .requests
+            .first()
+            .map(|r| session.messages[..r.messages].to_vec())
+            .unwrap_or_else(|| vec![Message::text(Role::User, "Hello")]);
+        let s = &self.workspace.settings;
+        crate::engine::cache::request::anthropic_body(
+            &self.assembly,
+            &self.assembly.model,
+            &messages,
+            1,
+            s.cache_tools,
+            s.history.message_breakpoint,
+        )
+    }
+
+    /// The count_tokens calibration of this inspection's model, if saved.
+    pub fn calibration(&self) -> Option<f64> {
+        self.workspace
+            .calibration
+            .get(&self.assembly.model)
+            .copied()
+    }
+}

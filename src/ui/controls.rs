@@ -1,0 +1,107 @@
+//! The controls: session, model, budget sliders, DEBUG markers.
+
+use egui::Ui;
+
+use super::command::Command;
+use super::state::AppState;
+use crate::engine::ModelTable;
+
+pub fn show(ui: &mut Ui, state: &AppState, table: &ModelTable, out: &mut Vec<Command>) {
+    let Some(loaded) = state.loaded.as_ref() else {
+        return;
+    };
+    let sessions: Vec<(String, String)> = loaded
+        .workspace
+        .sessions
+        .iter()
+        .map(|s| (s.name.clone(), s.description.clone()))
+        .collect();
+    let current = loaded.prepared.session.clone();
+    let model_now = loaded.prepared.model.id.clone();
+    egui::Grid::new("selectors")
+        .num_columns(1)
+        .spacing([8.0, 6.0])
+        .show(ui, |ui| {
+            egui::ComboBox::new("session-combo", "Session")
+                .selected_text(&current)
+                .width(180.0)
+                .show_ui(ui, |ui| {
+                    for (name, desc) in &sessions {
+                        let r = ui
+                            .selectable_label(*name == current, name)
+                            .on_hover_text(desc);
+                        if r.clicked() && *name != current {
+                            out.push(Command::SetSession(name.clone()));
+                        }
+                    }
+                });
+            ui.end_row();
+            egui::ComboBox::new("model-combo", "Model")
+                .selected_text(&model_now)
+                .width(180.0)
+                .show_ui(ui, |ui| {
+                    for m in &table.models {
+                        let label = format!(
+                            "{} · {}{}",
+                            m.id,
+                            m.provider.as_str(),
+                            if m.estimate { " (est.)" } else { "" }
+                        );
+                        if ui.selectable_label(m.id == model_now, label).clicked()
+                            && m.id != model_now
+                        {
+                            out.push(Command::SetModel(m.id.clone()));
+                        }
+                    }
+                });
+            ui.end_row();
+        });
+    ui.add_space(6.0);
+    ui.strong("Budget");
+    let mut budget = state.budget;
+    let b = &mut budget;
+    let max_total = (loaded.workspace.settings.budget.total * 4).max(8000);
+    let mut changed = false;
+    changed |= ui
+        .add(egui::Slider::new(&mut b.total, 0..=max_total).text("Total budget"))
+        .changed();
+    let fixed_max = (b.total).max(100);
+    changed |= ui
+        .add(egui::Slider::new(&mut b.layer1, 0..=fixed_max).text("Layer 1 fixed"))
+        .changed();
+    changed |= ui
+        .add(egui::Slider::new(&mut b.layer2, 0..=fixed_max).text("Layer 2 fixed"))
+        .changed();
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut b.layer3_ratio, 0.0..=1.0)
+                .fixed_decimals(2)
+                .text("Layer 3 ratio"),
+        )
+        .changed();
+    if changed {
+        out.push(Command::SetBudget(budget));
+    }
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(
+                state.budget_touched,
+                egui::Button::new("Reset to workspace values"),
+            )
+            .clicked()
+        {
+            out.push(Command::ResetBudget);
+        }
+        let mut markers = state.debug_markers;
+        let key = super::command::Shortcut::Markers.key_text(ui.ctx());
+        if ui
+            .checkbox(&mut markers, "DEBUG markers")
+            .on_hover_text(format!(
+                "Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]] ({key})"
+            ))
+            .changed()
+        {
+            out.push(Command::SetMarkers(markers));
+        }
+    });
+}

@@ -1,0 +1,337 @@
+//! One frame of the window: the menu bar, the status bar, the controls and
+//! bars on the left, the detail on the right and the tabs in the middle.
+//! Everything here reads the state and pushes commands; `App::apply` runs
+//! them after the frame is drawn.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use egui::{RichText, Ui};
+
+use super::app::{App, sample_workspace};
+use super::command::{Command, Shortcut};
+use super::state::{Tab, ThemeChoice};
+use super::{
+    cache, colors, controls, detail, diff, overview, problems, prompt, table, test_run, welcome,
+};
+
+impl App {
+    /// Draws the whole window (also used by the GUI tests).
+    pub fn show(&mut self, ui: &mut Ui) {
+        let started = Instant::now();
+        let ctx = ui.ctx().clone();
+        self.poll();
+        self.apply_theme(&ctx);
+        let mut out = Shortcut::pressed(&ctx);
+        dropped_folder(&ctx, &mut out);
+        self.menu_bar(ui, &mut out);
+        self.status_bar(ui);
+        if self.state.loaded.is_some() {
+            self.main_view(ui, &mut out);
+        } else {
+            egui::CentralPanel::default().show(ui, |ui| match &self.state.busy {
+                Some(busy) => {
+                    ui.vertical_centered(|ui| {
+                        ui.add_space(80.0);
+                        ui.spinner();
+                        ui.label(busy);
+                    });
+                }
+                None => welcome::show(ui, &self.state, sample_workspace().is_some(), &mut out),
+            });
+        }
+        super::open_dialog::show(&ctx, &mut self.open, &mut out);
+        for c in out {
+            self.apply(c);
+        }
+        if self.state.loaded.is_some()
+            && self.is_idle()
+            && let Some(mut plan) = self.shots.take()
+        {
+            plan.step(&ctx, self);
+            self.shots = Some(plan);
+        }
+        let us = started.elapsed().as_micros();
+        self.frames.last_us = us;
+        self.frames.max_us = self.frames.max_us.max(us);
+        self.frames.total_us += us;
+        self.frames.frames += 1;
+    }
+
+    fn apply_theme(&mut self, ctx: &egui::Context) {
+        if self.applied_theme != Some(self.state.theme) {
+            ctx.set_theme(match self.state.theme {
+                ThemeChoice::System => egui::ThemePreference::System,
+                ThemeChoice::Light => egui::ThemePreference::Light,
+                ThemeChoice::Dark => egui::ThemePreference::Dark,
+            });
+            self.applied_theme = Some(self.state.theme);
+        }
+    }
+
+    fn menu_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let entry = |ui: &mut Ui, s: Shortcut, enabled: bool, out: &mut Vec<Command>| {
+            let text = format!("{}  {}", s.label(), s.key_text(ui.ctx()));
+            if ui.add_enabled(enabled, egui::Button::new(text)).clicked() {
+                out.push(s.command());
+                ui.close();
+            }
+        };
+        egui::Panel::top("menu-bar").show(ui, |ui| {
+            egui::MenuBar::new().ui(ui, |ui| {
+                ui.menu_button("File", |ui| {
+                    let loaded = self.state.loaded.is_some();
+                    entry(ui, Shortcut::Open, true, out);
+                    entry(ui, Shortcut::Reload, self.state.root.is_some(), out);
+                    entry(ui, Shortcut::SaveSnapshot, loaded, out);
+                    if sample_workspace().is_some()
+                        && ui.button("Open the sample workspace").clicked()
+                    {
+                        out.push(Command::OpenSample);
+                        ui.close();
+                    }
+                    ui.separator();
+                    ui.label(RichText::new("Recent").weak());
+                    for p in &self.state.recent {
+                        if ui.button(p.display().to_string()).clicked() {
+                            out.push(Command::Open(p.clone()));
+                            ui.close();
+                        }
+                    }
+                });
+                ui.menu_button("View", |ui| {
+                    for (t, label) in [
+                        (ThemeChoice::System, "Follow the system theme"),
+                        (ThemeChoice::Light, "Light"),
+                        (ThemeChoice::Dark, "Dark"),
+                    ] {
+                        if ui.radio(self.state.theme == t, label).clicked() {
+                            out.push(Command::SetTheme(t));
+                        }
+                    }
+                    ui.separator();
+                    let s = Shortcut::Markers;
+                    let mut on = self.state.debug_markers;
+                    let text = format!("{}  {}", s.label(), s.key_text(ui.ctx()));
+                    if ui.checkbox(&mut on, text).changed() {
+                        out.push(Command::SetMarkers(on));
+                    }
+                    entry(ui, Shortcut::Find, self.state.loaded.is_some(), out);
+                });
+                ui.separator();
+                if let Some(root) = &self.state.root {
+                    ui.label(RichText::new(root.display().to_string()).monospace());
+                }
+                if let Some(busy) = &self.state.busy {
+                    ui.spinner();
+                    ui.weak(busy);
+                }
+            });
+        });
+    }
+
+    fn status_bar(&self, ui: &mut Ui) {
+        egui::Panel::bottom("status-bar").show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                if let Some(l) = &self.state.loaded {
+                    let a = &l.assembly;
+                    ui.label(format!(
+                        "{} fragments · {} tokens in {} blocks · {} ({}{})",
+                        a.fragments.len(),
+                        a.total_tokens,
+                        a.blocks.len(),
+                        a.model,
+                        a.tokenizer.as_str(),
+                        if a.estimate { ", estimate" } else { "" }
+                    ));
+                    ui.separator();
+                    ui.weak(format!(
+                        "loaded in {} ms · re-assembly {} µs · frame {} µs",
+                        self.state.last_load_ms, self.state.last_assemble_us, self.frames.last_us
+                    ));
+                    if let Some(name) = self.changed_since_snapshot() {
+                        ui.separator();
+                        ui.colored_label(
+                            colors::WARNING,
+                            format!("● changed since snapshot {name}"),
+                        );
+                    }
+                    if self.state.reloads > 0 {
+                        ui.separator();
+                        ui.weak(format!("reloaded {}×", self.state.reloads));
+                    }
+                }
+                if let Some(e) = &self.state.error {
+                    ui.separator();
+                    ui.colored_label(colors::ERROR, e);
+                }
+            });
+        });
+    }
+
+    fn main_view(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        self.left_panel(ui, out);
+        self.detail_panel(ui);
+        egui::CentralPanel::default().show(ui, |ui| {
+            self.tab_bar(ui, out);
+            ui.separator();
+            match self.state.tab {
+                Tab::Fragments => {
+                    let focus = std::mem::take(&mut self.focus_filter);
+                    table::filters(ui, &self.state, &mut self.table_view, focus);
+                    table::table(ui, &self.state, &mut self.table_view, out);
+                }
+                Tab::Prompt => self.prompt_tab(ui, out),
+                Tab::Cache => self.cache_tab(ui, out),
+                Tab::Run => {
+                    let sessions = self.session_names();
+                    test_run::show(ui, &mut self.run_panel, &sessions, out);
+                }
+                Tab::Diff => {
+                    let sessions = self.session_names();
+                    diff::show(ui, &mut self.diff_view, &sessions, &self.snapshots, out);
+                }
+                Tab::Problems => problems::show(ui, &self.state, out),
+            }
+        });
+    }
+
+    fn tab_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let problems = self
+            .state
+            .loaded
+            .as_ref()
+            .map(|l| l.diagnostics().len())
+            .unwrap_or(0);
+        ui.horizontal(|ui| {
+            for (tab, label) in [
+                (Tab::Fragments, "Fragments".to_string()),
+                (Tab::Prompt, "Prompt".into()),
+                (Tab::Cache, "Cache".into()),
+                (Tab::Run, "Test run".into()),
+                (Tab::Diff, "Diff".into()),
+                (Tab::Problems, format!("Problems ({problems})")),
+            ] {
+                if ui.selectable_label(self.state.tab == tab, label).clicked() {
+                    out.push(Command::SetTab(tab));
+                }
+            }
+        });
+    }
+
+    fn left_panel(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        egui::Panel::left("controls")
+            .resizable(true)
+            .default_size(340.0)
+            .min_size(260.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("left-scroll")
+                    .show(ui, |ui| {
+                        controls::show(ui, &self.state, &self.table, out);
+                        ui.separator();
+                        let Some(l) = &self.state.loaded else { return };
+                        overview::layers(ui, &self.state, &l.assembly, out);
+                        ui.separator();
+                        overview::request_context_bar(ui, l);
+                    });
+            });
+    }
+
+    fn detail_panel(&mut self, ui: &mut Ui) {
+        egui::Panel::right("detail")
+            .resizable(true)
+            .default_size(360.0)
+            .min_size(240.0)
+            .show(ui, |ui| {
+                let Some(l) = &self.state.loaded else { return };
+                let selected = self
+                    .state
+                    .selected
+                    .as_ref()
+                    .and_then(|id| l.assembly.fragments.iter().find(|f| &f.id == id));
+                match selected {
+                    Some(f) => {
+                        let p = l.prepared.fragments.iter().find(|p| p.id == f.id);
+                        detail::show(ui, f, p, l.prepared.encoding, &self.counter, &mut self.token_cache);
+                    }
+                    None => {
+                        ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
+                    }
+                }
+            });
+    }
+
+    fn cache_tab(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        if self.prediction().is_none() {
+            ui.spinner();
+            ui.label("predicting…");
+            return;
+        }
+        if let Some((_, p)) = &self.prediction {
+            cache::show(ui, self.state.provider, &mut self.cache_view, p, out);
+        }
+    }
+
+    fn prompt_tab(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let Some(l) = &self.state.loaded else { return };
+        ui.horizontal(|ui| {
+            let mut markers = self.state.debug_markers;
+            if ui
+                .checkbox(&mut markers, Shortcut::Markers.label())
+                .changed()
+            {
+                out.push(Command::SetMarkers(markers));
+            }
+            if ui.button("Copy as text").clicked() {
+                let text: Vec<&str> = l.assembly.blocks.iter().map(|b| b.text.as_str()).collect();
+                out.push(Command::CopyText(text.join("\n\n")));
+            }
+            if ui.button("Copy as Anthropic request JSON").clicked() {
+                out.push(Command::CopyRequestJson);
+            }
+        });
+        prompt::show(
+            ui,
+            &mut self.prompt_cache,
+            &l.assembly,
+            self.state.selected.as_deref(),
+            out,
+        );
+    }
+
+    /// Names of the open workspace's sessions.
+    pub fn session_names(&self) -> Vec<String> {
+        self.state
+            .loaded
+            .as_ref()
+            .map(|l| {
+                l.workspace
+                    .sessions
+                    .iter()
+                    .map(|s| s.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// A folder (or a file's folder) dropped onto the window opens it.
+fn dropped_folder(ctx: &egui::Context, out: &mut Vec<Command>) {
+    let dropped: Vec<PathBuf> = ctx.input(|i| {
+        i.raw
+            .dropped_files
+            .iter()
+            .map(|f| f.path().to_path_buf())
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect()
+    });
+    if let Some(p) = dropped.into_iter().next() {
+        let dir = if p.is_dir() {
+            p
+        } else {
+            p.parent().map(Path::to_path_buf).unwrap_or(p)
+        };
+        out.push(Command::Open(dir));
+    }
+}
