@@ -8,6 +8,8 @@ pub mod assembly;
 pub mod cache;
 pub mod compare;
 mod inspection;
+#[cfg(test)]
+mod test_support;
 pub mod workspace;
 
 pub use assembly::assemble::{Assembly, Prepared, Status, assemble, prepare};

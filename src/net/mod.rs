@@ -268,12 +268,15 @@ struct Reply {
     body: String,
 }
 
-/// Sends one POST and reads its reply, all within `limit`.
+/// Sends one POST and reads its reply, within the request timeout and what
+/// is left of the run's `deadline`.
 async fn attempt(
     req: reqwest::RequestBuilder,
     ep: &Endpoint,
-    limit: Duration,
+    deadline: Option<Deadline>,
 ) -> Result<Reply, NetError> {
+    let total = deadline.map(|d| d.secs).unwrap_or(0);
+    let limit = remaining(deadline.map(|d| d.at), total)?.min(ep.timeout);
     let work = async {
         let resp = req.send().await.map_err(|e| {
             if e.is_timeout() {
@@ -300,7 +303,7 @@ async fn attempt(
     };
     match tokio::time::timeout(limit, work).await {
         Ok(r) => r,
-        Err(_) if limit < ep.timeout => Err(NetError::Deadline(0)),
+        Err(_) if limit < ep.timeout => Err(NetError::Deadline(total)),
         Err(_) => Err(NetError::Timeout(ep.timeout.as_secs())),
     }
 }
@@ -383,6 +386,11 @@ fn with_auth(req: reqwest::RequestBuilder, ep: &Endpoint) -> reqwest::RequestBui
     }
 }
 
+/// The JSON of a successful reply.
+fn json_of(ep: &Endpoint, reply: &Reply) -> Result<Value, NetError> {
+    serde_json::from_str(&reply.body).map_err(|e| NetError::BadJson(ep.clean(&e.to_string())))
+}
+
 /// Judges a non-2xx reply: every text from the server passes
 /// [`Endpoint::clean`] (redact, then clean, then cut).
 fn reply_error(ep: &Endpoint, r: &Reply) -> NetError {
@@ -424,21 +432,14 @@ pub async fn send(
     let started = Instant::now();
     loop {
         attempt_no += 1;
-        let limit = remaining(at, total)?.min(ep.timeout);
         let req = with_auth(client.post(ep.url(path)).json(body), ep);
         let reply = tokio::select! {
-            r = attempt(req, ep, limit) => r,
+            r = attempt(req, ep, deadline) => r?,
             _ = cancel.changed() => return Err(NetError::Cancelled),
-        };
-        let reply = match reply {
-            Err(NetError::Deadline(_)) => return Err(NetError::Deadline(total)),
-            r => r?,
         };
         match reply.status {
             200..=299 => {
-                let v: Value = serde_json::from_str(&reply.body)
-                    .map_err(|e| NetError::BadJson(ep.clean(&e.to_string())))?;
-                let mut a = parse_usage(ep.provider, &v)?;
+                let mut a = parse_usage(ep.provider, &json_of(ep, &reply)?)?;
                 a.latency_ms = started.elapsed().as_millis() as u64;
                 a.retries = attempt_no - 1;
                 return Ok(a);
@@ -522,24 +523,16 @@ pub async fn count_tokens(
     if let Some(o) = b.as_object_mut() {
         o.remove("max_tokens");
     }
-    let total = deadline.map(|d| d.secs).unwrap_or(0);
-    let limit = remaining(deadline.map(|d| d.at), total)?.min(ep.timeout);
     let req = with_auth(
         client.post(ep.url("/v1/messages/count_tokens")).json(&b),
         ep,
     );
-    let reply = match attempt(req, ep, limit).await {
-        Err(NetError::Deadline(_)) => return Err(NetError::Deadline(total)),
-        r => r?,
-    };
+    let reply = attempt(req, ep, deadline).await?;
     match reply.status {
-        200..=299 => {
-            let v: Value = serde_json::from_str(&reply.body)
-                .map_err(|e| NetError::BadJson(ep.clean(&e.to_string())))?;
-            v.get("input_tokens")
-                .and_then(Value::as_u64)
-                .ok_or(NetError::NoUsage)
-        }
+        200..=299 => json_of(ep, &reply)?
+            .get("input_tokens")
+            .and_then(Value::as_u64)
+            .ok_or(NetError::NoUsage),
         _ => Err(reply_error(ep, &reply)),
     }
 }

@@ -300,23 +300,18 @@ impl App {
                     self.state.busy = Some(msg);
                 }
             }
-            Done::Loaded {
+            Done::Assembled {
                 generation,
                 inspection,
                 millis,
+                fresh,
             } if generation == self.state.generation => {
                 self.state.last_load_ms = millis;
                 self.state.apply_inspection(*inspection, &self.counter);
-                self.refresh_snapshots();
-                self.diff_view.dirty = true;
-            }
-            Done::Prepared {
-                generation,
-                inspection,
-                millis,
-            } if generation == self.state.generation => {
-                self.state.last_load_ms = millis;
-                self.state.apply_inspection(*inspection, &self.counter);
+                if fresh {
+                    self.refresh_snapshots();
+                    self.diff_view.dirty = true;
+                }
             }
             Done::Failed {
                 generation,
@@ -325,7 +320,7 @@ impl App {
                 self.state.busy = None;
                 self.state.error = Some(message);
             }
-            Done::Loaded { .. } | Done::Prepared { .. } | Done::Failed { .. } => {}
+            Done::Assembled { .. } | Done::Failed { .. } => {}
             Done::Predicted { key, prediction } => {
                 if self.prediction_pending == Some(key) {
                     self.prediction_pending = None;
@@ -437,7 +432,7 @@ impl App {
         let Some(root) = self.state.loaded.as_ref().map(|l| l.workspace.root.clone()) else {
             return;
         };
-        self.snapshots = crate::engine::compare::snapshot::list(&root);
+        self.snapshots = crate::engine::workspace::store::list_files(&root, "snapshots", "json");
         self.latest_snapshot = self.snapshots.first().and_then(|p| {
             let s = crate::engine::compare::snapshot::Snapshot::load(p).ok()?;
             let name = p.file_stem()?.to_string_lossy().into_owned();

@@ -74,15 +74,12 @@ pub enum RunMsg {
 
 pub enum Done {
     Progress(String),
-    Loaded {
+    /// A load or a preparation finished (`fresh`: the folder was read).
+    Assembled {
         generation: u64,
         inspection: Box<Inspection>,
         millis: u128,
-    },
-    Prepared {
-        generation: u64,
-        inspection: Box<Inspection>,
-        millis: u128,
+        fresh: bool,
     },
     Failed {
         generation: u64,
@@ -132,26 +129,28 @@ impl Shared {
             )));
             self.assemble(Arc::new(ws), &options)
         });
-        self.send(match result {
-            Ok(ins) => Done::Loaded {
-                generation,
-                inspection: Box::new(ins),
-                millis: t.elapsed().as_millis(),
-            },
-            Err(message) => Done::Failed {
-                generation,
-                message,
-            },
-        });
+        self.deliver(result, generation, t, true);
     }
 
     fn prepare(&self, workspace: Arc<engine::Workspace>, options: Options, generation: u64) {
         let t = Instant::now();
-        self.send(match self.assemble(workspace, &options) {
-            Ok(ins) => Done::Prepared {
+        let result = self.assemble(workspace, &options);
+        self.deliver(result, generation, t, false);
+    }
+
+    fn deliver(
+        &self,
+        result: Result<Inspection, String>,
+        generation: u64,
+        t: Instant,
+        fresh: bool,
+    ) {
+        self.send(match result {
+            Ok(ins) => Done::Assembled {
                 generation,
                 inspection: Box::new(ins),
                 millis: t.elapsed().as_millis(),
+                fresh,
             },
             Err(message) => Done::Failed {
                 generation,

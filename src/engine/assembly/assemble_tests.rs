@@ -3,18 +3,9 @@
 use std::path::Path;
 
 use crate::engine::assembly::assemble::{Status, layer_budgets};
+use crate::engine::test_support::write_ws;
 use crate::engine::workspace::settings::Budget;
 use crate::engine::*;
-
-fn write_ws(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
 
 /// Text of exactly `n` o200k tokens (" w" repeats are one token each).
 fn tokens(n: usize) -> String {

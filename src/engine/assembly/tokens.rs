@@ -131,10 +131,6 @@ impl TokenCounter {
         self.misses.load(Ordering::Relaxed)
     }
 
-    pub fn cached_entries(&self) -> usize {
-        self.counts.lock().unwrap().len()
-    }
-
     /// Cuts `text` so that the kept prefix plus a marker saying how many tokens
     /// were cut fits in `budget` tokens. `None` when not even one token of the
     /// text fits beside the marker (the caller drops the fragment), or when the

@@ -4,18 +4,9 @@
 use crate::engine::assembly::models::{ModelTable, Provider};
 use crate::engine::cache::predictors::{self, openai_cached, prefix_cached};
 use crate::engine::cache::shape::{self, RequestShape, SegKind, Segment, Strategy};
+use crate::engine::test_support::write_ws;
 use crate::engine::workspace::settings::Ttl;
 use crate::engine::*;
-
-fn write_ws(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
 
 fn seg(kind: SegKind, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
     Segment {

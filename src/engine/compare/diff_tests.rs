@@ -2,17 +2,8 @@
 
 use crate::engine::compare::diff::{ChangeKind, diff};
 use crate::engine::compare::snapshot::Snapshot;
+use crate::engine::test_support::write_ws;
 use crate::engine::*;
-
-fn write_ws(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
 
 fn snap(dir: &std::path::Path, budget: Option<u64>) -> Snapshot {
     let counter = TokenCounter::new();
@@ -171,7 +162,7 @@ fn snapshots_round_trip_refuse_newer_schemas_and_write_atomically() {
     );
     assert_eq!(Snapshot::load(&path).unwrap(), s);
     assert_eq!(
-        crate::engine::compare::snapshot::list(d.path()),
+        crate::engine::workspace::store::list_files(d.path(), "snapshots", "json"),
         vec![path.clone()]
     );
     // A second snapshot of the same moment gets its own name.

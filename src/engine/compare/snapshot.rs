@@ -146,26 +146,3 @@ impl Snapshot {
         h
     }
 }
-
-/// Snapshots saved in a workspace, newest first (by modification time).
-/// Listed through the workspace's guarded reader: a snapshots folder that
-/// leads out of the workspace, and links in it, are not listed.
-pub fn list(root: &Path) -> Vec<PathBuf> {
-    let Ok(mut r) = crate::engine::workspace::Reader::new(root) else {
-        return Vec::new();
-    };
-    let rel = format!("{}/snapshots", fsutil::STATE_DIR);
-    let dir = r.root().join(&rel);
-    let mut v: Vec<(std::time::SystemTime, PathBuf)> = r
-        .list(&rel)
-        .into_iter()
-        .filter(|(n, is_dir)| !is_dir && n.ends_with(".json"))
-        .map(|(n, _)| dir.join(n))
-        .filter_map(|p| {
-            let m = p.symlink_metadata().ok().filter(|m| m.is_file())?;
-            Some((m.modified().unwrap_or(std::time::UNIX_EPOCH), p))
-        })
-        .collect();
-    v.sort();
-    v.into_iter().rev().map(|(_, p)| p).collect()
-}

@@ -156,6 +156,31 @@ pub fn write_new(dir: &Path, stem: &str, ext: &str, bytes: &[u8]) -> std::io::Re
     result
 }
 
+/// Files with extension `ext` in the state folder `sub` (e.g. the
+/// snapshots), newest first by modification time. Listed through the
+/// guarded reader: a folder that leads out of the workspace, and links in
+/// it, are not listed.
+pub fn list_files(root: &Path, sub: &str, ext: &str) -> Vec<PathBuf> {
+    let Ok(mut r) = super::Reader::new(root) else {
+        return Vec::new();
+    };
+    let rel = format!("{STATE_DIR}/{sub}");
+    let dir = r.root().join(&rel);
+    let suffix = format!(".{ext}");
+    let mut v: Vec<(std::time::SystemTime, PathBuf)> = r
+        .list(&rel)
+        .into_iter()
+        .filter(|(n, is_dir)| !is_dir && n.ends_with(&suffix))
+        .map(|(n, _)| dir.join(n))
+        .filter_map(|p| {
+            let m = p.symlink_metadata().ok().filter(|m| m.is_file())?;
+            Some((m.modified().unwrap_or(std::time::UNIX_EPOCH), p))
+        })
+        .collect();
+    v.sort();
+    v.into_iter().rev().map(|(_, p)| p).collect()
+}
+
 /// `YYYYMMDD-HHMMSS` (UTC) of a Unix time, for readable file names.
 pub fn stamp(unix: u64) -> String {
     let days = (unix / 86400) as i64;
