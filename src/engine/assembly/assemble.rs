@@ -317,11 +317,20 @@ pub fn layer_budgets(b: &Budget) -> [u64; 4] {
     [b.layer1, b.layer2, l3, rest - l3]
 }
 
+/// What assembly decides for one fragment.
 struct Slot {
     status: Status,
     kept: usize,
     text: Arc<str>,
+    /// What a cut starts from: the full text, or the summary once used.
+    base: Arc<str>,
     reason: String,
+}
+
+impl Slot {
+    fn present(&self) -> bool {
+        !self.text.is_empty()
+    }
 }
 
 /// Exact token count of a block, summed over segments that start where the
@@ -346,138 +355,39 @@ fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]
 
 /// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts
 /// that changed are tokenized (the counter caches by content).
+///
+/// The budget is a promise: a layer's `used` is the exact token count of the
+/// block it renders to (title, separators and DEBUG markers included), and
+/// layers 3 and 4 are trimmed until that exact count fits what they have.
 pub fn assemble(
     p: &Prepared,
     budget: &Budget,
     debug_markers: bool,
     counter: &TokenCounter,
 ) -> Assembly {
-    let enc = p.encoding;
     let budgets = layer_budgets(budget);
-    let mut slots: Vec<Slot> = p
-        .fragments
-        .iter()
-        .map(|f| match &f.disabled {
-            Some(why) => Slot {
-                status: Status::Disabled,
-                kept: 0,
-                text: Arc::from(""),
-                reason: why.clone(),
-            },
-            None => Slot {
-                status: Status::Kept,
-                kept: f.tokens,
-                text: f.full.clone(),
-                reason: String::new(),
-            },
-        })
-        .collect();
+    let mut slots = initial_slots(p);
     let mut layers = Vec::with_capacity(4);
+    let mut blocks = Vec::new();
     let mut inflow = 0u64;
     for layer in 1..=4u8 {
         let li = (layer - 1) as usize;
-        let idx: Vec<usize> = (0..p.fragments.len())
-            .filter(|&i| p.fragments[i].layer == layer && slots[i].status != Status::Disabled)
-            .collect();
-        let title_tokens = p.titles[li].as_ref().map(|t| t.1).unwrap_or(0) as u64;
         let available = budgets[li] + inflow;
-        // Running totals: kept tokens and fragments still present.
-        let mut sum: u64 = idx.iter().map(|&i| slots[i].kept as u64).sum();
-        let mut live = idx.len();
-        let used_now = |sum: u64, live: usize| if live > 0 { sum + title_tokens } else { sum };
-        let over_at_start = used_now(sum, live).saturating_sub(available);
-        if layer >= 3 && over_at_start > 0 {
-            // Pass 1: summaries, lowest priority first.
-            for &i in idx.iter().rev() {
-                let used = used_now(sum, live);
-                if used <= available {
-                    break;
-                }
-                if let Some((s, n)) = &p.fragments[i].summary
-                    && *n < slots[i].kept
-                {
-                    slots[i].reason = format!(
-                        "layer {layer} was {} tokens over its {available} available: replaced by its summary ({} → {n} tokens)",
-                        used - available,
-                        slots[i].kept
-                    );
-                    slots[i].status = Status::Summarized;
-                    sum -= (slots[i].kept - *n) as u64;
-                    slots[i].kept = *n;
-                    slots[i].text = s.clone();
-                }
-            }
-            // Pass 2: truncate or drop, lowest priority first.
-            for &i in idx.iter().rev() {
-                let used = used_now(sum, live);
-                if used <= available {
-                    break;
-                }
-                let over = used - available;
-                let f = &p.fragments[i];
-                let before = slots[i].kept;
-                let target = (before as u64).saturating_sub(over) as usize;
-                let cut = if f.truncate && target > 0 {
-                    counter.truncate(enc, &slots[i].text, target)
-                } else {
-                    None
-                };
-                let was = if slots[i].status == Status::Summarized {
-                    "its summary "
-                } else {
-                    ""
-                };
-                match cut {
-                    Some(t) => {
-                        slots[i].reason = format!(
-                            "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, {before} → {} tokens)",
-                            t.cut, t.tokens
-                        );
-                        slots[i].status = Status::Truncated;
-                        sum -= (before - t.tokens) as u64;
-                        slots[i].kept = t.tokens;
-                        slots[i].text = t.text.into();
-                    }
-                    None => {
-                        let how = if f.truncate {
-                            "not even a truncated part fits"
-                        } else if slots[i].status == Status::Summarized {
-                            "its summary still does not fit and it may not be truncated"
-                        } else if f.summary.is_some() {
-                            "its summary does not fit and it may not be truncated"
-                        } else {
-                            "no summary and not marked truncate"
-                        };
-                        slots[i].reason = format!(
-                            "layer {layer} was {over} tokens over its {available} available: dropped at priority {} ({how})",
-                            f.priority
-                        );
-                        slots[i].status = Status::Dropped;
-                        sum -= before as u64;
-                        live -= 1;
-                        slots[i].kept = 0;
-                        slots[i].text = Arc::from("");
-                    }
-                }
-            }
-        }
-        let used = used_now(sum, live);
+        let ctx = LayerCtx {
+            p,
+            layer,
+            available,
+            debug_markers,
+            counter,
+        };
+        let block = if layer >= 3 {
+            ctx.trim(&mut slots)
+        } else {
+            ctx.render(&slots)
+        };
+        let used = block.as_ref().map_or(0, |b| b.tokens as u64);
         let overflow = used.saturating_sub(available);
-        for &i in &idx {
-            if slots[i].status == Status::Kept {
-                slots[i].reason = if layer <= 2 {
-                    if overflow > 0 {
-                        format!(
-                            "layer {layer} is never trimmed (it is {overflow} tokens over its budget: raise the fixed budget)"
-                        )
-                    } else {
-                        format!("layer {layer} is never trimmed; it fits ({used} of {available})")
-                    }
-                } else {
-                    format!("fits: layer {layer} uses {used} of {available} available")
-                };
-            }
-        }
+        ctx.explain_kept(&mut slots, used, overflow);
         let ls = &p.settings.layers[li];
         layers.push(LayerResult {
             layer,
@@ -490,61 +400,51 @@ pub fn assemble(
             cache: ls.cache,
             ttl: ls.ttl,
         });
+        blocks.extend(block);
         inflow = available.saturating_sub(used);
     }
-
-    let mut blocks = Vec::new();
-    for layer in 1..=4u8 {
-        let li = (layer - 1) as usize;
-        let mut text = String::new();
-        let mut spans = Vec::new();
-        let kept: Vec<usize> = (0..p.fragments.len())
-            .filter(|&i| p.fragments[i].layer == layer && !slots[i].text.is_empty())
-            .collect();
-        if kept.is_empty() {
-            continue;
-        }
-        if let Some((t, _)) = &p.titles[li] {
-            spans.push(Span {
-                id: "(title)".into(),
-                start: 0,
-                end: t.len(),
-            });
-            text.push_str(t);
-        }
-        for i in kept {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            let start = text.len();
-            let id = &p.fragments[i].id;
-            if debug_markers {
-                text.push_str(&format!(
-                    "[[DEBUG:{id}]]\n{}\n[[/DEBUG:{id}]]",
-                    slots[i].text
-                ));
-            } else {
-                text.push_str(&slots[i].text);
-            }
-            spans.push(Span {
-                id: id.clone(),
-                start,
-                end: text.len(),
-            });
-        }
-        let ls = &p.settings.layers[li];
-        blocks.push(BlockResult {
-            layer,
-            tokens: count_block(counter, enc, &text, &spans),
-            cache_control: ls.cache,
-            ttl: ls.ttl,
-            text,
-            spans,
-        });
-    }
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
-    let fragments = p
-        .fragments
+    Assembly {
+        model: p.model.id.clone(),
+        tokenizer: p.encoding,
+        estimate: p.model.estimate,
+        session: p.session.clone(),
+        budget: *budget,
+        debug_markers,
+        layers,
+        fragments: results(p, slots),
+        blocks,
+        tools: p.tools.clone(),
+        tools_tokens: p.tools_tokens,
+        total_tokens,
+    }
+}
+
+/// Every fragment starts kept in full, or disabled with its reason.
+fn initial_slots(p: &Prepared) -> Vec<Slot> {
+    p.fragments
+        .iter()
+        .map(|f| match &f.disabled {
+            Some(why) => Slot {
+                status: Status::Disabled,
+                kept: 0,
+                text: Arc::from(""),
+                base: Arc::from(""),
+                reason: why.clone(),
+            },
+            None => Slot {
+                status: Status::Kept,
+                kept: f.tokens,
+                text: f.full.clone(),
+                base: f.full.clone(),
+                reason: String::new(),
+            },
+        })
+        .collect()
+}
+
+fn results(p: &Prepared, slots: Vec<Slot>) -> Vec<FragmentResult> {
+    p.fragments
         .iter()
         .zip(slots)
         .map(|(f, s)| FragmentResult {
@@ -559,19 +459,240 @@ pub fn assemble(
             reason: s.reason,
             text: s.text,
         })
-        .collect();
-    Assembly {
-        model: p.model.id.clone(),
-        tokenizer: enc,
-        estimate: p.model.estimate,
-        session: p.session.clone(),
-        budget: *budget,
-        debug_markers,
-        layers,
-        fragments,
-        blocks,
-        tools: p.tools.clone(),
-        tools_tokens: p.tools_tokens,
-        total_tokens,
+        .collect()
+}
+
+/// One layer being assembled.
+struct LayerCtx<'a> {
+    p: &'a Prepared,
+    layer: u8,
+    available: u64,
+    debug_markers: bool,
+    counter: &'a TokenCounter,
+}
+
+/// The separator between a block's title and fragments.
+const SEPARATOR: &str = "\n\n";
+
+impl LayerCtx<'_> {
+    /// This layer's fragments that take part (not disabled), in sort order.
+    fn members(&self, slots: &[Slot]) -> Vec<usize> {
+        (0..self.p.fragments.len())
+            .filter(|&i| {
+                self.p.fragments[i].layer == self.layer && slots[i].status != Status::Disabled
+            })
+            .collect()
+    }
+
+    fn title(&self) -> Option<&(Arc<str>, usize)> {
+        self.p.titles[(self.layer - 1) as usize].as_ref()
+    }
+
+    /// The block of the fragments still present, with its exact count.
+    fn render(&self, slots: &[Slot]) -> Option<BlockResult> {
+        let kept: Vec<usize> = (0..self.p.fragments.len())
+            .filter(|&i| self.p.fragments[i].layer == self.layer && slots[i].present())
+            .collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let mut text = String::new();
+        let mut spans = Vec::new();
+        if let Some((t, _)) = self.title() {
+            spans.push(Span {
+                id: "(title)".into(),
+                start: 0,
+                end: t.len(),
+            });
+            text.push_str(t);
+        }
+        for i in kept {
+            if !text.is_empty() {
+                text.push_str(SEPARATOR);
+            }
+            let start = text.len();
+            let id = &self.p.fragments[i].id;
+            if self.debug_markers {
+                text.push_str(&format!(
+                    "[[DEBUG:{id}]]\n{}\n[[/DEBUG:{id}]]",
+                    slots[i].text
+                ));
+            } else {
+                text.push_str(&slots[i].text);
+            }
+            spans.push(Span {
+                id: id.clone(),
+                start,
+                end: text.len(),
+            });
+        }
+        let ls = &self.p.settings.layers[(self.layer - 1) as usize];
+        Some(BlockResult {
+            layer: self.layer,
+            tokens: count_block(self.counter, self.p.encoding, &text, &spans),
+            cache_control: ls.cache,
+            ttl: ls.ttl,
+            text,
+            spans,
+        })
+    }
+
+    /// Tokens a present fragment's DEBUG markers add, when shown.
+    fn markers(&self, i: usize) -> u64 {
+        if !self.debug_markers {
+            return 0;
+        }
+        let (enc, id) = (self.p.encoding, &self.p.fragments[i].id);
+        (self.counter.count(enc, &format!("[[DEBUG:{id}]]\n"))
+            + self.counter.count(enc, &format!("\n[[/DEBUG:{id}]]"))) as u64
+    }
+
+    /// Trims until the exact block fits: the two passes decide on a running
+    /// estimate (fragment tokens, title, separators, markers); when the
+    /// exact count of the rendered block still exceeds what the layer has
+    /// (a pre-token merged across a boundary), the estimate is corrected by
+    /// the difference and the passes go on from where they stopped.
+    fn trim(&self, slots: &mut [Slot]) -> Option<BlockResult> {
+        let idx = self.members(slots);
+        let title = self.title().map(|t| t.1 as u64);
+        let sep = self.counter.count(self.p.encoding, SEPARATOR) as u64;
+        let mut correction = 0u64;
+        for _ in 0..64 {
+            let estimate = |slots: &[Slot]| {
+                let live: Vec<usize> = idx
+                    .iter()
+                    .copied()
+                    .filter(|&i| slots[i].present())
+                    .collect();
+                if live.is_empty() {
+                    return 0;
+                }
+                let body: u64 = live
+                    .iter()
+                    .map(|&i| slots[i].kept as u64 + self.markers(i))
+                    .sum();
+                let pieces = live.len() as u64 + u64::from(title.is_some());
+                title.unwrap_or(0) + body + (pieces - 1) * sep + correction
+            };
+            self.summarize_pass(slots, &idx, &estimate);
+            self.cut_pass(slots, &idx, &estimate);
+            let block = self.render(slots);
+            let exact = block.as_ref().map_or(0, |b| b.tokens as u64);
+            let est = estimate(slots);
+            if exact <= self.available || est >= exact || !idx.iter().any(|&i| slots[i].present()) {
+                return block;
+            }
+            correction += exact - est;
+        }
+        self.render(slots)
+    }
+
+    /// Pass 1: summaries, lowest priority first, until the layer fits.
+    fn summarize_pass(&self, slots: &mut [Slot], idx: &[usize], used: &dyn Fn(&[Slot]) -> u64) {
+        let (layer, available) = (self.layer, self.available);
+        for &i in idx.iter().rev() {
+            let now = used(slots);
+            if now <= available {
+                break;
+            }
+            if slots[i].status != Status::Kept {
+                continue;
+            }
+            if let Some((s, n)) = &self.p.fragments[i].summary
+                && *n < slots[i].kept
+            {
+                slots[i].reason = format!(
+                    "layer {layer} was {} tokens over its {available} available: replaced by its summary ({} → {n} tokens)",
+                    now - available,
+                    slots[i].kept
+                );
+                slots[i].status = Status::Summarized;
+                slots[i].kept = *n;
+                slots[i].text = s.clone();
+                slots[i].base = s.clone();
+            }
+        }
+    }
+
+    /// Pass 2: truncate (those marked so) or drop, lowest priority first.
+    fn cut_pass(&self, slots: &mut [Slot], idx: &[usize], used: &dyn Fn(&[Slot]) -> u64) {
+        for &i in idx.iter().rev() {
+            let now = used(slots);
+            if now <= self.available {
+                break;
+            }
+            if slots[i].present() {
+                self.cut_one(slots, i, now - self.available);
+            }
+        }
+    }
+
+    /// Takes `over` tokens out of fragment `i`: cut at a token boundary if it
+    /// may be truncated and a part fits, else dropped.
+    fn cut_one(&self, slots: &mut [Slot], i: usize, over: u64) {
+        let (layer, available) = (self.layer, self.available);
+        let f = &self.p.fragments[i];
+        let before = slots[i].kept;
+        let target = (before as u64).saturating_sub(over) as usize;
+        let cut = if f.truncate && target > 0 {
+            self.counter
+                .truncate(self.p.encoding, &slots[i].base, target)
+        } else {
+            None
+        };
+        let summarized = slots[i].status == Status::Summarized
+            || (slots[i].status == Status::Truncated
+                && f.summary.as_ref().is_some_and(|s| s.0 == slots[i].base));
+        let was = if summarized { "its summary " } else { "" };
+        match cut {
+            Some(t) => {
+                slots[i].reason = format!(
+                    "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, {before} → {} tokens)",
+                    t.cut, t.tokens
+                );
+                slots[i].status = Status::Truncated;
+                slots[i].kept = t.tokens;
+                slots[i].text = t.text.into();
+            }
+            None => {
+                let how = if f.truncate {
+                    "not even a truncated part fits"
+                } else if slots[i].status == Status::Summarized {
+                    "its summary still does not fit and it may not be truncated"
+                } else if f.summary.is_some() {
+                    "its summary does not fit and it may not be truncated"
+                } else {
+                    "no summary and not marked truncate"
+                };
+                slots[i].reason = format!(
+                    "layer {layer} was {over} tokens over its {available} available: dropped at priority {} ({how})",
+                    f.priority
+                );
+                slots[i].status = Status::Dropped;
+                slots[i].kept = 0;
+                slots[i].text = Arc::from("");
+            }
+        }
+    }
+
+    /// The reason of every fragment kept whole.
+    fn explain_kept(&self, slots: &mut [Slot], used: u64, overflow: u64) {
+        let (layer, available) = (self.layer, self.available);
+        for i in self.members(slots) {
+            if slots[i].status != Status::Kept {
+                continue;
+            }
+            slots[i].reason = if layer <= 2 {
+                if overflow > 0 {
+                    format!(
+                        "layer {layer} is never trimmed (it is {overflow} tokens over its budget: raise the fixed budget)"
+                    )
+                } else {
+                    format!("layer {layer} is never trimmed; it fits ({used} of {available})")
+                }
+            } else {
+                format!("fits: layer {layer} uses {used} of {available} available")
+            };
+        }
     }
 }
