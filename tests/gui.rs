@@ -147,7 +147,11 @@ fn clicking_a_bar_segment_selects_the_fragment_and_shows_detail() {
     assert!(a.fragments.iter().any(|f| f.id == "soul"));
     // The layer-1 caption (its numbers depend on where the workspace lives:
     // SOUL.md interpolates {{workspaceDir}}).
-    let caption = format!("{} / {} used", a.layers[0].used, a.layers[0].available);
+    let caption = format!(
+        "{} of {} tokens used",
+        prompt_inspector::ui::thousands(a.layers[0].used),
+        prompt_inspector::ui::thousands(a.layers[0].available)
+    );
     let bar_y = h.get_by_label_contains(&caption).rect().bottom() + 11.0;
     let left = h.get_by_label_contains(&caption).rect().left();
     h.hover_at(egui::pos2(left + 20.0, bar_y));

@@ -119,32 +119,14 @@ pub fn record_text(r: &RunRecord) -> String {
             _ => {}
         }
     }
-    let agree = r.rows.iter().filter(|x| x.agrees).count();
-    o += &format!(
-        "\n{agree} of {} requests agree with the prediction{}\n",
-        r.rows.len(),
-        if r.cancelled { " (cancelled)" } else { "" }
-    );
+    o += &format!("\n{}\n", r.verdict());
     o
 }
 
 pub fn run(a: SendArgs) -> ExitCode {
-    let Some(api) = Provider::parse(&a.provider).filter(|p| *p != Provider::Prefix) else {
-        return fail(&format!(
-            "unknown provider '{}' (anthropic or openai)",
-            a.provider
-        ));
-    };
-    let predict_with = match a.predict_with.as_deref() {
-        None => api,
-        Some(p) => match Provider::parse(p) {
-            Some(p) => p,
-            None => {
-                return fail(&format!(
-                    "unknown --predict-with '{p}' (anthropic, openai or prefix)"
-                ));
-            }
-        },
+    let (api, predict_with) = match providers(&a) {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
     };
     let key = ApiKey::from_env(api);
     if key.is_none() && a.base_url.is_none() {
@@ -188,13 +170,13 @@ pub fn run(a: SendArgs) -> ExitCode {
         &plan,
         crate::unix_now(),
     );
+    // One limit for everything this command sends: the planned requests,
+    // and the count_tokens calibration of Claude's estimate as one more.
+    let calibrating = api == Provider::Anthropic && model.estimate && !planned.is_empty();
     let opts = RunOptions {
         honour_gaps: a.honour_gaps,
         deadline: None,
     };
-    // One limit for everything this command sends: the planned requests,
-    // and the count_tokens calibration of Claude's estimate as one more.
-    let calibrating = api == Provider::Anthropic && model.estimate && !planned.is_empty();
     let limit = net::run::time_limit(&ep, &planned, &opts)
         + if calibrating {
             ep.timeout
@@ -205,11 +187,8 @@ pub fn run(a: SendArgs) -> ExitCode {
         at: std::time::Instant::now() + limit,
         secs: limit.as_secs(),
     };
-    let opts = RunOptions {
-        deadline: Some(deadline),
-        ..opts
-    };
-    if a.format != Format::Json {
+    let quiet = a.format == Format::Json;
+    if !quiet {
         let n = planned.len() + usize::from(calibrating);
         eprintln!(
             "sending {n} request{} to {}: at most {} s in all ({} s per request, retries included)",
@@ -225,7 +204,10 @@ pub fn run(a: SendArgs) -> ExitCode {
         None
     };
     let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let quiet = a.format == Format::Json;
+    let opts = RunOptions {
+        deadline: Some(deadline),
+        ..opts
+    };
     let record = net::run::execute_blocking(
         &ep,
         &model,
@@ -245,19 +227,45 @@ pub fn run(a: SendArgs) -> ExitCode {
         },
         record,
     );
-    let saved = if !a.no_save {
-        match testrun::save(&ins.workspace.root, &record) {
-            Ok(p) => Some(p.display().to_string()),
-            Err(e) => {
-                eprintln!("prompt-inspector: results not saved: {e}");
-                None
-            }
-        }
-    } else {
-        None
+    let saved = (!a.no_save)
+        .then(|| save(&ins.workspace.root, &record))
+        .flatten();
+    report(&a, &record, saved, calibration, &model.id)
+}
+
+/// The API to send to and the rules to predict with.
+fn providers(a: &SendArgs) -> Result<(Provider, Provider), String> {
+    let api = Provider::parse(&a.provider)
+        .filter(|p| *p != Provider::Prefix)
+        .ok_or_else(|| format!("unknown provider '{}' (anthropic or openai)", a.provider))?;
+    let predict_with = match a.predict_with.as_deref() {
+        None => api,
+        Some(p) => Provider::parse(p)
+            .ok_or_else(|| format!("unknown --predict-with '{p}' (anthropic, openai or prefix)"))?,
     };
+    Ok((api, predict_with))
+}
+
+fn save(root: &std::path::Path, record: &RunRecord) -> Option<String> {
+    match testrun::save(root, record) {
+        Ok(p) => Some(p.display().to_string()),
+        Err(e) => {
+            eprintln!("prompt-inspector: results not saved: {e}");
+            None
+        }
+    }
+}
+
+/// Prints the results; exit 1 when a request failed.
+fn report(
+    a: &SendArgs,
+    record: &RunRecord,
+    saved: Option<String>,
+    calibration: Option<f64>,
+    model: &str,
+) -> ExitCode {
     if a.format == Format::Json {
-        let mut v = record_json(&record);
+        let mut v = record_json(record);
         v["saved"] = json!(saved);
         v["calibration"] = json!(calibration);
         out(&format!(
@@ -265,11 +273,10 @@ pub fn run(a: SendArgs) -> ExitCode {
             serde_json::to_string_pretty(&v).unwrap_or_default()
         ));
     } else {
-        out(&record_text(&record));
+        out(&record_text(record));
         if let Some(r) = calibration {
             out(&format!(
-                "calibration: {} counts {r:.3}× the o200k estimate (count_tokens; saved for this workspace)\n",
-                model.id
+                "calibration: {model} counts {r:.3}× the o200k estimate (count_tokens; saved for this workspace)\n"
             ));
         }
         if let Some(p) = saved {

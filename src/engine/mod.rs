@@ -12,8 +12,9 @@ mod inspection;
 mod test_support;
 pub mod workspace;
 
-pub use assembly::assemble::{Assembly, Prepared, Status, assemble, prepare};
+pub use assembly::assemble::{Assembly, Status, assemble};
 pub use assembly::models::{ModelInfo, ModelTable, Provider};
+pub use assembly::prepare::{Prepared, prepare};
 pub use assembly::tokens::{Encoding, TokenCounter};
 pub use inspection::{Inspection, Options, inspect, load_workspace, pick_session};
 pub use workspace::Workspace;

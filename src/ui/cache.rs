@@ -7,8 +7,10 @@ use egui::{Rect, RichText, Sense, Ui, pos2, vec2};
 use super::colors;
 use super::command::Command;
 use super::overview::{self, ContextPart};
+use super::thousands;
 use crate::engine::Provider;
-use crate::engine::cache::prediction::Prediction;
+use crate::engine::cache::prediction::{ContextUse, Prediction};
+use crate::engine::cache::predictors::Predicted;
 
 /// The panel's own view: which request's context bar is shown.
 #[derive(Default)]
@@ -16,16 +18,19 @@ pub struct CacheView {
     pub selected: usize,
 }
 
-fn usage_bar(ui: &mut Ui, read: u64, write: u64, uncached: u64, scale: u64) {
-    let width = ui.available_width().clamp(80.0, 420.0);
-    let (rect, _) = ui.allocate_exact_size(vec2(width, 14.0), Sense::hover());
+/// One request's stacked bar (read / written / uncached) on the axis shared
+/// by every request (`scale` tokens over `width` points), with the exact
+/// figures on hover.
+fn usage_bar(ui: &mut Ui, r: &Predicted, scale: u64, width: f32) {
+    let u = &r.usage;
+    let (rect, resp) = ui.allocate_exact_size(vec2(width, 14.0), Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
     let mut x = rect.left();
     for (t, c) in [
-        (read, colors::READ),
-        (write, colors::WRITE),
-        (uncached, colors::UNCACHED),
+        (u.cache_read_input_tokens, colors::READ),
+        (u.cache_creation_input_tokens, colors::WRITE),
+        (u.input_tokens, colors::UNCACHED),
     ] {
         let w = rect.width() * t as f32 / scale.max(1) as f32;
         painter.rect_filled(
@@ -35,6 +40,15 @@ fn usage_bar(ui: &mut Ui, read: u64, write: u64, uncached: u64, scale: u64) {
         );
         x += w;
     }
+    resp.on_hover_text(format!(
+        "request {}: read {} · written {} · uncached {} · total {} tokens · ${:.5}",
+        r.index + 1,
+        thousands(u.cache_read_input_tokens),
+        thousands(u.cache_creation_input_tokens),
+        thousands(u.input_tokens),
+        thousands(r.total_tokens),
+        r.cost_usd
+    ));
 }
 
 fn legend(ui: &mut Ui) {
@@ -44,9 +58,12 @@ fn legend(ui: &mut Ui) {
             ("written", colors::WRITE),
             ("uncached", colors::UNCACHED),
         ] {
-            let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
-            ui.painter().rect_filled(r, 2.0, c);
-            ui.label(label);
+            // Swatch and label stay together.
+            ui.horizontal(|ui| {
+                let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
+                ui.painter().rect_filled(r, 2.0, c);
+                ui.label(label);
+            });
         }
     });
 }
@@ -60,7 +77,41 @@ pub fn show(
     p: &Prediction,
     out: &mut Vec<Command>,
 ) {
-    ui.horizontal(|ui| {
+    provider_bar(ui, provider, p, out);
+    ui.separator();
+    egui::ScrollArea::vertical()
+        .id_salt("cache-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.add(
+                egui::Label::new(
+                    RichText::new(format!(
+                        "Session '{}': {} requests · read {} · written {} · uncached {} · ${:.5}",
+                        p.session,
+                        p.requests.len(),
+                        thousands(p.totals.cache_read_input_tokens),
+                        thousands(p.totals.cache_creation_input_tokens),
+                        thousands(p.totals.input_tokens),
+                        p.total_cost_usd
+                    ))
+                    .strong(),
+                )
+                .wrap(),
+            );
+            legend(ui);
+            requests(ui, view, p);
+            ui.separator();
+            strategies(ui, p);
+            if let Some(c) = p.context.get(view.selected) {
+                ui.separator();
+                context(ui, view.selected, c);
+            }
+            warnings(ui, p);
+        });
+}
+
+fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Provider:");
         for (label, prov) in [
             ("model's", None),
@@ -84,139 +135,134 @@ pub fn show(
             }
         ));
     });
-    ui.separator();
-    egui::ScrollArea::vertical()
-        .id_salt("cache-scroll")
-        .auto_shrink([false, false])
+}
+
+/// Every request: a label, its bar on the shared axis, its figures, and
+/// why it read, wrote or missed.
+fn requests(ui: &mut Ui, view: &mut CacheView, p: &Prediction) {
+    let scale = p.requests.iter().map(|r| r.total_tokens).max().unwrap_or(1);
+    let width = (ui.available_width() * 0.35).clamp(120.0, 420.0);
+    for r in &p.requests {
+        let selected = view.selected == r.index;
+        egui::Grid::new(("request-row", r.index))
+            .num_columns(3)
+            .min_col_width(0.0)
+            .show(ui, |ui| {
+                let label = format!("request {} · turn {}", r.index + 1, r.turn);
+                // A fixed-width label column: every bar starts at the same x.
+                let (rect, _) = ui.allocate_exact_size(vec2(170.0, 18.0), Sense::hover());
+                let resp = ui.put(
+                    rect,
+                    egui::Button::selectable(selected, RichText::new(label).monospace()),
+                );
+                if resp
+                    .on_hover_text(format!("at {} s into the session", r.at_secs))
+                    .clicked()
+                {
+                    view.selected = r.index;
+                }
+                usage_bar(ui, r, scale, width);
+                ui.label(
+                    RichText::new(format!(
+                        "read {} · write {} · uncached {} · ${:.5}",
+                        thousands(r.usage.cache_read_input_tokens),
+                        thousands(r.usage.cache_creation_input_tokens),
+                        thousands(r.usage.input_tokens),
+                        r.cost_usd
+                    ))
+                    .monospace(),
+                );
+                ui.end_row();
+            });
+        if let Some(e) = &r.error {
+            ui.add(egui::Label::new(RichText::new(e).color(colors::ERROR)).wrap());
+        }
+        egui::CollapsingHeader::new(format!("why · request {}", r.index + 1))
+            .id_salt(("why", r.index))
+            .default_open(selected)
+            .show(ui, |ui| {
+                for n in &r.notes {
+                    ui.add(egui::Label::new(format!("• {n}")).wrap());
+                }
+            });
+    }
+}
+
+fn strategies(ui: &mut Ui, p: &Prediction) {
+    ui.strong("Strategies over the same requests");
+    egui::Grid::new("strategies")
+        .striped(true)
+        .num_columns(6)
         .show(ui, |ui| {
-            ui.strong(format!(
-                "Session '{}': {} requests · read {} · written {} · uncached {} · ${:.5}",
-                p.session,
-                p.requests.len(),
-                p.totals.cache_read_input_tokens,
-                p.totals.cache_creation_input_tokens,
-                p.totals.input_tokens,
-                p.total_cost_usd
-            ));
-            legend(ui);
-            let scale = p.requests.iter().map(|r| r.total_tokens).max().unwrap_or(1);
-            for r in &p.requests {
-                let selected = view.selected == r.index;
-                ui.horizontal(|ui| {
-                    let label = format!(
-                        "request {} · turn {} · at {}s",
-                        r.index + 1,
-                        r.turn,
-                        r.at_secs
-                    );
-                    if ui
-                        .selectable_label(selected, RichText::new(label).monospace())
-                        .clicked()
-                    {
-                        view.selected = r.index;
-                    }
-                    usage_bar(
-                        ui,
-                        r.usage.cache_read_input_tokens,
-                        r.usage.cache_creation_input_tokens,
-                        r.usage.input_tokens,
-                        scale,
-                    );
-                    ui.label(
-                        RichText::new(format!(
-                            "read {} · write {} · uncached {} · ${:.5}",
-                            r.usage.cache_read_input_tokens,
-                            r.usage.cache_creation_input_tokens,
-                            r.usage.input_tokens,
-                            r.cost_usd
-                        ))
-                        .monospace(),
-                    );
-                });
-                if let Some(e) = &r.error {
-                    ui.colored_label(super::colors::ERROR, e);
-                }
-                egui::CollapsingHeader::new(format!("why · request {}", r.index + 1))
-                    .id_salt(("why", r.index))
-                    .default_open(selected)
-                    .show(ui, |ui| {
-                        for n in &r.notes {
-                            ui.add(egui::Label::new(format!("• {n}")).wrap());
-                        }
-                    });
+            for h in ["strategy", "read", "written", "uncached", "cost", ""] {
+                ui.strong(h);
             }
-            ui.separator();
-            ui.strong("Strategies over the same requests");
-            egui::Grid::new("strategies")
-                .striped(true)
-                .num_columns(6)
-                .show(ui, |ui| {
-                    for h in ["strategy", "read", "written", "uncached", "cost", ""] {
-                        ui.strong(h);
-                    }
-                    ui.end_row();
-                    for s in &p.strategies {
-                        ui.label(s.name);
-                        ui.label(s.usage.cache_read_input_tokens.to_string());
-                        ui.label(s.usage.cache_creation_input_tokens.to_string());
-                        ui.label(s.usage.input_tokens.to_string());
-                        ui.label(format!("${:.5}", s.cost_usd));
-                        ui.label(if s.name == p.best { "best" } else { "" });
-                        ui.end_row();
-                    }
-                });
-            ui.label(format!(
-                "Saving of the best strategy over no caching: ${:.5}",
-                p.saving_usd
-            ));
-            if let Some(c) = p.context.get(view.selected) {
-                ui.separator();
-                ui.strong(format!("Context window at request {}", view.selected + 1));
-                let dark = ui.visuals().dark_mode;
-                let mut parts = vec![ContextPart {
-                    label: "tools".into(),
-                    tokens: c.tools,
-                    color: colors::fragment("tools", dark),
-                }];
-                for (layer, t) in &c.system {
-                    parts.push(ContextPart {
-                        label: format!("layer {layer}"),
-                        tokens: *t,
-                        color: colors::fragment(&format!("layer{layer}"), dark),
-                    });
-                }
-                parts.push(ContextPart {
-                    label: "history".into(),
-                    tokens: c.history,
-                    color: colors::fragment("history", dark),
-                });
-                parts.push(ContextPart {
-                    label: "user input".into(),
-                    tokens: c.current,
-                    color: colors::fragment("current", dark),
-                });
-                parts.push(ContextPart {
-                    label: "reserved output".into(),
-                    tokens: c.reserved_output,
-                    color: colors::UNCACHED,
-                });
-                overview::context_bar(ui, &parts, c.window, Some(c.threshold));
-                if c.crosses_threshold {
-                    ui.colored_label(super::colors::ERROR, "crosses the auto-compact threshold");
-                }
-            }
-            if !p.warnings.is_empty() {
-                ui.separator();
-                ui.strong(format!("Cache-breaker warnings ({})", p.warnings.len()));
-                for w in &p.warnings {
-                    ui.add(
-                        egui::Label::new(format!(
-                            "{}:{} [{}] {}",
-                            w.file, w.line, w.fragment, w.message
-                        ))
-                        .wrap(),
-                    );
-                }
+            ui.end_row();
+            for s in &p.strategies {
+                ui.label(s.name);
+                ui.label(thousands(s.usage.cache_read_input_tokens));
+                ui.label(thousands(s.usage.cache_creation_input_tokens));
+                ui.label(thousands(s.usage.input_tokens));
+                ui.label(format!("${:.5}", s.cost_usd));
+                ui.label(if s.name == p.best { "best" } else { "" });
+                ui.end_row();
             }
         });
+    ui.label(format!(
+        "Saving of the best strategy over no caching: ${:.5}",
+        p.saving_usd
+    ));
+}
+
+fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
+    ui.strong(format!("Context window at request {}", selected + 1));
+    let dark = ui.visuals().dark_mode;
+    let mut parts = vec![ContextPart {
+        label: "tools".into(),
+        tokens: c.tools,
+        color: colors::tools(dark),
+    }];
+    for (layer, t) in &c.system {
+        parts.push(ContextPart {
+            label: format!("layer {layer}"),
+            tokens: *t,
+            color: colors::layer(*layer, dark),
+        });
+    }
+    parts.push(ContextPart {
+        label: "history".into(),
+        tokens: c.history,
+        color: colors::HISTORY,
+    });
+    parts.push(ContextPart {
+        label: "user input".into(),
+        tokens: c.current,
+        color: colors::CURRENT,
+    });
+    parts.push(ContextPart {
+        label: "reserved output".into(),
+        tokens: c.reserved_output,
+        color: colors::UNCACHED,
+    });
+    overview::context_bar(ui, &parts, c.window, Some(c.threshold));
+    if c.crosses_threshold {
+        ui.colored_label(colors::ERROR, "crosses the auto-compact threshold");
+    }
+}
+
+fn warnings(ui: &mut Ui, p: &Prediction) {
+    if p.warnings.is_empty() {
+        return;
+    }
+    ui.separator();
+    ui.strong(format!("Cache-breaker warnings ({})", p.warnings.len()));
+    for w in &p.warnings {
+        ui.add(
+            egui::Label::new(format!(
+                "{}:{} [{}] {}",
+                w.file, w.line, w.fragment, w.message
+            ))
+            .wrap(),
+        );
+    }
 }

@@ -1,4 +1,6 @@
-//! Colours with meaning: one per status, one stable hue per fragment.
+//! Colours with meaning, the same in every view: one per status, one per
+//! layer (the Okabe–Ito palette, told apart with colour-blindness), one
+//! stable hue per fragment.
 
 use egui::Color32;
 
@@ -36,3 +38,28 @@ pub const GOOD: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 pub const READ: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 pub const WRITE: Color32 = Color32::from_rgb(0xFB, 0x8C, 0x00);
 pub const UNCACHED: Color32 = Color32::from_rgb(0x78, 0x90, 0x9C);
+
+/// Layer `layer` (1–4), in every view that shows layers.
+pub fn layer(layer: u8, dark: bool) -> Color32 {
+    // Okabe–Ito: blue, reddish purple, bluish green, orange; lighter on dark.
+    let (light, darkc) = match layer {
+        1 => ((0x00, 0x72, 0xB2), (0x56, 0xB4, 0xE9)),
+        2 => ((0xCC, 0x79, 0xA7), (0xE0, 0x9F, 0xC8)),
+        3 => ((0x00, 0x9E, 0x73), (0x3C, 0xC8, 0x9A)),
+        _ => ((0xD5, 0x5E, 0x00), (0xE6, 0x9F, 0x00)),
+    };
+    let (r, g, b) = if dark { darkc } else { light };
+    Color32::from_rgb(r, g, b)
+}
+
+/// Tool definitions (before the system blocks in a request).
+pub fn tools(dark: bool) -> Color32 {
+    if dark {
+        Color32::from_rgb(0xB0, 0xA0, 0x70)
+    } else {
+        Color32::from_rgb(0x8C, 0x7A, 0x3C)
+    }
+}
+
+pub const HISTORY: Color32 = Color32::from_rgb(0x99, 0x99, 0x99);
+pub const CURRENT: Color32 = Color32::from_rgb(0xF0, 0xE4, 0x42);

@@ -7,7 +7,9 @@ use egui::{Color32, CornerRadius, Rect, Sense, Stroke, StrokeKind, Ui, pos2, vec
 use super::colors;
 use super::command::Command;
 use super::state::AppState;
-use crate::engine::{Assembly, Status, assembly::assemble::FragmentResult};
+use super::thousands;
+use crate::engine::assembly::assemble::{FragmentResult, LayerResult};
+use crate::engine::{Assembly, Status};
 
 fn layer_name(l: u8) -> &'static str {
     match l {
@@ -65,129 +67,230 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
         .max(1) as f32;
     for l in &a.layers {
         ui.add_space(4.0);
-        ui.horizontal(|ui| {
-            ui.strong(format!("Layer {} · {}", l.layer, layer_name(l.layer)));
-            if l.cache {
-                ui.weak(format!("cached {}", l.ttl.as_str()));
-            } else {
-                ui.weak("not cached");
-            }
-        });
-        let over = if l.overflow > 0 {
-            format!("  — {} over!", l.overflow)
-        } else {
-            String::new()
-        };
-        ui.label(format!(
-            "{} / {} used (budget {} + inflow {}){over}",
-            l.used, l.available, l.budget, l.inflow
-        ));
-        let width = ui.available_width().max(50.0);
-        let (rect, _) = ui.allocate_exact_size(vec2(width, 22.0), Sense::hover());
-        let painter = ui.painter_at(rect.expand(2.0));
-        let visuals = ui.visuals();
-        painter.rect_filled(rect, CornerRadius::same(3), visuals.extreme_bg_color);
-        let px = |t: u64| rect.left() + rect.width() * (t as f32 / scale);
-        // Budget band: budget solid outline, inflow lighter.
-        let budget_x = px(l.budget);
-        let avail_x = px(l.available);
-        painter.rect_filled(
-            Rect::from_min_max(pos2(budget_x, rect.top()), pos2(avail_x, rect.bottom())),
-            0.0,
-            visuals.selection.bg_fill.gamma_multiply(0.25),
-        );
-        let mut x_tokens = 0u64;
-        let frags: Vec<&FragmentResult> =
-            a.fragments.iter().filter(|f| f.layer == l.layer).collect();
-        // Present fragments first (in order), then dropped, then disabled.
-        let mut ordered: Vec<&FragmentResult> = frags
-            .iter()
-            .copied()
-            .filter(|f| !matches!(f.status, Status::Dropped | Status::Disabled))
-            .collect();
-        ordered.extend(
-            frags
-                .iter()
-                .copied()
-                .filter(|f| f.status == Status::Dropped),
-        );
-        ordered.extend(
-            frags
-                .iter()
-                .copied()
-                .filter(|f| f.status == Status::Disabled),
-        );
-        for f in ordered {
-            let (kept, cut) = segment_parts(f);
-            if kept + cut == 0 {
-                continue;
-            }
-            let x0 = px(x_tokens);
-            let xk = px(x_tokens + kept);
-            let x1 = px(x_tokens + kept + cut);
-            let color = colors::status(f.status);
-            let seg = Rect::from_min_max(
-                pos2(x0, rect.top() + 2.0),
-                pos2(x1.max(x0 + 1.0), rect.bottom() - 2.0),
-            );
-            if kept > 0 {
-                painter.rect_filled(
-                    Rect::from_min_max(seg.min, pos2(xk.max(x0 + 1.0), seg.max.y)),
-                    0.0,
-                    color,
-                );
-            }
-            if cut > 0 {
-                painter.rect_filled(
-                    Rect::from_min_max(pos2(xk, seg.min.y), seg.max),
-                    0.0,
-                    colors::faded(color),
-                );
-            }
-            painter.line_segment(
-                [pos2(x1, seg.top()), pos2(x1, seg.bottom())],
-                Stroke::new(1.0, visuals.extreme_bg_color),
-            );
-            if state.selected.as_deref() == Some(f.id.as_str()) {
-                painter.rect_stroke(
-                    seg,
-                    0.0,
-                    Stroke::new(2.0, visuals.strong_text_color()),
-                    StrokeKind::Outside,
-                );
-            }
-            let id = ui.scope_id().with(("segment", l.layer, &f.id));
-            let resp = ui
-                .interact(seg, id, Sense::click())
-                .on_hover_ui(|ui| fragment_tooltip(ui, f));
-            if resp.clicked() {
-                out.push(Command::Select(f.id.clone()));
-            }
-            x_tokens += kept + cut;
-        }
-        painter.line_segment(
-            [
-                pos2(budget_x, rect.top() - 2.0),
-                pos2(budget_x, rect.bottom() + 2.0),
-            ],
-            Stroke::new(2.0, visuals.text_color()),
-        );
-        painter.line_segment(
-            [
-                pos2(avail_x, rect.top() - 2.0),
-                pos2(avail_x, rect.bottom() + 2.0),
-            ],
-            Stroke::new(1.0, visuals.weak_text_color()),
-        );
+        layer_caption(ui, l);
+        layer_bar(ui, state, a, l, scale, out);
     }
     ui.add_space(4.0);
+    legend(ui);
+}
+
+fn layer_caption(ui: &mut Ui, l: &LayerResult) {
+    let dark = ui.visuals().dark_mode;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(
+            egui::RichText::new(format!("Layer {} · {}", l.layer, layer_name(l.layer)))
+                .strong()
+                .color(colors::layer(l.layer, dark)),
+        );
+        ui.weak(if l.cache {
+            format!("cached {}", l.ttl.as_str())
+        } else {
+            "not cached".to_string()
+        });
+    });
+    let text = format!(
+        "{} of {} tokens used (budget {} + inflow {})",
+        thousands(l.used),
+        thousands(l.available),
+        thousands(l.budget),
+        thousands(l.inflow)
+    );
+    ui.add(egui::Label::new(text).wrap())
+        .on_hover_text("used: the exact token count of this layer's system block (title, separators and markers included)");
+    if l.overflow > 0 {
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(format!(
+                    "{} tokens over its budget{}",
+                    thousands(l.overflow),
+                    if l.layer <= 2 { " (never trimmed)" } else { "" }
+                ))
+                .color(colors::ERROR),
+            )
+            .wrap(),
+        );
+    }
+}
+
+/// Fragments present first (in order), then dropped, then disabled.
+fn bar_order(a: &Assembly, layer: u8) -> Vec<&FragmentResult> {
+    let frags: Vec<&FragmentResult> = a.fragments.iter().filter(|f| f.layer == layer).collect();
+    let rank = |f: &FragmentResult| match f.status {
+        Status::Dropped => 1,
+        Status::Disabled => 2,
+        _ => 0,
+    };
+    let mut ordered = frags;
+    ordered.sort_by_key(|f| rank(f));
+    ordered
+}
+
+fn layer_bar(
+    ui: &mut Ui,
+    state: &AppState,
+    a: &Assembly,
+    l: &LayerResult,
+    scale: f32,
+    out: &mut Vec<Command>,
+) {
+    let width = ui.available_width().max(50.0);
+    let (rect, _) = ui.allocate_exact_size(vec2(width, 22.0), Sense::hover());
+    let painter = ui.painter_at(rect.expand(2.0));
+    let visuals = ui.visuals().clone();
+    painter.rect_filled(rect, CornerRadius::same(3), visuals.extreme_bg_color);
+    let px = |t: u64| rect.left() + rect.width() * (t as f32 / scale);
+    // Budget band: budget solid outline, inflow lighter.
+    let budget_x = px(l.budget);
+    let avail_x = px(l.available);
+    painter.rect_filled(
+        Rect::from_min_max(pos2(budget_x, rect.top()), pos2(avail_x, rect.bottom())),
+        0.0,
+        visuals.selection.bg_fill.gamma_multiply(0.25),
+    );
+    let mut x_tokens = 0u64;
+    let present: u64 = a
+        .fragments
+        .iter()
+        .filter(|f| f.layer == l.layer)
+        .map(|f| f.kept_tokens as u64)
+        .sum();
+    // Title and separators: what the block costs beyond its fragments.
+    let frame = l.used.saturating_sub(present);
+    let mut frame_drawn = false;
+    let draw_frame = |x_tokens: &mut u64, ui: &mut Ui| {
+        if frame == 0 {
+            return;
+        }
+        let seg = Rect::from_min_max(
+            pos2(px(*x_tokens), rect.top() + 2.0),
+            pos2(
+                px(*x_tokens + frame).max(px(*x_tokens) + 1.0),
+                rect.bottom() - 2.0,
+            ),
+        );
+        painter.rect_filled(seg, 0.0, colors::UNCACHED);
+        ui.interact(seg, ui.scope_id().with(("frame", l.layer)), Sense::hover())
+            .on_hover_text(format!(
+                "title, separators and markers: {} tokens",
+                thousands(frame)
+            ));
+        *x_tokens += frame;
+    };
+    for f in bar_order(a, l.layer) {
+        let (kept, cut) = segment_parts(f);
+        if kept + cut == 0 {
+            continue;
+        }
+        if !frame_drawn && matches!(f.status, Status::Dropped | Status::Disabled) {
+            draw_frame(&mut x_tokens, ui);
+            frame_drawn = true;
+        }
+        let seg = Rect::from_min_max(
+            pos2(px(x_tokens), rect.top() + 2.0),
+            pos2(
+                px(x_tokens + kept + cut).max(px(x_tokens) + 1.0),
+                rect.bottom() - 2.0,
+            ),
+        );
+        paint_segment(
+            &painter,
+            seg,
+            px(x_tokens + kept),
+            kept,
+            cut,
+            colors::status(f.status),
+            &visuals,
+        );
+        if state.selected.as_deref() == Some(f.id.as_str()) {
+            painter.rect_stroke(
+                seg,
+                0.0,
+                Stroke::new(2.0, visuals.strong_text_color()),
+                StrokeKind::Outside,
+            );
+        }
+        let id = ui.scope_id().with(("segment", l.layer, &f.id));
+        let resp = ui
+            .interact(seg, id, Sense::click())
+            .on_hover_ui(|ui| fragment_tooltip(ui, f));
+        if resp.clicked() {
+            out.push(Command::Select(f.id.clone()));
+        }
+        x_tokens += kept + cut;
+    }
+    if !frame_drawn {
+        draw_frame(&mut x_tokens, ui);
+    }
+    // Over budget: the excess past the available line, in red.
+    if l.used > l.available {
+        painter.rect_filled(
+            Rect::from_min_max(
+                pos2(avail_x, rect.top()),
+                pos2(px(l.used), rect.top() + 5.0),
+            ),
+            0.0,
+            colors::ERROR,
+        );
+        painter.rect_filled(
+            Rect::from_min_max(
+                pos2(avail_x, rect.bottom() - 5.0),
+                pos2(px(l.used), rect.bottom()),
+            ),
+            0.0,
+            colors::ERROR,
+        );
+    }
+    for (x, w, c) in [
+        (budget_x, 2.0, visuals.text_color()),
+        (avail_x, 1.0, visuals.weak_text_color()),
+    ] {
+        painter.line_segment(
+            [pos2(x, rect.top() - 2.0), pos2(x, rect.bottom() + 2.0)],
+            Stroke::new(w, c),
+        );
+    }
+}
+
+fn paint_segment(
+    painter: &egui::Painter,
+    seg: Rect,
+    xk: f32,
+    kept: u64,
+    cut: u64,
+    color: Color32,
+    visuals: &egui::Visuals,
+) {
+    if kept > 0 {
+        painter.rect_filled(
+            Rect::from_min_max(seg.min, pos2(xk.max(seg.min.x + 1.0), seg.max.y)),
+            0.0,
+            color,
+        );
+    }
+    if cut > 0 {
+        painter.rect_filled(
+            Rect::from_min_max(pos2(xk, seg.min.y), seg.max),
+            0.0,
+            colors::faded(color),
+        );
+    }
+    painter.line_segment(
+        [pos2(seg.max.x, seg.top()), pos2(seg.max.x, seg.bottom())],
+        Stroke::new(1.0, visuals.extreme_bg_color),
+    );
+}
+
+fn legend(ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
         for s in Status::ALL {
-            let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
-            ui.painter().rect_filled(r, 2.0, colors::status(s));
-            ui.label(s.as_str());
+            // A swatch never separates from its label.
+            ui.horizontal(|ui| {
+                let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
+                ui.painter().rect_filled(r, 2.0, colors::status(s));
+                ui.label(s.as_str());
+            });
         }
-        ui.weak("│ budget line, shaded: inflow");
+        ui.weak("│ budget line, shaded: inflow, red: over budget");
     });
 }
 
@@ -200,12 +303,15 @@ pub struct ContextPart {
 
 pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: Option<f64>) {
     let used: u64 = parts.iter().map(|p| p.tokens).sum();
-    ui.label(format!(
-        "Context window: {} of {} tokens ({:.1}%)",
-        used,
-        window,
-        used as f64 * 100.0 / window.max(1) as f64
-    ));
+    ui.add(
+        egui::Label::new(format!(
+            "Context window: {} of {} tokens ({:.1}%)",
+            thousands(used),
+            thousands(window),
+            used as f64 * 100.0 / window.max(1) as f64
+        ))
+        .wrap(),
+    );
     let width = ui.available_width().max(50.0);
     let (rect, _) = ui.allocate_exact_size(vec2(width, 16.0), Sense::hover());
     let painter = ui.painter_at(rect.expand(3.0));
@@ -220,7 +326,7 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
         let r = Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height()));
         painter.rect_filled(r, 0.0, p.color);
         ui.interact(r, ui.scope_id().with(("ctx", &p.label)), Sense::hover())
-            .on_hover_text(format!("{}: {} tokens", p.label, p.tokens));
+            .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
         x += w;
     }
     if let Some(t) = threshold {
@@ -232,9 +338,11 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     }
     ui.horizontal_wrapped(|ui| {
         for p in parts.iter().filter(|p| p.tokens > 0) {
-            let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
-            ui.painter().rect_filled(r, 2.0, p.color);
-            ui.label(format!("{} {}", p.label, p.tokens));
+            ui.horizontal(|ui| {
+                let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
+                ui.painter().rect_filled(r, 2.0, p.color);
+                ui.label(format!("{} · {}", p.label, thousands(p.tokens)));
+            });
         }
         if let Some(t) = threshold {
             ui.weak(format!("│ auto-compact at {:.0}%", t * 100.0));
@@ -250,13 +358,13 @@ pub fn request_context_bar(ui: &mut Ui, l: &crate::engine::Inspection) {
     let mut parts = vec![ContextPart {
         label: "tools".into(),
         tokens: a.tools_tokens as u64,
-        color: colors::fragment("tools", dark),
+        color: colors::tools(dark),
     }];
     for b in &a.blocks {
         parts.push(ContextPart {
             label: format!("layer {}", b.layer),
             tokens: b.tokens as u64,
-            color: colors::fragment(&format!("layer{}", b.layer), dark),
+            color: colors::layer(b.layer, dark),
         });
     }
     parts.push(ContextPart {

@@ -87,7 +87,7 @@ impl RunPanel {
             }
             RunMsg::Done(rec, saved) => {
                 let _ = r.total;
-                self.status = verdict(&rec);
+                self.status = rec.verdict();
                 self.rows = rec.rows.clone();
                 self.record = Some(*rec);
                 self.saved = saved;
@@ -166,31 +166,6 @@ impl RunPanel {
     }
 }
 
-/// One line on how a run went: failures counted as failures, not as
-/// disagreements.
-pub fn verdict(rec: &RunRecord) -> String {
-    let failed: Vec<&RunRow> = rec.rows.iter().filter(|r| r.error.is_some()).collect();
-    let measured = rec.rows.len() - failed.len();
-    let agree = rec.rows.iter().filter(|r| r.agrees).count();
-    let mut s = format!(
-        "{}: {agree} of {measured} measured requests agree with the prediction",
-        if rec.cancelled {
-            "cancelled"
-        } else {
-            "finished"
-        },
-    );
-    if let Some(first) = failed.first() {
-        s += &format!(
-            "; {} of {} failed: {}",
-            failed.len(),
-            rec.rows.len(),
-            first.error.as_deref().unwrap_or("")
-        );
-    }
-    s
-}
-
 fn pair(ui: &mut Ui, p: u64, a: Option<u64>) {
     match a {
         Some(a) if a == p => {
@@ -212,6 +187,18 @@ fn pair(ui: &mut Ui, p: u64, a: Option<u64>) {
 /// Draws the form, progress and results; Start and Cancel push
 /// [`Command::StartRun`] and [`Command::CancelRun`].
 pub fn show(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String], out: &mut Vec<Command>) {
+    form(ui, panel, sessions);
+    controls(ui, panel, out);
+    ui.separator();
+    if panel.rows.is_empty() {
+        ui.weak("Predicted and real usage appear here, request by request.");
+        return;
+    }
+    results(ui, panel);
+}
+
+/// Where to send, with which key, which requests.
+fn form(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String]) {
     egui::Grid::new("run-form")
         .num_columns(2)
         .spacing([10.0, 6.0])
@@ -270,6 +257,10 @@ pub fn show(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String], out: &mut Ve
             ui.checkbox(&mut panel.honour_gaps, "wait the session's gaps for real");
             ui.end_row();
         });
+}
+
+/// Start, cancel, progress and the verdict.
+fn controls(ui: &mut Ui, panel: &RunPanel, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         if ui
             .add_enabled(!panel.is_running(), egui::Button::new("Start run"))
@@ -291,16 +282,17 @@ pub fn show(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String], out: &mut Ve
             );
             ui.spinner();
         }
-        ui.label(&panel.status);
     });
     if let Some(p) = &panel.saved {
         ui.weak(format!("saved to {p}"));
     }
-    ui.separator();
-    if panel.rows.is_empty() {
-        ui.weak("Predicted and real usage appear here, request by request.");
-        return;
+    if !panel.status.is_empty() {
+        ui.add(egui::Label::new(&panel.status).wrap());
     }
+}
+
+/// Predicted and real usage, request by request.
+fn results(ui: &mut Ui, panel: &RunPanel) {
     egui::ScrollArea::vertical()
         .id_salt("run-rows")
         .auto_shrink([false, false])

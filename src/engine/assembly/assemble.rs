@@ -1,20 +1,15 @@
 //! Assembly, in two stages so that sliders stay cheap:
-//! [`prepare`] (session applied: conditions, interpolation, token counts) and
-//! [`assemble`] (budgets, trimming, rendering, report). Deterministic: the same
-//! inputs give byte-identical output.
+//! [`prepare`] (session applied: conditions, interpolation, token counts; in
+//! `prepare.rs`) and [`assemble`] (budgets, trimming, rendering, report).
+//! Deterministic: the same inputs give byte-identical output.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::assembly::models::ModelInfo;
-use crate::engine::assembly::template::facts;
-pub use crate::engine::assembly::template::interpolate;
+pub use crate::engine::assembly::prepare::{Prepared, PreparedFragment, prepare};
 use crate::engine::assembly::tokens::{Encoding, TokenCounter};
-use crate::engine::workspace::diag::Diagnostic;
-use crate::engine::workspace::session::Session;
-use crate::engine::workspace::settings::{Budget, Settings, Ttl};
-use crate::engine::workspace::{FragmentKind, Workspace};
+use crate::engine::workspace::settings::{Budget, Ttl};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -43,183 +38,6 @@ impl Status {
         Status::Dropped,
         Status::Disabled,
     ];
-}
-
-/// A fragment with the session applied, in sort order.
-#[derive(Debug, Clone)]
-pub struct PreparedFragment {
-    pub id: String,
-    pub layer: u8,
-    pub priority: i64,
-    pub source: String,
-    pub line: usize,
-    pub body_line: usize,
-    pub kind: FragmentKind,
-    /// `None` when enabled; otherwise why not.
-    pub disabled: Option<String>,
-    /// The source text before interpolation (for the detail view).
-    pub raw: Arc<str>,
-    /// prefix + interpolated body + suffix.
-    pub full: Arc<str>,
-    pub tokens: usize,
-    pub summary: Option<(Arc<str>, usize)>,
-    pub truncate: bool,
-    pub cacheable: Option<bool>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    pub encoding: Encoding,
-    pub model: ModelInfo,
-    pub session: String,
-    pub settings: Settings,
-    pub fragments: Vec<PreparedFragment>,
-    /// Layer titles with their token counts.
-    pub titles: [Option<(Arc<str>, usize)>; 4],
-    /// Tool definitions of the enabled tools, in request order.
-    pub tools: Vec<serde_json::Value>,
-    pub tools_tokens: usize,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Applies a session to a workspace: evaluates conditions, interpolates and
-/// counts every fragment (through the content-keyed cache).
-pub fn prepare(
-    ws: &Workspace,
-    session: &Session,
-    settings: &Settings,
-    model: &ModelInfo,
-    counter: &TokenCounter,
-) -> Prepared {
-    let enc = model.tokenizer;
-    let facts = facts(ws, session);
-    let root = ws.root.to_string_lossy().into_owned();
-    let mut diagnostics = Vec::new();
-    let mut fragments: Vec<PreparedFragment> = Vec::with_capacity(ws.fragments.len());
-    for f in &ws.fragments {
-        let disabled = if let Some(err) = &f.condition_error {
-            Some(format!(
-                "invalid enabled_when `{}`: {err}",
-                f.enabled_when.as_deref().unwrap_or("")
-            ))
-        } else if let Some(c) = &f.condition {
-            if c.eval(&facts) {
-                None
-            } else {
-                let why = c.explain_false(&facts).join(", ");
-                Some(format!(
-                    "enabled_when `{}` is false: {why}",
-                    f.enabled_when.as_deref().unwrap_or("")
-                ))
-            }
-        } else {
-            None
-        };
-        let mut render = |text: &str| -> String {
-            if !f.interpolate {
-                return text.to_string();
-            }
-            let r = interpolate(text, &root, session);
-            if r.cut {
-                diagnostics.push(
-                    Diagnostic::error(
-                        f.source.as_str(),
-                        Some(f.body_line),
-                        format!(
-                            "template of '{}' expands past {} MiB: cut there",
-                            f.id,
-                            crate::engine::assembly::template::MAX_OUTPUT_BYTES / (1024 * 1024)
-                        ),
-                    )
-                    .for_fragment(&f.id),
-                );
-            }
-            for name in r.unknown {
-                let offset = text
-                    .find(&format!("{{{{{name}"))
-                    .or_else(|| text.find(name.as_str()))
-                    .unwrap_or(0);
-                let line = f.body_line + text[..offset].matches('\n').count();
-                diagnostics.push(
-                    Diagnostic::warning(
-                        f.source.as_str(),
-                        Some(line),
-                        format!(
-                            "unknown template variable {{{{{name}}}}} in '{}' (left as is)",
-                            f.id
-                        ),
-                    )
-                    .for_fragment(&f.id),
-                );
-            }
-            r.text
-        };
-        let body = render(&f.body);
-        let full: Arc<str> = format!("{}{}{}", f.prefix, body, f.suffix).into();
-        let summary = f.summary.as_ref().map(|s| {
-            let s: Arc<str> = format!("{}{}{}", f.prefix, render(s), f.suffix).into();
-            let n = counter.count(enc, &s);
-            (s, n)
-        });
-        let tokens = counter.count(enc, &full);
-        fragments.push(PreparedFragment {
-            id: f.id.clone(),
-            layer: f.layer,
-            priority: f.priority,
-            source: f.source.clone(),
-            line: f.line,
-            body_line: f.body_line,
-            kind: f.kind.clone(),
-            disabled,
-            raw: f.body.as_str().into(),
-            full,
-            tokens,
-            summary,
-            truncate: f.truncate,
-            cacheable: f.cacheable,
-        });
-    }
-    // Priority descending without negation (-i64::MIN overflows).
-    fragments.sort_by(|a, b| {
-        (a.layer, std::cmp::Reverse(a.priority), &a.id).cmp(&(
-            b.layer,
-            std::cmp::Reverse(b.priority),
-            &b.id,
-        ))
-    });
-    let titles = std::array::from_fn(|i| {
-        settings.layers[i].title.as_ref().map(|t| {
-            let t: Arc<str> = t.as_str().into();
-            let n = counter.count(enc, &t);
-            (t, n)
-        })
-    });
-    let tools: Vec<serde_json::Value> = ws
-        .tools
-        .iter()
-        .filter(|t| {
-            fragments
-                .iter()
-                .any(|f| f.id == t.fragment_id && f.disabled.is_none())
-        })
-        .map(|t| t.definition.clone())
-        .collect();
-    let tools_tokens = if tools.is_empty() {
-        0
-    } else {
-        counter.count(enc, &serde_json::to_string(&tools).unwrap_or_default())
-    };
-    Prepared {
-        encoding: enc,
-        model: model.clone(),
-        session: session.name.clone(),
-        settings: settings.clone(),
-        fragments,
-        titles,
-        tools,
-        tools_tokens,
-        diagnostics,
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

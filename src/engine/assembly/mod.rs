@@ -5,6 +5,7 @@
 
 pub mod assemble;
 pub mod models;
+pub mod prepare;
 pub mod report;
 pub mod template;
 pub mod tokens;

@@ -77,18 +77,7 @@ pub fn predict_for(
     let mut layered_shapes = Vec::new();
     for st in Strategy::ALL {
         let shapes = shape::shapes(a, session, settings, st, counter);
-        let mut reqs = predictors::run(provider, model, &shapes, counter);
-        if st == Strategy::None && provider != Provider::Anthropic {
-            // Without caching every token is input (OpenAI and local servers
-            // cache by themselves; this is the baseline they are measured on).
-            for r in &mut reqs {
-                r.usage = Usage {
-                    input_tokens: r.total_tokens,
-                    ..Usage::default()
-                };
-                r.cost_usd = predictors::cost(model, &r.usage, 0);
-            }
-        }
+        let reqs = strategy_requests(provider, model, st, &shapes, counter);
         let mut u = Usage::default();
         for r in &reqs {
             u.add(&r.usage);
@@ -103,6 +92,62 @@ pub fn predict_for(
             layered_shapes = shapes;
         }
     }
+    let (best, saving_usd) = best_strategy(&strategies);
+    let mut totals = Usage::default();
+    for r in &layered {
+        totals.add(&r.usage);
+    }
+    let context = context_use(a, prepared, &layered_shapes);
+    for (r, c) in layered.iter_mut().zip(&context) {
+        if c.crosses_threshold {
+            r.notes.push(format!(
+                "context use crosses the auto-compact threshold ({:.0}% of {} tokens): the agent would compact here",
+                c.threshold * 100.0,
+                c.window
+            ));
+        }
+    }
+    Prediction {
+        model: model.id.clone(),
+        provider,
+        session: session.name.clone(),
+        estimate: model.estimate,
+        total_cost_usd: layered.iter().map(|r| r.cost_usd).sum(),
+        requests: layered,
+        totals,
+        strategies,
+        best,
+        saving_usd,
+        warnings: lint::lint(a, prepared),
+        context,
+    }
+}
+
+/// The requests of one strategy under the provider's rules.
+fn strategy_requests(
+    provider: Provider,
+    model: &crate::engine::ModelInfo,
+    st: Strategy,
+    shapes: &[shape::RequestShape],
+    counter: &TokenCounter,
+) -> Vec<Predicted> {
+    let mut reqs = predictors::run(provider, model, shapes, counter);
+    if st == Strategy::None && provider != Provider::Anthropic {
+        // Without caching every token is input (OpenAI and local servers
+        // cache by themselves; this is the baseline they are measured on).
+        for r in &mut reqs {
+            r.usage = Usage {
+                input_tokens: r.total_tokens,
+                ..Usage::default()
+            };
+            r.cost_usd = predictors::cost(model, &r.usage, 0);
+        }
+    }
+    reqs
+}
+
+/// The cheapest strategy, and what it saves against no caching.
+fn best_strategy(strategies: &[StrategyResult]) -> (&'static str, f64) {
     let best = strategies
         .iter()
         .min_by(|a, b| {
@@ -112,22 +157,25 @@ pub fn predict_for(
         })
         .map(|s| s.name)
         .unwrap_or("layered");
-    let none_cost = strategies
-        .iter()
-        .find(|s| s.name == "none")
-        .map(|s| s.cost_usd)
-        .unwrap_or(0.0);
-    let best_cost = strategies
-        .iter()
-        .find(|s| s.name == best)
-        .map(|s| s.cost_usd)
-        .unwrap_or(0.0);
-    let mut totals = Usage::default();
-    for r in &layered {
-        totals.add(&r.usage);
-    }
-    let h = &settings.history;
-    let context = layered_shapes
+    let cost_of = |name: &str| {
+        strategies
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.cost_usd)
+            .unwrap_or(0.0)
+    };
+    (best, cost_of("none") - cost_of(best))
+}
+
+/// The context window's use by each request: tools, system blocks,
+/// history, the current message and the output reserved.
+fn context_use(
+    a: &Assembly,
+    prepared: &Prepared,
+    shapes: &[shape::RequestShape],
+) -> Vec<ContextUse> {
+    let (model, h) = (&prepared.model, &prepared.settings.history);
+    shapes
         .iter()
         .map(|r| {
             let tools: u64 = r
@@ -158,30 +206,7 @@ pub fn predict_for(
                     > model.context_window as f64 * h.auto_compact_threshold,
             }
         })
-        .collect::<Vec<_>>();
-    for (r, c) in layered.iter_mut().zip(&context) {
-        if c.crosses_threshold {
-            r.notes.push(format!(
-                "context use crosses the auto-compact threshold ({:.0}% of {} tokens): the agent would compact here",
-                c.threshold * 100.0,
-                c.window
-            ));
-        }
-    }
-    Prediction {
-        model: model.id.clone(),
-        provider,
-        session: session.name.clone(),
-        estimate: model.estimate,
-        total_cost_usd: layered.iter().map(|r| r.cost_usd).sum(),
-        requests: layered,
-        totals,
-        strategies,
-        best,
-        saving_usd: none_cost - best_cost,
-        warnings: lint::lint(a, prepared),
-        context,
-    }
+        .collect()
 }
 
 pub fn to_json(p: &Prediction) -> Value {

@@ -11,7 +11,7 @@
 //! - Prefix (llama.cpp-style): the longest common token prefix with the
 //!   previous request on the slot, no minimum, at least one token re-evaluated.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -131,108 +131,174 @@ fn prefix_hashes(r: &RequestShape) -> Vec<u128> {
 
 /// Anthropic's documented caching rules, request by request.
 pub fn anthropic(model: &ModelInfo, reqs: &[RequestShape]) -> Vec<Predicted> {
-    let min = model.min_cacheable_tokens;
-    let mut cache: HashMap<u128, Entry> = HashMap::new();
+    let mut cache: BTreeMap<u128, Entry> = BTreeMap::new();
     let mut out = Vec::new();
     for (ri, r) in reqs.iter().enumerate() {
-        let t = r.at_secs;
-        let n = r.segments.len();
-        let hashes = prefix_hashes(r);
-        let mut pt = Vec::with_capacity(n);
-        let mut acc = 0u64;
-        for s in &r.segments {
-            acc += s.tokens as u64;
-            pt.push(acc);
-        }
-        let total = acc;
-        let bps: Vec<usize> = (0..n)
-            .filter(|&i| r.segments[i].breakpoint.is_some())
-            .collect();
-        let mut p = Predicted {
-            turn: r.turn,
-            index: r.index,
-            at_secs: t,
-            gap_secs: r.gap_secs,
-            total_tokens: total,
-            usage: Usage::default(),
-            creation_1h_tokens: 0,
-            cost_usd: 0.0,
-            error: None,
-            notes: r.history_notes.clone(),
-        };
-        if bps.len() > MAX_BREAKPOINTS {
-            p.error = Some(format!(
-                "400 invalid_request_error: {} cache_control breakpoints, the API allows at most {MAX_BREAKPOINTS}",
-                bps.len()
-            ));
-            out.push(p);
-            continue;
-        }
-        let ttls: Vec<Ttl> = bps
-            .iter()
-            .filter_map(|&b| r.segments[b].breakpoint)
-            .collect();
-        if ttls
-            .windows(2)
-            .any(|w| w[0] == Ttl::FiveMinutes && w[1] == Ttl::OneHour)
-        {
-            p.error = Some("400 invalid_request_error: a 1h cache_control breakpoint follows a 5m one (longer TTLs must come first)".into());
-            out.push(p);
-            continue;
-        }
-        // Read: the longest valid cached prefix within each breakpoint's lookback.
-        let mut hit: Option<usize> = None;
-        for &b in &bps {
-            for pos in (b.saturating_sub(LOOKBACK - 1)..=b).rev() {
-                if let Some(e) = cache.get(&hashes[pos])
-                    && e.expires >= t
-                {
-                    if hit.is_none_or(|h| pos > h) {
-                        hit = Some(pos);
-                    }
-                    break;
+        let prev = ri.checked_sub(1).map(|i| &reqs[i]);
+        out.push(anthropic_request(model, &mut cache, prev, r));
+    }
+    out
+}
+
+/// One request against the cache as it stands; updates the cache.
+fn anthropic_request(
+    model: &ModelInfo,
+    cache: &mut BTreeMap<u128, Entry>,
+    prev: Option<&RequestShape>,
+    r: &RequestShape,
+) -> Predicted {
+    let t = r.at_secs;
+    let hashes = prefix_hashes(r);
+    let pt: Vec<u64> = r
+        .segments
+        .iter()
+        .scan(0u64, |acc, s| {
+            *acc += s.tokens as u64;
+            Some(*acc)
+        })
+        .collect();
+    let total = pt.last().copied().unwrap_or(0);
+    let bps: Vec<usize> = (0..r.segments.len())
+        .filter(|&i| r.segments[i].breakpoint.is_some())
+        .collect();
+    let mut p = Predicted {
+        turn: r.turn,
+        index: r.index,
+        at_secs: t,
+        gap_secs: r.gap_secs,
+        total_tokens: total,
+        usage: Usage::default(),
+        creation_1h_tokens: 0,
+        cost_usd: 0.0,
+        error: None,
+        notes: r.history_notes.clone(),
+    };
+    if let Some(e) = breakpoint_error(r, &bps) {
+        p.error = Some(e);
+        return p;
+    }
+    let hit = longest_hit(cache, &hashes, &bps, t);
+    let read = hit.map(|h| pt[h]).unwrap_or(0);
+    if let Some(h) = hit
+        && let Some(e) = cache.get_mut(&hashes[h])
+    {
+        e.expires = t + e.ttl.seconds();
+        e.last_used = t;
+        p.notes.push(format!(
+            "read {read} tokens cached up to {} (entry refreshed for {})",
+            r.segments[h].label(),
+            e.ttl.as_str()
+        ));
+    }
+    let shape = Written {
+        model,
+        r,
+        prev,
+        hashes: &hashes,
+        pt: &pt,
+        bps: &bps,
+        hit,
+    };
+    let (covered, creation, creation_1h) = shape.write(cache, read, &mut p.notes);
+    shape.lookback_notes(cache, &mut p.notes);
+    if bps.is_empty() {
+        p.notes
+            .push("no cache_control breakpoint: nothing is cached".into());
+    }
+    p.usage = Usage {
+        input_tokens: total - covered.max(read),
+        cache_creation_input_tokens: creation,
+        cache_read_input_tokens: read,
+    };
+    p.creation_1h_tokens = creation_1h;
+    p.cost_usd = cost(model, &p.usage, creation_1h);
+    p
+}
+
+/// The API's 400 for too many breakpoints or TTLs out of order.
+fn breakpoint_error(r: &RequestShape, bps: &[usize]) -> Option<String> {
+    if bps.len() > MAX_BREAKPOINTS {
+        return Some(format!(
+            "400 invalid_request_error: {} cache_control breakpoints, the API allows at most {MAX_BREAKPOINTS}",
+            bps.len()
+        ));
+    }
+    let ttls: Vec<Ttl> = bps
+        .iter()
+        .filter_map(|&b| r.segments[b].breakpoint)
+        .collect();
+    ttls.windows(2)
+        .any(|w| w[0] == Ttl::FiveMinutes && w[1] == Ttl::OneHour)
+        .then(|| "400 invalid_request_error: a 1h cache_control breakpoint follows a 5m one (longer TTLs must come first)".into())
+}
+
+/// The longest valid cached prefix within each breakpoint's lookback.
+fn longest_hit(
+    cache: &BTreeMap<u128, Entry>,
+    hashes: &[u128],
+    bps: &[usize],
+    t: u64,
+) -> Option<usize> {
+    let mut hit: Option<usize> = None;
+    for &b in bps {
+        for pos in (b.saturating_sub(LOOKBACK - 1)..=b).rev() {
+            if let Some(e) = cache.get(&hashes[pos])
+                && e.expires >= t
+            {
+                if hit.is_none_or(|h| pos > h) {
+                    hit = Some(pos);
                 }
+                break;
             }
         }
-        let read = hit.map(|h| pt[h]).unwrap_or(0);
-        if let Some(h) = hit
-            && let Some(e) = cache.get_mut(&hashes[h])
-        {
-            e.expires = t + e.ttl.seconds();
-            e.last_used = t;
-            p.notes.push(format!(
-                "read {read} tokens cached up to {} (entry refreshed for {})",
-                r.segments[h].label(),
-                e.ttl.as_str()
-            ));
-        }
-        // Diagnose what could not be read.
-        let prev = ri.checked_sub(1).map(|i| &reqs[i]);
-        let change = prev.and_then(|pr| describe_change(pr, r));
+    }
+    hit
+}
+
+/// What a request writes, beyond what it read.
+struct Written<'a> {
+    model: &'a ModelInfo,
+    r: &'a RequestShape,
+    prev: Option<&'a RequestShape>,
+    hashes: &'a [u128],
+    pt: &'a [u64],
+    bps: &'a [usize],
+    hit: Option<usize>,
+}
+
+impl Written<'_> {
+    /// Writes every breakpoint past the hit (at or over the minimum), with
+    /// the reason it was not read. Returns (covered, written, written 1h).
+    fn write(
+        &self,
+        cache: &mut BTreeMap<u128, Entry>,
+        read: u64,
+        notes: &mut Vec<String>,
+    ) -> (u64, u64, u64) {
+        let (r, t, min) = (self.r, self.r.at_secs, self.model.min_cacheable_tokens);
+        let change = self.prev.and_then(|pr| describe_change(pr, r));
         let mut explained_change = false;
-        let mut covered = read;
-        let mut creation = 0u64;
-        let mut creation_1h = 0u64;
-        for &b in &bps {
-            if hit.is_some_and(|h| b <= h) {
+        let (mut covered, mut creation, mut creation_1h) = (read, 0u64, 0u64);
+        for &b in self.bps {
+            if self.hit.is_some_and(|h| b <= h) {
                 continue;
             }
             let ttl = r.segments[b].breakpoint.unwrap_or_default();
             let label = r.segments[b].label();
-            if (pt[b]) < min {
-                p.notes.push(format!(
+            if self.pt[b] < min {
+                notes.push(format!(
                     "breakpoint on {label} covers {} tokens, under the {min}-token minimum of {}: silently not cached",
-                    pt[b], model.id
+                    self.pt[b], self.model.id
                 ));
                 continue;
             }
-            let why = match cache.get(&hashes[b]) {
+            let why = match cache.get(&self.hashes[b]) {
                 Some(e) if e.expires < t => format!(
                     "the entry up to {label} expired: last used {} before this request, longer than its {} TTL",
                     fmt_secs(t - e.last_used),
                     e.ttl.as_str()
                 ),
-                _ => match (&change, prev) {
+                _ => match (&change, self.prev) {
                     (Some((d, msg)), _) if *d <= b && !explained_change => {
                         explained_change = true;
                         msg.clone()
@@ -243,60 +309,53 @@ pub fn anthropic(model: &ModelInfo, reqs: &[RequestShape]) -> Vec<Predicted> {
                         .into(),
                 },
             };
-            let add = pt[b].saturating_sub(covered);
+            let add = self.pt[b].saturating_sub(covered);
             creation += add;
             if ttl == Ttl::OneHour {
                 creation_1h += add;
             }
-            covered = covered.max(pt[b]);
-            p.notes.push(format!(
+            covered = covered.max(self.pt[b]);
+            notes.push(format!(
                 "wrote {add} tokens up to {label} ({}): {why}",
                 ttl.as_str()
             ));
             cache.insert(
-                hashes[b],
+                self.hashes[b],
                 Entry {
-                    key: hashes[b],
+                    key: self.hashes[b],
                     position: b,
-                    tokens: pt[b],
+                    tokens: self.pt[b],
                     ttl,
                     expires: t + ttl.seconds(),
                     last_used: t,
                 },
             );
         }
-        // A valid entry that matches this request but lies beyond every lookback.
+        (covered, creation, creation_1h)
+    }
+
+    /// A valid entry that matches this request but lies beyond every lookback.
+    fn lookback_notes(&self, cache: &BTreeMap<u128, Entry>, notes: &mut Vec<String>) {
+        let (t, n) = (self.r.at_secs, self.r.segments.len());
         for e in cache.values() {
             if e.expires >= t
                 && e.position < n
-                && hashes[e.position] == e.key
-                && hit.is_none_or(|h| e.position > h)
-                && bps
+                && self.hashes[e.position] == e.key
+                && self.hit.is_none_or(|h| e.position > h)
+                && self
+                    .bps
                     .iter()
                     .all(|&b| b < e.position || b - e.position >= LOOKBACK)
-                && bps.iter().any(|&b| b > e.position)
+                && self.bps.iter().any(|&b| b > e.position)
             {
-                p.notes.push(format!(
+                notes.push(format!(
                     "a cached prefix of {} tokens (up to {}) is more than {LOOKBACK} positions before the next breakpoint: beyond the lookback, not read",
                     e.tokens,
-                    r.segments[e.position].label()
+                    self.r.segments[e.position].label()
                 ));
             }
         }
-        if bps.is_empty() {
-            p.notes
-                .push("no cache_control breakpoint: nothing is cached".into());
-        }
-        p.usage = Usage {
-            input_tokens: total - covered.max(read),
-            cache_creation_input_tokens: creation,
-            cache_read_input_tokens: read,
-        };
-        p.creation_1h_tokens = creation_1h;
-        p.cost_usd = cost(model, &p.usage, creation_1h);
-        out.push(p);
     }
-    out
 }
 
 /// Token ids of a whole request (segments encoded one by one, in order).

@@ -135,84 +135,14 @@ pub fn shapes(
     strategy: Strategy,
     counter: &TokenCounter,
 ) -> Vec<RequestShape> {
-    let enc: Encoding = a.tokenizer;
     let cache_on = strategy != Strategy::None;
-    let mut base: Vec<Segment> = Vec::new();
-    let n_tools = a.tools.len();
-    for (i, t) in a.tools.iter().enumerate() {
-        let text = serde_json::to_string(t).unwrap_or_default();
-        base.push(Segment {
-            kind: SegKind::Tool {
-                name: t["name"].as_str().unwrap_or("").to_string(),
-            },
-            tokens: counter.count(enc, &text),
-            text,
-            breakpoint: (cache_on && settings.cache_tools && i + 1 == n_tools)
-                .then_some(Ttl::FiveMinutes),
-            spans: Vec::new(),
-            source_block: None,
-        });
-    }
-    match strategy {
-        Strategy::SingleString => {
-            let text = a
-                .blocks
-                .iter()
-                .map(|b| b.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n\n");
-            let mut spans = Vec::new();
-            let mut offset = 0;
-            for b in &a.blocks {
-                spans.extend(b.spans.iter().map(|s| Span {
-                    id: s.id.clone(),
-                    start: s.start + offset,
-                    end: s.end + offset,
-                }));
-                offset += b.text.len() + 2;
-            }
-            if !text.is_empty() {
-                base.push(Segment {
-                    kind: SegKind::System { layer: 0, block: 0 },
-                    tokens: counter.count(enc, &text),
-                    text,
-                    breakpoint: Some(Ttl::FiveMinutes),
-                    spans,
-                    source_block: None,
-                });
-            }
-        }
-        _ => {
-            for (i, b) in a.blocks.iter().enumerate() {
-                base.push(Segment {
-                    kind: SegKind::System {
-                        layer: b.layer,
-                        block: i,
-                    },
-                    tokens: b.tokens,
-                    text: b.text.clone(),
-                    breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
-                    spans: b.spans.clone(),
-                    source_block: None,
-                });
-            }
-        }
-    }
-    let points: Vec<(usize, usize, u64)> = if session.requests.is_empty() {
-        // No turns: the same prompt three times (cold, then warm).
-        vec![(1, 0, 0), (2, 0, 0), (3, 0, 0)]
-    } else {
-        session
-            .requests
-            .iter()
-            .map(|r| (r.turn, r.messages, r.gap_secs))
-            .collect()
-    };
+    let mut base = tool_segments(a, settings, cache_on, counter);
+    base.extend(system_segments(a, strategy, cache_on, counter));
     let hello = [Message::text(Role::User, "Hello")];
     let mut out = Vec::new();
     let mut at = 0u64;
     let mut prev_turn = 0;
-    for (i, (turn, upto, gap)) in points.into_iter().enumerate() {
+    for (i, (turn, upto, gap)) in request_points(session).into_iter().enumerate() {
         if i > 0 {
             at += if gap > 0 {
                 gap
@@ -230,34 +160,14 @@ pub fn shapes(
         };
         let built = history::build(conversation, &settings.history);
         let mut segs = base.clone();
-        let n = built.messages.len();
-        let mut history_tokens = 0;
-        let mut current_tokens = 0;
-        for (mi, m) in built.messages.iter().enumerate() {
-            for (bi, b) in m.content.iter().enumerate() {
-                let text = block_text(b);
-                let tokens = counter.count(enc, &text);
-                if mi + 1 == n {
-                    current_tokens += tokens;
-                } else {
-                    history_tokens += tokens;
-                }
-                let last = mi + 1 == n && bi + 1 == m.content.len();
-                segs.push(Segment {
-                    kind: SegKind::Message {
-                        index: mi,
-                        role: m.role,
-                        block: bi,
-                    },
-                    text,
-                    tokens,
-                    breakpoint: (cache_on && last && settings.history.message_breakpoint)
-                        .then_some(Ttl::FiveMinutes),
-                    spans: Vec::new(),
-                    source_block: Some(b.clone()),
-                });
-            }
-        }
+        let (history_tokens, current_tokens) = message_segments(
+            &built.messages,
+            a.tokenizer,
+            cache_on,
+            settings,
+            counter,
+            &mut segs,
+        );
         out.push(RequestShape {
             turn,
             index: i,
@@ -270,6 +180,143 @@ pub fn shapes(
         });
     }
     out
+}
+
+/// One segment per tool definition, counted alone (the tool-definition
+/// tokens every view shows are the sum of these).
+fn tool_segments(
+    a: &Assembly,
+    settings: &Settings,
+    cache_on: bool,
+    counter: &TokenCounter,
+) -> Vec<Segment> {
+    let n_tools = a.tools.len();
+    a.tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let text = serde_json::to_string(t).unwrap_or_default();
+            Segment {
+                kind: SegKind::Tool {
+                    name: t["name"].as_str().unwrap_or("").to_string(),
+                },
+                tokens: counter.count(a.tokenizer, &text),
+                text,
+                breakpoint: (cache_on && settings.cache_tools && i + 1 == n_tools)
+                    .then_some(Ttl::FiveMinutes),
+                spans: Vec::new(),
+                source_block: None,
+            }
+        })
+        .collect()
+}
+
+/// The system blocks as the strategy sends them: the workspace's layered
+/// blocks, or one single string.
+fn system_segments(
+    a: &Assembly,
+    strategy: Strategy,
+    cache_on: bool,
+    counter: &TokenCounter,
+) -> Vec<Segment> {
+    if strategy != Strategy::SingleString {
+        return a
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Segment {
+                kind: SegKind::System {
+                    layer: b.layer,
+                    block: i,
+                },
+                tokens: b.tokens,
+                text: b.text.clone(),
+                breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
+                spans: b.spans.clone(),
+                source_block: None,
+            })
+            .collect();
+    }
+    let text = a
+        .blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let mut spans = Vec::new();
+    let mut offset = 0;
+    for b in &a.blocks {
+        spans.extend(b.spans.iter().map(|s| Span {
+            id: s.id.clone(),
+            start: s.start + offset,
+            end: s.end + offset,
+        }));
+        offset += b.text.len() + 2;
+    }
+    if text.is_empty() {
+        return Vec::new();
+    }
+    vec![Segment {
+        kind: SegKind::System { layer: 0, block: 0 },
+        tokens: counter.count(a.tokenizer, &text),
+        text,
+        breakpoint: Some(Ttl::FiveMinutes),
+        spans,
+        source_block: None,
+    }]
+}
+
+/// (turn, messages sent, gap) of every request; with no turns, the same
+/// prompt three times (cold, then warm).
+fn request_points(session: &Session) -> Vec<(usize, usize, u64)> {
+    if session.requests.is_empty() {
+        return vec![(1, 0, 0), (2, 0, 0), (3, 0, 0)];
+    }
+    session
+        .requests
+        .iter()
+        .map(|r| (r.turn, r.messages, r.gap_secs))
+        .collect()
+}
+
+/// Appends one segment per message content block. Returns (history tokens,
+/// current message tokens).
+fn message_segments(
+    messages: &[Message],
+    enc: Encoding,
+    cache_on: bool,
+    settings: &Settings,
+    counter: &TokenCounter,
+    segs: &mut Vec<Segment>,
+) -> (usize, usize) {
+    let n = messages.len();
+    let (mut history_tokens, mut current_tokens) = (0, 0);
+    for (mi, m) in messages.iter().enumerate() {
+        for (bi, b) in m.content.iter().enumerate() {
+            let text = block_text(b);
+            let tokens = counter.count(enc, &text);
+            if mi + 1 == n {
+                current_tokens += tokens;
+            } else {
+                history_tokens += tokens;
+            }
+            let last = mi + 1 == n && bi + 1 == m.content.len();
+            segs.push(Segment {
+                kind: SegKind::Message {
+                    index: mi,
+                    role: m.role,
+                    block: bi,
+                },
+                text,
+                tokens,
+                breakpoint: (cache_on && last && settings.history.message_breakpoint)
+                    .then_some(Ttl::FiveMinutes),
+                spans: Vec::new(),
+                source_block: Some(b.clone()),
+            });
+        }
+    }
+    (history_tokens, current_tokens)
 }
 
 fn excerpt(text: &str, at: usize, before: bool) -> String {

@@ -77,6 +77,33 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// One line on how the run went, the same in every view: failures are
+    /// counted as failures (with the first one's reason), not as
+    /// disagreements.
+    pub fn verdict(&self) -> String {
+        let failed: Vec<&RunRow> = self.rows.iter().filter(|r| r.error.is_some()).collect();
+        let measured = self.rows.len() - failed.len();
+        let agree = self.rows.iter().filter(|r| r.agrees).count();
+        let mut s = format!(
+            "{}: {agree} of {measured} measured request{} agree with the prediction",
+            if self.cancelled {
+                "cancelled"
+            } else {
+                "finished"
+            },
+            if measured == 1 { "" } else { "s" },
+        );
+        if let Some(first) = failed.first() {
+            s += &format!(
+                "; {} of {} failed: {}",
+                failed.len(),
+                self.rows.len(),
+                first.error.as_deref().unwrap_or("")
+            );
+        }
+        s
+    }
+
     pub fn new(
         provider: Provider,
         base_url: &str,

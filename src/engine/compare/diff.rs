@@ -127,7 +127,61 @@ fn excerpt(s: &str, at: usize, n: usize) -> String {
 }
 
 pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
-    // Fragments.
+    let fragments = fragment_changes(a, b);
+    // Cache impact: tools first, then the blocks in order.
+    let tools_changed = a.tools != b.tools;
+    let first_block_diff = (0..b.blocks.len().max(a.blocks.len())).find(|&i| {
+        match (a.blocks.get(i), b.blocks.get(i)) {
+            (Some(x), Some(y)) => x.text != y.text,
+            _ => true,
+        }
+    });
+    let diverges_at = if tools_changed {
+        Some(0)
+    } else {
+        first_block_diff
+    };
+    let breakpoints = breakpoints(b, diverges_at);
+    let divergence = if tools_changed {
+        Some(tools_divergence(a, b))
+    } else {
+        first_block_diff.map(|i| block_divergence(a, b, i))
+    };
+    let unchanged_prefix: u64 = match diverges_at {
+        Some(d) if !tools_changed => {
+            b.tools_tokens as u64
+                + b.blocks[..d.min(b.blocks.len())]
+                    .iter()
+                    .map(|x| x.tokens as u64)
+                    .sum::<u64>()
+        }
+        _ => 0,
+    };
+    let last_invalid = breakpoints
+        .iter()
+        .filter(|p| p.invalidated)
+        .map(|p| p.prefix_tokens)
+        .max()
+        .unwrap_or(0);
+    let identical = fragments.is_empty() && !tools_changed && first_block_diff.is_none();
+    Diff {
+        a: a_label.into(),
+        b: b_label.into(),
+        identical,
+        fragments,
+        layers: layer_deltas(a, b),
+        total_before: a.total_tokens,
+        total_after: b.total_tokens,
+        tools_changed,
+        breakpoints,
+        divergence,
+        rewrite_tokens: last_invalid.saturating_sub(unchanged_prefix),
+        lines: line_diff(a, b),
+    }
+}
+
+/// Fragments added, changed (text or status) and removed.
+fn fragment_changes(a: &Snapshot, b: &Snapshot) -> Vec<FragmentChange> {
     let mut fragments = Vec::new();
     for fb in &b.fragments {
         match a.fragments.iter().find(|f| f.id == fb.id) {
@@ -177,8 +231,12 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
             });
         }
     }
-    // Layers.
-    let layers = (1..=4u8)
+    fragments
+}
+
+/// Used tokens per layer, before and after.
+fn layer_deltas(a: &Snapshot, b: &Snapshot) -> Vec<LayerDelta> {
+    (1..=4u8)
         .map(|l| {
             let u = |s: &Snapshot| {
                 s.layers
@@ -195,27 +253,18 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
                 delta: after as i64 - before as i64,
             }
         })
-        .collect();
-    // Cache impact: tools first, then the blocks in order.
-    let tools_changed = a.tools != b.tools;
-    let first_block_diff = (0..b.blocks.len().max(a.blocks.len())).find(|&i| {
-        match (a.blocks.get(i), b.blocks.get(i)) {
-            (Some(x), Some(y)) => x.text != y.text,
-            _ => true,
-        }
-    });
-    let diverges_at = if tools_changed {
-        Some(0)
-    } else {
-        first_block_diff
-    };
-    let mut breakpoints = Vec::new();
+        .collect()
+}
+
+/// The cache breakpoints of `b`, and which the change invalidates.
+fn breakpoints(b: &Snapshot, diverges_at: Option<usize>) -> Vec<Breakpoint> {
+    let mut out = Vec::new();
     let mut prefix = b.tools_tokens as u64;
     for (i, blk) in b.blocks.iter().enumerate() {
         prefix += blk.tokens as u64;
         if blk.cache_control {
-            breakpoints.push(Breakpoint {
-                index: breakpoints.len() + 1,
+            out.push(Breakpoint {
+                index: out.len() + 1,
                 block: i + 1,
                 layer: blk.layer,
                 prefix_tokens: prefix,
@@ -223,95 +272,70 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
             });
         }
     }
-    let divergence = if tools_changed {
-        let names = |s: &Snapshot| {
-            s.tools
-                .iter()
-                .filter_map(|t| t["name"].as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        Some(Divergence {
-            position: "tools".into(),
-            fragment: None,
-            offset: 0,
-            before: names(a),
-            after: names(b),
-        })
-    } else {
-        first_block_diff.map(|i| {
-            let ta = a.blocks.get(i).map(|x| x.text.as_str()).unwrap_or("");
-            let bb = b.blocks.get(i);
-            let tb = bb.map(|x| x.text.as_str()).unwrap_or("");
-            let off = first_difference(ta, tb);
-            let fragment = bb
+    out
+}
+
+fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
+    let names = |s: &Snapshot| {
+        s.tools
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Divergence {
+        position: "tools".into(),
+        fragment: None,
+        offset: 0,
+        before: names(a),
+        after: names(b),
+    }
+}
+
+/// Where system block `i` first differs, and the fragment there.
+fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
+    let ta = a.blocks.get(i).map(|x| x.text.as_str()).unwrap_or("");
+    let bb = b.blocks.get(i);
+    let tb = bb.map(|x| x.text.as_str()).unwrap_or("");
+    let off = first_difference(ta, tb);
+    let fragment = bb
+        .and_then(|x| x.fragment_at(off).map(str::to_string))
+        .or_else(|| {
+            a.blocks
+                .get(i)
                 .and_then(|x| x.fragment_at(off).map(str::to_string))
-                .or_else(|| {
-                    a.blocks
-                        .get(i)
-                        .and_then(|x| x.fragment_at(off).map(str::to_string))
-                });
-            let layer = bb.or(a.blocks.get(i)).map(|x| x.layer).unwrap_or(0);
-            Divergence {
-                position: format!("system block {} (layer {layer})", i + 1),
-                fragment,
-                offset: tb[..off.min(tb.len())].chars().count(),
-                before: excerpt(ta, off, 40),
-                after: excerpt(tb, off, 40),
-            }
-        })
-    };
-    let unchanged_prefix: u64 = match diverges_at {
-        Some(d) if !tools_changed => {
-            b.tools_tokens as u64
-                + b.blocks[..d.min(b.blocks.len())]
-                    .iter()
-                    .map(|x| x.tokens as u64)
-                    .sum::<u64>()
-        }
-        _ => 0,
-    };
-    let last_invalid = breakpoints
-        .iter()
-        .filter(|p| p.invalidated)
-        .map(|p| p.prefix_tokens)
-        .max()
-        .unwrap_or(0);
-    let rewrite_tokens = last_invalid.saturating_sub(unchanged_prefix);
-    // Line diff with attribution.
+        });
+    let layer = bb.or(a.blocks.get(i)).map(|x| x.layer).unwrap_or(0);
+    Divergence {
+        position: format!("system block {} (layer {layer})", i + 1),
+        fragment,
+        offset: tb[..off.min(tb.len())].chars().count(),
+        before: excerpt(ta, off, 40),
+        after: excerpt(tb, off, 40),
+    }
+}
+
+/// A line diff of the rendered prompts, each line attributed to its fragment.
+fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
     let la = attributed_lines(&a.blocks);
     let lb = attributed_lines(&b.blocks);
     let ta: String = la.iter().map(|(l, _)| format!("{l}\n")).collect();
     let tb: String = lb.iter().map(|(l, _)| format!("{l}\n")).collect();
     let td = TextDiff::from_lines(&ta, &tb);
-    let mut lines = Vec::new();
-    for change in td.iter_all_changes() {
-        let (tag, frag) = match change.tag() {
-            ChangeTag::Equal => (' ', change.new_index().and_then(|i| lb[i].1.clone())),
-            ChangeTag::Delete => ('-', change.old_index().and_then(|i| la[i].1.clone())),
-            ChangeTag::Insert => ('+', change.new_index().and_then(|i| lb[i].1.clone())),
-        };
-        lines.push(DiffLine {
-            tag,
-            text: change.value().trim_end_matches('\n').to_string(),
-            fragment: frag,
-        });
-    }
-    let identical = fragments.is_empty() && !tools_changed && first_block_diff.is_none();
-    Diff {
-        a: a_label.into(),
-        b: b_label.into(),
-        identical,
-        fragments,
-        layers,
-        total_before: a.total_tokens,
-        total_after: b.total_tokens,
-        tools_changed,
-        breakpoints,
-        divergence,
-        rewrite_tokens,
-        lines,
-    }
+    td.iter_all_changes()
+        .map(|change| {
+            let (tag, fragment) = match change.tag() {
+                ChangeTag::Equal => (' ', change.new_index().and_then(|i| lb[i].1.clone())),
+                ChangeTag::Delete => ('-', change.old_index().and_then(|i| la[i].1.clone())),
+                ChangeTag::Insert => ('+', change.new_index().and_then(|i| lb[i].1.clone())),
+            };
+            DiffLine {
+                tag,
+                text: change.value().trim_end_matches('\n').to_string(),
+                fragment,
+            }
+        })
+        .collect()
 }
 
 fn status(s: Option<Status>) -> &'static str {

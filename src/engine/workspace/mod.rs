@@ -60,6 +60,31 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
     sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
     let fragments = sources::dedupe(fragments, &mut diags);
 
+    let mut sessions = load_sessions(&mut r, &mut diags);
+    if sessions.is_empty() {
+        sessions.push(Session {
+            name: "default".into(),
+            description: "every tool enabled, no flags".into(),
+            ..Session::default()
+        });
+    }
+    // Reader diagnostics (refused paths, bad encodings) first, by file.
+    let mut all = std::mem::take(&mut r.diags);
+    all.extend(diags);
+    Ok(Workspace {
+        root: r.root().to_path_buf(),
+        settings,
+        fragments,
+        tools,
+        sessions,
+        diagnostics: all,
+        files: r.files,
+        calibration: Default::default(),
+    })
+}
+
+/// The sessions (`sessions/*.yaml`), each one diagnostic per problem.
+fn load_sessions(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Session> {
     let mut sessions = Vec::new();
     for (name, is_dir) in r.list("sessions") {
         if is_dir || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
@@ -73,7 +98,7 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
             .to_string();
         let mut d = FileDiags {
             file: &rel,
-            out: &mut diags,
+            out: diags,
         };
         match yaml::parse(&text) {
             Ok(node) => {
@@ -112,24 +137,5 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
             ),
         }
     }
-    if sessions.is_empty() {
-        sessions.push(Session {
-            name: "default".into(),
-            description: "every tool enabled, no flags".into(),
-            ..Session::default()
-        });
-    }
-    // Reader diagnostics (refused paths, bad encodings) first, by file.
-    let mut all = std::mem::take(&mut r.diags);
-    all.extend(diags);
-    Ok(Workspace {
-        root: r.root().to_path_buf(),
-        settings,
-        fragments,
-        tools,
-        sessions,
-        diagnostics: all,
-        files: r.files,
-        calibration: Default::default(),
-    })
+    sessions
 }

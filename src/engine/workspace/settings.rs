@@ -234,6 +234,17 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
         }
     }
     s.default_session = node.get("default_session").and_then(Node::scalar_text);
+    parse_budget(node, text, d, &mut s);
+    parse_layers(node, text, d, &mut s);
+    boolean(node, "cache_tools", text, d, &mut s.cache_tools);
+    boolean(node, "debug_markers", text, d, &mut s.debug_markers);
+    parse_history(node, text, d, &mut s);
+    parse_files(node, text, d, &mut s);
+    s
+}
+
+/// `budget:`: total, fixed budgets of layers 1 and 2, layer 3 ratio.
+fn parse_budget(node: &Node, text: &str, d: &mut FileDiags, s: &mut Settings) {
     if let Some(b) = node.get("budget") {
         warn_unknown(b, &["total", "fixed", "layer3_ratio"], "budget", text, d);
         uint(b, "total", text, d, &mut s.budget.total);
@@ -274,6 +285,10 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             }
         }
     }
+}
+
+/// `layers:`: title, cache and TTL per layer.
+fn parse_layers(node: &Node, text: &str, d: &mut FileDiags, s: &mut Settings) {
     if let Some(layers) = node.get("layers") {
         for (k, v) in layers.entries() {
             let idx = match k.trim_start_matches("layer").parse::<usize>() {
@@ -306,8 +321,10 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             }
         }
     }
-    boolean(node, "cache_tools", text, d, &mut s.cache_tools);
-    boolean(node, "debug_markers", text, d, &mut s.debug_markers);
+}
+
+/// `history:`: what the message builder keeps.
+fn parse_history(node: &Node, text: &str, d: &mut FileDiags, s: &mut Settings) {
     if let Some(h) = node.get("history") {
         warn_unknown(
             h,
@@ -345,6 +362,10 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             }
         }
     }
+}
+
+/// `files:`: overrides of the file conventions.
+fn parse_files(node: &Node, text: &str, d: &mut FileDiags, s: &mut Settings) {
     if let Some(files) = node.get("files") {
         for (path, v) in files.entries() {
             let line = line_of(text, path).unwrap_or(1);
@@ -397,7 +418,6 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
             }
         }
     }
-    s
 }
 
 #[cfg(test)]

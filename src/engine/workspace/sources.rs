@@ -417,7 +417,6 @@ fn yaml_fragment(
         return None;
     };
     let line = key_line(text, "id", from).unwrap_or(from);
-    let err = |msg: String| Diagnostic::error(rel, Some(line), msg).for_fragment(&id);
     for k in unknown_keys(node, FRAGMENT_KEYS) {
         diags.push(
             Diagnostic::warning(
@@ -428,53 +427,8 @@ fn yaml_fragment(
             .for_fragment(&id),
         );
     }
-    let layer = match node.get("layer") {
-        None => {
-            diags.push(err(format!(
-                "fragment '{id}' is missing required field 'layer' (skipped)"
-            )));
-            return None;
-        }
-        Some(l) => match l.as_i64() {
-            Some(n @ 1..=4) => n as u8,
-            _ => {
-                let shown = l.scalar_text().unwrap_or_else(|| l.type_name().into());
-                let at = key_line(text, "layer", line);
-                diags.push(
-                    Diagnostic::error(
-                        rel,
-                        at,
-                        format!("fragment '{id}' has layer {shown}, outside 1–4 (skipped)"),
-                    )
-                    .for_fragment(&id),
-                );
-                return None;
-            }
-        },
-    };
-    let (body, interpolate) = if let Some(c) = node.get("content").and_then(Node::scalar_text) {
-        (c, false)
-    } else if let Some(t) = node.get("template").and_then(Node::scalar_text) {
-        (t, true)
-    } else if let Some(path) = node.get("file").and_then(Node::scalar_text) {
-        match r.read_checked(&path) {
-            Ok(t) => (t, true),
-            Err((_, m)) => {
-                diags.push(
-                    Diagnostic::error(
-                        rel,
-                        key_line(text, "file", line),
-                        format!("fragment '{id}': file '{path}': {m}"),
-                    )
-                    .for_fragment(&id),
-                );
-                return None;
-            }
-        }
-    } else {
-        diags.push(err(format!("fragment '{id}' is missing required field 'content' (or 'template' or 'file') (skipped)")));
-        return None;
-    };
+    let layer = fragment_layer(node, &id, rel, text, line, diags)?;
+    let (body, interpolate) = fragment_body(node, &id, rel, text, line, r, diags)?;
     let mut f = base(
         id,
         layer,
@@ -499,6 +453,89 @@ fn yaml_fragment(
     f.source_label = node.get("source").and_then(Node::scalar_text);
     apply_common(&mut f, node, text, line, diags);
     Some(f)
+}
+
+/// A YAML fragment's `layer` (required, 1–4).
+fn fragment_layer(
+    node: &Node,
+    id: &str,
+    rel: &str,
+    text: &str,
+    line: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<u8> {
+    match node.get("layer") {
+        None => {
+            diags.push(
+                Diagnostic::error(
+                    rel,
+                    Some(line),
+                    format!("fragment '{id}' is missing required field 'layer' (skipped)"),
+                )
+                .for_fragment(id),
+            );
+            None
+        }
+        Some(l) => match l.as_i64() {
+            Some(n @ 1..=4) => Some(n as u8),
+            _ => {
+                let shown = l.scalar_text().unwrap_or_else(|| l.type_name().into());
+                let at = key_line(text, "layer", line);
+                diags.push(
+                    Diagnostic::error(
+                        rel,
+                        at,
+                        format!("fragment '{id}' has layer {shown}, outside 1–4 (skipped)"),
+                    )
+                    .for_fragment(id),
+                );
+                None
+            }
+        },
+    }
+}
+
+/// A YAML fragment's text: `content` (literal), `template` or `file`
+/// (interpolated). Returns (text, interpolate).
+fn fragment_body(
+    node: &Node,
+    id: &str,
+    rel: &str,
+    text: &str,
+    line: usize,
+    r: &mut Reader,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(String, bool)> {
+    if let Some(c) = node.get("content").and_then(Node::scalar_text) {
+        Some((c, false))
+    } else if let Some(t) = node.get("template").and_then(Node::scalar_text) {
+        Some((t, true))
+    } else if let Some(path) = node.get("file").and_then(Node::scalar_text) {
+        match r.read_checked(&path) {
+            Ok(t) => Some((t, true)),
+            Err((_, m)) => {
+                diags.push(
+                    Diagnostic::error(
+                        rel,
+                        key_line(text, "file", line),
+                        format!("fragment '{id}': file '{path}': {m}"),
+                    )
+                    .for_fragment(id),
+                );
+                None
+            }
+        }
+    } else {
+        diags.push(
+            Diagnostic::error(
+                rel,
+                Some(line),
+                format!("fragment '{id}' is missing required field 'content' (or 'template' or 'file') (skipped)"),
+            )
+            .for_fragment(id),
+        );
+        None
+    }
 }
 
 pub fn load_fragment_files(

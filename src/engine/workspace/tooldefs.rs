@@ -76,32 +76,7 @@ fn json_tool(
             serde_json::json!({"type": "object", "properties": {}})
         }
     };
-    let mut text_out = format!("### Tool: {name}\n{description}");
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(props) = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .filter(|p| !p.is_empty())
-    {
-        text_out.push_str("\nParameters:");
-        for (p, spec) in props {
-            let ty = spec.get("type").and_then(Value::as_str).unwrap_or("any");
-            let req = if required.contains(&p.as_str()) {
-                ", required"
-            } else {
-                ""
-            };
-            let desc = spec
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            text_out.push_str(&format!("\n- {p} ({ty}{req}): {desc}"));
-        }
-    }
+    let text_out = describe_tool(name, &description, &schema);
     let id = format!("tool.{name}");
     let mut f = base(
         id.clone(),
@@ -155,6 +130,38 @@ fn json_tool(
         },
         f,
     ))
+}
+
+/// How a tool appears in the prompt's capability layer: its name, its
+/// description and its parameters (type, required, description).
+fn describe_tool(name: &str, description: &str, schema: &Value) -> String {
+    let mut text_out = format!("### Tool: {name}\n{description}");
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .filter(|p| !p.is_empty())
+    {
+        text_out.push_str("\nParameters:");
+        for (p, spec) in props {
+            let ty = spec.get("type").and_then(Value::as_str).unwrap_or("any");
+            let req = if required.contains(&p.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
+            let desc = spec
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            text_out.push_str(&format!("\n- {p} ({ty}{req}): {desc}"));
+        }
+    }
+    text_out
 }
 
 pub fn load_tools(
