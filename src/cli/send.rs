@@ -170,34 +170,13 @@ pub fn run(a: SendArgs) -> ExitCode {
         &plan,
         crate::unix_now(),
     );
-    // One limit for everything this command sends: the planned requests,
-    // and the count_tokens calibration of Claude's estimate as one more.
     let calibrating = api == Provider::Anthropic && model.estimate && !planned.is_empty();
     let opts = RunOptions {
         honour_gaps: a.honour_gaps,
         deadline: None,
     };
-    let limit = net::run::time_limit(&ep, &planned, &opts)
-        + if calibrating {
-            ep.timeout
-        } else {
-            Duration::ZERO
-        };
-    let deadline = net::Deadline {
-        at: std::time::Instant::now() + limit,
-        secs: limit.as_secs(),
-    };
     let quiet = a.format == Format::Json;
-    if !quiet {
-        let n = planned.len() + usize::from(calibrating);
-        eprintln!(
-            "sending {n} request{} to {}: at most {} s in all ({} s per request, retries included)",
-            if n == 1 { "" } else { "s" },
-            ep.shown_url(),
-            limit.as_secs(),
-            ep.timeout.as_secs()
-        );
-    }
+    let deadline = announce(&ep, &planned, &opts, calibrating, quiet);
     let calibration = if calibrating {
         calibrate(&ep, &ins.workspace.root, &model.id, &planned[0], deadline)
     } else {
@@ -231,6 +210,38 @@ pub fn run(a: SendArgs) -> ExitCode {
         .then(|| save(&ins.workspace.root, &record))
         .flatten();
     report(&a, &record, saved, calibration, &model.id)
+}
+
+/// One limit for everything this command sends: the planned requests, and
+/// the count_tokens calibration of Claude's estimate as one more. Said up
+/// front unless the output is JSON.
+fn announce(
+    ep: &Endpoint,
+    planned: &[testrun::Planned],
+    opts: &RunOptions,
+    calibrating: bool,
+    quiet: bool,
+) -> net::Deadline {
+    let limit = net::run::time_limit(ep, planned, opts)
+        + if calibrating {
+            ep.timeout
+        } else {
+            Duration::ZERO
+        };
+    if !quiet {
+        let n = planned.len() + usize::from(calibrating);
+        eprintln!(
+            "sending {n} request{} to {}: at most {} s in all ({} s per request, retries included)",
+            if n == 1 { "" } else { "s" },
+            ep.shown_url(),
+            limit.as_secs(),
+            ep.timeout.as_secs()
+        );
+    }
+    net::Deadline {
+        at: std::time::Instant::now() + limit,
+        secs: limit.as_secs(),
+    }
 }
 
 /// The API to send to and the rules to predict with.

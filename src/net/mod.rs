@@ -330,17 +330,6 @@ pub struct Deadline {
     pub secs: u64,
 }
 
-impl Deadline {
-    /// `requests` requests, each with `timeout` for all its attempts and waits.
-    pub fn for_requests(requests: usize, timeout: Duration) -> Deadline {
-        let total = timeout.saturating_mul(requests.max(1) as u32);
-        Deadline {
-            at: Instant::now() + total,
-            secs: total.as_secs(),
-        }
-    }
-}
-
 /// Reads the usage of a response body into engine terms.
 pub fn parse_usage(provider: Provider, v: &Value) -> Result<Actual, NetError> {
     let u = v

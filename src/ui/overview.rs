@@ -221,6 +221,19 @@ fn layer_bar(
     if !frame_drawn {
         draw_frame(&mut x_tokens, ui);
     }
+    budget_marks(&painter, rect, &px, l, &visuals);
+}
+
+/// The excess past the available line in red, then the budget line (solid)
+/// and the available line (light).
+fn budget_marks(
+    painter: &egui::Painter,
+    rect: Rect,
+    px: &dyn Fn(u64) -> f32,
+    l: &LayerResult,
+    visuals: &egui::Visuals,
+) {
+    let (budget_x, avail_x) = (px(l.budget), px(l.available));
     // Over budget: the excess past the available line, in red.
     if l.used > l.available {
         painter.rect_filled(

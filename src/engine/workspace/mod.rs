@@ -7,10 +7,11 @@ pub mod expr;
 pub mod reader;
 pub mod session;
 pub mod settings;
+pub mod skills;
 pub mod sources;
 pub mod store;
 pub mod tooldefs;
-mod types;
+pub mod types;
 pub mod yaml;
 
 use std::path::Path;
@@ -55,7 +56,7 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
     sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
-    sources::load_skills(&mut r, &mut fragments, &mut diags);
+    skills::load_skills(&mut r, &mut fragments, &mut diags);
     crate::engine::workspace::tooldefs::load_tools(&mut r, &mut fragments, &mut tools, &mut diags);
     sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
     let fragments = sources::dedupe(fragments, &mut diags);

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use crate::engine::workspace::diag::{Diagnostic, FileDiags};
 use crate::engine::workspace::expr;
+use crate::engine::workspace::reader::{Reader, check_relative};
 use crate::engine::workspace::settings::Settings;
+use crate::engine::workspace::types::{FragmentDef, FragmentKind};
 use crate::engine::workspace::yaml::{self, Node, key_line, split_frontmatter, unknown_keys};
-use crate::engine::workspace::{FragmentDef, FragmentKind, Reader, check_relative};
 
 /// (file, layer, priority, truncate) of the conventional Markdown files.
 const CONVENTIONS: &[(&str, u8, i64, bool)] = &[
@@ -33,22 +34,6 @@ const MD_KEYS: &[&str] = &[
     "suffix",
 ];
 
-const SKILL_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "always",
-    "priority",
-    "metadata",
-    "enabled_when",
-    "summary",
-    "truncate",
-    "version",
-    "license",
-    "homepage",
-    "user-invocable",
-    "allowed-tools",
-];
-
 const FRAGMENT_KEYS: &[&str] = &[
     "id",
     "layer",
@@ -70,7 +55,7 @@ fn id_from_file(file: &str) -> String {
 }
 
 /// A fragment with the defaults every source starts from.
-pub(super) fn base(
+pub(crate) fn base(
     id: String,
     layer: u8,
     priority: i64,
@@ -103,7 +88,7 @@ pub(super) fn base(
 
 /// Parses `enabled_when` into the fragment; an invalid expression is one
 /// diagnostic and leaves the fragment disabled.
-pub(super) fn set_condition(
+pub(crate) fn set_condition(
     f: &mut FragmentDef,
     src: &str,
     line: Option<usize>,
@@ -127,7 +112,7 @@ pub(super) fn set_condition(
 }
 
 /// Applies the common optional keys of a mapping to a fragment.
-fn apply_common(
+pub(crate) fn apply_common(
     f: &mut FragmentDef,
     node: &Node,
     text: &str,
@@ -187,7 +172,7 @@ fn apply_common(
     }
 }
 
-fn parse_frontmatter(fm: Option<&str>, file: &str, diags: &mut Vec<Diagnostic>) -> Node {
+pub(crate) fn parse_frontmatter(fm: Option<&str>, file: &str, diags: &mut Vec<Diagnostic>) -> Node {
     let Some(fm) = fm else { return Node::Null };
     match yaml::parse(fm) {
         Ok(n @ Node::Map(_)) => n,
@@ -298,91 +283,6 @@ pub fn load_markdown_files(
             continue;
         }
         f.layer = layer as u8;
-        apply_common(&mut f, &node, &text, 1, diags);
-        out.push(f);
-    }
-}
-
-pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) {
-    let mut files = Vec::new();
-    for (name, is_dir) in r.list("skills") {
-        if is_dir {
-            let rel = format!("skills/{name}/SKILL.md");
-            if r.exists(&rel) {
-                files.push((rel, name));
-            }
-        } else if name.ends_with(".md") {
-            let stem = name.trim_end_matches(".md").to_string();
-            files.push((format!("skills/{name}"), stem));
-        }
-    }
-    for (rel, default_name) in files {
-        let Some(text) = r.read(&rel) else { continue };
-        let (fm, body, _) = split_frontmatter(&text);
-        let node = parse_frontmatter(fm, &rel, diags);
-        let name = node
-            .get("name")
-            .and_then(Node::scalar_text)
-            .unwrap_or(default_name);
-        let id = format!("skill.{name}");
-        for k in unknown_keys(&node, SKILL_KEYS) {
-            diags.push(
-                Diagnostic::warning(
-                    rel.as_str(),
-                    key_line(&text, k, 1).or(Some(1)),
-                    format!("unknown skill frontmatter key '{k}' in '{id}' (ignored)"),
-                )
-                .for_fragment(&id),
-            );
-        }
-        let always = node.get("always").and_then(Node::as_bool).unwrap_or(false)
-            || node
-                .get("metadata")
-                .and_then(|m| m.get("openclaw"))
-                .and_then(|o| o.get("always"))
-                .and_then(Node::as_bool)
-                .unwrap_or(false);
-        let description = match node.get("description").and_then(Node::scalar_text) {
-            Some(d) => d,
-            None => {
-                diags.push(
-                    Diagnostic::warning(
-                        rel.as_str(),
-                        Some(1),
-                        format!(
-                            "skill '{name}' has no 'description' in its frontmatter; its first line is used"
-                        ),
-                    )
-                    .for_fragment(&id),
-                );
-                body.lines()
-                    .map(|l| l.trim_start_matches('#').trim())
-                    .find(|l| !l.is_empty())
-                    .unwrap_or("")
-                    .to_string()
-            }
-        };
-        let entry =
-            format!("- **{name}**: {description} _(load via `read_file(\"{rel}\")` when needed)_");
-        let kind = FragmentKind::Skill {
-            name: name.clone(),
-            always,
-        };
-        let mut f = if always {
-            let mut f = base(
-                id.clone(),
-                3,
-                60,
-                format!("## {name} (always loaded)\n\n{}", body.trim()),
-                &rel,
-                1,
-                kind,
-            );
-            f.summary = Some(entry);
-            f
-        } else {
-            base(id.clone(), 3, 40, entry, &rel, 1, kind)
-        };
         apply_common(&mut f, &node, &text, 1, diags);
         out.push(f);
     }

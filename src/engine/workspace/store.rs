@@ -161,7 +161,7 @@ pub fn write_new(dir: &Path, stem: &str, ext: &str, bytes: &[u8]) -> std::io::Re
 /// guarded reader: a folder that leads out of the workspace, and links in
 /// it, are not listed.
 pub fn list_files(root: &Path, sub: &str, ext: &str) -> Vec<PathBuf> {
-    let Ok(mut r) = super::Reader::new(root) else {
+    let Ok(mut r) = super::reader::Reader::new(root) else {
         return Vec::new();
     };
     let rel = format!("{STATE_DIR}/{sub}");

@@ -5,9 +5,10 @@
 use serde_json::Value;
 
 use crate::engine::workspace::diag::Diagnostic;
+use crate::engine::workspace::reader::Reader;
 use crate::engine::workspace::sources::{base, set_condition};
+use crate::engine::workspace::types::{FragmentDef, FragmentKind, ToolDef};
 use crate::engine::workspace::yaml::text_line;
-use crate::engine::workspace::{FragmentDef, FragmentKind, Reader, ToolDef};
 
 const TOOL_KEYS: &[&str] = &[
     "name",
@@ -90,24 +91,7 @@ fn json_tool(
         },
     );
     f.interpolate = false;
-    if let Some(p) = obj.get("priority") {
-        match p.as_i64() {
-            Some(n) => f.priority = n,
-            None => diags.push(
-                Diagnostic::error(
-                    rel,
-                    text_line(text, "\"priority\"", 1).or(Some(line)),
-                    format!(
-                        "priority of '{id}' must be a whole number from {} to {}, found {p} (default {} kept)",
-                        i64::MIN,
-                        i64::MAX,
-                        f.priority
-                    ),
-                )
-                .for_fragment(&id),
-            ),
-        }
-    }
+    tool_priority(obj.get("priority"), &mut f, rel, text, line, diags);
     f.summary = obj
         .get("summary")
         .and_then(Value::as_str)
@@ -130,6 +114,36 @@ fn json_tool(
         },
         f,
     ))
+}
+
+/// A tool's `priority`: a whole number in i64's range, else a diagnostic
+/// and the default kept.
+fn tool_priority(
+    p: Option<&Value>,
+    f: &mut FragmentDef,
+    rel: &str,
+    text: &str,
+    line: usize,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(p) = p else { return };
+    let id = f.id.clone();
+    match p.as_i64() {
+        Some(n) => f.priority = n,
+        None => diags.push(
+            Diagnostic::error(
+                rel,
+                text_line(text, "\"priority\"", 1).or(Some(line)),
+                format!(
+                    "priority of '{id}' must be a whole number from {} to {}, found {p} (default {} kept)",
+                    i64::MIN,
+                    i64::MAX,
+                    f.priority
+                ),
+            )
+            .for_fragment(&id),
+        ),
+    }
 }
 
 /// How a tool appears in the prompt's capability layer: its name, its
