@@ -68,19 +68,6 @@ fn everything(ws: &Path, outputs: &[&Output]) -> String {
     all
 }
 
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 /// No fragment of `secret` of 8 or more characters, in any case.
 fn assert_no_fragment(all: &str, secret: &str) {
     let lower = all.to_lowercase();

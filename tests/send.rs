@@ -342,19 +342,6 @@ fn the_key_never_appears_in_output_files_or_logs() {
     }
 }
 
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn openai_compatible_endpoint_and_missing_key() {
     let ws = copy_sample();
