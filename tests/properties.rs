@@ -94,9 +94,20 @@ proptest! {
         let (json_b, _) = run();
         prop_assert_eq!(&json_a, &json_b, "byte-identical JSON for the same inputs");
         let a = &ins.assembly;
-        prop_assert!(ins.diagnostics().is_empty(), "{:?}", ins.diagnostics());
+        prop_assert!(ins.workspace.diagnostics.is_empty(), "{:?}", ins.workspace.diagnostics);
+        prop_assert!(ins.prepared.diagnostics.is_empty(), "{:?}", ins.prepared.diagnostics);
+        // The only other problems are the budget's, one per overflowing
+        // layer (and one for a total below the fixed budgets).
+        let overflowing = a.layers.iter().filter(|l| l.overflow > 0).count();
+        let below = usize::from(total < l1 + l2);
+        prop_assert_eq!(ins.diagnostics().len(), overflowing + below);
         for l in &a.layers[2..] {
             prop_assert!(l.used <= l.available, "layer {} uses {} of {}", l.layer, l.used, l.available);
+        }
+        // The budget is a promise: a layer's used tokens are its block's.
+        for l in &a.layers {
+            let block = a.blocks.iter().find(|b| b.layer == l.layer).map_or(0, |b| b.tokens as u64);
+            prop_assert_eq!(l.used, block, "layer {}", l.layer);
         }
         let sum: u64 = a.layers.iter().map(|l| l.budget).sum();
         if total >= l1 + l2 { prop_assert_eq!(sum, total); }

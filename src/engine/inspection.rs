@@ -35,6 +35,9 @@ pub struct Inspection {
     pub workspace: Arc<Workspace>,
     pub prepared: Arc<Prepared>,
     pub assembly: Assembly,
+    /// The workspace's own budget (declared, or derived from the model's
+    /// context window), before any slider or `--budget`.
+    pub default_budget: Budget,
 }
 
 /// Loads a workspace folder with the app's state that belongs to it (the
@@ -76,6 +79,17 @@ impl Inspection {
     ) -> Result<Inspection, String> {
         let session = pick_session(&workspace, opts.session.as_deref())?;
         let mut settings = workspace.settings.clone();
+        let model_id = opts
+            .model
+            .as_deref()
+            .or(session.model.as_deref())
+            .or(settings.model.as_deref());
+        if settings.budget_line.is_none() {
+            let m = table.resolve(model_id);
+            settings.budget =
+                Budget::for_window(m.context_window, settings.history.reserved_output);
+        }
+        let default_budget = settings.budget;
         if let Some(b) = opts.budget {
             settings.budget = b;
         }
@@ -88,11 +102,6 @@ impl Inspection {
             let ids: Vec<_> = table.models.iter().map(|m| m.id.as_str()).collect();
             return Err(format!("unknown model '{id}' (models: {})", ids.join(", ")));
         }
-        let model_id = opts
-            .model
-            .as_deref()
-            .or(session.model.as_deref())
-            .or(settings.model.as_deref());
         let model = table.resolve(model_id).clone();
         let mut prepared = prepare(&workspace, session, &settings, &model, counter);
         if let Some(id) = model_id
@@ -121,6 +130,7 @@ impl Inspection {
             workspace,
             prepared: Arc::new(prepared),
             assembly,
+            default_budget,
         })
     }
 
@@ -154,10 +164,13 @@ impl Inspection {
         Ok(ins)
     }
 
-    /// Workspace diagnostics followed by those of this session's assembly.
+    /// Workspace diagnostics, then those of this session's preparation,
+    /// then the budget's problems (a fixed layer over its budget, a total
+    /// below the fixed budgets), each with what to do.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut d = self.workspace.diagnostics.clone();
         d.extend(self.prepared.diagnostics.iter().cloned());
+        d.extend(budget_problems(&self.assembly, &self.prepared));
         d
     }
 
@@ -197,4 +210,64 @@ impl Inspection {
             .get(&self.assembly.model)
             .copied()
     }
+}
+
+/// The budget's problems as diagnostics on workspace.yaml's `budget:` line.
+pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
+    let line = p.settings.budget_line.or(Some(1));
+    let n = |x: u64| thousands(x);
+    let mut out = Vec::new();
+    let b = &a.budget;
+    if b.total < b.layer1 + b.layer2 {
+        out.push(Diagnostic::warning(
+            "workspace.yaml",
+            line,
+            format!(
+                "the total budget ({}) is below the fixed budgets of layers 1 and 2 ({} together): layers 3 and 4 get nothing; raise `budget.total` or lower `budget.fixed`",
+                n(b.total),
+                n(b.layer1 + b.layer2)
+            ),
+        ));
+    }
+    for l in a.layers.iter().filter(|l| l.overflow > 0) {
+        let largest = a
+            .fragments
+            .iter()
+            .filter(|f| f.layer == l.layer && f.kept_tokens > 0)
+            .max_by_key(|f| f.kept_tokens);
+        let shorten = largest.map_or(String::new(), |f| format!(" or shorten {}", f.source));
+        let what = if l.layer <= 2 {
+            format!("raise `budget.fixed.layer{}`{shorten}", l.layer)
+        } else {
+            format!("raise `budget.total`{shorten}")
+        };
+        let mut d = Diagnostic::warning(
+            "workspace.yaml",
+            line,
+            format!(
+                "layer {} is {} tokens over its {} budget: {what}",
+                l.layer,
+                n(l.overflow),
+                n(l.available)
+            ),
+        );
+        if let Some(f) = largest {
+            d = d.for_fragment(&f.id);
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// A count with thousands separators: `1,979`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -16,7 +16,9 @@ pub use assembly::assemble::{Assembly, Status, assemble};
 pub use assembly::models::{ModelInfo, ModelTable, Provider};
 pub use assembly::prepare::{Prepared, prepare};
 pub use assembly::tokens::{Encoding, TokenCounter};
-pub use inspection::{Inspection, Options, inspect, load_workspace, pick_session};
+pub use inspection::{
+    Inspection, Options, budget_problems, inspect, load_workspace, pick_session, thousands,
+};
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
 pub use workspace::session::Session;

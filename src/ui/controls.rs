@@ -60,17 +60,35 @@ pub fn show(ui: &mut Ui, state: &AppState, table: &ModelTable, out: &mut Vec<Com
     ui.strong("Budget");
     let mut budget = state.budget;
     let b = &mut budget;
-    let max_total = (loaded.workspace.settings.budget.total * 4).max(8000);
+    // Ranges that never depend on another slider, so moving one never
+    // rewrites another (a total below the fixed budgets is an overflow the
+    // report shows, not something clamped away).
+    let max_total = (loaded.default_budget.total * 4)
+        .max(8000)
+        .max(b.total)
+        .max(b.layer1)
+        .max(b.layer2);
     let mut changed = false;
     changed |= ui
-        .add(egui::Slider::new(&mut b.total, 0..=max_total).text("Total budget"))
+        .add(
+            egui::Slider::new(&mut b.total, 0..=max_total)
+                .logarithmic(true)
+                .text("Total budget"),
+        )
         .changed();
-    let fixed_max = (b.total).max(100);
     changed |= ui
-        .add(egui::Slider::new(&mut b.layer1, 0..=fixed_max).text("Layer 1 fixed"))
+        .add(
+            egui::Slider::new(&mut b.layer1, 0..=max_total)
+                .logarithmic(true)
+                .text("Layer 1 fixed"),
+        )
         .changed();
     changed |= ui
-        .add(egui::Slider::new(&mut b.layer2, 0..=fixed_max).text("Layer 2 fixed"))
+        .add(
+            egui::Slider::new(&mut b.layer2, 0..=max_total)
+                .logarithmic(true)
+                .text("Layer 2 fixed"),
+        )
         .changed();
     changed |= ui
         .add(

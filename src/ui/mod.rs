@@ -27,18 +27,7 @@ use std::path::PathBuf;
 
 pub use app::App;
 
-/// A count with thousands separators: `1,797`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::engine::thousands;
 
 /// Opens the window (optionally on a workspace folder).
 pub fn run(path: Option<PathBuf>) -> Result<(), String> {

@@ -13,14 +13,17 @@ pub fn show(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
     let Some(l) = state.loaded.as_ref() else {
         return;
     };
-    let mut all = l.workspace.diagnostics.clone();
-    all.extend(l.prepared.diagnostics.iter().cloned());
+    let all = l.diagnostics();
     if all.is_empty() {
         ui.label("No problems: every file was read and understood.");
         return;
     }
     let errors = all.iter().filter(|d| d.severity == Severity::Error).count();
-    ui.label(format!("{errors} errors, {} warnings", all.len() - errors));
+    ui.label(format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(all.len() - errors, "warning")
+    ));
     egui::ScrollArea::vertical()
         .id_salt("problems-scroll")
         .auto_shrink([false, false])
@@ -44,4 +47,13 @@ pub fn show(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
                 });
             }
         });
+}
+
+/// `1 warning`, `2 warnings`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{} {word}s", crate::engine::thousands(n as u64))
+    }
 }

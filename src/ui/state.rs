@@ -156,7 +156,7 @@ impl AppState {
     /// may have moved while the worker ran.
     pub fn apply_inspection(&mut self, mut ins: Inspection, counter: &TokenCounter) {
         if !self.budget_touched {
-            self.budget = ins.workspace.settings.budget;
+            self.budget = ins.default_budget;
         }
         self.session = Some(ins.prepared.session.clone());
         ins.reassemble(&self.budget, self.debug_markers, counter);
@@ -182,7 +182,7 @@ impl AppState {
 
     pub fn reset_budget(&mut self, counter: &TokenCounter) {
         if let Some(l) = &self.loaded {
-            self.budget = l.workspace.settings.budget;
+            self.budget = l.default_budget;
             self.budget_touched = false;
             self.reassemble(counter);
         }

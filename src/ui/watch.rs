@@ -28,8 +28,11 @@ pub fn changes_content(kind: &EventKind) -> bool {
 /// Whether a changed path can affect the assembly (not our own snapshots,
 /// not version-control internals, not editor swap files).
 pub fn relevant(path: &Path) -> bool {
-    let s = path.to_string_lossy();
-    if s.contains("/.prompt-inspector/") || s.contains("/.git/") {
+    let ours = path.components().any(|c| {
+        let c = c.as_os_str();
+        c == crate::engine::workspace::store::STATE_DIR || c == ".git"
+    });
+    if ours {
         return false;
     }
     let name = path

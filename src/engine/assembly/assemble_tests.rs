@@ -44,7 +44,10 @@ fn seed_example_budgets_and_inflow() {
         yaml_frag("d", 4, 1, 800, ""),
     ]
     .join("");
-    let dir = write_ws(&[("fragments/f.yaml", &frags)]);
+    let dir = write_ws(&[
+        ("fragments/f.yaml", &frags),
+        ("workspace.yaml", "budget: {total: 2000}\n"),
+    ]);
     let a = run(dir.path(), Options::default()).assembly;
     let l: Vec<_> = a
         .layers
@@ -178,7 +181,10 @@ fn layers_one_and_two_are_never_trimmed() {
         yaml_frag("cap", 3, 1, 50, ""),
     ]
     .join("");
-    let dir = write_ws(&[("fragments/f.yaml", &frags)]);
+    let dir = write_ws(&[
+        ("fragments/f.yaml", &frags),
+        ("workspace.yaml", "budget: {total: 2000}\n"),
+    ]);
     let ins = run(dir.path(), Options::default());
     let a = &ins.assembly;
     assert_eq!(frag(a, "id1").status, Status::Kept);

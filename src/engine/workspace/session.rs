@@ -96,7 +96,7 @@ pub struct Session {
     pub vars: BTreeMap<String, String>,
     pub model: Option<String>,
     /// Line of `model:` in the session file (for diagnostics about it).
-    #[serde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_line: Option<usize>,
     pub messages: Vec<Message>,
     pub requests: Vec<RequestPoint>,

@@ -13,6 +13,22 @@ pub struct Budget {
     pub layer3_ratio: f64,
 }
 
+impl Budget {
+    /// The budget of a workspace that declares none: the model's context
+    /// window less the output reserved, with a fifth for layer 1 and a
+    /// twentieth for layer 2 (a real agent's identity files are thousands
+    /// of tokens, not hundreds).
+    pub fn for_window(context_window: u64, reserved_output: u64) -> Budget {
+        let total = context_window.saturating_sub(reserved_output).max(1);
+        Budget {
+            total,
+            layer1: total / 5,
+            layer2: total / 20,
+            layer3_ratio: 0.6,
+        }
+    }
+}
+
 impl Default for Budget {
     fn default() -> Self {
         Budget {
@@ -103,8 +119,12 @@ pub struct FileRule {
 pub struct Settings {
     pub model: Option<String>,
     /// Line of `model:` in workspace.yaml (for diagnostics about it).
-    #[serde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_line: Option<usize>,
+    /// Line of `budget:`, when workspace.yaml declares one; without it the
+    /// budget comes from the model's context window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_line: Option<usize>,
     /// The session opened first (else the first by file name).
     pub default_session: Option<String>,
     pub budget: Budget,
@@ -126,6 +146,7 @@ impl Default for Settings {
         Settings {
             model: None,
             model_line: None,
+            budget_line: None,
             default_session: None,
             budget: Budget::default(),
             layers: [layer(true), layer(true), layer(true), layer(false)],
@@ -246,6 +267,7 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
 /// `budget:`: total, fixed budgets of layers 1 and 2, layer 3 ratio.
 fn parse_budget(node: &Node, text: &str, d: &mut FileDiags, s: &mut Settings) {
     if let Some(b) = node.get("budget") {
+        s.budget_line = line_of(text, "budget");
         warn_unknown(b, &["total", "fixed", "layer3_ratio"], "budget", text, d);
         uint(b, "total", text, d, &mut s.budget.total);
         if let Some(f) = b.get("fixed") {
