@@ -9,7 +9,7 @@ fn predict_json_has_the_documented_fields_and_story() {
     assert!(o.status.success(), "{}", stderr(&o));
     let p = json(&o);
     assert_eq!(p["provider"], "anthropic");
-    assert_eq!(p["model"], "claude-sonnet-4-5");
+    assert_eq!(p["model"], "claude-sonnet-4-6");
     let reqs = p["requests"].as_array().unwrap();
     assert!(reqs.len() >= 5);
     for r in reqs {

@@ -69,7 +69,7 @@ fn cold_then_warm_agrees_with_the_prediction() {
     assert!((cal - 1.0).abs() < 0.05, "{cal}");
     let saved =
         std::fs::read_to_string(ws.path().join(".prompt-inspector/calibration.json")).unwrap();
-    assert!(saved.contains("claude-sonnet-4-5"));
+    assert!(saved.contains("claude-sonnet-4-6"));
     let report = json(&run(&[
         "report",
         ws.path().to_str().unwrap(),

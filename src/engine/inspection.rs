@@ -105,20 +105,20 @@ impl Inspection {
         let model = table.resolve(model_id).clone();
         let mut prepared = prepare(&workspace, session, &settings, &model, counter);
         if let Some(id) = model_id
-            && table.get(id).is_none()
+            && let Some(advice) = table.advice(id)
         {
             let (file, line) = match (opts.model.as_deref(), session.model.as_deref()) {
                 (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
                 _ => ("workspace.yaml", settings.model_line.or(Some(1))),
             };
-            prepared.diagnostics.push(Diagnostic::warning(
-                file,
-                line,
-                format!(
-                    "unknown model '{id}': using {} (add it to assets/models.json)",
-                    model.id
-                ),
-            ));
+            let using = if table.get(id).is_none() {
+                format!(" (counting with {} meanwhile)", model.id)
+            } else {
+                String::new()
+            };
+            prepared
+                .diagnostics
+                .push(Diagnostic::warning(file, line, format!("{advice}{using}")));
         }
         let assembly = assemble(
             &prepared,

@@ -7,6 +7,7 @@ use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat, Ui};
 
 use super::colors;
+use super::thousands;
 use crate::engine::assembly::assemble::{FragmentResult, PreparedFragment};
 use crate::engine::{Encoding, TokenCounter};
 
@@ -100,11 +101,14 @@ pub fn show(
     });
     ui.label(format!("{}:{}", f.source, f.line));
     ui.label(format!(
-        "{} tokens → {} kept ({})",
-        f.tokens,
-        f.kept_tokens,
+        "fragment {} tokens → kept {} ({})",
+        thousands(f.tokens as u64),
+        thousands(f.kept_tokens as u64),
         enc.as_str()
-    ));
+    ))
+    .on_hover_text(
+        "fragment tokens: its full text counted alone; kept: what the prompt holds of it, counted alone",
+    );
     ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
     ui.separator();
     egui::ScrollArea::vertical()
@@ -138,9 +142,75 @@ pub fn show(
                     .default_open(true)
                     .show(ui, |ui| {
                         let spans = cache.spans(counter, enc, &f.id, shown).to_vec();
-                        ui.weak(format!("{} tokens, each on its own colour", spans.len()));
+                        let n = counter.count(enc, shown);
+                        let pieces = if spans.len() == n {
+                            String::new()
+                        } else {
+                            format!(
+                                " ({} coloured pieces: tokens that split a character are shown together)",
+                                spans.len()
+                            )
+                        };
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(format!("{} tokens{pieces}", thousands(n as u64)))
+                                    .weak(),
+                            )
+                            .wrap(),
+                        );
                         token_view(ui, shown, &spans);
                     });
             }
         });
+}
+
+/// With nothing selected: the workspace at a glance (files, fragments per
+/// status, tokens per layer).
+pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
+    let a = &ins.assembly;
+    ui.heading("Workspace");
+    ui.add(
+        egui::Label::new(RichText::new(ins.workspace.root.display().to_string()).monospace())
+            .wrap(),
+    );
+    ui.label(format!(
+        "{} files read · {} fragments · session {} · {}",
+        thousands(ins.workspace.files.len() as u64),
+        thousands(a.fragments.len() as u64),
+        a.session,
+        a.model
+    ));
+    ui.separator();
+    egui::Grid::new("summary-status")
+        .num_columns(2)
+        .show(ui, |ui| {
+            for (s, n) in crate::engine::assembly::report::status_counts(a) {
+                ui.colored_label(colors::status(s), s.as_str());
+                ui.label(thousands(n as u64));
+                ui.end_row();
+            }
+        });
+    ui.separator();
+    let dark = ui.visuals().dark_mode;
+    egui::Grid::new("summary-layers")
+        .num_columns(2)
+        .show(ui, |ui| {
+            for l in &a.layers {
+                ui.colored_label(colors::layer(l.layer, dark), format!("layer {}", l.layer));
+                ui.label(format!(
+                    "{} of {} tokens",
+                    thousands(l.used),
+                    thousands(l.available)
+                ));
+                ui.end_row();
+            }
+            ui.label("tool definitions");
+            ui.label(format!("{} tokens", thousands(a.tools_tokens as u64)));
+            ui.end_row();
+            ui.strong("system");
+            ui.strong(format!("{} tokens", thousands(a.total_tokens as u64)));
+            ui.end_row();
+        });
+    ui.add_space(8.0);
+    ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
 }

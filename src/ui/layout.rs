@@ -253,11 +253,16 @@ impl App {
                 match selected {
                     Some(f) => {
                         let p = l.prepared.fragments.iter().find(|p| p.id == f.id);
-                        detail::show(ui, f, p, l.prepared.encoding, &self.counter, &mut self.token_cache);
+                        detail::show(
+                            ui,
+                            f,
+                            p,
+                            l.prepared.encoding,
+                            &self.counter,
+                            &mut self.token_cache,
+                        );
                     }
-                    None => {
-                        ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
-                    }
+                    None => detail::summary(ui, l),
                 }
             });
     }

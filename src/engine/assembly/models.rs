@@ -37,6 +37,18 @@ impl Provider {
     }
 }
 
+/// Where a model is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Lifecycle {
+    #[default]
+    Active,
+    /// Still served, with an announced end.
+    Deprecated,
+    /// No longer served.
+    Retired,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ModelInfo {
     pub id: String,
@@ -48,28 +60,52 @@ pub struct ModelInfo {
     #[serde(default)]
     pub max_output: u64,
     pub min_cacheable_tokens: u64,
+    /// Prices in USD per million tokens.
     pub input_per_mtok: f64,
+    /// Writing the cache with a 5-minute TTL (default 1.25× input).
+    #[serde(default)]
+    pub cache_write_5m_per_mtok: Option<f64>,
+    /// Writing the cache with a 1-hour TTL (default 2× input).
+    #[serde(default)]
+    pub cache_write_1h_per_mtok: Option<f64>,
+    /// Reading the cache (default 0.1× input for Anthropic, the input price
+    /// for others).
+    #[serde(default, alias = "cached_input_per_mtok")]
+    pub cache_read_per_mtok: Option<f64>,
     #[serde(default)]
     pub output_per_mtok: f64,
-    #[serde(default = "one_point_two_five")]
-    pub cache_write_5m_multiplier: f64,
-    #[serde(default = "two")]
-    pub cache_write_1h_multiplier: f64,
-    #[serde(default = "point_one")]
-    pub cache_read_multiplier: f64,
-    /// OpenAI-style price of cached input tokens.
     #[serde(default)]
-    pub cached_input_per_mtok: Option<f64>,
+    pub status: Lifecycle,
+    /// When it is or was retired (YYYY-MM-DD).
+    #[serde(default)]
+    pub retires: Option<String>,
+    /// The current model to use instead.
+    #[serde(default)]
+    pub successor: Option<String>,
+    /// The page its figures were taken from, and when.
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub as_of: Option<String>,
 }
 
-fn one_point_two_five() -> f64 {
-    1.25
-}
-fn two() -> f64 {
-    2.0
-}
-fn point_one() -> f64 {
-    0.1
+impl ModelInfo {
+    pub fn write_5m_price(&self) -> f64 {
+        self.cache_write_5m_per_mtok
+            .unwrap_or(self.input_per_mtok * 1.25)
+    }
+
+    pub fn write_1h_price(&self) -> f64 {
+        self.cache_write_1h_per_mtok
+            .unwrap_or(self.input_per_mtok * 2.0)
+    }
+
+    pub fn read_price(&self) -> f64 {
+        self.cache_read_per_mtok.unwrap_or(match self.provider {
+            Provider::Anthropic => self.input_per_mtok * 0.1,
+            _ => self.input_per_mtok,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -114,11 +150,73 @@ impl ModelTable {
         self.get(&self.default_model).unwrap_or(&self.models[0])
     }
 
+    /// Why `id` is not a good choice today, and what to use: a retired or
+    /// deprecated row names its successor; an unknown id names the nearest
+    /// current one. `None` for a current model.
+    pub fn advice(&self, id: &str) -> Option<String> {
+        match self.get(id) {
+            Some(m) => match m.status {
+                Lifecycle::Active => None,
+                s => Some(format!(
+                    "model '{id}' is {}{}: use {}",
+                    if s == Lifecycle::Retired {
+                        "retired"
+                    } else {
+                        "deprecated"
+                    },
+                    m.retires
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default(),
+                    m.successor.as_deref().unwrap_or(&self.default_model)
+                )),
+            },
+            None => Some(format!(
+                "unknown model '{id}': the nearest current one is {} (add it to assets/models.json or PROMPT_INSPECTOR_MODELS)",
+                self.nearest(id)
+            )),
+        }
+    }
+
+    /// The current model whose id is closest to `id` (common prefix, then
+    /// edit distance).
+    pub fn nearest(&self, id: &str) -> &str {
+        let score = |m: &ModelInfo| {
+            let prefix =
+                m.id.chars()
+                    .zip(id.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+            (usize::MAX - prefix, edit_distance(&m.id, id))
+        };
+        self.models
+            .iter()
+            .filter(|m| m.status == Lifecycle::Active)
+            .min_by_key(|m| score(m))
+            .map(|m| m.id.as_str())
+            .unwrap_or(&self.default_model)
+    }
+
     /// The row for `id`, or the default row when `id` is unknown.
     pub fn resolve(&self, id: Option<&str>) -> &ModelInfo {
         id.and_then(|id| self.get(id))
             .unwrap_or_else(|| self.default_model())
     }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -133,6 +231,30 @@ mod tests {
         }
         assert_eq!(t.default_model().id, t.default_model);
         assert!(t.get("claude-haiku-4-5").unwrap().min_cacheable_tokens == 4096);
+        for m in &t.models {
+            assert!(
+                m.source.is_some() && m.as_of.is_some(),
+                "{} names its source",
+                m.id
+            );
+        }
+        assert_eq!(t.default_model().status, Lifecycle::Active);
+    }
+
+    #[test]
+    fn retired_and_unknown_models_are_advised() {
+        let t = ModelTable::bundled();
+        let a = t.advice("claude-sonnet-4-5").unwrap();
+        assert!(
+            a.contains("retired (2026-11-30): use claude-sonnet-4-6"),
+            "{a}"
+        );
+        let a = t.advice("claude-sonet-4-6").unwrap();
+        assert!(
+            a.contains("nearest current one is claude-sonnet-4-6"),
+            "{a}"
+        );
+        assert_eq!(t.advice("claude-sonnet-4-6"), None);
     }
 
     #[test]

@@ -113,9 +113,9 @@ fn minimum_cacheable_length_per_model_class() {
     );
     let p = predictors::anthropic(&model("claude-sonnet-4-5"), &[r(0, 1100), r(1, 1100)]);
     assert_eq!(usage(&p[1]).0, 1100);
-    // Haiku 3.5: 2048. Haiku 4.5 and Opus 4.5: 4096.
+    // Opus 4.7: 2048. Haiku 4.5 and Opus 4.5: 4096.
     for (id, min) in [
-        ("claude-3-5-haiku", 2048),
+        ("claude-opus-4-7", 2048),
         ("claude-haiku-4-5", 4096),
         ("claude-opus-4-5", 4096),
     ] {

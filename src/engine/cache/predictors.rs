@@ -75,21 +75,12 @@ pub fn cost(m: &ModelInfo, u: &Usage, creation_1h: u64) -> f64 {
             usd(u.input_tokens, m.input_per_mtok)
                 + usd(
                     u.cache_creation_input_tokens - creation_1h,
-                    m.input_per_mtok * m.cache_write_5m_multiplier,
+                    m.write_5m_price(),
                 )
-                + usd(creation_1h, m.input_per_mtok * m.cache_write_1h_multiplier)
-                + usd(
-                    u.cache_read_input_tokens,
-                    m.input_per_mtok * m.cache_read_multiplier,
-                )
+                + usd(creation_1h, m.write_1h_price())
+                + usd(u.cache_read_input_tokens, m.read_price())
         }
-        _ => {
-            usd(u.input_tokens, m.input_per_mtok)
-                + usd(
-                    u.cache_read_input_tokens,
-                    m.cached_input_per_mtok.unwrap_or(m.input_per_mtok),
-                )
-        }
+        _ => usd(u.input_tokens, m.input_per_mtok) + usd(u.cache_read_input_tokens, m.read_price()),
     }
 }
 
