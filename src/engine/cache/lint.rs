@@ -1,6 +1,10 @@
-//! Cache-breaker lint: content inside a cached block that changes between
-//! requests (timestamps, dates, times, UUIDs and other random ids, counters,
-//! JSON whose key order is not stable) silently defeats prompt caching.
+//! Cache-breaker lint: content inside a cached block that will change
+//! between requests silently defeats prompt caching. It warns about what is
+//! likely to change, and says why: values a template fills in at run time,
+//! files the agent itself rewrites, and values that are generated at run
+//! time (full timestamps, UUIDs, Unix times, request ids). Static prose is
+//! not a warning: "quiet hours 23:00–08:00" in a rule, or an example JSON
+//! object in AGENTS.md, stays the same from one request to the next.
 
 use std::sync::LazyLock;
 
@@ -21,13 +25,29 @@ pub struct LintWarning {
 struct Rule {
     what: &'static str,
     re: Regex,
+    /// Generated at run time wherever it appears (a full timestamp, a
+    /// UUID): a warning even in static text. Others (a date, a time of
+    /// day, a counter) only where the text is dynamic.
+    generated: bool,
+}
+
+/// Files an agent rewrites as it works (OpenClaw's memory and heartbeat,
+/// the user profile): their content changes between sessions.
+const REWRITTEN: &[&str] = &["MEMORY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md"];
+
+fn rewritten_by_agent(source: &str) -> bool {
+    let name = source.rsplit('/').next().unwrap_or(source);
+    REWRITTEN.contains(&name) || source.starts_with("memory/")
 }
 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let r = |what, pat: &str| Rule {
+    let rule = |what, pat: &str, generated| Rule {
         what,
         re: Regex::new(pat).expect("lint pattern"),
+        generated,
     };
+    let r = |what, pat: &str| rule(what, pat, true);
+    let weak = |what, pat: &str| rule(what, pat, false);
     vec![
         r(
             "a timestamp",
@@ -37,17 +57,17 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "a UUID",
             r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
         ),
-        r(
+        weak(
             "a date",
             r"\b\d{4}[-/]\d{1,2}[-/]\d{1,2}\b|\d{4}年\d{1,2}月\d{1,2}日",
         ),
-        r("a time of day", r"\b([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?\b"),
+        weak("a time of day", r"\b([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?\b"),
         r("a Unix timestamp", r"\b1[6-9]\d{8}(\d{3})?\b"),
         r(
             "a random-looking id",
             r"(?i)\b(?:[0-9a-f]{16,}|(?:req|msg|run|sess|trace|request)[_-][0-9a-z]{6,})\b",
         ),
-        r(
+        weak(
             "a counter",
             r"(?i)\b(?:turn|request|attempt|iteration|call)\s*(?:#|no\.?\s*)?\d+\b|第\s*\d+\s*[轮次]",
         ),
@@ -95,6 +115,21 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset].matches('\n').count()
 }
 
+/// Why a match in a fragment is likely to change between requests, if it
+/// is: filled in by a template, in a file the agent rewrites, or generated
+/// at run time.
+fn why_dynamic(rule: &Rule, found: &str, raw: &str, source: &str) -> Option<String> {
+    if !raw.contains(found) {
+        Some("a template fills it in at run time".into())
+    } else if rewritten_by_agent(source) {
+        Some(format!("{source} is rewritten by the agent as it works"))
+    } else if rule.generated {
+        Some("values like this are generated at run time, not written by hand".into())
+    } else {
+        None
+    }
+}
+
 /// Lints the fragments kept in cached blocks.
 pub fn lint(a: &Assembly, p: &Prepared) -> Vec<LintWarning> {
     let mut out = Vec::new();
@@ -108,51 +143,70 @@ pub fn lint(a: &Assembly, p: &Prepared) -> Vec<LintWarning> {
         if !layer.cache {
             continue;
         }
-        let base_line = p
-            .fragments
-            .iter()
-            .find(|x| x.id == f.id)
-            .map(|x| x.body_line)
-            .unwrap_or(f.line);
-        let mut seen = Vec::new();
+        let prepared = p.fragments.iter().find(|x| x.id == f.id);
+        let base_line = prepared.map(|x| x.body_line).unwrap_or(f.line);
+        let raw: &str = prepared.map(|x| &*x.raw).unwrap_or("");
+        let warn = |offset: usize, message: String| LintWarning {
+            fragment: f.id.clone(),
+            file: f.source.clone(),
+            line: base_line + line_of(&f.text, offset),
+            layer: f.layer,
+            message,
+        };
+        let mut seen: Vec<(usize, usize)> = Vec::new();
         for rule in RULES.iter() {
-            if let Some(m) = rule.re.find(&f.text) {
+            for m in rule.re.find_iter(&f.text) {
                 // A date inside a timestamp is the same finding.
-                if seen
-                    .iter()
-                    .any(|(s, e): &(usize, usize)| m.start() >= *s && m.end() <= *e)
-                {
+                if seen.iter().any(|(s, e)| m.start() >= *s && m.end() <= *e) {
                     continue;
                 }
+                let Some(why) = why_dynamic(rule, m.as_str(), raw, &f.source) else {
+                    continue;
+                };
                 seen.push((m.start(), m.end()));
-                out.push(LintWarning {
-                    fragment: f.id.clone(),
-                    file: f.source.clone(),
-                    line: base_line + line_of(&f.text, m.start()),
-                    layer: f.layer,
-                    message: format!(
-                        "{} (“{}”) in cached layer {}: if it changes between requests, every cached prefix from here on is rewritten instead of read",
+                out.push(warn(
+                    m.start(),
+                    format!(
+                        "{} (“{}”) in cached layer {}: {why}; when it changes, every cached prefix from here on is rewritten instead of read",
                         rule.what,
                         m.as_str(),
                         f.layer
                     ),
-                });
+                ));
+                break;
             }
         }
-        if let Some(off) = unstable_json(&f.text) {
-            out.push(LintWarning {
-                fragment: f.id.clone(),
-                file: f.source.clone(),
-                line: base_line + line_of(&f.text, off),
-                layer: f.layer,
-                message: format!(
-                    "a JSON object whose keys are not sorted in cached layer {}: serialize it with a stable key order, or a reordering breaks the cache",
+        if let Some(off) = unstable_json(&f.text)
+            && (rewritten_by_agent(&f.source) || !raw.contains(json_at(&f.text, off)))
+        {
+            out.push(warn(
+                off,
+                format!(
+                    "a JSON object whose keys are not sorted in cached layer {}: it is filled in at run time, and a serializer that reorders keys breaks the cache; serialize it with a stable key order",
                     f.layer
                 ),
-            });
+            ));
         }
     }
     out
+}
+
+/// The JSON object starting at `off` (up to its closing brace).
+fn json_at(text: &str, off: usize) -> &str {
+    let mut depth = 0;
+    for (j, b) in text.as_bytes()[off..].iter().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[off..off + j + 1];
+                }
+            }
+            _ => {}
+        }
+    }
+    &text[off..]
 }
 
 #[cfg(test)]
@@ -180,6 +234,48 @@ mod tests {
         assert!(
             hits("2026-11：用户偏好").is_empty(),
             "a year-month is not a date that changes per request"
+        );
+    }
+
+    #[test]
+    fn static_prose_is_spared_and_dynamic_content_is_caught() {
+        let t = &RULES;
+        let rule = |what: &str| t.iter().find(|r| r.what == what).unwrap();
+        // A rule's hours, written by hand: not a warning.
+        assert_eq!(
+            why_dynamic(
+                rule("a time of day"),
+                "23:00",
+                "Quiet hours 23:00–08:00.",
+                "AGENTS.md"
+            ),
+            None
+        );
+        // The same hour filled in by a template: a warning, saying why.
+        let why = why_dynamic(
+            rule("a time of day"),
+            "09:41",
+            "It is {{session.now}}.",
+            "SOUL.md",
+        );
+        assert!(why.unwrap().contains("template"));
+        // A date in the agent's memory file: it is rewritten.
+        let why = why_dynamic(
+            rule("a date"),
+            "2026-11-29",
+            "- 2026-11-29 met",
+            "MEMORY.md",
+        );
+        assert!(why.unwrap().contains("rewritten by the agent"));
+        // A full timestamp or a UUID is generated, even in static text.
+        assert!(
+            why_dynamic(
+                rule("a timestamp"),
+                "2026-11-29T09:30:00Z",
+                "x 2026-11-29T09:30:00Z",
+                "f.yaml"
+            )
+            .is_some()
         );
     }
 
