@@ -3,7 +3,8 @@
 
 mod common;
 mod fake;
-use std::path::PathBuf;
+#[path = "common/window.rs"]
+mod window;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -13,64 +14,7 @@ use egui_kittest::kittest::Queryable;
 use prompt_inspector::engine::Status;
 use prompt_inspector::ui::App;
 use prompt_inspector::ui::state::Tab;
-
-fn harness(path: PathBuf) -> Harness<'static, Option<App>> {
-    // Only the bundled fonts: what renders must not depend on this machine.
-    // SAFETY: every test sets the same value before any font is loaded.
-    unsafe { std::env::set_var("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY", "1") };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1500.0, 950.0))
-        .build_ui_state(
-            move |ui, app: &mut Option<App>| {
-                app.get_or_insert_with(|| App::new(ui.ctx(), None, Some(path.clone())))
-                    .show(ui);
-            },
-            None,
-        );
-    wait_loaded(&mut h);
-    h
-}
-
-/// Steps until the worker has delivered and the app is idle.
-fn wait_loaded(h: &mut Harness<'static, Option<App>>) {
-    let start = Instant::now();
-    loop {
-        h.step();
-        if let Some(app) = h.state()
-            && app.is_idle()
-            && app.state.loaded.is_some()
-        {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "workspace did not load"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    h.run_steps(3);
-}
-
-/// Steps until `cond` holds (work done by the worker arrives over frames).
-fn wait_for(h: &mut Harness<'static, Option<App>>, what: &str, cond: impl Fn(&App) -> bool) {
-    let start = Instant::now();
-    loop {
-        h.step();
-        if cond(app(h)) {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "waited for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    h.run_steps(2);
-}
-
-fn app<'h>(h: &'h Harness<'static, Option<App>>) -> &'h App {
-    h.state().as_ref().unwrap()
-}
+use window::*;
 
 fn status_of(h: &Harness<'static, Option<App>>, id: &str) -> Status {
     app(h)

@@ -37,6 +37,8 @@ pub struct DiffView {
     pub a: Side,
     pub b: Side,
     pub side_by_side: bool,
+    /// Show unchanged fragments too (off: only what changed).
+    pub show_all: bool,
     pub result: Option<Result<Diff, String>>,
     pub dirty: bool,
     /// A comparison is under way on the worker.
@@ -52,6 +54,7 @@ impl Default for DiffView {
             a: Side::Live,
             b: Side::Live,
             side_by_side: false,
+            show_all: false,
             result: None,
             dirty: true,
             pending: false,
@@ -167,6 +170,7 @@ pub fn show(
             view.dirty = true;
         }
         ui.checkbox(&mut view.side_by_side, "side by side");
+        ui.checkbox(&mut view.show_all, "show unchanged fragments");
         let key = Shortcut::SaveSnapshot.key_text(ui.ctx());
         if ui.button(format!("Save snapshot ({key})")).clicked() {
             out.push(Command::SaveSnapshot);
@@ -194,11 +198,44 @@ pub fn show(
         .show(ui, |ui| {
             summary(ui, d);
             ui.separator();
-            for (i, (frag, lines)) in groups(&d.lines).into_iter().enumerate() {
+            let groups = groups(&d.lines);
+            // Which block each group belongs to, and which blocks changed.
+            let mut block_of = Vec::with_capacity(groups.len());
+            let mut block = 0usize;
+            for (frag, lines) in &groups {
+                if frag.is_none() && lines.first().is_some_and(|l| l.text.starts_with("=== ")) {
+                    block += 1;
+                }
+                block_of.push(block);
+            }
+            let changed_blocks: Vec<usize> = groups
+                .iter()
+                .zip(&block_of)
+                .filter(|((_, lines), _)| lines.iter().any(|l| l.tag != ' '))
+                .map(|(_, b)| *b)
+                .collect();
+            let hidden = groups
+                .iter()
+                .filter(|(f, lines)| f.is_some() && lines.iter().all(|l| l.tag == ' '))
+                .count();
+            if !view.show_all && hidden > 0 {
+                ui.weak(format!(
+                    "{hidden} unchanged fragment{} hidden",
+                    if hidden == 1 { "" } else { "s" }
+                ));
+            }
+            for (i, ((frag, lines), blk)) in groups.into_iter().zip(block_of).enumerate() {
                 let changed = lines.iter().any(|l| l.tag != ' ');
+                let header = frag.is_none();
+                if !view.show_all && !changed && (!header || !changed_blocks.contains(&blk)) {
+                    continue;
+                }
                 let title = match &frag {
                     Some(f) => format!("{}{f}", if changed { "● " } else { "" }),
-                    None => "(block header)".into(),
+                    None => lines
+                        .first()
+                        .map(|l| l.text.trim_matches(['=', ' ']).to_string())
+                        .unwrap_or_else(|| format!("system block {blk}")),
                 };
                 egui::CollapsingHeader::new(RichText::new(title).monospace())
                     .id_salt(("diff-group", view.generation, i))

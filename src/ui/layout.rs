@@ -11,6 +11,7 @@ use egui::{RichText, Ui};
 use super::app::{App, sample_workspace};
 use super::command::{Command, Shortcut};
 use super::state::{Tab, ThemeChoice};
+use super::thousands;
 use super::{
     cache, colors, controls, detail, diff, overview, problems, prompt, table, test_run, welcome,
 };
@@ -136,14 +137,16 @@ impl App {
                 if let Some(l) = &self.state.loaded {
                     let a = &l.assembly;
                     ui.label(format!(
-                        "{} fragments · {} tokens in {} blocks · {} ({}{})",
-                        a.fragments.len(),
-                        a.total_tokens,
+                        "{} fragments · system {} tokens in {} blocks · tool definitions {} tokens · {} ({}{})",
+                        thousands(a.fragments.len() as u64),
+                        thousands(a.total_tokens as u64),
                         a.blocks.len(),
+                        thousands(a.tools_tokens as u64),
                         a.model,
                         a.tokenizer.as_str(),
                         if a.estimate { ", estimate" } else { "" }
-                    ));
+                    ))
+                    .on_hover_text("system tokens: the exact count of every system block; tool definitions: each definition counted as sent, summed");
                     ui.separator();
                     ui.weak(format!(
                         "loaded in {} ms · re-assembly {} µs · frame {} µs",

@@ -1,6 +1,8 @@
 #![allow(dead_code)]
 //! Helpers shared by the integration tests: the real binary, real files.
 
+pub mod generate;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

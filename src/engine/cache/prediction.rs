@@ -215,12 +215,16 @@ pub fn to_json(p: &Prediction) -> Value {
         "provider": p.provider.as_str(),
         "session": p.session,
         "estimate": p.estimate,
-        "requests": p.requests.iter().map(|r| json!({
+        "requests": p.requests.iter().zip(&p.context).map(|(r, c)| json!({
             "turn": r.turn,
             "index": r.index,
             "at_secs": r.at_secs,
             "gap_secs": r.gap_secs,
             "total_tokens": r.total_tokens,
+            "tools_tokens": c.tools,
+            "system_tokens": c.system.iter().map(|s| s.1).sum::<u64>(),
+            "system_blocks": c.system.iter().map(|s| s.1).collect::<Vec<_>>(),
+            "message_tokens": c.history + c.current,
             "input_tokens": r.usage.input_tokens,
             "cache_creation_input_tokens": r.usage.cache_creation_input_tokens,
             "cache_read_input_tokens": r.usage.cache_read_input_tokens,

@@ -1,0 +1,70 @@
+//! The real window in egui_kittest (no display, no GPU): open a workspace,
+//! wait for the worker, read the app's state.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use prompt_inspector::ui::App;
+
+/// The window on `path`, loaded, at a size of `size`.
+pub fn harness_sized(path: PathBuf, size: egui::Vec2) -> Harness<'static, Option<App>> {
+    // Only the bundled fonts: what renders must not depend on this machine.
+    // SAFETY: every test sets the same value before any font is loaded.
+    unsafe { std::env::set_var("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY", "1") };
+    let mut h = Harness::builder().with_size(size).build_ui_state(
+        move |ui, app: &mut Option<App>| {
+            app.get_or_insert_with(|| App::new(ui.ctx(), None, Some(path.clone())))
+                .show(ui);
+        },
+        None,
+    );
+    wait_loaded(&mut h);
+    h
+}
+
+pub fn harness(path: PathBuf) -> Harness<'static, Option<App>> {
+    harness_sized(path, egui::vec2(1500.0, 950.0))
+}
+
+/// Steps until the worker has delivered and the app is idle.
+pub fn wait_loaded(h: &mut Harness<'static, Option<App>>) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if let Some(app) = h.state()
+            && app.is_idle()
+            && app.state.loaded.is_some()
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "workspace did not load"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run_steps(3);
+}
+
+/// Steps until `cond` holds (work done by the worker arrives over frames).
+pub fn wait_for(h: &mut Harness<'static, Option<App>>, what: &str, cond: impl Fn(&App) -> bool) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if cond(app(h)) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "waited for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run_steps(2);
+}
+
+pub fn app<'h>(h: &'h Harness<'static, Option<App>>) -> &'h App {
+    h.state().as_ref().unwrap()
+}

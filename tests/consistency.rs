@@ -1,0 +1,246 @@
+//! One truth: every figure computed through every view agrees — the CLI's
+//! `report`, `predict`, `snapshot` and `diff` JSON, and the window's state
+//! and labels (via kittest) — on the sample, on a generated 1,000-fragment
+//! workspace, and on a workspace with tools, Chinese text and truncation.
+
+mod common;
+#[path = "common/window.rs"]
+mod window;
+
+use std::path::Path;
+
+use common::*;
+use egui_kittest::kittest::Queryable;
+use prompt_inspector::engine::thousands;
+use serde_json::Value;
+
+fn cli(args: &[&str]) -> Value {
+    let o = run(args);
+    assert!(
+        o.status.success() || o.status.code() == Some(1),
+        "{args:?}: {}",
+        stderr(&o)
+    );
+    json(&o)
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Every figure through every CLI view, checked against the report's.
+fn check_cli(ws: &Path, session: Option<&str>) -> Value {
+    let dir = ws.to_str().unwrap();
+    let mut common = vec![dir];
+    if let Some(s) = session {
+        common.extend(["--session", s]);
+    }
+    let with = |cmd: &str, extra: &[&str]| {
+        let mut a = vec![cmd];
+        a.extend(common.iter().copied());
+        a.extend(extra);
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let r = cli(&args(&with("report", &["--format", "json"])));
+    let p = cli(&args(&with("predict", &["--format", "json"])));
+    let snap_path = ws.join("consistency-snapshot.json");
+    let o = run(&args(&with(
+        "snapshot",
+        &["-o", snap_path.to_str().unwrap()],
+    )));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&snap_path).unwrap()).unwrap();
+
+    // Layer used = the exact count of the layer's block.
+    let blocks = r["blocks"].as_array().unwrap();
+    for l in r["layers"].as_array().unwrap() {
+        let block = blocks
+            .iter()
+            .find(|b| b["layer"] == l["layer"])
+            .map_or(0, |b| u(&b["tokens"]));
+        assert_eq!(u(&l["used"]), block, "layer {}", l["layer"]);
+        if u(&l["layer"]) >= 3 {
+            assert!(
+                u(&l["used"]) <= u(&l["available"]),
+                "layer {} fits",
+                l["layer"]
+            );
+        }
+    }
+    // System tokens = the sum of the blocks.
+    let system: u64 = blocks.iter().map(|b| u(&b["tokens"])).sum();
+    assert_eq!(u(&r["total_tokens"]), system);
+    // Tool-definition tokens and system blocks: the same in predict, and
+    // request input tokens = tools + system + messages.
+    let rep: Vec<u64> = blocks.iter().map(|b| u(&b["tokens"])).collect();
+    for req in p["requests"].as_array().unwrap() {
+        assert_eq!(
+            u(&req["tools_tokens"]),
+            u(&r["tools_tokens"]),
+            "tool tokens"
+        );
+        assert_eq!(u(&req["system_tokens"]), system, "system tokens");
+        let sys: Vec<u64> = req["system_blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(u)
+            .collect();
+        assert_eq!(sys, rep, "system blocks");
+        assert_eq!(
+            u(&req["total_tokens"]),
+            u(&req["tools_tokens"]) + system + u(&req["message_tokens"]),
+            "request {}",
+            req["index"]
+        );
+        if req["error"].is_null() {
+            assert_eq!(
+                u(&req["input_tokens"])
+                    + u(&req["cache_creation_input_tokens"])
+                    + u(&req["cache_read_input_tokens"]),
+                u(&req["total_tokens"]),
+                "read + written + uncached = the request's input"
+            );
+        }
+    }
+    // The snapshot carries the same figures.
+    assert_eq!(s["total_tokens"], r["total_tokens"]);
+    assert_eq!(s["tools_tokens"], r["tools_tokens"]);
+    for (a, b) in s["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(r["layers"].as_array().unwrap())
+    {
+        assert_eq!(a["used"], b["used"]);
+        assert_eq!(a["available"], b["available"]);
+    }
+    for (a, b) in s["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(r["fragments"].as_array().unwrap())
+    {
+        assert_eq!(a["id"], b["id"]);
+        assert_eq!(a["tokens"], b["tokens"]);
+        assert_eq!(a["kept_tokens"], b["kept_tokens"]);
+    }
+    // The diff of the snapshot against the live state: identical, with the
+    // same totals and layer figures.
+    let live = match session {
+        Some(name) => format!("{dir}@{name}"),
+        None => dir.to_string(),
+    };
+    let d = cli(&[
+        "diff",
+        snap_path.to_str().unwrap(),
+        &live,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(d["identical"], true, "{d:#}");
+    assert_eq!(u(&d["total_before"]), system);
+    assert_eq!(u(&d["total_after"]), system);
+    for (dl, rl) in d["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(r["layers"].as_array().unwrap())
+    {
+        assert_eq!(dl["before"], rl["used"]);
+        assert_eq!(dl["delta"], 0);
+    }
+    std::fs::remove_file(&snap_path).unwrap();
+    r
+}
+
+/// The window shows the report's figures, labelled.
+fn check_window(ws: &Path, session: Option<&str>, r: &Value) {
+    let mut h = window::harness(ws.to_path_buf());
+    if let Some(s) = session {
+        h.state_mut()
+            .as_mut()
+            .unwrap()
+            .apply(prompt_inspector::ui::command::Command::SetSession(s.into()));
+        window::wait_for(&mut h, "the session", |a| {
+            a.is_idle() && a.state.assembly().is_some_and(|x| x.session == s)
+        });
+    }
+    let a = window::app(&h).state.assembly().unwrap().clone();
+    assert_eq!(a.total_tokens as u64, u(&r["total_tokens"]));
+    assert_eq!(a.tools_tokens as u64, u(&r["tools_tokens"]));
+    for (l, rl) in a.layers.iter().zip(r["layers"].as_array().unwrap()) {
+        assert_eq!(l.used, u(&rl["used"]), "layer {}", l.layer);
+        assert_eq!(l.available, u(&rl["available"]), "layer {}", l.layer);
+        h.get_by_label_contains(&format!(
+            "{} of {} tokens used",
+            thousands(l.used),
+            thousands(l.available)
+        ));
+    }
+    h.get_by_label_contains(&format!(
+        "system {} tokens in {} blocks · tool definitions {} tokens",
+        thousands(u(&r["total_tokens"])),
+        a.blocks.len(),
+        thousands(u(&r["tools_tokens"]))
+    ));
+}
+
+#[test]
+fn the_sample_agrees_in_every_view() {
+    let ws = copy_sample();
+    for session in ["coding", "chat", "research"] {
+        let r = check_cli(ws.path(), Some(session));
+        if session == "coding" {
+            check_window(ws.path(), Some(session), &r);
+        }
+    }
+}
+
+#[test]
+fn a_generated_thousand_fragment_workspace_agrees_in_every_view() {
+    let dir = tempfile::tempdir().unwrap();
+    common::generate::generate_workspace(dir.path(), 1000, 200);
+    let r = check_cli(dir.path(), None);
+    let counts = &r["counts"];
+    assert!(u(&counts["dropped"]) + u(&counts["summarized"]) + u(&counts["truncated"]) > 0);
+    check_window(dir.path(), None, &r);
+}
+
+#[test]
+fn tools_chinese_and_truncation_agree_in_every_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let zh = "用户喜欢简洁的回答，偏好 Rust 和 TypeScript。".repeat(120);
+    write_ws(
+        dir.path(),
+        &[
+            ("SOUL.md", "你是苏雄，一个细心的编程助手。"),
+            ("USER.md", &zh),
+            (
+                "tools/search.json",
+                r#"{"name": "search", "description": "搜索代码库", "input_schema": {"type": "object", "properties": {"q": {"type": "string", "description": "查询"}}, "required": ["q"]}}"#,
+            ),
+            (
+                "tools/read.json",
+                r#"{"name": "read_file", "description": "Read a file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}"#,
+            ),
+            (
+                "workspace.yaml",
+                "budget: {total: 900, fixed: {1: 100, 2: 50}, layer3_ratio: 0.5}\nlayers: {3: {title: \"## 工具\"}}\n",
+            ),
+        ],
+    );
+    let r = check_cli(dir.path(), None);
+    let user = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "user")
+        .unwrap();
+    assert_eq!(user["status"], "truncated", "{user:#}");
+    assert!(u(&r["tools_tokens"]) > 0);
+    check_window(dir.path(), None, &r);
+}

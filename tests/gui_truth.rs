@@ -1,0 +1,182 @@
+//! The window keeps its promises (issue "one truth"): sliders never rewrite
+//! each other, an overflow is drawn and explained, failures are failures,
+//! the app's own files never reload it, the diff starts where a user
+//! expects, and the detail panel is never blank.
+
+mod common;
+#[path = "common/window.rs"]
+mod window;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT, Queryable};
+use window::*;
+
+#[test]
+fn moving_the_total_never_rewrites_the_fixed_budgets_and_overflow_is_shown() {
+    let mut h = harness(sample());
+    let before = app(&h).state.budget;
+    let picture = app(&h).state.assembly().unwrap().layers.clone();
+    // Below the fixed budgets of layers 1 and 2 together.
+    let low = (before.layer1 + before.layer2 - 100) as f64;
+    h.get_by_role_and_label(Role::SpinButton, "Total budget")
+        .set_value_accesskit(low);
+    h.run_steps(3);
+    let b = app(&h).state.budget;
+    assert_eq!(b.total, low as u64);
+    assert_eq!(
+        (b.layer1, b.layer2),
+        (before.layer1, before.layer2),
+        "fixed budgets kept"
+    );
+    // The overflow is a problem that says what to do.
+    h.get_by_label_contains("Problems").click();
+    h.run_steps(2);
+    h.get_by_label_contains("is below the fixed budgets of layers 1 and 2");
+    // Dragging back restores the previous picture exactly.
+    h.get_by_role_and_label(Role::SpinButton, "Total budget")
+        .set_value_accesskit(before.total as f64);
+    h.run_steps(3);
+    assert_eq!(app(&h).state.budget, before);
+    assert_eq!(app(&h).state.assembly().unwrap().layers, picture);
+}
+
+#[test]
+fn a_fixed_layer_over_its_budget_is_drawn_and_listed_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            (
+                "AGENTS.md",
+                &"Always run the tests before a commit. ".repeat(40),
+            ),
+            (
+                "workspace.yaml",
+                "budget: {total: 3000, fixed: {1: 100, 2: 100}}\n",
+            ),
+        ],
+    );
+    let mut h = harness(dir.path().to_path_buf());
+    let a = app(&h).state.assembly().unwrap().clone();
+    let over = a.layers[0].overflow;
+    assert!(over > 0);
+    // The caption says so in red beside the bar.
+    h.get_by_label_contains(&format!(
+        "{} tokens over its budget (never trimmed)",
+        prompt_inspector::engine::thousands(over)
+    ));
+    h.get_by_label_contains("Problems (1)").click();
+    h.run_steps(2);
+    h.get_by_label_contains(&format!(
+        "layer 1 is {} tokens over its 100 budget: raise `budget.fixed.layer1` or shorten AGENTS.md",
+        prompt_inspector::engine::thousands(over)
+    ));
+}
+
+#[test]
+fn a_failed_test_run_counts_failures_as_failures() {
+    // A port nothing listens on: every request is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.get_by_label("Test run").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().run_panel.base_url = format!("http://127.0.0.1:{port}");
+    h.get_by_label("Start run").click();
+    wait_for(&mut h, "the run to end", |a| !a.run_panel.is_running());
+    let status = app(&h).run_panel.status.clone();
+    assert!(
+        status.contains("0 of 0 measured requests") && status.contains("failed: cannot connect"),
+        "{status}"
+    );
+    h.get_by_label_contains("failed: cannot connect");
+}
+
+#[test]
+fn saving_a_snapshot_never_reloads_and_the_diff_starts_from_it() {
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    wait_for(&mut h, "the snapshot", |a| a.snapshots.len() == 1);
+    // Give the watcher time to report anything it would.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(1200) {
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        app(&h).state.reloads,
+        0,
+        "the app's own files never reload it"
+    );
+    // The diff compares the newest snapshot with the live state, and shows
+    // only what changed (nothing: they are identical).
+    let a = app(&h);
+    assert_eq!(
+        a.diff_view.a,
+        prompt_inspector::ui::diff::Side::Snapshot(a.snapshots[0].clone())
+    );
+    assert_eq!(a.diff_view.b, prompt_inspector::ui::diff::Side::Live);
+    h.get_by_label("Diff").click();
+    wait_for(&mut h, "the diff", |a| {
+        !a.diff_view.pending && a.diff_view.result.is_some()
+    });
+    h.get_by_label_contains("Identical");
+    assert!(h.query_by_label_contains("● soul").is_none());
+}
+
+#[test]
+fn the_detail_panel_summarises_and_prompt_text_selects() {
+    let mut h = harness(sample());
+    // Nothing selected: the workspace at a glance.
+    h.get_by_label("Workspace");
+    h.get_by_label_contains("files read");
+    h.get_by_label("tool definitions");
+    // Clicking a line of prompt text selects its fragment.
+    h.get_by_label("Prompt").click();
+    h.run_steps(3);
+    // The longest line that mentions the agent's name (a line of SOUL.md).
+    let rect = h
+        .query_all_by_label_contains("SuxiongBot")
+        .filter(|n| n.accesskit_node().role() == Role::Label)
+        .map(|n| n.rect())
+        .max_by(|a, b| a.width().total_cmp(&b.width()))
+        .expect("a line of SOUL.md");
+    let at = egui::pos2(rect.left() + 30.0, rect.center().y);
+    h.hover_at(at);
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    assert_eq!(app(&h).state.selected.as_deref(), Some("soul"));
+}
+
+#[test]
+fn one_warning_is_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            ("SOUL.md", "---\nbogus: 1\n---\nsoul\n"),
+            ("workspace.yaml", "budget: {total: 3000}\n"),
+        ],
+    );
+    let mut h = harness(dir.path().to_path_buf());
+    h.get_by_label_contains("Problems (1)").click();
+    h.run_steps(2);
+    h.get_by_label("0 errors, 1 warning");
+}
