@@ -20,16 +20,27 @@ cargo build --release --quiet
 bin=target/release/prompt-inspector
 export XDG_RUNTIME_DIR=$(mktemp -d); chmod 700 "$XDG_RUNTIME_DIR"
 export XDG_CONFIG_HOME=$(mktemp -d) XDG_DATA_HOME=$(mktemp -d)   # fresh persisted state
-shoot() { # views workspace
-  PROMPT_INSPECTOR_SHOTS="$out" PROMPT_INSPECTOR_SHOT_VIEWS="$1" \
-    timeout 120 xvfb-run -a -s "-screen 0 1440x900x24" "$bin" "$2"
+shoot() { # size theme views workspace [name]
+  local w=${1%x*} h=${1#*x}
+  PROMPT_INSPECTOR_SHOTS="$out" PROMPT_INSPECTOR_SHOT_VIEWS="$3" \
+    PROMPT_INSPECTOR_SHOT_THEME="$2" PROMPT_INSPECTOR_SHOT_PREFIX="$1-$2-${5:-sample}-" \
+    PROMPT_INSPECTOR_WINDOW_SIZE="$1" \
+    timeout 180 xvfb-run -a -s "-screen 0 $((w + 40))x$((h + 40))x24" "$bin" "$4"
 }
-shoot overview,table-detail,prompt-markers,cache,diff sample-workspace
 # The problems view on a copy of the sample with broken files.
 broken=$(mktemp -d)
 cp -r sample-workspace/. "$broken/"
 printf -- '- id: broken\n  layer: 3\n  content: [unclosed\n' > "$broken/fragments/broken.yaml"
 printf -- '- id: soul\n  layer: 9\n  content: dup\n  colour: red\n' > "$broken/fragments/bad.yaml"
-shoot problems "$broken"
+# Every view at both sizes, in both themes (SIZES and THEMES narrow it).
+for size in ${SIZES:-1280x800 1920x1080}; do
+  for theme in ${THEMES:-dark light}; do
+    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff sample-workspace
+    shoot "$size" "$theme" problems "$broken" broken
+    for ex in ${EXAMPLES:-}; do
+      shoot "$size" "$theme" overview "examples/$ex" "$ex"
+    done
+  done
+done
 rm -rf "$broken"
 ls -1 "$out"/*.png

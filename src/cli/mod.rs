@@ -55,6 +55,10 @@ pub struct Common {
     /// Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]].
     #[arg(long)]
     pub debug_markers: bool,
+    /// Assemble as this agent does: layered, openclaw or claude-code
+    /// (default: `profile:` in workspace.yaml, else detected from the files).
+    #[arg(long)]
+    pub profile: Option<String>,
 }
 
 impl Common {
@@ -65,6 +69,7 @@ impl Common {
             budget: None,
             budget_total: self.budget,
             debug_markers: self.debug_markers,
+            profile: self.profile.clone(),
         }
     }
 }

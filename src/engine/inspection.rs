@@ -26,6 +26,9 @@ pub struct Options {
     /// Only the total (the CLI's `--budget`), applied over `budget`.
     pub budget_total: Option<u64>,
     pub debug_markers: bool,
+    /// The assembly profile (default: `profile:` in workspace.yaml, else
+    /// the one the folder's files suggest).
+    pub profile: Option<String>,
 }
 
 /// One workspace, one session, assembled. The workspace and the prepared
@@ -40,10 +43,12 @@ pub struct Inspection {
     pub default_budget: Budget,
 }
 
-/// Loads a workspace folder with the app's state that belongs to it (the
+/// Loads a workspace folder (with the profile named, else the one it
+/// declares or suggests) and the app's state that belongs to it (the
 /// count_tokens calibration), both through the guarded reader.
-pub fn load_workspace(root: &Path) -> Result<Workspace, String> {
-    let mut ws = workspace::load(root)?;
+pub fn load_workspace(root: &Path, profile: Option<&str>) -> Result<Workspace, String> {
+    let profiles = workspace::profile::Profiles::load()?;
+    let mut ws = workspace::load_as(root, profile, &profiles)?;
     ws.calibration = calibration::load(&ws.root);
     Ok(ws)
 }
@@ -55,7 +60,12 @@ pub fn inspect(
     table: &ModelTable,
     counter: &TokenCounter,
 ) -> Result<Inspection, String> {
-    Inspection::new(Arc::new(load_workspace(root)?), opts, table, counter)
+    Inspection::new(
+        Arc::new(load_workspace(root, opts.profile.as_deref())?),
+        opts,
+        table,
+        counter,
+    )
 }
 
 /// Picks the session by name (or the default), with a readable error.
@@ -156,6 +166,7 @@ impl Inspection {
                 budget: Some(self.assembly.budget),
                 budget_total: None,
                 debug_markers: self.assembly.debug_markers,
+                profile: None,
             },
             table,
             counter,

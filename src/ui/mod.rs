@@ -29,13 +29,25 @@ pub use app::App;
 
 pub use crate::engine::thousands;
 
+/// The window's first size: `PROMPT_INSPECTOR_WINDOW_SIZE=WxH` (for
+/// screenshots at a given size), else 1360×860.
+fn window_size() -> [f32; 2] {
+    std::env::var("PROMPT_INSPECTOR_WINDOW_SIZE")
+        .ok()
+        .and_then(|v| {
+            let (w, h) = v.split_once('x')?;
+            Some([w.trim().parse().ok()?, h.trim().parse().ok()?])
+        })
+        .unwrap_or([1360.0, 860.0])
+}
+
 /// Opens the window (optionally on a workspace folder).
 pub fn run(path: Option<PathBuf>) -> Result<(), String> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("prompt-inspector")
             .with_app_id("prompt-inspector")
-            .with_inner_size([1360.0, 860.0])
+            .with_inner_size(window_size())
             .with_min_inner_size([800.0, 500.0])
             .with_drag_and_drop(true),
         ..Default::default()

@@ -11,15 +11,6 @@ use super::thousands;
 use crate::engine::assembly::assemble::{FragmentResult, LayerResult};
 use crate::engine::{Assembly, Status};
 
-fn layer_name(l: u8) -> &'static str {
-    match l {
-        1 => "identity",
-        2 => "safety",
-        3 => "capabilities",
-        _ => "dynamic",
-    }
-}
-
 /// Width a fragment takes in the bar: what it costs now, plus (faded) what
 /// trimming removed; disabled fragments show what they would cost.
 fn segment_parts(f: &FragmentResult) -> (u64, u64) {
@@ -78,9 +69,13 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult) {
     let dark = ui.visuals().dark_mode;
     ui.horizontal_wrapped(|ui| {
         ui.label(
-            egui::RichText::new(format!("Layer {} · {}", l.layer, layer_name(l.layer)))
-                .strong()
-                .color(colors::layer(l.layer, dark)),
+            egui::RichText::new(format!(
+                "Layer {} · {}",
+                l.layer,
+                crate::engine::assembly::report::layer_name(l)
+            ))
+            .strong()
+            .color(colors::layer(l.layer, dark)),
         );
         ui.weak(if l.cache {
             format!("cached {}", l.ttl.as_str())

@@ -1,7 +1,9 @@
 //! Screenshots of the main views, for `scripts/screenshot.sh`: with
 //! `PROMPT_INSPECTOR_SHOTS=DIR` the window walks through the views named in
 //! `PROMPT_INSPECTOR_SHOT_VIEWS` (default: all), writes one PNG per view into
-//! DIR from the rendered frame, then closes.
+//! DIR from the rendered frame, then closes. `PROMPT_INSPECTOR_SHOT_THEME`
+//! (light or dark) picks the theme and `PROMPT_INSPECTOR_SHOT_PREFIX` goes
+//! before every file name (e.g. `1280x800-dark-`).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -102,6 +104,8 @@ impl View {
 
 pub struct ShotPlan {
     pub dir: PathBuf,
+    pub prefix: String,
+    pub theme: Option<super::state::ThemeChoice>,
     pub views: Vec<View>,
     pub index: usize,
     pub wait: u32,
@@ -117,8 +121,15 @@ impl ShotPlan {
             Err(_) => View::ALL.to_vec(),
         };
         std::fs::create_dir_all(&dir).ok()?;
+        let theme = match std::env::var("PROMPT_INSPECTOR_SHOT_THEME").as_deref() {
+            Ok("light") => Some(super::state::ThemeChoice::Light),
+            Ok("dark") => Some(super::state::ThemeChoice::Dark),
+            _ => None,
+        };
         Some(ShotPlan {
             dir,
+            prefix: std::env::var("PROMPT_INSPECTOR_SHOT_PREFIX").unwrap_or_default(),
+            theme,
             views,
             index: 0,
             wait: 0,
@@ -136,7 +147,8 @@ impl ShotPlan {
         ctx.request_repaint();
         if let Some(img) = self.image.lock().unwrap().take() {
             let path = self.dir.join(format!(
-                "{:02}-{}.png",
+                "{}{:02}-{}.png",
+                self.prefix,
                 self.index + 1,
                 self.views[self.index].name()
             ));
@@ -158,6 +170,9 @@ impl ShotPlan {
             return;
         }
         if self.wait == 0 {
+            if let Some(t) = self.theme {
+                app.apply(Command::SetTheme(t));
+            }
             self.views[self.index].apply_app(app);
         }
         self.wait += 1;

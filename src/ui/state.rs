@@ -66,6 +66,8 @@ pub struct AppState {
     pub selected: Option<String>,
     /// The cache rules to predict with (`None`: the model's own).
     pub provider: Option<Provider>,
+    /// The assembly profile chosen (`None`: the workspace's own or detected).
+    pub profile: Option<String>,
     pub tab: Tab,
     pub busy: Option<String>,
     pub error: Option<String>,
@@ -92,6 +94,7 @@ impl Default for AppState {
             debug_markers: false,
             selected: None,
             provider: None,
+            profile: None,
             tab: Tab::Fragments,
             busy: None,
             error: None,
@@ -148,6 +151,7 @@ impl AppState {
             budget: self.budget_touched.then_some(self.budget),
             budget_total: None,
             debug_markers: self.debug_markers,
+            profile: self.profile.clone(),
         }
     }
 

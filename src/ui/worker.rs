@@ -122,7 +122,7 @@ impl Shared {
     fn load(&self, root: PathBuf, options: Options, generation: u64) {
         let t = Instant::now();
         self.send(Done::Progress(format!("reading {}", root.display())));
-        let result = engine::load_workspace(&root).and_then(|ws| {
+        let result = engine::load_workspace(&root, options.profile.as_deref()).and_then(|ws| {
             self.send(Done::Progress(format!(
                 "counting tokens of {} fragments",
                 ws.fragments.len()

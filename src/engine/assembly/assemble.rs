@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::engine::assembly::prepare::{Prepared, PreparedFragment, prepare};
 use crate::engine::assembly::tokens::{Encoding, TokenCounter};
 use crate::engine::workspace::settings::{Budget, Ttl};
+use crate::engine::workspace::types::Preset;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -54,6 +55,9 @@ pub struct FragmentResult {
     /// The text that went into the block ("" when dropped or disabled).
     #[serde(with = "arc_str")]
     pub text: Arc<str>,
+    /// Characters of the file before and after an agent profile's caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<(usize, usize)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -250,12 +254,28 @@ fn initial_slots(p: &Prepared) -> Vec<Slot> {
                 base: Arc::from(""),
                 reason: why.clone(),
             },
-            None => Slot {
-                status: Status::Kept,
-                kept: f.tokens,
-                text: f.full.clone(),
-                base: f.full.clone(),
-                reason: String::new(),
+            None => match &f.preset {
+                Some(Preset::Dropped(why)) => Slot {
+                    status: Status::Dropped,
+                    kept: 0,
+                    text: Arc::from(""),
+                    base: Arc::from(""),
+                    reason: why.clone(),
+                },
+                preset => Slot {
+                    status: if matches!(preset, Some(Preset::Truncated(_))) {
+                        Status::Truncated
+                    } else {
+                        Status::Kept
+                    },
+                    kept: f.tokens,
+                    text: f.full.clone(),
+                    base: f.full.clone(),
+                    reason: match preset {
+                        Some(Preset::Truncated(why)) => why.clone(),
+                        _ => String::new(),
+                    },
+                },
             },
         })
         .collect()
@@ -276,6 +296,7 @@ fn results(p: &Prepared, slots: Vec<Slot>) -> Vec<FragmentResult> {
             status: s.status,
             reason: s.reason,
             text: s.text,
+            chars: f.chars,
         })
         .collect()
 }
@@ -289,7 +310,8 @@ struct LayerCtx<'a> {
     counter: &'a TokenCounter,
 }
 
-/// The separator between a block's title and fragments.
+/// The separator between a block's title and fragments, unless the
+/// settings (an agent profile) name another.
 const SEPARATOR: &str = "\n\n";
 
 impl LayerCtx<'_> {
@@ -300,6 +322,10 @@ impl LayerCtx<'_> {
                 self.p.fragments[i].layer == self.layer && slots[i].status != Status::Disabled
             })
             .collect()
+    }
+
+    fn separator(&self) -> &str {
+        self.p.settings.separator.as_deref().unwrap_or(SEPARATOR)
     }
 
     fn title(&self) -> Option<&(Arc<str>, usize)> {
@@ -326,7 +352,7 @@ impl LayerCtx<'_> {
         }
         for i in kept {
             if !text.is_empty() {
-                text.push_str(SEPARATOR);
+                text.push_str(self.separator());
             }
             let start = text.len();
             let id = &self.p.fragments[i].id;
@@ -373,7 +399,7 @@ impl LayerCtx<'_> {
     fn trim(&self, slots: &mut [Slot]) -> Option<BlockResult> {
         let idx = self.members(slots);
         let title = self.title().map(|t| t.1 as u64);
-        let sep = self.counter.count(self.p.encoding, SEPARATOR) as u64;
+        let sep = self.counter.count(self.p.encoding, self.separator()) as u64;
         let mut correction = 0u64;
         for _ in 0..64 {
             let estimate = |slots: &[Slot]| {

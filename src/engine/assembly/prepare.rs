@@ -13,6 +13,7 @@ use crate::engine::workspace::diag::Diagnostic;
 use crate::engine::workspace::expr::SessionFacts;
 use crate::engine::workspace::session::Session;
 use crate::engine::workspace::settings::Settings;
+use crate::engine::workspace::types::Preset;
 use crate::engine::workspace::{FragmentDef, FragmentKind, Workspace};
 
 /// A fragment with the session applied, in sort order.
@@ -35,6 +36,10 @@ pub struct PreparedFragment {
     pub summary: Option<(Arc<str>, usize)>,
     pub truncate: bool,
     pub cacheable: Option<bool>,
+    /// What the agent's own rules did at load time (see `Preset`).
+    pub preset: Option<Preset>,
+    /// Characters before and after the agent's caps.
+    pub chars: Option<(usize, usize)>,
 }
 
 #[derive(Debug, Clone)]
@@ -92,6 +97,8 @@ pub fn prepare(
             summary,
             truncate: f.truncate,
             cacheable: f.cacheable,
+            preset: f.preset.clone(),
+            chars: f.chars,
         });
     }
     // Priority descending without negation (-i64::MIN overflows).
@@ -140,6 +147,9 @@ pub fn prepare(
 
 /// Why a fragment is disabled for this session, if it is.
 fn disabled_reason(f: &FragmentDef, facts: &SessionFacts) -> Option<String> {
+    if let Some(Preset::Disabled(why)) = &f.preset {
+        return Some(why.clone());
+    }
     let src = f.enabled_when.as_deref().unwrap_or("");
     if let Some(err) = &f.condition_error {
         return Some(format!("invalid enabled_when `{src}`: {err}"));

@@ -11,8 +11,9 @@ pub fn to_json(ins: &Inspection) -> Value {
     let a = &ins.assembly;
     let m = &ins.prepared.model;
     json!({
-        "schema": 1,
+        "schema": 2,
         "workspace": ins.workspace.root.to_string_lossy(),
+        "profile": {"name": ins.workspace.profile.name, "why": ins.workspace.profile.why},
         "session": a.session,
         "tokenizer": a.tokenizer.as_str(),
         "model": a.model,
@@ -33,6 +34,7 @@ pub fn to_json(ins: &Inspection) -> Value {
             "id": f.id, "layer": f.layer, "priority": f.priority, "source": f.source,
             "line": f.line, "tokens": f.tokens, "kept_tokens": f.kept_tokens,
             "status": f.status.as_str(), "reason": f.reason,
+            "chars_before": f.chars.map(|c| c.0), "chars_after": f.chars.map(|c| c.1),
         })).collect::<Vec<_>>(),
         "blocks": a.blocks.iter().map(|b| json!({
             "layer": b.layer, "tokens": b.tokens, "cache_control": b.cache_control,
@@ -76,13 +78,24 @@ pub fn bar(used: u64, of: u64, width: usize) -> String {
     format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
 }
 
-fn layer_name(layer: u8) -> &'static str {
-    match layer {
+/// What a layer is called: the first line of its title (an agent
+/// profile's section), else the layered design's name.
+pub fn layer_name(l: &crate::engine::assembly::assemble::LayerResult) -> String {
+    if let Some(t) = &l.title
+        && let Some(first) = t.lines().next()
+    {
+        let name = first.trim_start_matches('#').trim();
+        if !name.is_empty() {
+            return name.to_string();
+        }
+    }
+    match l.layer {
         1 => "identity",
         2 => "safety",
         3 => "capabilities",
         _ => "dynamic",
     }
+    .to_string()
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -106,6 +119,10 @@ pub fn to_text(ins: &Inspection) -> String {
         a.model,
         a.tokenizer.as_str()
     );
+    o += &format!(
+        "profile: {} ({})\n",
+        ins.workspace.profile.name, ins.workspace.profile.why
+    );
     let lb = crate::engine::assembly::assemble::layer_budgets(&a.budget);
     o += &format!(
         "budget {} tokens: layer 1 {} · layer 2 {} · layer 3 {} · layer 4 {} (layer3_ratio {})\n",
@@ -125,7 +142,7 @@ pub fn to_text(ins: &Inspection) -> String {
         o += &format!(
             "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
             l.layer,
-            layer_name(l.layer),
+            clip(&layer_name(l), 13),
             bar(l.used, l.available, 24),
             l.used,
             l.available,
@@ -150,13 +167,14 @@ pub fn to_text(ins: &Inspection) -> String {
         .map(|(s, n)| format!("{n} {}", s.as_str()))
         .collect();
     o += &format!(
-        "\ntotal: {} tokens in {} system blocks, plus {} tokens of tool definitions ({} tools)\nfragments: {}\n",
+        "\nsystem: {} tokens in {} blocks, plus {} tokens of tool definitions ({} tools)\nfragments: {}\n",
         a.total_tokens,
         a.blocks.len(),
         a.tools_tokens,
         a.tools.len(),
         counts.join(" · ")
     );
+    o += &memory_files(ins);
     let diags = ins.diagnostics();
     if !diags.is_empty() {
         o += &format!("\ndiagnostics ({}):\n", diags.len());
@@ -181,7 +199,7 @@ pub fn to_markdown(ins: &Inspection) -> String {
         o += &format!(
             "| {} {} | {} | {} | {} | {} | {} | {} |\n",
             l.layer,
-            layer_name(l.layer),
+            clip(&layer_name(l), 13),
             l.budget,
             l.inflow,
             l.used,
@@ -263,4 +281,24 @@ pub fn check_failures(a: &Assembly) -> Vec<String> {
         }
     }
     out
+}
+
+/// Like Claude Code's `/context` "Memory files": each memory file (and
+/// import) with its tokens and its share of the context window.
+fn memory_files(ins: &Inspection) -> String {
+    if ins.workspace.profile.name != "claude-code" {
+        return String::new();
+    }
+    let a = &ins.assembly;
+    let window = ins.prepared.model.context_window.max(1);
+    let mut o = String::from("\nMemory files\n");
+    for f in a.fragments.iter().filter(|f| f.layer == 2) {
+        o += &format!(
+            "  └ {:<40} {:>7} tokens ({:.1}%)\n",
+            f.source,
+            f.kept_tokens,
+            f.kept_tokens as f64 * 100.0 / window as f64
+        );
+    }
+    o
 }

@@ -2,8 +2,10 @@
 //! (no path or link may leave the workspace; size, binary and UTF-8 checks),
 //! and every problem becomes one diagnostic while loading goes on.
 
+pub mod agents;
 pub mod diag;
 pub mod expr;
+pub mod profile;
 pub mod reader;
 pub mod session;
 pub mod settings;
@@ -23,9 +25,20 @@ use crate::engine::workspace::diag::{Diagnostic, FileDiags};
 use crate::engine::workspace::session::{Session, parse_session};
 use crate::engine::workspace::settings::{Settings, parse_settings};
 
-/// Loads a workspace. `Err` only when the folder itself cannot be read; every
-/// other problem is a diagnostic in the result.
+/// Loads a workspace with the profile its files suggest. `Err` only when
+/// the folder itself cannot be read; every other problem is a diagnostic in
+/// the result.
 pub fn load(root: &Path) -> Result<Workspace, String> {
+    load_as(root, None, &profile::Profiles::bundled())
+}
+
+/// Loads a workspace with the profile named (else `profile:` in
+/// workspace.yaml, else the detected one).
+pub fn load_as(
+    root: &Path,
+    profile_name: Option<&str>,
+    profiles: &profile::Profiles,
+) -> Result<Workspace, String> {
     let mut r = Reader::new(root)?;
     let mut diags = Vec::new();
 
@@ -53,12 +66,47 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
         Settings::default()
     };
 
+    let chosen = match profile_name.or(settings.profile.as_deref()) {
+        Some(name) => {
+            if profiles.get(name).is_none() {
+                return Err(format!(
+                    "unknown profile '{name}' (profiles: {})",
+                    profiles.names().join(", ")
+                ));
+            }
+            let why = if profile_name.is_some() {
+                "chosen with --profile"
+            } else {
+                "profile: in workspace.yaml"
+            };
+            profile::Chosen {
+                name: name.to_string(),
+                why: why.into(),
+            }
+        }
+        None => profiles.detect(&r),
+    };
+    let mut settings = settings;
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
-    sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
-    skills::load_skills(&mut r, &mut fragments, &mut diags);
-    crate::engine::workspace::tooldefs::load_tools(&mut r, &mut fragments, &mut tools, &mut diags);
-    sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
+    match profiles.get(&chosen.name).filter(|p| p.name != "layered") {
+        Some(p) => {
+            let implied = agents::settings(p, r.exists("SOUL.md"));
+            settings.separator = implied.separator;
+            settings.layers = implied.layers;
+            if p.name == "claude-code" {
+                agents::load_claude_code(p, &mut r, &mut fragments, &mut diags);
+            } else {
+                agents::load_openclaw(p, &mut r, &mut fragments, &mut diags);
+            }
+        }
+        None => {
+            sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
+            skills::load_skills(&mut r, &mut fragments, &mut diags);
+            tooldefs::load_tools(&mut r, &mut fragments, &mut tools, &mut diags);
+            sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
+        }
+    }
     let fragments = sources::dedupe(fragments, &mut diags);
 
     let mut sessions = load_sessions(&mut r, &mut diags);
@@ -81,6 +129,7 @@ pub fn load(root: &Path) -> Result<Workspace, String> {
         diagnostics: all,
         files: r.files,
         calibration: Default::default(),
+        profile: chosen,
     })
 }
 

@@ -72,6 +72,24 @@ pub fn read_text_file(path: &Path, max: u64) -> Result<String, String> {
     Ok(normalize_text(text))
 }
 
+/// The files of a folder named outside any workspace (a profiles folder)
+/// whose extension is one of `exts`, sorted. Each is then read with
+/// [`read_text_file`] (regular files only, size-capped).
+pub fn files_with_extension(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, String> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| exts.contains(&x))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
 /// Strips a UTF-8 byte order mark and turns CRLF (and lone CR) line endings
 /// into LF, so no `\r` reaches a prompt, a frontmatter value or a parser.
 pub fn normalize_text(text: String) -> String {

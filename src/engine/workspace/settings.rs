@@ -125,6 +125,13 @@ pub struct Settings {
     /// budget comes from the model's context window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_line: Option<usize>,
+    /// `profile:`: the assembly profile to use instead of the detected one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Between the fragments of a block (default a blank line; an agent
+    /// profile may set its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separator: Option<String>,
     /// The session opened first (else the first by file name).
     pub default_session: Option<String>,
     pub budget: Budget,
@@ -147,6 +154,8 @@ impl Default for Settings {
             model: None,
             model_line: None,
             budget_line: None,
+            profile: None,
+            separator: None,
             default_session: None,
             budget: Budget::default(),
             layers: [layer(true), layer(true), layer(true), layer(false)],
@@ -162,6 +171,7 @@ const TOP_KEYS: &[&str] = &[
     "model",
     "default_session",
     "budget",
+    "profile",
     "layers",
     "cache_tools",
     "history",
@@ -255,6 +265,7 @@ pub fn parse_settings(node: &Node, text: &str, d: &mut FileDiags) -> Settings {
         }
     }
     s.default_session = node.get("default_session").and_then(Node::scalar_text);
+    s.profile = node.get("profile").and_then(Node::scalar_text);
     parse_budget(node, text, d, &mut s);
     parse_layers(node, text, d, &mut s);
     boolean(node, "cache_tools", text, d, &mut s.cache_tools);

@@ -83,6 +83,8 @@ pub(crate) fn base(
         body_line: line,
         truncate: false,
         kind,
+        preset: None,
+        chars: None,
     }
 }
 

@@ -20,6 +20,17 @@ pub enum FragmentKind {
     Tool { name: String },
 }
 
+/// What an agent's own loading rules already did to a fragment (an OpenClaw
+/// character cap, a skill hidden from the model): shown as its status, with
+/// the reason, whatever the budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+pub enum Preset {
+    Truncated(String),
+    Dropped(String),
+    Disabled(String),
+}
+
 /// A fragment as declared, before a session or a budget is applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FragmentDef {
@@ -46,6 +57,10 @@ pub struct FragmentDef {
     pub body_line: usize,
     pub truncate: bool,
     pub kind: FragmentKind,
+    /// Set by an agent profile's own rules (see [`Preset`]).
+    pub preset: Option<Preset>,
+    /// Characters of the file before and after the agent's caps.
+    pub chars: Option<(usize, usize)>,
 }
 
 /// An Anthropic tool definition from `tools/*.json`.
@@ -71,6 +86,8 @@ pub struct Workspace {
     /// count_tokens calibration per model (real / estimated), from the
     /// app's state folder; never part of `files` or of a snapshot.
     pub calibration: BTreeMap<String, f64>,
+    /// The assembly profile, and why it was chosen.
+    pub profile: super::profile::Chosen,
 }
 
 impl Workspace {

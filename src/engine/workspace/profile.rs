@@ -1,0 +1,298 @@
+//! Assembly profiles: how a folder becomes a prompt, as data
+//! (`assets/profiles/*.yaml`, or a folder named by
+//! `PROMPT_INSPECTOR_PROFILES`). `layered` is this tool's own design;
+//! `openclaw` and `claude-code` follow those agents' documentation. A
+//! profile is detected from the files a folder holds, and the detection is
+//! explained; `--profile` or `profile:` in workspace.yaml overrides it.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::workspace::reader::{
+    MAX_FILE_BYTES, Reader, files_with_extension, read_text_file,
+};
+
+const BUNDLED: [&str; 3] = [
+    include_str!("../../../assets/profiles/layered.yaml"),
+    include_str!("../../../assets/profiles/openclaw.yaml"),
+    include_str!("../../../assets/profiles/claude-code.yaml"),
+];
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Detect {
+    #[serde(default)]
+    pub all_of: Vec<String>,
+    #[serde(default)]
+    pub any_of: Vec<String>,
+    #[serde(default)]
+    pub none_of: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileFile {
+    pub name: String,
+    /// Order in the prompt (lower first).
+    #[serde(default)]
+    pub rank: i64,
+    /// Below the cache boundary (changes often).
+    #[serde(default)]
+    pub dynamic: bool,
+    /// No missing-file marker when absent.
+    #[serde(default)]
+    pub optional: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A line added to the title when SOUL.md is present.
+    #[serde(default)]
+    pub soul_hint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Caps {
+    pub per_file_chars: usize,
+    pub total_chars: usize,
+    #[serde(default)]
+    pub min_remaining_chars: usize,
+    pub head: f64,
+    pub tail: f64,
+    /// `{name}`, `{head}`, `{tail}`, `{total}`.
+    pub marker: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Skills {
+    #[serde(default)]
+    pub dirs: Vec<String>,
+    /// `openclaw` (<available_skills>) or `claude-code` (a list).
+    #[serde(default)]
+    pub format: String,
+    /// A frontmatter key that hides a skill from the model when true.
+    #[serde(default)]
+    pub hide_key: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub intro: Option<String>,
+    /// Subagent definitions (`.claude/agents/*.md`).
+    #[serde(default)]
+    pub agents_dir: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Imports {
+    pub max_depth: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    pub dir: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// One profile, as read from its YAML file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub name: String,
+    pub agent: String,
+    pub version: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub detect: Detect,
+    /// Between the fragments of a block.
+    #[serde(default)]
+    pub separator: Option<String>,
+    #[serde(default)]
+    pub files: Vec<ProfileFile>,
+    /// `{path}` (absolute), `{name}`, `{kind}`.
+    #[serde(default)]
+    pub file_heading: Option<String>,
+    #[serde(default)]
+    pub missing_marker: Option<String>,
+    #[serde(default)]
+    pub stable: Section,
+    #[serde(default)]
+    pub dynamic: Section,
+    #[serde(default)]
+    pub caps: Option<Caps>,
+    #[serde(default)]
+    pub frontmatter_keys: Vec<String>,
+    #[serde(default)]
+    pub skills: Option<Skills>,
+    #[serde(default)]
+    pub imports: Option<Imports>,
+    #[serde(default)]
+    pub memory: Option<Memory>,
+}
+
+/// The profile a workspace is assembled with, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chosen {
+    pub name: String,
+    pub why: String,
+}
+
+/// Every known profile.
+#[derive(Debug, Clone)]
+pub struct Profiles {
+    pub all: Vec<Profile>,
+}
+
+fn parse(text: &str, origin: &str) -> Result<Profile, String> {
+    let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Profile>(text));
+    match parsed {
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(e)) => Err(format!(
+            "{origin}: {}",
+            e.to_string().lines().next().unwrap_or("invalid profile")
+        )),
+        Err(_) => Err(format!("{origin}: the YAML parser failed")),
+    }
+}
+
+impl Profiles {
+    /// The bundled profiles.
+    pub fn bundled() -> Profiles {
+        Profiles {
+            all: BUNDLED
+                .iter()
+                .map(|t| parse(t, "bundled profile").expect("bundled profiles are valid"))
+                .collect(),
+        }
+    }
+
+    /// The bundled profiles, with those of `PROMPT_INSPECTOR_PROFILES=DIR`
+    /// (each `*.yaml` there; one with a bundled name replaces it).
+    pub fn load() -> Result<Profiles, String> {
+        let mut p = Profiles::bundled();
+        let Some(dir) = std::env::var_os("PROMPT_INSPECTOR_PROFILES") else {
+            return Ok(p);
+        };
+        let dir = Path::new(&dir);
+        let names = files_with_extension(dir, &["yaml", "yml"])
+            .map_err(|e| format!("PROMPT_INSPECTOR_PROFILES {}: {e}", dir.display()))?;
+        for path in names {
+            let text = read_text_file(&path, MAX_FILE_BYTES)?;
+            let profile = parse(&text, &path.display().to_string())?;
+            p.all.retain(|x| x.name != profile.name);
+            p.all.push(profile);
+        }
+        Ok(p)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Profile> {
+        self.all.iter().find(|p| p.name == name)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.all.iter().map(|p| p.name.clone()).collect()
+    }
+
+    /// Which profile fits the folder, and why (`layered` when none does).
+    pub fn detect(&self, r: &Reader) -> Chosen {
+        for p in self.all.iter().filter(|p| p.name != "layered") {
+            let d = &p.detect;
+            let all = d.all_of.iter().all(|f| r.exists(f));
+            let present: Vec<&str> = d
+                .any_of
+                .iter()
+                .filter(|f| r.exists(f))
+                .map(String::as_str)
+                .collect();
+            let none = !d.none_of.iter().any(|f| r.exists(f));
+            if all && (d.any_of.is_empty() || !present.is_empty()) && none {
+                let mut seen: Vec<&str> = d.all_of.iter().map(String::as_str).collect();
+                seen.extend(present);
+                let absent = if d.none_of.is_empty() {
+                    String::new()
+                } else {
+                    format!(", no {}", d.none_of.join(" or "))
+                };
+                return Chosen {
+                    name: p.name.clone(),
+                    why: format!("{} present{absent}", list(&seen)),
+                };
+            }
+        }
+        let why = if r.exists("workspace.yaml") {
+            "workspace.yaml present".to_string()
+        } else if r.exists("fragments") {
+            "fragments/ present".to_string()
+        } else {
+            "no other agent's layout recognised".to_string()
+        };
+        Chosen {
+            name: "layered".into(),
+            why,
+        }
+    }
+}
+
+/// `A`, `A and B`, `A, B and C`.
+fn list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// UTF-16 length, as the JavaScript agents count characters.
+pub fn js_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// The longest prefix of `s` of at most `units` UTF-16 units.
+pub fn js_prefix(s: &str, units: usize) -> &str {
+    let mut n = 0;
+    for (i, c) in s.char_indices() {
+        n += c.len_utf16();
+        if n > units {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest suffix of `s` of at most `units` UTF-16 units.
+pub fn js_suffix(s: &str, units: usize) -> &str {
+    let mut n = 0;
+    for (i, c) in s.char_indices().rev() {
+        n += c.len_utf16();
+        if n > units {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_profiles_load_and_name_their_version() {
+        let p = Profiles::bundled();
+        assert_eq!(p.names(), vec!["layered", "openclaw", "claude-code"]);
+        for x in &p.all {
+            assert!(!x.version.is_empty() && !x.agent.is_empty(), "{}", x.name);
+        }
+        let oc = p.get("openclaw").unwrap();
+        assert_eq!(oc.caps.as_ref().unwrap().per_file_chars, 20_000);
+        assert_eq!(oc.files[0].name, "AGENTS.md");
+    }
+
+    #[test]
+    fn utf16_cuts() {
+        assert_eq!(js_len("a界😀"), 4);
+        assert_eq!(js_prefix("a界😀b", 3), "a界");
+        assert_eq!(js_suffix("a界😀b", 3), "😀b");
+        assert_eq!(list(&["A", "B", "C"]), "A, B and C");
+    }
+}

@@ -1,0 +1,304 @@
+//! Real agents' folders assembled the way those agents assemble them:
+//! profile detection and override, OpenClaw's order, headings, caps,
+//! head/tail split, markers, missing files, skills, frontmatter and memory,
+//! and Claude Code's memory files with @imports, skills and subagents.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+fn report(ws: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["report", ws.to_str().unwrap(), "--format", "json"];
+    args.extend(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+fn render(ws: &Path) -> String {
+    let o = run(&["render", ws.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
+fn example(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+fn frag<'a>(r: &'a Value, id: &str) -> &'a Value {
+    r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no fragment {id}"))
+}
+
+#[test]
+fn profiles_are_detected_explained_and_overridden() {
+    let r = report(&example("openclaw"), &[]);
+    assert_eq!(r["schema"], 2);
+    assert_eq!(r["profile"]["name"], "openclaw");
+    let why = r["profile"]["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("AGENTS.md, SOUL.md") && why.ends_with("no workspace.yaml or fragments"),
+        "{why}"
+    );
+    assert_eq!(
+        report(&example("claude-code"), &[])["profile"]["name"],
+        "claude-code"
+    );
+    assert_eq!(report(&sample(), &[])["profile"]["name"], "layered");
+    // --profile overrides detection; `profile:` in workspace.yaml too.
+    let r = report(&example("openclaw"), &["--profile", "layered"]);
+    assert_eq!(r["profile"]["name"], "layered");
+    assert_eq!(r["profile"]["why"], "chosen with --profile");
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            ("AGENTS.md", "rules"),
+            ("workspace.yaml", "profile: openclaw\n"),
+        ],
+    );
+    let r = report(dir.path(), &[]);
+    assert_eq!(r["profile"]["name"], "openclaw");
+    assert_eq!(r["profile"]["why"], "profile: in workspace.yaml");
+    let o = run(&[
+        "report",
+        dir.path().to_str().unwrap(),
+        "--profile",
+        "hermes",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown profile 'hermes' (profiles: layered, openclaw, claude-code)")
+    );
+}
+
+#[test]
+fn openclaw_order_headings_missing_files_and_cache_boundary() {
+    let ws = example("openclaw");
+    let root = ws.canonicalize().unwrap().display().to_string();
+    let text = render(&ws);
+    // Rendered in OpenClaw's order under # Project Context, with `## PATH`.
+    let order = [
+        "AGENTS.md",
+        "SOUL.md",
+        "IDENTITY.md",
+        "USER.md",
+        "TOOLS.md",
+        "BOOTSTRAP.md",
+        "MEMORY.md",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|f| {
+            text.find(&format!("## {root}/{f}\n"))
+                .unwrap_or_else(|| panic!("{f}: {text}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+    assert!(text.contains("# Project Context\nThe following project context files have been loaded:\nIf SOUL.md is present"));
+    // BOOTSTRAP.md is absent: OpenClaw's missing-file marker.
+    assert!(text.contains(&format!(
+        "## {root}/BOOTSTRAP.md\n[MISSING] Expected at: {root}/BOOTSTRAP.md"
+    )));
+    // Lines are joined with one newline (no blank line between sections).
+    assert!(text.contains(&format!(
+        "instructions override it.\n## {root}/AGENTS.md\n# AGENTS.md"
+    )));
+    // HEARTBEAT.md is below the cache boundary: its own uncached block.
+    let r = report(&ws, &[]);
+    assert_eq!(frag(&r, "heartbeat")["layer"], 4);
+    let l4 = &r["layers"][3];
+    assert_eq!(l4["cache"], false);
+    assert_eq!(r["layers"][1]["cache"], true);
+    assert!(text.contains("# Dynamic Project Context"));
+}
+
+#[test]
+fn openclaw_frontmatter_is_metadata_skills_and_memory_are_listed() {
+    let ws = example("openclaw");
+    let r = report(&ws, &[]);
+    // USER.md carries the template's frontmatter: stripped, no warning, never
+    // a trimming summary.
+    assert!(
+        r["diagnostics"].as_array().unwrap().is_empty(),
+        "{:#}",
+        r["diagnostics"]
+    );
+    let text = render(&ws);
+    assert!(!text.contains("User profile record") && !text.contains("read_when"));
+    assert!(text.contains("- Name: Mira Okafor"));
+    // Skills as <available_skills>; the hidden one is not offered.
+    assert!(text.contains("<available_skills>\n  <skill>\n    <name>invoice-export</name>"));
+    assert!(text.contains("<location>") && text.contains("</available_skills>"));
+    assert!(!text.contains("<name>release-checklist</name>"));
+    assert_eq!(frag(&r, "skill.release-checklist")["status"], "disabled");
+    // `always` does not inline a body.
+    assert!(!text.contains("Collect invoices of the week"));
+    // Daily memory is read on demand, listed as such.
+    let m = frag(&r, "memory.2026-11-29");
+    assert_eq!(m["status"], "disabled");
+    assert!(m["reason"].as_str().unwrap().contains("read on demand"));
+    assert!(!text.contains("CSV column order"));
+}
+
+#[test]
+fn openclaw_caps_cut_head_and_tail_at_exact_character_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let agents: String = ('a'..='z').cycle().take(31_204).collect();
+    let soul: String = "soul ".repeat(9_000); // 45,000 chars
+    write_ws(
+        dir.path(),
+        &[
+            ("AGENTS.md", &agents),
+            ("SOUL.md", &soul),
+            ("USER.md", "Mira"),
+            ("memory.md", "lowercase legacy memory"),
+        ],
+    );
+    let r = report(dir.path(), &["--profile", "openclaw"]);
+    let a = frag(&r, "agents");
+    assert_eq!(a["status"], "truncated");
+    assert_eq!(a["chars_before"], 31_204);
+    assert_eq!(
+        a["reason"],
+        "AGENTS.md: 11,204 chars over the 20,000 cap (bootstrapMaxChars): kept head 14,000 + tail 4,000"
+    );
+    let text = render(dir.path());
+    assert!(text.contains(&agents[..14_000]));
+    assert!(text.contains(&agents[agents.len() - 4_000..]));
+    assert!(text.contains("[...truncated, read AGENTS.md for full content...]\n…(truncated AGENTS.md: kept 14000+4000 chars of 31204)…"));
+    // The 60,000 total: SOUL.md gets what AGENTS.md left.
+    let s = frag(&r, "soul");
+    assert_eq!(s["status"], "truncated");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("over the 20,000 cap"),
+        "{s}"
+    );
+    // Only MEMORY.md with that exact case is injected.
+    assert!(!text.contains("lowercase legacy memory"));
+    // A tight total: the files after it are dropped, saying why.
+    for (f, c) in [("TOOLS.md", "x"), ("IDENTITY.md", "y"), ("USER.md", "z")] {
+        std::fs::write(dir.path().join(f), c.repeat(30_000)).unwrap();
+    }
+    let r = report(dir.path(), &["--profile", "openclaw"]);
+    let identity = frag(&r, "identity");
+    assert!(
+        identity["reason"]
+            .as_str()
+            .unwrap()
+            .contains("chars left of the total cap"),
+        "{identity}"
+    );
+    let heartbeat = frag(&r, "heartbeat");
+    assert_eq!(heartbeat["status"], "dropped", "{heartbeat}");
+    assert!(
+        heartbeat["reason"]
+            .as_str()
+            .unwrap()
+            .contains("total cap (bootstrapTotalMaxChars) is spent")
+    );
+    // What OpenClaw injects never exceeds its total cap.
+    let injected: u64 = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["chars_after"].as_u64())
+        .sum();
+    assert!(injected <= 60_000, "{injected}");
+}
+
+#[test]
+fn claude_code_memory_files_imports_skills_and_agents() {
+    let ws = example("claude-code");
+    let r = report(&ws, &[]);
+    let ids: Vec<&str> = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 2)
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            "claude",
+            "import.docs.architecture",
+            "import.docs.matching-rules",
+            "import.docs.testing",
+            "claude.local"
+        ]
+    );
+    let text = render(&ws);
+    assert!(text.contains("- skill release-notes: Write the release notes"));
+    assert!(text.contains("- agent reviewer: Reviews a diff for money handling"));
+    let o = run(&["report", ws.to_str().unwrap()]);
+    let t = stdout(&o);
+    assert!(
+        t.contains("Memory files") && t.contains("└ docs/testing.md"),
+        "{t}"
+    );
+}
+
+#[test]
+fn claude_code_imports_stop_at_the_depth_limit_and_loops_are_one_diagnostic() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "OUTSIDE-SECRET").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let escape = format!(
+        "@../{}/secret.md",
+        outside.path().file_name().unwrap().to_str().unwrap()
+    );
+    write_ws(
+        dir.path(),
+        &[
+            ("CLAUDE.md", &format!("root @a1.md @loop1.md {escape}")),
+            ("a1.md", "one @a2.md"),
+            ("a2.md", "two @a3.md"),
+            ("a3.md", "three @a4.md"),
+            ("a4.md", "four @a5.md"),
+            ("a5.md", "five: too deep"),
+            ("loop1.md", "loop @loop2.md"),
+            ("loop2.md", "back @loop1.md"),
+        ],
+    );
+    let r = report(dir.path(), &[]);
+    let ids: Vec<&str> = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"import.a4") && !ids.contains(&"import.a5"),
+        "{ids:?}"
+    );
+    let d = r["diagnostics"].as_array().unwrap();
+    let msgs: Vec<&str> = d.iter().map(|x| x["message"].as_str().unwrap()).collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("deeper than Claude Code's 4 import hops")),
+        "{msgs:?}"
+    );
+    assert_eq!(
+        msgs.iter().filter(|m| m.contains("import loop")).count(),
+        1,
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("leaves the workspace")),
+        "{msgs:?}"
+    );
+    assert!(!render(dir.path()).contains("OUTSIDE-SECRET"));
+}
