@@ -9,7 +9,7 @@ fn sample_report_json_has_every_status_and_the_documented_fields() {
     let o = run(&["report", sample().to_str().unwrap(), "--format", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let r = json(&o);
-    assert_eq!(r["schema"], 1);
+    assert_eq!(r["schema"], 2);
     assert_eq!(r["tokenizer"], "o200k_base");
     assert_eq!(r["session"], "coding");
     for s in ["kept", "summarized", "truncated", "dropped", "disabled"] {

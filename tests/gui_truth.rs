@@ -180,3 +180,36 @@ fn one_warning_is_singular() {
     h.run_steps(2);
     h.get_by_label("0 errors, 1 warning");
 }
+
+#[test]
+fn the_window_shows_the_profile_and_switches_it() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/openclaw");
+    let mut h = harness(ws);
+    assert_eq!(
+        app(&h)
+            .state
+            .loaded
+            .as_ref()
+            .unwrap()
+            .workspace
+            .profile
+            .name,
+        "openclaw"
+    );
+    h.get_by_label_contains("openclaw: AGENTS.md, SOUL.md");
+    h.get_by_label_contains("Layer 2 · Project Context");
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(prompt_inspector::ui::command::Command::SetProfile(
+            "layered".into(),
+        ));
+    wait_for(&mut h, "the layered profile", |a| {
+        a.is_idle()
+            && a.state
+                .loaded
+                .as_ref()
+                .is_some_and(|l| l.workspace.profile.name == "layered")
+    });
+    h.get_by_label_contains("layered: chosen explicitly");
+}

@@ -57,7 +57,10 @@ fn profiles_are_detected_explained_and_overridden() {
     // --profile overrides detection; `profile:` in workspace.yaml too.
     let r = report(&example("openclaw"), &["--profile", "layered"]);
     assert_eq!(r["profile"]["name"], "layered");
-    assert_eq!(r["profile"]["why"], "chosen with --profile");
+    assert_eq!(
+        r["profile"]["why"],
+        "chosen explicitly (--profile, or in the window)"
+    );
     let dir = tempfile::tempdir().unwrap();
     write_ws(
         dir.path(),

@@ -40,6 +40,8 @@ pub struct App {
     pub state: AppState,
     pub counter: Arc<TokenCounter>,
     pub table: Arc<ModelTable>,
+    /// The names of the assembly profiles (bundled and the user's own).
+    pub profiles: Vec<String>,
     pub frames: FrameStats,
     pub font: String,
     pub(crate) worker: Worker,
@@ -96,6 +98,9 @@ impl App {
             state: AppState::from_persisted(&persisted),
             counter,
             table,
+            profiles: crate::engine::workspace::profile::Profiles::load()
+                .unwrap_or_else(|_| crate::engine::workspace::profile::Profiles::bundled())
+                .names(),
             frames: FrameStats::default(),
             font,
             worker,
@@ -138,6 +143,7 @@ impl App {
             self.state.loaded = None;
             self.state.selected = None;
             self.state.session = None;
+            self.state.profile = None;
             self.state.budget_touched = false;
         }
         self.state.root = Some(root.clone());
@@ -229,6 +235,11 @@ impl App {
             Command::SetModel(m) => {
                 self.state.model = Some(m);
                 self.submit_prepare();
+            }
+            Command::SetProfile(p) => {
+                self.state.profile = Some(p);
+                self.state.budget_touched = false;
+                self.reload();
             }
             Command::SetBudget(b) => {
                 self.state.budget = b;

@@ -25,6 +25,8 @@ pub enum Command {
     FindFragment,
     SetSession(String),
     SetModel(String),
+    /// Assemble with another profile (layered, openclaw, claude-code).
+    SetProfile(String),
     SetBudget(Budget),
     ResetBudget,
     SetMarkers(bool),

@@ -6,7 +6,13 @@ use super::command::Command;
 use super::state::AppState;
 use crate::engine::ModelTable;
 
-pub fn show(ui: &mut Ui, state: &AppState, table: &ModelTable, out: &mut Vec<Command>) {
+pub fn show(
+    ui: &mut Ui,
+    state: &AppState,
+    table: &ModelTable,
+    profiles: &[String],
+    out: &mut Vec<Command>,
+) {
     let Some(loaded) = state.loaded.as_ref() else {
         return;
     };
@@ -55,7 +61,33 @@ pub fn show(ui: &mut Ui, state: &AppState, table: &ModelTable, out: &mut Vec<Com
                     }
                 });
             ui.end_row();
+            let chosen = &loaded.workspace.profile;
+            egui::ComboBox::new("profile-combo", "Profile")
+                .selected_text(&chosen.name)
+                .width(180.0)
+                .show_ui(ui, |ui| {
+                    for name in profiles {
+                        if ui.selectable_label(*name == chosen.name, name).clicked()
+                            && *name != chosen.name
+                        {
+                            out.push(Command::SetProfile(name.clone()));
+                        }
+                    }
+                })
+                .response
+                .on_hover_text("How the folder becomes a prompt: which agent's rules assemble it");
+            ui.end_row();
         });
+    ui.add(
+        egui::Label::new(
+            egui::RichText::new(format!(
+                "{}: {}",
+                loaded.workspace.profile.name, loaded.workspace.profile.why
+            ))
+            .weak(),
+        )
+        .wrap(),
+    );
     ui.add_space(6.0);
     ui.strong("Budget");
     let mut budget = state.budget;

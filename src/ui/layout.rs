@@ -231,7 +231,7 @@ impl App {
                 egui::ScrollArea::vertical()
                     .id_salt("left-scroll")
                     .show(ui, |ui| {
-                        controls::show(ui, &self.state, &self.table, out);
+                        controls::show(ui, &self.state, &self.table, &self.profiles, out);
                         ui.separator();
                         let Some(l) = &self.state.loaded else { return };
                         overview::layers(ui, &self.state, &l.assembly, out);

@@ -58,21 +58,25 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
         .max(1) as f32;
     for l in &a.layers {
         ui.add_space(4.0);
-        layer_caption(ui, l);
+        let agent = state
+            .loaded
+            .as_ref()
+            .is_some_and(|x| x.workspace.profile.name != "layered");
+        layer_caption(ui, l, agent);
         layer_bar(ui, state, a, l, scale, out);
     }
     ui.add_space(4.0);
     legend(ui);
 }
 
-fn layer_caption(ui: &mut Ui, l: &LayerResult) {
+fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
     let dark = ui.visuals().dark_mode;
     ui.horizontal_wrapped(|ui| {
         ui.label(
             egui::RichText::new(format!(
                 "Layer {} · {}",
                 l.layer,
-                crate::engine::assembly::report::layer_name(l)
+                crate::engine::assembly::report::layer_name(l, agent)
             ))
             .strong()
             .color(colors::layer(l.layer, dark)),

@@ -78,10 +78,11 @@ pub fn bar(used: u64, of: u64, width: usize) -> String {
     format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
 }
 
-/// What a layer is called: the first line of its title (an agent
-/// profile's section), else the layered design's name.
-pub fn layer_name(l: &crate::engine::assembly::assemble::LayerResult) -> String {
-    if let Some(t) = &l.title
+/// What a layer is called: for an agent profile the first line of its
+/// section's title, else the layered design's name.
+pub fn layer_name(l: &crate::engine::assembly::assemble::LayerResult, agent: bool) -> String {
+    if agent
+        && let Some(t) = &l.title
         && let Some(first) = t.lines().next()
     {
         let name = first.trim_start_matches('#').trim();
@@ -142,7 +143,7 @@ pub fn to_text(ins: &Inspection) -> String {
         o += &format!(
             "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
             l.layer,
-            clip(&layer_name(l), 13),
+            clip(&layer_name(l, ins.workspace.profile.name != "layered"), 13),
             bar(l.used, l.available, 24),
             l.used,
             l.available,
@@ -199,7 +200,7 @@ pub fn to_markdown(ins: &Inspection) -> String {
         o += &format!(
             "| {} {} | {} | {} | {} | {} | {} | {} |\n",
             l.layer,
-            clip(&layer_name(l), 13),
+            clip(&layer_name(l, ins.workspace.profile.name != "layered"), 13),
             l.budget,
             l.inflow,
             l.used,

@@ -75,7 +75,7 @@ pub fn load_as(
                 ));
             }
             let why = if profile_name.is_some() {
-                "chosen with --profile"
+                "chosen explicitly (--profile, or in the window)"
             } else {
                 "profile: in workspace.yaml"
             };
