@@ -32,6 +32,8 @@ fn static_prose_is_not_a_warning_and_dynamic_content_is() {
                 "sessions/s.yaml",
                 "vars:\n  started: \"2026-11-30 09:41\"\n",
             ),
+            // The layered design (AGENTS.md and SOUL.md alone are OpenClaw's).
+            ("workspace.yaml", "budget: {total: 8000}\n"),
         ],
     );
     let w = warnings(dir.path(), None);
