@@ -7,6 +7,7 @@ pub mod render;
 pub mod report;
 pub mod send;
 pub mod snapshot;
+pub mod traffic;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -89,6 +90,8 @@ pub enum Command {
     Diff(diff::Args),
     /// Predict prompt-cache reads, writes and cost over the session's requests.
     Predict(predict::Args),
+    /// Explain the cache of real traffic: a capture or a Claude Code transcript.
+    Traffic(traffic::Args),
 }
 
 /// Exit code 2 with a one-line reason.
@@ -127,5 +130,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Snapshot(a) => snapshot::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Predict(a) => predict::run(a),
+        Command::Traffic(a) => traffic::run(a),
     }
 }

@@ -10,6 +10,7 @@ pub mod compare;
 mod inspection;
 #[cfg(test)]
 mod test_support;
+pub mod traffic;
 pub mod workspace;
 
 pub use assembly::assemble::{Assembly, Status, assemble};

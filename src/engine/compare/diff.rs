@@ -118,7 +118,7 @@ fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
     out
 }
 
-fn excerpt(s: &str, at: usize, n: usize) -> String {
+pub fn excerpt(s: &str, at: usize, n: usize) -> String {
     s[at.min(s.len())..]
         .chars()
         .take(n)

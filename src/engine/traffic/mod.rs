@@ -1,0 +1,463 @@
+//! Real traffic: an agent's requests as they were sent (a capture of the
+//! recording proxy, one JSON line per exchange) or as Claude Code logged
+//! them (a session transcript), with the usage the provider reported, and
+//! for every request that wrote or missed the cache, the reason.
+//!
+//! With request bodies (captures) the reason is found by comparing each
+//! request with the previous one of the same chain: a changed model or tool
+//! set, the first position that differs (tools, system block N, message N)
+//! with a before/after excerpt, a gap longer than the TTL, a prefix under
+//! the model's minimum, a breakpoint beyond the 20-block lookback. With
+//! usage only (transcripts): gaps, compaction boundaries, or "unexplained".
+//! Anthropic's own `cache_miss_reason`, when a response carries it, wins.
+
+mod parse;
+mod report;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::assembly::models::{ModelInfo, ModelTable};
+
+pub use parse::{parse, rfc3339};
+pub use report::{to_json, to_text};
+
+/// Where the exchanges come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    Capture,
+    ClaudeCode,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Capture => "capture",
+            Source::ClaudeCode => "claude-code",
+        }
+    }
+}
+
+/// Usage as the provider reported it (Anthropic's field names).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub output_tokens: u64,
+    /// The 1-hour part of the writes (the rest is 5-minute).
+    pub ephemeral_1h_input_tokens: u64,
+}
+
+/// One request and its response, as recorded.
+#[derive(Debug, Clone, Default)]
+pub struct Exchange {
+    /// Unix seconds (with fractions) when it was sent, if known.
+    pub at: Option<f64>,
+    pub time: String,
+    pub chain: String,
+    pub model: String,
+    /// The request body, when recorded (captures).
+    pub request: Option<Value>,
+    pub usage: Option<Usage>,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+    /// Anthropic's cache diagnostics (`cache_miss_reason`), if present.
+    pub miss_reason: Option<Value>,
+    /// A compaction happened just before this request (transcripts).
+    pub after_compaction: bool,
+}
+
+/// Why a request wrote or missed the cache.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Miss {
+    /// `cold`, `ttl`, `model`, `tools`, `prefix`, `minimum`, `lookback`,
+    /// `compaction`, `growth`, `provider`, `unexplained`.
+    pub kind: String,
+    pub detail: String,
+}
+
+/// One analysed request.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub index: usize,
+    pub time: String,
+    pub chain: String,
+    pub model: String,
+    pub usage: Option<Usage>,
+    pub cost_usd: f64,
+    pub miss: Option<Miss>,
+    pub error: Option<String>,
+}
+
+/// The cost one class of miss caused.
+#[derive(Debug, Clone, Serialize)]
+pub struct KindCost {
+    pub kind: String,
+    pub requests: usize,
+    /// What the writes of these requests cost beyond reading the same
+    /// tokens from the cache.
+    pub extra_cost_usd: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Totals {
+    pub requests: usize,
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    /// Read / all input tokens.
+    pub hit_ratio: f64,
+    pub by_kind: Vec<KindCost>,
+    /// What a 1-hour TTL would have changed for the TTL misses.
+    pub counterfactual: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Traffic {
+    pub source: Source,
+    pub requests: Vec<Row>,
+    pub totals: Totals,
+}
+
+/// Reads a capture or a Claude Code transcript and explains every request.
+pub fn analyze_text(text: &str, table: &ModelTable) -> Result<Traffic, String> {
+    let (source, exchanges) = parse(text)?;
+    Ok(analyze(source, &exchanges, table))
+}
+
+pub fn analyze(source: Source, exchanges: &[Exchange], table: &ModelTable) -> Traffic {
+    let mut rows = Vec::with_capacity(exchanges.len());
+    for (i, x) in exchanges.iter().enumerate() {
+        let prev = exchanges[..i].iter().rev().find(|p| p.chain == x.chain);
+        let model = table.resolve(Some(&x.model));
+        let cost = x.usage.map_or(0.0, |u| cost(model, &u));
+        let miss = x
+            .usage
+            .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
+            .map(|u| explain(x, prev, &u, model));
+        rows.push(Row {
+            index: i + 1,
+            time: x.time.clone(),
+            chain: x.chain.clone(),
+            model: x.model.clone(),
+            usage: x.usage,
+            cost_usd: cost,
+            miss,
+            error: x.error.clone(),
+        });
+    }
+    let totals = totals(&rows, exchanges, table);
+    Traffic {
+        source,
+        requests: rows,
+        totals,
+    }
+}
+
+/// USD of one request's usage at the model's prices.
+pub fn cost(m: &ModelInfo, u: &Usage) -> f64 {
+    let per = |n: u64, p: f64| n as f64 * p / 1e6;
+    let w1h = u
+        .ephemeral_1h_input_tokens
+        .min(u.cache_creation_input_tokens);
+    per(u.input_tokens, m.input_per_mtok)
+        + per(u.cache_creation_input_tokens - w1h, m.write_5m_price())
+        + per(w1h, m.write_1h_price())
+        + per(u.cache_read_input_tokens, m.read_price())
+        + per(u.output_tokens, m.output_per_mtok)
+}
+
+fn miss(kind: &str, detail: String) -> Miss {
+    Miss {
+        kind: kind.into(),
+        detail,
+    }
+}
+
+fn fmt_gap(s: f64) -> String {
+    let s = s.max(0.0) as u64;
+    if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// The reason a request wrote (or read nothing), most specific first.
+fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) -> Miss {
+    if let Some(r) = &x.miss_reason {
+        let kind = r["type"].as_str().unwrap_or("provider").to_string();
+        let missed = r["cache_missed_input_tokens"].as_u64();
+        return miss(
+            "provider",
+            format!(
+                "Anthropic's cache diagnostics: {kind}{}",
+                missed.map_or(String::new(), |n| format!(" ({n} tokens missed)"))
+            ),
+        );
+    }
+    let Some(p) = prev else {
+        return miss(
+            "cold",
+            format!("first request of chain {}: nothing cached yet", x.chain),
+        );
+    };
+    if x.after_compaction {
+        return miss(
+            "compaction",
+            "a compaction boundary: the conversation was summarised, so everything after the system prompt is new".into(),
+        );
+    }
+    if let (Some(a), Some(b)) = (p.at, x.at) {
+        let ttl = if u.ephemeral_1h_input_tokens > 0 {
+            3600.0
+        } else {
+            300.0
+        };
+        if b - a > ttl {
+            return miss(
+                "ttl",
+                format!(
+                    "{} since the previous request of this chain, longer than the {} TTL: the cached prefix expired",
+                    fmt_gap(b - a),
+                    if ttl > 300.0 { "1h" } else { "5m" }
+                ),
+            );
+        }
+    }
+    if p.model != x.model {
+        return miss(
+            "model",
+            format!(
+                "the model changed: {} → {} (caches are per model)",
+                p.model, x.model
+            ),
+        );
+    }
+    if let (Some(a), Some(b)) = (&p.request, &x.request)
+        && let Some(m) = compare_requests(a, b, u, model)
+    {
+        return m;
+    }
+    if u.cache_read_input_tokens > 0 {
+        return miss(
+            "growth",
+            format!(
+                "read {} cached tokens and wrote {} new ones after them (the conversation grew)",
+                u.cache_read_input_tokens, u.cache_creation_input_tokens
+            ),
+        );
+    }
+    miss(
+        "unexplained",
+        "nothing in the recorded data explains it (no body, no gap, no compaction)".into(),
+    )
+}
+
+/// Positions of a request in cache order: tools, then system blocks, then
+/// message content blocks; each with a label, its text and whether it
+/// carries a breakpoint.
+fn positions(req: &Value) -> Vec<(String, String, bool)> {
+    let mut out = Vec::new();
+    let bp = |v: &Value| v.get("cache_control").is_some();
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("cache_control");
+        }
+        v
+    };
+    for (i, t) in req["tools"].as_array().into_iter().flatten().enumerate() {
+        out.push((
+            format!("tool {} ({})", i + 1, t["name"].as_str().unwrap_or("?")),
+            strip(t).to_string(),
+            bp(t),
+        ));
+    }
+    match &req["system"] {
+        Value::String(s) => out.push(("system block 1".into(), s.clone(), false)),
+        Value::Array(blocks) => {
+            for (i, b) in blocks.iter().enumerate() {
+                let text = b["text"]
+                    .as_str()
+                    .map_or_else(|| strip(b).to_string(), str::to_string);
+                out.push((format!("system block {}", i + 1), text, bp(b)));
+            }
+        }
+        _ => {}
+    }
+    for (i, m) in req["messages"].as_array().into_iter().flatten().enumerate() {
+        let role = m["role"].as_str().unwrap_or("?");
+        match &m["content"] {
+            Value::String(s) => out.push((format!("message {} ({role})", i + 1), s.clone(), false)),
+            Value::Array(parts) => {
+                for (j, c) in parts.iter().enumerate() {
+                    let text = c["text"]
+                        .as_str()
+                        .map_or_else(|| strip(c).to_string(), str::to_string);
+                    out.push((
+                        format!("message {} ({role}) block {}", i + 1, j + 1),
+                        text,
+                        bp(c),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn names(req: &Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The first position where `b` differs from `a`, as a miss.
+fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Option<Miss> {
+    let (na, nb) = (names(a), names(b));
+    if na != nb {
+        let added: Vec<&String> = nb.iter().filter(|n| !na.contains(n)).collect();
+        let removed: Vec<&String> = na.iter().filter(|n| !nb.contains(n)).collect();
+        return Some(miss(
+            "tools",
+            format!(
+                "the tool set changed (added: {}; removed: {}): tools come first, so nothing after them is read",
+                if added.is_empty() {
+                    "none".into()
+                } else {
+                    join(&added)
+                },
+                if removed.is_empty() {
+                    "none".into()
+                } else {
+                    join(&removed)
+                }
+            ),
+        ));
+    }
+    let (pa, pb) = (positions(a), positions(b));
+    let first = pa
+        .iter()
+        .zip(&pb)
+        .position(|(x, y)| x.1 != y.1)
+        .or_else(|| (pb.len() < pa.len()).then_some(pb.len()));
+    if let Some(i) = first {
+        let (label, before) = (&pa[i].0, &pa[i].1);
+        let after = pb.get(i).map_or("", |p| p.1.as_str());
+        let off = crate::engine::cache::shape::first_difference(before, after);
+        let chars = before[..off.min(before.len())].chars().count();
+        return Some(miss(
+            "prefix",
+            format!(
+                "{label} differs from the previous request at character {chars}: «{}» → «{}»; everything from there on is written again",
+                crate::engine::compare::diff::excerpt(before, off, 30),
+                crate::engine::compare::diff::excerpt(after, off, 30)
+            ),
+        ));
+    }
+    // Same prefix: a breakpoint too far from the cached one, or a prefix
+    // under the minimum.
+    let bps: Vec<usize> = pb
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.2)
+        .map(|(i, _)| i)
+        .collect();
+    let prev_bps: Vec<usize> = pa
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.2)
+        .map(|(i, _)| i)
+        .collect();
+    if u.cache_read_input_tokens == 0 {
+        if let (Some(&last), Some(&prev_last)) = (bps.last(), prev_bps.last())
+            && last >= prev_last + 20
+        {
+            return Some(miss(
+                "lookback",
+                format!(
+                    "the breakpoint moved {} positions past the cached one: beyond the 20-block lookback, so it was not found",
+                    last - prev_last
+                ),
+            ));
+        }
+        let total = u.input_tokens + u.cache_creation_input_tokens;
+        if total < model.min_cacheable_tokens {
+            return Some(miss(
+                "minimum",
+                format!(
+                    "the prefix ({total} tokens) is under {}'s {}-token minimum: silently not cached",
+                    model.id, model.min_cacheable_tokens
+                ),
+            ));
+        }
+    }
+    None
+}
+
+fn join(v: &[&String]) -> String {
+    v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
+    let mut t = Totals {
+        requests: rows.len(),
+        ..Totals::default()
+    };
+    let mut by_kind: Vec<KindCost> = Vec::new();
+    let (mut ttl_actual, mut ttl_1h) = (0.0f64, 0.0f64);
+    let mut writes_5m_extra = 0.0f64;
+    for (r, x) in rows.iter().zip(exchanges) {
+        let Some(u) = r.usage else { continue };
+        t.input_tokens += u.input_tokens;
+        t.cache_creation_input_tokens += u.cache_creation_input_tokens;
+        t.cache_read_input_tokens += u.cache_read_input_tokens;
+        t.output_tokens += u.output_tokens;
+        t.cost_usd += r.cost_usd;
+        let m = table.resolve(Some(&x.model));
+        let per = |n: u64, p: f64| n as f64 * p / 1e6;
+        let w = u.cache_creation_input_tokens;
+        writes_5m_extra += per(w, m.write_1h_price() - m.write_5m_price());
+        if let Some(miss) = &r.miss {
+            let extra = per(w, m.write_5m_price() - m.read_price());
+            match by_kind.iter_mut().find(|k| k.kind == miss.kind) {
+                Some(k) => {
+                    k.requests += 1;
+                    k.extra_cost_usd += extra;
+                }
+                None => by_kind.push(KindCost {
+                    kind: miss.kind.clone(),
+                    requests: 1,
+                    extra_cost_usd: extra,
+                }),
+            }
+            if miss.kind == "ttl" && miss.detail.contains("5m TTL") {
+                ttl_actual += per(w, m.write_5m_price());
+                ttl_1h += per(w, m.read_price());
+            }
+        }
+    }
+    let all = t.input_tokens + t.cache_creation_input_tokens + t.cache_read_input_tokens;
+    t.hit_ratio = if all == 0 {
+        0.0
+    } else {
+        t.cache_read_input_tokens as f64 / all as f64
+    };
+    if ttl_actual > 0.0 {
+        t.counterfactual = Some(format!(
+            "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL they would have been reads (${ttl_1h:.4}), and every write would have cost ${writes_5m_extra:.4} more: ${:.4} in all",
+            ttl_1h + writes_5m_extra
+        ));
+    }
+    t.by_kind = by_kind;
+    t
+}

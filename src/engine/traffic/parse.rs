@@ -1,0 +1,240 @@
+//! Reading captures (the proxy's JSON lines) and Claude Code transcripts
+//! (`~/.claude/projects/<project>/<session>.jsonl`), bounded: a line that
+//! is not JSON is skipped, never fatal.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Exchange, Source, Usage};
+
+/// Lines read at most (a transcript of a very long session is cut there).
+pub const MAX_LINES: usize = 200_000;
+
+fn usage_of(u: &Value) -> Option<Usage> {
+    let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    // Anthropic's names, or OpenAI's prompt/cached tokens.
+    if let Some(prompt) = n("prompt_tokens") {
+        let cached = u
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        return Some(Usage {
+            input_tokens: prompt.saturating_sub(cached),
+            cache_read_input_tokens: cached,
+            output_tokens: n("completion_tokens").unwrap_or(0),
+            ..Usage::default()
+        });
+    }
+    Some(Usage {
+        input_tokens: n("input_tokens")?,
+        cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
+        cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
+        output_tokens: n("output_tokens").unwrap_or(0),
+        ephemeral_1h_input_tokens: u
+            .pointer("/cache_creation/ephemeral_1h_input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    })
+}
+
+/// RFC 3339 (`2026-11-30T09:41:05.120Z`, `…+01:00`) to Unix seconds.
+pub fn rfc3339(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (date, rest) = s.split_once(['T', ' '])?;
+    let mut d = date.split('-');
+    let (y, mo, da): (i64, i64, i64) = (
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+    );
+    let (time, offset) = match rest.find(['Z', 'z', '+', '-']) {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "Z"),
+    };
+    let mut t = time.split(':');
+    let h: f64 = t.next()?.parse().ok()?;
+    let mi: f64 = t.next()?.parse().ok()?;
+    let se: f64 = t.next().unwrap_or("0").parse().ok()?;
+    let off = match offset.as_bytes().first() {
+        Some(b'+') | Some(b'-') => {
+            let sign = if offset.starts_with('-') { -1.0 } else { 1.0 };
+            let (oh, om) = offset[1..].split_once(':').unwrap_or((&offset[1..], "0"));
+            sign * (oh.parse::<f64>().ok()? * 3600.0 + om.parse::<f64>().ok()? * 60.0)
+        }
+        _ => 0.0,
+    };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + da - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days as f64 * 86400.0 + h * 3600.0 + mi * 60.0 + se - off)
+}
+
+/// Reads either format, telling them apart by their fields.
+pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
+    let lines: Vec<Value> = text
+        .lines()
+        .take(MAX_LINES)
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect();
+    if lines.is_empty() {
+        return Err("no JSON lines: neither a capture nor a Claude Code transcript".into());
+    }
+    let capture = lines
+        .iter()
+        .any(|l| l.get("endpoint").is_some() && l.get("request").is_some());
+    if capture {
+        Ok((Source::Capture, capture_exchanges(&lines)))
+    } else if lines
+        .iter()
+        .any(|l| l.get("sessionId").is_some() || l.get("message").is_some())
+    {
+        Ok((Source::ClaudeCode, transcript_exchanges(&lines)))
+    } else {
+        Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (sessionId, message)".into())
+    }
+}
+
+/// A chain is one agent's conversation: requests whose system prompt
+/// starts the same (its first 256 characters; a subagent's differs, while a
+/// value changing further down, like a timestamp, stays in the chain and is
+/// explained as a changed prefix).
+fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
+    let mut chains: Vec<String> = Vec::new();
+    lines
+        .iter()
+        .filter(|l| l.get("request").is_some())
+        .map(|l| {
+            let req = &l["request"];
+            let first_system = match &req["system"] {
+                Value::String(s) => s.clone(),
+                Value::Array(b) => b
+                    .first()
+                    .map(|x| x["text"].as_str().unwrap_or("").to_string())
+                    .unwrap_or_default(),
+                _ => req["messages"][0]["content"].to_string(),
+            };
+            let head: String = first_system.chars().take(256).collect();
+            let key = xxhash_rust::xxh3::xxh3_64(head.as_bytes()).to_string();
+            let chain = match chains.iter().position(|c| *c == key) {
+                Some(i) => i,
+                None => {
+                    chains.push(key);
+                    chains.len() - 1
+                }
+            };
+            let time = l["ts_start"].as_str().unwrap_or("").to_string();
+            Exchange {
+                at: rfc3339(&time),
+                time,
+                chain: chain_name(chain),
+                model: l["model"]
+                    .as_str()
+                    .or(req["model"].as_str())
+                    .unwrap_or("?")
+                    .to_string(),
+                request: Some(req.clone()),
+                usage: l.get("usage").and_then(usage_of),
+                status: l["status"].as_u64().map(|s| s as u16),
+                error: l["error"].as_str().map(str::to_string),
+                miss_reason: l.pointer("/diagnostics/cache_miss_reason").cloned(),
+                after_compaction: false,
+            }
+        })
+        .collect()
+}
+
+fn chain_name(i: usize) -> String {
+    if i == 0 {
+        "main".into()
+    } else {
+        format!("chain {}", i + 1)
+    }
+}
+
+/// Claude Code writes one line per content block of a response, each with
+/// the whole usage: lines are deduplicated by (message.id, requestId),
+/// keeping the largest figures; the main chain and each sidechain (subagent)
+/// are kept apart; a compaction boundary marks the next request.
+fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
+    let mut out: Vec<Exchange> = Vec::new();
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut compacted: BTreeMap<String, bool> = BTreeMap::new();
+    for l in lines {
+        let chain = if l["isSidechain"].as_bool().unwrap_or(false) {
+            format!("sidechain {}", l["agentId"].as_str().unwrap_or("agent"))
+        } else {
+            "main".to_string()
+        };
+        if l["type"] == "system" && l["subtype"] == "compact_boundary" {
+            compacted.insert(chain, true);
+            continue;
+        }
+        if l["type"] != "assistant" {
+            continue;
+        }
+        let msg = &l["message"];
+        let Some(usage) = msg.get("usage").and_then(usage_of) else {
+            continue;
+        };
+        let id = msg["id"].as_str().unwrap_or("").to_string();
+        let req = l["requestId"].as_str().unwrap_or("").to_string();
+        if let Some(&i) = seen.get(&(id.clone(), req.clone()))
+            && !id.is_empty()
+        {
+            let u = out[i].usage.get_or_insert(usage);
+            u.output_tokens = u.output_tokens.max(usage.output_tokens);
+            u.input_tokens = u.input_tokens.max(usage.input_tokens);
+            u.cache_creation_input_tokens = u
+                .cache_creation_input_tokens
+                .max(usage.cache_creation_input_tokens);
+            u.cache_read_input_tokens =
+                u.cache_read_input_tokens.max(usage.cache_read_input_tokens);
+            continue;
+        }
+        seen.insert((id, req), out.len());
+        let time = l["timestamp"].as_str().unwrap_or("").to_string();
+        out.push(Exchange {
+            at: rfc3339(&time),
+            time,
+            after_compaction: compacted.remove(&chain).unwrap_or(false),
+            chain,
+            model: msg["model"].as_str().unwrap_or("?").to_string(),
+            request: None,
+            usage: Some(usage),
+            status: None,
+            error: None,
+            miss_reason: msg.pointer("/diagnostics/cache_miss_reason").cloned(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(
+            rfc3339("2026-11-30T01:01:01Z"),
+            Some(1_795_996_800.0 + 3661.0)
+        );
+        assert_eq!(
+            rfc3339("2026-11-30T02:01:01+01:00"),
+            Some(1_795_996_800.0 + 3661.0)
+        );
+        assert_eq!(
+            rfc3339("2026-11-30T01:01:01.5Z"),
+            Some(1_795_996_800.0 + 3661.5)
+        );
+        assert_eq!(rfc3339("garbage"), None);
+    }
+}

@@ -1,0 +1,99 @@
+//! Text and JSON views of analysed traffic.
+
+use serde_json::{Value, json};
+
+use super::Traffic;
+use crate::engine::inspection::thousands;
+
+pub fn to_json(t: &Traffic) -> Value {
+    json!({
+        "schema": 1,
+        "source": t.source.as_str(),
+        "requests": t.requests.iter().map(|r| {
+            let u = r.usage.unwrap_or_default();
+            json!({
+                "index": r.index,
+                "time": r.time,
+                "chain": r.chain,
+                "model": r.model,
+                "input_tokens": u.input_tokens,
+                "cache_creation_input_tokens": u.cache_creation_input_tokens,
+                "cache_read_input_tokens": u.cache_read_input_tokens,
+                "output_tokens": u.output_tokens,
+                "cost_usd": (r.cost_usd * 1e6).round() / 1e6,
+                "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
+                "error": r.error,
+            })
+        }).collect::<Vec<_>>(),
+        "totals": {
+            "requests": t.totals.requests,
+            "input_tokens": t.totals.input_tokens,
+            "cache_creation_input_tokens": t.totals.cache_creation_input_tokens,
+            "cache_read_input_tokens": t.totals.cache_read_input_tokens,
+            "output_tokens": t.totals.output_tokens,
+            "cost_usd": (t.totals.cost_usd * 1e6).round() / 1e6,
+            "hit_ratio": (t.totals.hit_ratio * 1e4).round() / 1e4,
+            "by_kind": t.totals.by_kind.iter().map(|k| json!({
+                "kind": k.kind, "requests": k.requests,
+                "extra_cost_usd": (k.extra_cost_usd * 1e6).round() / 1e6,
+            })).collect::<Vec<_>>(),
+            "counterfactual": t.totals.counterfactual,
+        },
+    })
+}
+
+pub fn to_text(t: &Traffic) -> String {
+    let mut o = format!(
+        "traffic from a {} · {} requests\n\n",
+        match t.source {
+            super::Source::Capture => "capture",
+            super::Source::ClaudeCode => "Claude Code transcript",
+        },
+        t.requests.len()
+    );
+    o += "  #  time                      chain        model                 input    write     read   output   cost $\n";
+    for r in &t.requests {
+        let u = r.usage.unwrap_or_default();
+        o += &format!(
+            "{:>3}  {:<25} {:<12} {:<20} {:>7} {:>8} {:>8} {:>8} {:>8.5}\n",
+            r.index,
+            r.time.chars().take(25).collect::<String>(),
+            r.chain.chars().take(12).collect::<String>(),
+            r.model.chars().take(20).collect::<String>(),
+            thousands(u.input_tokens),
+            thousands(u.cache_creation_input_tokens),
+            thousands(u.cache_read_input_tokens),
+            thousands(u.output_tokens),
+            r.cost_usd
+        );
+        if let Some(m) = &r.miss {
+            o += &format!("       · {}: {}\n", m.kind, m.detail);
+        }
+        if let Some(e) = &r.error {
+            o += &format!("       · error: {e}\n");
+        }
+    }
+    let x = &t.totals;
+    o += &format!(
+        "\ntotals: read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%\n",
+        thousands(x.cache_read_input_tokens),
+        thousands(x.cache_creation_input_tokens),
+        thousands(x.input_tokens),
+        thousands(x.output_tokens),
+        x.cost_usd,
+        x.hit_ratio * 100.0
+    );
+    for k in &x.by_kind {
+        o += &format!(
+            "  {:<12} {:>3} request{}  writes cost ${:.4} more than reads would have\n",
+            k.kind,
+            k.requests,
+            if k.requests == 1 { " " } else { "s" },
+            k.extra_cost_usd
+        );
+    }
+    if let Some(c) = &x.counterfactual {
+        o += &format!("  {c}\n");
+    }
+    o
+}

@@ -1,0 +1,236 @@
+//! `traffic` on captures with each class of miss, and on Claude Code
+//! transcripts written for the tests (duplicated lines, sidechains, the
+//! 5m/1h split, a compaction, a 6-minute gap).
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn line(ts: &str, model: &str, request: Value, usage: Value) -> String {
+    json!({
+        "schema": 1, "id": ts, "ts_start": ts, "ts_end": ts, "endpoint": "/v1/messages",
+        "model": model, "request": request, "status": 200, "stream": false,
+        "usage": usage, "latency_ms": 120, "error": null,
+    })
+    .to_string()
+}
+
+fn req(system: &[&str], tools: &[&str], messages: &[&str]) -> Value {
+    json!({
+        "model": "claude-sonnet-4-6",
+        "tools": tools.iter().map(|t| json!({"name": t, "description": "d", "input_schema": {"type": "object"}})).collect::<Vec<_>>(),
+        "system": system.iter().enumerate().map(|(i, s)| {
+            let mut b = json!({"type": "text", "text": s});
+            if i + 1 == system.len() { b["cache_control"] = json!({"type": "ephemeral"}); }
+            b
+        }).collect::<Vec<_>>(),
+        "messages": messages.iter().enumerate().map(|(i, m)| json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": m})).collect::<Vec<_>>(),
+    })
+}
+
+fn usage(input: u64, write: u64, read: u64) -> Value {
+    json!({"input_tokens": input, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 5})
+}
+
+fn traffic(lines: &[String]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let o = run(&["traffic", f.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+fn kinds(v: &Value) -> Vec<String> {
+    v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["miss"]["kind"].as_str().unwrap_or("-").to_string())
+        .collect()
+}
+
+#[test]
+fn a_capture_explains_every_class_of_miss() {
+    let big = "Stable rules. ".repeat(200);
+    let lines = vec![
+        // 1: cold.
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-sonnet-4-6",
+            req(&[&big], &["read"], &["hi"]),
+            usage(10, 2000, 0),
+        ),
+        // 2: a hit, the conversation grew.
+        line(
+            "2026-11-30T09:01:00Z",
+            "claude-sonnet-4-6",
+            req(&[&big], &["read"], &["hi", "ok", "more"]),
+            usage(10, 40, 2000),
+        ),
+        // 3: a timestamp in the system prompt changed.
+        line(
+            "2026-11-30T09:02:00Z",
+            "claude-sonnet-4-6",
+            req(&[&format!("{big} Now: 09:02")], &["read"], &["hi"]),
+            usage(10, 2010, 0),
+        ),
+        // 4: a tool was added.
+        line(
+            "2026-11-30T09:03:00Z",
+            "claude-sonnet-4-6",
+            req(&[&format!("{big} Now: 09:02")], &["read", "write"], &["hi"]),
+            usage(10, 2050, 0),
+        ),
+        // 5: after a 6-minute gap.
+        line(
+            "2026-11-30T09:09:00Z",
+            "claude-sonnet-4-6",
+            req(&[&format!("{big} Now: 09:02")], &["read", "write"], &["hi"]),
+            usage(10, 2050, 0),
+        ),
+        // 6: the model changed.
+        line(
+            "2026-11-30T09:09:30Z",
+            "claude-opus-4-8",
+            req(&[&format!("{big} Now: 09:02")], &["read", "write"], &["hi"]),
+            usage(10, 2050, 0),
+        ),
+        // 7: a small prompt under the minimum (another chain).
+        line(
+            "2026-11-30T09:10:00Z",
+            "claude-opus-4-8",
+            req(&["short"], &[], &["hi"]),
+            usage(30, 0, 0),
+        ),
+        line(
+            "2026-11-30T09:10:10Z",
+            "claude-opus-4-8",
+            req(&["short"], &[], &["hi"]),
+            usage(30, 0, 0),
+        ),
+    ];
+    let v = traffic(&lines);
+    assert_eq!(v["source"], "capture");
+    assert_eq!(
+        kinds(&v),
+        vec![
+            "cold", "growth", "prefix", "tools", "ttl", "model", "cold", "minimum"
+        ]
+    );
+    let r = &v["requests"];
+    let prefix = r[2]["miss"]["detail"].as_str().unwrap();
+    assert!(
+        prefix.contains("system block 1 differs from the previous request at character 2800"),
+        "{prefix}"
+    );
+    assert!(prefix.contains("Now: 09:02"), "{prefix}");
+    assert!(
+        r[3]["miss"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("added: write")
+    );
+    assert!(r[4]["miss"]["detail"].as_str().unwrap().contains("6m00s"));
+    assert_eq!(r[6]["chain"], "chain 2");
+    let t = &v["totals"];
+    assert_eq!(t["requests"], 8);
+    assert_eq!(t["cache_read_input_tokens"], 2000);
+    assert!(t["cost_usd"].as_f64().unwrap() > 0.0);
+    assert!(t["counterfactual"].as_str().unwrap().contains("1-hour TTL"));
+    assert!(
+        t["by_kind"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["kind"] == "ttl")
+    );
+    // Anthropic's own diagnostics win when present.
+    let mut l: Value = serde_json::from_str(&lines[1]).unwrap();
+    l["diagnostics"] =
+        json!({"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 1990}});
+    l["usage"] = usage(10, 2000, 0);
+    let v = traffic(&[lines[0].clone(), l.to_string()]);
+    let d = v["requests"][1]["miss"]["detail"].as_str().unwrap();
+    assert!(d.contains("system_changed (1990 tokens missed)"), "{d}");
+}
+
+fn cc(uuid: &str, ts: &str, msg_id: &str, req_id: &str, side: Option<&str>, u: Value) -> String {
+    let mut v = json!({
+        "type": "assistant", "uuid": uuid, "sessionId": "s-1", "timestamp": ts, "requestId": req_id,
+        "isSidechain": side.is_some(),
+        "message": {"id": msg_id, "model": "claude-sonnet-4-6", "role": "assistant", "usage": u},
+    });
+    if let Some(a) = side {
+        v["agentId"] = json!(a);
+    }
+    v.to_string()
+}
+
+#[test]
+fn a_claude_code_transcript_is_deduplicated_and_explained() {
+    let u1 = json!({"input_tokens": 3, "cache_creation_input_tokens": 12000, "cache_read_input_tokens": 0, "output_tokens": 2,
+        "cache_creation": {"ephemeral_5m_input_tokens": 12000, "ephemeral_1h_input_tokens": 0}});
+    let u1_final = json!({"input_tokens": 3, "cache_creation_input_tokens": 12000, "cache_read_input_tokens": 0, "output_tokens": 310,
+        "cache_creation": {"ephemeral_5m_input_tokens": 12000, "ephemeral_1h_input_tokens": 0}});
+    let u2 = json!({"input_tokens": 4, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 12000, "output_tokens": 80});
+    let u3 = json!({"input_tokens": 4, "cache_creation_input_tokens": 12300, "cache_read_input_tokens": 0, "output_tokens": 40});
+    let side = json!({"input_tokens": 2, "cache_creation_input_tokens": 5000, "cache_read_input_tokens": 0, "output_tokens": 9,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 5000}});
+    let lines = vec![
+        json!({"type": "user", "uuid": "u0", "sessionId": "s-1", "timestamp": "2026-11-30T10:00:00Z", "message": {"role": "user", "content": "hi"}}).to_string(),
+        // One response, two content blocks: two lines, same ids.
+        cc("a1", "2026-11-30T10:00:02Z", "msg_1", "req_1", None, u1),
+        cc("a2", "2026-11-30T10:00:03Z", "msg_1", "req_1", None, u1_final),
+        cc("a3", "2026-11-30T10:01:00Z", "msg_2", "req_2", None, u2),
+        // A subagent, apart from the main chain, with a 1h write.
+        cc("s1", "2026-11-30T10:01:10Z", "msg_s", "req_s", Some("ae7759d"), side),
+        // Six minutes later: the main chain's cache expired.
+        cc("a4", "2026-11-30T10:07:00Z", "msg_3", "req_3", None, u3.clone()),
+        json!({"type": "system", "subtype": "compact_boundary", "parentUuid": null, "sessionId": "s-1",
+            "timestamp": "2026-11-30T10:08:00Z", "compactMetadata": {"trigger": "auto", "preTokens": 160000}}).to_string(),
+        cc("a5", "2026-11-30T10:08:05Z", "msg_4", "req_4", None, u3),
+        "not json at all".to_string(),
+    ];
+    let v = traffic(&lines);
+    assert_eq!(v["source"], "claude-code");
+    let r = v["requests"].as_array().unwrap();
+    assert_eq!(r.len(), 5, "duplicated lines counted once: {r:#?}");
+    assert_eq!(
+        r[0]["output_tokens"], 310,
+        "the largest figures of a message are kept"
+    );
+    assert_eq!(
+        kinds(&v),
+        vec!["cold", "growth", "cold", "ttl", "compaction"]
+    );
+    assert_eq!(r[2]["chain"], "sidechain ae7759d");
+    assert!(r[3]["miss"]["detail"].as_str().unwrap().contains("6m00s"));
+    // The 1h write is priced at 2× input, the 5m ones at 1.25×.
+    let side_cost = r[2]["cost_usd"].as_f64().unwrap();
+    let expected = (2.0 * 3.0 + 5000.0 * 6.0 + 9.0 * 15.0) / 1e6;
+    assert!(
+        (side_cost - expected).abs() < 1e-6,
+        "{side_cost} vs {expected}"
+    );
+    // The text view says it in words.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("session.jsonl");
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let t = stdout(&run(&["traffic", f.to_str().unwrap()]));
+    assert!(
+        t.contains("Claude Code transcript") && t.contains("hit ratio"),
+        "{t}"
+    );
+}
+
+#[test]
+fn traffic_refuses_what_it_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("x.jsonl");
+    std::fs::write(&f, "hello\nworld\n").unwrap();
+    let o = run(&["traffic", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no JSON lines"), "{}", stderr(&o));
+}
