@@ -213,3 +213,47 @@ fn the_window_shows_the_profile_and_switches_it() {
     });
     h.get_by_label_contains("layered: chosen explicitly");
 }
+
+#[test]
+fn the_agent_caps_move_with_their_sliders() {
+    let dir = tempfile::tempdir().unwrap();
+    let agents: String = ('a'..='z').cycle().take(31_204).collect();
+    write_ws(
+        dir.path(),
+        &[("AGENTS.md", &agents), ("SOUL.md", "Kestrel")],
+    );
+    let mut h = harness(dir.path().to_path_buf());
+    let status = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {
+        app(h)
+            .state
+            .assembly()
+            .unwrap()
+            .fragments
+            .iter()
+            .find(|f| f.id == "agents")
+            .unwrap()
+            .status
+    };
+    assert_eq!(status(&h), prompt_inspector::engine::Status::Truncated);
+    h.get_by_label("openclaw caps (characters)");
+    let slider = h
+        .query_all_by_role(Role::SpinButton)
+        .find(|n| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("Per file"))
+        })
+        .expect("the per-file cap slider");
+    slider.set_value_accesskit(40_000.0);
+    wait_for(&mut h, "the raised cap", |a| {
+        a.is_idle() && a.state.caps.is_some_and(|c| c.0 == 40_000)
+    });
+    wait_for(&mut h, "the reload", |a| {
+        a.is_idle()
+            && a.state
+                .loaded
+                .as_ref()
+                .is_some_and(|l| l.workspace.caps == Some((40_000, 60_000)))
+    });
+    assert_eq!(status(&h), prompt_inspector::engine::Status::Kept);
+}

@@ -71,6 +71,7 @@ impl Common {
             budget_total: self.budget,
             debug_markers: self.debug_markers,
             profile: self.profile.clone(),
+            caps: None,
         }
     }
 }

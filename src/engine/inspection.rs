@@ -29,6 +29,9 @@ pub struct Options {
     /// The assembly profile (default: `profile:` in workspace.yaml, else
     /// the one the folder's files suggest).
     pub profile: Option<String>,
+    /// An agent profile's character caps (per file, total) instead of its
+    /// own (the window's cap sliders).
+    pub caps: Option<(usize, usize)>,
 }
 
 /// One workspace, one session, assembled. The workspace and the prepared
@@ -46,8 +49,18 @@ pub struct Inspection {
 /// Loads a workspace folder (with the profile named, else the one it
 /// declares or suggests) and the app's state that belongs to it (the
 /// count_tokens calibration), both through the guarded reader.
-pub fn load_workspace(root: &Path, profile: Option<&str>) -> Result<Workspace, String> {
-    let profiles = workspace::profile::Profiles::load()?;
+pub fn load_workspace(
+    root: &Path,
+    profile: Option<&str>,
+    caps: Option<(usize, usize)>,
+) -> Result<Workspace, String> {
+    let mut profiles = workspace::profile::Profiles::load()?;
+    if let Some((per_file, total)) = caps {
+        for c in profiles.all.iter_mut().filter_map(|p| p.caps.as_mut()) {
+            c.per_file_chars = per_file;
+            c.total_chars = total;
+        }
+    }
     let mut ws = workspace::load_as(root, profile, &profiles)?;
     ws.calibration = calibration::load(&ws.root);
     Ok(ws)
@@ -61,7 +74,7 @@ pub fn inspect(
     counter: &TokenCounter,
 ) -> Result<Inspection, String> {
     Inspection::new(
-        Arc::new(load_workspace(root, opts.profile.as_deref())?),
+        Arc::new(load_workspace(root, opts.profile.as_deref(), opts.caps)?),
         opts,
         table,
         counter,
@@ -167,6 +180,7 @@ impl Inspection {
                 budget_total: None,
                 debug_markers: self.assembly.debug_markers,
                 profile: None,
+                caps: None,
             },
             table,
             counter,

@@ -144,6 +144,7 @@ impl App {
             self.state.selected = None;
             self.state.session = None;
             self.state.profile = None;
+            self.state.caps = None;
             self.state.budget_touched = false;
         }
         self.state.root = Some(root.clone());
@@ -238,8 +239,13 @@ impl App {
             }
             Command::SetProfile(p) => {
                 self.state.profile = Some(p);
+                self.state.caps = None;
                 self.state.budget_touched = false;
                 self.reload();
+            }
+            Command::SetCaps(c) => {
+                self.state.caps = c;
+                self.submit_load();
             }
             Command::SetBudget(b) => {
                 self.state.budget = b;

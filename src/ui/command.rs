@@ -27,6 +27,8 @@ pub enum Command {
     SetModel(String),
     /// Assemble with another profile (layered, openclaw, claude-code).
     SetProfile(String),
+    /// An agent profile's character caps (per file, total), or its own.
+    SetCaps(Option<(usize, usize)>),
     SetBudget(Budget),
     ResetBudget,
     SetMarkers(bool),

@@ -88,6 +88,9 @@ pub fn show(
         )
         .wrap(),
     );
+    if let Some(caps) = loaded.workspace.caps {
+        agent_caps(ui, state, loaded, caps, out);
+    }
     ui.add_space(6.0);
     ui.strong("Budget");
     let mut budget = state.budget;
@@ -154,4 +157,54 @@ pub fn show(
             out.push(Command::SetMarkers(markers));
         }
     });
+}
+
+/// An agent profile's own trimming, in its units (characters), with what
+/// they are worth in tokens on this workspace.
+fn agent_caps(
+    ui: &mut Ui,
+    state: &AppState,
+    loaded: &crate::engine::Inspection,
+    (per_file, total): (usize, usize),
+    out: &mut Vec<Command>,
+) {
+    use crate::engine::thousands;
+    let a = &loaded.assembly;
+    let (chars, tokens) = a
+        .fragments
+        .iter()
+        .filter_map(|f| f.chars.map(|c| (c.1, f.kept_tokens)))
+        .fold((0usize, 0usize), |(c, t), (x, y)| (c + x, t + y));
+    let per_char = if chars == 0 {
+        0.25
+    } else {
+        tokens as f64 / chars as f64
+    };
+    let tok = |n: usize| thousands((n as f64 * per_char).round() as u64);
+    ui.add_space(6.0);
+    ui.strong(format!(
+        "{} caps (characters)",
+        loaded.workspace.profile.name
+    ));
+    let (mut f, mut t) = (per_file, total);
+    let mut changed = ui
+        .add(
+            egui::Slider::new(&mut f, 500..=200_000)
+                .logarithmic(true)
+                .text(format!("Per file (≈ {} tokens)", tok(per_file))),
+        )
+        .changed();
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut t, 1_000..=1_000_000)
+                .logarithmic(true)
+                .text(format!("Total (≈ {} tokens)", tok(total))),
+        )
+        .changed();
+    if changed {
+        out.push(Command::SetCaps(Some((f, t))));
+    }
+    if state.caps.is_some() && ui.button("Reset caps to the profile's").clicked() {
+        out.push(Command::SetCaps(None));
+    }
 }

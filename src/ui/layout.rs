@@ -227,6 +227,7 @@ impl App {
             .resizable(true)
             .default_size(340.0)
             .min_size(260.0)
+            .max_size(520.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("left-scroll")
@@ -246,6 +247,7 @@ impl App {
             .resizable(true)
             .default_size(360.0)
             .min_size(240.0)
+            .max_size(560.0)
             .show(ui, |ui| {
                 let Some(l) = &self.state.loaded else { return };
                 let selected = self

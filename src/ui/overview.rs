@@ -42,16 +42,14 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
         .layers
         .iter()
         .map(|l| {
-            let demand: u64 = a
+            // What the bar draws: the block (used) and what trimming cut.
+            let cut: u64 = a
                 .fragments
                 .iter()
                 .filter(|f| f.layer == l.layer)
-                .map(|f| {
-                    let (k, c) = segment_parts(f);
-                    k + c
-                })
+                .map(|f| segment_parts(f).1)
                 .sum();
-            demand.max(l.available).max(l.used).max(l.budget + l.inflow)
+            (l.used + cut).max(l.available).max(l.budget + l.inflow)
         })
         .max()
         .unwrap_or(1)
@@ -137,7 +135,8 @@ fn layer_bar(
     let painter = ui.painter_at(rect.expand(2.0));
     let visuals = ui.visuals().clone();
     painter.rect_filled(rect, CornerRadius::same(3), visuals.extreme_bg_color);
-    let px = |t: u64| rect.left() + rect.width() * (t as f32 / scale);
+    // Never past the bar's end: a segment beyond it would widen the panel.
+    let px = |t: u64| rect.left() + rect.width() * (t as f32 / scale).min(1.0);
     // Budget band: budget solid outline, inflow lighter.
     let budget_x = px(l.budget);
     let avail_x = px(l.available);

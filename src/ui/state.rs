@@ -68,6 +68,9 @@ pub struct AppState {
     pub provider: Option<Provider>,
     /// The assembly profile chosen (`None`: the workspace's own or detected).
     pub profile: Option<String>,
+    /// An agent profile's character caps moved with the sliders (per file,
+    /// total); `None`: the profile's own.
+    pub caps: Option<(usize, usize)>,
     pub tab: Tab,
     pub busy: Option<String>,
     pub error: Option<String>,
@@ -95,6 +98,7 @@ impl Default for AppState {
             selected: None,
             provider: None,
             profile: None,
+            caps: None,
             tab: Tab::Fragments,
             busy: None,
             error: None,
@@ -152,6 +156,7 @@ impl AppState {
             budget_total: None,
             debug_markers: self.debug_markers,
             profile: self.profile.clone(),
+            caps: self.caps,
         }
     }
 

@@ -64,12 +64,12 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
                 .sense(Sense::click())
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
                 .column(Column::initial(165.0).at_least(80.0).clip(true))
-                .column(Column::exact(42.0))
-                .column(Column::exact(54.0))
+                .column(Column::exact(62.0))
+                .column(Column::exact(58.0))
                 .column(Column::initial(120.0).at_least(60.0).clip(true))
-                .column(Column::exact(56.0))
-                .column(Column::exact(48.0))
-                .column(Column::exact(80.0))
+                .column(Column::exact(70.0))
+                .column(Column::exact(58.0))
+                .column(Column::exact(96.0))
                 .column(Column::initial(520.0).at_least(120.0).clip(true))
                 .header(22.0, |mut h| {
                     let mut head = |h: &mut egui_extras::TableRow, label: &str, col: SortColumn| {

@@ -129,6 +129,10 @@ pub fn load_as(
         diagnostics: all,
         files: r.files,
         calibration: Default::default(),
+        caps: profiles
+            .get(&chosen.name)
+            .and_then(|p| p.caps.as_ref())
+            .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
     })
 }

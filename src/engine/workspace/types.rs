@@ -88,6 +88,8 @@ pub struct Workspace {
     pub calibration: BTreeMap<String, f64>,
     /// The assembly profile, and why it was chosen.
     pub profile: super::profile::Chosen,
+    /// The agent profile's character caps in force (per file, total).
+    pub caps: Option<(usize, usize)>,
 }
 
 impl Workspace {
