@@ -15,6 +15,15 @@ pub fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
+/// Now, as RFC 3339 UTC with milliseconds (capture timestamps).
+pub fn now_rfc3339() -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    engine::traffic::format_rfc3339(t)
+}
+
 /// A snapshot of `ins` now, carrying the saved test runs of its session:
 /// the clock and the runs are read here, at the edge, for the engine.
 pub fn snapshot_now(

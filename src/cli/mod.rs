@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod predict;
+pub mod proxy;
 pub mod render;
 pub mod report;
 pub mod send;
@@ -93,6 +94,8 @@ pub enum Command {
     Predict(predict::Args),
     /// Explain the cache of real traffic: a capture or a Claude Code transcript.
     Traffic(traffic::Args),
+    /// A local recording proxy for an agent's real traffic (writes a capture).
+    Proxy(proxy::Args),
 }
 
 /// Exit code 2 with a one-line reason.
@@ -132,5 +135,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Diff(a) => diff::run(a),
         Command::Predict(a) => predict::run(a),
         Command::Traffic(a) => traffic::run(a),
+        Command::Proxy(a) => proxy::run(a),
     }
 }

@@ -58,12 +58,7 @@ fn legend(ui: &mut Ui) {
             ("written", colors::WRITE),
             ("uncached", colors::UNCACHED),
         ] {
-            // Swatch and label stay together.
-            ui.horizontal(|ui| {
-                let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
-                ui.painter().rect_filled(r, 2.0, c);
-                ui.label(label);
-            });
+            colors::swatch_label(ui, c, label);
         }
     });
 }

@@ -63,3 +63,30 @@ pub fn tools(dark: bool) -> Color32 {
 
 pub const HISTORY: Color32 = Color32::from_rgb(0x99, 0x99, 0x99);
 pub const CURRENT: Color32 = Color32::from_rgb(0xF0, 0xE4, 0x42);
+
+/// A colour swatch and its label as one widget: in a wrapping row they move
+/// to the next line together, never apart.
+pub fn swatch_label(ui: &mut egui::Ui, color: Color32, text: &str) {
+    use egui::text::{LayoutJob, TextFormat};
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let mut job = LayoutJob::default();
+    job.append(
+        "■ ",
+        0.0,
+        TextFormat {
+            font_id: font.clone(),
+            color,
+            ..Default::default()
+        },
+    );
+    job.append(
+        text,
+        0.0,
+        TextFormat {
+            font_id: font,
+            color: ui.visuals().text_color(),
+            ..Default::default()
+        },
+    );
+    ui.add(egui::Label::new(job).extend());
+}

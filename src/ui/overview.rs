@@ -294,12 +294,7 @@ fn paint_segment(
 fn legend(ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
         for s in Status::ALL {
-            // A swatch never separates from its label.
-            ui.horizontal(|ui| {
-                let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
-                ui.painter().rect_filled(r, 2.0, colors::status(s));
-                ui.label(s.as_str());
-            });
+            colors::swatch_label(ui, colors::status(s), s.as_str());
         }
         ui.weak("│ budget line, shaded: inflow, red: over budget");
     });
@@ -349,11 +344,11 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     }
     ui.horizontal_wrapped(|ui| {
         for p in parts.iter().filter(|p| p.tokens > 0) {
-            ui.horizontal(|ui| {
-                let (r, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
-                ui.painter().rect_filled(r, 2.0, p.color);
-                ui.label(format!("{} · {}", p.label, thousands(p.tokens)));
-            });
+            colors::swatch_label(
+                ui,
+                p.color,
+                &format!("{} · {}", p.label, thousands(p.tokens)),
+            );
         }
         if let Some(t) = threshold {
             ui.weak(format!("│ auto-compact at {:.0}%", t * 100.0));

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::engine::assembly::models::{ModelInfo, ModelTable};
 
-pub use parse::{parse, rfc3339};
+pub use parse::{format_rfc3339, parse, rfc3339};
 pub use report::{to_json, to_text};
 
 /// Where the exchanges come from.

@@ -75,6 +75,29 @@ pub fn rfc3339(s: &str) -> Option<f64> {
     Some(days as f64 * 86400.0 + h * 3600.0 + mi * 60.0 + se - off)
 }
 
+/// Unix seconds as RFC 3339 UTC with milliseconds.
+pub fn format_rfc3339(unix: f64) -> String {
+    let ms = (unix * 1000.0).round() as i64;
+    let (secs, ms) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let days = secs.div_euclid(86400);
+    let tod = secs.rem_euclid(86400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        tod / 3600,
+        tod % 3600 / 60,
+        tod % 60
+    )
+}
+
 /// Reads either format, telling them apart by their fields.
 pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
     let lines: Vec<Value> = text
@@ -236,5 +259,8 @@ mod tests {
             Some(1_795_996_800.0 + 3661.5)
         );
         assert_eq!(rfc3339("garbage"), None);
+        let s = format_rfc3339(1_795_996_800.0 + 3661.25);
+        assert_eq!(s, "2026-11-30T01:01:01.250Z");
+        assert_eq!(rfc3339(&s), Some(1_795_996_800.0 + 3661.25));
     }
 }

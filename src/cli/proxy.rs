@@ -1,0 +1,96 @@
+//! `prompt-inspector proxy [WORKSPACE]`: a local recording proxy. Point the
+//! agent's base URL at it; every exchange is forwarded and recorded in a
+//! capture for `traffic`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::fail;
+use crate::net::proxy::{ProxyConfig, serve};
+use crate::net::{ANTHROPIC_BASE, OPENAI_BASE};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A workspace: the capture goes under WORKSPACE/.prompt-inspector/captures/.
+    pub workspace: Option<PathBuf>,
+    /// Where to listen (loopback by default; another address is a warning).
+    #[arg(long, default_value = "127.0.0.1:8788")]
+    pub listen: SocketAddr,
+    #[arg(long, default_value = ANTHROPIC_BASE)]
+    pub anthropic_upstream: String,
+    #[arg(long, default_value = OPENAI_BASE)]
+    pub openai_upstream: String,
+    /// The capture file (JSON lines, appended).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Forward keys over plain HTTP to an upstream that is not this machine.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+    /// Seconds to wait for the upstream between two bytes of its answer.
+    #[arg(long, default_value_t = 600)]
+    pub timeout: u64,
+}
+
+fn capture_path(a: &Args) -> Result<PathBuf, String> {
+    if let Some(p) = &a.output {
+        return Ok(p.clone());
+    }
+    let name = format!(
+        "capture-{}.jsonl",
+        crate::engine::workspace::store::stamp(crate::unix_now())
+    );
+    match &a.workspace {
+        Some(ws) => Ok(crate::engine::workspace::store::state_dir(ws, &["captures"])?.join(name)),
+        None => Ok(PathBuf::from(name)),
+    }
+}
+
+pub fn run(a: Args) -> ExitCode {
+    if !a.listen.ip().is_loopback() {
+        eprintln!(
+            "prompt-inspector: warning: listening on {}, reachable from other machines: anyone who reaches it can spend your keys",
+            a.listen
+        );
+    }
+    let capture = match capture_path(&a) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let cfg = ProxyConfig {
+        listen: a.listen,
+        anthropic_upstream: a.anthropic_upstream.clone(),
+        openai_upstream: a.openai_upstream.clone(),
+        capture: capture.clone(),
+        allow_insecure_http: a.allow_insecure_http,
+        timeout: Duration::from_secs(a.timeout.max(1)),
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+    let (_stop, stop_rx) = tokio::sync::watch::channel(false);
+    let result = rt.block_on(async move {
+        let server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
+        if let Ok(addr) = ready_rx.await {
+            println!(
+                "prompt-inspector proxy on http://{addr}, recording to {}",
+                capture.display()
+            );
+            println!("export ANTHROPIC_BASE_URL=http://{addr}");
+            println!("export OPENAI_BASE_URL=http://{addr}/v1");
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+        }
+        server.await.map_err(|e| e.to_string())?
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}

@@ -1,0 +1,404 @@
+//! The recording proxy: an agent points its base URL here; every request to
+//! `/v1/messages`, `/v1/messages/count_tokens`, `/v1/chat/completions` or
+//! `/v1/responses` is forwarded upstream (hyper server, reqwest client), the
+//! response streams back chunk by chunk, unbuffered and unchanged, and one
+//! JSON line per exchange is appended to the capture: the request body
+//! verbatim (keys in it redacted), the status, the usage read out of the
+//! JSON or the SSE stream, the latency, the error. Authentication headers
+//! are forwarded, never recorded.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http_body_util::{BodyExt, Full, Limited, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response, StatusCode};
+use serde_json::{Value, json};
+
+use super::guard;
+
+/// Largest request or recorded response body (as in the clients).
+pub const MAX_BODY: usize = guard::MAX_BODY_BYTES;
+
+#[derive(Debug, Clone)]
+pub struct ProxyConfig {
+    pub listen: SocketAddr,
+    pub anthropic_upstream: String,
+    pub openai_upstream: String,
+    pub capture: PathBuf,
+    /// Forward keys over plain HTTP to a host that is not this machine.
+    pub allow_insecure_http: bool,
+    /// Time to the first byte of the upstream's answer.
+    pub timeout: Duration,
+}
+
+type Body = BoxBody<Bytes, std::io::Error>;
+
+struct Shared {
+    cfg: ProxyConfig,
+    client: reqwest::Client,
+    capture: Mutex<std::fs::File>,
+    seq: Mutex<u64>,
+}
+
+/// Runs the proxy until `shutdown` turns true; `ready` receives the bound
+/// address (port 0 picks one).
+pub async fn serve(
+    cfg: ProxyConfig,
+    ready: tokio::sync::oneshot::Sender<SocketAddr>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&cfg.capture)
+        .map_err(|e| format!("cannot open the capture {}: {e}", cfg.capture.display()))?;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .read_timeout(cfg.timeout)
+        .no_proxy()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let _ = ready.send(addr);
+    let shared = Arc::new(Shared {
+        cfg,
+        client,
+        capture: Mutex::new(file),
+        seq: Mutex::new(0),
+    });
+    loop {
+        let (stream, _) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(_) => continue,
+            },
+            _ = shutdown.changed() => return Ok(()),
+        };
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let svc = hyper::service::service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(handle(shared, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, svc)
+                .await;
+        });
+    }
+}
+
+fn full(b: impl Into<Bytes>) -> Body {
+    Full::new(b.into()).map_err(|never| match never {}).boxed()
+}
+
+/// The provider's error shape, with a clear message.
+fn error_response(anthropic: bool, status: StatusCode, message: &str) -> Response<Body> {
+    let body = if anthropic {
+        json!({"type": "error", "error": {"type": "api_error", "message": message}})
+    } else {
+        json!({"error": {"message": message, "type": "proxy_error", "code": status.as_u16()}})
+    };
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(full(body.to_string()))
+        .unwrap_or_else(|_| Response::new(full("")))
+}
+
+const FORWARDED: &[&str] = &[
+    "/v1/messages",
+    "/v1/messages/count_tokens",
+    "/v1/chat/completions",
+    "/v1/responses",
+];
+
+/// Headers never forwarded (hop by hop, or recomputed).
+fn hop_by_hop(name: &str) -> bool {
+    matches!(
+        name,
+        "host"
+            | "connection"
+            | "keep-alive"
+            | "transfer-encoding"
+            | "te"
+            | "trailer"
+            | "upgrade"
+            | "proxy-authorization"
+            | "proxy-connection"
+            | "content-length"
+            | "accept-encoding"
+    )
+}
+
+/// The key a request carries, to redact it from what is recorded.
+fn keys_of(req: &Request<Incoming>) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(k) = req.headers().get("x-api-key").and_then(|h| h.to_str().ok()) {
+        v.push(k.to_string());
+    }
+    if let Some(a) = req
+        .headers()
+        .get("authorization")
+        .and_then(|h| h.to_str().ok())
+    {
+        v.push(a.trim_start_matches("Bearer ").trim().to_string());
+    }
+    v.retain(|k| !k.is_empty());
+    v
+}
+
+async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    let anthropic = path.starts_with("/v1/messages");
+    if !FORWARDED.contains(&path.as_str()) {
+        return error_response(
+            anthropic,
+            StatusCode::NOT_FOUND,
+            &format!(
+                "prompt-inspector proxy: {path} is not forwarded (only {})",
+                FORWARDED.join(", ")
+            ),
+        );
+    }
+    let upstream = if anthropic {
+        &shared.cfg.anthropic_upstream
+    } else {
+        &shared.cfg.openai_upstream
+    };
+    let keys = keys_of(&req);
+    if let Err(e) =
+        guard::check_transport(upstream, !keys.is_empty(), shared.cfg.allow_insecure_http)
+    {
+        return error_response(
+            anthropic,
+            StatusCode::BAD_GATEWAY,
+            &format!("prompt-inspector proxy: {e}"),
+        );
+    }
+    let query = req
+        .uri()
+        .query()
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    let url = format!("{}{path}{query}", upstream.trim_end_matches('/'));
+    let method = req.method().clone();
+    let mut headers = reqwest::header::HeaderMap::new();
+    for (k, v) in req.headers() {
+        if !hop_by_hop(k.as_str()) {
+            headers.append(k.clone(), v.clone());
+        }
+    }
+    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => {
+            return error_response(
+                anthropic,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "prompt-inspector proxy: the request body is over {} MiB",
+                    MAX_BODY >> 20
+                ),
+            );
+        }
+    };
+    let started = Instant::now();
+    let ts_start = crate::now_rfc3339();
+    let request_json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let record = Record {
+        shared: shared.clone(),
+        keys,
+        ts_start,
+        endpoint: path.clone(),
+        request: request_json,
+        started,
+        stream: false,
+    };
+    let sent = shared
+        .client
+        .request(method, &url)
+        .headers(headers)
+        .body(body)
+        .send()
+        .await;
+    let resp = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            let (status, what) = if e.is_timeout() {
+                (StatusCode::GATEWAY_TIMEOUT, "timed out")
+            } else {
+                (StatusCode::BAD_GATEWAY, "failed")
+            };
+            let message = record.clean(&format!(
+                "prompt-inspector proxy: the upstream {} {what}: {e}",
+                guard::mask_url(upstream)
+            ));
+            record.write(Some(status.as_u16()), Value::Null, Some(message.clone()));
+            return error_response(anthropic, status, &message);
+        }
+    };
+    relay(record, resp)
+}
+
+/// Streams the upstream's answer to the client as it comes, keeping a
+/// bounded copy to read the usage from, and records the exchange at the end.
+fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
+    let status = resp.status();
+    let mut builder = Response::builder().status(status.as_u16());
+    for (k, v) in resp.headers() {
+        if !hop_by_hop(k.as_str()) {
+            builder = builder.header(k, v);
+        }
+    }
+    record.stream = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(16);
+    tokio::spawn(async move {
+        let mut upstream = resp.bytes_stream();
+        let mut copy: Vec<u8> = Vec::new();
+        let mut error = None;
+        while let Some(chunk) = upstream.next().await {
+            match chunk {
+                Ok(b) => {
+                    if copy.len() + b.len() <= MAX_BODY {
+                        copy.extend_from_slice(&b);
+                    }
+                    if tx.send(Ok(Frame::data(b))).await.is_err() {
+                        // The client went away: dropping the stream cancels
+                        // the upstream request.
+                        error = Some(
+                            "the client disconnected: the upstream request was cancelled"
+                                .to_string(),
+                        );
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let m = record.clean(&format!("the upstream stream broke: {e}"));
+                    let _ = tx.send(Err(std::io::Error::other(m.clone()))).await;
+                    error = Some(m);
+                    break;
+                }
+            }
+        }
+        let usage = usage_of(&copy, record.stream);
+        record.write(Some(status.as_u16()), usage, error);
+    });
+    let body = BodyExt::boxed(StreamBody::new(tokio_stream_from(rx)));
+    builder
+        .body(body)
+        .unwrap_or_else(|_| Response::new(full("")))
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::mpsc::Receiver<Result<Frame<Bytes>, std::io::Error>>,
+) -> impl futures_util::Stream<Item = Result<Frame<Bytes>, std::io::Error>> {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+/// The usage of a response: the JSON body's `usage`, or, for a stream,
+/// Anthropic's `message_start` usage updated by each `message_delta`, or
+/// OpenAI's final chunk's `usage`.
+pub fn usage_of(body: &[u8], stream: bool) -> Value {
+    let text = String::from_utf8_lossy(body);
+    if !stream {
+        return serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.get("usage").cloned())
+            .unwrap_or(Value::Null);
+    }
+    let mut usage = Value::Null;
+    for line in text.lines() {
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(data.trim()) else {
+            continue;
+        };
+        let found = match v["type"].as_str() {
+            Some("message_start") => v.pointer("/message/usage").cloned(),
+            Some("message_delta") => v.get("usage").cloned(),
+            _ => v.get("usage").filter(|u| u.is_object()).cloned(),
+        };
+        if let Some(Value::Object(new)) = found {
+            match &mut usage {
+                Value::Object(old) => {
+                    for (k, x) in new {
+                        if !x.is_null() {
+                            old.insert(k, x);
+                        }
+                    }
+                }
+                _ => usage = Value::Object(new),
+            }
+        }
+    }
+    usage
+}
+
+/// One exchange being recorded.
+struct Record {
+    shared: Arc<Shared>,
+    keys: Vec<String>,
+    ts_start: String,
+    endpoint: String,
+    request: Value,
+    started: Instant,
+    stream: bool,
+}
+
+impl Record {
+    fn clean(&self, text: &str) -> String {
+        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        guard::clean(&guard::redact(text, &refs), guard::MAX_MESSAGE_CHARS)
+    }
+
+    /// Appends the exchange's line in one write (a crash loses at most the
+    /// exchange in flight).
+    fn write(&self, status: Option<u16>, usage: Value, error: Option<String>) {
+        let id = {
+            let mut s = self.shared.seq.lock().unwrap_or_else(|e| e.into_inner());
+            *s += 1;
+            *s
+        };
+        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        let request_text = guard::redact(&self.request.to_string(), &refs);
+        let request: Value = serde_json::from_str(&request_text).unwrap_or(Value::Null);
+        let line = json!({
+            "schema": 1,
+            "id": format!("{}-{id}", self.ts_start),
+            "ts_start": self.ts_start,
+            "ts_end": crate::now_rfc3339(),
+            "endpoint": self.endpoint,
+            "model": request["model"],
+            "request": request,
+            "status": status,
+            "stream": self.stream,
+            "usage": usage,
+            "latency_ms": self.started.elapsed().as_millis() as u64,
+            "error": error,
+        });
+        let mut bytes = line.to_string().into_bytes();
+        bytes.push(b'\n');
+        let mut f = self
+            .shared
+            .capture
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let _ = f.write_all(&bytes);
+    }
+}

@@ -1,0 +1,372 @@
+//! The recording proxy, driven as a user would: the real binary listening
+//! on loopback, loopback upstreams written here (JSON and SSE), plain HTTP
+//! clients; every exchange lands in the capture with its usage, and no key.
+
+mod common;
+mod fake;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const KEY: &str = "sk-ant-api03-PROXY-KEY-must-never-be-recorded-0123456789";
+
+struct Proxy {
+    child: Child,
+    url: String,
+    capture: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn proxy(anthropic: &str, openai: &str, extra: &[&str]) -> Proxy {
+    proxy_on("127.0.0.1:0", anthropic, openai, extra)
+}
+
+fn proxy_on(listen: &str, anthropic: &str, openai: &str, extra: &[&str]) -> Proxy {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("capture.jsonl");
+    let mut child = Command::new(bin())
+        .args([
+            "proxy",
+            "--listen",
+            listen,
+            "--anthropic-upstream",
+            anthropic,
+            "--openai-upstream",
+            openai,
+            "-o",
+            capture.to_str().unwrap(),
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .trim_end_matches(',')
+        .to_string();
+    Proxy {
+        child,
+        url,
+        capture,
+        _dir: dir,
+    }
+}
+
+/// One HTTP/1.1 POST; returns (status line, headers, raw body bytes).
+fn post(base: &str, path: &str, body: &str, headers: &[(&str, &str)]) -> (String, String, Vec<u8>) {
+    let addr = base.trim_start_matches("http://");
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req += &format!("{k}: {v}\r\n");
+    }
+    req += "\r\n";
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, _) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.lines().next().unwrap_or("").to_string();
+    let body_start = text.find("\r\n\r\n").map_or(raw.len(), |i| i + 4);
+    (status, head.to_lowercase(), raw[body_start..].to_vec())
+}
+
+/// Decodes a chunked body.
+fn dechunk(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rest = b;
+    loop {
+        let Some(i) = rest.windows(2).position(|w| w == b"\r\n") else {
+            break;
+        };
+        let n = usize::from_str_radix(std::str::from_utf8(&rest[..i]).unwrap_or("0").trim(), 16)
+            .unwrap_or(0);
+        if n == 0 || rest.len() < i + 2 + n {
+            break;
+        }
+        out.extend_from_slice(&rest[i + 2..i + 2 + n]);
+        rest = &rest[i + 2 + n + 2..];
+    }
+    out
+}
+
+fn capture_lines(p: &Proxy, n: usize) -> Vec<Value> {
+    for _ in 0..200 {
+        let text = std::fs::read_to_string(&p.capture).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        if lines.len() >= n {
+            return lines;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("the capture has fewer than {n} lines");
+}
+
+const MESSAGE: &str = r#"{"model":"claude-sonnet-4-6","max_tokens":1,"system":[{"type":"text","text":"You are Kestrel.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]}"#;
+
+#[test]
+fn json_exchanges_are_forwarded_unchanged_and_recorded_without_keys() {
+    let upstream = fake::FakeServer::start(KEY);
+    let p = proxy(&upstream.url, &upstream.url, &[]);
+    let direct = post(
+        &upstream.url,
+        "/v1/messages",
+        MESSAGE,
+        &[("x-api-key", KEY)],
+    );
+    let via = post(
+        &p.url,
+        "/v1/messages",
+        MESSAGE,
+        &[("x-api-key", KEY), ("anthropic-version", "2023-06-01")],
+    );
+    assert!(via.0.contains("200"), "{via:?}");
+    let (a, b): (Value, Value) = (
+        serde_json::from_slice(&direct.2).unwrap(),
+        serde_json::from_slice(&dechunk(&via.2))
+            .unwrap_or_else(|_| serde_json::from_slice(&via.2).unwrap()),
+    );
+    assert_eq!(a["usage"]["input_tokens"], b["usage"]["input_tokens"]);
+    // The upstream saw the key (forwarded) …
+    assert!(
+        upstream
+            .state
+            .lock()
+            .unwrap()
+            .headers_seen
+            .last()
+            .unwrap()
+            .contains(KEY)
+    );
+    let lines = capture_lines(&p, 1);
+    let l = &lines[0];
+    for k in [
+        "schema",
+        "id",
+        "ts_start",
+        "ts_end",
+        "endpoint",
+        "model",
+        "request",
+        "status",
+        "stream",
+        "usage",
+        "latency_ms",
+        "error",
+    ] {
+        assert!(l.get(k).is_some(), "capture field {k}: {l}");
+    }
+    assert_eq!(l["endpoint"], "/v1/messages");
+    assert_eq!(l["status"], 200);
+    assert_eq!(
+        l["request"],
+        serde_json::from_str::<Value>(MESSAGE).unwrap()
+    );
+    assert!(l["usage"]["input_tokens"].is_u64());
+    // … the capture never does.
+    let text = std::fs::read_to_string(&p.capture).unwrap();
+    assert!(!text.contains("PROXY-KEY"));
+    // And `traffic` reads the capture.
+    let o = run(&["traffic", p.capture.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["source"], "capture");
+}
+
+/// An SSE upstream that sends `message_start`, waits for `go`, then the
+/// rest; `broken` closes the connection mid-stream instead.
+fn sse_upstream(go: mpsc::Receiver<()>, broken: bool) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else { return };
+        let mut buf = [0u8; 65536];
+        let _ = s.read(&mut buf);
+        let chunk = |s: &mut TcpStream, data: &str| {
+            let _ = s.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes());
+            let _ = s.flush();
+        };
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n");
+        chunk(
+            &mut s,
+            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"claude-sonnet-4-6\",\"usage\":{\"input_tokens\":5,\"cache_creation_input_tokens\":1200,\"cache_read_input_tokens\":0,\"output_tokens\":1,\"cache_creation\":{\"ephemeral_5m_input_tokens\":1200,\"ephemeral_1h_input_tokens\":0}}}}\n\n",
+        );
+        let _ = go.recv_timeout(Duration::from_secs(20));
+        if broken {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+        chunk(
+            &mut s,
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":42}}\n\n",
+        );
+        chunk(
+            &mut s,
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        let _ = s.write_all(b"0\r\n\r\n");
+    });
+    url
+}
+
+#[test]
+fn streams_pass_through_chunk_by_chunk_and_usage_is_read_from_them() {
+    let (go, wait) = mpsc::channel();
+    let upstream = sse_upstream(wait, false);
+    let p = proxy(&upstream, &upstream, &[]);
+    let addr = p.url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let body = MESSAGE.replace("\"max_tokens\":1", "\"max_tokens\":1,\"stream\":true");
+    s.write_all(format!("POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {KEY}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
+    // The first event arrives while the upstream still holds the rest: the
+    // proxy does not buffer.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("message_start") {
+        let n = s
+            .read(&mut buf)
+            .expect("the first event arrives before the stream ends");
+        assert!(n > 0, "closed early");
+        got.extend_from_slice(&buf[..n]);
+    }
+    go.send(()).unwrap();
+    let _ = s.read_to_end(&mut got);
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.contains("message_delta") && text.contains("message_stop"));
+    let l = &capture_lines(&p, 1)[0];
+    assert_eq!(l["stream"], true);
+    assert_eq!(l["usage"]["cache_creation_input_tokens"], 1200);
+    assert_eq!(
+        l["usage"]["output_tokens"], 42,
+        "message_delta updates message_start"
+    );
+    assert!(
+        !std::fs::read_to_string(&p.capture)
+            .unwrap()
+            .contains("PROXY-KEY")
+    );
+}
+
+#[test]
+fn a_broken_upstream_is_an_error_for_the_client_and_in_the_capture() {
+    let (go, wait) = mpsc::channel();
+    let upstream = sse_upstream(wait, true);
+    let p = proxy(&upstream, &upstream, &[]);
+    go.send(()).unwrap();
+    let _ = post(&p.url, "/v1/messages", MESSAGE, &[("x-api-key", KEY)]);
+    let l = &capture_lines(&p, 1)[0];
+    assert!(l["error"].as_str().unwrap_or("").contains("broke"), "{l}");
+    // An upstream that is not there: 502 in the provider's error shape.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = format!("http://127.0.0.1:{port}");
+    let p = proxy(&down, &down, &[]);
+    let (status, _, body) = post(&p.url, "/v1/messages", MESSAGE, &[("x-api-key", KEY)]);
+    assert!(status.contains("502"), "{status}");
+    let v: Value = serde_json::from_slice(&body)
+        .unwrap_or_else(|_| serde_json::from_slice(&dechunk(&body)).unwrap());
+    assert_eq!(v["type"], "error");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("prompt-inspector proxy")
+    );
+    let (status, _, body) = post(
+        &p.url,
+        "/v1/chat/completions",
+        "{}",
+        &[("authorization", &format!("Bearer {KEY}"))],
+    );
+    assert!(status.contains("502"));
+    let v: Value = serde_json::from_slice(&body)
+        .unwrap_or_else(|_| serde_json::from_slice(&dechunk(&body)).unwrap());
+    assert!(
+        v["error"]["message"].is_string(),
+        "OpenAI's error shape: {v}"
+    );
+    let lines = capture_lines(&p, 2);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["status"] == 502 && l["error"].is_string())
+    );
+    assert!(
+        !std::fs::read_to_string(&p.capture)
+            .unwrap()
+            .contains("PROXY-KEY")
+    );
+    // Not a forwarded path: 404.
+    let (status, _, _) = post(&p.url, "/v1/files", "{}", &[]);
+    assert!(status.contains("404"), "{status}");
+}
+
+#[test]
+fn fifty_concurrent_exchanges_are_all_recorded() {
+    let upstream = fake::FakeServer::start("");
+    let p = proxy(&upstream.url, &upstream.url, &[]);
+    let handles: Vec<_> = (0..50)
+        .map(|i| {
+            let url = p.url.clone();
+            std::thread::spawn(move || {
+                let body = MESSAGE.replace("hi", &format!("hi {i}"));
+                post(&url, "/v1/messages", &body, &[]).0
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap().contains("200"));
+    }
+    let lines = capture_lines(&p, 50);
+    assert_eq!(lines.len(), 50);
+    let mut ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 50, "every exchange its own line and id");
+}
+
+#[test]
+fn listening_beyond_loopback_is_a_warning() {
+    let upstream = fake::FakeServer::start("");
+    let mut p = proxy_on("0.0.0.0:0", &upstream.url, &upstream.url, &[]);
+    let _ = p.child.kill();
+    let mut err = String::new();
+    p.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
+}
