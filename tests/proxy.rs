@@ -100,12 +100,9 @@ fn post(base: &str, path: &str, body: &str, headers: &[(&str, &str)]) -> (String
 fn dechunk(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut rest = b;
-    loop {
-        let Some(i) = rest.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
-        let n = usize::from_str_radix(std::str::from_utf8(&rest[..i]).unwrap_or("0").trim(), 16)
-            .unwrap_or(0);
+    while let Some(i) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&rest[..i]).unwrap_or("0").trim();
+        let n = usize::from_str_radix(size, 16).unwrap_or(0);
         if n == 0 || rest.len() < i + 2 + n {
             break;
         }
