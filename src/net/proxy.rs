@@ -63,6 +63,7 @@ pub async fn serve(
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
         .read_timeout(cfg.timeout)
+        .tcp_nodelay(true)
         .no_proxy()
         .build()
         .map_err(|e| e.to_string())?;
@@ -85,6 +86,8 @@ pub async fn serve(
             },
             _ = shutdown.changed() => return Ok(()),
         };
+        // Small writes (SSE events) go out at once: no Nagle delay.
+        let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         tokio::spawn(async move {
             let io = hyper_util::rt::TokioIo::new(stream);

@@ -145,9 +145,8 @@ fn requests(ui: &mut Ui, view: &mut CacheView, p: &Prediction) {
             .show(ui, |ui| {
                 let label = format!("request {} · turn {}", r.index + 1, r.turn);
                 // A fixed-width label column: every bar starts at the same x.
-                let (rect, _) = ui.allocate_exact_size(vec2(170.0, 18.0), Sense::hover());
-                let resp = ui.put(
-                    rect,
+                let resp = ui.add_sized(
+                    [170.0, 18.0],
                     egui::Button::selectable(selected, RichText::new(label).monospace()),
                 );
                 if resp
@@ -157,16 +156,15 @@ fn requests(ui: &mut Ui, view: &mut CacheView, p: &Prediction) {
                     view.selected = r.index;
                 }
                 usage_bar(ui, r, scale, width);
-                ui.label(
-                    RichText::new(format!(
-                        "read {} · write {} · uncached {} · ${:.5}",
-                        thousands(r.usage.cache_read_input_tokens),
-                        thousands(r.usage.cache_creation_input_tokens),
-                        thousands(r.usage.input_tokens),
-                        r.cost_usd
-                    ))
-                    .monospace(),
+                let figures = format!(
+                    "read {} · write {} · uncached {} · ${:.5}",
+                    thousands(r.usage.cache_read_input_tokens),
+                    thousands(r.usage.cache_creation_input_tokens),
+                    thousands(r.usage.input_tokens),
+                    r.cost_usd
                 );
+                ui.add(egui::Label::new(RichText::new(&figures).monospace()).truncate())
+                    .on_hover_text(figures);
                 ui.end_row();
             });
         if let Some(e) = &r.error {
