@@ -257,3 +257,30 @@ fn the_agent_caps_move_with_their_sliders() {
     });
     assert_eq!(status(&h), prompt_inspector::engine::Status::Kept);
 }
+
+#[test]
+fn the_traffic_tab_explains_a_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |ts: &str, id: &str, write: u64, read: u64| {
+        serde_json::json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "requestId": id,
+            "message": {"id": id, "model": "claude-sonnet-4-6", "usage": {"input_tokens": 3,
+            "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 5}}})
+        .to_string()
+    };
+    let t = [
+        line("2026-11-30T10:00:00Z", "m1", 9000, 0),
+        line("2026-11-30T10:01:00Z", "m2", 100, 9000),
+        line("2026-11-30T10:08:00Z", "m3", 9100, 0),
+    ]
+    .join("\n");
+    let f = dir.path().join("session.jsonl");
+    std::fs::write(&f, t).unwrap();
+    let mut h = harness(sample());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.get_by_label_contains("3 requests · read 9,000");
+    h.get_by_label_contains("ttl: 7m00s since the previous request");
+}

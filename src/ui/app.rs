@@ -59,6 +59,7 @@ pub struct App {
     pub cache_view: super::cache::CacheView,
     pub run_panel: test_run::RunPanel,
     pub diff_view: super::diff::DiffView,
+    pub traffic_view: super::traffic::TrafficView,
     /// Snapshots of the workspace (newest first) and the newest one's key.
     pub snapshots: Vec<PathBuf>,
     pub(crate) latest_snapshot: Option<(String, u64, String)>,
@@ -118,6 +119,7 @@ impl App {
             cache_view: super::cache::CacheView::default(),
             run_panel: test_run::RunPanel::default(),
             diff_view: super::diff::DiffView::default(),
+            traffic_view: super::traffic::TrafficView::default(),
             snapshots: Vec::new(),
             latest_snapshot: None,
             prediction: None,
@@ -266,6 +268,10 @@ impl App {
             Command::SaveSnapshot => self.save_snapshot(),
             Command::ComputeDiff => self.compute_diff(),
             Command::CopyText(t) => self.ctx.copy_text(t),
+            Command::OpenTraffic(p) => {
+                self.traffic_view.pending = true;
+                self.worker.submit(Job::Traffic(p));
+            }
             Command::CopyRequestJson => {
                 if let Some(l) = &self.state.loaded {
                     let body = l.first_request_body();
@@ -375,6 +381,11 @@ impl App {
                 }
             }
             Done::Run(msg) => self.run_panel.apply(msg),
+            Done::Traffic(result) => {
+                self.traffic_view.pending = false;
+                self.traffic_view.selected = None;
+                self.traffic_view.result = Some(*result);
+            }
         }
     }
 

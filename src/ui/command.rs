@@ -43,6 +43,8 @@ pub enum Command {
     SaveSnapshot,
     ComputeDiff,
     CopyText(String),
+    /// Read a capture or a Claude Code transcript into the Traffic tab.
+    OpenTraffic(PathBuf),
     /// Copy the session's first request as Anthropic request JSON.
     CopyRequestJson,
 }

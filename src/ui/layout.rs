@@ -13,7 +13,8 @@ use super::command::{Command, Shortcut};
 use super::state::{Tab, ThemeChoice};
 use super::thousands;
 use super::{
-    cache, colors, controls, detail, diff, overview, problems, prompt, table, test_run, welcome,
+    cache, colors, controls, detail, diff, overview, problems, prompt, table, test_run, traffic,
+    welcome,
 };
 
 impl App {
@@ -190,6 +191,7 @@ impl App {
                     let sessions = self.session_names();
                     test_run::show(ui, &mut self.run_panel, &sessions, out);
                 }
+                Tab::Traffic => traffic::show(ui, &mut self.traffic_view, out),
                 Tab::Diff => {
                     let sessions = self.session_names();
                     diff::show(ui, &mut self.diff_view, &sessions, &self.snapshots, out);
@@ -212,6 +214,7 @@ impl App {
                 (Tab::Prompt, "Prompt".into()),
                 (Tab::Cache, "Cache".into()),
                 (Tab::Run, "Test run".into()),
+                (Tab::Traffic, "Traffic".into()),
                 (Tab::Diff, "Diff".into()),
                 (Tab::Problems, format!("Problems ({problems})")),
             ] {

@@ -19,6 +19,7 @@ pub mod shots;
 pub mod state;
 pub mod table;
 pub mod test_run;
+pub mod traffic;
 pub mod watch;
 pub mod welcome;
 pub mod worker;

@@ -17,6 +17,7 @@ pub enum Tab {
     Prompt,
     Cache,
     Run,
+    Traffic,
     Diff,
     Problems,
 }

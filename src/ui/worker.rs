@@ -65,6 +65,8 @@ pub enum Job {
     },
     PickFolder,
     TestRun(Box<TestRun>),
+    /// Read and explain a capture or a transcript.
+    Traffic(PathBuf),
 }
 
 pub enum RunMsg {
@@ -96,6 +98,7 @@ pub enum Done {
     },
     Picked(Option<PathBuf>),
     Run(RunMsg),
+    Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
 }
 
 pub struct Worker {
@@ -226,6 +229,12 @@ impl Shared {
                     generation,
                     result: Box::new(result),
                 });
+            }
+            Job::Traffic(path) => {
+                let result = crate::engine::workspace::reader::read_text_file(&path, 256 << 20)
+                    .and_then(|t| crate::engine::traffic::analyze_text(&t, &self.table))
+                    .map_err(|e| format!("{}: {e}", path.display()));
+                self.send(Done::Traffic(Box::new(result)));
             }
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}

@@ -1,0 +1,156 @@
+//! The Traffic tab: an agent's real requests (a capture of the recording
+//! proxy, or a Claude Code transcript) on one axis as stacked bars (read /
+//! written / uncached), the reason under each write or miss, and totals.
+
+use std::path::PathBuf;
+
+use egui::{Rect, RichText, Sense, Ui, pos2, vec2};
+
+use super::colors;
+use super::command::Command;
+use super::thousands;
+use crate::engine::traffic::Traffic;
+
+#[derive(Default)]
+pub struct TrafficView {
+    pub path: String,
+    pub pending: bool,
+    pub result: Option<Result<Traffic, String>>,
+    pub selected: Option<usize>,
+}
+
+fn bar(ui: &mut Ui, u: &crate::engine::traffic::Usage, scale: u64, width: f32) -> egui::Response {
+    let (rect, resp) = ui.allocate_exact_size(vec2(width, 14.0), Sense::click());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let mut x = rect.left();
+    for (t, c) in [
+        (u.cache_read_input_tokens, colors::READ),
+        (u.cache_creation_input_tokens, colors::WRITE),
+        (u.input_tokens, colors::UNCACHED),
+    ] {
+        let w = rect.width() * t as f32 / scale.max(1) as f32;
+        painter.rect_filled(
+            Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height())),
+            0.0,
+            c,
+        );
+        x += w;
+    }
+    resp.on_hover_text(format!(
+        "read {} · written {} · uncached {} · output {}",
+        thousands(u.cache_read_input_tokens),
+        thousands(u.cache_creation_input_tokens),
+        thousands(u.input_tokens),
+        thousands(u.output_tokens)
+    ))
+}
+
+pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Capture or transcript");
+        let r = ui.add(
+            egui::TextEdit::singleline(&mut view.path)
+                .hint_text("capture.jsonl or ~/.claude/projects/…/SESSION.jsonl")
+                .desired_width(360.0),
+        );
+        let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if (ui.button("Open").clicked() || enter) && !view.path.trim().is_empty() {
+            out.push(Command::OpenTraffic(PathBuf::from(view.path.trim())));
+        }
+        if view.pending {
+            ui.spinner();
+        }
+    });
+    ui.add(
+        egui::Label::new(
+            RichText::new(
+                "Record your agent with `prompt-inspector proxy` (it prints the base URL to set), then open the capture here.",
+            )
+            .weak(),
+        )
+        .wrap(),
+    );
+    ui.separator();
+    let t = match &view.result {
+        None => return,
+        Some(Err(e)) => {
+            ui.colored_label(colors::ERROR, e);
+            return;
+        }
+        Some(Ok(t)) => t,
+    };
+    let x = &t.totals;
+    ui.add(
+        egui::Label::new(
+            RichText::new(format!(
+                "{} requests · read {} · written {} · uncached {} · ${:.4} · hit ratio {:.1}%",
+                x.requests,
+                thousands(x.cache_read_input_tokens),
+                thousands(x.cache_creation_input_tokens),
+                thousands(x.input_tokens),
+                x.cost_usd,
+                x.hit_ratio * 100.0
+            ))
+            .strong(),
+        )
+        .wrap(),
+    );
+    for k in &x.by_kind {
+        ui.label(format!(
+            "{}: {} request{} · writes cost ${:.4} more than reads would have",
+            k.kind,
+            k.requests,
+            if k.requests == 1 { "" } else { "s" },
+            k.extra_cost_usd
+        ));
+    }
+    if let Some(c) = &x.counterfactual {
+        ui.add(egui::Label::new(c).wrap());
+    }
+    ui.separator();
+    let scale = t
+        .requests
+        .iter()
+        .filter_map(|r| r.usage)
+        .map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+        .max()
+        .unwrap_or(1);
+    let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
+    egui::ScrollArea::vertical()
+        .id_salt("traffic-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for r in &t.requests {
+                ui.horizontal(|ui| {
+                    let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
+                    let selected = view.selected == Some(r.index);
+                    if ui
+                        .add_sized(
+                            [240.0, 18.0],
+                            egui::Button::selectable(selected, RichText::new(label).monospace()),
+                        )
+                        .on_hover_text(&r.time)
+                        .clicked()
+                    {
+                        view.selected = Some(r.index);
+                    }
+                    if let Some(u) = &r.usage {
+                        bar(ui, u, scale, width);
+                        ui.label(RichText::new(format!("${:.5}", r.cost_usd)).monospace());
+                    }
+                });
+                if let Some(m) = &r.miss {
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(format!("  {}: {}", m.kind, m.detail)).weak(),
+                        )
+                        .wrap(),
+                    );
+                }
+                if let Some(e) = &r.error {
+                    ui.colored_label(colors::ERROR, e);
+                }
+            }
+        });
+}
