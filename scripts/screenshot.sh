@@ -19,9 +19,10 @@ fi
 cargo build --release --quiet
 bin=target/release/prompt-inspector
 export XDG_RUNTIME_DIR=$(mktemp -d); chmod 700 "$XDG_RUNTIME_DIR"
-export XDG_CONFIG_HOME=$(mktemp -d) XDG_DATA_HOME=$(mktemp -d)   # fresh persisted state
 shoot() { # size theme views workspace [name]
   local w=${1%x*} h=${1#*x}
+  # Fresh persisted state each time (a remembered window size would win).
+  XDG_CONFIG_HOME=$(mktemp -d) XDG_DATA_HOME=$(mktemp -d) \
   PROMPT_INSPECTOR_SHOTS="$out" PROMPT_INSPECTOR_SHOT_VIEWS="$3" \
     PROMPT_INSPECTOR_SHOT_THEME="$2" PROMPT_INSPECTOR_SHOT_PREFIX="$1-$2-${5:-sample}-" \
     PROMPT_INSPECTOR_WINDOW_SIZE="$1" \
@@ -32,15 +33,26 @@ broken=$(mktemp -d)
 cp -r sample-workspace/. "$broken/"
 printf -- '- id: broken\n  layer: 3\n  content: [unclosed\n' > "$broken/fragments/broken.yaml"
 printf -- '- id: soul\n  layer: 9\n  content: dup\n  colour: red\n' > "$broken/fragments/bad.yaml"
+# A Claude Code transcript for the Traffic view: a cold start, a hit, a
+# write after a 7-minute gap, a compaction.
+traffic=$(mktemp --suffix=.jsonl)
+line() { printf '{"type":"assistant","sessionId":"s","timestamp":"%s","requestId":"%s","message":{"id":"%s","model":"claude-sonnet-4-6","usage":{"input_tokens":3,"cache_creation_input_tokens":%s,"cache_read_input_tokens":%s,"output_tokens":%s}}}\n' "$@"; }
+{ line 2026-11-30T10:00:00Z r1 m1 18200 0 220
+  line 2026-11-30T10:01:10Z r2 m2 640 18200 310
+  line 2026-11-30T10:02:05Z r3 m3 410 18840 150
+  line 2026-11-30T10:09:30Z r4 m4 19300 0 260
+  printf '{"type":"system","subtype":"compact_boundary","sessionId":"s","timestamp":"2026-11-30T10:10:00Z"}\n'
+  line 2026-11-30T10:10:04Z r5 m5 9800 0 400; } > "$traffic"
+export PROMPT_INSPECTOR_SHOT_TRAFFIC="$traffic"
 # Every view at both sizes, in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
-    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff sample-workspace
+    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
     for ex in ${EXAMPLES:-}; do
       shoot "$size" "$theme" overview "examples/$ex" "$ex"
     done
   done
 done
-rm -rf "$broken"
+rm -rf "$broken" "$traffic"
 ls -1 "$out"/*.png

@@ -234,3 +234,90 @@ fn traffic_refuses_what_it_cannot_read() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no JSON lines"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_capture_is_adopted_as_a_session_that_predict_reads() {
+    let sys = ["You are Kestrel. ".repeat(120)];
+    let sys: Vec<&str> = sys.iter().map(String::as_str).collect();
+    let m1 = json!([{"role": "user", "content": "list the invoices"}]);
+    let m2 = json!([
+        {"role": "user", "content": "list the invoices"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "tu1", "name": "read", "input": {"path": "inv"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "3 invoices"}]}
+    ]);
+    let mut m3 = m2.clone();
+    m3.as_array_mut()
+        .unwrap()
+        .push(json!({"role": "assistant", "content": "There are 3."}));
+    m3.as_array_mut()
+        .unwrap()
+        .push(json!({"role": "user", "content": "send them"}));
+    let with = |messages: &Value| {
+        let mut r = req(&sys, &["read"], &[]);
+        r["messages"] = messages.clone();
+        r
+    };
+    let lines = vec![
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-sonnet-4-6",
+            with(&m1),
+            usage(10, 2000, 0),
+        ),
+        line(
+            "2026-11-30T09:00:20Z",
+            "claude-sonnet-4-6",
+            with(&m2),
+            usage(10, 30, 2000),
+        ),
+        line(
+            "2026-11-30T09:07:00Z",
+            "claude-sonnet-4-6",
+            with(&m3),
+            usage(10, 2100, 0),
+        ),
+    ];
+    let ws = copy_sample();
+    let cap = ws.path().join("cap.jsonl");
+    std::fs::write(&cap, lines.join("\n")).unwrap();
+    let target = ws.path().join("sessions/adopted.yaml");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--to-session",
+        target.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(2 turns)"), "{}", stdout(&o));
+    let o = run(&[
+        "predict",
+        ws.path().to_str().unwrap(),
+        "--session",
+        "adopted",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = json(&o);
+    assert_eq!(p["session"], "adopted");
+    let reqs = p["requests"].as_array().unwrap();
+    assert!(
+        reqs.len() >= 3,
+        "a request per turn and per tool result: {reqs:#?}"
+    );
+    let report = json(&run(&[
+        "report",
+        ws.path().to_str().unwrap(),
+        "--session",
+        "adopted",
+        "--format",
+        "json",
+    ]));
+    let d: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "sessions/adopted.yaml")
+        .collect();
+    assert!(d.is_empty(), "the adopted session reads cleanly: {d:#?}");
+}

@@ -19,6 +19,10 @@ pub struct Args {
     pub file: PathBuf,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Adopt the captured conversation as a session file
+    /// (WORKSPACE/sessions/NAME.yaml), for predict, send and diff.
+    #[arg(long)]
+    pub to_session: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -30,6 +34,9 @@ pub fn run(a: Args) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
+    if let Some(target) = &a.to_session {
+        return adopt(&text, target);
+    }
     let t = match traffic::analyze_text(&text, &table) {
         Ok(t) => t,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
@@ -39,4 +46,33 @@ pub fn run(a: Args) -> ExitCode {
         Format::Text | Format::Markdown => out(&traffic::to_text(&t)),
     }
     ExitCode::SUCCESS
+}
+
+/// Writes the captured conversation as a session file (JSON is YAML).
+fn adopt(text: &str, target: &std::path::Path) -> ExitCode {
+    let name = target
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "adopted".into());
+    let session = match traffic::parse(text).and_then(|(_, x)| traffic::to_session(&x, &name)) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let body = serde_json::to_string_pretty(&session).unwrap_or_default() + "\n";
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(&format!("{}: {e}", dir.display()));
+    }
+    match crate::engine::workspace::store::write_atomic(target, body.as_bytes()) {
+        Ok(()) => {
+            out(&format!(
+                "{} ({} turns)\n",
+                target.display(),
+                session["turns"].as_array().map_or(0, Vec::len)
+            ));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&format!("cannot write {}: {e}", target.display())),
+    }
 }

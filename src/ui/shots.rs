@@ -20,6 +20,9 @@ pub enum View {
     Problems,
     Cache,
     Diff,
+    /// The Traffic tab on `PROMPT_INSPECTOR_SHOT_TRAFFIC` (a capture or a
+    /// transcript).
+    Traffic,
 }
 
 impl View {
@@ -31,16 +34,18 @@ impl View {
             View::Problems => "problems",
             View::Cache => "cache",
             View::Diff => "diff",
+            View::Traffic => "traffic",
         }
     }
 
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Overview,
         View::TableDetail,
         View::PromptMarkers,
         View::Problems,
         View::Cache,
         View::Diff,
+        View::Traffic,
     ];
 
     fn parse(s: &str) -> Option<View> {
@@ -80,6 +85,13 @@ impl View {
             View::Problems => vec![Command::SetTab(Tab::Problems)],
             View::Cache => vec![Command::SetTab(Tab::Cache), Command::SetMarkers(false)],
             View::Diff => vec![Command::SetTab(Tab::Diff), Command::SetMarkers(false)],
+            View::Traffic => {
+                let mut v = vec![Command::SetTab(Tab::Traffic)];
+                if let Some(p) = std::env::var_os("PROMPT_INSPECTOR_SHOT_TRAFFIC") {
+                    v.push(Command::OpenTraffic(p.into()));
+                }
+                v
+            }
         }
     }
 

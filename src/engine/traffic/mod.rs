@@ -461,3 +461,112 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
     t.by_kind = by_kind;
     t
 }
+
+/// A captured conversation as a session (turns, tool uses, gaps), so that
+/// prediction, test runs and diff apply to real traffic. Built from the
+/// main chain: its last request's messages are the conversation, and the
+/// time between the requests that start a turn gives the gaps.
+pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
+    let chain: Vec<&Exchange> = exchanges
+        .iter()
+        .filter(|x| x.chain == "main" && x.request.is_some())
+        .collect();
+    let last = chain
+        .last()
+        .and_then(|x| x.request.as_ref())
+        .ok_or("no request bodies in the main chain: only a capture can become a session")?;
+    let text_of = |c: &Value| -> Option<String> {
+        match c {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(parts) => {
+                let t: Vec<&str> = parts
+                    .iter()
+                    .filter(|p| p["type"] == "text")
+                    .filter_map(|p| p["text"].as_str())
+                    .collect();
+                (!t.is_empty()).then(|| t.join("\n"))
+            }
+            _ => None,
+        }
+    };
+    // The requests that start a turn (their last message is a user's text).
+    let starts: Vec<Option<f64>> = chain
+        .iter()
+        .filter(|x| {
+            let m = x
+                .request
+                .as_ref()
+                .and_then(|r| r["messages"].as_array().and_then(|a| a.last().cloned()));
+            m.is_some_and(|m| m["role"] == "user" && text_of(&m["content"]).is_some())
+        })
+        .map(|x| x.at)
+        .collect();
+    let mut turns: Vec<Value> = Vec::new();
+    let mut pending: Vec<Value> = Vec::new();
+    for m in last["messages"].as_array().into_iter().flatten() {
+        let content = &m["content"];
+        if m["role"] == "user" {
+            // Tool results answer the previous turn's tool uses.
+            for part in content
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["type"] == "tool_result")
+            {
+                if let Some(u) = pending.iter_mut().find(|u| u["id"] == part["tool_use_id"]) {
+                    u["result"] = Value::String(
+                        text_of(&part["content"]).unwrap_or_else(|| part["content"].to_string()),
+                    );
+                }
+            }
+            if let Some(t) = text_of(content) {
+                if let Some(prev) = turns.last_mut()
+                    && !pending.is_empty()
+                {
+                    prev["tool_uses"] = Value::Array(std::mem::take(&mut pending));
+                }
+                let mut turn = serde_json::json!({"user": t});
+                let k = turns.len();
+                if k > 0
+                    && let (Some(Some(a)), Some(Some(b))) = (starts.get(k - 1), starts.get(k))
+                    && b - a >= 60.0
+                {
+                    turn["gap"] = Value::String(format!("{}s", (b - a).round() as u64));
+                }
+                turns.push(turn);
+            }
+        } else {
+            if let Some(t) = text_of(content)
+                && let Some(prev) = turns.last_mut()
+            {
+                prev["assistant"] = Value::String(t);
+            }
+            for part in content
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["type"] == "tool_use")
+            {
+                pending.push(serde_json::json!({"id": part["id"], "name": part["name"], "input": part["input"], "result": ""}));
+            }
+        }
+    }
+    if let Some(prev) = turns.last_mut()
+        && !pending.is_empty()
+    {
+        prev["tool_uses"] = Value::Array(pending);
+    }
+    let tools: Vec<Value> = last["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").cloned())
+        .collect();
+    Ok(serde_json::json!({
+        "name": name,
+        "description": format!("adopted from real traffic ({} requests)", chain.len()),
+        "model": last["model"],
+        "tools": tools,
+        "turns": turns,
+    }))
+}
