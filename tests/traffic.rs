@@ -257,7 +257,7 @@ fn a_capture_is_adopted_as_a_session_that_predict_reads() {
         r["messages"] = messages.clone();
         r
     };
-    let lines = vec![
+    let lines = [
         line(
             "2026-11-30T09:00:00Z",
             "claude-sonnet-4-6",
