@@ -193,16 +193,14 @@ pub fn run(a: SendArgs) -> ExitCode {
         &planned,
         &opts,
         cancel,
-        |p| {
-            if !quiet
-                && let net::run::Progress::Sending {
-                    index,
-                    total,
-                    label,
-                } = &p
-            {
-                eprintln!("[{}/{}] {label}", index + 1, total);
-            }
+        |p| match &p {
+            net::run::Progress::Sending {
+                index,
+                total,
+                label,
+            } if !quiet => eprintln!("[{}/{}] {label}", index + 1, total),
+            net::run::Progress::Note(n) if !quiet => eprintln!("{n}"),
+            _ => {}
         },
         record,
     );

@@ -3,6 +3,7 @@
 //! key lives in memory only and is never written, logged or shown in full.
 
 pub mod guard;
+pub mod llama;
 pub mod proxy;
 pub mod run;
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::{Endpoint, NetError};
+use crate::engine::Provider;
 use crate::engine::assembly::models::ModelInfo;
 use crate::engine::cache::testrun::{Planned, RunRecord, RunRow, compare};
 
@@ -23,6 +24,8 @@ pub enum Progress {
         index: usize,
         row: RunRow,
     },
+    /// Something worth saying about the run (how it counts).
+    Note(String),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -81,6 +84,17 @@ pub async fn execute(
             secs: limit.as_secs(),
         }
     });
+    // A local llama.cpp server: predict on its own tokens, exactly.
+    let mut exact = planned.to_vec();
+    if ep.provider != Provider::Anthropic
+        && ep.base_url != super::OPENAI_BASE
+        && let Ok(true) = super::llama::exact(&client, ep, model, &mut exact).await
+    {
+        progress(Progress::Note(
+            "a llama.cpp server: predicting on its own chat template and tokenizer".into(),
+        ));
+    }
+    let planned = &exact[..];
     let mut gap_skipped = false;
     for (i, p) in planned.iter().enumerate() {
         if !opts.honour_gaps
