@@ -148,9 +148,56 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
                         .wrap(),
                     );
                 }
+                if view.selected == Some(r.index) {
+                    parts(ui, &r.parts);
+                }
                 if let Some(e) = &r.error {
                     ui.colored_label(colors::ERROR, e);
                 }
+            }
+        });
+}
+
+/// A recorded request's parts (tools, system blocks, messages) as token
+/// bars, coloured as in the Prompt view; breakpoints marked.
+fn parts(ui: &mut Ui, parts: &[crate::engine::traffic::Part]) {
+    if parts.is_empty() {
+        ui.weak("  (no request body recorded: a transcript has usage only)");
+        return;
+    }
+    let dark = ui.visuals().dark_mode;
+    let max = parts.iter().map(|p| p.tokens).max().unwrap_or(1).max(1);
+    let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
+    egui::Grid::new("traffic-parts")
+        .num_columns(3)
+        .show(ui, |ui| {
+            for p in parts {
+                let color = if p.label.starts_with("tool") {
+                    colors::tools(dark)
+                } else if let Some(n) = p.label.strip_prefix("system block ") {
+                    colors::layer(n.parse().unwrap_or(1), dark)
+                } else {
+                    colors::HISTORY
+                };
+                ui.label(
+                    RichText::new(format!(
+                        "  {}{}",
+                        p.label,
+                        if p.breakpoint { " ⏺" } else { "" }
+                    ))
+                    .monospace(),
+                );
+                let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
+                ui.painter().rect_filled(
+                    Rect::from_min_size(
+                        rect.min,
+                        vec2(rect.width() * p.tokens as f32 / max as f32, rect.height()),
+                    ),
+                    0.0,
+                    color,
+                );
+                ui.label(format!("{} tokens", thousands(p.tokens as u64)));
+                ui.end_row();
             }
         });
 }

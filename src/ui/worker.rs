@@ -232,7 +232,15 @@ impl Shared {
             }
             Job::Traffic(path) => {
                 let result = crate::engine::workspace::reader::read_text_file(&path, 256 << 20)
-                    .and_then(|t| crate::engine::traffic::analyze_text(&t, &self.table))
+                    .and_then(|t| crate::engine::traffic::parse(&t))
+                    .map(|(source, x)| {
+                        crate::engine::traffic::analyze_counted(
+                            source,
+                            &x,
+                            &self.table,
+                            Some(&self.counter),
+                        )
+                    })
                     .map_err(|e| format!("{}: {e}", path.display()));
                 self.send(Done::Traffic(Box::new(result)));
             }

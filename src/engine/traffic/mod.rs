@@ -82,6 +82,8 @@ pub struct Miss {
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub index: usize,
+    /// The request's parts with their tokens (captures: bodies are recorded).
+    pub parts: Vec<Part>,
     pub time: String,
     pub chain: String,
     pub model: String,
@@ -130,6 +132,16 @@ pub fn analyze_text(text: &str, table: &ModelTable) -> Result<Traffic, String> {
 }
 
 pub fn analyze(source: Source, exchanges: &[Exchange], table: &ModelTable) -> Traffic {
+    analyze_counted(source, exchanges, table, None)
+}
+
+/// Like [`analyze`], also counting each recorded request's parts.
+pub fn analyze_counted(
+    source: Source,
+    exchanges: &[Exchange],
+    table: &ModelTable,
+    counter: Option<&crate::engine::TokenCounter>,
+) -> Traffic {
     let mut rows = Vec::with_capacity(exchanges.len());
     for (i, x) in exchanges.iter().enumerate() {
         let prev = exchanges[..i].iter().rev().find(|p| p.chain == x.chain);
@@ -139,8 +151,13 @@ pub fn analyze(source: Source, exchanges: &[Exchange], table: &ModelTable) -> Tr
             .usage
             .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
             .map(|u| explain(x, prev, &u, model));
+        let parts = match (counter, &x.request) {
+            (Some(c), Some(r)) => parts(r, c, model.tokenizer),
+            _ => Vec::new(),
+        };
         rows.push(Row {
             index: i + 1,
+            parts,
             time: x.time.clone(),
             chain: x.chain.clone(),
             model: x.model.clone(),
@@ -310,6 +327,33 @@ fn positions(req: &Value) -> Vec<(String, String, bool)> {
         }
     }
     out
+}
+
+/// One part of a recorded request in cache order, with its tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    /// `tool 1 (read)`, `system block 2`, `message 3 (user)`…
+    pub label: String,
+    pub tokens: usize,
+    /// Carries a `cache_control` breakpoint.
+    pub breakpoint: bool,
+}
+
+/// The parts of a request body (tools, system blocks, messages) with their
+/// token counts (o200k; an estimate for Claude models).
+pub fn parts(
+    req: &Value,
+    counter: &crate::engine::TokenCounter,
+    enc: crate::engine::Encoding,
+) -> Vec<Part> {
+    positions(req)
+        .into_iter()
+        .map(|(label, text, breakpoint)| Part {
+            tokens: counter.count(enc, &text),
+            label,
+            breakpoint,
+        })
+        .collect()
 }
 
 fn names(req: &Value) -> Vec<String> {
@@ -569,4 +613,35 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
         "tools": tools,
         "turns": turns,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_splits_into_its_parts_in_cache_order() {
+        let req = serde_json::json!({
+            "tools": [{"name": "read", "input_schema": {}}],
+            "system": [{"type": "text", "text": "You are Kestrel.", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}]
+        });
+        let c = crate::engine::TokenCounter::new();
+        let p = parts(&req, &c, crate::engine::Encoding::O200kBase);
+        let labels: Vec<&str> = p.iter().map(|x| x.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "tool 1 (read)",
+                "system block 1",
+                "message 1 (user)",
+                "message 2 (assistant) block 1"
+            ]
+        );
+        assert!(p[1].breakpoint && !p[0].breakpoint);
+        assert_eq!(
+            p[1].tokens,
+            c.count(crate::engine::Encoding::O200kBase, "You are Kestrel.")
+        );
+    }
 }
