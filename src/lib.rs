@@ -15,6 +15,16 @@ pub fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
+/// Today's and yesterday's dates (UTC, YYYY-MM-DD), for OpenClaw's startup
+/// context.
+pub fn today_and_yesterday() -> Vec<String> {
+    let now = unix_now();
+    [now, now.saturating_sub(86_400)]
+        .iter()
+        .map(|t| engine::traffic::format_rfc3339(*t as f64)[..10].to_string())
+        .collect()
+}
+
 /// Now, as RFC 3339 UTC with milliseconds (capture timestamps).
 pub fn now_rfc3339() -> String {
     let t = std::time::SystemTime::now()

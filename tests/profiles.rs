@@ -305,3 +305,96 @@ fn claude_code_imports_stop_at_the_depth_limit_and_loops_are_one_diagnostic() {
     );
     assert!(!render(dir.path()).contains("OUTSIDE-SECRET"));
 }
+
+fn day(offset_days: u64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - offset_days * 86_400;
+    // Civil date of a Unix day (the same algorithm the app uses).
+    let z = (now / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[test]
+fn openclaw_startup_context_on_new_is_an_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let (today, yesterday, old) = (day(0), day(1), day(5));
+    write_ws(
+        dir.path(),
+        &[
+            ("AGENTS.md", "rules"),
+            ("SOUL.md", "soul"),
+            (&format!("memory/{today}.md"), "TODAY-NOTE"),
+            (&format!("memory/{yesterday}.md"), &"y".repeat(3000)),
+            (&format!("memory/{old}.md"), "OLD-NOTE"),
+        ],
+    );
+    // Ordinary turns: all read on demand.
+    let r = report(dir.path(), &[]);
+    assert_eq!(frag(&r, &format!("memory.{today}"))["status"], "disabled");
+    // As on /new: today's and yesterday's, capped at 1,200 chars each.
+    let r = report(dir.path(), &["--new-session"]);
+    assert_eq!(frag(&r, &format!("memory.{today}"))["status"], "kept");
+    let y = frag(&r, &format!("memory.{yesterday}"));
+    assert_eq!(y["status"], "truncated");
+    assert_eq!(y["chars_before"], 3000);
+    assert!(y["reason"].as_str().unwrap().contains("first user message"));
+    assert_eq!(frag(&r, &format!("memory.{old}"))["status"], "disabled");
+    let o = run(&["render", dir.path().to_str().unwrap(), "--new-session"]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!("[Untrusted daily memory: memory/{today}.md]"))
+            && text.contains("TODAY-NOTE")
+    );
+    assert!(!text.contains("OLD-NOTE"));
+}
+
+#[test]
+fn claude_code_user_memory_is_an_option() {
+    let home = tempfile::tempdir().unwrap();
+    write_ws(
+        home.path(),
+        &[(".claude/CLAUDE.md", "Always answer in British English.")],
+    );
+    let ws = example("claude-code");
+    let o = std::process::Command::new(bin())
+        .args([
+            "report",
+            ws.to_str().unwrap(),
+            "--format",
+            "json",
+            "--user-memory",
+        ])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    let first = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["layer"] == 2)
+        .unwrap();
+    assert_eq!(first["id"], "user.claude");
+    assert_eq!(first["source"], "~/.claude/CLAUDE.md");
+    // Without the option it is not read.
+    let r = report(&ws, &[]);
+    assert!(
+        r["fragments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["id"] != "user.claude")
+    );
+}

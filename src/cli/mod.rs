@@ -61,6 +61,13 @@ pub struct Common {
     /// (default: `profile:` in workspace.yaml, else detected from the files).
     #[arg(long)]
     pub profile: Option<String>,
+    /// OpenClaw: as on `/new`, with today's and yesterday's daily memory
+    /// (memory/YYYY-MM-DD.md, UTC dates) as startup context.
+    #[arg(long)]
+    pub new_session: bool,
+    /// Claude Code: also the user-level ~/.claude/CLAUDE.md.
+    #[arg(long)]
+    pub user_memory: bool,
 }
 
 impl Common {
@@ -73,6 +80,12 @@ impl Common {
             debug_markers: self.debug_markers,
             profile: self.profile.clone(),
             caps: None,
+            startup_days: if self.new_session {
+                crate::today_and_yesterday()
+            } else {
+                Vec::new()
+            },
+            user_memory: self.user_memory,
         }
     }
 }

@@ -32,6 +32,11 @@ pub struct Options {
     /// An agent profile's character caps (per file, total) instead of its
     /// own (the window's cap sliders).
     pub caps: Option<(usize, usize)>,
+    /// OpenClaw: the days whose daily memory the startup context of `/new`
+    /// carries (today and yesterday, dated by the caller).
+    pub startup_days: Vec<String>,
+    /// Claude Code: also the user-level `~/.claude/CLAUDE.md`.
+    pub user_memory: bool,
 }
 
 /// One workspace, one session, assembled. The workspace and the prepared
@@ -49,11 +54,8 @@ pub struct Inspection {
 /// Loads a workspace folder (with the profile named, else the one it
 /// declares or suggests) and the app's state that belongs to it (the
 /// count_tokens calibration), both through the guarded reader.
-pub fn load_workspace(
-    root: &Path,
-    profile: Option<&str>,
-    caps: Option<(usize, usize)>,
-) -> Result<Workspace, String> {
+pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> {
+    let (profile, caps) = (opts.profile.as_deref(), opts.caps);
     let mut profiles = workspace::profile::Profiles::load()?;
     if let Some((per_file, total)) = caps {
         for c in profiles.all.iter_mut().filter_map(|p| p.caps.as_mut()) {
@@ -61,7 +63,21 @@ pub fn load_workspace(
             c.total_chars = total;
         }
     }
-    let mut ws = workspace::load_as(root, profile, &profiles)?;
+    let user_memory = if opts.user_memory {
+        let home = std::env::var_os("HOME").ok_or("--user-memory: HOME is not set")?;
+        let path = Path::new(&home).join(".claude/CLAUDE.md");
+        Some(workspace::reader::read_text_file(
+            &path,
+            workspace::MAX_FILE_BYTES,
+        )?)
+    } else {
+        None
+    };
+    let extras = workspace::agents::Extras {
+        startup_days: opts.startup_days.clone(),
+        user_memory,
+    };
+    let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
     ws.calibration = calibration::load(&ws.root);
     Ok(ws)
 }
@@ -73,12 +89,7 @@ pub fn inspect(
     table: &ModelTable,
     counter: &TokenCounter,
 ) -> Result<Inspection, String> {
-    Inspection::new(
-        Arc::new(load_workspace(root, opts.profile.as_deref(), opts.caps)?),
-        opts,
-        table,
-        counter,
-    )
+    Inspection::new(Arc::new(load_workspace(root, opts)?), opts, table, counter)
 }
 
 /// Picks the session by name (or the default), with a readable error.
@@ -179,8 +190,7 @@ impl Inspection {
                 budget: Some(self.assembly.budget),
                 budget_total: None,
                 debug_markers: self.assembly.debug_markers,
-                profile: None,
-                caps: None,
+                ..Options::default()
             },
             table,
             counter,

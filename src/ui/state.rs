@@ -158,6 +158,7 @@ impl AppState {
             debug_markers: self.debug_markers,
             profile: self.profile.clone(),
             caps: self.caps,
+            ..Options::default()
         }
     }
 

@@ -125,14 +125,13 @@ impl Shared {
     fn load(&self, root: PathBuf, options: Options, generation: u64) {
         let t = Instant::now();
         self.send(Done::Progress(format!("reading {}", root.display())));
-        let result = engine::load_workspace(&root, options.profile.as_deref(), options.caps)
-            .and_then(|ws| {
-                self.send(Done::Progress(format!(
-                    "counting tokens of {} fragments",
-                    ws.fragments.len()
-                )));
-                self.assemble(Arc::new(ws), &options)
-            });
+        let result = engine::load_workspace(&root, &options).and_then(|ws| {
+            self.send(Done::Progress(format!(
+                "counting tokens of {} fragments",
+                ws.fragments.len()
+            )));
+            self.assemble(Arc::new(ws), &options)
+        });
         self.deliver(result, generation, t, true);
     }
 

@@ -15,6 +15,19 @@ use crate::engine::workspace::sources::base;
 use crate::engine::workspace::types::{FragmentDef, FragmentKind, Preset};
 use crate::engine::workspace::yaml::{self, Node, split_frontmatter};
 
+/// What the caller adds to an agent's folder: OpenClaw's startup context
+/// (the daily memory of these days, as on `/new`), Claude Code's user-level
+/// memory file (`~/.claude/CLAUDE.md`, read by the caller).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    pub startup_days: Vec<String>,
+    pub user_memory: Option<String>,
+}
+
+/// OpenClaw's startup-context limits (characters per file, in all).
+const STARTUP_FILE_CHARS: usize = 1200;
+const STARTUP_TOTAL_CHARS: usize = 2800;
+
 /// Settings an agent profile implies: its separator, the titles of its
 /// sections, the cache boundary after the stable files.
 pub fn settings(p: &Profile, soul_present: bool) -> Settings {
@@ -75,6 +88,7 @@ fn cut_file(text: &str, name: &str, max: usize, caps: &Caps) -> (String, usize, 
 pub fn load_openclaw(
     p: &Profile,
     r: &mut Reader,
+    extras: &Extras,
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -132,7 +146,7 @@ pub fn load_openclaw(
         out.push(frag);
     }
     load_skill_listing(p, r, out, diags);
-    list_daily_memory(p, r, out);
+    list_daily_memory(p, r, &extras.startup_days, out);
 }
 
 /// OpenClaw's budget loop for one file (in load order): the total left,
@@ -338,8 +352,9 @@ fn listing_fragment(id: &str, priority: i64, body: &str, source: &str) -> Fragme
 
 /// `memory/YYYY-MM-DD.md` files: not injected; listed with how the agent
 /// reads them.
-fn list_daily_memory(p: &Profile, r: &mut Reader, out: &mut Vec<FragmentDef>) {
+fn list_daily_memory(p: &Profile, r: &mut Reader, startup: &[String], out: &mut Vec<FragmentDef>) {
     let Some(m) = &p.memory else { return };
+    let mut startup_left = STARTUP_TOTAL_CHARS;
     for (name, is_dir) in r.list(&m.dir) {
         if is_dir || !name.ends_with(".md") {
             continue;
@@ -356,6 +371,32 @@ fn list_daily_memory(p: &Profile, r: &mut Reader, out: &mut Vec<FragmentDef>) {
             FragmentKind::Markdown,
         );
         f.interpolate = false;
+        let day = name.trim_end_matches(".md");
+        if startup.iter().any(|d| day.starts_with(d.as_str())) && startup_left > 0 {
+            // OpenClaw's startup context on /new: today's and yesterday's
+            // notes, capped, prepended to the first user message.
+            let n = js_len(&f.body);
+            let cap = STARTUP_FILE_CHARS.min(startup_left);
+            let kept = if n > cap {
+                format!("{}\n...[truncated]...", js_prefix(&f.body, cap))
+            } else {
+                f.body.clone()
+            };
+            startup_left = startup_left.saturating_sub(js_len(&kept).min(cap));
+            f.chars = Some((n, js_len(&kept)));
+            f.body = format!(
+                "[Untrusted daily memory: {rel}]\nBEGIN_QUOTED_NOTES\n```text\n{}\n```\nEND_QUOTED_NOTES",
+                kept.replace("```", "\\`\\`\\`")
+            );
+            f.priority = 10;
+            if n > cap {
+                f.preset = Some(Preset::Truncated(format!(
+                    "startup context on /new: {rel} cut to {cap} chars (of {n}); prepended to the first user message, not the system prompt"
+                )));
+            }
+            out.push(f);
+            continue;
+        }
         f.chars = Some((js_len(&f.body), 0));
         f.preset = Some(Preset::Disabled(
             m.note
@@ -372,12 +413,37 @@ fn list_daily_memory(p: &Profile, r: &mut Reader, out: &mut Vec<FragmentDef>) {
 pub fn load_claude_code(
     p: &Profile,
     r: &mut Reader,
+    extras: &Extras,
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
     let root = r.root().display().to_string();
     let max_depth = p.imports.as_ref().map_or(4, |i| i.max_depth);
     let mut order = 0i64;
+    if let Some(text) = &extras.user_memory {
+        // The user's own memory file comes first (user level, then project).
+        order += 1;
+        let mut f = base(
+            "user.claude".into(),
+            2,
+            1000 - order,
+            format!(
+                "{}\n\n{}",
+                heading(
+                    p,
+                    "~/.claude",
+                    "CLAUDE.md",
+                    "user's private global instructions for all projects"
+                ),
+                text.trim_end()
+            ),
+            "~/.claude/CLAUDE.md",
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        out.push(f);
+    }
     for f in &p.files {
         if !r.exists(&f.name) {
             continue;

@@ -29,7 +29,12 @@ use crate::engine::workspace::settings::{Settings, parse_settings};
 /// the folder itself cannot be read; every other problem is a diagnostic in
 /// the result.
 pub fn load(root: &Path) -> Result<Workspace, String> {
-    load_as(root, None, &profile::Profiles::bundled())
+    load_as(
+        root,
+        None,
+        &profile::Profiles::bundled(),
+        &agents::Extras::default(),
+    )
 }
 
 /// Loads a workspace with the profile named (else `profile:` in
@@ -38,6 +43,7 @@ pub fn load_as(
     root: &Path,
     profile_name: Option<&str>,
     profiles: &profile::Profiles,
+    extras: &agents::Extras,
 ) -> Result<Workspace, String> {
     let mut r = Reader::new(root)?;
     let mut diags = Vec::new();
@@ -95,9 +101,9 @@ pub fn load_as(
             settings.separator = implied.separator;
             settings.layers = implied.layers;
             if p.name == "claude-code" {
-                agents::load_claude_code(p, &mut r, &mut fragments, &mut diags);
+                agents::load_claude_code(p, &mut r, extras, &mut fragments, &mut diags);
             } else {
-                agents::load_openclaw(p, &mut r, &mut fragments, &mut diags);
+                agents::load_openclaw(p, &mut r, extras, &mut fragments, &mut diags);
             }
         }
         None => {
