@@ -4,6 +4,8 @@
 //! expects, and the detail panel is never blank.
 
 mod common;
+#[path = "common/upstream.rs"]
+mod upstream;
 #[path = "common/window.rs"]
 mod window;
 
@@ -283,4 +285,70 @@ fn the_traffic_tab_explains_a_transcript() {
     wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
     h.get_by_label_contains("3 requests · read 9,000");
     h.get_by_label_contains("ttl: 7m00s since the previous request");
+}
+
+#[test]
+fn the_proxy_started_from_the_window_fills_the_traffic_tab_live() {
+    use std::io::{Read, Write};
+    let up = upstream::upstream();
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    {
+        let p = &mut h.state_mut().as_mut().unwrap().traffic_view.proxy;
+        p.listen = "127.0.0.1:0".into();
+        p.anthropic_upstream = up.clone();
+    }
+    h.get_by_label("Start proxy").click();
+    wait_for(&mut h, "the proxy to listen", |a| {
+        a.traffic_view.proxy.addr.is_some()
+    });
+    let addr = app(&h).traffic_view.proxy.addr.unwrap();
+    h.get_by_label_contains(&format!("Recording on http://{addr}"));
+    h.get_by_label_contains(&format!("export ANTHROPIC_BASE_URL=http://{addr}"));
+    // A client, as an agent would send it, with a key that must not be kept.
+    let key = "sk-ant-window-proxy-KEY-never-recorded-77";
+    let body = serde_json::json!({"model": "claude-sonnet-4-6", "max_tokens": 8,
+        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "hi"}]})
+    .to_string();
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        c,
+        "POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\nx-api-key: {key}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("Hello from upstream"), "{answer}");
+    // The tab fills by itself: no Open.
+    wait_for(
+        &mut h,
+        "the live capture",
+        |a| matches!(&a.traffic_view.result, Some(Ok(t)) if t.requests.len() == 1),
+    );
+    h.get_by_label_contains("1 request · read 0 · written 1,300");
+    let capture = app(&h).traffic_view.proxy.capture.clone().unwrap();
+    assert!(capture.starts_with(ws.path().join(".prompt-inspector/captures")));
+    let text = std::fs::read_to_string(&capture).unwrap();
+    assert!(
+        text.contains("\"cache_creation_input_tokens\":1300"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("never-recorded"),
+        "the key is not in the capture"
+    );
+    h.get_by_label("Stop proxy").click();
+    wait_for(&mut h, "the proxy to stop", |a| {
+        a.traffic_view.proxy.stop.is_none()
+    });
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "nothing listens any more"
+    );
+    h.get_by_label("Start proxy");
 }

@@ -6,13 +6,15 @@
 //! which .ci/run does) the test says it was skipped.
 
 mod common;
+#[path = "common/upstream.rs"]
+mod upstream;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::Value;
+use upstream::upstream;
 
 const KEY: &str = "sk-sdk-test-KEY-that-must-never-be-recorded-42";
 
@@ -21,108 +23,6 @@ fn sdks_installed() -> bool {
         .args(["-c", "import anthropic, openai"])
         .status()
         .is_ok_and(|s| s.success())
-}
-
-fn respond(s: &mut TcpStream, content_type: &str, body: &str) {
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = s.write_all(head.as_bytes());
-    let _ = s.write_all(body.as_bytes());
-}
-
-fn sse(events: &[Value], anthropic: bool) -> String {
-    let mut out = String::new();
-    for e in events {
-        if anthropic {
-            out += &format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap());
-        } else {
-            out += &format!("data: {e}\n\n");
-        }
-    }
-    if !anthropic {
-        out += "data: [DONE]\n\n";
-    }
-    out
-}
-
-fn handle(mut s: TcpStream) {
-    let mut r = BufReader::new(s.try_clone().unwrap());
-    let mut line = String::new();
-    if r.read_line(&mut line).is_err() {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut len = 0;
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; len];
-    let _ = r.read_exact(&mut body);
-    let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let stream = req["stream"].as_bool().unwrap_or(false);
-    let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": 1300, "cache_read_input_tokens": 0, "output_tokens": 3,
-        "cache_creation": {"ephemeral_5m_input_tokens": 1300, "ephemeral_1h_input_tokens": 0}});
-    if path.starts_with("/v1/messages") {
-        let msg = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": req["model"],
-            "content": [{"type": "text", "text": "Hello from upstream"}], "stop_reason": "end_turn",
-            "stop_sequence": null, "usage": usage});
-        if !stream {
-            return respond(&mut s, "application/json", &msg.to_string());
-        }
-        let mut start = msg.clone();
-        start["content"] = json!([]);
-        start["stop_reason"] = Value::Null;
-        let events = [
-            json!({"type": "message_start", "message": start}),
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello "}}),
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "streamed"}}),
-            json!({"type": "content_block_stop", "index": 0}),
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 7}}),
-            json!({"type": "message_stop"}),
-        ];
-        return respond(&mut s, "text/event-stream", &sse(&events, true));
-    }
-    let usage = json!({"prompt_tokens": 1500, "completion_tokens": 3, "total_tokens": 1503,
-        "prompt_tokens_details": {"cached_tokens": 1280}});
-    if !stream {
-        let c = json!({"id": "c1", "object": "chat.completion", "created": 1, "model": req["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi there"}, "finish_reason": "stop"}],
-            "usage": usage});
-        return respond(&mut s, "application/json", &c.to_string());
-    }
-    let chunk = |content: Option<&str>, u: Value| {
-        json!({"id": "c2", "object": "chat.completion.chunk", "created": 1,
-        "model": req["model"], "choices": content.map_or(json!([]), |t| json!([{"index": 0, "delta": {"content": t}, "finish_reason": null}])),
-        "usage": u})
-    };
-    let events = [
-        chunk(Some("Hi "), Value::Null),
-        chunk(Some("streamed"), Value::Null),
-        chunk(None, usage),
-    ];
-    respond(&mut s, "text/event-stream", &sse(&events, false));
-}
-
-fn upstream() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for s in l.incoming().flatten() {
-            std::thread::spawn(move || handle(s));
-        }
-    });
-    url
 }
 
 fn clients(base: &str) -> Value {

@@ -34,16 +34,9 @@ pub struct Args {
 }
 
 fn capture_path(a: &Args) -> Result<PathBuf, String> {
-    if let Some(p) = &a.output {
-        return Ok(p.clone());
-    }
-    let name = format!(
-        "capture-{}.jsonl",
-        crate::engine::workspace::store::stamp(crate::unix_now())
-    );
-    match &a.workspace {
-        Some(ws) => Ok(crate::engine::workspace::store::state_dir(ws, &["captures"])?.join(name)),
-        None => Ok(PathBuf::from(name)),
+    match &a.output {
+        Some(p) => Ok(p.clone()),
+        None => crate::net::proxy::default_capture(a.workspace.as_deref(), crate::unix_now()),
     }
 }
 

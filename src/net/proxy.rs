@@ -38,6 +38,19 @@ pub struct ProxyConfig {
     pub timeout: Duration,
 }
 
+/// A new capture's path: under WORKSPACE/.prompt-inspector/captures/ when
+/// there is a workspace, else in the current directory.
+pub fn default_capture(workspace: Option<&std::path::Path>, now: u64) -> Result<PathBuf, String> {
+    let name = format!(
+        "capture-{}.jsonl",
+        crate::engine::workspace::store::stamp(now)
+    );
+    match workspace {
+        Some(ws) => Ok(crate::engine::workspace::store::state_dir(ws, &["captures"])?.join(name)),
+        None => Ok(PathBuf::from(name)),
+    }
+}
+
 type Body = BoxBody<Bytes, std::io::Error>;
 
 struct Shared {

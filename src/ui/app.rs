@@ -272,6 +272,12 @@ impl App {
                 self.traffic_view.pending = true;
                 self.worker.submit(Job::Traffic(p));
             }
+            Command::StartProxy => self.start_proxy(),
+            Command::StopProxy => {
+                if let Some(stop) = &self.traffic_view.proxy.stop {
+                    let _ = stop.send(true);
+                }
+            }
             Command::CopyRequestJson => {
                 if let Some(l) = &self.state.loaded {
                     let body = l.first_request_body();
@@ -382,9 +388,29 @@ impl App {
             }
             Done::Run(msg) => self.run_panel.apply(msg),
             Done::Traffic(result) => {
-                self.traffic_view.pending = false;
-                self.traffic_view.selected = None;
-                self.traffic_view.result = Some(*result);
+                let v = &mut self.traffic_view;
+                v.pending = false;
+                // A live capture grows under the selection: keep it.
+                if v.proxy.addr.is_none() {
+                    v.selected = None;
+                }
+                v.result = Some(*result);
+            }
+            Done::ProxyStarted { addr, capture } => {
+                let v = &mut self.traffic_view;
+                v.proxy.addr = Some(addr);
+                v.path = capture.display().to_string();
+                v.proxy.capture = Some(capture);
+                v.result = None;
+                v.selected = None;
+            }
+            Done::ProxyStopped(error) => {
+                let p = &mut self.traffic_view.proxy;
+                p.stop = None;
+                p.addr = None;
+                if error.is_some() {
+                    p.error = error.map(|e| crate::net::guard::clean(&e, 400));
+                }
             }
         }
     }
@@ -427,6 +453,48 @@ impl App {
     pub fn prediction_is_current(&self) -> bool {
         self.prediction_key().is_some()
             && self.prediction.as_ref().map(|p| p.0) == self.prediction_key()
+    }
+
+    /// Starts the recording proxy with the Traffic tab's settings; the
+    /// capture goes under the open workspace (else the current directory).
+    fn start_proxy(&mut self) {
+        let p = &mut self.traffic_view.proxy;
+        if p.stop.is_some() {
+            return;
+        }
+        p.error = None;
+        let listen = match p.listen.trim().parse::<std::net::SocketAddr>() {
+            Ok(a) => a,
+            Err(_) => {
+                p.error = Some(format!(
+                    "cannot listen on {:?}: give an address and a port, such as 127.0.0.1:8788",
+                    p.listen.trim()
+                ));
+                return;
+            }
+        };
+        let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
+        let capture = match crate::net::proxy::default_capture(root.as_deref(), crate::unix_now()) {
+            Ok(c) => c,
+            Err(e) => {
+                p.error = Some(e);
+                return;
+            }
+        };
+        if !listen.ip().is_loopback() {
+            p.error = Some(format!(
+                "warning: {listen} is reachable from other machines: anyone who reaches it can spend your keys"
+            ));
+        }
+        let cfg = crate::net::proxy::ProxyConfig {
+            listen,
+            anthropic_upstream: p.anthropic_upstream.trim().to_string(),
+            openai_upstream: p.openai_upstream.trim().to_string(),
+            capture,
+            allow_insecure_http: false,
+            timeout: std::time::Duration::from_secs(600),
+        };
+        p.stop = Some(self.worker.start_proxy(cfg));
     }
 
     fn start_run(&mut self) {

@@ -2,7 +2,7 @@
 //! cost, and the reasons; totals and the strategy comparison; the
 //! context-window bar of the selected request; cache-breaker warnings.
 
-use egui::{Rect, RichText, Sense, Ui, pos2, vec2};
+use egui::{RichText, Sense, Ui};
 
 use super::colors;
 use super::command::Command;
@@ -22,24 +22,8 @@ pub struct CacheView {
 /// by every request (`scale` tokens over `width` points), with the exact
 /// figures on hover.
 fn usage_bar(ui: &mut Ui, r: &Predicted, scale: u64, width: f32) {
+    let resp = colors::usage_bar(ui, &r.usage, scale, width, Sense::hover());
     let u = &r.usage;
-    let (rect, resp) = ui.allocate_exact_size(vec2(width, 14.0), Sense::hover());
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
-    let mut x = rect.left();
-    for (t, c) in [
-        (u.cache_read_input_tokens, colors::READ),
-        (u.cache_creation_input_tokens, colors::WRITE),
-        (u.input_tokens, colors::UNCACHED),
-    ] {
-        let w = rect.width() * t as f32 / scale.max(1) as f32;
-        painter.rect_filled(
-            Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height())),
-            0.0,
-            c,
-        );
-        x += w;
-    }
     resp.on_hover_text(format!(
         "request {}: read {} · written {} · uncached {} · total {} tokens · ${:.5}",
         r.index + 1,

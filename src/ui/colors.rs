@@ -2,9 +2,10 @@
 //! layer (the Okabe–Ito palette, told apart with colour-blindness), one
 //! stable hue per fragment.
 
-use egui::Color32;
+use egui::{Color32, Rect, Sense, Ui, pos2, vec2};
 
 use crate::engine::Status;
+use crate::engine::cache::predictors::Usage;
 
 pub fn status(s: Status) -> Color32 {
     match s {
@@ -89,4 +90,29 @@ pub fn swatch_label(ui: &mut egui::Ui, color: Color32, text: &str) {
         },
     );
     ui.add(egui::Label::new(job).extend());
+}
+
+/// One request's input as a stacked bar on a shared axis: read (green),
+/// written (orange), uncached (grey), in that order; `scale` is the widest
+/// request. The Cache tab's predictions and the Traffic tab's recorded
+/// requests use this one bar, so the same figures look the same.
+pub fn usage_bar(ui: &mut Ui, u: &Usage, scale: u64, width: f32, sense: Sense) -> egui::Response {
+    let (rect, resp) = ui.allocate_exact_size(vec2(width, 14.0), sense);
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let mut x = rect.left();
+    for (t, c) in [
+        (u.cache_read_input_tokens, READ),
+        (u.cache_creation_input_tokens, WRITE),
+        (u.input_tokens, UNCACHED),
+    ] {
+        let w = rect.width() * t as f32 / scale.max(1) as f32;
+        painter.rect_filled(
+            Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height())),
+            0.0,
+            c,
+        );
+        x += w;
+    }
+    resp
 }

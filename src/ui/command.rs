@@ -45,6 +45,10 @@ pub enum Command {
     CopyText(String),
     /// Read a capture or a Claude Code transcript into the Traffic tab.
     OpenTraffic(PathBuf),
+    /// Start the recording proxy with the Traffic tab's settings; its
+    /// capture fills the tab live.
+    StartProxy,
+    StopProxy,
     /// Copy the session's first request as Anthropic request JSON.
     CopyRequestJson,
 }

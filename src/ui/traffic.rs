@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use egui::{Rect, RichText, Sense, Ui, pos2, vec2};
+use egui::{Rect, RichText, Sense, Ui, vec2};
 
 use super::colors;
 use super::command::Command;
@@ -17,26 +17,99 @@ pub struct TrafficView {
     pub pending: bool,
     pub result: Option<Result<Traffic, String>>,
     pub selected: Option<usize>,
+    /// The recording proxy started from the window.
+    pub proxy: ProxyPanel,
+}
+
+/// The proxy's settings as typed, and its state once started.
+pub struct ProxyPanel {
+    pub listen: String,
+    pub anthropic_upstream: String,
+    pub openai_upstream: String,
+    /// Set while starting or running; sending `true` (or dropping) stops it.
+    pub stop: Option<tokio::sync::watch::Sender<bool>>,
+    /// Where it listens, once it does.
+    pub addr: Option<std::net::SocketAddr>,
+    pub capture: Option<PathBuf>,
+    pub error: Option<String>,
+}
+
+impl Default for ProxyPanel {
+    fn default() -> Self {
+        ProxyPanel {
+            listen: "127.0.0.1:8788".into(),
+            anthropic_upstream: crate::net::ANTHROPIC_BASE.into(),
+            openai_upstream: crate::net::OPENAI_BASE.into(),
+            stop: None,
+            addr: None,
+            capture: None,
+            error: None,
+        }
+    }
+}
+
+fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
+    match (&p.stop, p.addr) {
+        (Some(_), Some(addr)) => {
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(colors::READ, format!("Recording on http://{addr}"));
+                if ui.button("Stop proxy").clicked() {
+                    out.push(Command::StopProxy);
+                }
+            });
+            let line = format!(
+                "export ANTHROPIC_BASE_URL=http://{addr}  OPENAI_BASE_URL=http://{addr}/v1"
+            );
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(&line).monospace());
+                if ui.small_button("Copy").clicked() {
+                    out.push(Command::CopyText(line.clone()));
+                }
+            });
+            if let Some(c) = &p.capture {
+                ui.label(RichText::new(format!("capture: {}", c.display())).weak());
+            }
+        }
+        (Some(_), None) => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("starting the proxy…");
+            });
+        }
+        (None, _) => {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Listen on");
+                ui.add(egui::TextEdit::singleline(&mut p.listen).desired_width(140.0));
+                if ui.button("Start proxy").clicked() {
+                    out.push(Command::StartProxy);
+                }
+            });
+            egui::CollapsingHeader::new("Upstreams")
+                .id_salt("proxy-upstreams")
+                .show(ui, |ui| {
+                    egui::Grid::new("proxy-upstream-grid").show(ui, |ui| {
+                        ui.label("Anthropic");
+                        ui.add(
+                            egui::TextEdit::singleline(&mut p.anthropic_upstream)
+                                .desired_width(320.0),
+                        );
+                        ui.end_row();
+                        ui.label("OpenAI");
+                        ui.add(
+                            egui::TextEdit::singleline(&mut p.openai_upstream).desired_width(320.0),
+                        );
+                        ui.end_row();
+                    });
+                });
+            if let Some(e) = &p.error {
+                ui.colored_label(colors::ERROR, e);
+            }
+        }
+    }
 }
 
 fn bar(ui: &mut Ui, u: &crate::engine::traffic::Usage, scale: u64, width: f32) -> egui::Response {
-    let (rect, resp) = ui.allocate_exact_size(vec2(width, 14.0), Sense::click());
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
-    let mut x = rect.left();
-    for (t, c) in [
-        (u.cache_read_input_tokens, colors::READ),
-        (u.cache_creation_input_tokens, colors::WRITE),
-        (u.input_tokens, colors::UNCACHED),
-    ] {
-        let w = rect.width() * t as f32 / scale.max(1) as f32;
-        painter.rect_filled(
-            Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height())),
-            0.0,
-            c,
-        );
-        x += w;
-    }
+    let resp = colors::usage_bar(ui, &u.input(), scale, width, Sense::click());
     resp.on_hover_text(format!(
         "read {} · written {} · uncached {} · output {}",
         thousands(u.cache_read_input_tokens),
@@ -65,12 +138,13 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     ui.add(
         egui::Label::new(
             RichText::new(
-                "Record your agent with `prompt-inspector proxy` (it prints the base URL to set), then open the capture here.",
+                "Record your agent: start the proxy here (or `prompt-inspector proxy`), point its base URL at it, and the requests appear below as they happen.",
             )
             .weak(),
         )
         .wrap(),
     );
+    proxy_row(ui, &mut view.proxy, out);
     ui.separator();
     let t = match &view.result {
         None => return,
@@ -84,8 +158,8 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     ui.add(
         egui::Label::new(
             RichText::new(format!(
-                "{} requests · read {} · written {} · uncached {} · ${:.4} · hit ratio {:.1}%",
-                x.requests,
+                "{} · read {} · written {} · uncached {} · ${:.4} · hit ratio {:.1}%",
+                super::problems::plural(x.requests, "request"),
                 thousands(x.cache_read_input_tokens),
                 thousands(x.cache_creation_input_tokens),
                 thousands(x.input_tokens),

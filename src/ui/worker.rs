@@ -99,6 +99,13 @@ pub enum Done {
     Picked(Option<PathBuf>),
     Run(RunMsg),
     Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
+    /// The recording proxy listens on `addr` and records into `capture`.
+    ProxyStarted {
+        addr: std::net::SocketAddr,
+        capture: PathBuf,
+    },
+    /// The proxy stopped (with the reason when it failed).
+    ProxyStopped(Option<String>),
 }
 
 pub struct Worker {
@@ -342,5 +349,61 @@ impl Worker {
             let _ = done.send(Done::Run(RunMsg::Done(Box::new(rec), saved)));
             ctx.request_repaint();
         });
+    }
+
+    /// Starts the recording proxy on its own thread and tokio runtime. The
+    /// capture is read again (a Traffic job) each time it grows, so the
+    /// Traffic tab fills live; dropping or sending `true` on the returned
+    /// sender stops it.
+    pub fn start_proxy(
+        &self,
+        cfg: crate::net::proxy::ProxyConfig,
+    ) -> tokio::sync::watch::Sender<bool> {
+        let (stop, stop_rx) = tokio::sync::watch::channel(false);
+        let (done, ctx, jobs) = (self.done.clone(), self.ctx.clone(), self.tx.clone());
+        std::thread::spawn(move || {
+            let report = |d: Done| {
+                let _ = done.send(d);
+                ctx.request_repaint();
+            };
+            let rt = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => return report(Done::ProxyStopped(Some(e.to_string()))),
+            };
+            let capture = cfg.capture.clone();
+            let mut watch_stop = stop_rx.clone();
+            let result = rt.block_on(async move {
+                let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+                let server = tokio::spawn(crate::net::proxy::serve(cfg, ready_tx, stop_rx));
+                if let Ok(addr) = ready_rx.await {
+                    report(Done::ProxyStarted {
+                        addr,
+                        capture: capture.clone(),
+                    });
+                    let mut seen = 0u64;
+                    loop {
+                        tokio::select! {
+                            _ = tokio::time::sleep(std::time::Duration::from_millis(400)) => {}
+                            _ = watch_stop.changed() => break,
+                        }
+                        if server.is_finished() {
+                            break;
+                        }
+                        let len = std::fs::metadata(&capture).map(|m| m.len()).unwrap_or(0);
+                        if len != seen && len > 0 {
+                            seen = len;
+                            let _ = jobs.send(Job::Traffic(capture.clone()));
+                        }
+                    }
+                }
+                server.await.unwrap_or_else(|e| Err(e.to_string()))
+            });
+            report(Done::ProxyStopped(result.err()));
+        });
+        stop
     }
 }

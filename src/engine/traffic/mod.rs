@@ -50,6 +50,18 @@ pub struct Usage {
     pub ephemeral_1h_input_tokens: u64,
 }
 
+impl Usage {
+    /// The input part (read / written / uncached), in the predictor's type,
+    /// so a recorded request and a predicted one are drawn and summed alike.
+    pub fn input(&self) -> crate::engine::cache::predictors::Usage {
+        crate::engine::cache::predictors::Usage {
+            input_tokens: self.input_tokens,
+            cache_creation_input_tokens: self.cache_creation_input_tokens,
+            cache_read_input_tokens: self.cache_read_input_tokens,
+        }
+    }
+}
+
 /// One request and its response, as recorded.
 #[derive(Debug, Clone, Default)]
 pub struct Exchange {
