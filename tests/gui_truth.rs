@@ -352,3 +352,63 @@ fn the_proxy_started_from_the_window_fills_the_traffic_tab_live() {
     );
     h.get_by_label("Start proxy");
 }
+
+#[test]
+fn a_recorded_request_opens_its_diff_with_the_previous_one_in_the_diff_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |ts: &str, day: &str, messages: serde_json::Value, write: u64, read: u64| {
+        serde_json::json!({"schema": 1, "id": ts, "ts_start": ts, "ts_end": ts, "endpoint": "/v1/messages",
+            "model": "claude-sonnet-4-6", "status": 200, "stream": false, "latency_ms": 100, "error": null,
+            "request": {"model": "claude-sonnet-4-6", "system": [
+                {"type": "text", "text": "Stable rules. ".repeat(100)},
+                {"type": "text", "text": format!("Today is {day}."), "cache_control": {"type": "ephemeral"}}],
+                "messages": messages},
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 5}})
+        .to_string()
+    };
+    let capture = [
+        line(
+            "2026-11-30T09:00:00Z",
+            "Monday",
+            serde_json::json!([{"role": "user", "content": "hi"}]),
+            1500,
+            0,
+        ),
+        line(
+            "2026-11-30T09:01:00Z",
+            "Tuesday",
+            serde_json::json!([{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello"}, {"role": "user", "content": "and now?"}]),
+            40,
+            1400,
+        ),
+    ]
+    .join("\n");
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, capture).unwrap();
+    let mut h = harness(sample());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.get_by_label_contains("#2 ·").click();
+    h.run_steps(2);
+    h.get_by_label("Diff with request #1").click();
+    wait_for(&mut h, "the diff", |a| {
+        !a.diff_view.pending && a.diff_view.result.is_some()
+    });
+    let a = app(&h);
+    assert_eq!(a.state.tab, prompt_inspector::ui::state::Tab::Diff);
+    let d = a.diff_view.result.clone().unwrap().unwrap();
+    let div = d.divergence.clone().unwrap();
+    assert!(div.position.starts_with("system block 2"), "{div:?}");
+    assert!(
+        div.before.contains("Monday") && div.after.contains("Tuesday"),
+        "{div:?}"
+    );
+    h.run_steps(2);
+    // The summary names the first difference and what was added.
+    assert!(h.query_all_by_label_contains("system block 2").count() > 0);
+    assert!(h.query_all_by_label_contains("message 3 (user)").count() > 0);
+}

@@ -321,3 +321,66 @@ fn a_capture_is_adopted_as_a_session_that_predict_reads() {
         .collect();
     assert!(d.is_empty(), "the adopted session reads cleanly: {d:#?}");
 }
+
+#[test]
+fn a_recorded_request_diffs_against_the_previous_one_of_its_chain() {
+    let rules = "Stable rules. ".repeat(100);
+    let lines = [
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-sonnet-4-6",
+            req(&[&rules, "Today is Monday."], &["read"], &["hi"]),
+            usage(3, 1500, 0),
+        ),
+        line(
+            "2026-11-30T09:01:00Z",
+            "claude-sonnet-4-6",
+            req(
+                &[&rules, "Today is Tuesday."],
+                &["read"],
+                &["hi", "hello", "and now?"],
+            ),
+            usage(3, 40, 1400),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let o = run(&[
+        "traffic",
+        f.to_str().unwrap(),
+        "--diff",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d = json(&o);
+    // The first difference is in system block 2, at the day's name.
+    let div = &d["divergence"];
+    assert!(
+        div["position"]
+            .as_str()
+            .unwrap()
+            .starts_with("system block 2"),
+        "{d}"
+    );
+    assert_eq!(div["offset"], 9, "{d}");
+    assert_eq!(d["tools_changed"], false);
+    let changes = d["fragments"].as_array().unwrap();
+    let ids: Vec<&str> = changes.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"system block 2"), "{ids:?}");
+    assert!(ids.contains(&"message 2 (assistant)"), "{ids:?}");
+    assert!(ids.contains(&"message 3 (user)"), "{ids:?}");
+    assert!(!ids.contains(&"system block 1"), "unchanged: {ids:?}");
+    // Text names both requests; the first request has nothing before it.
+    let o = run(&["traffic", f.to_str().unwrap(), "--diff", "2"]);
+    assert!(stdout(&o).contains("request #1"), "{}", stdout(&o));
+    let o = run(&["traffic", f.to_str().unwrap(), "--diff", "1"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("request #1 is the first of its chain"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -23,6 +23,10 @@ pub struct Args {
     /// (WORKSPACE/sessions/NAME.yaml), for predict, send and diff.
     #[arg(long)]
     pub to_session: Option<PathBuf>,
+    /// Compare request N of a capture with the previous request of its
+    /// chain, as the window's Diff view does (tools, blocks, messages).
+    #[arg(long, value_name = "N")]
+    pub diff: Option<usize>,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -36,6 +40,19 @@ pub fn run(a: Args) -> ExitCode {
     };
     if let Some(target) = &a.to_session {
         return adopt(&text, target);
+    }
+    if let Some(n) = a.diff {
+        let counter = crate::engine::TokenCounter::new();
+        let d = match traffic::diff_with_previous(&text, n, &counter, &table) {
+            Ok(d) => d,
+            Err(e) => return fail(&format!("{}: {e}", a.file.display())),
+        };
+        match a.format {
+            Format::Text => out(&crate::engine::compare::diff::to_text(&d)),
+            Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
+            Format::Markdown => out(&crate::engine::compare::diff::to_markdown(&d)),
+        }
+        return ExitCode::SUCCESS;
     }
     let t = match traffic::analyze_text(&text, &table) {
         Ok(t) => t,

@@ -270,9 +270,19 @@ impl App {
             Command::CopyText(t) => self.ctx.copy_text(t),
             Command::OpenTraffic(p) => {
                 self.traffic_view.pending = true;
+                self.traffic_view.source = Some(p.clone());
                 self.worker.submit(Job::Traffic(p));
             }
             Command::StartProxy => self.start_proxy(),
+            Command::DiffRequests { capture, a, b } => {
+                self.diff_view.a = super::diff::Side::Request {
+                    capture: capture.clone(),
+                    index: a,
+                };
+                self.diff_view.b = super::diff::Side::Request { capture, index: b };
+                self.state.tab = Tab::Diff;
+                self.compute_diff();
+            }
             Command::StopProxy => {
                 if let Some(stop) = &self.traffic_view.proxy.stop {
                     let _ = stop.send(true);
@@ -400,6 +410,7 @@ impl App {
                 let v = &mut self.traffic_view;
                 v.proxy.addr = Some(addr);
                 v.path = capture.display().to_string();
+                v.source = Some(capture.clone());
                 v.proxy.capture = Some(capture);
                 v.result = None;
                 v.selected = None;
@@ -565,13 +576,23 @@ impl App {
     }
 
     fn diff_input(&self, side: &super::diff::Side) -> Result<DiffInput, String> {
-        let ins = self.inspection().ok_or("nothing loaded")?;
+        use super::diff::Side;
+        let ins = || {
+            self.inspection()
+                .ok_or_else(|| "nothing loaded".to_string())
+        };
         Ok(match side {
-            super::diff::Side::Live => DiffInput::Inspection(Box::new(ins)),
-            super::diff::Side::Session(name) => DiffInput::Inspection(Box::new(
-                ins.other_session(name, &self.table, &self.counter)?,
-            )),
-            super::diff::Side::Snapshot(p) => DiffInput::File(p.clone()),
+            Side::Live => DiffInput::Inspection(Box::new(ins()?)),
+            Side::Session(name) => DiffInput::Inspection(Box::new(ins()?.other_session(
+                name,
+                &self.table,
+                &self.counter,
+            )?)),
+            Side::Snapshot(p) => DiffInput::File(p.clone()),
+            Side::Request { capture, index } => DiffInput::Request {
+                capture: capture.clone(),
+                index: *index,
+            },
         })
     }
 

@@ -49,6 +49,12 @@ pub enum Command {
     /// capture fills the tab live.
     StartProxy,
     StopProxy,
+    /// Compare two requests of a capture (1-based) in the Diff view.
+    DiffRequests {
+        capture: PathBuf,
+        a: usize,
+        b: usize,
+    },
     /// Copy the session's first request as Anthropic request JSON.
     CopyRequestJson,
 }

@@ -16,6 +16,11 @@ pub enum Side {
     Live,
     Session(String),
     Snapshot(PathBuf),
+    /// A request recorded in a capture (1-based).
+    Request {
+        capture: PathBuf,
+        index: usize,
+    },
 }
 
 impl Side {
@@ -23,6 +28,7 @@ impl Side {
         match self {
             Side::Live => "live (current state)".into(),
             Side::Session(s) => format!("session {s} (live)"),
+            Side::Request { index, .. } => format!("request #{index}"),
             Side::Snapshot(p) => format!(
                 "snapshot {}",
                 p.file_name()

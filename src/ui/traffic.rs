@@ -17,6 +17,8 @@ pub struct TrafficView {
     pub pending: bool,
     pub result: Option<Result<Traffic, String>>,
     pub selected: Option<usize>,
+    /// The file the result was read from.
+    pub source: Option<PathBuf>,
     /// The recording proxy started from the window.
     pub proxy: ProxyPanel,
 }
@@ -223,6 +225,21 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
                     );
                 }
                 if view.selected == Some(r.index) {
+                    if let (Some(prev), Some(src), false) =
+                        (r.previous, &view.source, r.parts.is_empty())
+                        && ui
+                            .button(format!("Diff with request #{prev}"))
+                            .on_hover_text(
+                                "what changed since the previous request of this chain, in the Diff view",
+                            )
+                            .clicked()
+                    {
+                        out.push(Command::DiffRequests {
+                            capture: src.clone(),
+                            a: prev,
+                            b: r.index,
+                        });
+                    }
                     parts(ui, &r.parts);
                 }
                 if let Some(e) = &r.error {
@@ -257,7 +274,7 @@ fn parts(ui: &mut Ui, parts: &[crate::engine::traffic::Part]) {
                     RichText::new(format!(
                         "  {}{}",
                         p.label,
-                        if p.breakpoint { " ⏺" } else { "" }
+                        if p.breakpoint { " · breakpoint" } else { "" }
                     ))
                     .monospace(),
                 );

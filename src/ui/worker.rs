@@ -22,6 +22,8 @@ pub enum DiffInput {
     Inspection(Box<Inspection>),
     /// A snapshot file.
     File(PathBuf),
+    /// Request `index` (1-based) of a capture.
+    Request { capture: PathBuf, index: usize },
 }
 
 /// A test run to execute.
@@ -189,6 +191,18 @@ impl Shared {
         match input {
             DiffInput::Inspection(ins) => Ok(crate::snapshot_now(&ins, &self.counter)),
             DiffInput::File(p) => Snapshot::load(&p),
+            DiffInput::Request { capture, index } => {
+                crate::engine::workspace::reader::read_text_file(&capture, 256 << 20)
+                    .and_then(|t| {
+                        crate::engine::traffic::capture_snapshot(
+                            &t,
+                            index,
+                            &self.counter,
+                            &self.table,
+                        )
+                    })
+                    .map_err(|e| format!("{}: {e}", capture.display()))
+            }
         }
     }
 

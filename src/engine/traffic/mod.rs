@@ -94,6 +94,10 @@ pub struct Miss {
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub index: usize,
+    /// The index of the previous request of the same chain (what this one
+    /// is compared with).
+    #[serde(skip)]
+    pub previous: Option<usize>,
     /// The request's parts with their tokens (captures: bodies are recorded).
     pub parts: Vec<Part>,
     pub time: String,
@@ -156,7 +160,8 @@ pub fn analyze_counted(
 ) -> Traffic {
     let mut rows = Vec::with_capacity(exchanges.len());
     for (i, x) in exchanges.iter().enumerate() {
-        let prev = exchanges[..i].iter().rev().find(|p| p.chain == x.chain);
+        let prev_at = exchanges[..i].iter().rposition(|p| p.chain == x.chain);
+        let prev = prev_at.map(|j| &exchanges[j]);
         let model = table.resolve(Some(&x.model));
         let cost = x.usage.map_or(0.0, |u| cost(model, &u));
         let miss = x
@@ -169,6 +174,7 @@ pub fn analyze_counted(
         };
         rows.push(Row {
             index: i + 1,
+            previous: prev_at.map(|j| j + 1),
             parts,
             time: x.time.clone(),
             chain: x.chain.clone(),
@@ -339,6 +345,153 @@ fn positions(req: &Value) -> Vec<(String, String, bool)> {
         }
     }
     out
+}
+
+/// A recorded request as a snapshot, so the diff engine compares two
+/// requests as it compares two assemblies: each system block and message
+/// block is a block and a fragment (named by its position: `system block
+/// 2`, `message 3 (user) block 1`), in cache order, breakpoints where the
+/// request put `cache_control`; tools are the tools.
+pub fn request_snapshot(
+    x: &Exchange,
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::snapshot::Snapshot, String> {
+    use crate::engine::Status;
+    use crate::engine::assembly::assemble::{BlockResult, FragmentResult, Span};
+    use crate::engine::workspace::settings::Ttl;
+    let req = x.request.as_ref().ok_or_else(|| {
+        format!("request #{index} has no recorded body (a transcript records usage only)")
+    })?;
+    let model = table.resolve(Some(&x.model));
+    let enc = model.tokenizer;
+    let tools: Vec<Value> = req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let mut t = t.clone();
+            if let Some(o) = t.as_object_mut() {
+                o.remove("cache_control");
+            }
+            t
+        })
+        .collect();
+    let tools_tokens = tools
+        .iter()
+        .map(|t| counter.count(enc, &t.to_string()))
+        .sum();
+    let mut blocks = Vec::new();
+    let mut fragments = Vec::new();
+    for (label, text, breakpoint) in positions(req).into_iter().skip(tools.len()) {
+        let layer = if label.starts_with("system") { 1 } else { 4 };
+        let tokens = counter.count(enc, &text);
+        blocks.push(BlockResult {
+            layer,
+            tokens,
+            cache_control: breakpoint,
+            ttl: Ttl::FiveMinutes,
+            spans: vec![Span {
+                id: label.clone(),
+                start: 0,
+                end: text.len(),
+            }],
+            text: text.clone(),
+        });
+        fragments.push(FragmentResult {
+            id: label,
+            layer,
+            priority: 0,
+            source: format!("request #{index}"),
+            line: 0,
+            tokens,
+            kept_tokens: tokens,
+            status: Status::Kept,
+            reason: String::new(),
+            text: text.into(),
+            chars: None,
+        });
+    }
+    let total_tokens = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+    Ok(crate::engine::compare::snapshot::Snapshot {
+        schema: crate::engine::compare::snapshot::SCHEMA,
+        created_unix: x.at.map_or(0, |t| t as u64),
+        workspace: String::new(),
+        session: format!("request #{index} ({})", x.chain),
+        model: x.model.clone(),
+        tokenizer: enc.as_str().into(),
+        settings: Default::default(),
+        files: Default::default(),
+        fragments,
+        layers: Vec::new(),
+        blocks,
+        tools,
+        tools_tokens,
+        total_tokens,
+        report: Value::Null,
+        prediction: Value::Null,
+        runs: Vec::new(),
+    })
+}
+
+/// Request `index` (1-based) of a capture's text, as a snapshot.
+pub fn capture_snapshot(
+    text: &str,
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::snapshot::Snapshot, String> {
+    let (_, exchanges) = parse(text)?;
+    let x = index
+        .checked_sub(1)
+        .and_then(|i| exchanges.get(i))
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    request_snapshot(x, index, counter, table)
+}
+
+/// Request `index` (1-based) of a capture compared with the previous
+/// request of its chain, by the diff engine: what the Diff view shows for a
+/// recorded request.
+pub fn diff_with_previous(
+    text: &str,
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::diff::Diff, String> {
+    let (_, exchanges) = parse(text)?;
+    let i = index
+        .checked_sub(1)
+        .filter(|&i| i < exchanges.len())
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    let x = &exchanges[i];
+    let p = exchanges[..i]
+        .iter()
+        .rposition(|p| p.chain == x.chain)
+        .ok_or_else(|| {
+            format!(
+                "request #{index} is the first of its chain ({}): nothing before it",
+                x.chain
+            )
+        })?;
+    let a = request_snapshot(&exchanges[p], p + 1, counter, table)?;
+    let b = request_snapshot(x, index, counter, table)?;
+    Ok(crate::engine::compare::diff::diff(
+        &a,
+        &b,
+        &format!("request #{}", p + 1),
+        &format!("request #{index}"),
+    ))
 }
 
 /// One part of a recorded request in cache order, with its tokens.
