@@ -367,3 +367,52 @@ fn listening_beyond_loopback_is_a_warning() {
         .unwrap();
     assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
 }
+
+#[test]
+fn a_client_that_disconnects_cancels_its_upstream_request_and_it_is_recorded() {
+    // An upstream that sends the first event, then stays silent and waits
+    // for its connection to close.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = format!("http://{}", l.local_addr().unwrap());
+    let (closed_tx, closed) = mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else { return };
+        let mut buf = [0u8; 65536];
+        let _ = s.read(&mut buf);
+        let event = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"claude-sonnet-4-6\",\"usage\":{\"input_tokens\":5,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":900,\"output_tokens\":1}}}\n\n";
+        let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{event}\r\n", event.len()).as_bytes());
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        // EOF (0) or a reset: the proxy closed the upstream connection.
+        let r = s.read(&mut buf);
+        let _ = closed_tx.send(matches!(r, Ok(0)) || matches!(&r, Err(e) if e.kind() != std::io::ErrorKind::WouldBlock && e.kind() != std::io::ErrorKind::TimedOut));
+    });
+    let p = proxy(&upstream, &upstream, &[]);
+    let addr = p.url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let body = MESSAGE.replace("\"max_tokens\":1", "\"max_tokens\":1,\"stream\":true");
+    s.write_all(format!("POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {KEY}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("message_start") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed early");
+        got.extend_from_slice(&buf[..n]);
+    }
+    // The client goes away mid-stream.
+    drop(s);
+    assert_eq!(
+        closed.recv_timeout(Duration::from_secs(15)),
+        Ok(true),
+        "the upstream connection is closed when the client leaves"
+    );
+    let l = &capture_lines(&p, 1)[0];
+    assert_eq!(l["usage"]["cache_read_input_tokens"], 900);
+    assert!(
+        l["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("client disconnected"),
+        "{l}"
+    );
+}

@@ -287,7 +287,19 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         let mut upstream = resp.bytes_stream();
         let mut copy: Vec<u8> = Vec::new();
         let mut error = None;
-        while let Some(chunk) = upstream.next().await {
+        const GONE: &str = "the client disconnected: the upstream request was cancelled";
+        loop {
+            // A client that goes away while the upstream is silent (a long
+            // think, a stalled stream) cancels it at once, not at the next
+            // chunk: dropping the stream closes the upstream connection.
+            let chunk = tokio::select! {
+                c = upstream.next() => c,
+                _ = tx.closed() => {
+                    error = Some(GONE.to_string());
+                    break;
+                }
+            };
+            let Some(chunk) = chunk else { break };
             match chunk {
                 Ok(b) => {
                     if copy.len() + b.len() <= MAX_BODY {
@@ -296,10 +308,7 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
                     if tx.send(Ok(Frame::data(b))).await.is_err() {
                         // The client went away: dropping the stream cancels
                         // the upstream request.
-                        error = Some(
-                            "the client disconnected: the upstream request was cancelled"
-                                .to_string(),
-                        );
+                        error = Some(GONE.to_string());
                         break;
                     }
                 }
