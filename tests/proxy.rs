@@ -416,3 +416,45 @@ fn a_client_that_disconnects_cancels_its_upstream_request_and_it_is_recorded() {
         "{l}"
     );
 }
+
+#[test]
+fn a_client_that_leaves_before_the_answer_cancels_its_upstream_request_and_it_is_recorded() {
+    // An upstream that reads the request and never answers: it only waits
+    // for its connection to close.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = format!("http://{}", l.local_addr().unwrap());
+    let (closed_tx, closed) = mpsc::channel();
+    let (got_tx, got) = mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else { return };
+        let mut buf = [0u8; 65536];
+        let _ = s.read(&mut buf);
+        let _ = got_tx.send(());
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let r = s.read(&mut buf);
+        let _ = closed_tx.send(matches!(r, Ok(0)) || matches!(&r, Err(e) if e.kind() != std::io::ErrorKind::WouldBlock && e.kind() != std::io::ErrorKind::TimedOut));
+    });
+    let p = proxy(&upstream, &upstream, &[]);
+    let addr = p.url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.write_all(format!("POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {KEY}\r\n\r\n{MESSAGE}", MESSAGE.len()).as_bytes()).unwrap();
+    got.recv_timeout(Duration::from_secs(10))
+        .expect("the request reaches the upstream");
+    drop(s);
+    assert_eq!(
+        closed.recv_timeout(Duration::from_secs(15)),
+        Ok(true),
+        "the upstream connection is closed when the client leaves"
+    );
+    // And the exchange is recorded, with why it has no answer, and no key.
+    let l = &capture_lines(&p, 1)[0];
+    assert_eq!(l["status"], Value::Null, "{l}");
+    assert!(
+        l["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("client disconnected before the answer"),
+        "{l}"
+    );
+    assert!(!l.to_string().contains("PROXY-KEY"));
+}

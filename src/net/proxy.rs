@@ -240,6 +240,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         request: request_json,
         started,
         stream: false,
+        written: std::sync::atomic::AtomicBool::new(false),
     };
     let sent = shared
         .client
@@ -384,6 +385,25 @@ struct Record {
     request: Value,
     started: Instant,
     stream: bool,
+    /// Its line is in the capture.
+    written: std::sync::atomic::AtomicBool,
+}
+
+/// A client that leaves before the answer drops the exchange's future (and
+/// with it the upstream request): the exchange is still recorded.
+impl Drop for Record {
+    fn drop(&mut self) {
+        if !self.written.load(std::sync::atomic::Ordering::Relaxed) {
+            self.write(
+                None,
+                Value::Null,
+                Some(
+                    "the client disconnected before the answer: the upstream request was cancelled"
+                        .into(),
+                ),
+            );
+        }
+    }
 }
 
 impl Record {
@@ -395,6 +415,12 @@ impl Record {
     /// Appends the exchange's line in one write (a crash loses at most the
     /// exchange in flight).
     fn write(&self, status: Option<u16>, usage: Value, error: Option<String>) {
+        if self
+            .written
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
         let id = {
             let mut s = self.shared.seq.lock().unwrap_or_else(|e| e.into_inner());
             *s += 1;
