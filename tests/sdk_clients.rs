@@ -52,30 +52,7 @@ fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
     let up = upstream();
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("c.jsonl");
-    let mut child = Command::new(bin())
-        .args([
-            "proxy",
-            "--listen",
-            "127.0.0.1:0",
-            "--anthropic-upstream",
-            &up,
-            "--openai-upstream",
-            &up,
-        ])
-        .args(["-o", capture.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let proxy = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .trim_end_matches(',')
-        .to_string();
+    let (mut child, proxy) = start_proxy(&up, &capture);
     let direct = clients(&up);
     let via = clients(&proxy);
     let _ = child.kill();
@@ -108,4 +85,81 @@ fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
     let o = run(&["traffic", capture.to_str().unwrap(), "--format", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(&o)["requests"].as_array().unwrap().len(), 4);
+}
+
+/// The real binary's proxy in front of `up`, recording into `capture`; the
+/// child and the proxy's base URL (read from its first line).
+fn start_proxy(up: &str, capture: &std::path::Path) -> (std::process::Child, String) {
+    let mut child = Command::new(bin())
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--anthropic-upstream",
+            up,
+            "--openai-upstream",
+            up,
+        ])
+        .args(["-o", capture.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let proxy = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .trim_end_matches(',')
+        .to_string();
+    (child, proxy)
+}
+
+#[test]
+fn the_official_sdks_work_through_the_proxy_to_a_real_llama_server() {
+    let Ok(llama) = std::env::var("PROMPT_INSPECTOR_LLAMA_URL") else {
+        println!(
+            "skipped: no llama-server (scripts/llama-server.sh starts one; set PROMPT_INSPECTOR_LLAMA_URL)"
+        );
+        return;
+    };
+    if !sdks_installed() {
+        println!("skipped: the anthropic and openai Python SDKs are not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("c.jsonl");
+    let (mut child, proxy) = start_proxy(&llama, &capture);
+    let via = clients(&proxy);
+    let _ = child.kill();
+    let _ = child.wait();
+    // Every call got an answer with usage, streamed or not.
+    for k in ["anthropic", "anthropic_stream", "openai", "openai_stream"] {
+        assert!(via[k]["usage"].is_object(), "{k}: {via}");
+    }
+    let text = std::fs::read_to_string(&capture).unwrap();
+    assert!(!text.contains("never-be-recorded"), "no key in the capture");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    for l in &lines {
+        assert_eq!(l["status"], 200, "{l}");
+        assert!(
+            l["usage"].is_object(),
+            "the server's usage is recorded: {l}"
+        );
+    }
+    // The usage the clients saw is the usage recorded.
+    assert_eq!(
+        lines[0]["usage"]["input_tokens"], via["anthropic"]["usage"]["input_tokens"],
+        "{text}"
+    );
+    assert_eq!(
+        lines[2]["usage"]["prompt_tokens"], via["openai"]["usage"]["prompt_tokens"],
+        "{text}"
+    );
 }
