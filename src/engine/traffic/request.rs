@@ -1,0 +1,247 @@
+//! A recorded request taken apart: its positions in cache order (tools,
+//! system blocks, message blocks) with their tokens, and the request as a
+//! snapshot, so the diff engine compares two requests as it compares two
+//! assemblies.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Exchange, parse};
+use crate::engine::assembly::models::ModelTable;
+
+/// Positions of a request in cache order: tools, then system blocks, then
+/// message content blocks; each with a label, its text and whether it
+/// carries a breakpoint.
+pub(super) fn positions(req: &Value) -> Vec<(String, String, bool)> {
+    let mut out = Vec::new();
+    let bp = |v: &Value| v.get("cache_control").is_some();
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("cache_control");
+        }
+        v
+    };
+    for (i, t) in req["tools"].as_array().into_iter().flatten().enumerate() {
+        out.push((
+            format!("tool {} ({})", i + 1, t["name"].as_str().unwrap_or("?")),
+            strip(t).to_string(),
+            bp(t),
+        ));
+    }
+    match &req["system"] {
+        Value::String(s) => out.push(("system block 1".into(), s.clone(), false)),
+        Value::Array(blocks) => {
+            for (i, b) in blocks.iter().enumerate() {
+                let text = b["text"]
+                    .as_str()
+                    .map_or_else(|| strip(b).to_string(), str::to_string);
+                out.push((format!("system block {}", i + 1), text, bp(b)));
+            }
+        }
+        _ => {}
+    }
+    for (i, m) in req["messages"].as_array().into_iter().flatten().enumerate() {
+        let role = m["role"].as_str().unwrap_or("?");
+        match &m["content"] {
+            Value::String(s) => out.push((format!("message {} ({role})", i + 1), s.clone(), false)),
+            Value::Array(parts) => {
+                for (j, c) in parts.iter().enumerate() {
+                    let text = c["text"]
+                        .as_str()
+                        .map_or_else(|| strip(c).to_string(), str::to_string);
+                    out.push((
+                        format!("message {} ({role}) block {}", i + 1, j + 1),
+                        text,
+                        bp(c),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A recorded request as a snapshot, so the diff engine compares two
+/// requests as it compares two assemblies: each system block and message
+/// block is a block and a fragment (named by its position: `system block
+/// 2`, `message 3 (user) block 1`), in cache order, breakpoints where the
+/// request put `cache_control`; tools are the tools.
+pub fn request_snapshot(
+    x: &Exchange,
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::snapshot::Snapshot, String> {
+    use crate::engine::Status;
+    use crate::engine::assembly::assemble::{BlockResult, FragmentResult, Span};
+    use crate::engine::workspace::settings::Ttl;
+    let req = x.request.as_ref().ok_or_else(|| {
+        format!("request #{index} has no recorded body (a transcript records usage only)")
+    })?;
+    let model = table.resolve(Some(&x.model));
+    let enc = model.tokenizer;
+    let tools: Vec<Value> = req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let mut t = t.clone();
+            if let Some(o) = t.as_object_mut() {
+                o.remove("cache_control");
+            }
+            t
+        })
+        .collect();
+    let tools_tokens = tools
+        .iter()
+        .map(|t| counter.count(enc, &t.to_string()))
+        .sum();
+    let mut blocks = Vec::new();
+    let mut fragments = Vec::new();
+    for (label, text, breakpoint) in positions(req).into_iter().skip(tools.len()) {
+        let layer = if label.starts_with("system") { 1 } else { 4 };
+        let tokens = counter.count(enc, &text);
+        blocks.push(BlockResult {
+            layer,
+            tokens,
+            cache_control: breakpoint,
+            ttl: Ttl::FiveMinutes,
+            spans: vec![Span {
+                id: label.clone(),
+                start: 0,
+                end: text.len(),
+            }],
+            text: text.clone(),
+        });
+        fragments.push(FragmentResult {
+            id: label,
+            layer,
+            priority: 0,
+            source: format!("request #{index}"),
+            line: 0,
+            tokens,
+            kept_tokens: tokens,
+            status: Status::Kept,
+            reason: String::new(),
+            text: text.into(),
+            chars: None,
+        });
+    }
+    let total_tokens = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+    Ok(crate::engine::compare::snapshot::Snapshot {
+        schema: crate::engine::compare::snapshot::SCHEMA,
+        created_unix: x.at.map_or(0, |t| t as u64),
+        workspace: String::new(),
+        session: format!("request #{index} ({})", x.chain),
+        model: x.model.clone(),
+        tokenizer: enc.as_str().into(),
+        settings: Default::default(),
+        files: Default::default(),
+        fragments,
+        layers: Vec::new(),
+        blocks,
+        tools,
+        tools_tokens,
+        total_tokens,
+        report: Value::Null,
+        prediction: Value::Null,
+        runs: Vec::new(),
+    })
+}
+
+/// Request `index` (1-based) of a capture's text, as a snapshot.
+pub fn capture_snapshot(
+    text: &str,
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::snapshot::Snapshot, String> {
+    let (_, exchanges) = parse(text)?;
+    let x = index
+        .checked_sub(1)
+        .and_then(|i| exchanges.get(i))
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    request_snapshot(x, index, counter, table)
+}
+
+/// Request `index` (1-based) of a capture compared with the previous
+/// request of its chain, by the diff engine: what the Diff view shows for a
+/// recorded request.
+pub fn diff_with_previous(
+    text: &str,
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::diff::Diff, String> {
+    let (_, exchanges) = parse(text)?;
+    let i = index
+        .checked_sub(1)
+        .filter(|&i| i < exchanges.len())
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    let x = &exchanges[i];
+    let p = exchanges[..i]
+        .iter()
+        .rposition(|p| p.chain == x.chain)
+        .ok_or_else(|| {
+            format!(
+                "request #{index} is the first of its chain ({}): nothing before it",
+                x.chain
+            )
+        })?;
+    let a = request_snapshot(&exchanges[p], p + 1, counter, table)?;
+    let b = request_snapshot(x, index, counter, table)?;
+    Ok(crate::engine::compare::diff::diff(
+        &a,
+        &b,
+        &format!("request #{}", p + 1),
+        &format!("request #{index}"),
+    ))
+}
+
+/// One part of a recorded request in cache order, with its tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    /// `tool 1 (read)`, `system block 2`, `message 3 (user)`…
+    pub label: String,
+    pub tokens: usize,
+    /// Carries a `cache_control` breakpoint.
+    pub breakpoint: bool,
+}
+
+/// The parts of a request body (tools, system blocks, messages) with their
+/// token counts (o200k; an estimate for Claude models).
+pub fn parts(
+    req: &Value,
+    counter: &crate::engine::TokenCounter,
+    enc: crate::engine::Encoding,
+) -> Vec<Part> {
+    positions(req)
+        .into_iter()
+        .map(|(label, text, breakpoint)| Part {
+            tokens: counter.count(enc, &text),
+            label,
+            breakpoint,
+        })
+        .collect()
+}
+
+pub(super) fn names(req: &Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
