@@ -397,32 +397,9 @@ impl App {
                 }
             }
             Done::Run(msg) => self.run_panel.apply(msg),
-            Done::Traffic(result) => {
-                let v = &mut self.traffic_view;
-                v.pending = false;
-                // A live capture grows under the selection: keep it.
-                if v.proxy.addr.is_none() {
-                    v.selected = None;
-                }
-                v.result = Some(*result);
-            }
-            Done::ProxyStarted { addr, capture } => {
-                let v = &mut self.traffic_view;
-                v.proxy.addr = Some(addr);
-                v.path = capture.display().to_string();
-                v.source = Some(capture.clone());
-                v.proxy.capture = Some(capture);
-                v.result = None;
-                v.selected = None;
-            }
-            Done::ProxyStopped(error) => {
-                let p = &mut self.traffic_view.proxy;
-                p.stop = None;
-                p.addr = None;
-                if error.is_some() {
-                    p.error = error.map(|e| crate::net::guard::clean(&e, 400));
-                }
-            }
+            Done::Traffic(result) => self.traffic_view.read(*result),
+            Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
+            Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
         }
     }
 
@@ -469,43 +446,13 @@ impl App {
     /// Starts the recording proxy with the Traffic tab's settings; the
     /// capture goes under the open workspace (else the current directory).
     fn start_proxy(&mut self) {
-        let p = &mut self.traffic_view.proxy;
-        if p.stop.is_some() {
-            return;
-        }
-        p.error = None;
-        let listen = match p.listen.trim().parse::<std::net::SocketAddr>() {
-            Ok(a) => a,
-            Err(_) => {
-                p.error = Some(format!(
-                    "cannot listen on {:?}: give an address and a port, such as 127.0.0.1:8788",
-                    p.listen.trim()
-                ));
-                return;
-            }
-        };
         let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
-        let capture = match crate::net::proxy::default_capture(root.as_deref(), crate::unix_now()) {
-            Ok(c) => c,
-            Err(e) => {
-                p.error = Some(e);
-                return;
-            }
-        };
-        if !listen.ip().is_loopback() {
-            p.error = Some(format!(
-                "warning: {listen} is reachable from other machines: anyone who reaches it can spend your keys"
-            ));
+        let p = &mut self.traffic_view.proxy;
+        if p.stop.is_none()
+            && let Some(cfg) = p.config(root.as_deref())
+        {
+            p.stop = Some(self.worker.start_proxy(cfg));
         }
-        let cfg = crate::net::proxy::ProxyConfig {
-            listen,
-            anthropic_upstream: p.anthropic_upstream.trim().to_string(),
-            openai_upstream: p.openai_upstream.trim().to_string(),
-            capture,
-            allow_insecure_http: false,
-            timeout: std::time::Duration::from_secs(600),
-        };
-        p.stop = Some(self.worker.start_proxy(cfg));
     }
 
     fn start_run(&mut self) {

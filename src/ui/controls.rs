@@ -16,6 +16,31 @@ pub fn show(
     let Some(loaded) = state.loaded.as_ref() else {
         return;
     };
+    selectors(ui, loaded, table, profiles, out);
+    ui.add(
+        egui::Label::new(
+            egui::RichText::new(format!(
+                "{}: {}",
+                loaded.workspace.profile.name, loaded.workspace.profile.why
+            ))
+            .weak(),
+        )
+        .wrap(),
+    );
+    if let Some(caps) = loaded.workspace.caps {
+        agent_caps(ui, state, loaded, caps, out);
+    }
+    budget_sliders(ui, state, loaded, out);
+}
+
+/// Session, model and profile pickers.
+fn selectors(
+    ui: &mut Ui,
+    loaded: &crate::engine::Inspection,
+    table: &ModelTable,
+    profiles: &[String],
+    out: &mut Vec<Command>,
+) {
     let sessions: Vec<(String, String)> = loaded
         .workspace
         .sessions
@@ -78,19 +103,16 @@ pub fn show(
                 .on_hover_text("How the folder becomes a prompt: which agent's rules assemble it");
             ui.end_row();
         });
-    ui.add(
-        egui::Label::new(
-            egui::RichText::new(format!(
-                "{}: {}",
-                loaded.workspace.profile.name, loaded.workspace.profile.why
-            ))
-            .weak(),
-        )
-        .wrap(),
-    );
-    if let Some(caps) = loaded.workspace.caps {
-        agent_caps(ui, state, loaded, caps, out);
-    }
+}
+
+/// The budget sliders (ranges that never depend on one another), the
+/// reset, and the DEBUG markers switch.
+fn budget_sliders(
+    ui: &mut Ui,
+    state: &AppState,
+    loaded: &crate::engine::Inspection,
+    out: &mut Vec<Command>,
+) {
     ui.add_space(6.0);
     ui.strong("Budget");
     let mut budget = state.budget;

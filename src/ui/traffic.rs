@@ -10,6 +10,7 @@ use super::colors;
 use super::command::Command;
 use super::thousands;
 use crate::engine::traffic::Traffic;
+use crate::net::proxy::ProxyConfig;
 
 #[derive(Default)]
 pub struct TrafficView {
@@ -47,6 +48,73 @@ impl Default for ProxyPanel {
             capture: None,
             error: None,
         }
+    }
+}
+
+impl TrafficView {
+    /// A capture or transcript was read (again, for a live capture).
+    pub fn read(&mut self, result: Result<Traffic, String>) {
+        self.pending = false;
+        // A live capture grows under the selection: keep it.
+        if self.proxy.addr.is_none() {
+            self.selected = None;
+        }
+        self.result = Some(result);
+    }
+
+    /// The proxy listens: the tab follows its capture from now on.
+    pub fn proxy_started(&mut self, addr: std::net::SocketAddr, capture: PathBuf) {
+        self.proxy.addr = Some(addr);
+        self.path = capture.display().to_string();
+        self.source = Some(capture.clone());
+        self.proxy.capture = Some(capture);
+        self.result = None;
+        self.selected = None;
+    }
+}
+
+impl ProxyPanel {
+    /// The proxy stopped, with the reason when it failed.
+    pub fn stopped(&mut self, error: Option<String>) {
+        self.stop = None;
+        self.addr = None;
+        if let Some(e) = error {
+            self.error = Some(crate::net::guard::clean(&e, 400));
+        }
+    }
+
+    /// The proxy's configuration from the fields as typed, or the reason
+    /// it cannot start (kept in `error`); a non-loopback address starts
+    /// with a warning.
+    pub fn config(&mut self, workspace: Option<&std::path::Path>) -> Option<ProxyConfig> {
+        self.error = None;
+        let Ok(listen) = self.listen.trim().parse::<std::net::SocketAddr>() else {
+            self.error = Some(format!(
+                "cannot listen on {:?}: give an address and a port, such as 127.0.0.1:8788",
+                self.listen.trim()
+            ));
+            return None;
+        };
+        let capture = match crate::net::proxy::default_capture(workspace, crate::unix_now()) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error = Some(e);
+                return None;
+            }
+        };
+        if !listen.ip().is_loopback() {
+            self.error = Some(format!(
+                "warning: {listen} is reachable from other machines: anyone who reaches it can spend your keys"
+            ));
+        }
+        Some(ProxyConfig {
+            listen,
+            anthropic_upstream: self.anthropic_upstream.trim().to_string(),
+            openai_upstream: self.openai_upstream.trim().to_string(),
+            capture,
+            allow_insecure_http: false,
+            timeout: std::time::Duration::from_secs(600),
+        })
     }
 }
 
@@ -122,21 +190,7 @@ fn bar(ui: &mut Ui, u: &crate::engine::traffic::Usage, scale: u64, width: f32) -
 }
 
 pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
-    ui.horizontal_wrapped(|ui| {
-        ui.label("Capture or transcript");
-        let r = ui.add(
-            egui::TextEdit::singleline(&mut view.path)
-                .hint_text("capture.jsonl or ~/.claude/projects/…/SESSION.jsonl")
-                .desired_width(360.0),
-        );
-        let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        if (ui.button("Open").clicked() || enter) && !view.path.trim().is_empty() {
-            out.push(Command::OpenTraffic(PathBuf::from(view.path.trim())));
-        }
-        if view.pending {
-            ui.spinner();
-        }
-    });
+    open_row(ui, view, out);
     ui.add(
         egui::Label::new(
             RichText::new(
@@ -156,7 +210,54 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         }
         Some(Ok(t)) => t,
     };
-    let x = &t.totals;
+    totals(ui, &t.totals);
+    ui.separator();
+    let scale = t
+        .requests
+        .iter()
+        .filter_map(|r| r.usage)
+        .map(|u| u.input().total())
+        .max()
+        .unwrap_or(1);
+    let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
+    egui::ScrollArea::vertical()
+        .id_salt("traffic-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for r in &t.requests {
+                request_row(
+                    ui,
+                    r,
+                    &mut view.selected,
+                    view.source.as_ref(),
+                    (scale, width),
+                    out,
+                );
+            }
+        });
+}
+
+/// The file to open, typed or pasted.
+fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Capture or transcript");
+        let r = ui.add(
+            egui::TextEdit::singleline(&mut view.path)
+                .hint_text("capture.jsonl or ~/.claude/projects/…/SESSION.jsonl")
+                .desired_width(360.0),
+        );
+        let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if (ui.button("Open").clicked() || enter) && !view.path.trim().is_empty() {
+            out.push(Command::OpenTraffic(PathBuf::from(view.path.trim())));
+        }
+        if view.pending {
+            ui.spinner();
+        }
+    });
+}
+
+/// Totals, what each class of miss cost, and the 1-hour-TTL counterfactual.
+fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals) {
     ui.add(
         egui::Label::new(
             RichText::new(format!(
@@ -174,79 +275,73 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     );
     for k in &x.by_kind {
         ui.label(format!(
-            "{}: {} request{} · writes cost ${:.4} more than reads would have",
+            "{}: {} · writes cost ${:.4} more than reads would have",
             k.kind,
-            k.requests,
-            if k.requests == 1 { "" } else { "s" },
+            super::problems::plural(k.requests, "request"),
             k.extra_cost_usd
         ));
     }
     if let Some(c) = &x.counterfactual {
         ui.add(egui::Label::new(c).wrap());
     }
-    ui.separator();
-    let scale = t
-        .requests
-        .iter()
-        .filter_map(|r| r.usage)
-        .map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
-        .max()
-        .unwrap_or(1);
-    let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
-    egui::ScrollArea::vertical()
-        .id_salt("traffic-scroll")
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            for r in &t.requests {
-                ui.horizontal(|ui| {
-                    let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
-                    let selected = view.selected == Some(r.index);
-                    if ui
-                        .add_sized(
-                            [240.0, 18.0],
-                            egui::Button::selectable(selected, RichText::new(label).monospace()),
-                        )
-                        .on_hover_text(&r.time)
-                        .clicked()
-                    {
-                        view.selected = Some(r.index);
-                    }
-                    if let Some(u) = &r.usage {
-                        bar(ui, u, scale, width);
-                        ui.label(RichText::new(format!("${:.5}", r.cost_usd)).monospace());
-                    }
-                });
-                if let Some(m) = &r.miss {
-                    ui.add(
-                        egui::Label::new(
-                            RichText::new(format!("  {}: {}", m.kind, m.detail)).weak(),
-                        )
-                        .wrap(),
-                    );
-                }
-                if view.selected == Some(r.index) {
-                    if let (Some(prev), Some(src), false) =
-                        (r.previous, &view.source, r.parts.is_empty())
-                        && ui
-                            .button(format!("Diff with request #{prev}"))
-                            .on_hover_text(
-                                "what changed since the previous request of this chain, in the Diff view",
-                            )
-                            .clicked()
-                    {
-                        out.push(Command::DiffRequests {
-                            capture: src.clone(),
-                            a: prev,
-                            b: r.index,
-                        });
-                    }
-                    parts(ui, &r.parts);
-                }
-                if let Some(e) = &r.error {
-                    ui.colored_label(colors::ERROR, e);
-                }
-            }
-        });
+}
+
+/// One request: its name (click to select), its bar on the shared axis
+/// (`scale` tokens over `width` points), the reason for a write or miss;
+/// when selected, its parts and the way to its diff.
+fn request_row(
+    ui: &mut Ui,
+    r: &crate::engine::traffic::Row,
+    selected: &mut Option<usize>,
+    source: Option<&PathBuf>,
+    (scale, width): (u64, f32),
+    out: &mut Vec<Command>,
+) {
+    ui.horizontal(|ui| {
+        let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
+        if ui
+            .add_sized(
+                [240.0, 18.0],
+                egui::Button::selectable(
+                    *selected == Some(r.index),
+                    RichText::new(label).monospace(),
+                ),
+            )
+            .on_hover_text(&r.time)
+            .clicked()
+        {
+            *selected = Some(r.index);
+        }
+        if let Some(u) = &r.usage {
+            bar(ui, u, scale, width);
+            ui.label(RichText::new(format!("${:.5}", r.cost_usd)).monospace());
+        }
+    });
+    if let Some(m) = &r.miss {
+        ui.add(
+            egui::Label::new(RichText::new(format!("  {}: {}", m.kind, m.detail)).weak()).wrap(),
+        );
+    }
+    if *selected == Some(r.index) {
+        if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.is_empty())
+            && ui
+                .button(format!("Diff with request #{prev}"))
+                .on_hover_text(
+                    "what changed since the previous request of this chain, in the Diff view",
+                )
+                .clicked()
+        {
+            out.push(Command::DiffRequests {
+                capture: src.clone(),
+                a: prev,
+                b: r.index,
+            });
+        }
+        parts(ui, &r.parts);
+    }
+    if let Some(e) = &r.error {
+        ui.colored_label(colors::ERROR, e);
+    }
 }
 
 /// A recorded request's parts (tools, system blocks, messages) as token
