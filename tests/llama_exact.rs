@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
@@ -33,27 +33,9 @@ fn template(messages: &Value) -> String {
 }
 
 fn handle(mut s: TcpStream, slot: &Arc<Mutex<Vec<u64>>>) {
-    let mut r = BufReader::new(s.try_clone().unwrap());
-    let mut line = String::new();
-    if r.read_line(&mut line).is_err() {
+    let Some((path, req)) = read_request(&s) else {
         return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut len = 0;
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; len];
-    let _ = r.read_exact(&mut body);
-    let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    };
     let answer = match path.as_str() {
         "/apply-template" => json!({"prompt": template(&req["messages"])}),
         "/tokenize" => json!({"tokens": tokenize(req["content"].as_str().unwrap_or(""))}),

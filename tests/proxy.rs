@@ -5,9 +5,8 @@
 mod common;
 mod fake;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -15,62 +14,6 @@ use common::*;
 use serde_json::Value;
 
 const KEY: &str = "sk-ant-api03-PROXY-KEY-must-never-be-recorded-0123456789";
-
-struct Proxy {
-    child: Child,
-    url: String,
-    capture: std::path::PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn proxy(anthropic: &str, openai: &str, extra: &[&str]) -> Proxy {
-    proxy_on("127.0.0.1:0", anthropic, openai, extra)
-}
-
-fn proxy_on(listen: &str, anthropic: &str, openai: &str, extra: &[&str]) -> Proxy {
-    let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("capture.jsonl");
-    let mut child = Command::new(bin())
-        .args([
-            "proxy",
-            "--listen",
-            listen,
-            "--anthropic-upstream",
-            anthropic,
-            "--openai-upstream",
-            openai,
-            "-o",
-            capture.to_str().unwrap(),
-        ])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .trim_end_matches(',')
-        .to_string();
-    Proxy {
-        child,
-        url,
-        capture,
-        _dir: dir,
-    }
-}
 
 /// One HTTP/1.1 POST; returns (status line, headers, raw body bytes).
 fn post(base: &str, path: &str, body: &str, headers: &[(&str, &str)]) -> (String, String, Vec<u8>) {

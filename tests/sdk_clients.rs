@@ -9,8 +9,7 @@ mod common;
 #[path = "common/upstream.rs"]
 mod upstream;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
 use serde_json::Value;
@@ -50,13 +49,12 @@ fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
         return;
     }
     let up = upstream();
-    let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("c.jsonl");
-    let (mut child, proxy) = start_proxy(&up, &capture);
+    let mut p = proxy(&up, &up, &[]);
+    let capture = p.capture.clone();
     let direct = clients(&up);
-    let via = clients(&proxy);
-    let _ = child.kill();
-    let _ = child.wait();
+    let via = clients(&p.url);
+    let _ = p.child.kill();
+    let _ = p.child.wait();
     assert_eq!(
         direct, via,
         "the clients receive the same through the proxy"
@@ -87,36 +85,6 @@ fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
     assert_eq!(json(&o)["requests"].as_array().unwrap().len(), 4);
 }
 
-/// The real binary's proxy in front of `up`, recording into `capture`; the
-/// child and the proxy's base URL (read from its first line).
-fn start_proxy(up: &str, capture: &std::path::Path) -> (std::process::Child, String) {
-    let mut child = Command::new(bin())
-        .args([
-            "proxy",
-            "--listen",
-            "127.0.0.1:0",
-            "--anthropic-upstream",
-            up,
-            "--openai-upstream",
-            up,
-        ])
-        .args(["-o", capture.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let proxy = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .trim_end_matches(',')
-        .to_string();
-    (child, proxy)
-}
-
 #[test]
 fn the_official_sdks_work_through_the_proxy_to_a_real_llama_server() {
     let Ok(llama) = std::env::var("PROMPT_INSPECTOR_LLAMA_URL") else {
@@ -129,12 +97,11 @@ fn the_official_sdks_work_through_the_proxy_to_a_real_llama_server() {
         println!("skipped: the anthropic and openai Python SDKs are not installed");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("c.jsonl");
-    let (mut child, proxy) = start_proxy(&llama, &capture);
-    let via = clients(&proxy);
-    let _ = child.kill();
-    let _ = child.wait();
+    let mut p = proxy(&llama, &llama, &[]);
+    let capture = p.capture.clone();
+    let via = clients(&p.url);
+    let _ = p.child.kill();
+    let _ = p.child.wait();
     // Every call got an answer with usage, streamed or not.
     for k in ["anthropic", "anthropic_stream", "openai", "openai_stream"] {
         assert!(via[k]["usage"].is_object(), "{k}: {via}");

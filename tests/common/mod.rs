@@ -3,8 +3,9 @@
 
 pub mod generate;
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_prompt-inspector"))
@@ -78,4 +79,91 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Reads one HTTP/1.1 request from a test server's connection: its path and
+/// its JSON body (`Null` when it is not JSON).
+pub fn read_request(s: &std::net::TcpStream) -> Option<(String, serde_json::Value)> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut r = BufReader::new(s.try_clone().ok()?);
+    let mut line = String::new();
+    r.read_line(&mut line).ok()?;
+    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut len = 0;
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; len];
+    let _ = r.read_exact(&mut body);
+    Some((
+        path,
+        serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+    ))
+}
+
+/// The real binary's recording proxy, on loopback port 0, recording into a
+/// capture in its own temporary folder; killed when dropped.
+pub struct Proxy {
+    pub child: std::process::Child,
+    pub url: String,
+    pub capture: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn proxy(anthropic: &str, openai: &str, extra: &[&str]) -> Proxy {
+    proxy_on("127.0.0.1:0", anthropic, openai, extra)
+}
+
+/// The proxy on `listen` (its first line of output names the address).
+pub fn proxy_on(listen: &str, anthropic: &str, openai: &str, extra: &[&str]) -> Proxy {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("capture.jsonl");
+    let mut child = Command::new(bin())
+        .args([
+            "proxy",
+            "--listen",
+            listen,
+            "--anthropic-upstream",
+            anthropic,
+            "--openai-upstream",
+            openai,
+            "-o",
+            capture.to_str().unwrap(),
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .trim_end_matches(',')
+        .to_string();
+    Proxy {
+        child,
+        url,
+        capture,
+        _dir: dir,
+    }
 }

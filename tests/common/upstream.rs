@@ -2,7 +2,7 @@
 //! Completions APIs as their docs describe them, plain JSON and SSE, each
 //! answer with cache usage: the far side of the recording proxy in tests.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 
 use serde_json::{Value, json};
@@ -32,27 +32,9 @@ fn sse(events: &[Value], anthropic: bool) -> String {
 }
 
 fn handle(mut s: TcpStream) {
-    let mut r = BufReader::new(s.try_clone().unwrap());
-    let mut line = String::new();
-    if r.read_line(&mut line).is_err() {
+    let Some((path, req)) = crate::common::read_request(&s) else {
         return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut len = 0;
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; len];
-    let _ = r.read_exact(&mut body);
-    let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    };
     let stream = req["stream"].as_bool().unwrap_or(false);
     let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": 1300, "cache_read_input_tokens": 0, "output_tokens": 3,
         "cache_creation": {"ephemeral_5m_input_tokens": 1300, "ephemeral_1h_input_tokens": 0}});
