@@ -176,18 +176,14 @@ fn sse_upstream(go: mpsc::Receiver<()>, broken: bool) -> String {
     url
 }
 
-#[test]
-fn streams_pass_through_chunk_by_chunk_and_usage_is_read_from_them() {
-    let (go, wait) = mpsc::channel();
-    let upstream = sse_upstream(wait, false);
-    let p = proxy(&upstream, &upstream, &[]);
+/// Sends a streaming Messages request through the proxy and reads until the
+/// first event (`message_start`) has arrived: the connection and the bytes.
+fn stream_until_first_event(p: &Proxy) -> (TcpStream, Vec<u8>) {
     let addr = p.url.trim_start_matches("http://").to_string();
     let mut s = TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let body = MESSAGE.replace("\"max_tokens\":1", "\"max_tokens\":1,\"stream\":true");
     s.write_all(format!("POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {KEY}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
-    // The first event arrives while the upstream still holds the rest: the
-    // proxy does not buffer.
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     while !String::from_utf8_lossy(&got).contains("message_start") {
@@ -197,6 +193,17 @@ fn streams_pass_through_chunk_by_chunk_and_usage_is_read_from_them() {
         assert!(n > 0, "closed early");
         got.extend_from_slice(&buf[..n]);
     }
+    (s, got)
+}
+
+#[test]
+fn streams_pass_through_chunk_by_chunk_and_usage_is_read_from_them() {
+    let (go, wait) = mpsc::channel();
+    let upstream = sse_upstream(wait, false);
+    let p = proxy(&upstream, &upstream, &[]);
+    // The first event arrives while the upstream still holds the rest: the
+    // proxy does not buffer.
+    let (mut s, mut got) = stream_until_first_event(&p);
     go.send(()).unwrap();
     let _ = s.read_to_end(&mut got);
     let text = String::from_utf8_lossy(&got);
@@ -330,18 +337,7 @@ fn a_client_that_disconnects_cancels_its_upstream_request_and_it_is_recorded() {
         let _ = closed_tx.send(matches!(r, Ok(0)) || matches!(&r, Err(e) if e.kind() != std::io::ErrorKind::WouldBlock && e.kind() != std::io::ErrorKind::TimedOut));
     });
     let p = proxy(&upstream, &upstream, &[]);
-    let addr = p.url.trim_start_matches("http://").to_string();
-    let mut s = TcpStream::connect(&addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let body = MESSAGE.replace("\"max_tokens\":1", "\"max_tokens\":1,\"stream\":true");
-    s.write_all(format!("POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {KEY}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("message_start") {
-        let n = s.read(&mut buf).unwrap();
-        assert!(n > 0, "closed early");
-        got.extend_from_slice(&buf[..n]);
-    }
+    let (s, _) = stream_until_first_event(&p);
     // The client goes away mid-stream.
     drop(s);
     assert_eq!(
