@@ -176,7 +176,8 @@ fn anthropic_request(
         e.expires = t + e.ttl.seconds();
         e.last_used = t;
         p.notes.push(format!(
-            "read {read} tokens cached up to {} (entry refreshed for {})",
+            "read {} tokens cached up to {} (entry refreshed for {})",
+            crate::engine::thousands(read),
             r.segments[h].label(),
             e.ttl.as_str()
         ));
@@ -307,7 +308,8 @@ impl Written<'_> {
             }
             covered = covered.max(self.pt[b]);
             notes.push(format!(
-                "wrote {add} tokens up to {label} ({}): {why}",
+                "wrote {} tokens up to {label} ({}): {why}",
+                crate::engine::thousands(add),
                 ttl.as_str()
             ));
             cache.insert(
@@ -341,7 +343,7 @@ impl Written<'_> {
             {
                 notes.push(format!(
                     "a cached prefix of {} tokens (up to {}) is more than {LOOKBACK} positions before the next breakpoint: beyond the lookback, not read",
-                    e.tokens,
+                    crate::engine::thousands(e.tokens),
                     self.r.segments[e.position].label()
                 ));
             }

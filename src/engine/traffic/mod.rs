@@ -286,7 +286,8 @@ fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) 
             "growth",
             format!(
                 "read {} cached tokens and wrote {} new ones after them (the conversation grew)",
-                u.cache_read_input_tokens, u.cache_creation_input_tokens
+                crate::engine::thousands(u.cache_read_input_tokens),
+                crate::engine::thousands(u.cache_creation_input_tokens)
             ),
         );
     }
