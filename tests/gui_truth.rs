@@ -287,24 +287,104 @@ fn the_traffic_tab_explains_a_transcript() {
     h.get_by_label_contains("ttl: 7m00s since the previous request");
 }
 
-#[test]
-fn the_proxy_started_from_the_window_fills_the_traffic_tab_live() {
-    use std::io::{Read, Write};
-    let up = upstream::upstream();
-    let ws = copy_sample();
-    let mut h = harness(ws.path().to_path_buf());
+/// Opens the Traffic tab and starts the proxy there on a free loopback
+/// port with these upstreams; the address it listens on.
+fn start_proxy_in_window(
+    h: &mut egui_kittest::Harness<'static, Option<prompt_inspector::ui::app::App>>,
+    anthropic: &str,
+    openai: &str,
+) -> std::net::SocketAddr {
     h.get_by_label("Traffic").click();
     h.run_steps(2);
     {
         let p = &mut h.state_mut().as_mut().unwrap().traffic_view.proxy;
         p.listen = "127.0.0.1:0".into();
-        p.anthropic_upstream = up.clone();
+        p.anthropic_upstream = anthropic.into();
+        p.openai_upstream = openai.into();
     }
     h.get_by_label("Start proxy").click();
-    wait_for(&mut h, "the proxy to listen", |a| {
+    wait_for(h, "the proxy to listen", |a| {
         a.traffic_view.proxy.addr.is_some()
     });
-    let addr = app(&h).traffic_view.proxy.addr.unwrap();
+    app(h).traffic_view.proxy.addr.unwrap()
+}
+
+/// One HTTP/1.1 POST of a JSON body with extra header lines; the whole
+/// answer as text.
+fn post_raw(addr: std::net::SocketAddr, path: &str, body: &str, headers: &str) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        c,
+        "POST {path} HTTP/1.1\r\nhost: {addr}\r\n{headers}content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn a_llama_cpp_upstreams_own_counts_show_in_the_traffic_tab_as_in_the_cli() {
+    let llama = upstream::llama_upstream();
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    let addr = start_proxy_in_window(&mut h, &llama, &llama);
+    let body = serde_json::json!({"model": "smollm2", "messages": [
+        {"role": "system", "content": "You are Kestrel, the harbour office assistant."},
+        {"role": "user", "content": "when is high tide"}]})
+    .to_string();
+    let answer = post_raw(addr, "/v1/chat/completions", &body, "");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    wait_for(
+        &mut h,
+        "the live capture",
+        |a| matches!(&a.traffic_view.result, Some(Ok(t)) if t.requests.len() == 1),
+    );
+    h.get_by_label_contains("#1 ·").click();
+    h.run_steps(2);
+    // The server's counts: 7 and 4 words, and its template's 4 × 2 + 3.
+    h.get_by_label_contains("chat template (the server's formatting)");
+    h.get_by_label_contains("11 tokens");
+    h.get_by_label_contains(
+        "parts: 22 tokens, counted by the llama.cpp server at http://127.0.0.1:",
+    );
+    h.get_by_label_contains("the same as the provider reported");
+    // The CLI reads the same capture to the same parts.
+    let capture = app(&h).traffic_view.proxy.capture.clone().unwrap();
+    h.get_by_label("Stop proxy").click();
+    let o = run(&["traffic", capture.to_str().unwrap(), "--format", "json"]);
+    let cli: Vec<(String, u64)> = json(&o)["requests"][0]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["label"].as_str().unwrap().to_string(),
+                p["tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let window: Vec<(String, u64)> = match &app(&h).traffic_view.result {
+        Some(Ok(t)) => t.requests[0]
+            .parts
+            .parts
+            .iter()
+            .map(|p| (p.label.clone(), p.tokens as u64))
+            .collect(),
+        _ => unreachable!(),
+    };
+    assert_eq!(cli, window);
+    assert_eq!(cli.iter().map(|p| p.1).sum::<u64>(), 22);
+}
+
+#[test]
+fn the_proxy_started_from_the_window_fills_the_traffic_tab_live() {
+    let up = upstream::upstream();
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    let addr = start_proxy_in_window(&mut h, &up, "https://api.openai.com");
     h.get_by_label_contains(&format!("Recording on http://{addr}"));
     h.get_by_label_contains(&format!("export ANTHROPIC_BASE_URL=http://{addr}"));
     // A client, as an agent would send it, with a key that must not be kept.
@@ -313,15 +393,12 @@ fn the_proxy_started_from_the_window_fills_the_traffic_tab_live() {
         "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
         "messages": [{"role": "user", "content": "hi"}]})
     .to_string();
-    let mut c = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        c,
-        "POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\nx-api-key: {key}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    c.read_to_string(&mut answer).unwrap();
+    let answer = post_raw(
+        addr,
+        "/v1/messages",
+        &body,
+        &format!("x-api-key: {key}\r\n"),
+    );
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains("Hello from upstream"), "{answer}");
     // The tab fills by itself: no Open.

@@ -4,6 +4,8 @@
 
 mod common;
 mod fake;
+#[path = "common/upstream.rs"]
+mod upstream;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -140,9 +142,20 @@ fn json_exchanges_are_forwarded_unchanged_and_recorded_without_keys() {
     assert_eq!(json(&o)["source"], "capture");
 }
 
+/// How the SSE upstream ends its stream.
+#[derive(Clone, Copy, PartialEq)]
+enum Ending {
+    /// The last events, then the end of the body.
+    Complete,
+    /// The connection closes mid-stream instead.
+    Broken,
+    /// The last events, then 3 s before the end of the body.
+    Linger,
+}
+
 /// An SSE upstream that sends `message_start`, waits for `go`, then the
-/// rest; `broken` closes the connection mid-stream instead.
-fn sse_upstream(go: mpsc::Receiver<()>, broken: bool) -> String {
+/// rest, ending as `ending` says.
+fn sse_upstream(go: mpsc::Receiver<()>, ending: Ending) -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -159,7 +172,7 @@ fn sse_upstream(go: mpsc::Receiver<()>, broken: bool) -> String {
             "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"claude-sonnet-4-6\",\"usage\":{\"input_tokens\":5,\"cache_creation_input_tokens\":1200,\"cache_read_input_tokens\":0,\"output_tokens\":1,\"cache_creation\":{\"ephemeral_5m_input_tokens\":1200,\"ephemeral_1h_input_tokens\":0}}}}\n\n",
         );
         let _ = go.recv_timeout(Duration::from_secs(20));
-        if broken {
+        if ending == Ending::Broken {
             let _ = s.shutdown(std::net::Shutdown::Both);
             return;
         }
@@ -171,6 +184,9 @@ fn sse_upstream(go: mpsc::Receiver<()>, broken: bool) -> String {
             &mut s,
             "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
         );
+        if ending == Ending::Linger {
+            std::thread::sleep(Duration::from_secs(3));
+        }
         let _ = s.write_all(b"0\r\n\r\n");
     });
     url
@@ -199,7 +215,7 @@ fn stream_until_first_event(p: &Proxy) -> (TcpStream, Vec<u8>) {
 #[test]
 fn streams_pass_through_chunk_by_chunk_and_usage_is_read_from_them() {
     let (go, wait) = mpsc::channel();
-    let upstream = sse_upstream(wait, false);
+    let upstream = sse_upstream(wait, Ending::Complete);
     let p = proxy(&upstream, &upstream, &[]);
     // The first event arrives while the upstream still holds the rest: the
     // proxy does not buffer.
@@ -223,9 +239,31 @@ fn streams_pass_through_chunk_by_chunk_and_usage_is_read_from_them() {
 }
 
 #[test]
+fn a_client_that_closes_after_the_last_event_had_the_whole_answer() {
+    // SDKs close the connection once they have read the stream's last
+    // event, possibly before the upstream ends the body: that is a complete
+    // exchange, not a cancelled one.
+    let (go, wait) = mpsc::channel();
+    let upstream = sse_upstream(wait, Ending::Linger);
+    let p = proxy(&upstream, &upstream, &[]);
+    let (mut s, mut got) = stream_until_first_event(&p);
+    go.send(()).unwrap();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("message_stop") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed early");
+        got.extend_from_slice(&buf[..n]);
+    }
+    drop(s);
+    let l = &capture_lines(&p, 1)[0];
+    assert_eq!(l["error"], Value::Null, "{l}");
+    assert_eq!(l["usage"]["output_tokens"], 42, "{l}");
+}
+
+#[test]
 fn a_broken_upstream_is_an_error_for_the_client_and_in_the_capture() {
     let (go, wait) = mpsc::channel();
-    let upstream = sse_upstream(wait, true);
+    let upstream = sse_upstream(wait, Ending::Broken);
     let p = proxy(&upstream, &upstream, &[]);
     go.send(()).unwrap();
     let _ = post(&p.url, "/v1/messages", MESSAGE, &[("x-api-key", KEY)]);
@@ -396,4 +434,112 @@ fn a_client_that_leaves_before_the_answer_cancels_its_upstream_request_and_it_is
         "{l}"
     );
     assert!(!l.to_string().contains("PROXY-KEY"));
+}
+
+#[test]
+fn a_llama_cpp_upstream_counts_each_part_with_its_own_tokenizer() {
+    let llama = upstream::llama_upstream();
+    let p = proxy(&llama, &llama, &[]);
+    let system = "You are Kestrel, a careful assistant for the harbour office.";
+    let first = serde_json::json!({"model": "smollm2", "messages": [
+        {"role": "system", "content": system},
+        {"role": "user", "content": "hello there friend"}]});
+    let mut second = first.clone();
+    second["messages"].as_array_mut().unwrap().extend([
+        serde_json::json!({"role": "assistant", "content": "Hi"}),
+        serde_json::json!({"role": "user", "content": "what tides are due tomorrow morning"}),
+    ]);
+    for body in [&first, &second] {
+        let (status, _, _) = post(&p.url, "/v1/chat/completions", &body.to_string(), &[]);
+        assert!(status.contains("200"), "{status}");
+    }
+    let lines = capture_lines(&p, 2);
+    // Each part counted by the server's own tokenizer, in the views' order.
+    assert!(
+        lines[0]["counted"]["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("llama.cpp server at http://127.0.0.1:"),
+        "{}",
+        lines[0]
+    );
+    let words = |m: &Value| upstream::words(m["content"].as_str().unwrap()) as u64;
+    for (l, body) in lines.iter().zip([&first, &second]) {
+        let expected: Vec<u64> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(words)
+            .collect();
+        let got: Vec<u64> = l["counted"]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
+        assert_eq!(got, expected, "{l}");
+    }
+    // `traffic` shows those counts, and the chat template's part, so the
+    // parts sum to the prompt tokens the server reported.
+    let o = run(&["traffic", p.capture.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = json(&o);
+    for (r, n) in t["requests"].as_array().unwrap().iter().zip([2, 4]) {
+        let parts = r["parts"].as_array().unwrap();
+        assert_eq!(parts.len(), n + 1, "{r}");
+        let last = &parts[n];
+        assert_eq!(last["label"], "chat template (the server's formatting)");
+        assert_eq!(
+            last["tokens"].as_u64().unwrap(),
+            upstream::template_tokens(n) as u64
+        );
+        let sum: u64 = parts.iter().map(|p| p["tokens"].as_u64().unwrap()).sum();
+        assert_eq!(
+            sum,
+            r["input_tokens"].as_u64().unwrap() + r["cache_read_input_tokens"].as_u64().unwrap()
+        );
+        assert!(
+            r["parts_counted_by"]
+                .as_str()
+                .unwrap()
+                .contains("llama.cpp server at http://127.0.0.1:"),
+            "{r}"
+        );
+    }
+    let o = run(&["traffic", p.capture.to_str().unwrap(), "--parts"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("counted by the llama.cpp server at"),
+        "{text}"
+    );
+    assert!(
+        text.contains("chat template (the server's formatting)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn parts_are_estimated_and_say_so_when_the_upstream_is_not_llama_cpp() {
+    let upstream = fake::FakeServer::start("");
+    let p = proxy(&upstream.url, &upstream.url, &[]);
+    let (status, _, _) = post(&p.url, "/v1/messages", MESSAGE, &[]);
+    assert!(status.contains("200"), "{status}");
+    let lines = capture_lines(&p, 1);
+    assert!(lines[0].get("counted").is_none(), "{}", lines[0]);
+    let o = run(&["traffic", p.capture.to_str().unwrap(), "--format", "json"]);
+    let r = &json(&o)["requests"][0];
+    let labels: Vec<&str> = r["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, vec!["system block 1", "message 1 (user)"]);
+    assert!(
+        r["parts_counted_by"]
+            .as_str()
+            .unwrap()
+            .contains("an estimate"),
+        "{r}"
+    );
 }

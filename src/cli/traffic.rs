@@ -27,6 +27,10 @@ pub struct Args {
     /// chain, as the window's Diff view does (tools, blocks, messages).
     #[arg(long, value_name = "N")]
     pub diff: Option<usize>,
+    /// List each recorded request's parts (tools, system blocks, messages)
+    /// with their tokens, as the Traffic tab does (JSON always has them).
+    #[arg(long)]
+    pub parts: bool,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -54,13 +58,16 @@ pub fn run(a: Args) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let t = match traffic::analyze_text(&text, &table) {
-        Ok(t) => t,
+    let (source, exchanges) = match traffic::parse(&text) {
+        Ok(x) => x,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
+    // The parts are counted as the window counts them (one truth).
+    let counter = crate::engine::TokenCounter::new();
+    let t = traffic::analyze(source, &exchanges, &table, &counter);
     match a.format {
         Format::Json => out_json(&traffic::to_json(&t)),
-        Format::Text | Format::Markdown => out(&traffic::to_text(&t)),
+        Format::Text | Format::Markdown => out(&traffic::to_text(&t, a.parts)),
     }
     ExitCode::SUCCESS
 }

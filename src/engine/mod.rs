@@ -10,6 +10,7 @@ pub mod compare;
 mod inspection;
 #[cfg(test)]
 mod test_support;
+mod text;
 pub mod traffic;
 pub mod workspace;
 
@@ -20,6 +21,7 @@ pub use assembly::tokens::{Encoding, TokenCounter};
 pub use inspection::{
     Inspection, Options, budget_problems, inspect, load_workspace, pick_session, thousands,
 };
+pub use text::clean;
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
 pub use workspace::session::Session;

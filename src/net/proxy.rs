@@ -6,7 +6,13 @@
 //! verbatim (keys in it redacted), the status, the usage read out of the
 //! JSON or the SSE stream, the latency, the error. Authentication headers
 //! are forwarded, never recorded.
+//!
+//! When an upstream is a llama.cpp server (it answers `/tokenize`), each
+//! request's parts are also counted with the server's own tokenizer after
+//! the answer has gone to the client, and recorded with the exchange
+//! (`counted`), so the Traffic views show what the server counted.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -58,7 +64,20 @@ struct Shared {
     client: reqwest::Client,
     capture: Mutex<std::fs::File>,
     seq: Mutex<u64>,
+    /// Per upstream: whether it is a llama.cpp server (asked once it has
+    /// answered).
+    llama: Mutex<HashMap<String, bool>>,
+    /// Token counts a llama.cpp upstream gave, by upstream and text hash
+    /// (successive requests of a conversation repeat most of their parts).
+    counts: Mutex<HashMap<(String, u64), usize>>,
 }
+
+/// Counts kept at most (then the memo starts again).
+const MAX_MEMO: usize = 65_536;
+/// Parts of one request counted at most; a larger request is not counted.
+const MAX_COUNTED_PARTS: usize = 4_096;
+/// A count request's deadline.
+const COUNT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs the proxy until `shutdown` turns true; `ready` receives the bound
 /// address (port 0 picks one).
@@ -90,6 +109,8 @@ pub async fn serve(
         client,
         capture: Mutex::new(file),
         seq: Mutex::new(0),
+        llama: Mutex::new(HashMap::new()),
+        counts: Mutex::new(HashMap::new()),
     });
     loop {
         let (stream, _) = tokio::select! {
@@ -211,9 +232,13 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let url = format!("{}{path}{query}", upstream.trim_end_matches('/'));
     let method = req.method().clone();
     let mut headers = reqwest::header::HeaderMap::new();
+    let mut auth = reqwest::header::HeaderMap::new();
     for (k, v) in req.headers() {
         if !hop_by_hop(k.as_str()) {
             headers.append(k.clone(), v.clone());
+        }
+        if matches!(k.as_str(), "authorization" | "x-api-key") {
+            auth.append(k.clone(), v.clone());
         }
     }
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
@@ -235,6 +260,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let record = Record {
         shared: shared.clone(),
         keys,
+        upstream: upstream.clone(),
+        auth,
+        outcome: None,
+        counted: None,
         ts_start,
         endpoint: path.clone(),
         request: request_json,
@@ -288,6 +317,10 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         let mut upstream = resp.bytes_stream();
         let mut copy: Vec<u8> = Vec::new();
         let mut error = None;
+        // The stream's last event has been relayed: a client that closes
+        // now has had the whole answer (SDKs close at `[DONE]`).
+        let mut ended = false;
+        let mut tail: Vec<u8> = Vec::new();
         const GONE: &str = "the client disconnected: the upstream request was cancelled";
         loop {
             // A client that goes away while the upstream is silent (a long
@@ -296,7 +329,9 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
             let chunk = tokio::select! {
                 c = upstream.next() => c,
                 _ = tx.closed() => {
-                    error = Some(GONE.to_string());
+                    if !ended {
+                        error = Some(GONE.to_string());
+                    }
                     break;
                 }
             };
@@ -305,6 +340,9 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
                 Ok(b) => {
                     if copy.len() + b.len() <= MAX_BODY {
                         copy.extend_from_slice(&b);
+                    }
+                    if record.stream {
+                        ended = stream_ended(&mut tail, &b);
                     }
                     if tx.send(Ok(Frame::data(b))).await.is_err() {
                         // The client went away: dropping the stream cancels
@@ -322,12 +360,33 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
             }
         }
         let usage = usage_of(&copy, record.stream);
-        record.write(Some(status.as_u16()), usage, error);
+        drop(copy);
+        let answered = status.is_success() && error.is_none();
+        record.outcome = Some((Some(status.as_u16()), usage, error));
+        if answered {
+            record.counted = count_parts(&record).await;
+        }
+        record.finish();
     });
     let body = BodyExt::boxed(StreamBody::new(tokio_stream_from(rx)));
     builder
         .body(body)
         .unwrap_or_else(|_| Response::new(full("")))
+}
+
+/// Whether the stream's last event (Anthropic's `message_stop`, OpenAI's
+/// `data: [DONE]`) ends what has come so far; `tail` keeps the end of the
+/// previous chunks, for an event split across chunks.
+fn stream_ended(tail: &mut Vec<u8>, chunk: &[u8]) -> bool {
+    tail.extend_from_slice(&chunk[chunk.len().saturating_sub(256)..]);
+    if tail.len() > 256 {
+        tail.drain(..tail.len() - 256);
+    }
+    let text = String::from_utf8_lossy(tail);
+    let last = text.trim_end().rsplit("\n\n").next().unwrap_or("");
+    last.contains("data: [DONE]")
+        || last.contains("\"type\":\"message_stop\"")
+        || last.contains("event: message_stop")
 }
 
 fn tokio_stream_from(
@@ -380,6 +439,14 @@ pub fn usage_of(body: &[u8], stream: bool) -> Value {
 struct Record {
     shared: Arc<Shared>,
     keys: Vec<String>,
+    upstream: String,
+    /// The client's credentials, for counting on the same upstream; never
+    /// recorded.
+    auth: reqwest::header::HeaderMap,
+    /// The answer's status, usage and error, once known.
+    outcome: Option<(Option<u16>, Value, Option<String>)>,
+    /// The parts as a llama.cpp upstream counted them.
+    counted: Option<Value>,
     ts_start: String,
     endpoint: String,
     request: Value,
@@ -393,7 +460,10 @@ struct Record {
 /// with it the upstream request): the exchange is still recorded.
 impl Drop for Record {
     fn drop(&mut self) {
-        if !self.written.load(std::sync::atomic::Ordering::Relaxed) {
+        if self.outcome.is_some() {
+            // Answered; the proxy stopped while the parts were counted.
+            self.finish();
+        } else if !self.written.load(std::sync::atomic::Ordering::Relaxed) {
             self.write(
                 None,
                 Value::Null,
@@ -407,6 +477,13 @@ impl Drop for Record {
 }
 
 impl Record {
+    /// Records the outcome once it is known.
+    fn finish(&mut self) {
+        if let Some((status, usage, error)) = self.outcome.take() {
+            self.write(status, usage, error);
+        }
+    }
+
     fn clean(&self, text: &str) -> String {
         let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
         guard::clean(&guard::redact(text, &refs), guard::MAX_MESSAGE_CHARS)
@@ -443,6 +520,10 @@ impl Record {
             "latency_ms": self.started.elapsed().as_millis() as u64,
             "error": error,
         });
+        let mut line = line;
+        if let Some(c) = &self.counted {
+            line["counted"] = c.clone();
+        }
         let mut bytes = line.to_string().into_bytes();
         bytes.push(b'\n');
         let mut f = self
@@ -452,4 +533,122 @@ impl Record {
             .unwrap_or_else(|e| e.into_inner());
         let _ = f.write_all(&bytes);
     }
+}
+
+/// The root of an upstream (where a llama.cpp server answers `/tokenize`).
+fn root(upstream: &str) -> &str {
+    upstream.trim_end_matches('/').trim_end_matches("/v1")
+}
+
+/// Whether `upstream` is a llama.cpp server: asked once it has answered
+/// (a vendor's public API is never asked). None when it cannot be told now.
+async fn is_llama(record: &Record) -> bool {
+    let up = &record.upstream;
+    if [super::ANTHROPIC_BASE, super::OPENAI_BASE].contains(&root(up)) {
+        return false;
+    }
+    if let Some(&known) = record
+        .shared
+        .llama
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(up)
+    {
+        return known;
+    }
+    let answer = tokenize(record, "hi").await;
+    let known = match answer {
+        Ok(Some(_)) => Some(true),
+        Ok(None) => Some(false),
+        Err(()) => None,
+    };
+    if let Some(k) = known {
+        record
+            .shared
+            .llama
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(up.clone(), k);
+    }
+    known.unwrap_or(false)
+}
+
+/// The number of tokens of `text` by the upstream's `/tokenize`: Ok(None)
+/// when it answered but is not a tokenizer, Err when it did not answer.
+/// Asked again once if the connection failed (a server may close a
+/// kept-alive connection just as it is reused; counting is idempotent).
+async fn tokenize(record: &Record, text: &str) -> Result<Option<usize>, ()> {
+    match tokenize_once(record, text).await {
+        Err(()) => tokenize_once(record, text).await,
+        answer => answer,
+    }
+}
+
+async fn tokenize_once(record: &Record, text: &str) -> Result<Option<usize>, ()> {
+    let resp = record
+        .shared
+        .client
+        .post(format!("{}/tokenize", root(&record.upstream)))
+        .headers(record.auth.clone())
+        .timeout(COUNT_TIMEOUT)
+        .json(&json!({"content": text, "add_special": false, "parse_special": true}))
+        .send()
+        .await
+        .map_err(|_| ())?;
+    if !resp.status().is_success() {
+        return Ok(None);
+    }
+    let body = resp.bytes().await.map_err(|_| ())?;
+    Ok(serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v["tokens"].as_array().map(Vec::len)))
+}
+
+/// Each part of the request (in the order the Traffic views list them)
+/// counted by a llama.cpp upstream's own tokenizer; None when the upstream
+/// is not one, or did not count every part.
+async fn count_parts(record: &Record) -> Option<Value> {
+    if record.request.is_null() || !is_llama(record).await {
+        return None;
+    }
+    let positions = crate::engine::traffic::positions(&record.request);
+    if positions.len() > MAX_COUNTED_PARTS {
+        return None;
+    }
+    let mut parts = Vec::with_capacity(positions.len());
+    for (_, text, _) in &positions {
+        let key = (
+            record.upstream.clone(),
+            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+        );
+        let memo = record
+            .shared
+            .counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .copied();
+        let n = match memo {
+            Some(n) => n,
+            None if text.is_empty() => 0,
+            None => {
+                let n = tokenize(record, text).await.ok()??;
+                let mut memo = record
+                    .shared
+                    .counts
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if memo.len() >= MAX_MEMO {
+                    memo.clear();
+                }
+                memo.insert(key, n);
+                n
+            }
+        };
+        parts.push(n);
+    }
+    Some(json!({
+        "by": format!("llama.cpp server at {}", guard::mask_url(root(&record.upstream))),
+        "parts": parts,
+    }))
 }

@@ -323,7 +323,7 @@ fn request_row(
         );
     }
     if *selected == Some(r.index) {
-        if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.is_empty())
+        if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.parts.is_empty())
             && ui
                 .button(format!("Diff with request #{prev}"))
                 .on_hover_text(
@@ -337,7 +337,7 @@ fn request_row(
                 b: r.index,
             });
         }
-        parts(ui, &r.parts);
+        parts(ui, &r.parts, r.usage.as_ref());
     }
     if let Some(e) = &r.error {
         ui.colored_label(colors::ERROR, e);
@@ -346,7 +346,12 @@ fn request_row(
 
 /// A recorded request's parts (tools, system blocks, messages) as token
 /// bars, coloured as in the Prompt view; breakpoints marked.
-fn parts(ui: &mut Ui, parts: &[crate::engine::traffic::Part]) {
+fn parts(
+    ui: &mut Ui,
+    counted: &crate::engine::traffic::Parts,
+    usage: Option<&crate::engine::traffic::Usage>,
+) {
+    let parts = &counted.parts;
     if parts.is_empty() {
         ui.weak("  (no request body recorded: a transcript has usage only)");
         return;
@@ -358,7 +363,9 @@ fn parts(ui: &mut Ui, parts: &[crate::engine::traffic::Part]) {
         .num_columns(3)
         .show(ui, |ui| {
             for p in parts {
-                let color = if p.label.starts_with("tool") {
+                let color = if p.label == crate::engine::traffic::TEMPLATE {
+                    colors::faded(colors::HISTORY)
+                } else if p.label.starts_with("tool") {
                     colors::tools(dark)
                 } else if let Some(n) = p.label.strip_prefix("system block ") {
                     colors::layer(n.parse().unwrap_or(1), dark)
@@ -386,4 +393,17 @@ fn parts(ui: &mut Ui, parts: &[crate::engine::traffic::Part]) {
                 ui.end_row();
             }
         });
+    let sum: usize = parts.iter().map(|p| p.tokens).sum();
+    let reported =
+        usage.map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens);
+    ui.weak(format!(
+        "  parts: {} tokens, counted by {}{}",
+        thousands(sum as u64),
+        counted.counted_by,
+        match reported {
+            Some(r) if r == sum as u64 => " · the same as the provider reported".to_string(),
+            Some(r) => format!(" · the provider reported {}", thousands(r)),
+            None => String::new(),
+        }
+    ));
 }

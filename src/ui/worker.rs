@@ -254,12 +254,7 @@ impl Shared {
                 let result = crate::engine::workspace::reader::read_text_file(&path, 256 << 20)
                     .and_then(|t| crate::engine::traffic::parse(&t))
                     .map(|(source, x)| {
-                        crate::engine::traffic::analyze_counted(
-                            source,
-                            &x,
-                            &self.table,
-                            Some(&self.counter),
-                        )
+                        crate::engine::traffic::analyze(source, &x, &self.table, &self.counter)
                     })
                     .map_err(|e| format!("{}: {e}", path.display()));
                 self.send(Done::Traffic(Box::new(result)));

@@ -22,8 +22,11 @@ use crate::engine::assembly::models::{ModelInfo, ModelTable};
 
 pub use parse::{format_rfc3339, parse, rfc3339};
 pub use report::{to_json, to_text};
-pub use request::{Part, capture_snapshot, diff_with_previous, parts, request_snapshot};
-use request::{names, positions};
+use request::names;
+pub use request::{
+    Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_with_previous, parts, positions,
+    request_snapshot,
+};
 
 /// Where the exchanges come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -75,6 +78,8 @@ pub struct Exchange {
     pub model: String,
     /// The request body, when recorded (captures).
     pub request: Option<Value>,
+    /// Its parts as the server that answered counted them, when recorded.
+    pub counted: Option<Counted>,
     pub usage: Option<Usage>,
     pub status: Option<u16>,
     pub error: Option<String>,
@@ -101,8 +106,9 @@ pub struct Row {
     /// is compared with).
     #[serde(skip)]
     pub previous: Option<usize>,
-    /// The request's parts with their tokens (captures: bodies are recorded).
-    pub parts: Vec<Part>,
+    /// The request's parts with their tokens and who counted them
+    /// (captures: bodies are recorded).
+    pub parts: Parts,
     pub time: String,
     pub chain: String,
     pub model: String,
@@ -144,22 +150,13 @@ pub struct Traffic {
     pub totals: Totals,
 }
 
-/// Reads a capture or a Claude Code transcript and explains every request.
-pub fn analyze_text(text: &str, table: &ModelTable) -> Result<Traffic, String> {
-    let (source, exchanges) = parse(text)?;
-    Ok(analyze(source, &exchanges, table))
-}
-
-pub fn analyze(source: Source, exchanges: &[Exchange], table: &ModelTable) -> Traffic {
-    analyze_counted(source, exchanges, table, None)
-}
-
-/// Like [`analyze`], also counting each recorded request's parts.
-pub fn analyze_counted(
+/// Explains every request of a capture or a Claude Code transcript, and
+/// counts each recorded request's parts.
+pub fn analyze(
     source: Source,
     exchanges: &[Exchange],
     table: &ModelTable,
-    counter: Option<&crate::engine::TokenCounter>,
+    counter: &crate::engine::TokenCounter,
 ) -> Traffic {
     let mut rows = Vec::with_capacity(exchanges.len());
     for (i, x) in exchanges.iter().enumerate() {
@@ -171,10 +168,7 @@ pub fn analyze_counted(
             .usage
             .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
             .map(|u| explain(x, prev, &u, model));
-        let parts = match (counter, &x.request) {
-            (Some(c), Some(r)) => parts(r, c, model.tokenizer),
-            _ => Vec::new(),
-        };
+        let parts = parts(x, counter, table);
         rows.push(Row {
             index: i + 1,
             previous: prev_at.map(|j| j + 1),
@@ -551,6 +545,14 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
 mod tests {
     use super::*;
 
+    fn exchange(req: Value) -> Exchange {
+        Exchange {
+            model: "claude-sonnet-4-5".into(),
+            request: Some(req),
+            ..Exchange::default()
+        }
+    }
+
     #[test]
     fn a_request_splits_into_its_parts_in_cache_order() {
         let req = serde_json::json!({
@@ -559,8 +561,9 @@ mod tests {
             "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}]
         });
         let c = crate::engine::TokenCounter::new();
-        let p = parts(&req, &c, crate::engine::Encoding::O200kBase);
-        let labels: Vec<&str> = p.iter().map(|x| x.label.as_str()).collect();
+        let table = ModelTable::load().unwrap();
+        let p = parts(&exchange(req), &c, &table);
+        let labels: Vec<&str> = p.parts.iter().map(|x| x.label.as_str()).collect();
         assert_eq!(
             labels,
             vec![
@@ -570,10 +573,54 @@ mod tests {
                 "message 2 (assistant) block 1"
             ]
         );
-        assert!(p[1].breakpoint && !p[0].breakpoint);
+        assert!(p.parts[1].breakpoint && !p.parts[0].breakpoint);
         assert_eq!(
-            p[1].tokens,
+            p.parts[1].tokens,
             c.count(crate::engine::Encoding::O200kBase, "You are Kestrel.")
         );
+        assert!(p.counted_by.contains("an estimate"), "{}", p.counted_by);
+    }
+
+    #[test]
+    fn parts_counted_by_the_server_sum_to_what_it_reported() {
+        let req = serde_json::json!({
+            "system": "You are Kestrel.",
+            "messages": [{"role": "user", "content": "hi"}]
+        });
+        let c = crate::engine::TokenCounter::new();
+        let table = ModelTable::load().unwrap();
+        let mut x = exchange(req);
+        x.counted = Some(Counted {
+            by: "llama.cpp server at http://127.0.0.1:8089".into(),
+            parts: vec![5, 1],
+        });
+        x.usage = Some(Usage {
+            input_tokens: 4,
+            cache_read_input_tokens: 10,
+            ..Usage::default()
+        });
+        let p = parts(&x, &c, &table);
+        let got: Vec<(&str, usize)> = p
+            .parts
+            .iter()
+            .map(|p| (p.label.as_str(), p.tokens))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("system block 1", 5),
+                ("message 1 (user)", 1),
+                (TEMPLATE, 8)
+            ]
+        );
+        assert!(
+            p.counted_by
+                .contains("llama.cpp server at http://127.0.0.1:8089")
+        );
+        // Counts for other positions than the request has are not used.
+        x.counted.as_mut().unwrap().parts.push(3);
+        let p = parts(&x, &c, &table);
+        assert_eq!(p.parts.len(), 2);
+        assert!(p.counted_by.contains("an estimate"));
     }
 }

@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Exchange, Source, Usage};
+use super::{Counted, Exchange, Source, Usage};
+use crate::engine::clean;
+
+/// Longest recorded error shown.
+const MAX_ERROR_CHARS: usize = 2_000;
 
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
@@ -157,15 +161,15 @@ fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
                 at: rfc3339(&time),
                 time,
                 chain: chain_name(chain),
-                model: l["model"]
-                    .as_str()
-                    .or(req["model"].as_str())
-                    .unwrap_or("?")
-                    .to_string(),
+                model: clean(
+                    l["model"].as_str().or(req["model"].as_str()).unwrap_or("?"),
+                    200,
+                ),
                 request: Some(req.clone()),
+                counted: l.get("counted").and_then(Counted::from_json),
                 usage: l.get("usage").and_then(usage_of),
                 status: l["status"].as_u64().map(|s| s as u16),
-                error: l["error"].as_str().map(str::to_string),
+                error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
                 miss_reason: l.pointer("/diagnostics/cache_miss_reason").cloned(),
                 after_compaction: false,
             }
@@ -191,7 +195,10 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
     let mut compacted: BTreeMap<String, bool> = BTreeMap::new();
     for l in lines {
         let chain = if l["isSidechain"].as_bool().unwrap_or(false) {
-            format!("sidechain {}", l["agentId"].as_str().unwrap_or("agent"))
+            format!(
+                "sidechain {}",
+                clean(l["agentId"].as_str().unwrap_or("agent"), 64)
+            )
         } else {
             "main".to_string()
         };
@@ -228,8 +235,9 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
             time,
             after_compaction: compacted.remove(&chain).unwrap_or(false),
             chain,
-            model: msg["model"].as_str().unwrap_or("?").to_string(),
+            model: clean(msg["model"].as_str().unwrap_or("?"), 200),
             request: None,
+            counted: None,
             usage: Some(usage),
             status: None,
             error: None,

@@ -23,6 +23,8 @@ pub fn to_json(t: &Traffic) -> Value {
                 "cost_usd": (r.cost_usd * 1e6).round() / 1e6,
                 "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
                 "error": r.error,
+                "parts": r.parts.parts,
+                "parts_counted_by": (!r.parts.parts.is_empty()).then_some(&r.parts.counted_by),
             })
         }).collect::<Vec<_>>(),
         "totals": {
@@ -42,7 +44,9 @@ pub fn to_json(t: &Traffic) -> Value {
     })
 }
 
-pub fn to_text(t: &Traffic) -> String {
+/// The text view; with `parts`, each recorded request's parts (tools,
+/// system blocks, messages) with their tokens, as the window lists them.
+pub fn to_text(t: &Traffic, parts: bool) -> String {
     let mut o = format!(
         "traffic from a {} · {} requests\n\n",
         match t.source {
@@ -71,6 +75,21 @@ pub fn to_text(t: &Traffic) -> String {
         }
         if let Some(e) = &r.error {
             o += &format!("       · error: {e}\n");
+        }
+        if parts && !r.parts.parts.is_empty() {
+            for p in &r.parts.parts {
+                o += &format!(
+                    "       {:>8}  {}{}\n",
+                    thousands(p.tokens as u64),
+                    p.label,
+                    if p.breakpoint { " · breakpoint" } else { "" }
+                );
+            }
+            o += &format!(
+                "       {:>8}  counted by {}\n",
+                thousands(r.parts.parts.iter().map(|p| p.tokens as u64).sum::<u64>()),
+                r.parts.counted_by
+            );
         }
     }
     let x = &t.totals;

@@ -12,7 +12,7 @@ use crate::engine::assembly::models::ModelTable;
 /// Positions of a request in cache order: tools, then system blocks, then
 /// message content blocks; each with a label, its text and whether it
 /// carries a breakpoint.
-pub(super) fn positions(req: &Value) -> Vec<(String, String, bool)> {
+pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
     let mut out = Vec::new();
     let bp = |v: &Value| v.get("cache_control").is_some();
     let strip = |v: &Value| {
@@ -82,6 +82,8 @@ pub fn request_snapshot(
     })?;
     let model = table.resolve(Some(&x.model));
     let enc = model.tokenizer;
+    let positions = positions(req);
+    let (counts, by_server) = position_tokens(x, &positions, counter, enc);
     let tools: Vec<Value> = req["tools"]
         .as_array()
         .into_iter()
@@ -94,15 +96,15 @@ pub fn request_snapshot(
             t
         })
         .collect();
-    let tools_tokens = tools
-        .iter()
-        .map(|t| counter.count(enc, &t.to_string()))
-        .sum();
+    let tools_tokens = counts[..tools.len()].iter().sum();
     let mut blocks = Vec::new();
     let mut fragments = Vec::new();
-    for (label, text, breakpoint) in positions(req).into_iter().skip(tools.len()) {
+    for ((label, text, breakpoint), tokens) in positions
+        .into_iter()
+        .zip(counts.iter().copied())
+        .skip(tools.len())
+    {
         let layer = if label.starts_with("system") { 1 } else { 4 };
-        let tokens = counter.count(enc, &text);
         blocks.push(BlockResult {
             layer,
             tokens,
@@ -136,7 +138,7 @@ pub fn request_snapshot(
         workspace: String::new(),
         session: format!("request #{index} ({})", x.chain),
         model: x.model.clone(),
-        tokenizer: enc.as_str().into(),
+        tokenizer: by_server.map_or_else(|| enc.as_str().to_string(), str::to_string),
         settings: Default::default(),
         files: Default::default(),
         fragments,
@@ -213,28 +215,120 @@ pub fn diff_with_previous(
 /// One part of a recorded request in cache order, with its tokens.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Part {
-    /// `tool 1 (read)`, `system block 2`, `message 3 (user)`…
+    /// `tool 1 (read)`, `system block 2`, `message 3 (user)`…, or
+    /// [`TEMPLATE`] for what the server's chat template added.
     pub label: String,
     pub tokens: usize,
     /// Carries a `cache_control` breakpoint.
     pub breakpoint: bool,
 }
 
-/// The parts of a request body (tools, system blocks, messages) with their
-/// token counts (o200k; an estimate for Claude models).
-pub fn parts(
-    req: &Value,
+/// The label of the part a server's chat template adds around the others
+/// (role markers, tool formatting), when the server counted the parts.
+pub const TEMPLATE: &str = "chat template (the server's formatting)";
+
+/// A request's parts as the server that answered counted them: the proxy
+/// asks a llama.cpp upstream's own tokenizer for each position's tokens and
+/// records them with the exchange.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    /// Who counted: `llama.cpp server at http://127.0.0.1:8089`.
+    pub by: String,
+    /// One count per position, in [`positions`] order.
+    pub parts: Vec<usize>,
+}
+
+/// Positions read at most from a recorded `counted` list.
+const MAX_COUNTED: usize = 100_000;
+
+impl Counted {
+    pub fn from_json(v: &Value) -> Option<Counted> {
+        let parts = v["parts"].as_array()?;
+        Some(Counted {
+            by: crate::engine::clean(v["by"].as_str()?, 200),
+            parts: parts
+                .iter()
+                .take(MAX_COUNTED)
+                .map(|n| n.as_u64().map(|n| n as usize))
+                .collect::<Option<Vec<_>>>()?,
+        })
+    }
+}
+
+/// The tokens of each position: the server's own counts when the exchange
+/// recorded them for exactly these positions, else the model's tokenizer.
+/// The second value names the server when it counted.
+fn position_tokens<'a>(
+    x: &'a Exchange,
+    positions: &[(String, String, bool)],
     counter: &crate::engine::TokenCounter,
     enc: crate::engine::Encoding,
-) -> Vec<Part> {
-    positions(req)
+) -> (Vec<usize>, Option<&'a str>) {
+    match &x.counted {
+        Some(c) if c.parts.len() == positions.len() => (c.parts.clone(), Some(c.by.as_str())),
+        _ => (
+            positions
+                .iter()
+                .map(|(_, text, _)| counter.count(enc, text))
+                .collect(),
+            None,
+        ),
+    }
+}
+
+/// A recorded request's parts and who counted them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Parts {
+    pub parts: Vec<Part>,
+    /// `the llama.cpp server at …` or `o200k_base (an estimate for …)`.
+    pub counted_by: String,
+}
+
+/// The parts of a recorded request (tools, system blocks, messages) with
+/// their tokens: counted by the server that answered when the capture has
+/// its counts (then a last part holds what its chat template added, so the
+/// parts sum to the prompt tokens it reported), else with the model's
+/// tokenizer (an estimate for models whose tokenizer is not public).
+pub fn parts(x: &Exchange, counter: &crate::engine::TokenCounter, table: &ModelTable) -> Parts {
+    let Some(req) = &x.request else {
+        return Parts::default();
+    };
+    let model = table.resolve(Some(&x.model));
+    let positions = positions(req);
+    let (counts, by_server) = position_tokens(x, &positions, counter, model.tokenizer);
+    let mut parts: Vec<Part> = positions
         .into_iter()
-        .map(|(label, text, breakpoint)| Part {
-            tokens: counter.count(enc, &text),
+        .zip(counts)
+        .map(|((label, _, breakpoint), tokens)| Part {
             label,
+            tokens,
             breakpoint,
         })
-        .collect()
+        .collect();
+    let counted_by = match by_server {
+        Some(by) => {
+            let sum: usize = parts.iter().map(|p| p.tokens).sum();
+            let prompt = x.usage.map(|u| {
+                (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+                    as usize
+            });
+            if let Some(extra) = prompt.and_then(|p| p.checked_sub(sum)) {
+                parts.push(Part {
+                    label: TEMPLATE.into(),
+                    tokens: extra,
+                    breakpoint: false,
+                });
+            }
+            format!("the {by} (its own tokenizer)")
+        }
+        None if !model.estimate => model.tokenizer.as_str().to_string(),
+        None => format!(
+            "{} (an estimate: {}'s tokenizer is not public)",
+            model.tokenizer.as_str(),
+            model.id
+        ),
+    };
+    Parts { parts, counted_by }
 }
 
 pub(super) fn names(req: &Value) -> Vec<String> {

@@ -1,0 +1,58 @@
+//! Text from outside (a server, a capture, a transcript) made safe to
+//! show: the one cleaner every view and the network layer use.
+
+/// Text from outside made safe to show: ANSI escape sequences and control
+/// characters removed, line breaks folded into spaces, cut to `max` chars.
+pub fn clean(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut n = 0;
+    let mut last_space = false;
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI `ESC [ … final` or OSC `ESC ] … BEL/ST`, or a 2-char escape.
+            match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(d) = chars.next() {
+                        if d == '\u{7}' || (d == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    chars.next();
+                }
+            }
+            continue;
+        }
+        let c = if matches!(c, '\n' | '\r' | '\t' | '\u{2028}' | '\u{2029}') {
+            ' '
+        } else if c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        {
+            continue;
+        } else {
+            c
+        };
+        if c == ' ' && last_space {
+            continue;
+        }
+        last_space = c == ' ';
+        if n == max {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        n += 1;
+    }
+    out.trim().to_string()
+}
