@@ -1,6 +1,10 @@
 //! The recording proxy's overhead, side by side with direct requests to the
 //! same loopback upstream in one run: added latency per request (p50, p99),
-//! added time per streamed chunk, and requests per second (8 at a time).
+//! added time per streamed chunk, and requests per second (8 at a time);
+//! with a tiny body, and with a body the size of a coding agent's request
+//! (about 150 KB: system blocks, 20 tools, 60 messages), every request
+//! carrying a key as real clients do (the proxy redacts it from what it
+//! records).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -12,6 +16,38 @@ use prompt_inspector::net::proxy::{ProxyConfig, serve};
 
 const JSON: &str = r#"{"id":"msg_1","type":"message","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":1200,"output_tokens":1}}"#;
 const CHUNKS: usize = 50;
+const KEY: &str = "sk-ant-api03-bench-KEY-0123456789abcdefghijklmnopqrstuvwxyz";
+const SMALL: &str = "{\"model\":\"m\"}";
+
+/// A request the size of a coding agent's: ~150 KB of JSON.
+fn agent_body() -> String {
+    let words = [
+        "the", "file", "function", "returns", "cache", "prompt", "token", "agent", "tool", "read",
+        "write", "error", "test", "module", "layer", "budget",
+    ];
+    let text = |seed: usize, n: usize| {
+        (0..n)
+            .map(|i| words[(seed * 7 + i * 13 + i / 5) % words.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let system: Vec<_> = (0..3)
+        .map(|i| serde_json::json!({"type": "text", "text": text(i, 700)}))
+        .collect();
+    let tools: Vec<_> = (0..20)
+        .map(|i| serde_json::json!({"name": format!("tool_{i}"), "description": text(i + 10, 250),
+            "input_schema": {"type": "object", "properties": {"path": {"type": "string", "description": text(i, 40)}}}}))
+        .collect();
+    let messages: Vec<_> = (0..60)
+        .map(|i| {
+            serde_json::json!({"role": if i % 2 == 0 { "user" } else { "assistant" },
+            "content": [{"type": "text", "text": text(i + 100, 230)}]})
+        })
+        .collect();
+    serde_json::json!({"model": "claude-sonnet-4-6", "max_tokens": 1024, "system": system,
+        "tools": tools, "messages": messages})
+    .to_string()
+}
 
 /// A keep-alive loopback upstream: JSON, or an SSE stream of CHUNKS events.
 async fn upstream() -> SocketAddr {
@@ -69,22 +105,31 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
-async fn latencies(client: &reqwest::Client, base: &str, n: usize, stream: bool) -> Vec<f64> {
+async fn latencies(
+    client: &reqwest::Client,
+    base: &str,
+    n: usize,
+    stream: bool,
+    body: &Bytes,
+) -> Vec<f64> {
     timed(
         client,
         &format!("{base}/v1/messages{}", if stream { "?stream" } else { "" }),
         n,
+        body,
     )
     .await
 }
 
-async fn timed(client: &reqwest::Client, url: &str, n: usize) -> Vec<f64> {
+async fn timed(client: &reqwest::Client, url: &str, n: usize, body: &Bytes) -> Vec<f64> {
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
         let r = client
             .post(url)
-            .body("{\"model\":\"m\"}")
+            .header("x-api-key", KEY)
+            .header("content-type", "application/json")
+            .body(body.clone())
             .send()
             .await
             .unwrap();
@@ -94,12 +139,14 @@ async fn timed(client: &reqwest::Client, url: &str, n: usize) -> Vec<f64> {
     out
 }
 
-async fn rps(client: &reqwest::Client, url: &str, total: usize) -> f64 {
+async fn rps(client: &reqwest::Client, url: &str, total: usize, body: &Bytes) -> f64 {
     let t = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..8 {
-        let (c, u) = (client.clone(), url.to_string());
-        tasks.push(tokio::spawn(async move { timed(&c, &u, total / 8).await }));
+        let (c, u, b) = (client.clone(), url.to_string(), body.clone());
+        tasks.push(tokio::spawn(
+            async move { timed(&c, &u, total / 8, &b).await },
+        ));
     }
     for t in tasks {
         t.await.unwrap();
@@ -129,37 +176,64 @@ fn main() {
         let proxy = format!("http://{}", addr.await.unwrap());
         let direct = format!("http://{up}");
         let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        let small = Bytes::from_static(SMALL.as_bytes());
+        let agent = Bytes::from(agent_body());
         // Warm both paths.
-        latencies(&client, &direct, 50, false).await;
-        latencies(&client, &proxy, 50, false).await;
-        let n = 1000;
-        let (mut d, mut p) = (
-            latencies(&client, &direct, n, false).await,
-            latencies(&client, &proxy, n, false).await,
-        );
-        let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
-        println!("proxy/latency: direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms", p50 - d50, p99 - d99);
+        latencies(&client, &direct, 50, false, &small).await;
+        latencies(&client, &proxy, 50, false, &small).await;
+        for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 150 KB body", &agent, 300)] {
+            let (mut d, mut p) = (
+                latencies(&client, &direct, n, false, body).await,
+                latencies(&client, &proxy, n, false, body).await,
+            );
+            let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
+            println!("proxy/latency ({what}, {} bytes): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms", body.len(), p50 - d50, p99 - d99);
+        }
         let (mut ds, mut ps) = (
-            latencies(&client, &direct, 200, true).await,
-            latencies(&client, &proxy, 200, true).await,
+            latencies(&client, &direct, 200, true, &small).await,
+            latencies(&client, &proxy, 200, true, &small).await,
         );
         let (s_d, s_p) = (pct(&mut ds, 0.99), pct(&mut ps, 0.99));
         println!(
             "proxy/stream ({CHUNKS} chunks): direct p99 {s_d:.3} ms · through the proxy p99 {s_p:.3} ms · added per chunk (p99) {:.4} ms",
             (s_p - s_d) / CHUNKS as f64
         );
-        for (what, path, n) in [
-            ("an upstream that answers at once", "/v1/messages", 4000),
-            ("an upstream that answers in 5 ms", "/v1/messages?slow", 800),
+        for (what, path, n, body) in [
+            ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
+            ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
+            ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
+            ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
         ] {
-            let rd = rps(&client, &format!("{direct}{path}"), n).await;
-            let rp = rps(&client, &format!("{proxy}{path}"), n).await;
+            let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
+            let rp = rps(&client, &format!("{proxy}{path}"), n, body).await;
             println!(
                 "proxy/throughput (8 concurrent, {what}): direct {rd:.0} req/s · through the proxy {rp:.0} req/s · {:.0}% of direct",
                 rp * 100.0 / rd
             );
         }
-        let lines = std::fs::read_to_string(dir.path().join("bench.jsonl")).unwrap().lines().count();
+        // The proxy's own CPU per recorded agent request: the key redacted
+        // from the body (what dominates recording).
+        let body = String::from_utf8(agent.to_vec()).unwrap();
+        let t = Instant::now();
+        for _ in 0..50 {
+            std::hint::black_box(prompt_inspector::net::guard::redact(&body, &[KEY]));
+        }
+        println!(
+            "proxy/redact: {:.3} ms per agent body ({} bytes)",
+            t.elapsed().as_secs_f64() * 1e3 / 50.0,
+            body.len()
+        );
+        let t = Instant::now();
+        for _ in 0..50 {
+            std::hint::black_box(serde_json::from_str::<serde_json::Value>(&body).unwrap());
+        }
+        println!(
+            "proxy/parse (for comparison): {:.3} ms per agent body parsed to a JSON value",
+            t.elapsed().as_secs_f64() * 1e3 / 50.0
+        );
+        let text = std::fs::read_to_string(dir.path().join("bench.jsonl")).unwrap();
+        assert!(!text.contains("bench-KEY"), "no key in the capture");
+        let lines = text.lines().count();
         println!("proxy/capture: {lines} exchanges recorded");
     });
 }

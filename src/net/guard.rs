@@ -29,45 +29,139 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
     if secrets.is_empty() || text.is_empty() {
         return text.to_string();
     }
+    // Plain ASCII text with no `%` and ASCII secrets (a request body, most
+    // of the time): each byte is one folded character, nothing to decode.
+    if text.is_ascii() && !text.contains('%') && secrets.iter().flatten().all(char::is_ascii) {
+        let secrets: Vec<Vec<u8>> = secrets
+            .iter()
+            .map(|s| s.iter().map(|&c| c as u8).collect())
+            .collect();
+        let marked = mark_ascii(text.as_bytes(), &secrets);
+        return replace_marked(text, &marked, |i| (i, i + 1));
+    }
     // Decoded, case-folded characters of `text`, each with its byte span.
     let decoded = decode(text);
-    let mut marked = vec![false; decoded.len()];
-    for secret in &secrets {
+    let chars: Vec<char> = decoded.iter().map(|d| d.0).collect();
+    let marked = mark(&chars, &secrets);
+    replace_marked(text, &marked, |i| (decoded[i].1, decoded[i].2))
+}
+
+/// [`mark`] for ASCII text and secrets: a window of up to 8 bytes is
+/// itself a u64 (no hash, no collision), rolled one byte at a time and
+/// tested against a bitmap of the secret's windows before the exact set.
+fn mark_ascii(text: &[u8], secrets: &[Vec<u8>]) -> Vec<bool> {
+    const _: () = assert!(MIN_FRAGMENT <= 8);
+    let mut marked = vec![false; text.len()];
+    let pack = |win: &[u8]| win.iter().fold(0u64, |h, &b| (h << 8) | u64::from(b));
+    for secret in secrets {
         let w = secret.len().min(MIN_FRAGMENT);
-        if decoded.len() < w {
+        if text.len() < w {
+            continue;
+        }
+        let windows: HashSet<u64> = secret.windows(w).map(pack).collect();
+        let mut filter = vec![0u64; FILTER_WORDS];
+        for &x in &windows {
+            let k = filter_bit(x);
+            filter[k >> 6] |= 1 << (k & 63);
+        }
+        let mask = if w == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * w)) - 1
+        };
+        let mut h = 0u64;
+        for (i, &b) in text.iter().enumerate() {
+            h = ((h << 8) | u64::from(b.to_ascii_lowercase())) & mask;
+            if i + 1 >= w {
+                let k = filter_bit(h);
+                if filter[k >> 6] & (1 << (k & 63)) != 0 && windows.contains(&h) {
+                    marked[i + 1 - w..=i].iter_mut().for_each(|m| *m = true);
+                }
+            }
+        }
+    }
+    marked
+}
+
+/// Which units of `text` belong to a window of [`MIN_FRAGMENT`] units (or
+/// a whole shorter secret) found in a secret.
+fn mark(text: &[char], secrets: &[Vec<char>]) -> Vec<bool> {
+    let mut marked = vec![false; text.len()];
+    for secret in secrets {
+        let w = secret.len().min(MIN_FRAGMENT);
+        if text.len() < w {
             continue;
         }
         let windows: HashSet<&[char]> = secret.windows(w).collect();
-        let chars: Vec<char> = decoded.iter().map(|d| d.0).collect();
-        for (i, win) in chars.windows(w).enumerate() {
-            if windows.contains(win) {
+        // A rolling hash of each window of the text, tested against a
+        // bitmap of the secret's windows' hashes: one bit test per position,
+        // the exact comparison only where the bit is set.
+        let mut filter = vec![0u64; FILTER_WORDS];
+        for win in secret.windows(w) {
+            let k = filter_bit(poly(win));
+            filter[k >> 6] |= 1 << (k & 63);
+        }
+        let out_weight = HASH_BASE.wrapping_pow(w as u32 - 1);
+        let mut h = poly(&text[..w]);
+        for i in 0..=text.len() - w {
+            if i > 0 {
+                h = h
+                    .wrapping_sub(u64::from(text[i - 1]).wrapping_mul(out_weight))
+                    .wrapping_mul(HASH_BASE)
+                    .wrapping_add(u64::from(text[i + w - 1]));
+            }
+            let k = filter_bit(h);
+            if filter[k >> 6] & (1 << (k & 63)) != 0 && windows.contains(&text[i..i + w]) {
                 marked[i..i + w].iter_mut().for_each(|m| *m = true);
             }
         }
     }
+    marked
+}
+
+/// `text` with each run of marked units (unit `i` spans the bytes
+/// `span(i)`) replaced by [`REDACTED`].
+fn replace_marked(text: &str, marked: &[bool], span: impl Fn(usize) -> (usize, usize)) -> String {
     if !marked.iter().any(|m| *m) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
-    while i < decoded.len() {
-        let (_, start, end) = decoded[i];
+    while i < marked.len() {
+        let (start, end) = span(i);
         if marked[i] {
-            let mut j = i;
-            while j + 1 < decoded.len() && marked[j + 1] {
-                j += 1;
+            while i + 1 < marked.len() && marked[i + 1] {
+                i += 1;
             }
             out.push_str(REDACTED);
-            i = j + 1;
         } else {
             out.push_str(&text[start..end]);
-            i += 1;
         }
+        i += 1;
     }
     out
 }
 
+const HASH_BASE: u64 = 0x0100_0000_01b3;
+/// 2^16 bits.
+const FILTER_WORDS: usize = 1 << 10;
+
+/// A polynomial hash of a window of characters (rolled in [`redact`]).
+fn poly(win: &[char]) -> u64 {
+    win.iter().fold(0u64, |h, &c| {
+        h.wrapping_mul(HASH_BASE).wrapping_add(u64::from(c))
+    })
+}
+
+/// The bit of the filter a hash sets (its mixed top 16 bits).
+fn filter_bit(h: u64) -> usize {
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize
+}
+
 fn fold(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
     c.to_lowercase().next().unwrap_or(c)
 }
 
@@ -244,6 +338,70 @@ pub fn retry_after(value: &str, now_unix: u64, cap: Duration) -> Option<RetryAft
 
 #[cfg(test)]
 mod tests {
+
+    /// The plain definition of [`redact`]: every window of the decoded text
+    /// compared with every window of the secret.
+    fn reference(text: &str, secret: &str) -> String {
+        let secret: Vec<char> = secret.chars().map(fold).collect();
+        let decoded = decode(text);
+        let w = secret.len().min(MIN_FRAGMENT);
+        let mut marked = vec![false; decoded.len()];
+        for i in 0..decoded.len().saturating_sub(w - 1) {
+            let win: Vec<char> = decoded[i..i + w].iter().map(|d| d.0).collect();
+            if secret.windows(w).any(|s| s == win.as_slice()) {
+                marked[i..i + w].iter_mut().for_each(|m| *m = true);
+            }
+        }
+        let mut out = String::new();
+        let mut i = 0;
+        while i < decoded.len() {
+            if marked[i] {
+                while i < decoded.len() && marked[i] {
+                    i += 1;
+                }
+                out.push_str(REDACTED);
+            } else {
+                out.push_str(&text[decoded[i].1..decoded[i].2]);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_rolling_filter_finds_what_the_plain_definition_finds() {
+        let key = "sk-ant-api03-Zq8_Lm-77xY";
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let pieces = [
+            "hello ",
+            "sk-ant-",
+            "API03-zq8_l",
+            "m-77XY",
+            "%2D",
+            "%41",
+            "中文 ",
+            "Zq8_Lm-7",
+            "7xY\n",
+            "api03-Zq",
+            "8_Lm",
+            " ",
+            "-",
+            "{\"k\":\"",
+        ];
+        for _ in 0..400 {
+            let text: String = (0..next() % 12)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
+        }
+    }
+
     use super::*;
 
     const KEY: &str = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";

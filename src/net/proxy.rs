@@ -256,7 +256,6 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     };
     let started = Instant::now();
     let ts_start = crate::now_rfc3339();
-    let request_json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let record = Record {
         shared: shared.clone(),
         keys,
@@ -266,7 +265,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         counted: None,
         ts_start,
         endpoint: path.clone(),
-        request: request_json,
+        request: body.clone(),
         started,
         stream: false,
         written: std::sync::atomic::AtomicBool::new(false),
@@ -290,7 +289,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 "prompt-inspector proxy: the upstream {} {what}: {e}",
                 guard::mask_url(upstream)
             ));
-            record.write(Some(status.as_u16()), Value::Null, Some(message.clone()));
+            record.write(record.outcome(Some(status.as_u16()), Value::Null, Some(message.clone())));
             return error_response(anthropic, status, &message);
         }
     };
@@ -359,14 +358,18 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
                 }
             }
         }
+        // The client's answer ends here, not after the recording.
+        drop(tx);
         let usage = usage_of(&copy, record.stream);
         drop(copy);
         let answered = status.is_success() && error.is_none();
-        record.outcome = Some((Some(status.as_u16()), usage, error));
+        record.outcome = Some(record.outcome(Some(status.as_u16()), usage, error));
         if answered {
             record.counted = count_parts(&record).await;
         }
-        record.finish();
+        // Redacting and writing a large body is CPU work: off the runtime's
+        // workers, so that no exchange in flight waits behind it.
+        let _ = tokio::task::spawn_blocking(move || record.finish()).await;
     });
     let body = BodyExt::boxed(StreamBody::new(tokio_stream_from(rx)));
     builder
@@ -411,6 +414,9 @@ pub fn usage_of(body: &[u8], stream: bool) -> Value {
         let Some(data) = line.strip_prefix("data:") else {
             continue;
         };
+        if !data.contains("\"usage\"") {
+            continue;
+        }
         let Ok(v) = serde_json::from_str::<Value>(data.trim()) else {
             continue;
         };
@@ -435,6 +441,16 @@ pub fn usage_of(body: &[u8], stream: bool) -> Value {
     usage
 }
 
+/// How an exchange ended: its status, usage and error, when, and after how
+/// long.
+struct Outcome {
+    status: Option<u16>,
+    usage: Value,
+    error: Option<String>,
+    ts_end: String,
+    latency_ms: u64,
+}
+
 /// One exchange being recorded.
 struct Record {
     shared: Arc<Shared>,
@@ -443,13 +459,14 @@ struct Record {
     /// The client's credentials, for counting on the same upstream; never
     /// recorded.
     auth: reqwest::header::HeaderMap,
-    /// The answer's status, usage and error, once known.
-    outcome: Option<(Option<u16>, Value, Option<String>)>,
+    /// The answer, once known.
+    outcome: Option<Outcome>,
     /// The parts as a llama.cpp upstream counted them.
     counted: Option<Value>,
     ts_start: String,
     endpoint: String,
-    request: Value,
+    /// The request body as it came (parsed only off the client's path).
+    request: Bytes,
     started: Instant,
     stream: bool,
     /// Its line is in the capture.
@@ -464,14 +481,14 @@ impl Drop for Record {
             // Answered; the proxy stopped while the parts were counted.
             self.finish();
         } else if !self.written.load(std::sync::atomic::Ordering::Relaxed) {
-            self.write(
+            self.write(self.outcome(
                 None,
                 Value::Null,
                 Some(
                     "the client disconnected before the answer: the upstream request was cancelled"
                         .into(),
                 ),
-            );
+            ));
         }
     }
 }
@@ -479,8 +496,19 @@ impl Drop for Record {
 impl Record {
     /// Records the outcome once it is known.
     fn finish(&mut self) {
-        if let Some((status, usage, error)) = self.outcome.take() {
-            self.write(status, usage, error);
+        if let Some(o) = self.outcome.take() {
+            self.write(o);
+        }
+    }
+
+    /// The outcome now.
+    fn outcome(&self, status: Option<u16>, usage: Value, error: Option<String>) -> Outcome {
+        Outcome {
+            status,
+            usage,
+            error,
+            ts_end: crate::now_rfc3339(),
+            latency_ms: self.started.elapsed().as_millis() as u64,
         }
     }
 
@@ -491,7 +519,7 @@ impl Record {
 
     /// Appends the exchange's line in one write (a crash loses at most the
     /// exchange in flight).
-    fn write(&self, status: Option<u16>, usage: Value, error: Option<String>) {
+    fn write(&self, o: Outcome) {
         if self
             .written
             .swap(true, std::sync::atomic::Ordering::Relaxed)
@@ -504,27 +532,31 @@ impl Record {
             *s
         };
         let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-        let request_text = guard::redact(&self.request.to_string(), &refs);
-        let request: Value = serde_json::from_str(&request_text).unwrap_or(Value::Null);
-        let line = json!({
+        let (request, model) = recorded_request(&self.request, &refs);
+        let mut head = json!({
             "schema": 1,
             "id": format!("{}-{id}", self.ts_start),
             "ts_start": self.ts_start,
-            "ts_end": crate::now_rfc3339(),
+            "ts_end": o.ts_end,
             "endpoint": self.endpoint,
-            "model": request["model"],
-            "request": request,
-            "status": status,
+            "model": model,
+            "status": o.status,
             "stream": self.stream,
-            "usage": usage,
-            "latency_ms": self.started.elapsed().as_millis() as u64,
-            "error": error,
+            "usage": o.usage,
+            "latency_ms": o.latency_ms,
+            "error": o.error,
         });
-        let mut line = line;
         if let Some(c) = &self.counted {
-            line["counted"] = c.clone();
+            head["counted"] = c.clone();
         }
-        let mut bytes = line.to_string().into_bytes();
+        // The request goes in as it came (redacted, on one line), not
+        // parsed and printed again.
+        let mut line = head.to_string();
+        line.pop();
+        line.push_str(",\"request\":");
+        line.push_str(&request);
+        line.push('}');
+        let mut bytes = line.into_bytes();
         bytes.push(b'\n');
         let mut f = self
             .shared
@@ -533,6 +565,47 @@ impl Record {
             .unwrap_or_else(|e| e.into_inner());
         let _ = f.write_all(&bytes);
     }
+}
+
+/// A request body as a capture records it: the body verbatim, any key in it
+/// redacted, on one line (line breaks outside JSON strings are whitespace);
+/// `null` when it is not a JSON object. With the request's model.
+fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        model: Value,
+    }
+    let Ok(text) = std::str::from_utf8(body) else {
+        return ("null".into(), Value::Null);
+    };
+    // A key spelled with JSON escapes (`\u0073k-…`) is not in the raw text:
+    // such a body is parsed and printed plainly first.
+    let text = if escapes_ascii(text) {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => std::borrow::Cow::Owned(v.to_string()),
+            Err(_) => return ("null".into(), Value::Null),
+        }
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    let mut redacted = guard::redact(&text, keys);
+    if redacted.contains(['\n', '\r']) {
+        redacted = redacted.replace(['\n', '\r'], " ");
+    }
+    match serde_json::from_str::<Head>(&redacted) {
+        Ok(h) => (redacted, h.model),
+        Err(_) => ("null".into(), Value::Null),
+    }
+}
+
+/// Whether `text` has a JSON escape of a printable ASCII character
+/// (`\u0020`–`\u007f`), the only escapes a key's characters could hide in.
+fn escapes_ascii(text: &str) -> bool {
+    text.match_indices("\\u00").any(|(i, _)| {
+        let b = text.as_bytes();
+        matches!(b.get(i + 4), Some(b'2'..=b'7')) && b.get(i + 5).is_some_and(u8::is_ascii_hexdigit)
+    })
 }
 
 /// The root of an upstream (where a llama.cpp server answers `/tokenize`).
@@ -608,10 +681,11 @@ async fn tokenize_once(record: &Record, text: &str) -> Result<Option<usize>, ()>
 /// counted by a llama.cpp upstream's own tokenizer; None when the upstream
 /// is not one, or did not count every part.
 async fn count_parts(record: &Record) -> Option<Value> {
-    if record.request.is_null() || !is_llama(record).await {
+    let request: Value = serde_json::from_slice(&record.request).ok()?;
+    if !request.is_object() || !is_llama(record).await {
         return None;
     }
-    let positions = crate::engine::traffic::positions(&record.request);
+    let positions = crate::engine::traffic::positions(&request);
     if positions.len() > MAX_COUNTED_PARTS {
         return None;
     }
@@ -651,4 +725,76 @@ async fn count_parts(record: &Record) -> Option<Value> {
         "by": format!("llama.cpp server at {}", guard::mask_url(root(&record.upstream))),
         "parts": parts,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "sk-ant-api03-RECORDED-never-0123456789";
+
+    #[test]
+    fn a_request_is_recorded_verbatim_on_one_line_without_its_key() {
+        let body = format!(
+            "{{\n  \"model\": \"claude-sonnet-4-6\",\n  \"messages\": [{{\"role\": \"user\", \"content\": \"my key is {KEY}\"}}]\n}}"
+        );
+        let (line, model) = recorded_request(body.as_bytes(), &[KEY]);
+        assert_eq!(model, "claude-sonnet-4-6");
+        assert!(!line.contains('\n') && !line.contains("RECORDED"), "{line}");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["messages"][0]["content"], "my key is [REDACTED]");
+        // Spacing as the client sent it.
+        assert!(line.starts_with("{   \"model\": \"claude"), "{line}");
+    }
+
+    #[test]
+    fn a_key_hidden_in_json_escapes_is_redacted_too() {
+        let escaped: String = KEY
+            .chars()
+            .map(|c| format!("\\u{:04x}", c as u32))
+            .collect();
+        let body = format!(
+            "{{\"model\":\"m\",\"messages\":[{{\"role\":\"user\",\"content\":\"{escaped}\"}}]}}"
+        );
+        assert!(escapes_ascii(&body));
+        let (line, _) = recorded_request(body.as_bytes(), &[KEY]);
+        assert!(
+            !line.contains("RECORDED") && line.contains("[REDACTED]"),
+            "{line}"
+        );
+        // Escapes of other characters (what Python's json.dumps writes for
+        // any non-ASCII text) keep the body verbatim.
+        assert!(!escapes_ascii(
+            r#"{"content":"\u4e2d\u6587 \u00e9 \u001b"}"#
+        ));
+    }
+
+    #[test]
+    fn what_is_not_a_json_object_is_recorded_as_null() {
+        assert_eq!(recorded_request(b"not json", &[KEY]).0, "null");
+        assert_eq!(recorded_request(&[0xff, 0xfe], &[KEY]).0, "null");
+        assert_eq!(recorded_request(b"[1,2]", &[KEY]).0, "null");
+    }
+
+    #[test]
+    fn the_end_of_a_stream_is_its_last_event_even_split_across_chunks() {
+        let mut tail = Vec::new();
+        assert!(!stream_ended(
+            &mut tail,
+            b"event: message_delta\ndata: {}\n\nevent: message_st"
+        ));
+        assert!(stream_ended(
+            &mut tail,
+            b"op\ndata: {\"type\":\"message_stop\"}\n\n"
+        ));
+        let mut tail = Vec::new();
+        assert!(!stream_ended(&mut tail, b"data: {\"choices\":[]}\n\n"));
+        assert!(stream_ended(&mut tail, b"data: [DONE]\n\n"));
+        // A stop mentioned in text is not the end.
+        let mut tail = Vec::new();
+        assert!(!stream_ended(
+            &mut tail,
+            b"data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"message_stop\"}}\n\ndata: {\"type\":\"ping\"}\n\n"
+        ));
+    }
 }
