@@ -543,3 +543,43 @@ fn parts_are_estimated_and_say_so_when_the_upstream_is_not_llama_cpp() {
         "{r}"
     );
 }
+
+#[test]
+fn the_client_receives_the_same_bytes_as_directly() {
+    let up = upstream::upstream();
+    let p = proxy(&up, &up, &[]);
+    let openai = r#"{"model":"gpt-6-sol","messages":[{"role":"user","content":"hi"}]}"#;
+    for (path, body) in [
+        ("/v1/messages", MESSAGE.to_string()),
+        (
+            "/v1/messages",
+            MESSAGE.replace("\"max_tokens\":1", "\"max_tokens\":1,\"stream\":true"),
+        ),
+        ("/v1/chat/completions", openai.to_string()),
+        (
+            "/v1/chat/completions",
+            openai.replace("\"messages\"", "\"stream\":true,\"messages\""),
+        ),
+    ] {
+        let direct = post(&up, path, &body, &[("x-api-key", KEY)]);
+        let via = post(&p.url, path, &body, &[("x-api-key", KEY)]);
+        assert!(via.0.contains("200"), "{via:?}");
+        let via_body = if via.1.contains("transfer-encoding: chunked") {
+            dechunk(&via.2)
+        } else {
+            via.2.clone()
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&direct.2),
+            String::from_utf8_lossy(&via_body),
+            "{path} {body}"
+        );
+        let ct = |h: &str| {
+            h.lines()
+                .find(|l| l.starts_with("content-type:"))
+                .map(str::to_string)
+        };
+        assert_eq!(ct(&direct.1), ct(&via.1));
+    }
+    assert_eq!(capture_lines(&p, 4).len(), 4);
+}
