@@ -306,11 +306,18 @@ fn claude_code_imports_stop_at_the_depth_limit_and_loops_are_one_diagnostic() {
     assert!(!render(dir.path()).contains("OUTSIDE-SECRET"));
 }
 
+/// The UTC date `offset_days` ago.
 fn day(offset_days: u64) -> String {
-    let now = std::time::SystemTime::now()
+    day_at_utc_offset(offset_days, 0)
+}
+
+/// The date `offset_days` ago where the clock is `hours` from UTC.
+fn day_at_utc_offset(offset_days: u64, hours: i64) -> String {
+    let now = (std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
-        .as_secs()
+        .as_secs() as i64
+        + hours * 3600) as u64
         - offset_days * 86_400;
     // Civil date of a Unix day (the same algorithm the app uses).
     let z = (now / 86_400) as i64 + 719_468;
@@ -343,20 +350,70 @@ fn openclaw_startup_context_on_new_is_an_option() {
     let r = report(dir.path(), &[]);
     assert_eq!(frag(&r, &format!("memory.{today}"))["status"], "disabled");
     // As on /new: today's and yesterday's, capped at 1,200 chars each.
-    let r = report(dir.path(), &["--new-session"]);
+    let r = report_in_zone(dir.path(), "UTC0", &["--new-session"]);
     assert_eq!(frag(&r, &format!("memory.{today}"))["status"], "kept");
     let y = frag(&r, &format!("memory.{yesterday}"));
     assert_eq!(y["status"], "truncated");
     assert_eq!(y["chars_before"], 3000);
     assert!(y["reason"].as_str().unwrap().contains("first user message"));
     assert_eq!(frag(&r, &format!("memory.{old}"))["status"], "disabled");
-    let o = run(&["render", dir.path().to_str().unwrap(), "--new-session"]);
+    let o = std::process::Command::new(bin())
+        .args(["render", dir.path().to_str().unwrap(), "--new-session"])
+        .env("TZ", "UTC0")
+        .output()
+        .unwrap();
     let text = stdout(&o);
     assert!(
         text.contains(&format!("[Untrusted daily memory: memory/{today}.md]"))
             && text.contains("TODAY-NOTE")
     );
     assert!(!text.contains("OLD-NOTE"));
+}
+
+/// `report --format json` with the host's time zone set to `tz` (a POSIX
+/// zone such as `UTC-14`, which needs no time zone database).
+fn report_in_zone(ws: &Path, tz: &str, extra: &[&str]) -> Value {
+    let o = std::process::Command::new(bin())
+        .args(["report", ws.to_str().unwrap(), "--format", "json"])
+        .args(extra)
+        .env("TZ", tz)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+#[test]
+fn openclaw_dates_its_startup_context_in_the_hosts_time_zone() {
+    // POSIX zones: `UTC-14` is 14 hours ahead of UTC, `UTC+12` 12 behind;
+    // at any moment their dates differ by one or two days.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![("AGENTS.md".to_string(), "rules".to_string())];
+    for d in [-2i64, -1, 0, 1] {
+        let date = day_at_utc_offset(0, 24 * d);
+        files.push((format!("memory/{date}.md"), format!("NOTE {date}")));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_ws(dir.path(), &refs);
+    for (tz, hours) in [("UTC-14", 14), ("UTC+12", -12)] {
+        let r = report_in_zone(dir.path(), tz, &["--new-session", "--profile", "openclaw"]);
+        let (today, yesterday) = (day_at_utc_offset(0, hours), day_at_utc_offset(1, hours));
+        for f in r["fragments"].as_array().unwrap() {
+            let id = f["id"].as_str().unwrap();
+            let Some(date) = id.strip_prefix("memory.") else {
+                continue;
+            };
+            let startup = date == today || date == yesterday;
+            assert_eq!(
+                f["status"] == "kept",
+                startup,
+                "{tz}: {id} (today there is {today}): {f}"
+            );
+        }
+    }
 }
 
 #[test]

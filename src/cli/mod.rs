@@ -62,7 +62,8 @@ pub struct Common {
     #[arg(long)]
     pub profile: Option<String>,
     /// OpenClaw: as on `/new`, with today's and yesterday's daily memory
-    /// (memory/YYYY-MM-DD.md, UTC dates) as startup context.
+    /// (memory/YYYY-MM-DD.md, dated in the host's time zone, `TZ`) as
+    /// startup context.
     #[arg(long)]
     pub new_session: bool,
     /// Claude Code: also the user-level ~/.claude/CLAUDE.md.
