@@ -44,10 +44,12 @@ line() { printf '{"type":"assistant","sessionId":"s","timestamp":"%s","requestId
   printf '{"type":"system","subtype":"compact_boundary","sessionId":"s","timestamp":"2026-11-30T10:10:00Z"}\n'
   line 2026-11-30T10:10:04Z r5 m5 9800 0 400; } > "$traffic"
 export PROMPT_INSPECTOR_SHOT_TRAFFIC="$traffic"
+# A capture of the recording proxy (examples/traffic): its last request.
+export PROMPT_INSPECTOR_SHOT_CAPTURE="$PWD/examples/traffic/capture.jsonl"
 # Every view at both sizes, in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
-    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic sample-workspace
+    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
     for ex in ${EXAMPLES:-}; do
       shoot "$size" "$theme" overview "examples/$ex" "$ex"

@@ -583,3 +583,97 @@ fn the_client_receives_the_same_bytes_as_directly() {
     }
     assert_eq!(capture_lines(&p, 4).len(), 4);
 }
+
+/// An upstream that echoes the key it was sent inside its usage and cache
+/// diagnostics (Messages), and refuses Chat Completions with a 400.
+fn echoing_upstream() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            let mut raw = Vec::new();
+            let mut buf = [0u8; 65536];
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            while !String::from_utf8_lossy(&raw).contains("\r\n\r\n") {
+                let Ok(n) = s.read(&mut buf) else { break };
+                if n == 0 {
+                    break;
+                }
+                raw.extend_from_slice(&buf[..n]);
+            }
+            let head = String::from_utf8_lossy(&raw).to_string();
+            let key = head
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    ["x-api-key", "api-key"]
+                        .contains(&k.to_ascii_lowercase().as_str())
+                        .then(|| v.trim().to_string())
+                })
+                .unwrap_or_default();
+            let (status, body) = if head.starts_with("POST /v1/messages") {
+                (
+                    "200 OK",
+                    serde_json::json!({"id": "msg_1", "type": "message", "content": [],
+                        "usage": {"input_tokens": 5, "cache_creation_input_tokens": 0,
+                            "cache_read_input_tokens": 0, "output_tokens": 1, "service_tier": format!("echo {key}")},
+                        "diagnostics": {"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 900, "note": key}}})
+                    .to_string(),
+                )
+            } else {
+                (
+                    "400 Bad Request",
+                    serde_json::json!({"error": {"message": format!("the request exceeds the available context size (key {key})"), "type": "invalid_request_error"}}).to_string(),
+                )
+            };
+            let _ = s.write_all(
+                format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn what_the_upstream_echoes_is_redacted_and_refusals_and_diagnostics_are_recorded() {
+    let up = echoing_upstream();
+    let p = proxy(&up, &up, &[]);
+    let (status, _, _) = post(&p.url, "/v1/messages", MESSAGE, &[("x-api-key", KEY)]);
+    assert!(status.contains("200"), "{status}");
+    // Azure OpenAI's `api-key` header is a key too.
+    let azure = "azure-KEY-never-recorded-4f9c2a7d1e";
+    let body = r#"{"model":"gpt-6-sol","messages":[{"role":"user","content":"hi"}]}"#;
+    let (status, _, _) = post(&p.url, "/v1/chat/completions", body, &[("api-key", azure)]);
+    assert!(status.contains("400"), "{status}");
+    let lines = capture_lines(&p, 2);
+    let text = std::fs::read_to_string(&p.capture).unwrap();
+    assert!(!text.contains("PROXY-KEY"), "{text}");
+    assert!(!text.contains("never-recorded"), "{text}");
+    let ok = lines.iter().find(|l| l["status"] == 200).unwrap();
+    assert_eq!(ok["usage"]["service_tier"], "echo [REDACTED]");
+    assert_eq!(
+        ok["diagnostics"]["cache_miss_reason"]["type"],
+        "system_changed"
+    );
+    let refused = lines.iter().find(|l| l["status"] == 400).unwrap();
+    let e = refused["error"].as_str().unwrap();
+    assert!(
+        e.starts_with("HTTP 400: the request exceeds the available context size"),
+        "{e}"
+    );
+    // `traffic` gives Anthropic's reason and the refusal.
+    let o = run(&["traffic", p.capture.to_str().unwrap(), "--format", "json"]);
+    let t = json(&o);
+    let r = t["requests"].as_array().unwrap();
+    let first = r.iter().find(|r| r["status"] == 200).unwrap();
+    assert_eq!(first["miss"]["kind"], "provider", "{first}");
+    let second = r.iter().find(|r| r["status"] == 400).unwrap();
+    assert!(
+        second["error"].as_str().unwrap().contains("HTTP 400"),
+        "{second}"
+    );
+}

@@ -153,7 +153,7 @@ fn a_capture_explains_every_class_of_miss() {
     l["usage"] = usage(10, 2000, 0);
     let v = traffic(&[lines[0].clone(), l.to_string()]);
     let d = v["requests"][1]["miss"]["detail"].as_str().unwrap();
-    assert!(d.contains("system_changed (1990 tokens missed)"), "{d}");
+    assert!(d.contains("system_changed (1,990 tokens missed)"), "{d}");
 }
 
 fn cc(uuid: &str, ts: &str, msg_id: &str, req_id: &str, side: Option<&str>, u: Value) -> String {
@@ -289,6 +289,23 @@ fn a_capture_is_adopted_as_a_session_that_predict_reads() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("(2 turns)"), "{}", stdout(&o));
+    // A session file that exists is not replaced without --force.
+    let again = [
+        "traffic",
+        cap.to_str().unwrap(),
+        "--to-session",
+        target.to_str().unwrap(),
+    ];
+    let o = run(&again);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("exists: not replaced (--force replaces it)"),
+        "{}",
+        stderr(&o)
+    );
+    let mut forced = again.to_vec();
+    forced.push("--force");
+    assert!(run(&forced).status.success());
     let o = run(&[
         "predict",
         ws.path().to_str().unwrap(),
@@ -383,4 +400,156 @@ fn a_recorded_request_diffs_against_the_previous_one_of_its_chain() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn hostile_figures_are_bounded_not_a_crash() {
+    let huge = json!({"input_tokens": u64::MAX, "cache_creation_input_tokens": u64::MAX,
+        "cache_read_input_tokens": u64::MAX, "output_tokens": u64::MAX,
+        "cache_creation": {"ephemeral_1h_input_tokens": u64::MAX}});
+    let mut l1: Value = serde_json::from_str(&line(
+        "9223372036854775807-01-01T00:00:00Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        huge.clone(),
+    ))
+    .unwrap();
+    l1["counted"] = json!({"by": "llama.cpp server at x", "parts": [u64::MAX, 5]});
+    let l2 = line(
+        "2026-11-30T10:00:00Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        huge,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, [l1.to_string(), l2].join("\n")).unwrap();
+    for format in ["text", "json"] {
+        let o = run(&[
+            "traffic",
+            f.to_str().unwrap(),
+            "--format",
+            format,
+            "--parts",
+        ]);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+    }
+    let v = traffic(&[l1.to_string()]);
+    assert_eq!(v["requests"][0]["input_tokens"], 1_000_000_000_000u64);
+}
+
+#[test]
+fn openai_requests_are_read_in_their_own_shapes() {
+    // Chat Completions tools are named in `function.name`; the Responses
+    // API reports cached input under `input_tokens_details`.
+    let chat = json!({"model": "gpt-6-sol", "tools": [{"type": "function", "function": {"name": "berth_plan", "parameters": {}}}],
+        "messages": [{"role": "system", "content": "You are Kestrel."}, {"role": "user", "content": "hi"}]});
+    let responses = json!({"model": "gpt-6-sol", "instructions": "You are Kestrel.", "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]});
+    let mut l1: Value = serde_json::from_str(&line(
+        "2026-11-30T10:00:00Z",
+        "gpt-6-sol",
+        chat,
+        json!({"prompt_tokens": 1500, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 1280}}),
+    ))
+    .unwrap();
+    l1["endpoint"] = json!("/v1/chat/completions");
+    let mut l2: Value = serde_json::from_str(&line(
+        "2026-11-30T10:01:00Z",
+        "gpt-6-sol",
+        responses,
+        json!({"input_tokens": 5000, "input_tokens_details": {"cached_tokens": 4800}, "output_tokens": 20}),
+    ))
+    .unwrap();
+    l2["endpoint"] = json!("/v1/responses");
+    let v = traffic(&[l1.to_string(), l2.to_string()]);
+    let r = v["requests"].as_array().unwrap();
+    assert_eq!(r[0]["parts"][0]["label"], "tool 1 (berth_plan)");
+    assert_eq!(r[1]["input_tokens"], 200);
+    assert_eq!(r[1]["cache_read_input_tokens"], 4800);
+    let labels: Vec<&str> = r[1]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, vec!["system block 1", "message 1 (user) block 1"]);
+}
+
+#[test]
+fn token_counts_and_stand_in_answers_are_not_requests() {
+    let mut count: Value = serde_json::from_str(&line(
+        "2026-11-30T10:00:30Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        json!({"input_tokens": 12}),
+    ))
+    .unwrap();
+    count["endpoint"] = json!("/v1/messages/count_tokens");
+    let a = line(
+        "2026-11-30T10:00:00Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        usage(3, 2000, 0),
+    );
+    let v = traffic(&[a, count.to_string()]);
+    assert_eq!(v["requests"].as_array().unwrap().len(), 1);
+    // Claude Code's `<synthetic>` answers were never sent to a model.
+    let cc = |id: &str, model: &str, u: Value| {
+        json!({"type": "assistant", "sessionId": "s", "timestamp": "2026-11-30T10:00:00Z", "requestId": id,
+            "message": {"id": id, "model": model, "usage": u}})
+        .to_string()
+    };
+    let v = traffic(&[
+        cc("m1", "claude-sonnet-4-6", usage(3, 9000, 0)),
+        cc("m2", "<synthetic>", usage(0, 0, 0)),
+        cc("m3", "claude-sonnet-4-6", usage(3, 100, 9000)),
+    ]);
+    let r = v["requests"].as_array().unwrap();
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[1]["miss"]["kind"], "growth", "{}", r[1]);
+}
+
+#[test]
+fn text_from_a_capture_cannot_drive_the_terminal() {
+    let evil = "\u{1b}]0;pwned\u{7}\u{1b}[2J\r\u{9b}31m\u{202e}";
+    let mut l: Value = serde_json::from_str(&line(
+        &format!("2026-11-30T10:00:00Z{evil}"),
+        "claude-sonnet-4-6",
+        req(
+            &[&format!("sys {evil}")],
+            &[&format!("tool{evil}")],
+            &["hi"],
+        ),
+        usage(3, 2000, 0),
+    ))
+    .unwrap();
+    l["diagnostics"] = json!({"cache_miss_reason": {"type": format!("x{evil}")}});
+    let l2 = line(
+        "2026-11-30T10:01:00Z",
+        "claude-sonnet-4-6",
+        req(&[&format!("sys {evil}"), "more"], &["t"], &["hi"]),
+        usage(3, 2000, 0),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, [l.to_string(), l2].join("\n")).unwrap();
+    for args in [
+        vec!["--parts"],
+        vec!["--diff", "2"],
+        vec!["--diff", "2", "--format", "markdown"],
+    ] {
+        let mut a = vec!["traffic", f.to_str().unwrap()];
+        a.extend(args.iter());
+        let o = run(&a);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!text.contains(c), "{args:?}: {c:?} in {text}");
+        }
+        assert!(
+            !text.contains("\r\u{1b}") && !text.contains('\r'),
+            "{args:?}"
+        );
+    }
 }

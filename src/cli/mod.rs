@@ -119,9 +119,45 @@ pub fn fail(msg: &str) -> ExitCode {
 }
 
 pub fn out(text: &str) {
+    use std::io::IsTerminal;
     let mut o = std::io::stdout().lock();
+    // On a terminal nothing in the text may drive it.
+    let text = if o.is_terminal() {
+        std::borrow::Cow::Owned(terminal_safe(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let _ = o.write_all(text.as_bytes());
     let _ = o.flush();
+}
+
+/// A report of text from outside (captures, transcripts, servers) on
+/// standard output, its control characters made visible wherever it goes.
+pub fn out_report(text: &str) {
+    out(&terminal_safe(text))
+}
+
+/// `text` with every character that could drive a terminal shown instead:
+/// C0 controls (but tab and line breaks) as their control pictures (ESC is
+/// `␛`), DEL as `␡`, C1 controls and bidirectional overrides as `�`.
+pub fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\t' | '\n' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
+            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}')),
+            '\u{7f}' => out.push('\u{2421}'),
+            '\u{80}'..='\u{9f}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => out.push('\u{FFFD}'),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Pretty JSON and a newline on standard output.

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{Format, fail, out, out_json};
+use super::{Format, fail, out, out_json, out_report};
 use crate::engine::ModelTable;
 use crate::engine::traffic;
 
@@ -23,6 +23,9 @@ pub struct Args {
     /// (WORKSPACE/sessions/NAME.yaml), for predict, send and diff.
     #[arg(long)]
     pub to_session: Option<PathBuf>,
+    /// With --to-session: replace a session file that exists.
+    #[arg(long)]
+    pub force: bool,
     /// Compare request N of a capture with the previous request of its
     /// chain, as the window's Diff view does (tools, blocks, messages).
     #[arg(long, value_name = "N")]
@@ -43,6 +46,12 @@ pub fn run(a: Args) -> ExitCode {
         Err(e) => return fail(&e),
     };
     if let Some(target) = &a.to_session {
+        if target.exists() && !a.force {
+            return fail(&format!(
+                "{} exists: not replaced (--force replaces it)",
+                target.display()
+            ));
+        }
         return adopt(&text, target);
     }
     if let Some(n) = a.diff {
@@ -52,9 +61,9 @@ pub fn run(a: Args) -> ExitCode {
             Err(e) => return fail(&format!("{}: {e}", a.file.display())),
         };
         match a.format {
-            Format::Text => out(&crate::engine::compare::diff::to_text(&d)),
+            Format::Text => out_report(&crate::engine::compare::diff::to_text(&d)),
             Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
-            Format::Markdown => out(&crate::engine::compare::diff::to_markdown(&d)),
+            Format::Markdown => out_report(&crate::engine::compare::diff::to_markdown(&d)),
         }
         return ExitCode::SUCCESS;
     }
@@ -67,7 +76,7 @@ pub fn run(a: Args) -> ExitCode {
     let t = traffic::analyze(source, &exchanges, &table, &counter);
     match a.format {
         Format::Json => out_json(&traffic::to_json(&t)),
-        Format::Text | Format::Markdown => out(&traffic::to_text(&t, a.parts)),
+        Format::Text | Format::Markdown => out_report(&traffic::to_text(&t, a.parts)),
     }
     ExitCode::SUCCESS
 }
@@ -91,9 +100,12 @@ fn adopt(text: &str, target: &std::path::Path) -> ExitCode {
     match crate::engine::workspace::store::write_atomic(target, body.as_bytes()) {
         Ok(()) => {
             out(&format!(
-                "{} ({} turns)\n",
+                "{} ({})\n",
                 target.display(),
-                session["turns"].as_array().map_or(0, Vec::len)
+                crate::engine::plural(
+                    session["turns"].as_array().map_or(0, Vec::len) as u64,
+                    "turn"
+                )
             ));
             ExitCode::SUCCESS
         }

@@ -56,3 +56,12 @@ pub fn clean(text: &str, max: usize) -> String {
     }
     out.trim().to_string()
 }
+
+/// `1 request`, `2 requests`, `1,200 tokens`: a count and its word.
+pub fn plural(n: u64, word: &str) -> String {
+    format!(
+        "{} {word}{}",
+        crate::engine::thousands(n),
+        if n == 1 { "" } else { "s" }
+    )
+}

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -64,6 +65,8 @@ struct Shared {
     client: reqwest::Client,
     capture: Mutex<std::fs::File>,
     seq: Mutex<u64>,
+    /// A write to the capture failed (said once, on standard error).
+    write_failed: std::sync::atomic::AtomicBool,
     /// Per upstream: whether it is a llama.cpp server (asked once it has
     /// answered).
     llama: Mutex<HashMap<String, bool>>,
@@ -86,9 +89,11 @@ pub async fn serve(
     ready: tokio::sync::oneshot::Sender<SocketAddr>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), String> {
+    // Captures hold whole prompts: readable by their owner only.
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(&cfg.capture)
         .map_err(|e| format!("cannot open the capture {}: {e}", cfg.capture.display()))?;
     let client = reqwest::Client::builder()
@@ -109,6 +114,7 @@ pub async fn serve(
         client,
         capture: Mutex::new(file),
         seq: Mutex::new(0),
+        write_failed: std::sync::atomic::AtomicBool::new(false),
         llama: Mutex::new(HashMap::new()),
         counts: Mutex::new(HashMap::new()),
     });
@@ -179,18 +185,28 @@ fn hop_by_hop(name: &str) -> bool {
     )
 }
 
-/// The key a request carries, to redact it from what is recorded.
+/// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
+const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
+
+/// The keys a request carries, to redact them from what is recorded: each
+/// header's value as bytes (a value that is not ASCII is a key too), its
+/// `Bearer`/`Basic` scheme dropped.
 fn keys_of(req: &Request<Incoming>) -> Vec<String> {
     let mut v = Vec::new();
-    if let Some(k) = req.headers().get("x-api-key").and_then(|h| h.to_str().ok()) {
-        v.push(k.to_string());
-    }
-    if let Some(a) = req
-        .headers()
-        .get("authorization")
-        .and_then(|h| h.to_str().ok())
-    {
-        v.push(a.trim_start_matches("Bearer ").trim().to_string());
+    for name in KEY_HEADERS {
+        for h in req.headers().get_all(*name) {
+            let value = String::from_utf8_lossy(h.as_bytes()).trim().to_string();
+            let key = match value.split_once(' ') {
+                Some((scheme, rest))
+                    if scheme.eq_ignore_ascii_case("bearer")
+                        || scheme.eq_ignore_ascii_case("basic") =>
+                {
+                    rest.trim().to_string()
+                }
+                _ => value,
+            };
+            v.push(key);
+        }
     }
     v.retain(|k| !k.is_empty());
     v
@@ -237,7 +253,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         if !hop_by_hop(k.as_str()) {
             headers.append(k.clone(), v.clone());
         }
-        if matches!(k.as_str(), "authorization" | "x-api-key") {
+        if KEY_HEADERS.contains(&k.as_str()) {
             auth.append(k.clone(), v.clone());
         }
     }
@@ -263,6 +279,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         auth,
         outcome: None,
         counted: None,
+        diagnostics: Value::Null,
         ts_start,
         endpoint: path.clone(),
         request: body.clone(),
@@ -361,6 +378,17 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         // The client's answer ends here, not after the recording.
         drop(tx);
         let usage = usage_of(&copy, record.stream);
+        record.diagnostics = diagnostics_of(&copy, record.stream);
+        // A refusal (4xx, 5xx) is recorded with the provider's message.
+        let error = error.or_else(|| {
+            (!status.is_success()).then(|| {
+                record.clean(&format!(
+                    "HTTP {}: {}",
+                    status.as_u16(),
+                    error_message(&copy)
+                ))
+            })
+        });
         drop(copy);
         let answered = status.is_success() && error.is_none();
         record.outcome = Some(record.outcome(Some(status.as_u16()), usage, error));
@@ -451,6 +479,53 @@ struct Outcome {
     latency_ms: u64,
 }
 
+/// Anthropic's cache diagnostics of a response: the JSON body's
+/// `diagnostics`, or, for a stream, the one on `message_start`'s message
+/// (or any later event's).
+pub fn diagnostics_of(body: &[u8], stream: bool) -> Value {
+    let text = String::from_utf8_lossy(body);
+    if !stream {
+        return serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.get("diagnostics").cloned())
+            .unwrap_or(Value::Null);
+    }
+    let mut found = Value::Null;
+    for line in text.lines() {
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        if !data.contains("\"diagnostics\"") {
+            continue;
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(data.trim()) {
+            let d = v
+                .pointer("/message/diagnostics")
+                .or_else(|| v.get("diagnostics"));
+            if let Some(d) = d.filter(|d| !d.is_null()) {
+                found = d.clone();
+            }
+        }
+    }
+    found
+}
+
+/// The message of an error answer: the provider's `error.message` (or
+/// `message`), else the start of the body.
+fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("message"))
+                .or_else(|| v.get("error").filter(|e| e.is_string()))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| text.chars().take(300).collect())
+}
+
 /// One exchange being recorded.
 struct Record {
     shared: Arc<Shared>,
@@ -463,6 +538,8 @@ struct Record {
     outcome: Option<Outcome>,
     /// The parts as a llama.cpp upstream counted them.
     counted: Option<Value>,
+    /// The response's cache diagnostics (Anthropic's `diagnostics`).
+    diagnostics: Value,
     ts_start: String,
     endpoint: String,
     /// The request body as it came (parsed only off the client's path).
@@ -533,6 +610,8 @@ impl Record {
         };
         let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
         let (request, model) = recorded_request(&self.request, &refs);
+        let mut usage = o.usage;
+        redact_value(&mut usage, &refs);
         let mut head = json!({
             "schema": 1,
             "id": format!("{}-{id}", self.ts_start),
@@ -542,15 +621,21 @@ impl Record {
             "model": model,
             "status": o.status,
             "stream": self.stream,
-            "usage": o.usage,
+            "usage": usage,
             "latency_ms": o.latency_ms,
             "error": o.error,
         });
         if let Some(c) = &self.counted {
             head["counted"] = c.clone();
         }
+        if !self.diagnostics.is_null() {
+            let mut d = self.diagnostics.clone();
+            redact_value(&mut d, &refs);
+            head["diagnostics"] = d;
+        }
         // The request goes in as it came (redacted, on one line), not
-        // parsed and printed again.
+        // parsed and printed again; what the upstream sent (usage, error)
+        // is redacted too.
         let mut line = head.to_string();
         line.pop();
         line.push_str(",\"request\":");
@@ -563,7 +648,17 @@ impl Record {
             .capture
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let _ = f.write_all(&bytes);
+        if let Err(e) = f.write_all(&bytes)
+            && !self
+                .shared
+                .write_failed
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            eprintln!(
+                "prompt-inspector proxy: cannot write the capture {}: {e}; exchanges are forwarded but not recorded",
+                self.shared.cfg.capture.display()
+            );
+        }
     }
 }
 
@@ -595,7 +690,37 @@ fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
     }
     match serde_json::from_str::<Head>(&redacted) {
         Ok(h) => (redacted, h.model),
-        Err(_) => ("null".into(), Value::Null),
+        // Redaction can only break the JSON where a key's fragment matched
+        // outside a string (digits in a number): redact the strings of the
+        // parsed body instead.
+        Err(_) => match serde_json::from_str::<Value>(&text) {
+            Ok(mut v) if v.is_object() => {
+                redact_value(&mut v, keys);
+                let model = v["model"].clone();
+                (v.to_string(), model)
+            }
+            _ => ("null".into(), Value::Null),
+        },
+    }
+}
+
+/// Redacts every string (and object key) in `v`; numbers cannot hold a
+/// key's text and are left as they are.
+fn redact_value(v: &mut Value, keys: &[&str]) {
+    if keys.is_empty() {
+        return;
+    }
+    match v {
+        Value::String(s) => *s = guard::redact(s, keys),
+        Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, keys)),
+        Value::Object(o) => {
+            let entries = std::mem::take(o);
+            for (k, mut x) in entries {
+                redact_value(&mut x, keys);
+                o.insert(guard::redact(&k, keys), x);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -767,6 +892,23 @@ mod tests {
         assert!(!escapes_ascii(
             r#"{"content":"\u4e2d\u6587 \u00e9 \u001b"}"#
         ));
+    }
+
+    #[test]
+    fn a_key_that_matches_digits_of_a_number_still_leaves_valid_json() {
+        let key = "sk-123456789012";
+        let body = format!(
+            r#"{{"model":"m","max_tokens":1234567890,"messages":[{{"role":"user","content":"{key}"}}]}}"#
+        );
+        let (line, model) = recorded_request(body.as_bytes(), &[key]);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(model, "m");
+        assert_eq!(v["max_tokens"], 1234567890);
+        assert_eq!(v["messages"][0]["content"], "[REDACTED]");
+        let mut usage =
+            serde_json::json!({"input_tokens": 5, "note": format!("echo {key}"), key: 1});
+        redact_value(&mut usage, &[key]);
+        assert!(!usage.to_string().contains("3456789"), "{usage}");
     }
 
     #[test]

@@ -51,9 +51,5 @@ pub fn show(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
 
 /// `1 warning`, `2 warnings`.
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{} {word}s", crate::engine::thousands(n as u64))
-    }
+    crate::engine::plural(n as u64, word)
 }

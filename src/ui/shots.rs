@@ -23,6 +23,9 @@ pub enum View {
     /// The Traffic tab on `PROMPT_INSPECTOR_SHOT_TRAFFIC` (a capture or a
     /// transcript).
     Traffic,
+    /// The Traffic tab on the capture `PROMPT_INSPECTOR_SHOT_CAPTURE`, its
+    /// last request selected (its parts and its miss).
+    TrafficRequest,
 }
 
 impl View {
@@ -35,10 +38,11 @@ impl View {
             View::Cache => "cache",
             View::Diff => "diff",
             View::Traffic => "traffic",
+            View::TrafficRequest => "traffic-request",
         }
     }
 
-    pub const ALL: [View; 7] = [
+    pub const ALL: [View; 8] = [
         View::Overview,
         View::TableDetail,
         View::PromptMarkers,
@@ -46,6 +50,7 @@ impl View {
         View::Cache,
         View::Diff,
         View::Traffic,
+        View::TrafficRequest,
     ];
 
     fn parse(s: &str) -> Option<View> {
@@ -85,13 +90,35 @@ impl View {
             View::Problems => vec![Command::SetTab(Tab::Problems)],
             View::Cache => vec![Command::SetTab(Tab::Cache), Command::SetMarkers(false)],
             View::Diff => vec![Command::SetTab(Tab::Diff), Command::SetMarkers(false)],
-            View::Traffic => {
+            View::Traffic | View::TrafficRequest => {
+                let var = if self == View::Traffic {
+                    "PROMPT_INSPECTOR_SHOT_TRAFFIC"
+                } else {
+                    "PROMPT_INSPECTOR_SHOT_CAPTURE"
+                };
                 let mut v = vec![Command::SetTab(Tab::Traffic)];
-                if let Some(p) = std::env::var_os("PROMPT_INSPECTOR_SHOT_TRAFFIC") {
+                if let Some(p) = std::env::var_os(var) {
                     v.push(Command::OpenTraffic(p.into()));
                 }
                 v
             }
+        }
+    }
+
+    /// Whether the view has what it shows (a traffic file is read by the
+    /// worker); the request view then selects the last request.
+    fn ready(self, app: &mut App) -> bool {
+        match self {
+            View::Traffic => app.traffic_view.result.is_some(),
+            View::TrafficRequest => match &app.traffic_view.result {
+                Some(Ok(t)) => {
+                    app.traffic_view.selected = t.requests.last().map(|r| r.index);
+                    true
+                }
+                Some(Err(_)) => true,
+                None => false,
+            },
+            _ => true,
         }
     }
 
@@ -188,7 +215,8 @@ impl ShotPlan {
             self.views[self.index].apply_app(app);
         }
         self.wait += 1;
-        if self.wait >= 8 {
+        // A view waits for its data (at most about 600 frames).
+        if self.wait >= 8 && (self.views[self.index].ready(app) || self.wait >= 600) {
             let slot = self.image.clone();
             let c = ctx.clone();
             ctx.request_screenshot(move |img| {

@@ -337,7 +337,7 @@ fn request_row(
                 b: r.index,
             });
         }
-        parts(ui, &r.parts, r.usage.as_ref());
+        parts(ui, &r.parts);
     }
     if let Some(e) = &r.error {
         ui.colored_label(colors::ERROR, e);
@@ -346,19 +346,19 @@ fn request_row(
 
 /// A recorded request's parts (tools, system blocks, messages) as token
 /// bars, coloured as in the Prompt view; breakpoints marked.
-fn parts(
-    ui: &mut Ui,
-    counted: &crate::engine::traffic::Parts,
-    usage: Option<&crate::engine::traffic::Usage>,
-) {
+fn parts(ui: &mut Ui, counted: &crate::engine::traffic::Parts) {
     let parts = &counted.parts;
     if parts.is_empty() {
         ui.weak("  (no request body recorded: a transcript has usage only)");
         return;
     }
+    // Their sum and who counted them first: a long request's parts run
+    // below the fold.
+    ui.add(egui::Label::new(RichText::new(format!("  {}", counted.summary())).weak()).wrap());
     let dark = ui.visuals().dark_mode;
     let max = parts.iter().map(|p| p.tokens).max().unwrap_or(1).max(1);
-    let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
+    // Label, figure, then the bar in what is left (the figure never cut).
+    let width = (ui.available_width() - 420.0).clamp(60.0, 480.0);
     egui::Grid::new("traffic-parts")
         .num_columns(3)
         .show(ui, |ui| {
@@ -380,6 +380,9 @@ fn parts(
                     ))
                     .monospace(),
                 );
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.label(format!("{} tokens", thousands(p.tokens as u64)));
+                });
                 let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
                 ui.painter().rect_filled(
                     Rect::from_min_size(
@@ -389,21 +392,7 @@ fn parts(
                     0.0,
                     color,
                 );
-                ui.label(format!("{} tokens", thousands(p.tokens as u64)));
                 ui.end_row();
             }
         });
-    let sum: usize = parts.iter().map(|p| p.tokens).sum();
-    let reported =
-        usage.map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens);
-    ui.weak(format!(
-        "  parts: {} tokens, counted by {}{}",
-        thousands(sum as u64),
-        counted.counted_by,
-        match reported {
-            Some(r) if r == sum as u64 => " · the same as the provider reported".to_string(),
-            Some(r) => format!(" · the provider reported {}", thousands(r)),
-            None => String::new(),
-        }
-    ));
 }

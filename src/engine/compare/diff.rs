@@ -111,7 +111,9 @@ fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
         let mut offset = 0;
         for line in b.text.split('\n') {
             let f = b.fragment_at(offset).map(str::to_string);
-            out.push((line.to_string(), f));
+            // A carriage return is shown (␍), not taken for a line break:
+            // the line diff splits on '\n' only, as here.
+            out.push((line.replace('\r', "\u{240d}"), f));
             offset += line.len() + 1;
         }
     }
@@ -325,9 +327,9 @@ fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
     td.iter_all_changes()
         .map(|change| {
             let (tag, fragment) = match change.tag() {
-                ChangeTag::Equal => (' ', change.new_index().and_then(|i| lb[i].1.clone())),
-                ChangeTag::Delete => ('-', change.old_index().and_then(|i| la[i].1.clone())),
-                ChangeTag::Insert => ('+', change.new_index().and_then(|i| lb[i].1.clone())),
+                ChangeTag::Equal => (' ', change.new_index().and_then(|i| lb.get(i)?.1.clone())),
+                ChangeTag::Delete => ('-', change.old_index().and_then(|i| la.get(i)?.1.clone())),
+                ChangeTag::Insert => ('+', change.new_index().and_then(|i| lb.get(i)?.1.clone())),
             };
             DiffLine {
                 tag,

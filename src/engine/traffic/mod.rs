@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::engine::assembly::models::{ModelInfo, ModelTable};
 
-pub use parse::{format_rfc3339, parse, rfc3339};
+pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
 pub use report::{to_json, to_text};
 use request::names;
 pub use request::{
@@ -113,6 +113,8 @@ pub struct Row {
     pub chain: String,
     pub model: String,
     pub usage: Option<Usage>,
+    /// The HTTP status of the answer (captures).
+    pub status: Option<u16>,
     pub cost_usd: f64,
     pub miss: Option<Miss>,
     pub error: Option<String>,
@@ -177,6 +179,7 @@ pub fn analyze(
             chain: x.chain.clone(),
             model: x.model.clone(),
             usage: x.usage,
+            status: x.status,
             cost_usd: cost,
             miss,
             error: x.error.clone(),
@@ -197,7 +200,10 @@ pub fn cost(m: &ModelInfo, u: &Usage) -> f64 {
         .ephemeral_1h_input_tokens
         .min(u.cache_creation_input_tokens);
     per(u.input_tokens, m.input_per_mtok)
-        + per(u.cache_creation_input_tokens - w1h, m.write_5m_price())
+        + per(
+            u.cache_creation_input_tokens.saturating_sub(w1h),
+            m.write_5m_price(),
+        )
         + per(w1h, m.write_1h_price())
         + per(u.cache_read_input_tokens, m.read_price())
         + per(u.output_tokens, m.output_per_mtok)
@@ -222,20 +228,26 @@ fn fmt_gap(s: f64) -> String {
 /// The reason a request wrote (or read nothing), most specific first.
 fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) -> Miss {
     if let Some(r) = &x.miss_reason {
-        let kind = r["type"].as_str().unwrap_or("provider").to_string();
+        let kind = crate::engine::clean(r["type"].as_str().unwrap_or("provider"), 64);
         let missed = r["cache_missed_input_tokens"].as_u64();
         return miss(
             "provider",
             format!(
                 "Anthropic's cache diagnostics: {kind}{}",
-                missed.map_or(String::new(), |n| format!(" ({n} tokens missed)"))
+                missed.map_or(String::new(), |n| format!(
+                    " ({} tokens missed)",
+                    crate::engine::thousands(n.min(MAX_TOKENS))
+                ))
             ),
         );
     }
     let Some(p) = prev else {
         return miss(
             "cold",
-            format!("first request of chain {}: nothing cached yet", x.chain),
+            format!(
+                "first request of {}: nothing cached yet",
+                chain_phrase(&x.chain)
+            ),
         );
     };
     if x.after_compaction {
@@ -279,9 +291,9 @@ fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) 
         return miss(
             "growth",
             format!(
-                "read {} cached tokens and wrote {} new ones after them (the conversation grew)",
-                crate::engine::thousands(u.cache_read_input_tokens),
-                crate::engine::thousands(u.cache_creation_input_tokens)
+                "read {} and wrote {} after them (the conversation grew)",
+                crate::engine::plural(u.cache_read_input_tokens, "cached token"),
+                crate::engine::plural(u.cache_creation_input_tokens, "new token")
             ),
         );
     }
@@ -324,13 +336,21 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         let (label, before) = (&pa[i].0, &pa[i].1);
         let after = pb.get(i).map_or("", |p| p.1.as_str());
         let off = crate::engine::cache::shape::first_difference(before, after);
-        let chars = before[..off.min(before.len())].chars().count();
+        let same = &before[..off.min(before.len())];
+        let chars = same.chars().count();
+        // Some of what both share, so the change reads in its place.
+        let lead: String = same.chars().skip(chars.saturating_sub(16)).collect();
+        let lead = format!(
+            "{}{}",
+            if chars > 16 { "…" } else { "" },
+            lead.replace('\n', "⏎")
+        );
         return Some(miss(
             "prefix",
             format!(
-                "{label} differs from the previous request at character {chars}: «{}» → «{}»; everything from there on is written again",
-                crate::engine::compare::diff::excerpt(before, off, 30),
-                crate::engine::compare::diff::excerpt(after, off, 30)
+                "{label} differs from the previous request at character {chars}: «{lead}{}» → «{lead}{}»; everything from there on is written again",
+                crate::engine::compare::diff::excerpt(before, off, 24),
+                crate::engine::compare::diff::excerpt(after, off, 24)
             ),
         ));
     }
@@ -372,6 +392,15 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         }
     }
     None
+}
+
+/// `the main chain`, `chain 2`, `sidechain ae77`: a chain named in a sentence.
+fn chain_phrase(chain: &str) -> String {
+    if chain == "main" {
+        "the main chain".into()
+    } else {
+        chain.to_string()
+    }
 }
 
 fn join(v: &[&String]) -> String {
@@ -534,7 +563,10 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
         .collect();
     Ok(serde_json::json!({
         "name": name,
-        "description": format!("adopted from real traffic ({} requests)", chain.len()),
+        "description": format!(
+            "adopted from real traffic ({})",
+            crate::engine::plural(chain.len() as u64, "request")
+        ),
         "model": last["model"],
         "tools": tools,
         "turns": turns,

@@ -15,30 +15,44 @@ const MAX_ERROR_CHARS: usize = 2_000;
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
 
+/// Largest token figure read (a larger one is a broken or hostile line:
+/// it is read as this, so that sums cannot overflow).
+pub const MAX_TOKENS: u64 = 1_000_000_000_000;
+
 fn usage_of(u: &Value) -> Option<Usage> {
-    let n = |k: &str| u.get(k).and_then(Value::as_u64);
-    // Anthropic's names, or OpenAI's prompt/cached tokens.
-    if let Some(prompt) = n("prompt_tokens") {
-        let cached = u
-            .pointer("/prompt_tokens_details/cached_tokens")
+    let at = |p: &str| {
+        u.pointer(p)
             .and_then(Value::as_u64)
-            .unwrap_or(0);
+            .map(|n| n.min(MAX_TOKENS))
+    };
+    let n = |k: &str| at(&format!("/{k}"));
+    // OpenAI Chat Completions: prompt tokens, of which cached.
+    if let Some(prompt) = n("prompt_tokens") {
+        let cached = at("/prompt_tokens_details/cached_tokens").unwrap_or(0);
         return Some(Usage {
             input_tokens: prompt.saturating_sub(cached),
-            cache_read_input_tokens: cached,
+            cache_read_input_tokens: cached.min(prompt),
             output_tokens: n("completion_tokens").unwrap_or(0),
             ..Usage::default()
         });
     }
+    // OpenAI Responses: input tokens, of which cached.
+    if let Some(cached) = at("/input_tokens_details/cached_tokens") {
+        let input = n("input_tokens").unwrap_or(0);
+        return Some(Usage {
+            input_tokens: input.saturating_sub(cached),
+            cache_read_input_tokens: cached.min(input),
+            output_tokens: n("output_tokens").unwrap_or(0),
+            ..Usage::default()
+        });
+    }
+    // Anthropic.
     Some(Usage {
         input_tokens: n("input_tokens")?,
         cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
         cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
         output_tokens: n("output_tokens").unwrap_or(0),
-        ephemeral_1h_input_tokens: u
-            .pointer("/cache_creation/ephemeral_1h_input_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
+        ephemeral_1h_input_tokens: at("/cache_creation/ephemeral_1h_input_tokens").unwrap_or(0),
     })
 }
 
@@ -52,6 +66,9 @@ pub fn rfc3339(s: &str) -> Option<f64> {
         d.next()?.parse().ok()?,
         d.next()?.parse().ok()?,
     );
+    if !(0..=9999).contains(&y) || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+        return None;
+    }
     let (time, offset) = match rest.find(['Z', 'z', '+', '-']) {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "Z"),
@@ -60,11 +77,18 @@ pub fn rfc3339(s: &str) -> Option<f64> {
     let h: f64 = t.next()?.parse().ok()?;
     let mi: f64 = t.next()?.parse().ok()?;
     let se: f64 = t.next().unwrap_or("0").parse().ok()?;
+    if !(0.0..24.0).contains(&h) || !(0.0..60.0).contains(&mi) || !(0.0..61.0).contains(&se) {
+        return None;
+    }
     let off = match offset.as_bytes().first() {
         Some(b'+') | Some(b'-') => {
             let sign = if offset.starts_with('-') { -1.0 } else { 1.0 };
             let (oh, om) = offset[1..].split_once(':').unwrap_or((&offset[1..], "0"));
-            sign * (oh.parse::<f64>().ok()? * 3600.0 + om.parse::<f64>().ok()? * 60.0)
+            let (oh, om) = (oh.parse::<f64>().ok()?, om.parse::<f64>().ok()?);
+            if !(0.0..=24.0).contains(&oh) || !(0.0..60.0).contains(&om) {
+                return None;
+            }
+            sign * (oh * 3600.0 + om * 60.0)
         }
         _ => 0.0,
     };
@@ -136,7 +160,13 @@ fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
     let mut chains: Vec<String> = Vec::new();
     lines
         .iter()
-        .filter(|l| l.get("request").is_some())
+        // Token counts (`count_tokens`) are not generations: no cache.
+        .filter(|l| {
+            l.get("request").is_some()
+                && !l["endpoint"]
+                    .as_str()
+                    .is_some_and(|e| e.ends_with("/count_tokens"))
+        })
         .map(|l| {
             let req = &l["request"];
             let first_system = match &req["system"] {
@@ -145,7 +175,11 @@ fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
                     .first()
                     .map(|x| x["text"].as_str().unwrap_or("").to_string())
                     .unwrap_or_default(),
-                _ => req["messages"][0]["content"].to_string(),
+                _ => match &req["instructions"] {
+                    // OpenAI Responses: the instructions are the system prompt.
+                    Value::String(s) => s.clone(),
+                    _ => req["messages"][0]["content"].to_string(),
+                },
             };
             let head: String = first_system.chars().take(256).collect();
             let key = xxhash_rust::xxh3::xxh3_64(head.as_bytes()).to_string();
@@ -156,7 +190,7 @@ fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
                     chains.len() - 1
                 }
             };
-            let time = l["ts_start"].as_str().unwrap_or("").to_string();
+            let time = clean(l["ts_start"].as_str().unwrap_or(""), 40);
             Exchange {
                 at: rfc3339(&time),
                 time,
@@ -210,6 +244,11 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
             continue;
         }
         let msg = &l["message"];
+        // Claude Code's own stand-in answers (an interrupted or failed turn)
+        // were never sent to a model.
+        if msg["model"] == "<synthetic>" {
+            continue;
+        }
         let Some(usage) = msg.get("usage").and_then(usage_of) else {
             continue;
         };
@@ -229,7 +268,7 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
             continue;
         }
         seen.insert((id, req), out.len());
-        let time = l["timestamp"].as_str().unwrap_or("").to_string();
+        let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
         out.push(Exchange {
             at: rfc3339(&time),
             time,

@@ -23,8 +23,11 @@ pub fn to_json(t: &Traffic) -> Value {
                 "cost_usd": (r.cost_usd * 1e6).round() / 1e6,
                 "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
                 "error": r.error,
+                "status": r.status,
                 "parts": r.parts.parts,
                 "parts_counted_by": (!r.parts.parts.is_empty()).then_some(&r.parts.counted_by),
+                "parts_tokens": (!r.parts.parts.is_empty()).then(|| r.parts.sum()),
+                "parts_summary": (!r.parts.parts.is_empty()).then(|| r.parts.summary()),
             })
         }).collect::<Vec<_>>(),
         "totals": {
@@ -48,12 +51,12 @@ pub fn to_json(t: &Traffic) -> Value {
 /// system blocks, messages) with their tokens, as the window lists them.
 pub fn to_text(t: &Traffic, parts: bool) -> String {
     let mut o = format!(
-        "traffic from a {} · {} requests\n\n",
+        "traffic from a {} · {}\n\n",
         match t.source {
             super::Source::Capture => "capture",
             super::Source::ClaudeCode => "Claude Code transcript",
         },
-        t.requests.len()
+        crate::engine::plural(t.requests.len() as u64, "request")
     );
     o += "  #  time                      chain        model                 input    write     read   output   cost $\n";
     for r in &t.requests {
@@ -85,11 +88,7 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
                     if p.breakpoint { " · breakpoint" } else { "" }
                 );
             }
-            o += &format!(
-                "       {:>8}  counted by {}\n",
-                thousands(r.parts.parts.iter().map(|p| p.tokens as u64).sum::<u64>()),
-                r.parts.counted_by
-            );
+            o += &format!("       {}\n", r.parts.summary());
         }
     }
     let x = &t.totals;

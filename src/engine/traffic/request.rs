@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Exchange, parse};
 use crate::engine::assembly::models::ModelTable;
+use crate::engine::clean;
 
 /// Positions of a request in cache order: tools, then system blocks, then
 /// message content blocks; each with a label, its text and whether it
@@ -22,40 +23,62 @@ pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
         }
         v
     };
+    let text_of = |c: &Value| {
+        c["text"]
+            .as_str()
+            .map_or_else(|| strip(c).to_string(), str::to_string)
+    };
     for (i, t) in req["tools"].as_array().into_iter().flatten().enumerate() {
+        // Anthropic's `name`, OpenAI's `function.name`.
+        let name = t["name"]
+            .as_str()
+            .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+            .unwrap_or("?");
         out.push((
-            format!("tool {} ({})", i + 1, t["name"].as_str().unwrap_or("?")),
+            format!("tool {} ({})", i + 1, clean(name, 64)),
             strip(t).to_string(),
             bp(t),
         ));
     }
-    match &req["system"] {
-        Value::String(s) => out.push(("system block 1".into(), s.clone(), false)),
-        Value::Array(blocks) => {
+    match (&req["system"], &req["instructions"]) {
+        (Value::String(s), _) | (Value::Null, Value::String(s)) => {
+            out.push(("system block 1".into(), s.clone(), false))
+        }
+        (Value::Array(blocks), _) => {
             for (i, b) in blocks.iter().enumerate() {
-                let text = b["text"]
-                    .as_str()
-                    .map_or_else(|| strip(b).to_string(), str::to_string);
-                out.push((format!("system block {}", i + 1), text, bp(b)));
+                out.push((format!("system block {}", i + 1), text_of(b), bp(b)));
             }
         }
         _ => {}
     }
-    for (i, m) in req["messages"].as_array().into_iter().flatten().enumerate() {
-        let role = m["role"].as_str().unwrap_or("?");
+    // Chat messages, or the items of an OpenAI Responses `input`.
+    let messages = match &req["input"] {
+        Value::String(s) => vec![serde_json::json!({"role": "user", "content": s})],
+        Value::Array(items) if req.get("messages").is_none() => items.clone(),
+        _ => req["messages"].as_array().cloned().unwrap_or_default(),
+    };
+    for (i, m) in messages.iter().enumerate() {
+        let role = clean(
+            m["role"]
+                .as_str()
+                .or_else(|| m["type"].as_str())
+                .unwrap_or("?"),
+            24,
+        );
         match &m["content"] {
             Value::String(s) => out.push((format!("message {} ({role})", i + 1), s.clone(), false)),
             Value::Array(parts) => {
                 for (j, c) in parts.iter().enumerate() {
-                    let text = c["text"]
-                        .as_str()
-                        .map_or_else(|| strip(c).to_string(), str::to_string);
                     out.push((
                         format!("message {} ({role}) block {}", i + 1, j + 1),
-                        text,
+                        text_of(c),
                         bp(c),
                     ));
                 }
+            }
+            // A Responses item without content (a function call, its output).
+            Value::Null if m.is_object() => {
+                out.push((format!("message {} ({role})", i + 1), m.to_string(), false))
             }
             _ => {}
         }
@@ -249,7 +272,10 @@ impl Counted {
             parts: parts
                 .iter()
                 .take(MAX_COUNTED)
-                .map(|n| n.as_u64().map(|n| n as usize))
+                .map(|n| {
+                    n.as_u64()
+                        .map(|n| n.min(crate::engine::traffic::MAX_TOKENS) as usize)
+                })
                 .collect::<Option<Vec<_>>>()?,
         })
     }
@@ -282,6 +308,39 @@ pub struct Parts {
     pub parts: Vec<Part>,
     /// `the llama.cpp server at …` or `o200k_base (an estimate for …)`.
     pub counted_by: String,
+    /// The prompt tokens the provider reported (input, written and read).
+    pub reported: Option<u64>,
+    /// The server counted the parts itself.
+    pub by_server: bool,
+}
+
+impl Parts {
+    /// The sum of the parts' tokens.
+    pub fn sum(&self) -> u64 {
+        self.parts.iter().map(|p| p.tokens as u64).sum()
+    }
+
+    /// One line for every view: the parts' sum, who counted, and how that
+    /// compares with what the provider reported.
+    pub fn summary(&self) -> String {
+        let sum = self.sum();
+        let th = crate::engine::thousands;
+        let compared = match self.reported {
+            Some(r) if r == sum => " · the same as the provider reported".to_string(),
+            Some(r) if self.by_server && r < sum => format!(
+                " · the server reported {}: its chat template left {} of these tokens out (tools it does not render, for one)",
+                th(r),
+                th(sum - r)
+            ),
+            Some(r) => format!(" · the provider reported {}", th(r)),
+            None => String::new(),
+        };
+        format!(
+            "parts: {} tokens, counted by {}{compared}",
+            th(sum),
+            self.counted_by
+        )
+    }
 }
 
 /// The parts of a recorded request (tools, system blocks, messages) with
@@ -305,14 +364,13 @@ pub fn parts(x: &Exchange, counter: &crate::engine::TokenCounter, table: &ModelT
             breakpoint,
         })
         .collect();
+    let reported = x
+        .usage
+        .map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens);
     let counted_by = match by_server {
         Some(by) => {
             let sum: usize = parts.iter().map(|p| p.tokens).sum();
-            let prompt = x.usage.map(|u| {
-                (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
-                    as usize
-            });
-            if let Some(extra) = prompt.and_then(|p| p.checked_sub(sum)) {
+            if let Some(extra) = reported.and_then(|p| (p as usize).checked_sub(sum)) {
                 parts.push(Part {
                     label: TEMPLATE.into(),
                     tokens: extra,
@@ -328,7 +386,12 @@ pub fn parts(x: &Exchange, counter: &crate::engine::TokenCounter, table: &ModelT
             model.id
         ),
     };
-    Parts { parts, counted_by }
+    Parts {
+        parts,
+        counted_by,
+        reported,
+        by_server: by_server.is_some(),
+    }
 }
 
 pub(super) fn names(req: &Value) -> Vec<String> {
@@ -336,6 +399,11 @@ pub(super) fn names(req: &Value) -> Vec<String> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .filter_map(|t| {
+            t["name"]
+                .as_str()
+                .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+                .map(|n| clean(n, 64))
+        })
         .collect()
 }
