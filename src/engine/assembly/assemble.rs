@@ -90,9 +90,21 @@ pub struct BlockResult {
     pub text: String,
     /// Byte ranges of `text` per fragment (and title).
     pub spans: Vec<Span>,
+    /// What the block is when it is not an assembled system block: a
+    /// recorded request's position (`message 3 (user)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 impl BlockResult {
+    /// The block's name in a diff: its label, else `system block N · layer L`
+    /// (`i` is its 0-based index).
+    pub fn name(&self, i: usize) -> String {
+        self.label
+            .clone()
+            .unwrap_or_else(|| format!("system block {} (layer {})", i + 1, self.layer))
+    }
+
     /// The fragment a byte offset of `text` belongs to.
     pub fn fragment_at(&self, offset: usize) -> Option<&str> {
         self.spans
@@ -378,6 +390,7 @@ impl LayerCtx<'_> {
             ttl: ls.ttl,
             text,
             spans,
+            label: None,
         })
     }
 

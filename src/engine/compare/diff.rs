@@ -44,6 +44,8 @@ pub struct Breakpoint {
     /// 1-based among B's breakpoints.
     pub index: usize,
     pub block: usize,
+    /// `system block 2 (layer 1)`, or a recorded request's position.
+    pub name: String,
     pub layer: u8,
     pub prefix_tokens: u64,
     pub invalidated: bool,
@@ -82,6 +84,9 @@ pub struct Diff {
     /// Tokens B's first request would write instead of read.
     pub rewrite_tokens: u64,
     pub lines: Vec<DiffLine>,
+    /// Two recorded requests (positions, not layers).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
 }
 
 impl FragmentChange {
@@ -104,10 +109,7 @@ impl FragmentChange {
 fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
-        out.push((
-            format!("=== system block {} · layer {} ===", i + 1, b.layer),
-            None,
-        ));
+        out.push((format!("=== {} ===", b.name(i)), None));
         let mut offset = 0;
         for line in b.text.split('\n') {
             let f = b.fragment_at(offset).map(str::to_string);
@@ -179,6 +181,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         divergence,
         rewrite_tokens: last_invalid.saturating_sub(unchanged_prefix),
         lines: line_diff(a, b),
+        recorded: a.recorded || b.recorded,
     }
 }
 
@@ -268,6 +271,7 @@ fn breakpoints(b: &Snapshot, diverges_at: Option<usize>) -> Vec<Breakpoint> {
             out.push(Breakpoint {
                 index: out.len() + 1,
                 block: i + 1,
+                name: blk.name(i),
                 layer: blk.layer,
                 prefix_tokens: prefix,
                 invalidated: diverges_at.is_some_and(|d| i >= d),
@@ -281,7 +285,12 @@ fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
     let names = |s: &Snapshot| {
         s.tools
             .iter()
-            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .filter_map(|t| {
+                t["name"]
+                    .as_str()
+                    .or_else(|| t.pointer("/function/name").and_then(|n| n.as_str()))
+                    .map(str::to_string)
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -307,9 +316,11 @@ fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
                 .get(i)
                 .and_then(|x| x.fragment_at(off).map(str::to_string))
         });
-    let layer = bb.or(a.blocks.get(i)).map(|x| x.layer).unwrap_or(0);
+    let position = bb
+        .or(a.blocks.get(i))
+        .map_or_else(|| format!("system block {}", i + 1), |x| x.name(i));
     Divergence {
-        position: format!("system block {} (layer {layer})", i + 1),
+        position,
         fragment,
         offset: tb[..off.min(tb.len())].chars().count(),
         before: excerpt(ta, off, 40),
@@ -348,22 +359,35 @@ fn status(s: Option<Status>) -> &'static str {
 /// prefix diverges); the window shows the same lines.
 pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
     let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
+    let th = |n: usize| crate::engine::thousands(n as u64);
+    let signed = |n: i64| {
+        format!(
+            "{}{}",
+            if n < 0 { "-" } else { "+" },
+            crate::engine::thousands(n.unsigned_abs())
+        )
+    };
     let mut o = vec![format!(
-        "tokens: {} → {} ({:+})",
-        d.total_before,
-        d.total_after,
-        d.total_after as i64 - d.total_before as i64
+        "tokens: {} → {} ({})",
+        th(d.total_before),
+        th(d.total_after),
+        signed(d.total_after as i64 - d.total_before as i64)
     )];
     for f in &d.fragments {
         o.push(format!(
-            "{}fragment {} (layer {}): {}, {} → {} tokens ({:+}){}",
+            "{}{} {}{}: {}, {} → {} tokens ({}){}",
             if md { "- " } else { "  " },
+            if d.recorded { "position" } else { "fragment" },
             code(&f.id),
-            f.layer,
+            if d.recorded {
+                String::new()
+            } else {
+                format!(" (layer {})", f.layer)
+            },
             f.describe(),
-            f.before_tokens,
-            f.after_tokens,
-            f.after_tokens as i64 - f.before_tokens as i64,
+            th(f.before_tokens),
+            th(f.after_tokens),
+            signed(f.after_tokens as i64 - f.before_tokens as i64),
             if f.text_changed && f.kind == ChangeKind::StatusChanged {
                 ", text changed"
             } else {
@@ -377,7 +401,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         .filter(|l| l.delta != 0)
         .map(|l| format!("layer {} {:+}", l.layer, l.delta))
         .collect();
-    if !deltas.is_empty() {
+    if !deltas.is_empty() && !d.recorded {
         o.push(format!("layers: {}", deltas.join(" · ")));
     }
     o.push(match &d.divergence {
@@ -386,6 +410,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
             v.position,
             v.fragment
                 .as_ref()
+                .filter(|f| **f != v.position)
                 .map(|f| format!(", fragment {}", code(f)))
                 .unwrap_or_default(),
             v.offset,
@@ -400,8 +425,8 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
 /// How many tokens the first request would rewrite.
 pub fn rewrite_line(d: &Diff) -> String {
     format!(
-        "{} tokens would be written instead of read on the first request",
-        d.rewrite_tokens
+        "{} would be written instead of read on the first request",
+        crate::engine::plural(d.rewrite_tokens, "token")
     )
 }
 
@@ -412,12 +437,11 @@ fn summary(d: &Diff, md: bool) -> String {
     let mut o: String = change_lines(d, md).into_iter().map(|l| l + "\n").collect();
     for b in &d.breakpoints {
         o += &format!(
-            "{}breakpoint {} (system block {}, layer {}, {} tokens): {}\n",
+            "{}breakpoint {} ({}, {}): {}\n",
             if md { "- " } else { "  " },
             b.index,
-            b.block,
-            b.layer,
-            b.prefix_tokens,
+            b.name,
+            crate::engine::plural(b.prefix_tokens, "token"),
             if b.invalidated {
                 "invalidated"
             } else {
@@ -464,7 +488,10 @@ fn hunks(d: &Diff) -> String {
                 l.fragment.clone()
             };
             if last_frag.as_ref() != Some(&frag) || last_i.is_none_or(|p| j > p + 1) {
-                o += &format!("@@ {} @@\n", frag.as_deref().unwrap_or("(block header)"));
+                // A block's header line names itself: no hunk header.
+                if let Some(f) = &frag {
+                    o += &format!("@@ {f} @@\n");
+                }
                 last_frag = Some(frag);
             }
             o += &format!("{}{}\n", l.tag, l.text);

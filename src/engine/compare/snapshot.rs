@@ -40,6 +40,10 @@ pub struct Snapshot {
     /// Test-request results of this session saved in the workspace.
     #[serde(default)]
     pub runs: Vec<RunRecord>,
+    /// A recorded request (its blocks are the request's positions), not an
+    /// assembly.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
 }
 
 impl Snapshot {
@@ -74,6 +78,7 @@ impl Snapshot {
             report: report::to_json(ins),
             prediction: prediction::to_json(&prediction::predict(ins, None, counter)),
             runs,
+            recorded: false,
         }
     }
 

@@ -139,6 +139,7 @@ pub fn request_snapshot(
                 end: text.len(),
             }],
             text: text.clone(),
+            label: Some(label.clone()),
         });
         fragments.push(FragmentResult {
             id: label,
@@ -173,6 +174,7 @@ pub fn request_snapshot(
         report: Value::Null,
         prediction: Value::Null,
         runs: Vec::new(),
+        recorded: true,
     })
 }
 
