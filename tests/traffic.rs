@@ -553,3 +553,61 @@ fn text_from_a_capture_cannot_drive_the_terminal() {
         );
     }
 }
+
+#[test]
+fn the_one_hour_counterfactual_counts_only_five_minute_writes() {
+    let cc = |id: &str, ts: &str, u: Value| {
+        json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "requestId": id,
+            "message": {"id": id, "model": "claude-sonnet-4-6", "usage": u}})
+        .to_string()
+    };
+    // A 1-hour write, then, six minutes later, 5-minute writes of the same
+    // size (the agent changed its TTL): only the second is a 5m TTL miss.
+    let w1h = json!({"input_tokens": 0, "cache_creation_input_tokens": 10000, "cache_read_input_tokens": 0,
+        "output_tokens": 0, "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10000}});
+    let v = traffic(&[
+        cc("m1", "2026-11-30T10:00:00Z", w1h),
+        cc("m2", "2026-11-30T10:06:00Z", usage(0, 10000, 0)),
+    ]);
+    let c = v["totals"]["counterfactual"].as_str().unwrap();
+    // At the table's prices for this model: 10,000 tokens written at 5m
+    // ($3.75/M) $0.0375; read ($0.30/M) $0.0030; the 5m writes at 1h
+    // ($6/M) $0.0225 more (the 1h write is not counted again).
+    assert!(
+        c.contains("cost $0.0375")
+            && c.contains("reads ($0.0030)")
+            && c.contains("$0.0225 more")
+            && c.contains("saved $0.0120"),
+        "{c}"
+    );
+}
+
+#[test]
+fn a_model_not_in_the_table_is_not_priced_as_another() {
+    let l = line(
+        "2026-11-30T10:00:00Z",
+        "smollm2-360m",
+        req(&["s"], &[], &["hi"]),
+        usage(3, 2000, 0),
+    );
+    let v = traffic(&[l]);
+    let r = &v["requests"][0];
+    assert_eq!(r["priced"], false);
+    assert_eq!(r["cost_usd"], 0.0);
+    assert!(
+        r["parts_counted_by"]
+            .as_str()
+            .unwrap()
+            .contains("smollm2-360m is not in the model table"),
+        "{r}"
+    );
+    assert_eq!(v["totals"]["unpriced_models"], json!(["smollm2-360m"]));
+    // A dated snapshot of a known model is priced as that model.
+    let l = line(
+        "2026-11-30T10:00:00Z",
+        "claude-sonnet-4-5-20250929",
+        req(&["s"], &[], &["hi"]),
+        usage(3, 2000, 0),
+    );
+    assert_eq!(traffic(&[l])["requests"][0]["priced"], true);
+}

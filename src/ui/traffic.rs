@@ -284,6 +284,18 @@ fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals) {
     if let Some(c) = &x.counterfactual {
         ui.add(egui::Label::new(c).wrap());
     }
+    if !x.unpriced_models.is_empty() {
+        ui.add(
+            egui::Label::new(
+                RichText::new(format!(
+                    "not priced (not in the model table, assets/models.json): {}",
+                    x.unpriced_models.join(", ")
+                ))
+                .weak(),
+            )
+            .wrap(),
+        );
+    }
 }
 
 /// One request: its name (click to select), its bar on the shared axis
@@ -314,7 +326,12 @@ fn request_row(
         }
         if let Some(u) = &r.usage {
             bar(ui, u, scale, width);
-            ui.label(RichText::new(format!("${:.5}", r.cost_usd)).monospace());
+            let cost = if r.priced {
+                format!("${:.5}", r.cost_usd)
+            } else {
+                "no price".into()
+            };
+            ui.label(RichText::new(cost).monospace());
         }
     });
     if let Some(m) = &r.miss {

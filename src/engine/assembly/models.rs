@@ -142,8 +142,52 @@ impl ModelTable {
         Ok(table)
     }
 
+    /// The row for `id`, also when `id` names a dated snapshot of it as the
+    /// vendors and clouds spell them (`claude-sonnet-4-5-20250929`,
+    /// `claude-sonnet-4-5@20250929`, `anthropic.claude-sonnet-4-5-20250929-v1:0`,
+    /// `gpt-4o-2024-08-06`).
     pub fn get(&self, id: &str) -> Option<&ModelInfo> {
-        self.models.iter().find(|m| m.id == id)
+        let find = |id: &str| self.models.iter().find(|m| m.id == id);
+        if let Some(m) = find(id) {
+            return Some(m);
+        }
+        let mut base = id.trim();
+        base = base.strip_prefix("anthropic.").unwrap_or(base);
+        if let Some((b, _)) = base.split_once('@') {
+            base = b;
+        }
+        if let Some(i) = base.rfind("-v")
+            && base[i + 2..].starts_with(|c: char| c.is_ascii_digit())
+            && base[i + 2..].contains(':')
+        {
+            base = &base[..i];
+        }
+        // A trailing date: -YYYYMMDD or -YYYY-MM-DD.
+        let dated = |s: &str| -> Option<usize> {
+            let b = s.as_bytes();
+            let digits = |r: std::ops::Range<usize>| {
+                r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit))
+            };
+            let n = b.len();
+            if n > 9 && b[n - 9] == b'-' && digits(n - 8..n) {
+                return Some(n - 9);
+            }
+            if n > 11
+                && b[n - 11] == b'-'
+                && b[n - 6] == b'-'
+                && b[n - 3] == b'-'
+                && digits(n - 10..n - 6)
+                && digits(n - 5..n - 3)
+                && digits(n - 2..n)
+            {
+                return Some(n - 11);
+            }
+            None
+        };
+        if let Some(cut) = dated(base) {
+            base = &base[..cut];
+        }
+        find(base)
     }
 
     pub fn default_model(&self) -> &ModelInfo {
@@ -222,6 +266,28 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dated_snapshots_and_cloud_ids_find_their_row() {
+        let t = ModelTable::load().unwrap();
+        for id in [
+            "claude-sonnet-4-5-20250929",
+            "claude-sonnet-4-5@20250929",
+            "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        ] {
+            assert_eq!(
+                t.get(id).map(|m| m.id.as_str()),
+                Some("claude-sonnet-4-5"),
+                "{id}"
+            );
+        }
+        assert_eq!(
+            t.get("gpt-4o-2024-08-06").map(|m| m.id.as_str()),
+            Some("gpt-4o")
+        );
+        assert!(t.get("smollm2").is_none());
+        assert!(t.get("claude-sonnet-4-5-2025").is_none());
+    }
 
     #[test]
     fn bundled_table_loads_and_has_every_provider() {

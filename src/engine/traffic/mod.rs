@@ -116,6 +116,8 @@ pub struct Row {
     /// The HTTP status of the answer (captures).
     pub status: Option<u16>,
     pub cost_usd: f64,
+    /// The model is in the model table (else `cost_usd` is 0: no price).
+    pub priced: bool,
     pub miss: Option<Miss>,
     pub error: Option<String>,
 }
@@ -143,6 +145,9 @@ pub struct Totals {
     pub by_kind: Vec<KindCost>,
     /// What a 1-hour TTL would have changed for the TTL misses.
     pub counterfactual: Option<String>,
+    /// Models of requests not in the model table (no price: not in the
+    /// cost).
+    pub unpriced_models: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -165,7 +170,10 @@ pub fn analyze(
         let prev_at = exchanges[..i].iter().rposition(|p| p.chain == x.chain);
         let prev = prev_at.map(|j| &exchanges[j]);
         let model = table.resolve(Some(&x.model));
-        let cost = x.usage.map_or(0.0, |u| cost(model, &u));
+        // A model the table does not know has no price: its cost is not
+        // guessed from another model's.
+        let priced = table.get(&x.model).is_some();
+        let cost = x.usage.filter(|_| priced).map_or(0.0, |u| cost(model, &u));
         let miss = x
             .usage
             .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
@@ -181,6 +189,7 @@ pub fn analyze(
             usage: x.usage,
             status: x.status,
             cost_usd: cost,
+            priced,
             miss,
             error: x.error.clone(),
         });
@@ -422,10 +431,18 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         t.cache_read_input_tokens += u.cache_read_input_tokens;
         t.output_tokens += u.output_tokens;
         t.cost_usd += r.cost_usd;
+        if !r.priced {
+            if !t.unpriced_models.contains(&r.model) {
+                t.unpriced_models.push(r.model.clone());
+            }
+            continue;
+        }
         let m = table.resolve(Some(&x.model));
         let per = |n: u64, p: f64| n as f64 * p / 1e6;
         let w = u.cache_creation_input_tokens;
-        writes_5m_extra += per(w, m.write_1h_price() - m.write_5m_price());
+        // Only the 5-minute writes would have cost more with a 1-hour TTL.
+        let w5m = w.saturating_sub(u.ephemeral_1h_input_tokens);
+        writes_5m_extra += per(w5m, m.write_1h_price() - m.write_5m_price());
         if let Some(miss) = &r.miss {
             let extra = per(w, m.write_5m_price() - m.read_price());
             match by_kind.iter_mut().find(|k| k.kind == miss.kind) {
@@ -440,8 +457,8 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
                 }),
             }
             if miss.kind == "ttl" && miss.detail.contains("5m TTL") {
-                ttl_actual += per(w, m.write_5m_price());
-                ttl_1h += per(w, m.read_price());
+                ttl_actual += per(w5m, m.write_5m_price());
+                ttl_1h += per(w5m, m.read_price());
             }
         }
     }
@@ -452,9 +469,14 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         t.cache_read_input_tokens as f64 / all as f64
     };
     if ttl_actual > 0.0 {
+        let with_1h = ttl_1h + writes_5m_extra;
         t.counterfactual = Some(format!(
-            "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL they would have been reads (${ttl_1h:.4}), and every write would have cost ${writes_5m_extra:.4} more: ${:.4} in all",
-            ttl_1h + writes_5m_extra
+            "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL they would have been reads (${ttl_1h:.4}), and every 5-minute write would have cost ${writes_5m_extra:.4} more: ${with_1h:.4} in all, so a 1-hour TTL would have {}",
+            if with_1h < ttl_actual {
+                format!("saved ${:.4}", ttl_actual - with_1h)
+            } else {
+                format!("cost ${:.4} more", with_1h - ttl_actual)
+            }
         ));
     }
     t.by_kind = by_kind;

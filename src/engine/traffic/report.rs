@@ -21,6 +21,7 @@ pub fn to_json(t: &Traffic) -> Value {
                 "cache_read_input_tokens": u.cache_read_input_tokens,
                 "output_tokens": u.output_tokens,
                 "cost_usd": (r.cost_usd * 1e6).round() / 1e6,
+                "priced": r.priced,
                 "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
                 "error": r.error,
                 "status": r.status,
@@ -43,6 +44,7 @@ pub fn to_json(t: &Traffic) -> Value {
                 "extra_cost_usd": (k.extra_cost_usd * 1e6).round() / 1e6,
             })).collect::<Vec<_>>(),
             "counterfactual": t.totals.counterfactual,
+            "unpriced_models": t.totals.unpriced_models,
         },
     })
 }
@@ -62,16 +64,20 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
     for r in &t.requests {
         let u = r.usage.unwrap_or_default();
         o += &format!(
-            "{:>3}  {:<25} {:<12} {:<20} {:>7} {:>8} {:>8} {:>8} {:>8.5}\n",
+            "{:>3}  {:<25} {:<12} {:<20} {:>7} {:>8} {:>8} {:>8} {:>8}\n",
             r.index,
-            r.time.chars().take(25).collect::<String>(),
-            r.chain.chars().take(12).collect::<String>(),
-            r.model.chars().take(20).collect::<String>(),
+            cut(&r.time, 25),
+            cut(&r.chain, 12),
+            cut(&r.model, 20),
             thousands(u.input_tokens),
             thousands(u.cache_creation_input_tokens),
             thousands(u.cache_read_input_tokens),
             thousands(u.output_tokens),
-            r.cost_usd
+            if r.priced {
+                format!("{:.5}", r.cost_usd)
+            } else {
+                "-".into()
+            }
         );
         if let Some(m) = &r.miss {
             o += &format!("       · {}: {}\n", m.kind, m.detail);
@@ -113,5 +119,21 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
     if let Some(c) = &x.counterfactual {
         o += &format!("  {c}\n");
     }
+    if !x.unpriced_models.is_empty() {
+        o += &format!(
+            "  not priced (not in the model table, assets/models.json): {}\n",
+            x.unpriced_models.join(", ")
+        );
+    }
     o
+}
+
+/// `text` cut to `n` characters, an ellipsis marking the cut.
+fn cut(text: &str, n: usize) -> String {
+    if text.chars().count() <= n {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(n - 1).collect();
+    s.push('…');
+    s
 }

@@ -381,6 +381,11 @@ pub fn parts(x: &Exchange, counter: &crate::engine::TokenCounter, table: &ModelT
             }
             format!("the {by} (its own tokenizer)")
         }
+        None if table.get(&x.model).is_none() => format!(
+            "{} (an estimate: {} is not in the model table)",
+            model.tokenizer.as_str(),
+            x.model
+        ),
         None if !model.estimate => model.tokenizer.as_str().to_string(),
         None => format!(
             "{} (an estimate: {}'s tokenizer is not public)",
