@@ -611,3 +611,34 @@ fn a_model_not_in_the_table_is_not_priced_as_another() {
     );
     assert_eq!(traffic(&[l])["requests"][0]["priced"], true);
 }
+
+#[test]
+fn a_bad_byte_costs_a_character_and_unread_lines_are_said() {
+    let good = |id: &str, read: u64| {
+        json!({"type": "assistant", "sessionId": "s", "timestamp": "2026-11-30T10:00:00Z", "requestId": id,
+            "message": {"id": id, "model": "claude-sonnet-4-6", "usage": usage(3, 10, read), "content": "caf"}})
+        .to_string()
+    };
+    let mut bytes = good("a", 0).replace("\"caf\"", "\"caf\u{1}\"").into_bytes();
+    // An invalid UTF-8 byte inside a string, where the marker is.
+    let at = bytes.iter().position(|&b| b == 1).unwrap();
+    bytes[at] = 0xE9;
+    bytes.extend_from_slice(b"\nnot json\n\n");
+    bytes.extend_from_slice(good("b", 10).as_bytes());
+    bytes.extend_from_slice(b"\n[1]\n");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.jsonl");
+    std::fs::write(&f, bytes).unwrap();
+    let o = run(&["traffic", f.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["requests"].as_array().unwrap().len(), 2);
+    assert_eq!(v["skipped"]["lines"], 2);
+    assert_eq!(v["skipped"]["first"], 2);
+    let o = run(&["traffic", f.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("2 lines not JSON, skipped (the first is line 2)"),
+        "{}",
+        stdout(&o)
+    );
+}

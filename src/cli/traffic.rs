@@ -41,7 +41,7 @@ pub fn run(a: Args) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let text = match crate::engine::workspace::reader::read_text_file(&a.file, MAX_BYTES) {
+    let text = match crate::engine::workspace::reader::read_text_file_lossy(&a.file, MAX_BYTES) {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
@@ -67,13 +67,14 @@ pub fn run(a: Args) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let (source, exchanges) = match traffic::parse(&text) {
+    let (source, exchanges, skipped) = match traffic::parse_lines(&text) {
         Ok(x) => x,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
     // The parts are counted as the window counts them (one truth).
     let counter = crate::engine::TokenCounter::new();
-    let t = traffic::analyze(source, &exchanges, &table, &counter);
+    let mut t = traffic::analyze(source, &exchanges, &table, &counter);
+    t.skipped = skipped;
     match a.format {
         Format::Json => out_json(&traffic::to_json(&t)),
         Format::Text | Format::Markdown => out_report(&traffic::to_text(&t, a.parts)),

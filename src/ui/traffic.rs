@@ -210,7 +210,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         }
         Some(Ok(t)) => t,
     };
-    totals(ui, &t.totals);
+    totals(ui, &t.totals, t.skipped.describe());
     ui.separator();
     let scale = t
         .requests
@@ -257,7 +257,7 @@ fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
 }
 
 /// Totals, what each class of miss cost, and the 1-hour-TTL counterfactual.
-fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals) {
+fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals, skipped: Option<String>) {
     ui.add(
         egui::Label::new(
             RichText::new(format!(
@@ -283,6 +283,9 @@ fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals) {
     }
     if let Some(c) = &x.counterfactual {
         ui.add(egui::Label::new(c).wrap());
+    }
+    if let Some(s) = &skipped {
+        ui.colored_label(colors::WARNING, s);
     }
     if !x.unpriced_models.is_empty() {
         ui.add(

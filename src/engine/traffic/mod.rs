@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::engine::assembly::models::{ModelInfo, ModelTable};
 
-pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
+pub use parse::{MAX_TOKENS, Skipped, format_rfc3339, parse, parse_lines, rfc3339};
 pub use report::{to_json, to_text};
 use request::names;
 pub use request::{
@@ -155,6 +155,8 @@ pub struct Traffic {
     pub source: Source,
     pub requests: Vec<Row>,
     pub totals: Totals,
+    /// Lines of the file that were not read.
+    pub skipped: Skipped,
 }
 
 /// Explains every request of a capture or a Claude Code transcript, and
@@ -199,6 +201,7 @@ pub fn analyze(
         source,
         requests: rows,
         totals,
+        skipped: Skipped::default(),
     }
 }
 

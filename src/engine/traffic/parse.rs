@@ -128,12 +128,67 @@ pub fn format_rfc3339(unix: f64) -> String {
 
 /// Reads either format, telling them apart by their fields.
 pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
-    let lines: Vec<Value> = text
-        .lines()
-        .take(MAX_LINES)
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(Value::is_object)
-        .collect();
+    parse_lines(text).map(|(s, x, _)| (s, x))
+}
+
+/// Lines of a traffic file that were not read.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Skipped {
+    /// Lines that are not a JSON object (blank lines aside).
+    pub lines: usize,
+    /// The first of them (1-based).
+    pub first: Option<usize>,
+    /// Lines after [`MAX_LINES`], not read at all.
+    pub beyond_limit: usize,
+}
+
+impl Skipped {
+    /// What was not read, for every view; None when everything was.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.lines > 0 {
+            parts.push(format!(
+                "{} not JSON, skipped{}",
+                crate::engine::plural(self.lines as u64, "line"),
+                self.first
+                    .map(|f| format!(
+                        " (the first is line {})",
+                        crate::engine::thousands(f as u64)
+                    ))
+                    .unwrap_or_default()
+            ));
+        }
+        if self.beyond_limit > 0 {
+            parts.push(format!(
+                "{} after the first {} not read",
+                crate::engine::plural(self.beyond_limit as u64, "line"),
+                crate::engine::thousands(MAX_LINES as u64)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// [`parse`], also saying which lines were not read.
+pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    let mut skipped = Skipped::default();
+    let mut lines: Vec<Value> = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if i >= MAX_LINES {
+            skipped.beyond_limit += 1;
+            continue;
+        }
+        if l.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(l) {
+            Ok(v) if v.is_object() => lines.push(v),
+            _ => {
+                skipped.lines += 1;
+                skipped.first.get_or_insert(i + 1);
+            }
+        }
+    }
     if lines.is_empty() {
         return Err("no JSON lines: neither a capture nor a Claude Code transcript".into());
     }
@@ -141,12 +196,12 @@ pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
         .iter()
         .any(|l| l.get("endpoint").is_some() && l.get("request").is_some());
     if capture {
-        Ok((Source::Capture, capture_exchanges(&lines)))
+        Ok((Source::Capture, capture_exchanges(&lines), skipped))
     } else if lines
         .iter()
         .any(|l| l.get("sessionId").is_some() || l.get("message").is_some())
     {
-        Ok((Source::ClaudeCode, transcript_exchanges(&lines)))
+        Ok((Source::ClaudeCode, transcript_exchanges(&lines), skipped))
     } else {
         Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (sessionId, message)".into())
     }

@@ -46,6 +46,7 @@ pub fn to_json(t: &Traffic) -> Value {
             "counterfactual": t.totals.counterfactual,
             "unpriced_models": t.totals.unpriced_models,
         },
+        "skipped": t.skipped,
     })
 }
 
@@ -124,6 +125,9 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
             "  not priced (not in the model table, assets/models.json): {}\n",
             x.unpriced_models.join(", ")
         );
+    }
+    if let Some(s) = t.skipped.describe() {
+        o += &format!("  {s}\n");
     }
     o
 }

@@ -72,6 +72,19 @@ pub fn read_text_file(path: &Path, max: u64) -> Result<String, String> {
     Ok(normalize_text(text))
 }
 
+/// Like [`read_text_file`], but bytes that are not UTF-8 become U+FFFD
+/// instead of refusing the file (a log written by another program: one
+/// bad byte costs a character, not the file).
+pub fn read_text_file_lossy(path: &Path, max: u64) -> Result<String, String> {
+    let (mut f, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = read_capped(&mut f, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    Ok(normalize_text(text))
+}
+
 /// The files of a folder named outside any workspace (a profiles folder)
 /// whose extension is one of `exts`, sorted. Each is then read with
 /// [`read_text_file`] (regular files only, size-capped).
