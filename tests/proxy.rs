@@ -677,3 +677,29 @@ fn what_the_upstream_echoes_is_redacted_and_refusals_and_diagnostics_are_recorde
         "{second}"
     );
 }
+
+#[test]
+fn an_upstream_that_is_not_http_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("c.jsonl");
+    let o = std::process::Command::new(bin())
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--openai-upstream",
+            "ftp://files.example",
+        ])
+        .args(["-o", capture.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "the OpenAI upstream ftp://files.example: its scheme, ftp, is not http or https"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!capture.exists(), "nothing is created");
+}

@@ -288,7 +288,7 @@ fn a_capture_is_adopted_as_a_session_that_predict_reads() {
         target.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("(2 turns)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("(2 turns; "), "{}", stdout(&o));
     // A session file that exists is not replaced without --force.
     let again = [
         "traffic",
@@ -641,4 +641,55 @@ fn a_bad_byte_costs_a_character_and_unread_lines_are_said() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn adopting_takes_the_longest_conversation_of_the_main_chain() {
+    let conv = |msgs: &[&str]| req(&["You are Kestrel."], &[], msgs);
+    let lines = [
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-sonnet-4-6",
+            conv(&["a1"]),
+            usage(3, 2000, 0),
+        ),
+        line(
+            "2026-11-30T09:01:00Z",
+            "claude-sonnet-4-6",
+            conv(&["a1", "r1", "a2"]),
+            usage(3, 20, 2000),
+        ),
+        line(
+            "2026-11-30T09:02:00Z",
+            "claude-sonnet-4-6",
+            conv(&["a1", "r1", "a2", "r2", "a3"]),
+            usage(3, 20, 2020),
+        ),
+        // A new conversation with the same system prompt.
+        line(
+            "2026-11-30T09:03:00Z",
+            "claude-sonnet-4-6",
+            conv(&["b1"]),
+            usage(3, 10, 1990),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("cap.jsonl");
+    std::fs::write(&cap, lines.join("\n")).unwrap();
+    let target = dir.path().join("s.yaml");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--to-session",
+        target.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("(3 turns; adopted from real traffic (requests #1–#3, the longest of 2 conversations in the main chain))"),
+        "{}",
+        stdout(&o)
+    );
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(s["turns"][0]["user"], "a1");
+    assert_eq!(s["turns"][2]["user"], "a3");
 }

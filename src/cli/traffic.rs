@@ -101,12 +101,13 @@ fn adopt(text: &str, target: &std::path::Path) -> ExitCode {
     match crate::engine::workspace::store::write_atomic(target, body.as_bytes()) {
         Ok(()) => {
             out(&format!(
-                "{} ({})\n",
+                "{} ({}; {})\n",
                 target.display(),
                 crate::engine::plural(
                     session["turns"].as_array().map_or(0, Vec::len) as u64,
                     "turn"
-                )
+                ),
+                session["description"].as_str().unwrap_or("")
             ));
             ExitCode::SUCCESS
         }

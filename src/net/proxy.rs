@@ -89,6 +89,13 @@ pub async fn serve(
     ready: tokio::sync::oneshot::Sender<SocketAddr>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), String> {
+    for (who, url) in [
+        ("Anthropic", &cfg.anthropic_upstream),
+        ("OpenAI", &cfg.openai_upstream),
+    ] {
+        check_upstream(url)
+            .map_err(|e| format!("the {who} upstream {}: {e}", guard::mask_url(url)))?;
+    }
     // Captures hold whole prompts: readable by their owner only.
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -140,6 +147,21 @@ pub async fn serve(
                 .await;
         });
     }
+}
+
+/// An upstream is an http(s) base URL with a host, nothing after its path.
+fn check_upstream(url: &str) -> Result<(), String> {
+    let u = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(format!("its scheme, {}, is not http or https", u.scheme()));
+    }
+    if u.host_str().is_none_or(str::is_empty) {
+        return Err("has no host".into());
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return Err("a base URL has no query or fragment".into());
+    }
+    Ok(())
 }
 
 fn full(b: impl Into<Bytes>) -> Body {

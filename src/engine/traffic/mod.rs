@@ -491,10 +491,45 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
 /// main chain: its last request's messages are the conversation, and the
 /// time between the requests that start a turn gives the gaps.
 pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
-    let chain: Vec<&Exchange> = exchanges
+    let main: Vec<(usize, &Exchange)> = exchanges
         .iter()
-        .filter(|x| x.chain == "main" && x.request.is_some())
+        .enumerate()
+        .filter(|(_, x)| x.chain == "main" && x.request.is_some())
         .collect();
+    // The main chain may hold several conversations with the same system
+    // prompt: one starts where a request's first message is not the
+    // previous one's. The longest (the latest of equals) is adopted.
+    let first_message = |x: &Exchange| {
+        x.request
+            .as_ref()
+            .map(|r| r["messages"][0].clone())
+            .unwrap_or(Value::Null)
+    };
+    let mut conversations: Vec<Vec<(usize, &Exchange)>> = Vec::new();
+    for &(i, x) in &main {
+        match conversations.last_mut() {
+            Some(c)
+                if c.last()
+                    .is_some_and(|(_, p)| first_message(p) == first_message(x)) =>
+            {
+                c.push((i, x))
+            }
+            _ => conversations.push(vec![(i, x)]),
+        }
+    }
+    let picked = conversations
+        .iter()
+        .enumerate()
+        .max_by_key(|(k, c)| (c.len(), *k))
+        .map(|(_, c)| c.clone())
+        .unwrap_or_default();
+    let span = match (picked.first(), picked.last()) {
+        (Some((a, _)), Some((b, _))) if a == b => format!("request #{}", a + 1),
+        (Some((a, _)), Some((b, _))) => format!("requests #{}–#{}", a + 1, b + 1),
+        _ => String::new(),
+    };
+    let others = conversations.len().saturating_sub(1);
+    let chain: Vec<&Exchange> = picked.iter().map(|(_, x)| *x).collect();
     let last = chain
         .last()
         .and_then(|x| x.request.as_ref())
@@ -589,8 +624,15 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
     Ok(serde_json::json!({
         "name": name,
         "description": format!(
-            "adopted from real traffic ({})",
-            crate::engine::plural(chain.len() as u64, "request")
+            "adopted from real traffic ({span}{})",
+            if others > 0 {
+                format!(
+                    ", the longest of {} conversations in the main chain",
+                    others + 1
+                )
+            } else {
+                String::new()
+            }
         ),
         "model": last["model"],
         "tools": tools,
