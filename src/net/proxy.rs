@@ -418,8 +418,13 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
             record.counted = count_parts(&record).await;
         }
         // Redacting and writing a large body is CPU work: off the runtime's
-        // workers, so that no exchange in flight waits behind it.
-        let _ = tokio::task::spawn_blocking(move || record.finish()).await;
+        // workers, so that no exchange in flight waits behind it (a small
+        // one costs less than the hand-over).
+        if record.request.len() > 64 * 1024 {
+            let _ = tokio::task::spawn_blocking(move || record.finish()).await;
+        } else {
+            record.finish();
+        }
     });
     let body = BodyExt::boxed(StreamBody::new(tokio_stream_from(rx)));
     builder
