@@ -49,7 +49,7 @@ export PROMPT_INSPECTOR_SHOT_CAPTURE="$PWD/examples/traffic/capture.jsonl"
 # Every view at both sizes, in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
-    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request sample-workspace
+    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
     for ex in ${EXAMPLES:-}; do
       shoot "$size" "$theme" overview "examples/$ex" "$ex"

@@ -364,6 +364,6 @@ fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() 
         !a.diff_view.pending && !a.diff_view.dirty && a.diff_view.result.is_some()
     });
     h.get_by_label_contains("fragment soul (layer 1): changed");
-    h.get_by_label_contains("breakpoint 1 (block 1, layer 1): invalidated");
+    h.get_by_label_contains("breakpoint 1 at system block 1 (layer 1): invalidated");
     h.get_by_label_contains("+我是 **SuxiongBot-2**");
 }

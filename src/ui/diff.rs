@@ -127,10 +127,9 @@ fn summary(ui: &mut Ui, d: &Diff) {
     ui.horizontal_wrapped(|ui| {
         for b in &d.breakpoints {
             let text = format!(
-                "breakpoint {} (block {}, layer {}): {}",
+                "breakpoint {} at {}: {}",
                 b.index,
-                b.block,
-                b.layer,
+                b.name,
                 if b.invalidated {
                     "invalidated"
                 } else {
@@ -233,6 +232,11 @@ pub fn show(
             for (i, ((frag, lines), blk)) in groups.into_iter().zip(block_of).enumerate() {
                 let changed = lines.iter().any(|l| l.tag != ' ');
                 let header = frag.is_none();
+                // A recorded request's positions are its fragments: their
+                // groups already name them.
+                if header && d.recorded {
+                    continue;
+                }
                 if !view.show_all && !changed && (!header || !changed_blocks.contains(&blk)) {
                     continue;
                 }

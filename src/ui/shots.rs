@@ -26,6 +26,8 @@ pub enum View {
     /// The Traffic tab on the capture `PROMPT_INSPECTOR_SHOT_CAPTURE`, its
     /// last request selected (its parts and its miss).
     TrafficRequest,
+    /// The Diff view on that capture's last request and the one before it.
+    TrafficDiff,
 }
 
 impl View {
@@ -39,10 +41,11 @@ impl View {
             View::Diff => "diff",
             View::Traffic => "traffic",
             View::TrafficRequest => "traffic-request",
+            View::TrafficDiff => "traffic-diff",
         }
     }
 
-    pub const ALL: [View; 8] = [
+    pub const ALL: [View; 9] = [
         View::Overview,
         View::TableDetail,
         View::PromptMarkers,
@@ -51,6 +54,7 @@ impl View {
         View::Diff,
         View::Traffic,
         View::TrafficRequest,
+        View::TrafficDiff,
     ];
 
     fn parse(s: &str) -> Option<View> {
@@ -90,6 +94,18 @@ impl View {
             View::Problems => vec![Command::SetTab(Tab::Problems)],
             View::Cache => vec![Command::SetTab(Tab::Cache), Command::SetMarkers(false)],
             View::Diff => vec![Command::SetTab(Tab::Diff), Command::SetMarkers(false)],
+            View::TrafficDiff => {
+                let Some(p) = std::env::var_os("PROMPT_INSPECTOR_SHOT_CAPTURE") else {
+                    return vec![Command::SetTab(Tab::Diff)];
+                };
+                let p = PathBuf::from(p);
+                let n = std::fs::read_to_string(&p).map_or(0, |t| t.lines().count());
+                vec![Command::DiffRequests {
+                    capture: p,
+                    a: n.saturating_sub(1),
+                    b: n,
+                }]
+            }
             View::Traffic | View::TrafficRequest => {
                 let var = if self == View::Traffic {
                     "PROMPT_INSPECTOR_SHOT_TRAFFIC"
@@ -118,6 +134,7 @@ impl View {
                 Some(Err(_)) => true,
                 None => false,
             },
+            View::TrafficDiff => !app.diff_view.pending && app.diff_view.result.is_some(),
             _ => true,
         }
     }

@@ -334,7 +334,7 @@ fn excerpt(text: &str, at: usize, before: bool) -> String {
         .iter()
         .map(|(_, c)| *c)
         .collect::<String>()
-        .replace('\n', "⏎")
+        .replace('\n', "¶")
 }
 
 /// Byte offset (on a char boundary of both) where two texts first differ.

@@ -55,6 +55,10 @@ pub struct Breakpoint {
 pub struct Divergence {
     /// "tools" or "system block N (layer L)".
     pub position: String,
+    /// What both share just before the difference (up to 16 characters,
+    /// `…` first when cut), so the change reads in its place.
+    #[serde(default)]
+    pub lead: String,
     pub fragment: Option<String>,
     /// Character offset in the block (in characters, not bytes).
     pub offset: usize,
@@ -113,9 +117,9 @@ fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
         let mut offset = 0;
         for line in b.text.split('\n') {
             let f = b.fragment_at(offset).map(str::to_string);
-            // A carriage return is shown (␍), not taken for a line break:
+            // A carriage return is shown (`\r`), not taken for a line break:
             // the line diff splits on '\n' only, as here.
-            out.push((line.replace('\r', "\u{240d}"), f));
+            out.push((line.replace('\r', "\\r"), f));
             offset += line.len() + 1;
         }
     }
@@ -127,7 +131,7 @@ pub fn excerpt(s: &str, at: usize, n: usize) -> String {
         .chars()
         .take(n)
         .collect::<String>()
-        .replace('\n', "⏎")
+        .replace('\n', "¶")
 }
 
 pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
@@ -296,6 +300,7 @@ fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
     };
     Divergence {
         position: "tools".into(),
+        lead: String::new(),
         fragment: None,
         offset: 0,
         before: names(a),
@@ -319,8 +324,19 @@ fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
     let position = bb
         .or(a.blocks.get(i))
         .map_or_else(|| format!("system block {}", i + 1), |x| x.name(i));
+    let same = &tb[..off.min(tb.len())];
+    let n = same.chars().count();
+    let lead = format!(
+        "{}{}",
+        if n > 16 { "…" } else { "" },
+        same.chars()
+            .skip(n.saturating_sub(16))
+            .collect::<String>()
+            .replace('\n', "¶")
+    );
     Divergence {
         position,
+        lead,
         fragment,
         offset: tb[..off.min(tb.len())].chars().count(),
         before: excerpt(ta, off, 40),
@@ -406,7 +422,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
     }
     o.push(match &d.divergence {
         Some(v) => format!(
-            "cache: the shared prefix first diverges in {}{} at character {}: “{}” → “{}”",
+            "cache: the shared prefix first diverges in {}{} at character {}: “{}{}” → “{}{}”",
             v.position,
             v.fragment
                 .as_ref()
@@ -414,7 +430,9 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
                 .map(|f| format!(", fragment {}", code(f)))
                 .unwrap_or_default(),
             v.offset,
+            v.lead,
             v.before,
+            v.lead,
             v.after
         ),
         None => "cache: the system prefix is unchanged".into(),
@@ -437,7 +455,7 @@ fn summary(d: &Diff, md: bool) -> String {
     let mut o: String = change_lines(d, md).into_iter().map(|l| l + "\n").collect();
     for b in &d.breakpoints {
         o += &format!(
-            "{}breakpoint {} ({}, {}): {}\n",
+            "{}breakpoint {} at {}, {}: {}\n",
             if md { "- " } else { "  " },
             b.index,
             b.name,

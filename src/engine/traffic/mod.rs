@@ -355,7 +355,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         let lead = format!(
             "{}{}",
             if chars > 16 { "…" } else { "" },
-            lead.replace('\n', "⏎")
+            lead.replace('\n', "¶")
         );
         return Some(miss(
             "prefix",
