@@ -97,7 +97,8 @@ fn a_capture_explains_every_class_of_miss() {
             req(&[&format!("{big} Now: 09:02")], &["read", "write"], &["hi"]),
             usage(10, 2050, 0),
         ),
-        // 7: a small prompt under the minimum (another chain).
+        // 7: a small prompt under the minimum (another chain): never
+        // cached, from its first request on.
         line(
             "2026-11-30T09:10:00Z",
             "claude-opus-4-8",
@@ -116,7 +117,7 @@ fn a_capture_explains_every_class_of_miss() {
     assert_eq!(
         kinds(&v),
         vec![
-            "cold", "growth", "prefix", "tools", "ttl", "model", "cold", "minimum"
+            "cold", "growth", "prefix", "tools", "ttl", "model", "minimum", "minimum"
         ]
     );
     let r = &v["requests"];
@@ -555,29 +556,33 @@ fn text_from_a_capture_cannot_drive_the_terminal() {
 }
 
 #[test]
-fn the_one_hour_counterfactual_counts_only_five_minute_writes() {
+fn the_one_hour_counterfactual_reads_the_expired_prefix_and_prices_the_rest() {
     let cc = |id: &str, ts: &str, u: Value| {
         json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "requestId": id,
             "message": {"id": id, "model": "claude-sonnet-4-6", "usage": u}})
         .to_string()
     };
-    // A 1-hour write, then, six minutes later, 5-minute writes of the same
-    // size (the agent changed its TTL): only the second is a 5m TTL miss.
-    let w1h = json!({"input_tokens": 0, "cache_creation_input_tokens": 10000, "cache_read_input_tokens": 0,
-        "output_tokens": 0, "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10000}});
+    // 10,000 written (5m); six minutes later the prefix has expired and
+    // 10,400 are written again; then a turn written with a 1-hour TTL.
+    let w1h = json!({"input_tokens": 0, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 10400,
+        "output_tokens": 0, "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 500}});
     let v = traffic(&[
-        cc("m1", "2026-11-30T10:00:00Z", w1h),
-        cc("m2", "2026-11-30T10:06:00Z", usage(0, 10000, 0)),
+        cc("m1", "2026-11-30T10:00:00Z", usage(0, 10000, 0)),
+        cc("m2", "2026-11-30T10:06:00Z", usage(0, 10400, 0)),
+        cc("m3", "2026-11-30T10:07:00Z", w1h),
     ]);
+    assert_eq!(v["requests"][1]["miss"]["kind"], "ttl");
     let c = v["totals"]["counterfactual"].as_str().unwrap();
-    // At the table's prices for this model: 10,000 tokens written at 5m
-    // ($3.75/M) $0.0375; read ($0.30/M) $0.0030; the 5m writes at 1h
-    // ($6/M) $0.0225 more (the 1h write is not counted again).
+    // At the table's prices for this model ($3.75/M written for 5m, $6/M
+    // for 1h, $0.30/M read): the TTL write cost 10,400 × 3.75 = $0.0390;
+    // with a 1-hour TTL the 10,000 cached before are read and 400 written
+    // at 1h: $0.0030 + $0.0024 = $0.0054; the other 5m write (m1) would
+    // cost 10,000 × 2.25 = $0.0225 more, m3's 1h write nothing more.
     assert!(
-        c.contains("cost $0.0375")
-            && c.contains("reads ($0.0030)")
+        c.contains("cost $0.0390")
+            && c.contains("($0.0054)")
             && c.contains("$0.0225 more")
-            && c.contains("saved $0.0120"),
+            && c.contains("saved $0.0111"),
         "{c}"
     );
 }
@@ -692,4 +697,48 @@ fn adopting_takes_the_longest_conversation_of_the_main_chain() {
     let s: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
     assert_eq!(s["turns"][0]["user"], "a1");
     assert_eq!(s["turns"][2]["user"], "a3");
+}
+
+#[test]
+fn an_openai_miss_costs_the_reads_it_lost_and_says_so_in_openai_terms() {
+    let body = |system: &str| json!({"model": "gpt-4.1", "messages": [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]});
+    let oai = |ts: &str, system: &str, prompt: u64, cached: u64| {
+        let mut l: Value = serde_json::from_str(&line(
+            ts,
+            "gpt-4.1",
+            body(system),
+            json!({"prompt_tokens": prompt, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": cached}}),
+        ))
+        .unwrap();
+        l["endpoint"] = json!("/v1/chat/completions");
+        l.to_string()
+    };
+    let long = "Stable rules. ".repeat(300);
+    let v = traffic(&[
+        oai("2026-11-30T10:00:00Z", &format!("{long} Monday"), 1600, 0),
+        oai(
+            "2026-11-30T10:01:00Z",
+            &format!("{long} Monday"),
+            1600,
+            1408,
+        ),
+        oai("2026-11-30T10:02:00Z", &format!("{long} Tuesday"), 1600, 0),
+        // A prompt under gpt-4.1's minimum is never cached.
+        oai("2026-11-30T10:03:00Z", "short", 10, 0),
+    ]);
+    let r = v["requests"].as_array().unwrap();
+    let d = r[2]["miss"]["detail"].as_str().unwrap();
+    assert_eq!(r[2]["miss"]["kind"], "prefix", "{d}");
+    assert!(
+        d.contains("not read from the cache") && !d.contains("written"),
+        "{d}"
+    );
+    let prefix = v["totals"]["by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kind"] == "prefix")
+        .unwrap();
+    assert!(prefix["extra_cost_usd"].as_f64().unwrap() > 0.0, "{prefix}");
+    assert_eq!(r[3]["miss"]["kind"], "minimum", "{}", r[3]);
 }

@@ -275,10 +275,10 @@ fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals, skipped: Option<Strin
     );
     for k in &x.by_kind {
         ui.label(format!(
-            "{}: {} · writes cost ${:.4} more than reads would have",
+            "{}: {} · {}",
             k.kind,
             super::problems::plural(k.requests, "request"),
-            k.extra_cost_usd
+            k.cost_phrase()
         ));
     }
     if let Some(c) = &x.counterfactual {

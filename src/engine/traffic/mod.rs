@@ -122,6 +122,19 @@ pub struct Row {
     pub error: Option<String>,
 }
 
+impl KindCost {
+    /// What this class cost, in words every view uses: the first writes
+    /// and a growing conversation's are expected, the others are waste.
+    pub fn cost_phrase(&self) -> String {
+        let usd = format!("${:.4}", self.extra_cost_usd);
+        match self.kind.as_str() {
+            "cold" => format!("first writes, unavoidable: {usd} beyond reading them"),
+            "growth" => format!("new turns written, as expected: {usd} beyond reading them"),
+            _ => format!("{usd} more than reading from the cache would have cost"),
+        }
+    }
+}
+
 /// The cost one class of miss caused.
 #[derive(Debug, Clone, Serialize)]
 pub struct KindCost {
@@ -253,6 +266,19 @@ fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) 
             ),
         );
     }
+    // A prompt under the model's minimum is never cached, whatever changed.
+    let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    if u.cache_read_input_tokens == 0 && prompt < model.min_cacheable_tokens {
+        return miss(
+            "minimum",
+            format!(
+                "the prompt ({}) is under {}'s {}-token minimum: silently not cached",
+                crate::engine::plural(prompt, "token"),
+                model.id,
+                crate::engine::thousands(model.min_cacheable_tokens)
+            ),
+        );
+    }
     let Some(p) = prev else {
         return miss(
             "cold",
@@ -269,7 +295,8 @@ fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) 
         );
     }
     if let (Some(a), Some(b)) = (p.at, x.at) {
-        let ttl = if u.ephemeral_1h_input_tokens > 0 {
+        // The TTL of what the previous request left cached.
+        let ttl = if p.usage.is_some_and(|pu| pu.ephemeral_1h_input_tokens > 0) {
             3600.0
         } else {
             300.0
@@ -309,9 +336,27 @@ fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) 
             ),
         );
     }
+    if p.request.is_some() && p.request == x.request {
+        let backwards = matches!((p.at, x.at), (Some(a), Some(b)) if b < a);
+        return miss(
+            "unexplained",
+            format!(
+                "the request is the same as the previous one of its chain, yet nothing was read: the provider dropped or never stored the prefix (evicted early, another server, or the previous answer had not finished){}",
+                if backwards {
+                    "; its timestamp is earlier than the previous request's"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
     miss(
         "unexplained",
-        "nothing in the recorded data explains it (no body, no gap, no compaction)".into(),
+        if x.request.is_some() {
+            "the request extends the previous one and nothing in the recorded data explains the miss (no gap, no change in the prefix)".into()
+        } else {
+            "nothing in the recorded data explains it (a transcript has no bodies: no gap, no compaction)".into()
+        },
     )
 }
 
@@ -321,6 +366,16 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
     if na != nb {
         let added: Vec<&String> = nb.iter().filter(|n| !na.contains(n)).collect();
         let removed: Vec<&String> = na.iter().filter(|n| !nb.contains(n)).collect();
+        if added.is_empty() && removed.is_empty() {
+            return Some(miss(
+                "tools",
+                format!(
+                    "the same tools in another order ({} → {}): tools come first, so nothing after them is read",
+                    na.join(", "),
+                    nb.join(", ")
+                ),
+            ));
+        }
         return Some(miss(
             "tools",
             format!(
@@ -360,9 +415,14 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         return Some(miss(
             "prefix",
             format!(
-                "{label} differs from the previous request at character {chars}: «{lead}{}» → «{lead}{}»; everything from there on is written again",
+                "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
                 crate::engine::compare::diff::excerpt(before, off, 24),
-                crate::engine::compare::diff::excerpt(after, off, 24)
+                crate::engine::compare::diff::excerpt(after, off, 24),
+                if model.provider == crate::engine::Provider::Anthropic {
+                    "written again"
+                } else {
+                    "not read from the cache"
+                }
             ),
         ));
     }
@@ -443,11 +503,46 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         let m = table.resolve(Some(&x.model));
         let per = |n: u64, p: f64| n as f64 * p / 1e6;
         let w = u.cache_creation_input_tokens;
-        // Only the 5-minute writes would have cost more with a 1-hour TTL.
-        let w5m = w.saturating_sub(u.ephemeral_1h_input_tokens);
-        writes_5m_extra += per(w5m, m.write_1h_price() - m.write_5m_price());
+        let w1h = u.ephemeral_1h_input_tokens.min(w);
+        let w5m = w - w1h;
+        let prev = r
+            .previous
+            .and_then(|p| rows.get(p - 1))
+            .and_then(|p| p.usage);
+        // The prefix the previous request of the chain left cached.
+        let prev_cached = prev.map_or(0, |p| {
+            p.cache_read_input_tokens + p.cache_creation_input_tokens
+        });
+        let ttl_5m = r
+            .miss
+            .as_ref()
+            .is_some_and(|miss| miss.kind == "ttl" && miss.detail.contains("5m TTL"));
+        if m.provider == crate::engine::Provider::Anthropic {
+            if ttl_5m {
+                // With a 1-hour TTL the expired prefix would have been read
+                // and only the growth after it written (at the 1-hour price).
+                let expired = w5m.min(prev_cached);
+                ttl_actual += per(w5m, m.write_5m_price());
+                ttl_1h += per(expired, m.read_price()) + per(w5m - expired, m.write_1h_price());
+            } else {
+                // Every other 5-minute write would have cost the 1-hour price.
+                writes_5m_extra += per(w5m, m.write_1h_price() - m.write_5m_price());
+            }
+        }
         if let Some(miss) = &r.miss {
-            let extra = per(w, m.write_5m_price() - m.read_price());
+            let extra = if m.provider == crate::engine::Provider::Anthropic {
+                // What the writes cost beyond reading the same tokens.
+                per(w5m, m.write_5m_price()) + per(w1h, m.write_1h_price()) - per(w, m.read_price())
+            } else {
+                // No writes: what was cached before and is now paid in full.
+                let prompt = u.input_tokens + u.cache_read_input_tokens;
+                let could =
+                    prompt.min(prev.map_or(0, |p| p.input_tokens + p.cache_read_input_tokens));
+                per(
+                    could.saturating_sub(u.cache_read_input_tokens),
+                    m.input_per_mtok - m.read_price(),
+                )
+            };
             match by_kind.iter_mut().find(|k| k.kind == miss.kind) {
                 Some(k) => {
                     k.requests += 1;
@@ -458,10 +553,6 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
                     requests: 1,
                     extra_cost_usd: extra,
                 }),
-            }
-            if miss.kind == "ttl" && miss.detail.contains("5m TTL") {
-                ttl_actual += per(w5m, m.write_5m_price());
-                ttl_1h += per(w5m, m.read_price());
             }
         }
     }
@@ -474,7 +565,7 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
     if ttl_actual > 0.0 {
         let with_1h = ttl_1h + writes_5m_extra;
         t.counterfactual = Some(format!(
-            "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL they would have been reads (${ttl_1h:.4}), and every 5-minute write would have cost ${writes_5m_extra:.4} more: ${with_1h:.4} in all, so a 1-hour TTL would have {}",
+            "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL the expired prefix would have been read and only the growth written (${ttl_1h:.4}), and the other 5-minute writes would have cost ${writes_5m_extra:.4} more: ${with_1h:.4} against ${ttl_actual:.4}, so a 1-hour TTL would have {}",
             if with_1h < ttl_actual {
                 format!("saved ${:.4}", ttl_actual - with_1h)
             } else {

@@ -110,11 +110,11 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
     );
     for k in &x.by_kind {
         o += &format!(
-            "  {:<12} {:>3} request{}  writes cost ${:.4} more than reads would have\n",
+            "  {:<12} {:>3} request{}  {}\n",
             k.kind,
             k.requests,
             if k.requests == 1 { " " } else { "s" },
-            k.extra_cost_usd
+            k.cost_phrase()
         );
     }
     if let Some(c) = &x.counterfactual {
