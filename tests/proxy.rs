@@ -703,3 +703,83 @@ fn an_upstream_that_is_not_http_is_refused_at_start() {
     );
     assert!(!capture.exists(), "nothing is created");
 }
+
+/// An upstream whose stream ends in an error event (Anthropic's
+/// `overloaded_error` after `message_start`), and whose `count_tokens`
+/// answers with its figure.
+fn overloaded_upstream() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            let Some((path, _)) = read_request(&s) else {
+                continue;
+            };
+            let (ct, body) = if path.ends_with("/count_tokens") {
+                ("application/json", r#"{"input_tokens":199}"#.to_string())
+            } else {
+                (
+                    "text/event-stream",
+                    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".to_string(),
+                )
+            };
+            let _ = s.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: {ct}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_stream_that_ends_in_an_error_and_token_counts_are_recorded_as_they_are() {
+    let up = overloaded_upstream();
+    let p = proxy(&up, &up, &[]);
+    let stream = MESSAGE.replace("\"max_tokens\":1", "\"max_tokens\":1,\"stream\":true");
+    let (status, _, _) = post(&p.url, "/v1/messages", &stream, &[]);
+    assert!(status.contains("200"), "{status}");
+    let (status, _, _) = post(&p.url, "/v1/messages/count_tokens", MESSAGE, &[]);
+    assert!(status.contains("200"), "{status}");
+    let lines = capture_lines(&p, 2);
+    let failed = lines
+        .iter()
+        .find(|l| l["endpoint"] == "/v1/messages")
+        .unwrap();
+    assert_eq!(
+        failed["error"], "the stream ended in an error: overloaded_error: Overloaded",
+        "{failed}"
+    );
+    let counted = lines
+        .iter()
+        .find(|l| l["endpoint"] == "/v1/messages/count_tokens")
+        .unwrap();
+    assert_eq!(counted["usage"]["input_tokens"], 199, "{counted}");
+}
+
+#[test]
+fn a_key_refused_over_plain_http_is_recorded_too() {
+    // Never contacted: a key may not go over plain HTTP off this machine.
+    let far = "http://10.255.255.1:9";
+    let p = proxy(far, far, &[]);
+    let (status, _, body) = post(&p.url, "/v1/messages", MESSAGE, &[("x-api-key", KEY)]);
+    assert!(status.contains("502"), "{status}");
+    assert!(String::from_utf8_lossy(&body).contains("plain HTTP"));
+    let l = &capture_lines(&p, 1)[0];
+    assert_eq!(l["status"], 502, "{l}");
+    assert!(
+        l["error"]
+            .as_str()
+            .unwrap()
+            .contains("refusing to send an API key over plain HTTP"),
+        "{l}"
+    );
+    assert!(
+        !std::fs::read_to_string(&p.capture)
+            .unwrap()
+            .contains("PROXY-KEY")
+    );
+}

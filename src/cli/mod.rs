@@ -152,6 +152,8 @@ pub fn terminal_safe(text: &str) -> String {
             '\u{80}'..='\u{9f}'
             | '\u{200e}'
             | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
             | '\u{202a}'..='\u{202e}'
             | '\u{2066}'..='\u{2069}' => out.push('\u{FFFD}'),
             _ => out.push(c),

@@ -47,6 +47,18 @@ pub fn run(a: Args) -> ExitCode {
             a.listen
         );
     }
+    for (flag, url) in [
+        ("--anthropic-upstream", &a.anthropic_upstream),
+        ("--openai-upstream", &a.openai_upstream),
+    ] {
+        if url.starts_with("http://")
+            && let Err(e) = crate::net::guard::check_transport(url, true, a.allow_insecure_http)
+        {
+            eprintln!(
+                "prompt-inspector: warning: {flag}: {e}; requests without a key are forwarded"
+            );
+        }
+    }
     let capture = match capture_path(&a) {
         Ok(p) => p,
         Err(e) => return fail(&e),

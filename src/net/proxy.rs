@@ -253,15 +253,8 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         &shared.cfg.openai_upstream
     };
     let keys = keys_of(&req);
-    if let Err(e) =
-        guard::check_transport(upstream, !keys.is_empty(), shared.cfg.allow_insecure_http)
-    {
-        return error_response(
-            anthropic,
-            StatusCode::BAD_GATEWAY,
-            &format!("prompt-inspector proxy: {e}"),
-        );
-    }
+    let refused =
+        guard::check_transport(upstream, !keys.is_empty(), shared.cfg.allow_insecure_http).err();
     let query = req
         .uri()
         .query()
@@ -309,6 +302,16 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         stream: false,
         written: std::sync::atomic::AtomicBool::new(false),
     };
+    // A key that may not go to this upstream: refused, and recorded.
+    if let Some(e) = refused {
+        let message = record.clean(&format!("prompt-inspector proxy: {e}"));
+        record.write(record.outcome(
+            Some(StatusCode::BAD_GATEWAY.as_u16()),
+            Value::Null,
+            Some(message.clone()),
+        ));
+        return error_response(anthropic, StatusCode::BAD_GATEWAY, &message);
+    }
     let sent = shared
         .client
         .request(method, &url)
@@ -345,6 +348,10 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
             builder = builder.header(k, v);
         }
     }
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     record.stream = resp
         .headers()
         .get("content-type")
@@ -399,18 +406,40 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         }
         // The client's answer ends here, not after the recording.
         drop(tx);
-        let usage = usage_of(&copy, record.stream);
+        let mut usage = usage_of(&copy, record.stream);
+        // `count_tokens` answers with its figure at the top level.
+        if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
+            usage = serde_json::from_slice::<Value>(&copy)
+                .ok()
+                .filter(|v| v.get("input_tokens").is_some())
+                .unwrap_or(Value::Null);
+        }
         record.diagnostics = diagnostics_of(&copy, record.stream);
-        // A refusal (4xx, 5xx) is recorded with the provider's message.
-        let error = error.or_else(|| {
-            (!status.is_success()).then(|| {
-                record.clean(&format!(
-                    "HTTP {}: {}",
-                    status.as_u16(),
-                    error_message(&copy)
-                ))
+        // A refusal (4xx, 5xx), a redirect (not followed) or a stream that
+        // ended in an error event is recorded with what the provider said.
+        let error = error
+            .or_else(|| {
+                (!status.is_success()).then(|| {
+                    let said = if status.is_redirection() {
+                        format!(
+                            "a redirect to {}, not followed",
+                            location
+                                .as_deref()
+                                .map_or("nowhere".into(), guard::mask_url)
+                        )
+                    } else {
+                        error_message(&copy)
+                    };
+                    record.clean(&format!("HTTP {}: {said}", status.as_u16()))
+                })
             })
-        });
+            .or_else(|| {
+                record
+                    .stream
+                    .then(|| stream_error(&copy))
+                    .flatten()
+                    .map(|e| record.clean(&format!("the stream ended in an error: {e}")))
+            });
         drop(copy);
         let answered = status.is_success() && error.is_none();
         record.outcome = Some(record.outcome(Some(status.as_u16()), usage, error));
@@ -535,6 +564,24 @@ pub fn diagnostics_of(body: &[u8], stream: bool) -> Value {
         }
     }
     found
+}
+
+/// The error event a stream ended with (Anthropic's `event: error`, an
+/// OpenAI chunk with an `error`): its type and message.
+fn stream_error(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter(|d| d.contains("\"error\""))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find_map(|v| {
+            let e = v.get("error").filter(|e| e.is_object())?;
+            Some(format!(
+                "{}: {}",
+                e["type"].as_str().unwrap_or("error"),
+                e["message"].as_str().unwrap_or("")
+            ))
+        })
 }
 
 /// The message of an error answer: the provider's `error.message` (or

@@ -293,7 +293,8 @@ fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
                 t["name"]
                     .as_str()
                     .or_else(|| t.pointer("/function/name").and_then(|n| n.as_str()))
-                    .map(str::to_string)
+                    .or_else(|| t["type"].as_str())
+                    .map(|n| crate::engine::clean(n, 64))
             })
             .collect::<Vec<_>>()
             .join(", ")

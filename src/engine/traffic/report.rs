@@ -20,7 +20,8 @@ pub fn to_json(t: &Traffic) -> Value {
                 "cache_creation_input_tokens": u.cache_creation_input_tokens,
                 "cache_read_input_tokens": u.cache_read_input_tokens,
                 "output_tokens": u.output_tokens,
-                "cost_usd": (r.cost_usd * 1e6).round() / 1e6,
+                // No price (a model not in the table): null, not 0.
+                "cost_usd": r.priced.then(|| (r.cost_usd * 1e6).round() / 1e6),
                 "priced": r.priced,
                 "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
                 "error": r.error,
@@ -28,6 +29,7 @@ pub fn to_json(t: &Traffic) -> Value {
                 "parts": r.parts.parts,
                 "parts_counted_by": (!r.parts.parts.is_empty()).then_some(&r.parts.counted_by),
                 "parts_tokens": (!r.parts.parts.is_empty()).then(|| r.parts.sum()),
+                "reported_prompt_tokens": r.parts.reported,
                 "parts_summary": (!r.parts.parts.is_empty()).then(|| r.parts.summary()),
             })
         }).collect::<Vec<_>>(),

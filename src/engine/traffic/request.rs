@@ -30,9 +30,12 @@ pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
     };
     for (i, t) in req["tools"].as_array().into_iter().flatten().enumerate() {
         // Anthropic's `name`, OpenAI's `function.name`.
+        // Anthropic's `name`, OpenAI's `function.name`, a built-in tool's
+        // `type` (`web_search`).
         let name = t["name"]
             .as_str()
             .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+            .or_else(|| t["type"].as_str())
             .unwrap_or("?");
         out.push((
             format!("tool {} ({})", i + 1, clean(name, 64)),
