@@ -474,7 +474,7 @@ fn openai_requests_are_read_in_their_own_shapes() {
         .iter()
         .map(|p| p["label"].as_str().unwrap())
         .collect();
-    assert_eq!(labels, vec!["system block 1", "message 1 (user) block 1"]);
+    assert_eq!(labels, vec!["system block 1", "message 1 (user)"]);
 }
 
 #[test]
@@ -741,4 +741,77 @@ fn an_openai_miss_costs_the_reads_it_lost_and_says_so_in_openai_terms() {
         .unwrap();
     assert!(prefix["extra_cost_usd"].as_f64().unwrap() > 0.0, "{prefix}");
     assert_eq!(r[3]["miss"]["kind"], "minimum", "{}", r[3]);
+}
+
+#[test]
+fn a_request_diff_tells_growth_from_a_miss_and_names_tool_changes() {
+    let cap =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let diff = |n: &str| {
+        let o = run(&["traffic", cap.to_str().unwrap(), "--diff", n]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    // A turn that only appends: nothing diverges, the new breakpoint is new.
+    let d = diff("2");
+    assert!(
+        d.contains("cache: the shared prefix is unchanged; request #2 adds 2 positions after it"),
+        "{d}"
+    );
+    assert!(
+        d.contains("breakpoint 2 at message 3 (user), 2,302 tokens: new (written now)"),
+        "{d}"
+    );
+    assert!(!d.contains("invalidated") && !d.contains("=== "), "{d}");
+    // Moving `cache_control` onto the newest message renames nothing.
+    let d = diff("5");
+    assert!(
+        !d.contains("message 7 (user): removed") && !d.contains("(user) block 1"),
+        "{d}"
+    );
+    assert!(
+        d.contains("first diverges in system block 2 at character 17"),
+        "{d}"
+    );
+    // A changed tool description: the tool is named, where it differs too.
+    let tool = |desc: &str| json!({"name": "get_weather", "description": desc, "input_schema": {"type": "object"}});
+    let mut a = req(&["s"], &[], &["hi"]);
+    a["tools"] = json!([tool("Weather now.")]);
+    let mut b = a.clone();
+    b["tools"] = json!([tool("Weather now and tomorrow."), {"name": "tide", "input_schema": {}}]);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("c.jsonl");
+    std::fs::write(
+        &f,
+        [
+            line(
+                "2026-11-30T10:00:00Z",
+                "claude-sonnet-4-6",
+                a,
+                usage(3, 2000, 0),
+            ),
+            line(
+                "2026-11-30T10:01:00Z",
+                "claude-sonnet-4-6",
+                b,
+                usage(3, 2100, 0),
+            ),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let o = run(&["traffic", f.to_str().unwrap(), "--diff", "2"]);
+    let d = stdout(&o);
+    assert!(
+        d.contains("tool get_weather: changed") && d.contains("tool tide: added"),
+        "{d}"
+    );
+    assert!(
+        d.contains("first diverges in tool 1 (get_weather) at character"),
+        "{d}"
+    );
+    assert!(
+        d.contains("Weather now.") && d.contains("Weather now and tomorrow."),
+        "{d}"
+    );
 }

@@ -126,16 +126,7 @@ fn summary(ui: &mut Ui, d: &Diff) {
     }
     ui.horizontal_wrapped(|ui| {
         for b in &d.breakpoints {
-            let text = format!(
-                "breakpoint {} at {}: {}",
-                b.index,
-                b.name,
-                if b.invalidated {
-                    "invalidated"
-                } else {
-                    "still valid"
-                }
-            );
+            let text = format!("breakpoint {} at {}: {}", b.index, b.name, b.state());
             ui.colored_label(if b.invalidated { DEL } else { ADD }, text);
         }
     });

@@ -49,6 +49,9 @@ pub struct Breakpoint {
     pub layer: u8,
     pub prefix_tokens: u64,
     pub invalidated: bool,
+    /// On a block B adds after all of A's: written now, nothing to keep.
+    #[serde(default)]
+    pub new: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -83,6 +86,10 @@ pub struct Diff {
     pub total_before: usize,
     pub total_after: usize,
     pub tools_changed: bool,
+    /// `tool read: added`, `tool write: changed`, `tools reordered`.
+    pub tool_changes: Vec<String>,
+    /// Blocks B adds after all of A's (a conversation that grew).
+    pub appended: usize,
     pub breakpoints: Vec<Breakpoint>,
     pub divergence: Option<Divergence>,
     /// Tokens B's first request would write instead of read.
@@ -138,18 +145,22 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
     let fragments = fragment_changes(a, b);
     // Cache impact: tools first, then the blocks in order.
     let tools_changed = a.tools != b.tools;
+    // Blocks B only appends after all of A's are no divergence: the shared
+    // prefix is intact, the new blocks come after it.
     let first_block_diff = (0..b.blocks.len().max(a.blocks.len())).find(|&i| {
         match (a.blocks.get(i), b.blocks.get(i)) {
             (Some(x), Some(y)) => x.text != y.text,
-            _ => true,
+            (Some(_), None) => true,
+            (None, _) => false,
         }
     });
+    let appended = b.blocks.len().saturating_sub(a.blocks.len());
     let diverges_at = if tools_changed {
         Some(0)
     } else {
         first_block_diff
     };
-    let breakpoints = breakpoints(b, diverges_at);
+    let breakpoints = breakpoints(b, diverges_at, a.blocks.len());
     let divergence = if tools_changed {
         Some(tools_divergence(a, b))
     } else {
@@ -171,13 +182,22 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         .map(|p| p.prefix_tokens)
         .max()
         .unwrap_or(0);
-    let identical = fragments.is_empty() && !tools_changed && first_block_diff.is_none();
+    let identical =
+        fragments.is_empty() && !tools_changed && first_block_diff.is_none() && appended == 0;
+    let recorded = a.recorded || b.recorded;
     Diff {
         a: a_label.into(),
         b: b_label.into(),
         identical,
         fragments,
-        layers: layer_deltas(a, b),
+        // A recorded request has positions, not layers.
+        layers: if recorded {
+            Vec::new()
+        } else {
+            layer_deltas(a, b)
+        },
+        tool_changes: tool_changes(a, b),
+        appended,
         total_before: a.total_tokens,
         total_after: b.total_tokens,
         tools_changed,
@@ -185,7 +205,56 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         divergence,
         rewrite_tokens: last_invalid.saturating_sub(unchanged_prefix),
         lines: line_diff(a, b),
-        recorded: a.recorded || b.recorded,
+        recorded,
+    }
+}
+
+/// A tool's name: Anthropic's `name`, OpenAI's `function.name`, a built-in
+/// tool's `type`.
+fn tool_name(t: &serde_json::Value) -> String {
+    let n = t["name"]
+        .as_str()
+        .or_else(|| t.pointer("/function/name").and_then(|n| n.as_str()))
+        .or_else(|| t["type"].as_str())
+        .unwrap_or("?");
+    crate::engine::clean(n, 64)
+}
+
+/// The tools B adds, removes or changes, and whether it reorders them.
+fn tool_changes(a: &Snapshot, b: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    let (na, nb): (Vec<String>, Vec<String>) = (
+        a.tools.iter().map(tool_name).collect(),
+        b.tools.iter().map(tool_name).collect(),
+    );
+    for (t, n) in b.tools.iter().zip(&nb) {
+        match na.iter().position(|x| x == n) {
+            None => out.push(format!("tool {n}: added")),
+            Some(i) if a.tools[i] != *t => out.push(format!("tool {n}: changed")),
+            _ => {}
+        }
+    }
+    for n in na.iter().filter(|n| !nb.contains(n)) {
+        out.push(format!("tool {n}: removed"));
+    }
+    let common_a: Vec<&String> = na.iter().filter(|n| nb.contains(n)).collect();
+    let common_b: Vec<&String> = nb.iter().filter(|n| na.contains(n)).collect();
+    if common_a != common_b {
+        out.push("tools reordered".into());
+    }
+    out
+}
+
+impl Breakpoint {
+    /// `invalidated`, `new` or `still valid`.
+    pub fn state(&self) -> &'static str {
+        if self.invalidated {
+            "invalidated"
+        } else if self.new {
+            "new (written now)"
+        } else {
+            "still valid"
+        }
     }
 }
 
@@ -266,7 +335,7 @@ fn layer_deltas(a: &Snapshot, b: &Snapshot) -> Vec<LayerDelta> {
 }
 
 /// The cache breakpoints of `b`, and which the change invalidates.
-fn breakpoints(b: &Snapshot, diverges_at: Option<usize>) -> Vec<Breakpoint> {
+fn breakpoints(b: &Snapshot, diverges_at: Option<usize>, a_blocks: usize) -> Vec<Breakpoint> {
     let mut out = Vec::new();
     let mut prefix = b.tools_tokens as u64;
     for (i, blk) in b.blocks.iter().enumerate() {
@@ -279,6 +348,7 @@ fn breakpoints(b: &Snapshot, diverges_at: Option<usize>) -> Vec<Breakpoint> {
                 layer: blk.layer,
                 prefix_tokens: prefix,
                 invalidated: diverges_at.is_some_and(|d| i >= d),
+                new: i >= a_blocks,
             });
         }
     }
@@ -286,6 +356,30 @@ fn breakpoints(b: &Snapshot, diverges_at: Option<usize>) -> Vec<Breakpoint> {
 }
 
 fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
+    // The first tool that differs, compared as its JSON text.
+    let i = (0..a.tools.len().max(b.tools.len()))
+        .find(|&i| a.tools.get(i) != b.tools.get(i))
+        .unwrap_or(0);
+    let text = |s: &Snapshot| s.tools.get(i).map(|t| t.to_string()).unwrap_or_default();
+    let (ta, tb) = (text(a), text(b));
+    if !ta.is_empty() && !tb.is_empty() {
+        let off = first_difference(&ta, &tb);
+        let same = &tb[..off.min(tb.len())];
+        let n = same.chars().count();
+        return Divergence {
+            position: format!("tool {} ({})", i + 1, tool_name(&b.tools[i])),
+            // JSON text: its control characters are escaped already.
+            lead: format!(
+                "{}{}",
+                if n > 16 { "…" } else { "" },
+                same.chars().skip(n.saturating_sub(16)).collect::<String>()
+            ),
+            fragment: None,
+            offset: n,
+            before: excerpt(&ta, off, 40),
+            after: excerpt(&tb, off, 40),
+        };
+    }
     let names = |s: &Snapshot| {
         s.tools
             .iter()
@@ -390,6 +484,9 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         th(d.total_after),
         signed(d.total_after as i64 - d.total_before as i64)
     )];
+    for t in &d.tool_changes {
+        o.push(format!("{}{t}", if md { "- " } else { "  " }));
+    }
     for f in &d.fragments {
         o.push(format!(
             "{}{} {}{}: {}, {} → {} tokens ({}){}",
@@ -436,6 +533,14 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
             v.lead,
             v.after
         ),
+        None if d.appended > 0 => format!(
+            "cache: the shared prefix is unchanged; {} adds {} after it",
+            d.b,
+            crate::engine::plural(
+                d.appended as u64,
+                if d.recorded { "position" } else { "block" }
+            )
+        ),
         None => "cache: the system prefix is unchanged".into(),
     });
     o
@@ -443,9 +548,25 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
 
 /// How many tokens the first request would rewrite.
 pub fn rewrite_line(d: &Diff) -> String {
+    if d.breakpoints.is_empty() {
+        return if d.divergence.is_some() {
+            format!(
+                "no cache breakpoints in {}: with automatic prefix caching (OpenAI, llama.cpp) what follows the first difference is not read from the cache",
+                d.b
+            )
+        } else {
+            format!("no cache breakpoints in {}", d.b)
+        };
+    }
     format!(
-        "{} would be written instead of read on the first request",
-        crate::engine::plural(d.rewrite_tokens, "token")
+        "{} would be written instead of read by {}{}",
+        crate::engine::plural(d.rewrite_tokens, "token"),
+        if d.recorded {
+            ""
+        } else {
+            "the first request of "
+        },
+        d.b
     )
 }
 
@@ -461,11 +582,7 @@ fn summary(d: &Diff, md: bool) -> String {
             b.index,
             b.name,
             crate::engine::plural(b.prefix_tokens, "token"),
-            if b.invalidated {
-                "invalidated"
-            } else {
-                "still valid"
-            }
+            b.state()
         );
     }
     o += &rewrite_line(d);
@@ -500,6 +617,10 @@ fn hunks(d: &Diff) -> String {
         };
         for j in start..=i.min(d.lines.len() - 1) {
             let l = &d.lines[j];
+            // A recorded request's positions are named by the hunk headers.
+            if d.recorded && l.fragment.is_none() && l.text.starts_with("=== ") {
+                continue;
+            }
             // A blank separator line belongs to the fragment before it.
             let frag = if l.fragment.is_none() && l.text.is_empty() {
                 last_frag.clone().flatten()

@@ -616,7 +616,15 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
         .unwrap_or_default();
     let span = match (picked.first(), picked.last()) {
         (Some((a, _)), Some((b, _))) if a == b => format!("request #{}", a + 1),
-        (Some((a, _)), Some((b, _))) => format!("requests #{}–#{}", a + 1, b + 1),
+        (Some((a, _)), Some((b, _))) if b - a + 1 == picked.len() => {
+            format!("requests #{}–#{}", a + 1, b + 1)
+        }
+        (Some((a, _)), Some((b, _))) => format!(
+            "{}, #{} to #{}",
+            crate::engine::plural(picked.len() as u64, "request"),
+            a + 1,
+            b + 1
+        ),
         _ => String::new(),
     };
     let others = conversations.len().saturating_sub(1);
@@ -706,6 +714,11 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
     {
         prev["tool_uses"] = Value::Array(pending);
     }
+    if turns.is_empty() {
+        return Err(format!(
+            "no user turns in the main chain's conversation ({span}): only chat messages (Anthropic Messages, OpenAI Chat Completions) can become a session"
+        ));
+    }
     let tools: Vec<Value> = last["tools"]
         .as_array()
         .into_iter()
@@ -760,7 +773,7 @@ mod tests {
                 "tool 1 (read)",
                 "system block 1",
                 "message 1 (user)",
-                "message 2 (assistant) block 1"
+                "message 2 (assistant)"
             ]
         );
         assert!(p.parts[1].breakpoint && !p.parts[0].breakpoint);

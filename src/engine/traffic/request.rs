@@ -70,6 +70,13 @@ pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
         );
         match &m["content"] {
             Value::String(s) => out.push((format!("message {} ({role})", i + 1), s.clone(), false)),
+            // One block is named as the message (moving `cache_control`
+            // onto it does not rename it); several are numbered.
+            Value::Array(parts) if parts.len() == 1 => out.push((
+                format!("message {} ({role})", i + 1),
+                text_of(&parts[0]),
+                bp(&parts[0]),
+            )),
             Value::Array(parts) => {
                 for (j, c) in parts.iter().enumerate() {
                     out.push((
@@ -158,7 +165,15 @@ pub fn request_snapshot(
             chars: None,
         });
     }
-    let total_tokens = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+    let mut total_tokens: usize = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+    // Counted by the server: its chat template's share too, as the parts.
+    if by_server.is_some()
+        && let Some(u) = x.usage
+    {
+        let reported =
+            (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens) as usize;
+        total_tokens = total_tokens.max(reported);
+    }
     Ok(crate::engine::compare::snapshot::Snapshot {
         schema: crate::engine::compare::snapshot::SCHEMA,
         created_unix: x.at.map_or(0, |t| t as u64),
