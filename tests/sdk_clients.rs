@@ -24,6 +24,17 @@ fn sdks_installed() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// A capture's lines in the order the requests were sent (a line is
+/// written when its exchange ends, after any counting).
+fn in_order_sent(text: &str) -> Vec<Value> {
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines.sort_by_key(|l| l["ts_start"].as_str().unwrap_or("").to_string());
+    lines
+}
+
 fn clients(base: &str) -> Value {
     sdk(base, &[])
 }
@@ -69,10 +80,7 @@ fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
     assert_eq!(via["openai_stream"]["usage"]["prompt_tokens"], 1500);
     let text = std::fs::read_to_string(&capture).unwrap();
     assert!(!text.contains("never-be-recorded"), "no key in the capture");
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = in_order_sent(&text);
     assert_eq!(lines.len(), 4, "{text}");
     let streams: Vec<bool> = lines
         .iter()
@@ -197,10 +205,7 @@ fn the_official_sdks_work_through_the_proxy_to_a_real_llama_server() {
     }
     let text = std::fs::read_to_string(&capture).unwrap();
     assert!(!text.contains("never-be-recorded"), "no key in the capture");
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = in_order_sent(&text);
     assert_eq!(lines.len(), 4, "{text}");
     for l in &lines {
         assert_eq!(l["status"], 200, "{l}");

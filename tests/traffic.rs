@@ -33,6 +33,18 @@ fn usage(input: u64, write: u64, read: u64) -> Value {
     json!({"input_tokens": input, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 5})
 }
 
+/// `traffic CAPTURE --to-session TARGET EXTRA…`.
+fn adopt(cap: &std::path::Path, target: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "traffic",
+        cap.to_str().unwrap(),
+        "--to-session",
+        target.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    run(&args)
+}
+
 fn traffic(lines: &[String]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("capture.jsonl");
@@ -282,31 +294,18 @@ fn a_capture_is_adopted_as_a_session_that_predict_reads() {
     let cap = ws.path().join("cap.jsonl");
     std::fs::write(&cap, lines.join("\n")).unwrap();
     let target = ws.path().join("sessions/adopted.yaml");
-    let o = run(&[
-        "traffic",
-        cap.to_str().unwrap(),
-        "--to-session",
-        target.to_str().unwrap(),
-    ]);
+    let o = adopt(&cap, &target, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("(2 turns; "), "{}", stdout(&o));
     // A session file that exists is not replaced without --force.
-    let again = [
-        "traffic",
-        cap.to_str().unwrap(),
-        "--to-session",
-        target.to_str().unwrap(),
-    ];
-    let o = run(&again);
+    let o = adopt(&cap, &target, &[]);
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("exists: not replaced (--force replaces it)"),
         "{}",
         stderr(&o)
     );
-    let mut forced = again.to_vec();
-    forced.push("--force");
-    assert!(run(&forced).status.success());
+    assert!(adopt(&cap, &target, &["--force"]).status.success());
     let o = run(&[
         "predict",
         ws.path().to_str().unwrap(),
@@ -468,13 +467,10 @@ fn openai_requests_are_read_in_their_own_shapes() {
     assert_eq!(r[0]["parts"][0]["label"], "tool 1 (berth_plan)");
     assert_eq!(r[1]["input_tokens"], 200);
     assert_eq!(r[1]["cache_read_input_tokens"], 4800);
-    let labels: Vec<&str> = r[1]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["label"].as_str().unwrap())
-        .collect();
-    assert_eq!(labels, vec!["system block 1", "message 1 (user)"]);
+    assert_eq!(
+        part_labels(&r[1]),
+        vec!["system block 1", "message 1 (user)"]
+    );
 }
 
 #[test]
@@ -682,12 +678,7 @@ fn adopting_takes_the_longest_conversation_of_the_main_chain() {
     let cap = dir.path().join("cap.jsonl");
     std::fs::write(&cap, lines.join("\n")).unwrap();
     let target = dir.path().join("s.yaml");
-    let o = run(&[
-        "traffic",
-        cap.to_str().unwrap(),
-        "--to-session",
-        target.to_str().unwrap(),
-    ]);
+    let o = adopt(&cap, &target, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("(3 turns; adopted from real traffic (requests #1–#3, the longest of 2 conversations in the main chain))"),
@@ -814,4 +805,27 @@ fn a_request_diff_tells_growth_from_a_miss_and_names_tool_changes() {
         d.contains("Weather now.") && d.contains("Weather now and tomorrow."),
         "{d}"
     );
+}
+
+#[test]
+fn requests_are_read_in_the_order_they_were_sent() {
+    // The proxy writes a line when its exchange ends: a long stream sent
+    // first is written after a short request sent later.
+    let first = line(
+        "2026-11-30T10:00:00Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        usage(3, 2000, 0),
+    );
+    let second = line(
+        "2026-11-30T10:00:05Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi", "ok", "more"]),
+        usage(3, 40, 2000),
+    );
+    let v = traffic(&[second, first]);
+    let r = v["requests"].as_array().unwrap();
+    assert_eq!(r[0]["time"], "2026-11-30T10:00:00Z");
+    assert_eq!(r[0]["miss"]["kind"], "cold");
+    assert_eq!(r[1]["miss"]["kind"], "growth");
 }

@@ -482,28 +482,34 @@ fn tokio_stream_from(
     futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
 }
 
+/// The data of each SSE event of `text` that mentions `"key"`, parsed (the
+/// others are not parsed at all).
+fn events_with<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = Value> + 'a {
+    let quoted = format!("\"{key}\"");
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter(move |d| d.contains(&quoted))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+}
+
+/// A field of a JSON body.
+fn body_field(text: &str, key: &str) -> Value {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.get(key).cloned())
+        .unwrap_or(Value::Null)
+}
+
 /// The usage of a response: the JSON body's `usage`, or, for a stream,
 /// Anthropic's `message_start` usage updated by each `message_delta`, or
 /// OpenAI's final chunk's `usage`.
 pub fn usage_of(body: &[u8], stream: bool) -> Value {
     let text = String::from_utf8_lossy(body);
     if !stream {
-        return serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| v.get("usage").cloned())
-            .unwrap_or(Value::Null);
+        return body_field(&text, "usage");
     }
     let mut usage = Value::Null;
-    for line in text.lines() {
-        let Some(data) = line.strip_prefix("data:") else {
-            continue;
-        };
-        if !data.contains("\"usage\"") {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<Value>(data.trim()) else {
-            continue;
-        };
+    for v in events_with(&text, "usage") {
         let found = match v["type"].as_str() {
             Some("message_start") => v.pointer("/message/usage").cloned(),
             Some("message_delta") => v.get("usage").cloned(),
@@ -525,6 +531,39 @@ pub fn usage_of(body: &[u8], stream: bool) -> Value {
     usage
 }
 
+/// Anthropic's cache diagnostics of a response: the JSON body's
+/// `diagnostics`, or, for a stream, the one on `message_start`'s message
+/// (or any later event's).
+pub fn diagnostics_of(body: &[u8], stream: bool) -> Value {
+    let text = String::from_utf8_lossy(body);
+    if !stream {
+        return body_field(&text, "diagnostics");
+    }
+    events_with(&text, "diagnostics")
+        .filter_map(|v| {
+            v.pointer("/message/diagnostics")
+                .or_else(|| v.get("diagnostics"))
+                .filter(|d| !d.is_null())
+                .cloned()
+        })
+        .last()
+        .unwrap_or(Value::Null)
+}
+
+/// The error event a stream ended with (Anthropic's `event: error`, an
+/// OpenAI chunk with an `error`): its type and message.
+fn stream_error(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    events_with(&text, "error").find_map(|v| {
+        let e = v.get("error").filter(|e| e.is_object())?;
+        Some(format!(
+            "{}: {}",
+            e["type"].as_str().unwrap_or("error"),
+            e["message"].as_str().unwrap_or("")
+        ))
+    })
+}
+
 /// How an exchange ended: its status, usage and error, when, and after how
 /// long.
 struct Outcome {
@@ -533,55 +572,6 @@ struct Outcome {
     error: Option<String>,
     ts_end: String,
     latency_ms: u64,
-}
-
-/// Anthropic's cache diagnostics of a response: the JSON body's
-/// `diagnostics`, or, for a stream, the one on `message_start`'s message
-/// (or any later event's).
-pub fn diagnostics_of(body: &[u8], stream: bool) -> Value {
-    let text = String::from_utf8_lossy(body);
-    if !stream {
-        return serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| v.get("diagnostics").cloned())
-            .unwrap_or(Value::Null);
-    }
-    let mut found = Value::Null;
-    for line in text.lines() {
-        let Some(data) = line.strip_prefix("data:") else {
-            continue;
-        };
-        if !data.contains("\"diagnostics\"") {
-            continue;
-        }
-        if let Ok(v) = serde_json::from_str::<Value>(data.trim()) {
-            let d = v
-                .pointer("/message/diagnostics")
-                .or_else(|| v.get("diagnostics"));
-            if let Some(d) = d.filter(|d| !d.is_null()) {
-                found = d.clone();
-            }
-        }
-    }
-    found
-}
-
-/// The error event a stream ended with (Anthropic's `event: error`, an
-/// OpenAI chunk with an `error`): its type and message.
-fn stream_error(body: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(body);
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter(|d| d.contains("\"error\""))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find_map(|v| {
-            let e = v.get("error").filter(|e| e.is_object())?;
-            Some(format!(
-                "{}: {}",
-                e["type"].as_str().unwrap_or("error"),
-                e["message"].as_str().unwrap_or("")
-            ))
-        })
 }
 
 /// The message of an error answer: the provider's `error.message` (or

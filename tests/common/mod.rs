@@ -167,3 +167,13 @@ pub fn proxy_on(listen: &str, anthropic: &str, openai: &str, extra: &[&str]) -> 
         _dir: dir,
     }
 }
+
+/// The labels of a `traffic --format json` request's parts.
+pub fn part_labels(r: &serde_json::Value) -> Vec<&str> {
+    r["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect()
+}

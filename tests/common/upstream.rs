@@ -14,7 +14,8 @@ fn respond(s: &mut TcpStream, content_type: &str, body: &str) {
     respond_with(s, "200 OK", content_type, body)
 }
 
-fn respond_with(s: &mut TcpStream, status: &str, content_type: &str, body: &str) {
+/// One whole HTTP/1.1 answer, then the connection closes.
+pub fn respond_with(s: &mut TcpStream, status: &str, content_type: &str, body: &str) {
     let head = format!(
         "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
         body.len()

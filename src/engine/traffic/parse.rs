@@ -213,7 +213,7 @@ pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), Strin
 /// explained as a changed prefix).
 fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
     let mut chains: Vec<String> = Vec::new();
-    lines
+    let mut sent: Vec<&Value> = lines
         .iter()
         // Token counts (`count_tokens`) are not generations: no cache.
         .filter(|l| {
@@ -222,6 +222,16 @@ fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
                     .as_str()
                     .is_some_and(|e| e.ends_with("/count_tokens"))
         })
+        .collect();
+    // A line is written when its exchange ends (a long stream after a
+    // short one sent later): requests are read in the order they were sent.
+    sent.sort_by(|a, b| {
+        let at = |l: &Value| rfc3339(l["ts_start"].as_str().unwrap_or(""));
+        at(a)
+            .partial_cmp(&at(b))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    sent.into_iter()
         .map(|l| {
             let req = &l["request"];
             let first_system = match &req["system"] {
