@@ -688,6 +688,29 @@ fn adopting_takes_the_longest_conversation_of_the_main_chain() {
     let s: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
     assert_eq!(s["turns"][0]["user"], "a1");
     assert_eq!(s["turns"][2]["user"], "a3");
+    // Another chain (a subagent with its own system prompt), by name.
+    let mut more = lines.to_vec();
+    more.push(line(
+        "2026-11-30T09:04:00Z",
+        "claude-sonnet-4-6",
+        req(&["You are the tide subagent."], &[], &["c1"]),
+        usage(3, 1500, 0),
+    ));
+    std::fs::write(&cap, more.join("\n")).unwrap();
+    let sub = dir.path().join("sub.yaml");
+    let o = adopt(&cap, &sub, &["--chain", "chain 2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("(1 turn; adopted from real traffic (request #5))"),
+        "{}",
+        stdout(&o)
+    );
+    let o = adopt(&cap, &dir.path().join("x.yaml"), &["--chain", "chain 9"]);
+    assert!(
+        stderr(&o).contains("no requests in chain 'chain 9' (the capture has: main, chain 2)"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

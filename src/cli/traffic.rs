@@ -21,11 +21,14 @@ pub struct Args {
     pub format: Format,
     /// Adopt the captured conversation as a session file
     /// (WORKSPACE/sessions/NAME.yaml), for predict, send and diff.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["diff", "parts"])]
     pub to_session: Option<PathBuf>,
     /// With --to-session: replace a session file that exists.
-    #[arg(long)]
+    #[arg(long, requires = "to_session")]
     pub force: bool,
+    /// With --to-session: the chain to adopt (`main`, `chain 2`, as listed).
+    #[arg(long, requires = "to_session", default_value = "main")]
+    pub chain: String,
     /// Compare request N of a capture with the previous request of its
     /// chain, as the window's Diff view does (tools, blocks, messages).
     #[arg(long, value_name = "N")]
@@ -52,7 +55,7 @@ pub fn run(a: Args) -> ExitCode {
                 target.display()
             ));
         }
-        return adopt(&text, target);
+        return adopt(&text, target, &a.chain);
     }
     if let Some(n) = a.diff {
         let counter = crate::engine::TokenCounter::new();
@@ -83,15 +86,16 @@ pub fn run(a: Args) -> ExitCode {
 }
 
 /// Writes the captured conversation as a session file (JSON is YAML).
-fn adopt(text: &str, target: &std::path::Path) -> ExitCode {
+fn adopt(text: &str, target: &std::path::Path, chain: &str) -> ExitCode {
     let name = target
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "adopted".into());
-    let session = match traffic::parse(text).and_then(|(_, x)| traffic::to_session(&x, &name)) {
-        Ok(s) => s,
-        Err(e) => return fail(&e),
-    };
+    let session =
+        match traffic::parse(text).and_then(|(_, x)| traffic::to_session(&x, &name, chain)) {
+            Ok(s) => s,
+            Err(e) => return fail(&e),
+        };
     let body = serde_json::to_string_pretty(&session).unwrap_or_default() + "\n";
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)

@@ -581,20 +581,51 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
 /// prediction, test runs and diff apply to real traffic. Built from the
 /// main chain: its last request's messages are the conversation, and the
 /// time between the requests that start a turn gives the gaps.
-pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
+pub fn to_session(exchanges: &[Exchange], name: &str, wanted: &str) -> Result<Value, String> {
     let main: Vec<(usize, &Exchange)> = exchanges
         .iter()
         .enumerate()
-        .filter(|(_, x)| x.chain == "main" && x.request.is_some())
+        .filter(|(_, x)| x.chain == wanted && x.request.is_some())
         .collect();
+    if main.is_empty() {
+        let mut chains: Vec<&str> = Vec::new();
+        for x in exchanges.iter().filter(|x| x.request.is_some()) {
+            if !chains.contains(&x.chain.as_str()) {
+                chains.push(&x.chain);
+            }
+        }
+        return Err(if chains.is_empty() {
+            "no request bodies: only a capture can become a session".into()
+        } else {
+            format!(
+                "no requests in chain '{wanted}' (the capture has: {})",
+                chains.join(", ")
+            )
+        });
+    }
     // The main chain may hold several conversations with the same system
     // prompt: one starts where a request's first message is not the
     // previous one's. The longest (the latest of equals) is adopted.
+    // The first message as its role and text (moving `cache_control`, or
+    // a string becoming a block, changes no conversation).
     let first_message = |x: &Exchange| {
-        x.request
-            .as_ref()
-            .map(|r| r["messages"][0].clone())
-            .unwrap_or(Value::Null)
+        x.request.as_ref().map(|r| {
+            let m = &r["messages"][0];
+            let text = match &m["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .map(|p| {
+                        p["text"]
+                            .as_str()
+                            .map_or_else(|| p.to_string(), str::to_string)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => other.to_string(),
+            };
+            (m["role"].clone(), text)
+        })
     };
     let mut conversations: Vec<Vec<(usize, &Exchange)>> = Vec::new();
     for &(i, x) in &main {
@@ -731,8 +762,9 @@ pub fn to_session(exchanges: &[Exchange], name: &str) -> Result<Value, String> {
             "adopted from real traffic ({span}{})",
             if others > 0 {
                 format!(
-                    ", the longest of {} conversations in the main chain",
-                    others + 1
+                    ", the longest of {} conversations in {}",
+                    others + 1,
+                    chain_phrase(wanted)
                 )
             } else {
                 String::new()
