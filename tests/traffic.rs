@@ -852,3 +852,26 @@ fn requests_are_read_in_the_order_they_were_sent() {
     assert_eq!(r[0]["miss"]["kind"], "cold");
     assert_eq!(r[1]["miss"]["kind"], "growth");
 }
+
+#[test]
+fn the_markdown_view_is_a_table_for_an_issue() {
+    let cap =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let o = run(&["traffic", cap.to_str().unwrap(), "--format", "markdown"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.starts_with("### Traffic: 5 requests from a capture"),
+        "{md}"
+    );
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("claude-sonnet-4-6"))
+        .count();
+    assert_eq!(rows, 5, "{md}");
+    assert!(
+        md.contains("| **ttl**: 7m25s since the previous request"),
+        "{md}"
+    );
+    assert!(md.contains("**Totals**: read 8,671"), "{md}");
+}

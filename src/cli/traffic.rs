@@ -80,7 +80,8 @@ pub fn run(a: Args) -> ExitCode {
     t.skipped = skipped;
     match a.format {
         Format::Json => out_json(&traffic::to_json(&t)),
-        Format::Text | Format::Markdown => out_report(&traffic::to_text(&t, a.parts)),
+        Format::Text => out_report(&traffic::to_text(&t, a.parts)),
+        Format::Markdown => out_report(&traffic::to_markdown(&t)),
     }
     ExitCode::SUCCESS
 }

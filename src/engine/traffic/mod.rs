@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::engine::assembly::models::{ModelInfo, ModelTable};
 
 pub use parse::{MAX_TOKENS, Skipped, format_rfc3339, parse, parse_lines, rfc3339};
-pub use report::{to_json, to_text};
+pub use report::{to_json, to_markdown, to_text};
 use request::names;
 pub use request::{
     Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_with_previous, parts, positions,

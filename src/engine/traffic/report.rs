@@ -143,3 +143,73 @@ fn cut(text: &str, n: usize) -> String {
     s.push('…');
     s
 }
+
+/// Fit for an issue or a pull-request comment: a table of the requests
+/// with the reason for each write or miss, then the totals.
+pub fn to_markdown(t: &Traffic) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut o = format!(
+        "### Traffic: {} from a {}\n\n| # | time | chain | model | input | write | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+        crate::engine::plural(t.requests.len() as u64, "request"),
+        match t.source {
+            super::Source::Capture => "capture",
+            super::Source::ClaudeCode => "Claude Code transcript",
+        }
+    );
+    for r in &t.requests {
+        let u = r.usage.unwrap_or_default();
+        let why = match (&r.miss, &r.error) {
+            (_, Some(e)) => format!("error: {e}"),
+            (Some(m), None) => format!("**{}**: {}", m.kind, m.detail),
+            (None, None) => String::new(),
+        };
+        o += &format!(
+            "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            r.index,
+            cell(&r.time),
+            cell(&r.chain),
+            cell(&r.model.replace('`', "'")),
+            thousands(u.input_tokens),
+            thousands(u.cache_creation_input_tokens),
+            thousands(u.cache_read_input_tokens),
+            thousands(u.output_tokens),
+            if r.priced {
+                format!("{:.5}", r.cost_usd)
+            } else {
+                "no price".into()
+            },
+            cell(&why)
+        );
+    }
+    let x = &t.totals;
+    o += &format!(
+        "\n**Totals**: read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%\n\n",
+        thousands(x.cache_read_input_tokens),
+        thousands(x.cache_creation_input_tokens),
+        thousands(x.input_tokens),
+        thousands(x.output_tokens),
+        x.cost_usd,
+        x.hit_ratio * 100.0
+    );
+    for k in &x.by_kind {
+        o += &format!(
+            "- {} ({}): {}\n",
+            k.kind,
+            crate::engine::plural(k.requests as u64, "request"),
+            k.cost_phrase()
+        );
+    }
+    if let Some(c) = &x.counterfactual {
+        o += &format!("- {c}\n");
+    }
+    if !x.unpriced_models.is_empty() {
+        o += &format!(
+            "- not priced (not in the model table): {}\n",
+            x.unpriced_models.join(", ")
+        );
+    }
+    if let Some(s) = t.skipped.describe() {
+        o += &format!("- {s}\n");
+    }
+    o
+}
