@@ -210,8 +210,28 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         }
         Some(Ok(t)) => t,
     };
+    // Which file this is, whatever the path box holds now.
+    if let Some(src) = &view.source {
+        ui.label(
+            RichText::new(format!(
+                "{} {}",
+                match t.source {
+                    crate::engine::traffic::Source::Capture => "Capture",
+                    crate::engine::traffic::Source::ClaudeCode => "Claude Code transcript",
+                },
+                src.display()
+            ))
+            .monospace(),
+        );
+    }
     totals(ui, &t.totals, t.skipped.describe());
     ui.separator();
+    ui.horizontal_wrapped(|ui| {
+        colors::swatch_label(ui, colors::READ, "read from the cache");
+        colors::swatch_label(ui, colors::WRITE, "written to it");
+        colors::swatch_label(ui, colors::UNCACHED, "uncached");
+        ui.weak("· hover a bar for its figures, click a request for its parts");
+    });
     let scale = t
         .requests
         .iter()

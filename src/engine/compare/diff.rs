@@ -85,6 +85,11 @@ pub struct Diff {
     pub layers: Vec<LayerDelta>,
     pub total_before: usize,
     pub total_after: usize,
+    /// Tool-definition tokens (an assembly's total is its system blocks').
+    #[serde(default)]
+    pub tools_before: usize,
+    #[serde(default)]
+    pub tools_after: usize,
     pub tools_changed: bool,
     /// `tool read: added`, `tool write: changed`, `tools reordered`.
     pub tool_changes: Vec<String>,
@@ -133,6 +138,26 @@ fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
     out
 }
 
+/// What `s` holds just before byte `at` (shared by both sides of a
+/// difference), so a change reads in its place: up to 24 characters, from a
+/// word's start when cut (then `…` first); line breaks as `¶`.
+pub fn lead(s: &str, at: usize) -> String {
+    let same = &s[..at.min(s.len())];
+    let n = same.chars().count();
+    if n <= 24 {
+        return same.replace('\n', "¶");
+    }
+    let cut_mid_word = same.chars().nth(n - 25).is_some_and(char::is_alphanumeric);
+    let tail: String = same.chars().skip(n - 24).collect();
+    // Not from the middle of a word: from the next one.
+    let tail = if cut_mid_word {
+        tail.trim_start_matches(char::is_alphanumeric)
+    } else {
+        &tail
+    };
+    format!("…{}", tail.trim_start().replace('\n', "¶"))
+}
+
 pub fn excerpt(s: &str, at: usize, n: usize) -> String {
     s[at.min(s.len())..]
         .chars()
@@ -176,12 +201,20 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         }
         _ => 0,
     };
+    // What A had cached ends with A's blocks: B's new blocks after them are
+    // written in any case, not again.
+    let a_extent: u64 = b.tools_tokens as u64
+        + b.blocks[..a.blocks.len().min(b.blocks.len())]
+            .iter()
+            .map(|x| x.tokens as u64)
+            .sum::<u64>();
     let last_invalid = breakpoints
         .iter()
         .filter(|p| p.invalidated)
         .map(|p| p.prefix_tokens)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .min(a_extent);
     let identical =
         fragments.is_empty() && !tools_changed && first_block_diff.is_none() && appended == 0;
     let recorded = a.recorded || b.recorded;
@@ -200,6 +233,8 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         appended,
         total_before: a.total_tokens,
         total_after: b.total_tokens,
+        tools_before: a.tools_tokens,
+        tools_after: b.tools_tokens,
         tools_changed,
         breakpoints,
         divergence,
@@ -248,10 +283,10 @@ fn tool_changes(a: &Snapshot, b: &Snapshot) -> Vec<String> {
 impl Breakpoint {
     /// `invalidated`, `new` or `still valid`.
     pub fn state(&self) -> &'static str {
-        if self.invalidated {
-            "invalidated"
-        } else if self.new {
+        if self.new {
             "new (written now)"
+        } else if self.invalidated {
+            "invalidated"
         } else {
             "still valid"
         }
@@ -364,18 +399,12 @@ fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
     let (ta, tb) = (text(a), text(b));
     if !ta.is_empty() && !tb.is_empty() {
         let off = first_difference(&ta, &tb);
-        let same = &tb[..off.min(tb.len())];
-        let n = same.chars().count();
         return Divergence {
             position: format!("tool {} ({})", i + 1, tool_name(&b.tools[i])),
             // JSON text: its control characters are escaped already.
-            lead: format!(
-                "{}{}",
-                if n > 16 { "…" } else { "" },
-                same.chars().skip(n.saturating_sub(16)).collect::<String>()
-            ),
+            lead: lead(&tb, off),
             fragment: None,
-            offset: n,
+            offset: tb[..off.min(tb.len())].chars().count(),
             before: excerpt(&ta, off, 40),
             after: excerpt(&tb, off, 40),
         };
@@ -419,19 +448,9 @@ fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
     let position = bb
         .or(a.blocks.get(i))
         .map_or_else(|| format!("system block {}", i + 1), |x| x.name(i));
-    let same = &tb[..off.min(tb.len())];
-    let n = same.chars().count();
-    let lead = format!(
-        "{}{}",
-        if n > 16 { "…" } else { "" },
-        same.chars()
-            .skip(n.saturating_sub(16))
-            .collect::<String>()
-            .replace('\n', "¶")
-    );
     Divergence {
         position,
-        lead,
+        lead: lead(tb, off),
         fragment,
         offset: tb[..off.min(tb.len())].chars().count(),
         before: excerpt(ta, off, 40),
@@ -479,10 +498,21 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         )
     };
     let mut o = vec![format!(
-        "tokens: {} → {} ({})",
+        "tokens: {} → {} ({}){}",
         th(d.total_before),
         th(d.total_after),
-        signed(d.total_after as i64 - d.total_before as i64)
+        signed(d.total_after as i64 - d.total_before as i64),
+        // A recorded request's total has its tools; an assembly's does not.
+        if d.recorded || d.tools_before == d.tools_after {
+            String::new()
+        } else {
+            format!(
+                " · tool definitions: {} → {} ({})",
+                th(d.tools_before),
+                th(d.tools_after),
+                signed(d.tools_after as i64 - d.tools_before as i64)
+            )
+        }
     )];
     for t in &d.tool_changes {
         o.push(format!("{}{t}", if md { "- " } else { "  " }));
@@ -558,14 +588,18 @@ pub fn rewrite_line(d: &Diff) -> String {
             format!("no cache breakpoints in {}", d.b)
         };
     }
+    if d.recorded {
+        return format!(
+            "{} of what {} had cached {} written again by {}",
+            crate::engine::plural(d.rewrite_tokens, "token"),
+            d.a,
+            if d.rewrite_tokens == 1 { "was" } else { "were" },
+            d.b
+        );
+    }
     format!(
-        "{} would be written instead of read by {}{}",
+        "{} would be written instead of read by the first request of {}",
         crate::engine::plural(d.rewrite_tokens, "token"),
-        if d.recorded {
-            ""
-        } else {
-            "the first request of "
-        },
         d.b
     )
 }

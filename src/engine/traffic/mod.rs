@@ -403,15 +403,9 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         let (label, before) = (&pa[i].0, &pa[i].1);
         let after = pb.get(i).map_or("", |p| p.1.as_str());
         let off = crate::engine::cache::shape::first_difference(before, after);
-        let same = &before[..off.min(before.len())];
-        let chars = same.chars().count();
+        let chars = before[..off.min(before.len())].chars().count();
         // Some of what both share, so the change reads in its place.
-        let lead: String = same.chars().skip(chars.saturating_sub(16)).collect();
-        let lead = format!(
-            "{}{}",
-            if chars > 16 { "…" } else { "" },
-            lead.replace('\n', "¶")
-        );
+        let lead = crate::engine::compare::diff::lead(before, off);
         return Some(miss(
             "prefix",
             format!(
