@@ -224,7 +224,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
             .monospace(),
         );
     }
-    totals(ui, &t.totals, t.skipped.describe());
+    totals(ui, t);
     ui.separator();
     ui.horizontal_wrapped(|ui| {
         colors::swatch_label(ui, colors::READ, "read from the cache");
@@ -277,47 +277,20 @@ fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
 }
 
 /// Totals, what each class of miss cost, and the 1-hour-TTL counterfactual.
-fn totals(ui: &mut Ui, x: &crate::engine::traffic::Totals, skipped: Option<String>) {
+fn totals(ui: &mut Ui, t: &crate::engine::traffic::Traffic) {
     ui.add(
         egui::Label::new(
             RichText::new(format!(
-                "{} · read {} · written {} · uncached {} · ${:.4} · hit ratio {:.1}%",
-                super::problems::plural(x.requests, "request"),
-                thousands(x.cache_read_input_tokens),
-                thousands(x.cache_creation_input_tokens),
-                thousands(x.input_tokens),
-                x.cost_usd,
-                x.hit_ratio * 100.0
+                "{} · {}",
+                super::problems::plural(t.totals.requests, "request"),
+                t.totals.headline()
             ))
             .strong(),
         )
         .wrap(),
     );
-    for k in &x.by_kind {
-        ui.label(format!(
-            "{}: {} · {}",
-            k.kind,
-            super::problems::plural(k.requests, "request"),
-            k.cost_phrase()
-        ));
-    }
-    if let Some(c) = &x.counterfactual {
-        ui.add(egui::Label::new(c).wrap());
-    }
-    if let Some(s) = &skipped {
-        ui.colored_label(colors::WARNING, s);
-    }
-    if !x.unpriced_models.is_empty() {
-        ui.add(
-            egui::Label::new(
-                RichText::new(format!(
-                    "not priced (not in the model table, assets/models.json): {}",
-                    x.unpriced_models.join(", ")
-                ))
-                .weak(),
-            )
-            .wrap(),
-        );
+    for n in crate::engine::traffic::notes(t) {
+        ui.add(egui::Label::new(n).wrap());
     }
 }
 

@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::engine::assembly::models::{ModelInfo, ModelTable};
 
 pub use parse::{MAX_TOKENS, Skipped, format_rfc3339, parse, parse_lines, rfc3339};
-pub use report::{to_json, to_markdown, to_text};
+pub use report::{notes, to_json, to_markdown, to_text};
 use request::names;
 pub use request::{
     Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_with_previous, parts, positions,
@@ -143,6 +143,21 @@ pub struct KindCost {
     /// What the writes of these requests cost beyond reading the same
     /// tokens from the cache.
     pub extra_cost_usd: f64,
+}
+
+impl Totals {
+    /// The totals in one line, as every view shows them.
+    pub fn headline(&self) -> String {
+        format!(
+            "read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%",
+            crate::engine::thousands(self.cache_read_input_tokens),
+            crate::engine::thousands(self.cache_creation_input_tokens),
+            crate::engine::thousands(self.input_tokens),
+            crate::engine::thousands(self.output_tokens),
+            self.cost_usd,
+            self.hit_ratio * 100.0
+        )
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

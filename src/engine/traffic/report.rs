@@ -100,38 +100,39 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
             o += &format!("       {}\n", r.parts.summary());
         }
     }
-    let x = &t.totals;
-    o += &format!(
-        "\ntotals: read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%\n",
-        thousands(x.cache_read_input_tokens),
-        thousands(x.cache_creation_input_tokens),
-        thousands(x.input_tokens),
-        thousands(x.output_tokens),
-        x.cost_usd,
-        x.hit_ratio * 100.0
-    );
-    for k in &x.by_kind {
-        o += &format!(
-            "  {:<12} {:>3} request{}  {}\n",
-            k.kind,
-            k.requests,
-            if k.requests == 1 { " " } else { "s" },
-            k.cost_phrase()
-        );
-    }
-    if let Some(c) = &x.counterfactual {
-        o += &format!("  {c}\n");
-    }
-    if !x.unpriced_models.is_empty() {
-        o += &format!(
-            "  not priced (not in the model table, assets/models.json): {}\n",
-            x.unpriced_models.join(", ")
-        );
-    }
-    if let Some(s) = t.skipped.describe() {
-        o += &format!("  {s}\n");
+    o += &format!("\ntotals: {}\n", t.totals.headline());
+    for n in notes(t) {
+        o += &format!("  {n}\n");
     }
     o
+}
+
+/// The lines under the totals, in every view: what each class of miss
+/// cost, the 1-hour counterfactual, the models without a price, the lines
+/// not read.
+pub fn notes(t: &Traffic) -> Vec<String> {
+    let x = &t.totals;
+    let mut v: Vec<String> = x
+        .by_kind
+        .iter()
+        .map(|k| {
+            format!(
+                "{} ({}): {}",
+                k.kind,
+                crate::engine::plural(k.requests as u64, "request"),
+                k.cost_phrase()
+            )
+        })
+        .collect();
+    v.extend(x.counterfactual.clone());
+    if !x.unpriced_models.is_empty() {
+        v.push(format!(
+            "not priced (not in the model table, assets/models.json): {}",
+            x.unpriced_models.join(", ")
+        ));
+    }
+    v.extend(t.skipped.describe());
+    v
 }
 
 /// `text` cut to `n` characters, an ellipsis marking the cut.
@@ -181,35 +182,9 @@ pub fn to_markdown(t: &Traffic) -> String {
             cell(&why)
         );
     }
-    let x = &t.totals;
-    o += &format!(
-        "\n**Totals**: read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%\n\n",
-        thousands(x.cache_read_input_tokens),
-        thousands(x.cache_creation_input_tokens),
-        thousands(x.input_tokens),
-        thousands(x.output_tokens),
-        x.cost_usd,
-        x.hit_ratio * 100.0
-    );
-    for k in &x.by_kind {
-        o += &format!(
-            "- {} ({}): {}\n",
-            k.kind,
-            crate::engine::plural(k.requests as u64, "request"),
-            k.cost_phrase()
-        );
-    }
-    if let Some(c) = &x.counterfactual {
-        o += &format!("- {c}\n");
-    }
-    if !x.unpriced_models.is_empty() {
-        o += &format!(
-            "- not priced (not in the model table): {}\n",
-            x.unpriced_models.join(", ")
-        );
-    }
-    if let Some(s) = t.skipped.describe() {
-        o += &format!("- {s}\n");
+    o += &format!("\n**Totals**: {}\n\n", t.totals.headline());
+    for n in notes(t) {
+        o += &format!("- {n}\n");
     }
     o
 }
