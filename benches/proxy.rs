@@ -171,6 +171,7 @@ fn main() {
             capture: dir.path().join("bench.jsonl"),
             allow_insecure_http: false,
             timeout: Duration::from_secs(30),
+            limits: prompt_inspector::net::proxy::Limits::default(),
         };
         tokio::spawn(serve(cfg, ready, stop));
         let proxy = format!("http://{}", addr.await.unwrap());

@@ -114,7 +114,7 @@ pub enum Command {
 
 /// Exit code 2 with a one-line reason.
 pub fn fail(msg: &str) -> ExitCode {
-    eprintln!("prompt-inspector: {msg}");
+    say(&format!("prompt-inspector: {msg}"));
     ExitCode::from(2)
 }
 
@@ -137,29 +137,14 @@ pub fn out_report(text: &str) {
     out(&terminal_safe(text))
 }
 
-/// `text` with every character that could drive a terminal shown instead:
-/// C0 controls (but tab and line breaks) as their control pictures (ESC is
-/// `␛`), DEL as `␡`, C1 controls and bidirectional overrides as `�`.
-pub fn terminal_safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\t' | '\n' => out.push(c),
-            '\r' if chars.peek() == Some(&'\n') => out.push(c),
-            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}')),
-            '\u{7f}' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}' => out.push('\u{FFFD}'),
-            _ => out.push(c),
-        }
-    }
-    out
+pub use crate::engine::terminal_safe;
+
+/// A line on standard error, through the one terminal-safe filter (a
+/// diagnostic quotes files, servers and captures: none of it may drive the
+/// terminal).
+pub fn say(line: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "{}", terminal_safe(line));
 }
 
 /// Pretty JSON and a newline on standard output.

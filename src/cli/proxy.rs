@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::fail;
-use crate::net::proxy::{ProxyConfig, serve};
+use crate::net::proxy::{Limits, ProxyConfig, serve};
 use crate::net::{ANTHROPIC_BASE, OPENAI_BASE};
 
 #[derive(clap::Args, Debug)]
@@ -31,6 +31,20 @@ pub struct Args {
     /// Seconds to wait for the upstream between two bytes of its answer.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
+    /// MiB of request bodies held at once; beyond it a request gets a 503.
+    #[arg(long, default_value_t = 256)]
+    pub max_in_flight_mib: usize,
+    /// Seconds a client has to send a request's headers (and that an idle
+    /// connection stays open).
+    #[arg(long, default_value_t = 30)]
+    pub header_timeout: u64,
+    /// Seconds a request body may pause; after it, a body under 16 KiB/s
+    /// on average is cut off (408).
+    #[arg(long, default_value_t = 30)]
+    pub body_timeout: u64,
+    /// Client connections open at once (more wait to be accepted).
+    #[arg(long, default_value_t = 512)]
+    pub max_connections: usize,
 }
 
 fn capture_path(a: &Args) -> Result<PathBuf, String> {
@@ -42,10 +56,10 @@ fn capture_path(a: &Args) -> Result<PathBuf, String> {
 
 pub fn run(a: Args) -> ExitCode {
     if !a.listen.ip().is_loopback() {
-        eprintln!(
+        super::say(&format!(
             "prompt-inspector: warning: listening on {}, reachable from other machines: anyone who reaches it can spend your keys",
             a.listen
-        );
+        ));
     }
     for (flag, url) in [
         ("--anthropic-upstream", &a.anthropic_upstream),
@@ -54,9 +68,9 @@ pub fn run(a: Args) -> ExitCode {
         if url.starts_with("http://")
             && let Err(e) = crate::net::guard::check_transport(url, true, a.allow_insecure_http)
         {
-            eprintln!(
+            super::say(&format!(
                 "prompt-inspector: warning: {flag}: {e}; requests without a key are forwarded"
-            );
+            ));
         }
     }
     let capture = match capture_path(&a) {
@@ -70,6 +84,12 @@ pub fn run(a: Args) -> ExitCode {
         capture: capture.clone(),
         allow_insecure_http: a.allow_insecure_http,
         timeout: Duration::from_secs(a.timeout.max(1)),
+        limits: Limits {
+            in_flight_bytes: a.max_in_flight_mib.clamp(1, 1 << 20) << 20,
+            header_timeout: Duration::from_secs(a.header_timeout.max(1)),
+            body_timeout: Duration::from_secs(a.body_timeout.max(1)),
+            max_connections: a.max_connections.max(1),
+        },
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -83,14 +103,10 @@ pub fn run(a: Args) -> ExitCode {
     let result = rt.block_on(async move {
         let server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
         if let Ok(addr) = ready_rx.await {
-            println!(
-                "prompt-inspector proxy on http://{addr}, recording to {}",
+            super::out(&format!(
+                "prompt-inspector proxy on http://{addr}, recording to {}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\n",
                 capture.display()
-            );
-            println!("export ANTHROPIC_BASE_URL=http://{addr}");
-            println!("export OPENAI_BASE_URL=http://{addr}/v1");
-            use std::io::Write;
-            let _ = std::io::stdout().flush();
+            ));
         }
         server.await.map_err(|e| e.to_string())?
     });

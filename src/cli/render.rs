@@ -25,7 +25,7 @@ pub fn run(a: Args) -> ExitCode {
         out(&report::render_blocks(&ins.assembly));
     }
     for d in ins.diagnostics() {
-        eprintln!("{d}");
+        super::say(&format!("{d}"));
     }
     ExitCode::SUCCESS
 }

@@ -29,9 +29,9 @@ pub fn run(a: Args) -> ExitCode {
     if a.check {
         let failures = report::check_failures(&ins.assembly);
         if !failures.is_empty() {
-            eprintln!("budget check failed:");
+            super::say("budget check failed:");
             for f in failures {
-                eprintln!("  {f}");
+                super::say(&format!("  {f}"));
             }
             return ExitCode::from(1);
         }

@@ -198,8 +198,8 @@ pub fn run(a: SendArgs) -> ExitCode {
                 index,
                 total,
                 label,
-            } if !quiet => eprintln!("[{}/{}] {label}", index + 1, total),
-            net::run::Progress::Note(n) if !quiet => eprintln!("{n}"),
+            } if !quiet => super::say(&format!("[{}/{}] {label}", index + 1, total)),
+            net::run::Progress::Note(n) if !quiet => super::say(n),
             _ => {}
         },
         record,
@@ -228,13 +228,13 @@ fn announce(
         };
     if !quiet {
         let n = planned.len() + usize::from(calibrating);
-        eprintln!(
+        super::say(&format!(
             "sending {n} request{} to {}: at most {} s in all ({} s per request, retries included)",
             if n == 1 { "" } else { "s" },
             ep.shown_url(),
             limit.as_secs(),
             ep.timeout.as_secs()
-        );
+        ));
     }
     net::Deadline {
         at: std::time::Instant::now() + limit,
@@ -259,7 +259,7 @@ fn save(root: &std::path::Path, record: &RunRecord) -> Option<String> {
     match testrun::save(root, record) {
         Ok(p) => Some(p.display().to_string()),
         Err(e) => {
-            eprintln!("prompt-inspector: results not saved: {e}");
+            super::say(&format!("prompt-inspector: results not saved: {e}"));
             None
         }
     }
@@ -293,7 +293,7 @@ fn report(
         }
     }
     for row in record.rows.iter().filter_map(|r| r.error.as_ref()) {
-        eprintln!("prompt-inspector: {row}");
+        super::say(&format!("prompt-inspector: {row}"));
     }
     if record.rows.iter().any(|r| r.error.is_some()) {
         ExitCode::from(1)
@@ -317,7 +317,7 @@ fn calibrate(
     let client = match net::client(ep) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("prompt-inspector: count_tokens not sent: {e}");
+            super::say(&format!("prompt-inspector: count_tokens not sent: {e}"));
             return None;
         }
     };
@@ -326,12 +326,14 @@ fn calibrate(
             let estimated = first.shape.total_tokens().max(1) as f64;
             let ratio = real as f64 / estimated;
             if let Err(e) = engine::cache::calibration::save(root, model, ratio) {
-                eprintln!("prompt-inspector: calibration not saved: {e}");
+                super::say(&format!("prompt-inspector: calibration not saved: {e}"));
             }
             Some(ratio)
         }
         Err(e) => {
-            eprintln!("prompt-inspector: count_tokens failed, no calibration: {e}");
+            super::say(&format!(
+                "prompt-inspector: count_tokens failed, no calibration: {e}"
+            ));
             None
         }
     }

@@ -21,7 +21,7 @@ pub use assembly::tokens::{Encoding, TokenCounter};
 pub use inspection::{
     Inspection, Options, budget_problems, inspect, load_workspace, pick_session, thousands,
 };
-pub use text::{clean, plural};
+pub use text::{clean, plural, terminal_safe};
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
 pub use workspace::session::Session;

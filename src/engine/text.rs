@@ -57,6 +57,31 @@ pub fn clean(text: &str, max: usize) -> String {
     out.trim().to_string()
 }
 
+/// `text` with every character that could drive a terminal shown instead:
+/// C0 controls (but tab and line breaks) as their control pictures (ESC is
+/// `␛`), DEL as `␡`, C1 controls and bidirectional overrides as `�`.
+pub fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\t' | '\n' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
+            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}')),
+            '\u{7f}' => out.push('\u{2421}'),
+            '\u{80}'..='\u{9f}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => out.push('\u{FFFD}'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// `1 request`, `2 requests`, `1,200 tokens`: a count and its word.
 pub fn plural(n: u64, word: &str) -> String {
     format!(

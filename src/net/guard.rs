@@ -39,11 +39,13 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
         let marked = mark_ascii(text.as_bytes(), &secrets);
         return replace_marked(text, &marked, |i| (i, i + 1));
     }
-    // Decoded, case-folded characters of `text`, each with its byte span.
-    let decoded = decode(text);
-    let chars: Vec<char> = decoded.iter().map(|d| d.0).collect();
-    let marked = mark(&chars, &secrets);
-    replace_marked(text, &marked, |i| (decoded[i].1, decoded[i].2))
+    // Decoded, case-folded characters of `text`, rolled through once per
+    // secret without being stored: memory is the output and the spans found.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for secret in &secrets {
+        mark_spans(text, secret, &mut spans);
+    }
+    replace_spans(text, spans)
 }
 
 /// [`mark`] for ASCII text and secrets: a window of up to 8 bytes is
@@ -83,40 +85,87 @@ fn mark_ascii(text: &[u8], secrets: &[Vec<u8>]) -> Vec<bool> {
     marked
 }
 
-/// Which units of `text` belong to a window of [`MIN_FRAGMENT`] units (or
-/// a whole shorter secret) found in a secret.
-fn mark(text: &[char], secrets: &[Vec<char>]) -> Vec<bool> {
-    let mut marked = vec![false; text.len()];
-    for secret in secrets {
-        let w = secret.len().min(MIN_FRAGMENT);
-        if text.len() < w {
+/// A window of up to [`MIN_FRAGMENT`] characters, padded, as a set key.
+type Window = [char; MIN_FRAGMENT];
+
+fn window_of(chars: impl Iterator<Item = char>) -> Window {
+    let mut w = ['\0'; MIN_FRAGMENT];
+    for (slot, c) in w.iter_mut().zip(chars) {
+        *slot = c;
+    }
+    w
+}
+
+/// Adds to `spans` the byte spans of `text` (decoded, case-folded) that
+/// are a window of [`MIN_FRAGMENT`] characters (or a whole shorter secret)
+/// found in `secret`; spans are added in order, touching ones merged.
+fn mark_spans(text: &str, secret: &[char], spans: &mut Vec<(usize, usize)>) {
+    let w = secret.len().min(MIN_FRAGMENT);
+    let windows: HashSet<Window> = secret
+        .windows(w)
+        .map(|x| window_of(x.iter().copied()))
+        .collect();
+    // A rolling hash of each window of the text, tested against a bitmap
+    // of the secret's windows' hashes: one bit test per position, the
+    // exact comparison only where the bit is set.
+    let mut filter = vec![0u64; FILTER_WORDS];
+    for win in secret.windows(w) {
+        let k = filter_bit(poly(win));
+        filter[k >> 6] |= 1 << (k & 63);
+    }
+    let out_weight = HASH_BASE.wrapping_pow(w as u32 - 1);
+    let mut ring: std::collections::VecDeque<(char, usize)> =
+        std::collections::VecDeque::with_capacity(w);
+    let mut h = 0u64;
+    let first = spans.len();
+    for (c, start, end) in Decoded::new(text) {
+        if ring.len() == w
+            && let Some((old, _)) = ring.pop_front()
+        {
+            h = h.wrapping_sub(u64::from(old).wrapping_mul(out_weight));
+        }
+        h = h.wrapping_mul(HASH_BASE).wrapping_add(u64::from(c));
+        ring.push_back((c, start));
+        if ring.len() < w {
             continue;
         }
-        let windows: HashSet<&[char]> = secret.windows(w).collect();
-        // A rolling hash of each window of the text, tested against a
-        // bitmap of the secret's windows' hashes: one bit test per position,
-        // the exact comparison only where the bit is set.
-        let mut filter = vec![0u64; FILTER_WORDS];
-        for win in secret.windows(w) {
-            let k = filter_bit(poly(win));
-            filter[k >> 6] |= 1 << (k & 63);
-        }
-        let out_weight = HASH_BASE.wrapping_pow(w as u32 - 1);
-        let mut h = poly(&text[..w]);
-        for i in 0..=text.len() - w {
-            if i > 0 {
-                h = h
-                    .wrapping_sub(u64::from(text[i - 1]).wrapping_mul(out_weight))
-                    .wrapping_mul(HASH_BASE)
-                    .wrapping_add(u64::from(text[i + w - 1]));
-            }
-            let k = filter_bit(h);
-            if filter[k >> 6] & (1 << (k & 63)) != 0 && windows.contains(&text[i..i + w]) {
-                marked[i..i + w].iter_mut().for_each(|m| *m = true);
+        let k = filter_bit(h);
+        if filter[k >> 6] & (1 << (k & 63)) != 0
+            && windows.contains(&window_of(ring.iter().map(|x| x.0)))
+        {
+            let from = ring[0].1;
+            let n = spans.len();
+            match spans.last_mut() {
+                Some(last) if n > first && from <= last.1 => last.1 = end,
+                _ => spans.push((from, end)),
             }
         }
     }
-    marked
+}
+
+/// `text` with every span (merged where they overlap or touch) replaced by
+/// [`REDACTED`].
+fn replace_spans(text: &str, mut spans: Vec<(usize, usize)>) -> String {
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut i = 0;
+    while i < spans.len() {
+        let (start, mut end) = spans[i];
+        while i + 1 < spans.len() && spans[i + 1].0 <= end {
+            end = end.max(spans[i + 1].1);
+            i += 1;
+        }
+        out.push_str(&text[at..start.max(at)]);
+        out.push_str(REDACTED);
+        at = end.max(at);
+        i += 1;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// `text` with each run of marked units (unit `i` spans the bytes
@@ -166,27 +215,74 @@ fn fold(c: char) -> char {
 }
 
 /// The characters of `text` with `%XX` decoded (ASCII only), case-folded,
-/// each with the byte range it came from.
-fn decode(text: &str) -> Vec<(char, usize, usize)> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut iter = text.char_indices();
-    while let Some((i, c)) = iter.next() {
+/// each with the byte range it came from, one at a time.
+struct Decoded<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Decoded<'a> {
+    fn new(text: &'a str) -> Self {
+        Decoded { text, at: 0 }
+    }
+}
+
+impl Iterator for Decoded<'_> {
+    type Item = (char, usize, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let i = self.at;
+        let c = self.text[i..].chars().next()?;
         if c == '%' {
-            let hex = text.get(i + 1..i + 3).unwrap_or("");
+            let hex = self.text.get(i + 1..i + 3).unwrap_or("");
             if hex.len() == 2
                 && hex.bytes().all(|b| b.is_ascii_hexdigit())
                 && let Ok(b) = u8::from_str_radix(hex, 16)
                 && b.is_ascii()
             {
-                out.push((fold(b as char), i, i + 3));
-                iter.next();
-                iter.next();
-                continue;
+                self.at = i + 3;
+                return Some((fold(b as char), i, i + 3));
             }
         }
-        out.push((fold(c), i, i + c.len_utf8()));
+        self.at = i + c.len_utf8();
+        Some((fold(c), i, self.at))
     }
-    out
+}
+
+/// Why an answer was not read whole.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Over the cap (declared or as it came).
+    TooLarge,
+    /// The connection failed or timed out.
+    Transport(reqwest::Error),
+}
+
+/// Reads an answer's body, never more than `max` bytes: a larger one (by
+/// its declared length or as it streams) is [`ReadError::TooLarge`] as soon
+/// as it is known, without reading the rest.
+pub async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, ReadError> {
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(ReadError::TooLarge);
+    }
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(c) = resp.chunk().await.map_err(ReadError::Transport)? {
+        if body.len() + c.len() > max {
+            return Err(ReadError::TooLarge);
+        }
+        body.extend_from_slice(&c);
+    }
+    Ok(body)
+}
+
+/// A line on standard error through the one terminal-safe filter.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        crate::engine::terminal_safe(line)
+    );
 }
 
 /// Server text made safe to show (the engine's one cleaner).
@@ -270,37 +366,154 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Whether `host` is on this machine (127.0.0.0/8, ::1, localhost).
-pub fn is_loopback(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    if h.eq_ignore_ascii_case("localhost") || h.to_ascii_lowercase().ends_with(".localhost") {
-        return true;
+/// Whether an address is on this machine (127.0.0.0/8, ::1, and
+/// 127.0.0.0/8 mapped into IPv6).
+pub fn is_loopback_ip(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(v4) => v4.is_loopback(),
+        std::net::IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
     }
-    h.parse::<std::net::IpAddr>()
-        .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Where a connection to a host goes: the host name and the addresses it
+/// resolved to, which the client is then pinned to (so what was checked is
+/// what is used).
+pub type Pin = (String, Vec<std::net::SocketAddr>);
+
+/// Whether `host` (a name or an address literal) is on this machine,
+/// decided on the addresses a connection would use, not on the name: a
+/// name must resolve, and every address it resolves to must be loopback.
+/// Returns those addresses (empty for an address literal).
+pub fn resolve_loopback(host: &str, port: u16) -> Result<Vec<std::net::SocketAddr>, String> {
+    use std::net::ToSocketAddrs;
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = h.parse::<std::net::IpAddr>() {
+        return if is_loopback_ip(ip) {
+            Ok(Vec::new())
+        } else {
+            Err(format!("{h} is not this machine"))
+        };
+    }
+    let addrs: Vec<std::net::SocketAddr> = (h, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("{h} does not resolve ({e})"))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("{h} resolves to no address"));
+    }
+    if let Some(away) = addrs.iter().find(|a| !is_loopback_ip(a.ip())) {
+        return Err(format!("{h} resolves to {}, not this machine", away.ip()));
+    }
+    Ok(addrs)
 }
 
 /// Refuses a base URL a key must not be sent to: not http(s), or plain HTTP
-/// to another machine (unless explicitly allowed). `Err` is one clear line.
-pub fn check_transport(base_url: &str, has_key: bool, allow_insecure: bool) -> Result<(), String> {
+/// to another machine (unless explicitly allowed). "Another machine" is
+/// decided on the resolved addresses; when they are all loopback, the
+/// returned [`Pin`] holds them, and the client must connect to those only.
+/// `Err` is one clear line.
+pub fn check_transport(
+    base_url: &str,
+    has_key: bool,
+    allow_insecure: bool,
+) -> Result<Option<Pin>, String> {
     let shown = mask_url(base_url);
     let u = reqwest::Url::parse(base_url).map_err(|e| format!("invalid base URL {shown}: {e}"))?;
     match u.scheme() {
-        "https" => Ok(()),
+        "https" => Ok(None),
         "http" => {
             let host = u.host_str().unwrap_or("");
-            if !has_key || is_loopback(host) || allow_insecure {
-                Ok(())
-            } else {
-                Err(format!(
-                    "refusing to send an API key over plain HTTP to {host} (anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
-                ))
+            if !has_key || allow_insecure {
+                return Ok(None);
+            }
+            match resolve_loopback(host, u.port_or_known_default().unwrap_or(80)) {
+                Ok(addrs) if addrs.is_empty() => Ok(None),
+                Ok(addrs) => Ok(Some((host.to_string(), addrs))),
+                Err(why) => Err(format!(
+                    "refusing to send an API key over plain HTTP to {host} ({why}; anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
+                )),
             }
         }
         other => Err(format!(
             "unsupported scheme '{other}' in base URL {shown} (use https:// or http://)"
         )),
     }
+}
+
+/// Query parameters that carry a credential (Google's `key`, and the
+/// usual spellings of API keys and tokens).
+pub fn is_credential_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase().replace(['-', '_'], "");
+    matches!(
+        n.as_str(),
+        "key"
+            | "apikey"
+            | "xapikey"
+            | "accesstoken"
+            | "token"
+            | "authtoken"
+            | "auth"
+            | "secret"
+            | "password"
+            | "sig"
+            | "signature"
+    )
+}
+
+/// The credentials a request carries outside its authentication headers:
+/// the values of credential query parameters and of every cookie.
+pub fn credentials_outside_headers(query: Option<&str>, cookies: &[&str]) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(q) = query {
+        for pair in q.split('&') {
+            if let Some((k, val)) = pair.split_once('=')
+                && is_credential_param(k)
+                && !val.is_empty()
+            {
+                v.push(val.to_string());
+                // As it may appear decoded elsewhere.
+                if let Ok(u) = reqwest::Url::parse(&format!("x:?v={val}"))
+                    && let Some((_, d)) = u.query_pairs().next()
+                    && d != val
+                {
+                    v.push(d.into_owned());
+                }
+            }
+        }
+    }
+    for c in cookies {
+        for pair in c.split(';') {
+            if let Some((_, val)) = pair.split_once('=') {
+                let val = val.trim().trim_matches('"');
+                if !val.is_empty() {
+                    v.push(val.to_string());
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Text with every string shaped like a provider's key (`sk-ant-…`,
+/// `sk-proj-…`, `sk-…`, Google's `AIza…`) and every value of a key-style
+/// field or parameter (`"api_key": "…"`, `?key=…`) replaced by
+/// [`REDACTED`], whatever header the request came with.
+pub fn redact_shapes(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::sync::LazyLock;
+    static SHAPES: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(concat!(
+            r"(?:\b(?:sk-ant-[A-Za-z0-9_\-]{8,}|sk-proj-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|AIza[0-9A-Za-z_\-]{30,}))",
+            r#"|(?P<f>"(?i:api[_-]?key|x[_-]api[_-]key|x[_-]goog[_-]api[_-]key|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|password)"\s*:\s*")(?:[^"\\]|\\.)+"#,
+            r"|(?P<q>[?&](?i:key|api[_-]?key|access[_-]?token|auth[_-]?token)=)[^&\s#\x22\\]+",
+        ))
+        .expect("a valid pattern")
+    });
+    SHAPES.replace_all(text, |c: &regex::Captures| {
+        let keep = c.name("f").or(c.name("q")).map_or("", |m| m.as_str());
+        format!("{keep}{REDACTED}")
+    })
 }
 
 /// How long a `retry-after` header asks to wait, capped at `cap`. Any form
@@ -343,7 +556,7 @@ mod tests {
     /// compared with every window of the secret.
     fn reference(text: &str, secret: &str) -> String {
         let secret: Vec<char> = secret.chars().map(fold).collect();
-        let decoded = decode(text);
+        let decoded: Vec<(char, usize, usize)> = Decoded::new(text).collect();
         let w = secret.len().min(MIN_FRAGMENT);
         let mut marked = vec![false; decoded.len()];
         for i in 0..decoded.len().saturating_sub(w - 1) {
@@ -461,6 +674,48 @@ mod tests {
         assert!(check_transport("http://api.example.com", true, true).is_ok());
         assert!(check_transport("http://api.example.com", false, false).is_ok());
         assert!(check_transport("ftp://x", true, false).is_err());
+        // Loopback is an address, not a name: a name that does not resolve
+        // (or resolves elsewhere) is refused, a loopback one is pinned.
+        let e = check_transport("http://api.localhost.invalid:1", true, false).unwrap_err();
+        assert!(e.contains("does not resolve"), "{e}");
+        let pin = check_transport("http://localhost:1", true, false)
+            .unwrap()
+            .unwrap();
+        assert!(pin.1.iter().all(|a| a.ip().is_loopback()), "{pin:?}");
+        assert!(check_transport("http://[::ffff:127.0.0.1]:1", true, false).is_ok());
+        assert!(check_transport("http://[::ffff:10.0.0.1]:1", true, false).is_err());
+    }
+
+    #[test]
+    fn key_shapes_and_credential_parameters_are_redacted() {
+        let t = r#"{"a":"use sk-ant-api03-abcDEF123_xyz-987 or sk-proj-ABCdef1234567 or sk-abcdefghijklmnopqrstuvwx","api_key": "hunter2-secret","g":"AIzaSyA1234567890abcdefghijklmnopqrstu","u":"https://x/v1?alt=sse&key=s3cr3t&b=1","ok":"sk-short and task-list"}"#;
+        let r = redact_shapes(t);
+        for gone in [
+            "abcDEF123",
+            "ABCdef1234567",
+            "abcdefghijklmnop",
+            "hunter2",
+            "SyA12345",
+            "s3cr3t",
+        ] {
+            assert!(!r.contains(gone), "{gone} in {r}");
+        }
+        assert!(r.contains(r#""api_key": "[REDACTED]""#), "{r}");
+        assert!(r.contains("&key=[REDACTED]&b=1"), "{r}");
+        assert!(r.contains("sk-short and task-list"), "{r}");
+        serde_json::from_str::<serde_json::Value>(&r).expect("still JSON");
+        let c = credentials_outside_headers(
+            Some("alt=sse&key=abc%2Bdef&x=1"),
+            &["session=tok123; theme=dark"],
+        );
+        assert!(
+            c.contains(&"abc%2Bdef".to_string()) && c.contains(&"abc+def".to_string()),
+            "{c:?}"
+        );
+        assert!(
+            c.contains(&"tok123".to_string()) && !c.contains(&"1".to_string()),
+            "{c:?}"
+        );
     }
 
     #[test]

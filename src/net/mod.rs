@@ -223,7 +223,7 @@ fn error_message(body: &str) -> String {
 /// origin) and, for plain-HTTP targets, uses no proxy from the environment
 /// (a key must never cross a network in clear).
 pub fn client(ep: &Endpoint) -> Result<reqwest::Client, NetError> {
-    guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
+    let pin = guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
         .map_err(NetError::Refused)?;
     let mut b = reqwest::Client::builder()
         .timeout(ep.timeout)
@@ -232,34 +232,24 @@ pub fn client(ep: &Endpoint) -> Result<reqwest::Client, NetError> {
     if ep.base_url.starts_with("http://") {
         b = b.no_proxy();
     }
+    // A key over plain HTTP goes only to the loopback addresses checked.
+    if let Some((host, addrs)) = pin {
+        b = b.resolve_to_addrs(&host, &addrs);
+    }
     b.build()
         .map_err(|e| NetError::Connect(ep.clean(&e.to_string())))
 }
 
 /// Reads a response body up to [`guard::MAX_BODY_BYTES`].
 async fn read_body(resp: reqwest::Response, ep: &Endpoint) -> Result<String, NetError> {
-    if resp
-        .content_length()
-        .is_some_and(|n| n > guard::MAX_BODY_BYTES as u64)
-    {
-        return Err(NetError::TooLarge(guard::MAX_BODY_BYTES));
-    }
-    let mut resp = resp;
-    let mut body: Vec<u8> = Vec::new();
-    loop {
-        match resp.chunk().await {
-            Ok(Some(c)) => {
-                if body.len() + c.len() > guard::MAX_BODY_BYTES {
-                    return Err(NetError::TooLarge(guard::MAX_BODY_BYTES));
-                }
-                body.extend_from_slice(&c);
-            }
-            Ok(None) => break,
-            Err(e) if e.is_timeout() => return Err(NetError::Timeout(ep.timeout.as_secs())),
-            Err(e) => return Err(NetError::Connect(ep.clean(&describe(&e)))),
+    match guard::read_capped(resp, guard::MAX_BODY_BYTES).await {
+        Ok(body) => Ok(String::from_utf8_lossy(&body).into_owned()),
+        Err(guard::ReadError::TooLarge) => Err(NetError::TooLarge(guard::MAX_BODY_BYTES)),
+        Err(guard::ReadError::Transport(e)) if e.is_timeout() => {
+            Err(NetError::Timeout(ep.timeout.as_secs()))
         }
+        Err(guard::ReadError::Transport(e)) => Err(NetError::Connect(ep.clean(&describe(&e)))),
     }
-    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 /// One attempt's outcome before it is judged.

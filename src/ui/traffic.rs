@@ -114,6 +114,7 @@ impl ProxyPanel {
             capture,
             allow_insecure_http: false,
             timeout: std::time::Duration::from_secs(600),
+            limits: crate::net::proxy::Limits::default(),
         })
     }
 }

@@ -47,19 +47,47 @@ pub fn state_dir(root: &Path, sub: &[&str]) -> Result<PathBuf, String> {
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Writes `bytes` to a new temporary file in `dir` (create-new, never
-/// through a link), flushed to disk. Removes temporary files left by
-/// processes that died mid-write.
-fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    clean_stale_temps(dir);
+/// A random 64-bit number (from the standard library's per-process random
+/// hash keys, seeded by the operating system), so that no name this writer
+/// creates can be predicted and planted beforehand.
+pub fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(TEMP_COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.finish()
+}
+
+/// Options that create a new file and nothing else: `O_CREAT|O_EXCL` (an
+/// existing file, a planted link or FIFO included, is an error, never
+/// opened), `O_NOFOLLOW`, readable by its owner only.
+fn create_exclusive() -> std::fs::OpenOptions {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NOCTTY);
+    }
+    o
+}
+
+/// Writes `bytes` to a new temporary file in `dir` (created exclusively
+/// under a name with a random part, never through a link), flushed to disk.
+/// `clean` also removes temporary files left in `dir` by processes of this
+/// app that died mid-write (only in the app's own state folder: elsewhere
+/// nothing is deleted that this writer did not create).
+fn write_temp(dir: &Path, name: &str, bytes: &[u8], clean: bool) -> std::io::Result<PathBuf> {
+    if clean {
+        clean_stale_temps(dir);
+    }
     loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
-        let mut f = match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
+        let tmp = dir.join(format!(
+            ".{name}.tmp-{}-{:016x}",
+            std::process::id(),
+            random_u64()
+        ));
+        let mut f = match create_exclusive().open(&tmp) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
@@ -73,9 +101,16 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> 
     }
 }
 
-/// Removes `.NAME.tmp-PID-N` files whose writer (PID) no longer runs.
+/// Whether `dir` is (inside) the app's state folder.
+fn in_state_dir(dir: &Path) -> bool {
+    dir.components()
+        .any(|c| c.as_os_str() == std::ffi::OsStr::new(STATE_DIR))
+}
+
+/// Removes `.NAME.tmp-PID-HEX` files (a random part, or an earlier
+/// version's counter) whose writer (PID) no longer runs.
 fn clean_stale_temps(dir: &Path) {
-    if !Path::new("/proc/self").exists() {
+    if !Path::new("/proc/self").exists() || !in_state_dir(dir) {
         return;
     }
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -86,13 +121,96 @@ fn clean_stale_temps(dir: &Path) {
         let Some(rest) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else {
             continue;
         };
-        let pid = rest.1.split('-').next().unwrap_or("");
-        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        let Some((pid, hex)) = rest.1.split_once('-') else {
+            continue;
+        };
+        if pid.is_empty()
+            || !pid.bytes().all(|b| b.is_ascii_digit())
+            || hex.is_empty()
+            || !hex.bytes().all(|b| b.is_ascii_hexdigit())
+        {
             continue;
         }
         let alive = Path::new("/proc").join(pid).exists();
         if !alive && e.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Opens a capture to append to. A new one is created exclusively (never
+/// through a planted link, 0600); an existing one is appended only if it is
+/// a regular file of this user, checked on the opened handle (the open does
+/// not follow a link and does not block on a FIFO). `Err` is one line.
+pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
+    let shown = path.display();
+    let mut o = std::fs::OpenOptions::new();
+    o.append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY);
+    }
+    let f = match o.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut o = create_exclusive();
+            o.append(true);
+            return o
+                .open(path)
+                .map_err(|e| format!("cannot create {shown}: {e}"));
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(format!(
+                "{shown} is a symbolic link: refused (a capture is written only to a regular file)"
+            ));
+        }
+        Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
+            return Err(format!("{shown} is a folder, not a file: refused"));
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+            return Err(format!(
+                "{shown} is a pipe or socket, not a regular file: refused"
+            ));
+        }
+        Err(e) => return Err(format!("cannot open {shown}: {e}")),
+    };
+    let meta = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown} is not a regular file (a folder, device, socket or pipe): refused"
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return Err(format!(
+                "{shown} belongs to another user (uid {}): refused",
+                meta.uid()
+            ));
+        }
+    }
+    Ok(f)
+}
+
+/// A new capture under a name nobody can predict
+/// (`capture-YYYYMMDD-HHMMSS-RANDOM.jsonl`) in `dir`, created exclusively.
+pub fn create_capture(dir: &Path, now: u64) -> Result<(std::fs::File, PathBuf), String> {
+    loop {
+        let p = dir.join(format!(
+            "capture-{}-{:08x}.jsonl",
+            stamp(now),
+            random_u64() as u32
+        ));
+        let mut o = create_exclusive();
+        o.append(true);
+        match o.open(&p) {
+            Ok(f) => return Ok((f, p)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot create {}: {e}", p.display())),
         }
     }
 }
@@ -116,7 +234,7 @@ fn parent_and_name(path: &Path) -> (PathBuf, String) {
 pub fn write_atomic_with(path: &Path, bytes: &[u8], fail_after_temp: bool) -> std::io::Result<()> {
     let (dir, name) = parent_and_name(path);
     std::fs::create_dir_all(&dir)?;
-    let tmp = write_temp(&dir, &name, bytes)?;
+    let tmp = write_temp(&dir, &name, bytes, in_state_dir(&dir))?;
     if fail_after_temp {
         let _ = std::fs::remove_file(&tmp);
         return Err(std::io::Error::other(
@@ -137,7 +255,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// (`STEM.EXT`, `STEM-2.EXT`, `STEM-3.EXT`…), so concurrent writers never
 /// share or overwrite a file. Returns the path written.
 pub fn write_new(dir: &Path, stem: &str, ext: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    let tmp = write_temp(dir, &format!("{stem}.{ext}"), bytes)?;
+    let tmp = write_temp(dir, &format!("{stem}.{ext}"), bytes, in_state_dir(dir))?;
     let mut n = 1u32;
     let result = loop {
         let name = if n == 1 {
@@ -229,18 +347,50 @@ mod tests {
     }
 
     #[test]
-    fn new_files_never_overwrite_and_stale_temps_are_cleaned() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = write_new(dir.path(), "s", "json", b"1").unwrap();
-        let b = write_new(dir.path(), "s", "json", b"2").unwrap();
+    fn new_files_never_overwrite_and_stale_temps_are_cleaned_only_in_the_state_folder() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = state_dir(ws.path(), &["snapshots"]).unwrap();
+        let a = write_new(&dir, "s", "json", b"1").unwrap();
+        let b = write_new(&dir, "s", "json", b"2").unwrap();
         assert_ne!(a, b);
         assert!(b.ends_with("s-2.json"));
         assert_eq!(std::fs::read(&a).unwrap(), b"1");
         // A temp file of a dead writer (no such PID) is removed on the next write.
-        let stale = dir.path().join(".x.json.tmp-999999999-0");
+        let stale = dir.join(".x.json.tmp-999999999-00000000deadbeef");
         std::fs::write(&stale, b"half").unwrap();
-        write_new(dir.path(), "t", "json", b"3").unwrap();
+        write_new(&dir, "t", "json", b"3").unwrap();
         assert!(!stale.exists());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
+        // Outside the state folder nothing is deleted that was not created.
+        let other = tempfile::tempdir().unwrap();
+        let planted = other.path().join(".s.yaml.tmp-999999999-00000000deadbeef");
+        std::fs::write(&planted, b"mine").unwrap();
+        write_atomic(&other.path().join("s.yaml"), b"x").unwrap();
+        assert_eq!(std::fs::read(&planted).unwrap(), b"mine");
+    }
+
+    #[test]
+    fn captures_are_created_exclusively_and_appended_only_to_regular_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (_, p) = create_capture(dir.path(), 0).unwrap();
+        let (_, q) = create_capture(dir.path(), 0).unwrap();
+        assert_ne!(p, q, "a random part in every name");
+        assert_eq!(p.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        assert!(open_append(&p).is_ok());
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        assert!(open_append(&link).unwrap_err().contains("symbolic link"));
+        let fifo = dir.path().join("fifo.jsonl");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(open_append(&fifo).unwrap_err().contains("refused"));
+        assert!(open_append(dir.path()).unwrap_err().contains("refused"));
+        let new = dir.path().join("new.jsonl");
+        open_append(&new).unwrap();
+        assert_eq!(new.metadata().unwrap().permissions().mode() & 0o777, 0o600);
     }
 }

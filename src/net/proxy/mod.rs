@@ -15,14 +15,13 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use http_body_util::{BodyExt, Full, Limited, StreamBody, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use serde_json::{Value, json};
@@ -31,6 +30,7 @@ use super::guard;
 
 mod answer;
 mod count;
+mod intake;
 mod record;
 
 pub use answer::{diagnostics_of, usage_of};
@@ -51,19 +51,53 @@ pub struct ProxyConfig {
     pub allow_insecure_http: bool,
     /// Time to the first byte of the upstream's answer.
     pub timeout: Duration,
+    /// What a client may hold of the proxy.
+    pub limits: Limits,
 }
 
-/// A new capture's path: under WORKSPACE/.prompt-inspector/captures/ when
-/// there is a workspace, else in the current directory.
-pub fn default_capture(workspace: Option<&std::path::Path>, now: u64) -> Result<PathBuf, String> {
-    let name = format!(
-        "capture-{}.jsonl",
-        crate::engine::workspace::store::stamp(now)
-    );
-    match workspace {
-        Some(ws) => Ok(crate::engine::workspace::store::state_dir(ws, &["captures"])?.join(name)),
-        None => Ok(PathBuf::from(name)),
+/// What clients may hold of the proxy, whatever they send: memory, time
+/// and connections are bounded, and beyond a bound a client gets a clear
+/// answer while the proxy and every other exchange go on.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Bytes of request bodies (and of the copies of answers read for
+    /// their usage) in flight at once; a request beyond it gets a 503.
+    pub in_flight_bytes: usize,
+    /// Time a client has to send a request's headers, and that an idle
+    /// kept-alive connection stays open.
+    pub header_timeout: Duration,
+    /// Time a request body may pause between two chunks; after it, a body
+    /// slower than [`MIN_BODY_RATE`] on average is cut off with a 408.
+    pub body_timeout: Duration,
+    /// Client connections open at once; more wait to be accepted.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            in_flight_bytes: 256 << 20,
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 512,
+        }
     }
+}
+
+/// The slowest average upload accepted once [`Limits::body_timeout`] has
+/// passed (bytes per second).
+pub const MIN_BODY_RATE: usize = 16 * 1024;
+
+/// A new capture, created now (exclusively, 0600, under a name with a
+/// random part): under WORKSPACE/.prompt-inspector/captures/ when there is a
+/// workspace, else in the current directory. Returns its path.
+pub fn default_capture(workspace: Option<&std::path::Path>, now: u64) -> Result<PathBuf, String> {
+    use crate::engine::workspace::store;
+    let dir = match workspace {
+        Some(ws) => store::state_dir(ws, &["captures"])?,
+        None => PathBuf::from("."),
+    };
+    store::create_capture(&dir, now).map(|(_, p)| p)
 }
 
 type Body = BoxBody<Bytes, std::io::Error>;
@@ -73,11 +107,20 @@ struct Shared {
     client: reqwest::Client,
     capture: Mutex<std::fs::File>,
     seq: Mutex<u64>,
+    /// Why a key may not go to the Anthropic (0) or OpenAI (1) upstream.
+    key_refused: [Option<String>; 2],
+    /// This proxy's random part of every exchange id: two proxies appending
+    /// to one capture never write the same id.
+    instance: u32,
     /// A write to the capture failed (said once, on standard error).
     write_failed: std::sync::atomic::AtomicBool,
     /// Per upstream: whether it is a llama.cpp server (asked once it has
     /// answered).
     llama: Mutex<HashMap<String, bool>>,
+    /// Exact counting was skipped once (said once on standard error).
+    count_skipped: std::sync::atomic::AtomicBool,
+    /// Bytes held in flight now (see [`Limits::in_flight_bytes`]).
+    in_flight: std::sync::atomic::AtomicUsize,
     /// Token counts a llama.cpp upstream gave, by upstream and text hash
     /// (successive requests of a conversation repeat most of their parts).
     counts: Mutex<HashMap<(String, u64), usize>>,
@@ -97,21 +140,31 @@ pub async fn serve(
         check_upstream(url)
             .map_err(|e| format!("the {who} upstream {}: {e}", guard::mask_url(url)))?;
     }
-    // Captures hold whole prompts: readable by their owner only.
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&cfg.capture)
-        .map_err(|e| format!("cannot open the capture {}: {e}", cfg.capture.display()))?;
-    let client = reqwest::Client::builder()
+    // Captures hold whole prompts: a new one is readable by its owner
+    // only; an existing one is appended only if it is a regular file of
+    // this user (never through a link, never a FIFO).
+    let file = crate::engine::workspace::store::open_append(&cfg.capture)
+        .map_err(|e| format!("the capture: {e}"))?;
+    // Whether a key may go to each upstream, decided once on the addresses
+    // its name resolves to; the client is pinned to those addresses.
+    let mut client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
         .read_timeout(cfg.timeout)
         .tcp_nodelay(true)
-        .no_proxy()
-        .build()
-        .map_err(|e| e.to_string())?;
+        .no_proxy();
+    let mut key_refused = [None, None];
+    for (i, url) in [&cfg.anthropic_upstream, &cfg.openai_upstream]
+        .into_iter()
+        .enumerate()
+    {
+        match guard::check_transport(url, true, cfg.allow_insecure_http) {
+            Ok(Some((host, addrs))) => client = client.resolve_to_addrs(&host, &addrs),
+            Ok(None) => {}
+            Err(e) => key_refused[i] = Some(e),
+        }
+    }
+    let client = client.build().map_err(|e| e.to_string())?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -122,15 +175,35 @@ pub async fn serve(
         client,
         capture: Mutex::new(file),
         seq: Mutex::new(0),
+        instance: crate::engine::workspace::store::random_u64() as u32,
+        key_refused,
         write_failed: std::sync::atomic::AtomicBool::new(false),
         llama: Mutex::new(HashMap::new()),
+        in_flight: std::sync::atomic::AtomicUsize::new(0),
+        count_skipped: std::sync::atomic::AtomicBool::new(false),
         counts: Mutex::new(HashMap::new()),
     });
+    let connections = Arc::new(tokio::sync::Semaphore::new(
+        shared.cfg.limits.max_connections.max(1),
+    ));
     loop {
+        // At the connection limit, new clients wait in the listen backlog.
+        let permit = tokio::select! {
+            p = connections.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => return Ok(()),
+            },
+            _ = shutdown.changed() => return Ok(()),
+        };
         let (stream, _) = tokio::select! {
             r = listener.accept() => match r {
                 Ok(x) => x,
-                Err(_) => continue,
+                // Out of file descriptors (EMFILE) or another transient
+                // error: back off instead of spinning on it.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
             },
             _ = shutdown.changed() => return Ok(()),
         };
@@ -138,12 +211,18 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         tokio::spawn(async move {
+            let _permit = permit;
+            let header_timeout = shared.cfg.limits.header_timeout;
             let io = hyper_util::rt::TokioIo::new(stream);
             let svc = hyper::service::service_fn(move |req| {
                 let shared = shared.clone();
                 async move { Ok::<_, Infallible>(handle(shared, req).await) }
             });
+            // The header timeout also closes a kept-alive connection that
+            // stays idle (hyper starts it when it waits for the next head).
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
                 .serve_connection(io, svc)
                 .await;
         });
@@ -231,6 +310,19 @@ fn keys_of(req: &Request<Incoming>) -> Vec<String> {
             v.push(key);
         }
     }
+    // Credentials outside the authentication headers (`?key=`, cookies)
+    // are keys too: refused over plain HTTP off this machine, redacted.
+    let cookies: Vec<String> = req
+        .headers()
+        .get_all("cookie")
+        .iter()
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .collect();
+    let cookies: Vec<&str> = cookies.iter().map(String::as_str).collect();
+    v.extend(guard::credentials_outside_headers(
+        req.uri().query(),
+        &cookies,
+    ));
     v.retain(|k| !k.is_empty());
     v
 }
@@ -254,8 +346,11 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         &shared.cfg.openai_upstream
     };
     let keys = keys_of(&req);
-    let refused =
-        guard::check_transport(upstream, !keys.is_empty(), shared.cfg.allow_insecure_http).err();
+    let refused = if keys.is_empty() {
+        None
+    } else {
+        shared.key_refused[usize::from(!anthropic)].clone()
+    };
     let query = req
         .uri()
         .query()
@@ -273,18 +368,14 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             auth.append(k.clone(), v.clone());
         }
     }
-    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(_) => {
-            return error_response(
-                anthropic,
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &format!(
-                    "prompt-inspector proxy: the request body is over {} MiB",
-                    MAX_BODY >> 20
-                ),
-            );
-        }
+    let content_length = req
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let (body, held) = match intake::read_body(&shared, req.into_body(), content_length).await {
+        Ok(b) => b,
+        Err((status, message)) => return error_response(anthropic, status, &message),
     };
     let started = Instant::now();
     let ts_start = crate::now_rfc3339();
@@ -302,6 +393,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         started,
         stream: false,
         written: std::sync::atomic::AtomicBool::new(false),
+        held,
     };
     // A key that may not go to this upstream: refused, and recorded.
     if let Some(e) = refused {
@@ -384,7 +476,10 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
             let Some(chunk) = chunk else { break };
             match chunk {
                 Ok(b) => {
-                    if copy.len() + b.len() <= MAX_BODY {
+                    // The copy read for the usage counts against the
+                    // in-flight budget too (past it, the answer still
+                    // streams; only its usage may go unread).
+                    if copy.len() + b.len() <= MAX_BODY && record.held.take(b.len()) {
                         copy.extend_from_slice(&b);
                     }
                     if record.stream {

@@ -44,6 +44,9 @@ pub(super) struct Record {
     pub(super) stream: bool,
     /// Its line is in the capture.
     pub(super) written: std::sync::atomic::AtomicBool,
+    /// Its share of the in-flight budget (the request body, the copy of
+    /// the answer), given back once it is recorded.
+    pub(super) held: super::intake::Reservation,
 }
 
 /// A client that leaves before the answer drops the exchange's future (and
@@ -92,7 +95,8 @@ impl Record {
 
     pub(super) fn clean(&self, text: &str) -> String {
         let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-        guard::clean(&guard::redact(text, &refs), guard::MAX_MESSAGE_CHARS)
+        let redacted = guard::redact(text, &refs);
+        guard::clean(&guard::redact_shapes(&redacted), guard::MAX_MESSAGE_CHARS)
     }
 
     /// Appends the exchange's line in one write (a crash loses at most the
@@ -115,7 +119,7 @@ impl Record {
         redact_value(&mut usage, &refs);
         let mut head = json!({
             "schema": 1,
-            "id": format!("{}-{id}", self.ts_start),
+            "id": format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance),
             "ts_start": self.ts_start,
             "ts_end": o.ts_end,
             "endpoint": self.endpoint,
@@ -155,10 +159,10 @@ impl Record {
                 .write_failed
                 .swap(true, std::sync::atomic::Ordering::Relaxed)
         {
-            eprintln!(
+            crate::net::guard::say(&format!(
                 "prompt-inspector proxy: cannot write the capture {}: {e}; exchanges are forwarded but not recorded",
                 self.shared.cfg.capture.display()
-            );
+            ));
         }
     }
 }
@@ -176,16 +180,17 @@ pub(super) fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
         return ("null".into(), Value::Null);
     };
     // A key spelled with JSON escapes (`\u0073k-…`) is not in the raw text:
-    // such a body is parsed and printed plainly first.
+    // those escapes are written plainly first (the same JSON, no tree).
     let text = if escapes_ascii(text) {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v) => std::borrow::Cow::Owned(v.to_string()),
-            Err(_) => return ("null".into(), Value::Null),
-        }
+        std::borrow::Cow::Owned(unescape_ascii(text))
     } else {
         std::borrow::Cow::Borrowed(text)
     };
     let mut redacted = guard::redact(&text, keys);
+    // Keys the request carries without an authentication header, by shape.
+    if let std::borrow::Cow::Owned(r) = guard::redact_shapes(&redacted) {
+        redacted = r;
+    }
     if redacted.contains(['\n', '\r']) {
         redacted = redacted.replace(['\n', '\r'], " ");
     }
@@ -193,8 +198,9 @@ pub(super) fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
         Ok(h) => (redacted, h.model),
         // Redaction can only break the JSON where a key's fragment matched
         // outside a string (digits in a number): redact the strings of the
-        // parsed body instead.
-        Err(_) => match serde_json::from_str::<Value>(&text) {
+        // parsed body instead, if its tree stays within a few times its
+        // size (a body of many tiny values is not parsed: recorded as null).
+        Err(_) if tree_is_small(&text) => match serde_json::from_str::<Value>(&text) {
             Ok(mut v) if v.is_object() => {
                 redact_value(&mut v, keys);
                 let model = v["model"].clone();
@@ -202,17 +208,85 @@ pub(super) fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
             }
             _ => ("null".into(), Value::Null),
         },
+        Err(_) => ("null".into(), Value::Null),
     }
+}
+
+/// Values a parsed JSON tree may hold per byte of its text before it is
+/// not parsed (a tree costs about 80 bytes per value): a body of many tiny
+/// values (`[{},{},…]`) would take 25 times its size.
+const MAX_VALUES_PER_KIB: usize = 24;
+
+/// Whether parsing `text` into a tree keeps within about twice its size.
+pub(super) fn tree_is_small(text: &str) -> bool {
+    json_values(text.as_bytes()) <= text.len() / 1024 * MAX_VALUES_PER_KIB + 1024
+}
+
+/// An upper bound on the values in a JSON text, from a scan that skips
+/// strings: one per `{`, `[` and `,` outside strings, plus one.
+pub(super) fn json_values(text: &[u8]) -> usize {
+    let mut n = 1;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' | b',' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
+/// `text` with each JSON escape of a printable ASCII character
+/// (`\u0020`–`\u007e`, but the quote and the backslash, which must stay
+/// escaped) written as the character: the same JSON value.
+fn unescape_ascii(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'u')
+            && let Some(hex) = text.get(i + 2..i + 6)
+            && let Ok(c) = u8::from_str_radix(hex, 16)
+            && hex.bytes().all(|x| x.is_ascii_hexdigit())
+            && (0x20..0x7f).contains(&c)
+            && c != b'"'
+            && c != b'\\'
+        {
+            out.push_str(&text[copied..i]);
+            out.push(c as char);
+            i += 6;
+            copied = i;
+        } else {
+            // Any other escape (`\\`, `\"`, `\n`…) is kept whole.
+            i += 2;
+        }
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    out
 }
 
 /// Redacts every string (and object key) in `v`; numbers cannot hold a
 /// key's text and are left as they are.
 fn redact_value(v: &mut Value, keys: &[&str]) {
-    if keys.is_empty() {
-        return;
-    }
     match v {
-        Value::String(s) => *s = guard::redact(s, keys),
+        Value::String(s) => *s = guard::redact_shapes(&guard::redact(s, keys)).into_owned(),
         Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, keys)),
         Value::Object(o) => {
             let entries = std::mem::take(o);
@@ -291,6 +365,27 @@ mod tests {
             serde_json::json!({"input_tokens": 5, "note": format!("echo {key}"), key: 1});
         redact_value(&mut usage, &[key]);
         assert!(!usage.to_string().contains("3456789"), "{usage}");
+    }
+
+    #[test]
+    fn ascii_escapes_are_written_plainly_and_nothing_else_changes() {
+        let body = r#"{"a":"\u0073k-\u0022q\u0022 \\u0041 \u4e2d \n","b":[1,{}]}"#;
+        let plain = unescape_ascii(body);
+        assert_eq!(
+            plain,
+            r#"{"a":"sk-\u0022q\u0022 \\u0041 \u4e2d \n","b":[1,{}]}"#
+        );
+        let (x, y): (Value, Value) = (
+            serde_json::from_str(body).unwrap(),
+            serde_json::from_str(&plain).unwrap(),
+        );
+        assert_eq!(x, y);
+        assert_eq!(json_values(br#"{"a,[{":[1,2,{}]}"#), 6);
+        assert!(!tree_is_small(&format!("[{}{{}}]", "{},".repeat(100_000))));
+        assert!(tree_is_small(&format!(
+            r#"{{"a":"{}"}}"#,
+            "x,".repeat(100_000)
+        )));
     }
 
     #[test]
