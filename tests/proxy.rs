@@ -770,3 +770,66 @@ fn a_key_refused_over_plain_http_is_recorded_too() {
             .contains("PROXY-KEY")
     );
 }
+
+/// A Responses API stream as Codex receives it: its usage only on the
+/// terminal `response.completed` event (whose data line carries the whole
+/// response), then the upstream lingers before it ends the body.
+fn responses_upstream() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else { return };
+        let mut buf = [0u8; 65536];
+        let _ = s.read(&mut buf);
+        let chunk = |s: &mut TcpStream, data: &str| {
+            let _ = s.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes());
+            let _ = s.flush();
+        };
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n");
+        chunk(
+            &mut s,
+            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\",\"usage\":null}}\n\n",
+        );
+        chunk(
+            &mut s,
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"ok\"}\n\n",
+        );
+        let done = format!(
+            "event: response.completed\ndata: {{\"type\":\"response.completed\",\"response\":{{\"id\":\"resp_1\",\"output\":[{{\"type\":\"message\",\"content\":[{{\"type\":\"output_text\",\"text\":\"{}\"}}]}}],\"usage\":{{\"input_tokens\":5200,\"input_tokens_details\":{{\"cached_tokens\":4096}},\"output_tokens\":30,\"output_tokens_details\":{{\"reasoning_tokens\":12}},\"total_tokens\":5230}}}}}}\n\n",
+            "long answer ".repeat(400)
+        );
+        chunk(&mut s, &done);
+        std::thread::sleep(Duration::from_secs(3));
+        let _ = s.write_all(b"0\r\n\r\n");
+    });
+    url
+}
+
+#[test]
+fn a_responses_stream_ends_at_response_completed_with_its_usage() {
+    let up = responses_upstream();
+    let p = proxy(&up, &up, &[]);
+    let addr = p.url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let body = r#"{"model":"gpt-6.1-sol","stream":true,"prompt_cache_key":"sess-1","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}"#;
+    s.write_all(format!("POST /v1/responses HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nauthorization: Bearer {KEY}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Codex closes as soon as it has response.completed.
+    while !String::from_utf8_lossy(&got).contains("\"total_tokens\":5230") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed early");
+        got.extend_from_slice(&buf[..n]);
+    }
+    drop(s);
+    let l = &capture_lines(&p, 1)[0];
+    assert_eq!(l["error"], Value::Null, "a completed exchange: {l}");
+    assert_eq!(l["usage"]["input_tokens"], 5200, "{l}");
+    assert_eq!(l["usage"]["input_tokens_details"]["cached_tokens"], 4096);
+    assert_eq!(l["usage"]["output_tokens_details"]["reasoning_tokens"], 12);
+    let o = run(&["traffic", p.capture.to_str().unwrap(), "--format", "json"]);
+    let v = json(&o);
+    assert_eq!(v["requests"][0]["cache_read_input_tokens"], 4096, "{v}");
+    assert_eq!(v["requests"][0]["input_tokens"], 5200 - 4096, "{v}");
+}

@@ -3,19 +3,71 @@
 
 use serde_json::Value;
 
-/// Whether the stream's last event (Anthropic's `message_stop`, OpenAI's
-/// `data: [DONE]`) ends what has come so far; `tail` keeps the end of the
-/// previous chunks, for an event split across chunks.
-pub(super) fn stream_ended(tail: &mut Vec<u8>, chunk: &[u8]) -> bool {
-    tail.extend_from_slice(&chunk[chunk.len().saturating_sub(256)..]);
-    if tail.len() > 256 {
-        tail.drain(..tail.len() - 256);
+/// Where an SSE stream is: whether its last event so far is a terminal
+/// one (Anthropic's `message_stop`, OpenAI's `data: [DONE]`, the Responses
+/// API's `response.completed`, `response.failed` and `response.incomplete`,
+/// an `error` event). Fed chunk by chunk; an event split across chunks, or
+/// a data line of any length (a Responses `response.completed` carries the
+/// whole response), is read from the first bytes of each line only.
+#[derive(Default)]
+pub(super) struct StreamEnd {
+    /// The first bytes of the line being read.
+    head: Vec<u8>,
+    /// The last event line or data line read was terminal.
+    ended: bool,
+}
+
+/// Bytes of each line kept to tell its event type.
+const HEAD: usize = 192;
+
+/// The events that end a stream.
+const TERMINAL: &[&str] = &[
+    "message_stop",
+    "response.completed",
+    "response.failed",
+    "response.incomplete",
+    "error",
+];
+
+impl StreamEnd {
+    /// Reads `chunk`; whether the stream has ended with it.
+    pub(super) fn feed(&mut self, chunk: &[u8]) -> bool {
+        let mut rest = chunk;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.keep(&rest[..i]);
+            self.line();
+            rest = &rest[i + 1..];
+        }
+        self.keep(rest);
+        self.ended
     }
-    let text = String::from_utf8_lossy(tail);
-    let last = text.trim_end().rsplit("\n\n").next().unwrap_or("");
-    last.contains("data: [DONE]")
-        || last.contains("\"type\":\"message_stop\"")
-        || last.contains("event: message_stop")
+
+    fn keep(&mut self, bytes: &[u8]) {
+        let room = HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// One whole line read: an `event:` or `data:` line decides.
+    fn line(&mut self) {
+        let line = String::from_utf8_lossy(&self.head);
+        let line = line.trim_end_matches('\r');
+        if let Some(name) = line.strip_prefix("event:") {
+            self.ended = TERMINAL.contains(&name.trim());
+        } else if let Some(data) = line.strip_prefix("data:") {
+            let data = data.trim_start();
+            self.ended = data.starts_with("[DONE]")
+                || event_type(data).is_some_and(|t| TERMINAL.contains(&t));
+        }
+        self.head.clear();
+    }
+}
+
+/// The `"type"` of an event's JSON data, read from its first bytes.
+fn event_type(data: &str) -> Option<&str> {
+    let at = data.find("\"type\"")?;
+    let rest = data[at + 6..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    Some(&rest[..rest.find('"')?])
 }
 
 /// The data of each SSE event of `text` that mentions `"key"`, parsed (the
@@ -49,6 +101,11 @@ pub fn usage_of(body: &[u8], stream: bool) -> Value {
         let found = match v["type"].as_str() {
             Some("message_start") => v.pointer("/message/usage").cloned(),
             Some("message_delta") => v.get("usage").cloned(),
+            // The Responses API: the usage is on the terminal event's response.
+            Some("response.completed" | "response.incomplete" | "response.failed") => v
+                .pointer("/response/usage")
+                .filter(|u| u.is_object())
+                .cloned(),
             _ => v.get("usage").filter(|u| u.is_object()).cloned(),
         };
         if let Some(Value::Object(new)) = found {
@@ -120,25 +177,57 @@ pub(super) fn error_message(body: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    fn ends(chunks: &[&[u8]]) -> Vec<bool> {
+        let mut end = StreamEnd::default();
+        chunks.iter().map(|c| end.feed(c)).collect()
+    }
+
     #[test]
     fn the_end_of_a_stream_is_its_last_event_even_split_across_chunks() {
-        let mut tail = Vec::new();
-        assert!(!stream_ended(
-            &mut tail,
-            b"event: message_delta\ndata: {}\n\nevent: message_st"
-        ));
-        assert!(stream_ended(
-            &mut tail,
-            b"op\ndata: {\"type\":\"message_stop\"}\n\n"
-        ));
-        let mut tail = Vec::new();
-        assert!(!stream_ended(&mut tail, b"data: {\"choices\":[]}\n\n"));
-        assert!(stream_ended(&mut tail, b"data: [DONE]\n\n"));
+        assert_eq!(
+            ends(&[
+                b"event: message_delta\ndata: {}\n\nevent: message_st",
+                b"op\ndata: {\"type\":\"message_stop\"}\n\n"
+            ]),
+            [false, true]
+        );
+        assert_eq!(
+            ends(&[b"data: {\"choices\":[]}\n\n", b"data: [DONE]\n\n"]),
+            [false, true]
+        );
         // A stop mentioned in text is not the end.
-        let mut tail = Vec::new();
-        assert!(!stream_ended(
-            &mut tail,
-            b"data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"message_stop\"}}\n\ndata: {\"type\":\"ping\"}\n\n"
-        ));
+        assert_eq!(
+            ends(&[
+                b"data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"message_stop\"}}\n\ndata: {\"type\":\"ping\"}\n\n"
+            ]),
+            [false]
+        );
+        // The Responses API ends with response.completed, whose data line
+        // carries the whole response (longer than any tail).
+        let long = format!(
+            "event: response.completed\ndata: {{\"type\":\"response.completed\",\"response\":{{\"output\":\"{}\",\"usage\":{{\"input_tokens\":5}}}}}}\n\n",
+            "x".repeat(5000)
+        );
+        let (a, b) = long.as_bytes().split_at(2500);
+        assert_eq!(
+            ends(&[b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\"}\n\n", a, b]),
+            [false, true, true]
+        );
+        for t in ["response.failed", "response.incomplete", "error"] {
+            let e = format!("data: {{\"type\":\"{t}\"}}\n\n");
+            assert_eq!(ends(&[e.as_bytes()]), [true], "{t}");
+        }
+    }
+
+    #[test]
+    fn responses_usage_is_read_from_the_terminal_event() {
+        let stream = concat!(
+            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"usage\":null}}\n\n",
+            "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":5200,\"input_tokens_details\":{\"cached_tokens\":4096},\"output_tokens\":30,\"output_tokens_details\":{\"reasoning_tokens\":12}}}}\n\n"
+        );
+        let u = usage_of(stream.as_bytes(), true);
+        assert_eq!(u["input_tokens"], 5200);
+        assert_eq!(u["input_tokens_details"]["cached_tokens"], 4096);
+        assert_eq!(u["output_tokens_details"]["reasoning_tokens"], 12);
     }
 }

@@ -33,8 +33,8 @@ mod count;
 mod intake;
 mod record;
 
+use answer::{StreamEnd, error_message, stream_error};
 pub use answer::{diagnostics_of, usage_of};
-use answer::{error_message, stream_ended, stream_error};
 use count::count_parts;
 use record::Record;
 
@@ -458,7 +458,7 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         // The stream's last event has been relayed: a client that closes
         // now has had the whole answer (SDKs close at `[DONE]`).
         let mut ended = false;
-        let mut tail: Vec<u8> = Vec::new();
+        let mut end = StreamEnd::default();
         const GONE: &str = "the client disconnected: the upstream request was cancelled";
         loop {
             // A client that goes away while the upstream is silent (a long
@@ -483,7 +483,7 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
                         copy.extend_from_slice(&b);
                     }
                     if record.stream {
-                        ended = stream_ended(&mut tail, &b);
+                        ended = end.feed(&b);
                     }
                     if tx.send(Ok(Frame::data(b))).await.is_err() {
                         // The client went away: dropping the stream cancels
