@@ -2,6 +2,7 @@
 //! One file per subcommand, over the shared arguments here.
 
 pub mod diff;
+pub mod models;
 pub mod predict;
 pub mod proxy;
 pub mod render;
@@ -110,6 +111,8 @@ pub enum Command {
     Traffic(traffic::Args),
     /// A local recording proxy for an agent's real traffic (writes a capture).
     Proxy(proxy::Args),
+    /// The model table (prices, windows, lifecycle), and its refresh from LiteLLM.
+    Models(models::Args),
 }
 
 /// Exit code 2 with a one-line reason.
@@ -173,5 +176,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Predict(a) => predict::run(a),
         Command::Traffic(a) => traffic::run(a),
         Command::Proxy(a) => proxy::run(a),
+        Command::Models(a) => models::run(a),
     }
 }

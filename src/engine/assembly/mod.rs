@@ -4,6 +4,7 @@
 //! block counts); `report` renders the result for every view.
 
 pub mod assemble;
+pub mod litellm;
 pub mod models;
 pub mod prepare;
 pub mod report;

@@ -108,6 +108,16 @@ impl ModelInfo {
     }
 }
 
+/// Where `models --update` saves a refreshed LiteLLM snapshot for this user
+/// (`$XDG_CONFIG_HOME/prompt-inspector/`, else `~/.config/prompt-inspector/`).
+pub fn user_snapshot_path() -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".config")))?;
+    Some(base.join("prompt-inspector").join("model_prices.json"))
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelTable {
     pub default_model: String,
@@ -115,24 +125,50 @@ pub struct ModelTable {
 }
 
 impl ModelTable {
-    /// The bundled table, or the file named by `PROMPT_INSPECTOR_MODELS`.
+    /// The bundled table (this tool's rows over the bundled LiteLLM
+    /// snapshot, or the snapshot `models --update` saved for this user), or
+    /// the file named by `PROMPT_INSPECTOR_MODELS` layered the same way.
     pub fn load() -> Result<ModelTable, String> {
-        match std::env::var_os("PROMPT_INSPECTOR_MODELS") {
+        let read = |path: &std::path::Path, max: u64| {
+            crate::engine::workspace::reader::read_text_file(path, max)
+        };
+        let ours = match std::env::var_os("PROMPT_INSPECTOR_MODELS") {
             Some(path) => {
-                let text = crate::engine::workspace::reader::read_text_file(
-                    std::path::Path::new(&path),
-                    crate::engine::workspace::MAX_FILE_BYTES,
-                )?;
-                ModelTable::parse(&text).map_err(|e| format!("{}: {e}", path.to_string_lossy()))
+                let path = std::path::PathBuf::from(path);
+                let text = read(&path, crate::engine::workspace::MAX_FILE_BYTES)?;
+                return ModelTable::build(&text, &Self::snapshot_text(read)?)
+                    .map_err(|e| format!("{}: {e}", path.display()));
             }
-            None => ModelTable::parse(BUNDLED_TABLE),
+            None => BUNDLED_TABLE,
+        };
+        ModelTable::build(ours, &Self::snapshot_text(read)?)
+    }
+
+    /// The LiteLLM snapshot in force: the user's refreshed one when there
+    /// is one, else the bundled one.
+    fn snapshot_text(
+        read: impl Fn(&std::path::Path, u64) -> Result<String, String>,
+    ) -> Result<String, String> {
+        match user_snapshot_path() {
+            Some(p) if p.exists() => read(&p, super::litellm::MAX_SOURCE_BYTES),
+            _ => Ok(super::litellm::BUNDLED_SNAPSHOT.to_string()),
         }
     }
 
     pub fn bundled() -> ModelTable {
-        ModelTable::parse(BUNDLED_TABLE).expect("the bundled model table is valid JSON")
+        ModelTable::build(BUNDLED_TABLE, super::litellm::BUNDLED_SNAPSHOT)
+            .expect("the bundled model table is valid JSON")
     }
 
+    /// This tool's table (`models.json`'s shape) over a LiteLLM snapshot.
+    pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, String> {
+        let mut table = ModelTable::parse(ours)?;
+        let litellm = super::litellm::rows(snapshot)?;
+        table.models = super::litellm::layer(std::mem::take(&mut table.models), litellm);
+        Ok(table)
+    }
+
+    /// This tool's rows alone (`models.json`'s shape).
     pub fn parse(text: &str) -> Result<ModelTable, String> {
         let table: ModelTable = serde_json::from_str(text)
             .map_err(|e| format!("model table, line {}: {e}", e.line()))?;

@@ -1,0 +1,174 @@
+//! `prompt-inspector models [--update FILE|URL]`: the model table every
+//! figure is priced with (this tool's rows over LiteLLM's prices), and its
+//! refresh from LiteLLM's `model_prices_and_context_window.json` (a file,
+//! offline, or an http(s) URL).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::{Format, fail, out, out_json, say};
+use crate::engine::ModelTable;
+use crate::engine::assembly::litellm;
+use crate::engine::assembly::models::user_snapshot_path;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Refresh the prices from LiteLLM's model_prices_and_context_window.json:
+    /// a file, or an http(s) URL.
+    #[arg(long, value_name = "FILE|URL")]
+    pub update: Option<String>,
+    /// With --update: where to write the snapshot (default: this user's,
+    /// ~/.config/prompt-inspector/model_prices.json, read at every start).
+    #[arg(long, requires = "update")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    if let Some(from) = &a.update {
+        return update(from, a.output.as_deref());
+    }
+    let table = match ModelTable::load() {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    match a.format {
+        Format::Json => out_json(&serde_json::to_value(&table).unwrap_or_default()),
+        Format::Text | Format::Markdown => out(&to_text(&table)),
+    }
+    ExitCode::SUCCESS
+}
+
+fn price(p: Option<f64>) -> String {
+    p.map_or("-".into(), |p| format!("{p:.2}"))
+}
+
+/// One line a model: its id, provider, window, prices per million tokens
+/// (input, cache write 5m / 1h, cache read, output) and status.
+pub fn to_text(t: &ModelTable) -> String {
+    let mut s = format!(
+        "{} models (default {}); USD per million tokens\n{:<34} {:<9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  status\n",
+        t.models.len(),
+        t.default_model,
+        "model",
+        "provider",
+        "window",
+        "input",
+        "write5m",
+        "write1h",
+        "read",
+        "output"
+    );
+    for m in &t.models {
+        s += &format!(
+            "{:<34} {:<9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  {}{}\n",
+            m.id,
+            m.provider.as_str(),
+            crate::engine::thousands(m.context_window),
+            price(Some(m.input_per_mtok)),
+            price(Some(m.write_5m_price())),
+            price(Some(m.write_1h_price())),
+            price(Some(m.read_price())),
+            price(Some(m.output_per_mtok)),
+            match m.status {
+                crate::engine::assembly::models::Lifecycle::Active => "active",
+                crate::engine::assembly::models::Lifecycle::Deprecated => "deprecated",
+                crate::engine::assembly::models::Lifecycle::Retired => "retired",
+            },
+            m.retires
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        );
+    }
+    s
+}
+
+/// Reads LiteLLM's file from a path or a URL.
+fn fetch(from: &str) -> Result<String, String> {
+    if from.starts_with("http://") || from.starts_with("https://") {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        return rt.block_on(crate::net::fetch_text(
+            from,
+            litellm::MAX_SOURCE_BYTES as usize,
+        ));
+    }
+    crate::engine::workspace::reader::read_text_file(Path::new(from), litellm::MAX_SOURCE_BYTES)
+}
+
+fn update(from: &str, output: Option<&Path>) -> ExitCode {
+    let text = match fetch(from) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    // A URL as masked; a file by its name (no local path in the snapshot).
+    let origin = if from.contains("://") {
+        crate::net::guard::mask_url(from)
+    } else {
+        Path::new(from)
+            .file_name()
+            .map_or(from.to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    let source = format!("LiteLLM model_prices_and_context_window.json ({origin})");
+    let today = crate::engine::workspace::store::stamp(crate::unix_now());
+    let as_of = format!("{}-{}-{}", &today[0..4], &today[4..6], &today[6..8]);
+    let snapshot = match litellm::snapshot(&text, &source, &as_of) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("{}: {e}", crate::net::guard::mask_url(from))),
+    };
+    let Some(target) = output.map(Path::to_path_buf).or_else(user_snapshot_path) else {
+        return fail("no place for the snapshot: set HOME or XDG_CONFIG_HOME, or pass --output");
+    };
+    let before: Vec<String> = std::fs::read_to_string(&target)
+        .ok()
+        .and_then(|t| litellm::rows(&t).ok())
+        .unwrap_or_else(|| litellm::rows(litellm::BUNDLED_SNAPSHOT).unwrap_or_default())
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    let now = match litellm::rows(&snapshot) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = crate::engine::workspace::store::write_atomic(&target, snapshot.as_bytes()) {
+        return fail(&format!("cannot write {}: {e}", target.display()));
+    }
+    let added: Vec<&str> = now
+        .iter()
+        .map(|m| m.id.as_str())
+        .filter(|id| !before.iter().any(|b| b == id))
+        .collect();
+    let removed = before
+        .iter()
+        .filter(|b| !now.iter().any(|m| &m.id == *b))
+        .count();
+    say(&format!(
+        "{} models written to {} ({} new{}{})",
+        now.len(),
+        target.display(),
+        added.len(),
+        if added.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": {}",
+                added
+                    .iter()
+                    .take(12)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        if removed > 0 {
+            format!("; {removed} no longer listed")
+        } else {
+            String::new()
+        }
+    ));
+    ExitCode::SUCCESS
+}
