@@ -23,7 +23,14 @@ pub fn load_claude_code(
     let root = r.root().display().to_string();
     let max_depth = p.imports.as_ref().map_or(4, |i| i.max_depth);
     let mut order = 0i64;
-    if let Some(text) = &extras.user_memory {
+    if let Some(Err(e)) = &extras.user_memory {
+        diags.push(Diagnostic::warning(
+            "~/.claude/CLAUDE.md",
+            None,
+            format!("--user-memory: {e} (not read)"),
+        ));
+    }
+    if let Some(Ok(text)) = &extras.user_memory {
         // The user's own memory file comes first (user level, then project).
         order += 1;
         let mut f = base(

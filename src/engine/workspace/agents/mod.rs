@@ -20,11 +20,13 @@ pub use claude_code::load_claude_code;
 
 /// What the caller adds to an agent's folder: OpenClaw's startup context
 /// (the daily memory of these days, as on `/new`), Claude Code's user-level
-/// memory file (`~/.claude/CLAUDE.md`, read by the caller).
+/// memory file (`~/.claude/CLAUDE.md`, read by the caller through the
+/// guarded reader: its text, or why it could not be read, which is one
+/// diagnostic).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extras {
     pub startup_days: Vec<String>,
-    pub user_memory: Option<String>,
+    pub user_memory: Option<Result<String, String>>,
 }
 
 /// OpenClaw's startup-context limits (characters per file, in all).
