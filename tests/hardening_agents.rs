@@ -1,7 +1,7 @@
-//! Hardening of the agents' layouts, one test per class: a
-//! `~/.claude/CLAUDE.md` that is not a regular file (3b). Each drives the
-//! real binary on temp folders, with a time limit so that a hang is a
-//! failure.
+//! Hardening of the agents' layouts, one test per class: Claude Code's
+//! `@imports` that fan out (10) and a `~/.claude/CLAUDE.md` that is not a
+//! regular file (3b). Each drives the real binary on temp folders, with a
+//! time limit so that a hang is a failure.
 
 mod common;
 
@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
+use serde_json::Value;
 
 /// Runs a command with a time limit; a hang is a failure, not a stuck suite.
 fn run_bounded(mut c: Command, limit: Duration) -> Output {
@@ -70,7 +71,137 @@ fn claude_report(ws: &Path) -> Command {
     ])
 }
 
+fn diags(r: &Value) -> Vec<String> {
+    r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
 const LIMIT: Duration = Duration::from_secs(60);
+
+/// A diamond: CLAUDE.md imports every file of level 1, each file of a level
+/// every file of the next; 1 + 4 × 40 = 161 files. Followed path by path,
+/// that is 40^4 ≈ 2.6 million leaves.
+fn diamond(dir: &Path, width: usize) -> Vec<String> {
+    let levels = 4;
+    let name = |l: usize, i: usize| format!("l{l}/f{i:02}.md");
+    let imports = |l: usize| -> String {
+        if l > levels {
+            return String::new();
+        }
+        (0..width)
+            .map(|i| format!("@{}", name(l, i)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut marks = vec!["MARK-root.".to_string()];
+    let mut files = vec![(
+        "CLAUDE.md".to_string(),
+        format!("# Root\nMARK-root.\nSee {}\n", imports(1)),
+    )];
+    for l in 1..=levels {
+        for i in 0..width {
+            let mark = format!("MARK-{l}-{i:02}.");
+            // Imports relative to the importing file's folder.
+            let next = imports(l + 1).replace('@', "@../");
+            files.push((name(l, i), format!("Level {l} file {i}. {mark}\n{next}\n")));
+            marks.push(mark);
+        }
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_ws(dir, &files);
+    marks
+}
+
+// 10. A diamond of imports is read once per file: bounded time and output,
+// every file in the prompt once; too many files is one diagnostic.
+#[test]
+fn a_diamond_of_imports_includes_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = diamond(dir.path(), 40);
+    let o = run_bounded(claude_report(dir.path()), LIMIT);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.len() < 2_000_000, "{} bytes", o.stdout.len());
+    let r = json(&o);
+    let frags = r["fragments"].as_array().unwrap();
+    let ids: Vec<&str> = frags.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids.iter().filter(|i| i.starts_with("import.")).count(),
+        160,
+        "{ids:?}"
+    );
+    assert_eq!(ids[0], "claude");
+    assert!(ids.contains(&"import.l4.f39"), "{ids:?}");
+    // Nothing refused: the diamond is legal, just wide.
+    assert!(diags(&r).is_empty(), "{:?}", diags(&r));
+
+    let o = run_bounded(
+        cmd(&[
+            "render",
+            dir.path().to_str().unwrap(),
+            "--profile",
+            "claude-code",
+        ]),
+        LIMIT,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.len() < 1_000_000, "{} bytes", text.len());
+    for m in &marks {
+        assert_eq!(text.matches(m.as_str()).count(), 1, "{m}");
+    }
+
+    // One file by two names (a link) is one file.
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[("CLAUDE.md", "@a.md @alias.md"), ("a.md", "ONCE-ONLY")],
+    );
+    std::os::unix::fs::symlink("a.md", dir.path().join("alias.md")).unwrap();
+    let o = run_bounded(
+        cmd(&[
+            "render",
+            dir.path().to_str().unwrap(),
+            "--profile",
+            "claude-code",
+        ]),
+        LIMIT,
+    );
+    assert_eq!(stdout(&o).matches("ONCE-ONLY").count(), 1, "{}", stdout(&o));
+
+    // More files than the limit: the rest left out, one diagnostic.
+    let dir = tempfile::tempdir().unwrap();
+    let n = 600;
+    let mut files: Vec<(String, String)> = (0..n)
+        .map(|i| (format!("d/{i:03}.md"), format!("file {i}")))
+        .collect();
+    let all: Vec<String> = (0..n).map(|i| format!("@d/{i:03}.md")).collect();
+    files.push(("CLAUDE.md".into(), all.join("\n")));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_ws(dir.path(), &files);
+    let o = run_bounded(claude_report(dir.path()), LIMIT);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    let d = diags(&r);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].contains("limit of 500 files"), "{d:?}");
+    let count = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 2)
+        .count();
+    assert_eq!(count, 500);
+}
 
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
