@@ -1,6 +1,7 @@
 //! Hardening of the agents' layouts, one test per class: Claude Code's
-//! `@imports` that fan out (10) and a `~/.claude/CLAUDE.md` that is not a
-//! regular file (3b). Each drives the real binary on temp folders, with a
+//! `@imports` that fan out (10), profiles from `PROMPT_INSPECTOR_PROFILES`
+//! whose strings would amplify (11), and a `~/.claude/CLAUDE.md` that is not
+//! a regular file (3b). Each drives the real binary on temp folders, with a
 //! time limit so that a hang is a failure.
 
 mod common;
@@ -201,6 +202,83 @@ fn a_diamond_of_imports_includes_each_file_once() {
         .filter(|f| f["layer"] == 2)
         .count();
     assert_eq!(count, 500);
+}
+
+fn claude_profile(heading: &str) -> String {
+    format!(
+        "name: claude-code\nagent: Claude Code\nversion: test\nfiles:\n  - {{name: CLAUDE.md, rank: 10}}\nfile_heading: \"{heading}\"\nimports:\n  max_depth: 4\n"
+    )
+}
+
+// 11. A profile's strings are bounded at load (an error naming the file and
+// the field), and what its headings produce per assembly is capped with
+// one diagnostic naming the profile.
+#[test]
+fn profile_strings_and_their_expansions_are_bounded() {
+    let profiles = tempfile::tempdir().unwrap();
+    let file = profiles.path().join("claude-code.yaml");
+    let huge = "H".repeat(6 * 1024 * 1024);
+    std::fs::write(&file, claude_profile(&huge)).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let mut files = vec![("CLAUDE.md".to_string(), String::new())];
+    for i in 0..40 {
+        files[0].1 += &format!("@docs/{i:02}.md\n");
+        files.push((format!("docs/{i:02}.md"), format!("doc {i}")));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_ws(ws.path(), &files);
+
+    let mut c = claude_report(ws.path());
+    c.env("PROMPT_INSPECTOR_PROFILES", profiles.path());
+    let o = run_bounded(c, LIMIT);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.len() < 1000, "{} bytes of error", e.len());
+    assert!(
+        e.contains(file.to_str().unwrap()) && e.contains("file_heading is 6291456 bytes"),
+        "{e}"
+    );
+    assert!(e.contains("64 KiB"), "{e}");
+
+    // Under the limit, but `{path}` ten thousand times: each heading is cut,
+    // and all of them together stop at the assembly's limit.
+    let amplified = "{path}".repeat(10_000);
+    std::fs::write(&file, claude_profile(&amplified)).unwrap();
+    let mut c = claude_report(ws.path());
+    c.env("PROMPT_INSPECTOR_PROFILES", profiles.path());
+    let o = run_bounded(c, LIMIT);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.len() < 4_000_000, "{} bytes", o.stdout.len());
+    let r = json(&o);
+    // One diagnostic of the profile (the budget has its own about layer 2).
+    let d: Vec<&Value> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["message"].as_str().unwrap().contains("profile"))
+        .collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["file"], file.to_str().unwrap());
+    let m = d[0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("profile 'claude-code'")
+            && m.contains("file_heading")
+            && m.contains("limit of one assembly"),
+        "{m}"
+    );
+    let bodies: usize = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 2)
+        .count();
+    assert_eq!(
+        bodies, 41,
+        "every file still there, past the headings' limit"
+    );
 }
 
 fn mkfifo(p: &Path) {

@@ -6,7 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use super::{Extras, heading, load_skill_listing};
+use super::expand::Expander;
+use super::{Extras, load_skill_listing};
 use crate::engine::workspace::diag::Diagnostic;
 use crate::engine::workspace::profile::Profile;
 use crate::engine::workspace::reader::Reader;
@@ -32,10 +33,11 @@ pub fn load_claude_code(
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
+    let mut ex = Expander::new(p);
     let mut walk = Walk {
         root: r.root().display().to_string(),
         r,
-        p,
+        ex: &mut ex,
         max_depth: p.imports.as_ref().map_or(4, |i| i.max_depth),
         chain: Vec::new(),
         seen: BTreeSet::new(),
@@ -69,14 +71,15 @@ pub fn load_claude_code(
         walk.memory_file(&f.name, kind, 0, None);
     }
     load_skill_listing(p, r, out, diags);
+    ex.finish(diags);
 }
 
 /// One walk over the memory files and their imports: every file read once
 /// (by its real path), all of them within [`MAX_MEMORY_FILES`] and
 /// [`MAX_MEMORY_BYTES`].
-struct Walk<'a> {
+struct Walk<'a, 'p> {
     r: &'a mut Reader,
-    p: &'a Profile,
+    ex: &'a mut Expander<'p>,
     root: String,
     max_depth: usize,
     /// The imports that led here (to name a loop).
@@ -92,12 +95,11 @@ struct Walk<'a> {
     diags: &'a mut Vec<Diagnostic>,
 }
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     /// The user's own memory file comes first (user level, then project).
     fn user_memory(&mut self, text: &str) {
         self.order += 1;
-        let heading = heading(
-            self.p,
+        let heading = self.ex.heading(
             "~/.claude",
             "CLAUDE.md",
             "user's private global instructions for all projects",
@@ -172,7 +174,7 @@ impl Walk<'_> {
             format!("import.{}", rel.trim_end_matches(".md").replace('/', "."))
         };
         self.order += 1;
-        let heading = heading(self.p, &self.root, rel, kind);
+        let heading = self.ex.heading(&self.root, rel, kind);
         let mut f = base(
             id,
             2,
