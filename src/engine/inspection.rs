@@ -64,12 +64,15 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> 
         }
     }
     let user_memory = if opts.user_memory {
+        // Through the guarded reader (a nonblocking open, a regular file of
+        // at most 8 MiB checked on the handle); a file that cannot be read
+        // (absent, a FIFO, a device, a folder) is one diagnostic.
         let home = std::env::var_os("HOME").ok_or("--user-memory: HOME is not set")?;
         let path = Path::new(&home).join(".claude/CLAUDE.md");
         Some(workspace::reader::read_text_file(
             &path,
             workspace::MAX_FILE_BYTES,
-        )?)
+        ))
     } else {
         None
     };

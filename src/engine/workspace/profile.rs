@@ -129,6 +129,10 @@ pub struct Profile {
     pub imports: Option<Imports>,
     #[serde(default)]
     pub memory: Option<Memory>,
+    /// Where it was read from (a file of `PROMPT_INSPECTOR_PROFILES`, or
+    /// `bundled profile`), for messages.
+    #[serde(skip)]
+    pub origin: String,
 }
 
 /// The profile a workspace is assembled with, and why.
@@ -144,16 +148,89 @@ pub struct Profiles {
     pub all: Vec<Profile>,
 }
 
+/// Most bytes one string of a profile may hold (a heading, a marker, a
+/// title); the separator, repeated between every two fragments of a block,
+/// at most [`MAX_PROFILE_SEPARATOR`].
+pub const MAX_PROFILE_STRING: usize = 64 * 1024;
+pub const MAX_PROFILE_SEPARATOR: usize = 1024;
+/// Most entries of one list of a profile (files, skill folders, keys).
+pub const MAX_PROFILE_LIST: usize = 1000;
+/// Deepest `imports.max_depth` (Claude Code's is 4; each hop is a frame).
+pub const MAX_IMPORT_DEPTH: usize = 64;
+
 fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Profile>(text));
     match parsed {
-        Ok(Ok(p)) => Ok(p),
+        Ok(Ok(mut p)) => {
+            check_bounds(&p, origin)?;
+            p.origin = origin.to_string();
+            Ok(p)
+        }
         Ok(Err(e)) => Err(format!(
             "{origin}: {}",
             e.to_string().lines().next().unwrap_or("invalid profile")
         )),
         Err(_) => Err(format!("{origin}: the YAML parser failed")),
     }
+}
+
+/// Refuses a profile with a string or a list over its limit, naming the
+/// file and the field (`files[3].name`).
+fn check_bounds(p: &Profile, origin: &str) -> Result<(), String> {
+    if let Some(i) = &p.imports
+        && i.max_depth > MAX_IMPORT_DEPTH
+    {
+        return Err(format!(
+            "{origin}: imports.max_depth is {}, over the limit of {MAX_IMPORT_DEPTH}",
+            i.max_depth
+        ));
+    }
+    let tree = serde_json::to_value(p).map_err(|e| format!("{origin}: {e}"))?;
+    check_value(&tree, "", origin)
+}
+
+fn check_value(v: &serde_json::Value, field: &str, origin: &str) -> Result<(), String> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            let max = if field == "separator" {
+                MAX_PROFILE_SEPARATOR
+            } else {
+                MAX_PROFILE_STRING
+            };
+            if s.len() > max {
+                return Err(format!(
+                    "{origin}: {field} is {} bytes, over the limit of {} bytes ({} KiB) for a profile's text",
+                    s.len(),
+                    max,
+                    max / 1024
+                ));
+            }
+        }
+        Value::Array(items) => {
+            if items.len() > MAX_PROFILE_LIST {
+                return Err(format!(
+                    "{origin}: {field} has {} entries, over the limit of {MAX_PROFILE_LIST}",
+                    items.len()
+                ));
+            }
+            for (i, x) in items.iter().enumerate() {
+                check_value(x, &format!("{field}[{i}]"), origin)?;
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                let f = if field.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{field}.{k}")
+                };
+                check_value(x, &f, origin)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 impl Profiles {
@@ -286,6 +363,30 @@ mod tests {
         let oc = p.get("openclaw").unwrap();
         assert_eq!(oc.caps.as_ref().unwrap().per_file_chars, 20_000);
         assert_eq!(oc.files[0].name, "AGENTS.md");
+    }
+
+    #[test]
+    fn a_string_over_its_limit_is_an_error_naming_the_field() {
+        let big = "x".repeat(MAX_PROFILE_STRING + 1);
+        let text =
+            format!("name: t\nagent: a\nversion: '1'\nfiles:\n  - name: A.md\n  - name: {big}\n");
+        let e = parse(&text, "/p/t.yaml").unwrap_err();
+        assert!(
+            e.starts_with("/p/t.yaml: files[1].name is 65537 bytes"),
+            "{e}"
+        );
+        let sep = format!(
+            "name: t\nagent: a\nversion: '1'\nseparator: '{}'\n",
+            "-".repeat(2000)
+        );
+        assert!(parse(&sep, "s").unwrap_err().contains("separator"));
+        let ok = parse(
+            "name: t\nagent: a\nversion: '1'\nfile_heading: '# {name}'\n",
+            "o",
+        );
+        assert_eq!(ok.unwrap().origin, "o");
+        let deep = "name: t\nagent: a\nversion: '1'\nimports:\n  max_depth: 100000\n";
+        assert!(parse(deep, "d").unwrap_err().contains("imports.max_depth"));
     }
 
     #[test]

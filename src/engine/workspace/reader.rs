@@ -213,6 +213,12 @@ impl Reader {
         }
     }
 
+    /// Where a workspace path really is (links resolved), when it is
+    /// inside the workspace: one file reached by two names is one file.
+    pub fn canonical(&self, rel: &str) -> Option<PathBuf> {
+        self.resolve(rel).ok()
+    }
+
     /// Whether a relative path exists inside the workspace (no diagnostics).
     pub fn exists(&self, rel: &str) -> bool {
         self.root.join(rel).symlink_metadata().is_ok()

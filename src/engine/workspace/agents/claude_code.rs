@@ -3,16 +3,29 @@
 //! the profile's depth and never out of the workspace, then its skills and
 //! subagents listing.
 
-use super::{Extras, heading, load_skill_listing};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use super::expand::Expander;
+use super::{Extras, load_skill_listing};
 use crate::engine::workspace::diag::Diagnostic;
 use crate::engine::workspace::profile::Profile;
 use crate::engine::workspace::reader::Reader;
 use crate::engine::workspace::sources::base;
 use crate::engine::workspace::types::{FragmentDef, FragmentKind};
 
+/// Most memory files (with their imports) read in one assembly.
+pub const MAX_MEMORY_FILES: usize = 500;
+/// Most bytes of memory files (with their imports) in one assembly.
+pub const MAX_MEMORY_BYTES: usize = 4 * 1024 * 1024;
+/// Most `@path` references looked at in one assembly (each may be a
+/// diagnostic).
+pub const MAX_IMPORT_REFS: usize = 20_000;
+
 /// Claude Code's memory files with their `@path` imports (followed to the
-/// profile's depth, never out of the workspace; a loop is one diagnostic),
-/// then its skills and subagents.
+/// profile's depth, never out of the workspace; a loop is one diagnostic;
+/// each file included once, as Claude Code does), then its skills and
+/// subagents.
 pub fn load_claude_code(
     p: &Profile,
     r: &mut Reader,
@@ -20,35 +33,33 @@ pub fn load_claude_code(
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let root = r.root().display().to_string();
-    let max_depth = p.imports.as_ref().map_or(4, |i| i.max_depth);
-    let mut order = 0i64;
-    if let Some(text) = &extras.user_memory {
-        // The user's own memory file comes first (user level, then project).
-        order += 1;
-        let mut f = base(
-            "user.claude".into(),
-            2,
-            1000 - order,
-            format!(
-                "{}\n\n{}",
-                heading(
-                    p,
-                    "~/.claude",
-                    "CLAUDE.md",
-                    "user's private global instructions for all projects"
-                ),
-                text.trim_end()
-            ),
+    let mut ex = Expander::new(p);
+    let mut walk = Walk {
+        root: r.root().display().to_string(),
+        r,
+        ex: &mut ex,
+        max_depth: p.imports.as_ref().map_or(4, |i| i.max_depth),
+        chain: Vec::new(),
+        seen: BTreeSet::new(),
+        order: 0,
+        files: 0,
+        bytes: 0,
+        refs: 0,
+        capped: false,
+        out,
+        diags,
+    };
+    match &extras.user_memory {
+        Some(Ok(text)) => walk.user_memory(text),
+        Some(Err(e)) => walk.diags.push(Diagnostic::warning(
             "~/.claude/CLAUDE.md",
-            1,
-            FragmentKind::Markdown,
-        );
-        f.interpolate = false;
-        out.push(f);
+            None,
+            format!("--user-memory: {e} (not read)"),
+        )),
+        None => {}
     }
     for f in &p.files {
-        if !r.exists(&f.name) {
+        if !walk.r.exists(&f.name) {
             continue;
         }
         let kind = if f.name.contains("local") {
@@ -56,108 +67,193 @@ pub fn load_claude_code(
         } else {
             "project instructions, checked into the codebase"
         };
-        let mut chain = vec![f.name.clone()];
-        memory_file(
-            p, r, &f.name, kind, &root, 0, max_depth, &mut chain, &mut order, out, diags,
-        );
+        walk.chain = vec![f.name.clone()];
+        walk.memory_file(&f.name, kind, 0, None);
     }
     load_skill_listing(p, r, out, diags);
+    ex.finish(diags);
 }
 
-#[allow(clippy::too_many_arguments)]
-fn memory_file(
-    p: &Profile,
-    r: &mut Reader,
-    rel: &str,
-    kind: &str,
-    root: &str,
-    depth: usize,
+/// One walk over the memory files and their imports: every file read once
+/// (by its real path), all of them within [`MAX_MEMORY_FILES`] and
+/// [`MAX_MEMORY_BYTES`].
+struct Walk<'a, 'p> {
+    r: &'a mut Reader,
+    ex: &'a mut Expander<'p>,
+    root: String,
     max_depth: usize,
-    chain: &mut Vec<String>,
-    order: &mut i64,
-    out: &mut Vec<FragmentDef>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let Some(text) = r.read(rel) else { return };
-    let body = text.trim_end().to_string();
-    let id = if depth == 0 {
-        rel.to_ascii_lowercase()
-            .trim_end_matches(".md")
-            .replace('/', ".")
-    } else {
-        format!("import.{}", rel.trim_end_matches(".md").replace('/', "."))
-    };
-    *order += 1;
-    let mut f = base(
-        id,
-        2,
-        1000 - *order,
-        format!("{}\n\n{body}", heading(p, root, rel, kind)),
-        rel,
-        1,
-        FragmentKind::Markdown,
-    );
-    f.interpolate = false;
-    out.push(f);
-    for (line, target) in imports(&body) {
+    /// The imports that led here (to name a loop).
+    chain: Vec<String>,
+    /// Files already included (or refused), by [`Walk::key`].
+    seen: BTreeSet<PathBuf>,
+    order: i64,
+    files: usize,
+    bytes: usize,
+    refs: usize,
+    capped: bool,
+    out: &'a mut Vec<FragmentDef>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Walk<'_, '_> {
+    /// The user's own memory file comes first (user level, then project).
+    fn user_memory(&mut self, text: &str) {
+        self.order += 1;
+        let heading = self.ex.heading(
+            "~/.claude",
+            "CLAUDE.md",
+            "user's private global instructions for all projects",
+        );
+        let mut f = base(
+            "user.claude".into(),
+            2,
+            1000 - self.order,
+            format!("{heading}\n\n{}", text.trim_end()),
+            "~/.claude/CLAUDE.md",
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        self.out.push(f);
+    }
+
+    /// What a file is known by: its real path, else (a link out, a broken
+    /// link: refused once when read) the path as written.
+    fn key(&self, rel: &str) -> PathBuf {
+        self.r.canonical(rel).unwrap_or_else(|| PathBuf::from(rel))
+    }
+
+    /// Whether one more file of `len` bytes fits the walk's limits; the
+    /// first refusal is one diagnostic on the import (`from`: file, line,
+    /// target) that reached them, and nothing is read after it.
+    fn fits(&mut self, len: usize, rel: &str, from: Option<(&str, usize)>) -> bool {
+        if !self.capped
+            && self.files < MAX_MEMORY_FILES
+            && self.bytes.saturating_add(len) <= MAX_MEMORY_BYTES
+        {
+            return true;
+        }
+        if !self.capped {
+            self.capped = true;
+            let (file, line) = from.map_or((rel, None), |(f, l)| (f, Some(l)));
+            self.diags.push(Diagnostic::warning(
+                file,
+                line,
+                format!(
+                    "{rel}: not included: the memory files and their imports reached this tool's limit of {MAX_MEMORY_FILES} files or {} MiB in all; the rest are left out",
+                    MAX_MEMORY_BYTES / (1024 * 1024)
+                ),
+            ));
+        }
+        false
+    }
+
+    /// One memory file, then what it imports (depth first, in order).
+    fn memory_file(&mut self, rel: &str, kind: &str, depth: usize, from: Option<(&str, usize)>) {
+        if self.capped {
+            return;
+        }
+        if !self.seen.insert(self.key(rel)) {
+            return;
+        }
+        if !self.fits(0, rel, from) {
+            return;
+        }
+        let Some(text) = self.r.read(rel) else { return };
+        if !self.fits(text.len(), rel, from) {
+            return;
+        }
+        self.files += 1;
+        self.bytes += text.len();
+        let body = text.trim_end();
+        let id = if depth == 0 {
+            rel.to_ascii_lowercase()
+                .trim_end_matches(".md")
+                .replace('/', ".")
+        } else {
+            format!("import.{}", rel.trim_end_matches(".md").replace('/', "."))
+        };
+        self.order += 1;
+        let heading = self.ex.heading(&self.root, rel, kind);
+        let mut f = base(
+            id,
+            2,
+            1000 - self.order,
+            format!("{heading}\n\n{body}"),
+            rel,
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        self.out.push(f);
+        for (line, target) in imports(body) {
+            if self.capped {
+                return;
+            }
+            self.refs += 1;
+            if self.refs > MAX_IMPORT_REFS {
+                self.capped = true;
+                self.diags.push(Diagnostic::warning(
+                    rel,
+                    Some(line),
+                    format!(
+                        "@{target}: not followed: the memory files hold more than this tool's limit of {MAX_IMPORT_REFS} imports in all; the rest are left out"
+                    ),
+                ));
+                return;
+            }
+            if let Some(path) = self.follow(rel, line, &target, depth) {
+                self.chain.push(path.clone());
+                self.memory_file(&path, "imported", depth + 1, Some((rel, line)));
+                self.chain.pop();
+            }
+        }
+    }
+
+    /// Where an import of `rel` leads, when it is to be followed; a
+    /// refusal is one diagnostic on the import. A file already included is
+    /// skipped without one (Claude Code includes a file once).
+    fn follow(&mut self, rel: &str, line: usize, target: &str, depth: usize) -> Option<String> {
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        let path = normalize(&if dir.is_empty() {
-            target.clone()
+        let joined = if dir.is_empty() {
+            target.to_string()
         } else {
             format!("{dir}/{target}")
-        });
-        let Some(path) = path else {
-            diags.push(Diagnostic::warning(
-                rel,
-                Some(line),
-                format!("@{target}: leaves the workspace (not followed)"),
-            ));
-            continue;
         };
-        if chain.contains(&path) {
-            diags.push(Diagnostic::warning(
-                rel,
-                Some(line),
-                format!(
-                    "@{target}: an import loop ({} → {path}); not followed again",
-                    chain.join(" → ")
-                ),
-            ));
-            continue;
+        let warn = |diags: &mut Vec<Diagnostic>, msg: String| {
+            diags.push(Diagnostic::warning(rel, Some(line), msg));
+            None
+        };
+        let Some(path) = normalize(&joined) else {
+            return warn(
+                self.diags,
+                format!("@{target}: leaves the workspace (not followed)"),
+            );
+        };
+        if self.chain.contains(&path) {
+            let msg = format!(
+                "@{target}: an import loop ({} → {path}); not followed again",
+                self.chain.join(" → ")
+            );
+            return warn(self.diags, msg);
         }
-        if depth + 1 > max_depth {
-            diags.push(Diagnostic::warning(
-                rel,
-                Some(line),
-                format!(
-                    "@{target}: deeper than Claude Code's {max_depth} import hops (not followed)"
-                ),
-            ));
-            continue;
+        if self.seen.contains(&self.key(&path)) {
+            return None;
         }
-        if !r.exists(&path) {
-            diags.push(Diagnostic::warning(
-                rel,
-                Some(line),
+        if depth + 1 > self.max_depth {
+            let msg = format!(
+                "@{target}: deeper than Claude Code's {} import hops (not followed)",
+                self.max_depth
+            );
+            return warn(self.diags, msg);
+        }
+        if !self.r.exists(&path) {
+            return warn(
+                self.diags,
                 format!("@{target}: no such file in the workspace"),
-            ));
-            continue;
+            );
         }
-        chain.push(path.clone());
-        memory_file(
-            p,
-            r,
-            &path,
-            "imported",
-            root,
-            depth + 1,
-            max_depth,
-            chain,
-            order,
-            out,
-            diags,
-        );
-        chain.pop();
+        Some(path)
     }
 }
 

@@ -16,15 +16,20 @@ use crate::engine::workspace::types::{FragmentDef, FragmentKind, Preset};
 use crate::engine::workspace::yaml::{self, Node, split_frontmatter};
 
 mod claude_code;
+mod expand;
 pub use claude_code::load_claude_code;
+
+use expand::Expander;
 
 /// What the caller adds to an agent's folder: OpenClaw's startup context
 /// (the daily memory of these days, as on `/new`), Claude Code's user-level
-/// memory file (`~/.claude/CLAUDE.md`, read by the caller).
+/// memory file (`~/.claude/CLAUDE.md`, read by the caller through the
+/// guarded reader: its text, or why it could not be read, which is one
+/// diagnostic).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extras {
     pub startup_days: Vec<String>,
-    pub user_memory: Option<String>,
+    pub user_memory: Option<Result<String, String>>,
 }
 
 /// OpenClaw's startup-context limits (characters per file, in all).
@@ -60,29 +65,30 @@ fn strip_frontmatter(text: &str) -> &str {
     }
 }
 
-fn heading(p: &Profile, root: &str, name: &str, kind: &str) -> String {
-    p.file_heading
-        .as_deref()
-        .unwrap_or("## {name}")
-        .replace("{path}", &format!("{root}/{name}"))
-        .replace("{name}", name)
-        .replace("{kind}", kind)
-}
-
 /// OpenClaw's per-file head/tail cut: `max` characters at most, with the
 /// marker naming the file. Returns the text and (head, tail) kept.
-fn cut_file(text: &str, name: &str, max: usize, caps: &Caps) -> (String, usize, usize) {
+fn cut_file(
+    text: &str,
+    name: &str,
+    max: usize,
+    caps: &Caps,
+    ex: &mut Expander,
+) -> (String, usize, usize) {
     let total = js_len(text);
     let head = (max as f64 * caps.head).floor() as usize;
     let tail = (max as f64 * caps.tail).floor() as usize;
     let h = js_prefix(text, head);
     let t = js_suffix(text, tail);
-    let marker = caps
-        .marker
-        .replace("{name}", name)
-        .replace("{head}", &head.to_string())
-        .replace("{tail}", &tail.to_string())
-        .replace("{total}", &total.to_string());
+    let marker = ex.expand(
+        "caps.marker",
+        &caps.marker,
+        &[
+            ("name", name),
+            ("head", &head.to_string()),
+            ("tail", &tail.to_string()),
+            ("total", &total.to_string()),
+        ],
+    );
     (format!("{h}\n{marker}\n{t}"), js_len(h), js_len(t))
 }
 
@@ -96,6 +102,7 @@ pub fn load_openclaw(
     diags: &mut Vec<Diagnostic>,
 ) {
     let root = r.root().display().to_string();
+    let mut ex = Expander::new(p);
     let caps = p.caps.clone();
     let mut remaining = caps.as_ref().map_or(usize::MAX, |c| c.total_chars);
     for f in &p.files {
@@ -113,11 +120,9 @@ pub fn load_openclaw(
             let n = js_len(&body);
             (body, n)
         } else {
-            let marker = p
-                .missing_marker
-                .as_deref()
-                .unwrap_or("[MISSING] {path}")
-                .replace("{path}", &format!("{root}/{}", f.name));
+            let template = p.missing_marker.as_deref().unwrap_or("[MISSING] {path}");
+            let path = format!("{root}/{}", f.name);
+            let marker = ex.expand("missing_marker", template, &[("path", &path)]);
             (marker, 0)
         };
         let mut frag = base(
@@ -133,7 +138,7 @@ pub fn load_openclaw(
         let kept = match &caps {
             None => text,
             Some(c) => {
-                let (kept, preset) = apply_caps(&text, &f.name, exists, c, &mut remaining);
+                let (kept, preset) = apply_caps(&text, &f.name, exists, c, &mut remaining, &mut ex);
                 frag.preset = preset;
                 kept
             }
@@ -141,15 +146,17 @@ pub fn load_openclaw(
         if exists {
             frag.chars = Some((full_len, js_len(&kept)));
         }
+        let heading = ex.heading(&root, &f.name, "");
         frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
-            heading(p, &root, &f.name, "")
+            heading
         } else {
-            format!("{}\n{kept}", heading(p, &root, &f.name, ""))
+            format!("{heading}\n{kept}")
         };
         out.push(frag);
     }
     load_skill_listing(p, r, out, diags);
-    list_daily_memory(p, r, &extras.startup_days, out);
+    list_daily_memory(p, r, &extras.startup_days, out, &mut ex);
+    ex.finish(diags);
 }
 
 /// OpenClaw's budget loop for one file (in load order): the total left,
@@ -160,6 +167,7 @@ fn apply_caps(
     exists: bool,
     c: &Caps,
     remaining: &mut usize,
+    ex: &mut Expander,
 ) -> (String, Option<Preset>) {
     let n = js_len(text);
     if *remaining < c.min_remaining_chars.max(1) {
@@ -176,7 +184,7 @@ fn apply_caps(
     let file_max = c.per_file_chars.min(*remaining);
     let (mut kept, mut preset) = (text.to_string(), None);
     if exists && n > file_max {
-        let (cut, h, t) = cut_file(text, name, file_max, c);
+        let (cut, h, t) = cut_file(text, name, file_max, c, ex);
         let cap = if file_max < c.per_file_chars {
             format!("the {} chars left of the total cap", thousands(file_max))
         } else {
@@ -355,7 +363,13 @@ fn listing_fragment(id: &str, priority: i64, body: &str, source: &str) -> Fragme
 
 /// `memory/YYYY-MM-DD.md` files: not injected; listed with how the agent
 /// reads them.
-fn list_daily_memory(p: &Profile, r: &mut Reader, startup: &[String], out: &mut Vec<FragmentDef>) {
+fn list_daily_memory(
+    p: &Profile,
+    r: &mut Reader,
+    startup: &[String],
+    out: &mut Vec<FragmentDef>,
+    ex: &mut Expander,
+) {
     let Some(m) = &p.memory else { return };
     let mut startup_left = STARTUP_TOTAL_CHARS;
     for (name, is_dir) in r.list(&m.dir) {
@@ -401,11 +415,8 @@ fn list_daily_memory(p: &Profile, r: &mut Reader, startup: &[String], out: &mut 
             continue;
         }
         f.chars = Some((js_len(&f.body), 0));
-        f.preset = Some(Preset::Disabled(
-            m.note
-                .clone()
-                .unwrap_or_else(|| "read on demand, not injected".into()),
-        ));
+        let note = m.note.as_deref().unwrap_or("read on demand, not injected");
+        f.preset = Some(Preset::Disabled(ex.expand("memory.note", note, &[])));
         out.push(f);
     }
 }
@@ -425,7 +436,9 @@ mod tests {
             marker: "[cut {name}: {head}+{tail} of {total}]".into(),
         };
         let text: String = ('a'..='z').cycle().take(250).collect();
-        let (cut, h, t) = cut_file(&text, "AGENTS.md", 100, &caps);
+        let p = Profile::default();
+        let mut ex = Expander::new(&p);
+        let (cut, h, t) = cut_file(&text, "AGENTS.md", 100, &caps, &mut ex);
         assert_eq!((h, t), (70, 20));
         assert!(cut.starts_with(&text[..70]) && cut.ends_with(&text[230..]));
         assert!(cut.contains("[cut AGENTS.md: 70+20 of 250]"));
