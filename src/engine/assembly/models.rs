@@ -305,20 +305,21 @@ mod tests {
 
     #[test]
     fn dated_snapshots_and_cloud_ids_find_their_row() {
-        let t = ModelTable::load().unwrap();
-        for id in [
-            "claude-sonnet-4-5-20250929",
-            "claude-sonnet-4-5@20250929",
-            "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        let t = ModelTable::bundled();
+        // The dated row when LiteLLM lists it, else the model's own.
+        for (id, row) in [
+            ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929"),
+            ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
+            (
+                "anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "claude-sonnet-4-5",
+            ),
+            ("claude-sonnet-4-6-20260101", "claude-sonnet-4-6"),
         ] {
-            assert_eq!(
-                t.get(id).map(|m| m.id.as_str()),
-                Some("claude-sonnet-4-5"),
-                "{id}"
-            );
+            assert_eq!(t.get(id).map(|m| m.id.as_str()), Some(row), "{id}");
         }
         assert_eq!(
-            t.get("gpt-4o-2024-08-06").map(|m| m.id.as_str()),
+            t.get("gpt-4o-2099-08-06").map(|m| m.id.as_str()),
             Some("gpt-4o")
         );
         assert!(t.get("smollm2").is_none());
@@ -357,6 +358,49 @@ mod tests {
             "{a}"
         );
         assert_eq!(t.advice("claude-sonnet-4-6"), None);
+    }
+
+    #[test]
+    fn the_agents_default_models_are_priced_as_their_vendor_prices_them() {
+        let t = ModelTable::bundled();
+        let opus = t.get("claude-opus-5-5").expect("Claude Code 2.1's default");
+        assert_eq!(opus.provider, Provider::Anthropic);
+        assert_eq!(opus.context_window, 1_000_000);
+        assert!(opus.input_per_mtok > 0.0 && opus.estimate);
+        let sol = t.get("gpt-6.1-sol").expect("Codex 0.169's default");
+        assert_eq!(sol.provider, Provider::Openai);
+        assert!(!sol.estimate);
+        for id in ["claude-fable-5-1", "gpt-5.6-terra", "gpt-5.6-luna"] {
+            assert!(t.get(id).is_some(), "{id}");
+        }
+        // This tool's rows win where they know better (a cache minimum, a
+        // local server LiteLLM does not list).
+        assert_eq!(
+            t.get("claude-haiku-4-5").unwrap().min_cacheable_tokens,
+            4096
+        );
+        assert!(t.get("local-llama").is_some());
+    }
+
+    #[test]
+    fn a_litellm_file_is_filtered_to_a_snapshot_and_read_back() {
+        let raw = r#"{"sample_spec": {"mode": "chat"},
+            "claude-x-9": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 3e-06,
+              "output_cost_per_token": 1.5e-05, "cache_read_input_token_cost": 3e-07, "max_input_tokens": 200000,
+              "supports_vision": true, "input_cost_per_token_above_200k_tokens": 6e-06},
+            "bedrock/claude-x-9": {"litellm_provider": "bedrock", "mode": "chat", "input_cost_per_token": 1e-06},
+            "text-embedding-9": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 1e-07}}"#;
+        let snap = super::super::litellm::snapshot(raw, "test", "2026-12-01").unwrap();
+        assert!(
+            !snap.contains("supports_vision") && snap.contains("above_200k"),
+            "{snap}"
+        );
+        let rows = super::super::litellm::rows(&snap).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].id, "claude-x-9");
+        assert!((rows[0].input_per_mtok - 3.0).abs() < 1e-9);
+        assert_eq!(rows[0].as_of.as_deref(), Some("2026-12-01"));
+        assert!(super::super::litellm::snapshot("{}", "t", "d").is_err());
     }
 
     #[test]

@@ -1,0 +1,126 @@
+//! `prompt-inspector models`: the table every figure is priced with, and
+//! its refresh from LiteLLM's file (offline from a file, or from a URL
+//! served here on loopback).
+
+mod common;
+
+use std::io::Write;
+use std::net::TcpListener;
+
+use common::*;
+
+const LITELLM: &str = r#"{
+  "sample_spec": {"mode": "chat", "litellm_provider": "one of the providers"},
+  "claude-opus-9-9": {"litellm_provider": "anthropic", "mode": "chat", "max_input_tokens": 2000000,
+    "input_cost_per_token": 7e-06, "output_cost_per_token": 3.5e-05, "cache_creation_input_token_cost": 8.75e-06,
+    "cache_creation_input_token_cost_above_1hr": 1.4e-05, "cache_read_input_token_cost": 7e-07, "supports_vision": true},
+  "gpt-9-nova": {"litellm_provider": "openai", "mode": "responses", "max_input_tokens": 900000,
+    "input_cost_per_token": 1e-06, "output_cost_per_token": 8e-06, "cache_read_input_token_cost": 1e-07},
+  "vertex_ai/claude-opus-9-9": {"litellm_provider": "vertex_ai", "mode": "chat", "input_cost_per_token": 7e-06}
+}"#;
+
+#[test]
+fn the_table_lists_the_agents_models_with_their_vendors_prices() {
+    let home = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(bin())
+        .args(["models", "--format", "json"])
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let row = |id: &str| {
+        v["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} missing"))
+    };
+    assert_eq!(row("claude-opus-5-5")["provider"], "anthropic");
+    assert_eq!(row("gpt-6.1-sol")["provider"], "openai");
+    assert!(
+        row("gpt-6.1-sol")["source"]
+            .as_str()
+            .unwrap()
+            .contains("LiteLLM")
+    );
+}
+
+#[test]
+fn update_from_a_file_and_from_a_url_refreshes_this_users_table() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("prices.json");
+    std::fs::write(&file, LITELLM).unwrap();
+    let cmd = |args: &[&str]| {
+        std::process::Command::new(bin())
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap()
+    };
+    let o = cmd(&["models", "--update", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 models written"), "{}", stderr(&o));
+    let saved = home
+        .path()
+        .join(".config/prompt-inspector/model_prices.json");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(!text.contains("supports_vision") && !text.contains(home.path().to_str().unwrap()));
+    // Every later start reads it: the new model is priced as LiteLLM says.
+    let v = json(&cmd(&["models", "--format", "json"]));
+    let m = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "claude-opus-9-9")
+        .cloned()
+        .unwrap();
+    assert_eq!(m["context_window"], 2_000_000);
+    assert!((m["input_per_mtok"].as_f64().unwrap() - 7.0).abs() < 1e-9);
+    assert!((m["cache_write_1h_per_mtok"].as_f64().unwrap() - 14.0).abs() < 1e-9);
+
+    // From a URL (served here), to a file of the user's choice.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/prices.json", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = l.accept() {
+            let _ = common::read_request(&s);
+            let _ = s.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{LITELLM}",
+                    LITELLM.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    let out = home.path().join("from-url.json");
+    let o = cmd(&[
+        "models",
+        "--update",
+        &url,
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("gpt-9-nova")
+    );
+
+    // Not LiteLLM's file: one clear error, nothing replaced.
+    std::fs::write(&file, r#"{"models": []}"#).unwrap();
+    let o = cmd(&["models", "--update", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no Anthropic or OpenAI chat model"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), text);
+}
