@@ -2,7 +2,7 @@
 //! a session to both endpoints and checks that the prefix predictor, fed with
 //! the server's own token ids, agrees with the cached tokens it reports.
 //! Runs when a server answers (PROMPT_INSPECTOR_LLAMA_URL, default
-//! http://127.0.0.1:8089); says it was skipped otherwise.
+//! http://127.0.0.1:8089); is reported as ignored otherwise.
 
 mod common;
 
@@ -88,11 +88,9 @@ fn workspace(dir: &Path, nonce: &str) {
 }
 
 #[test]
+#[ignore = "needs a llama-server (scripts/llama-server.sh); .ci/run runs it when it can start one"]
 fn prefix_predictor_matches_llama_server_cached_tokens() {
-    let Some(url) = server() else {
-        eprintln!("skipped: no llama-server answers (start one with scripts/llama-server.sh)");
-        return;
-    };
+    let url = server().expect("a llama-server answers (start one with scripts/llama-server.sh)");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let nonce = format!("{}", std::process::id());
     let warm = tempfile::tempdir().unwrap();

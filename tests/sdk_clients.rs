@@ -3,7 +3,7 @@
 //! here that speaks both APIs, streaming included: the clients receive the
 //! same as directly, every exchange is in the capture with its usage, and
 //! no key is. Without the SDKs installed (`pip install anthropic openai`,
-//! which .ci/run does) the test says it was skipped.
+//! which .ci/run does) they are reported as ignored, and .ci/run runs them.
 
 mod common;
 #[path = "common/upstream.rs"]
@@ -16,6 +16,14 @@ use serde_json::Value;
 use upstream::upstream;
 
 const KEY: &str = "sk-sdk-test-KEY-that-must-never-be-recorded-42";
+
+/// Run only when asked (`--ignored`): then the SDKs must be there.
+fn needs_sdks() {
+    assert!(
+        sdks_installed(),
+        "the anthropic and openai Python SDKs are not installed (pip install anthropic openai)"
+    );
+}
 
 fn sdks_installed() -> bool {
     Command::new("python3")
@@ -58,13 +66,9 @@ fn sdk(base: &str, mode: &[&str]) -> Value {
 }
 
 #[test]
+#[ignore = "needs the anthropic and openai Python SDKs (pip install anthropic openai); .ci/run runs it"]
 fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
-    if !sdks_installed() {
-        println!(
-            "skipped: the anthropic and openai Python SDKs are not installed (pip install anthropic openai)"
-        );
-        return;
-    }
+    needs_sdks();
     let up = upstream();
     let mut p = proxy(&up, &up, &[]);
     let capture = p.capture.clone();
@@ -100,11 +104,9 @@ fn the_official_sdks_work_through_the_proxy_and_every_exchange_is_recorded() {
 }
 
 #[test]
+#[ignore = "needs the anthropic and openai Python SDKs (pip install anthropic openai); .ci/run runs it"]
 fn fifty_concurrent_sdk_streams_through_the_proxy_are_all_recorded() {
-    if !sdks_installed() {
-        println!("skipped: the anthropic and openai Python SDKs are not installed");
-        return;
-    }
+    needs_sdks();
     let up = upstream();
     let mut p = proxy(&up, &up, &[]);
     let got = sdk(&p.url, &["concurrent", "50"]);
@@ -148,11 +150,9 @@ fn fifty_concurrent_sdk_streams_through_the_proxy_are_all_recorded() {
 }
 
 #[test]
+#[ignore = "needs the anthropic and openai Python SDKs (pip install anthropic openai); .ci/run runs it"]
 fn an_upstream_killed_mid_stream_gives_the_sdk_an_error_and_a_recorded_failure() {
-    if !sdks_installed() {
-        println!("skipped: the anthropic and openai Python SDKs are not installed");
-        return;
-    }
+    needs_sdks();
     let up = upstream::broken_upstream();
     let direct = sdk(&up, &["broken"]);
     let mut p = proxy(&up, &up, &[]);
@@ -183,17 +183,12 @@ fn an_upstream_killed_mid_stream_gives_the_sdk_an_error_and_a_recorded_failure()
 }
 
 #[test]
+#[ignore = "needs a llama-server (scripts/llama-server.sh, PROMPT_INSPECTOR_LLAMA_URL) and the Python SDKs; .ci/run runs it"]
 fn the_official_sdks_work_through_the_proxy_to_a_real_llama_server() {
-    let Ok(llama) = std::env::var("PROMPT_INSPECTOR_LLAMA_URL") else {
-        println!(
-            "skipped: no llama-server (scripts/llama-server.sh starts one; set PROMPT_INSPECTOR_LLAMA_URL)"
-        );
-        return;
-    };
-    if !sdks_installed() {
-        println!("skipped: the anthropic and openai Python SDKs are not installed");
-        return;
-    }
+    let llama = std::env::var("PROMPT_INSPECTOR_LLAMA_URL").expect(
+        "PROMPT_INSPECTOR_LLAMA_URL names a running llama-server (scripts/llama-server.sh)",
+    );
+    needs_sdks();
     let mut p = proxy(&llama, &llama, &[]);
     let capture = p.capture.clone();
     let via = clients(&p.url);
