@@ -157,3 +157,73 @@ fn only_soul_opens() {
     assert_eq!(r["fragments"][0]["id"], "soul");
     assert_eq!(r["diagnostics"].as_array().unwrap().len(), 0);
 }
+
+// Regressions of the window issue: `--budget T` on a workspace that
+// declares no budget keeps every layer inside T; DEBUG markers never move
+// what is kept.
+#[test]
+fn a_total_given_on_the_command_line_holds_every_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let soul = "I am careful and precise. ".repeat(200);
+    let tools = "Use the shell only when asked. ".repeat(300);
+    common::write_ws(
+        dir.path(),
+        &[("SOUL.md", soul.as_str()), ("TOOLS.md", tools.as_str())],
+    );
+    let ws = dir.path().to_str().unwrap();
+    let v = json(&run(&[
+        "report", ws, "--budget", "2000", "--format", "json",
+    ]));
+    let layers = v["layers"].as_array().unwrap();
+    let budgets: u64 = layers.iter().map(|l| l["budget"].as_u64().unwrap()).sum();
+    assert_eq!(budgets, 2000, "{layers:?}");
+    assert!(layers.iter().all(|l| l["budget"].as_u64().unwrap() <= 2000));
+    // Layer 1 (SOUL.md, never trimmed) is over its share of 2,000: --check fails.
+    let o = run(&["report", ws, "--budget", "2000", "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+}
+
+#[test]
+fn debug_markers_never_change_what_is_kept() {
+    let ws = sample();
+    let ws = ws.to_str().unwrap();
+    for budget in ["600", "900", "1400", "2500"] {
+        let plain = json(&run(&[
+            "report", ws, "--budget", budget, "--format", "json",
+        ]));
+        let marked = json(&run(&[
+            "report",
+            ws,
+            "--budget",
+            budget,
+            "--debug-markers",
+            "--format",
+            "json",
+        ]));
+        let kept = |v: &serde_json::Value| -> Vec<(String, String, u64)> {
+            v["fragments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    (
+                        f["id"].as_str().unwrap().to_string(),
+                        f["status"].as_str().unwrap().to_string(),
+                        f["kept_tokens"].as_u64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(kept(&plain), kept(&marked), "budget {budget}");
+        // The marked blocks cost more, and say by how much.
+        for (p, m) in plain["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(marked["layers"].as_array().unwrap())
+        {
+            let (pu, mu) = (p["used"].as_u64().unwrap(), m["used"].as_u64().unwrap());
+            assert_eq!(mu, pu + m["markers"].as_u64().unwrap(), "{m}");
+        }
+    }
+}

@@ -131,6 +131,11 @@ impl Inspection {
             settings.budget = b;
         }
         if let Some(total) = opts.budget_total {
+            // A workspace that declares no budget: every layer's share lives
+            // inside the total given (as for a model's window).
+            if settings.budget_line.is_none() && opts.budget.is_none() {
+                settings.budget = Budget::for_window(total, 0);
+            }
             settings.budget.total = total;
         }
         if let Some(id) = opts.model.as_deref()
@@ -273,6 +278,22 @@ pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
             .iter()
             .filter(|f| f.layer == l.layer && f.kept_tokens > 0)
             .max_by_key(|f| f.kept_tokens);
+        // Over only because of the markers: the prompt sent without them
+        // fits (trimming never counts them).
+        if l.markers > 0 && l.overflow <= l.markers {
+            out.push(Diagnostic::warning(
+                "workspace.yaml",
+                line,
+                format!(
+                    "with DEBUG markers, layer {}'s block is {} tokens, over its {}: the markers add {}; what is kept is decided without them, so send the prompt without markers",
+                    l.layer,
+                    n(l.used),
+                    n(l.available),
+                    n(l.markers)
+                ),
+            ));
+            continue;
+        }
         let shorten = largest.map_or(String::new(), |f| format!(" or shorten {}", f.source));
         let what = if l.layer <= 2 {
             format!("raise `budget.fixed.layer{}`{shorten}", l.layer)

@@ -71,6 +71,10 @@ pub struct LayerResult {
     pub overflow: u64,
     pub cache: bool,
     pub ttl: Ttl,
+    /// Tokens the DEBUG markers add to this layer's block (0 without
+    /// them): `used` counts them, trimming never did.
+    #[serde(default)]
+    pub markers: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -191,8 +195,11 @@ fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]
 /// that changed are tokenized (the counter caches by content).
 ///
 /// The budget is a promise: a layer's `used` is the exact token count of the
-/// block it renders to (title, separators and DEBUG markers included), and
-/// layers 3 and 4 are trimmed until that exact count fits what they have.
+/// block it renders to (title and separators included), and layers 3 and 4
+/// are trimmed until that exact count fits what they have. DEBUG markers
+/// never move what is kept: trimming is decided on the prompt without them,
+/// then the kept fragments are rendered with their markers, whose tokens
+/// `used` then counts (and `markers` names).
 pub fn assemble(
     p: &Prepared,
     budget: &Budget,
@@ -202,7 +209,7 @@ pub fn assemble(
     let budgets = layer_budgets(budget);
     let mut slots = initial_slots(p);
     let mut layers = Vec::with_capacity(4);
-    let mut blocks = Vec::new();
+    let mut blocks: Vec<Option<BlockResult>> = Vec::with_capacity(4);
     let mut inflow = 0u64;
     for layer in 1..=4u8 {
         let li = (layer - 1) as usize;
@@ -211,7 +218,7 @@ pub fn assemble(
             p,
             layer,
             available,
-            debug_markers,
+            debug_markers: false,
             counter,
         };
         let block = if layer >= 3 {
@@ -233,10 +240,28 @@ pub fn assemble(
             overflow,
             cache: ls.cache,
             ttl: ls.ttl,
+            markers: 0,
         });
-        blocks.extend(block);
+        blocks.push(block);
         inflow = available.saturating_sub(used);
     }
+    if debug_markers {
+        for (l, block) in layers.iter_mut().zip(blocks.iter_mut()) {
+            let ctx = LayerCtx {
+                p,
+                layer: l.layer,
+                available: l.available,
+                debug_markers: true,
+                counter,
+            };
+            *block = ctx.render(&slots);
+            let marked = block.as_ref().map_or(0, |b| b.tokens as u64);
+            l.markers = marked.saturating_sub(l.used);
+            l.used = marked;
+            l.overflow = marked.saturating_sub(l.available);
+        }
+    }
+    let blocks: Vec<BlockResult> = blocks.into_iter().flatten().collect();
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
     Assembly {
         model: p.model.id.clone(),

@@ -25,11 +25,18 @@ pub fn to_json(ins: &Inspection) -> Value {
             "layer2": a.budget.layer2,
             "layer3_ratio": a.budget.layer3_ratio,
         },
-        "layers": a.layers.iter().map(|l| json!({
-            "layer": l.layer, "title": l.title, "budget": l.budget, "inflow": l.inflow,
-            "available": l.available, "used": l.used, "overflow": l.overflow,
-            "cache": l.cache, "ttl": l.ttl.as_str(),
-        })).collect::<Vec<_>>(),
+        "layers": a.layers.iter().map(|l| {
+            let mut v = json!({
+                "layer": l.layer, "title": l.title, "budget": l.budget, "inflow": l.inflow,
+                "available": l.available, "used": l.used, "overflow": l.overflow,
+                "cache": l.cache, "ttl": l.ttl.as_str(),
+            });
+            // With DEBUG markers: the tokens they add to `used`.
+            if a.debug_markers {
+                v["markers"] = json!(l.markers);
+            }
+            v
+        }).collect::<Vec<_>>(),
         "fragments": a.fragments.iter().map(|f| json!({
             "id": f.id, "layer": f.layer, "priority": f.priority, "source": f.source,
             "line": f.line, "tokens": f.tokens, "kept_tokens": f.kept_tokens,
