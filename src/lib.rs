@@ -1,18 +1,61 @@
 //! prompt-inspector: see, tune and test how an LLM agent's layered system
 //! prompt is assembled, trimmed and cached.
 
+//!
+//! Three crates of one workspace, so the compiler keeps the rooms apart:
+//! the engine (`crates/engine`, pure), the network floor (`crates/net`),
+//! and this one, the app (`ui/`, `cli/`, `main.rs`). See ARCHITECTURE.md.
+
 pub mod cli;
-pub mod engine;
-pub mod net;
 pub mod ui;
 
-/// Seconds since the Unix epoch: the clock, read at the edges (the CLI, the
-/// window, the clients), never in the engine.
-pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+pub use prompt_inspector_engine as engine;
+pub use prompt_inspector_net as net;
+pub use prompt_inspector_net::clock::{now_rfc3339, unix_now};
+
+use std::path::PathBuf;
+
+/// A path from an environment variable (unset or empty: none).
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// What the engine is given from the surroundings, read here at the edge:
+/// the user's home (for Claude Code's user memory) and the folder of extra
+/// profiles (`PROMPT_INSPECTOR_PROFILES`), set on the engine's options.
+pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
+    opts.home = env_path("HOME");
+    opts.profiles_dir = env_path("PROMPT_INSPECTOR_PROFILES");
+    opts
+}
+
+/// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), for the views
+/// that list the profiles.
+pub fn profiles() -> Result<engine::workspace::profile::Profiles, String> {
+    engine::workspace::profile::Profiles::load_from(
+        env_path("PROMPT_INSPECTOR_PROFILES").as_deref(),
+    )
+}
+
+/// Where `models --update` saves a refreshed LiteLLM snapshot for this user
+/// (`$XDG_CONFIG_HOME/prompt-inspector/`, else `~/.config/prompt-inspector/`).
+pub fn user_snapshot_path() -> Option<PathBuf> {
+    env_path("XDG_CONFIG_HOME")
+        .or_else(|| env_path("HOME").map(|h| h.join(".config")))
+        .map(|base| base.join("prompt-inspector").join("model_prices.json"))
+}
+
+/// The model table every view prices with: this tool's rows
+/// (`PROMPT_INSPECTOR_MODELS`, else the bundled ones) over the user's
+/// refreshed LiteLLM snapshot when there is one, else the bundled one.
+pub fn model_table() -> Result<engine::ModelTable, String> {
+    let snapshot = user_snapshot_path().filter(|p| p.exists());
+    engine::ModelTable::from_files(
+        env_path("PROMPT_INSPECTOR_MODELS").as_deref(),
+        snapshot.as_deref(),
+    )
 }
 
 /// Today's and yesterday's dates (UTC, YYYY-MM-DD), for OpenClaw's startup
@@ -40,15 +83,6 @@ fn local_offset(t: u64) -> Option<i64> {
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::localtime_r(&t, &mut tm) };
     (!r.is_null()).then_some(tm.tm_gmtoff as i64)
-}
-
-/// Now, as RFC 3339 UTC with milliseconds (capture timestamps).
-pub fn now_rfc3339() -> String {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    engine::traffic::format_rfc3339(t)
 }
 
 /// A snapshot of `ins` now, carrying the saved test runs of its session:

@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 
 use super::{Format, fail, out, out_json};
+use crate::engine::TokenCounter;
 use crate::engine::compare::diff;
-use crate::engine::{ModelTable, TokenCounter};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let table = match ModelTable::load() {
+    let table = match crate::model_table() {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };

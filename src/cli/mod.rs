@@ -74,7 +74,7 @@ pub struct Common {
 
 impl Common {
     pub fn options(&self) -> Options {
-        Options {
+        crate::with_surroundings(Options {
             session: self.session.clone(),
             model: self.model.clone(),
             budget: None,
@@ -88,7 +88,8 @@ impl Common {
                 Vec::new()
             },
             user_memory: self.user_memory,
-        }
+            ..Options::default()
+        })
     }
 }
 
@@ -160,7 +161,7 @@ pub fn out_json(v: &serde_json::Value) {
 
 /// The one road, from the command line's arguments.
 pub fn inspect(common: &Common) -> Result<(engine::Inspection, TokenCounter, ModelTable), String> {
-    let table = ModelTable::load()?;
+    let table = crate::model_table()?;
     let counter = TokenCounter::new();
     let ins = engine::inspect(&common.workspace, &common.options(), &table, &counter)?;
     Ok((ins, counter, table))

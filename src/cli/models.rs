@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use super::{Format, fail, out, out_json, say};
 use crate::engine::ModelTable;
 use crate::engine::assembly::litellm;
-use crate::engine::assembly::models::user_snapshot_path;
+use crate::user_snapshot_path;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -29,7 +29,7 @@ pub fn run(a: Args) -> ExitCode {
     if let Some(from) = &a.update {
         return update(from, a.output.as_deref());
     }
-    let table = match ModelTable::load() {
+    let table = match crate::model_table() {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };

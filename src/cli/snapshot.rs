@@ -51,10 +51,10 @@ pub fn side(
     };
     match dir {
         Some(d) => {
-            let opts = crate::engine::Options {
+            let opts = crate::with_surroundings(crate::engine::Options {
                 session,
                 ..Default::default()
-            };
+            });
             let ins = crate::engine::inspect(std::path::Path::new(d), &opts, table, counter)?;
             Ok(crate::snapshot_now(&ins, counter))
         }

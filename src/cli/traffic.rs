@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::{Format, fail, out, out_json, out_report};
-use crate::engine::ModelTable;
 use crate::engine::traffic;
 
 /// Largest traffic file read.
@@ -40,7 +39,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let table = match ModelTable::load() {
+    let table = match crate::model_table() {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };

@@ -88,7 +88,7 @@ pub fn sample_workspace() -> Option<PathBuf> {
 impl App {
     pub fn new(ctx: &egui::Context, persisted: Option<Persisted>, path: Option<PathBuf>) -> App {
         let font = fonts::install(ctx);
-        let table = Arc::new(ModelTable::load().unwrap_or_else(|_| ModelTable::bundled()));
+        let table = Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
         let counter = Arc::new(TokenCounter::new());
         // Warm the tokenizer off the UI thread.
         std::thread::spawn(|| TokenCounter::warm(crate::engine::Encoding::O200kBase));
@@ -99,7 +99,7 @@ impl App {
             state: AppState::from_persisted(&persisted),
             counter,
             table,
-            profiles: crate::engine::workspace::profile::Profiles::load()
+            profiles: crate::profiles()
                 .unwrap_or_else(|_| crate::engine::workspace::profile::Profiles::bundled())
                 .names(),
             frames: FrameStats::default(),

@@ -150,7 +150,7 @@ impl AppState {
     /// What the worker is asked to assemble: the session and model chosen,
     /// and the budget once a slider moved (else the workspace's own).
     pub fn options(&self) -> Options {
-        Options {
+        crate::with_surroundings(Options {
             session: self.session.clone(),
             model: self.model.clone(),
             budget: self.budget_touched.then_some(self.budget),
@@ -159,7 +159,7 @@ impl AppState {
             profile: self.profile.clone(),
             caps: self.caps,
             ..Options::default()
-        }
+        })
     }
 
     /// A newly assembled inspection (first load, reload, another session or

@@ -1,0 +1,580 @@
+//! Assembly, in two stages so that sliders stay cheap:
+//! [`prepare`] (session applied: conditions, interpolation, token counts; in
+//! `prepare.rs`) and [`assemble`] (budgets, trimming, rendering, report).
+//! Deterministic: the same inputs give byte-identical output.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::assembly::prepare::{Prepared, PreparedFragment, prepare};
+use crate::assembly::tokens::{Encoding, TokenCounter};
+use crate::workspace::settings::{Budget, Ttl};
+use crate::workspace::types::Preset;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Kept,
+    Summarized,
+    Truncated,
+    Dropped,
+    Disabled,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Kept => "kept",
+            Status::Summarized => "summarized",
+            Status::Truncated => "truncated",
+            Status::Dropped => "dropped",
+            Status::Disabled => "disabled",
+        }
+    }
+    pub const ALL: [Status; 5] = [
+        Status::Kept,
+        Status::Summarized,
+        Status::Truncated,
+        Status::Dropped,
+        Status::Disabled,
+    ];
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FragmentResult {
+    pub id: String,
+    pub layer: u8,
+    pub priority: i64,
+    pub source: String,
+    pub line: usize,
+    pub tokens: usize,
+    pub kept_tokens: usize,
+    pub status: Status,
+    pub reason: String,
+    /// The text that went into the block ("" when dropped or disabled).
+    #[serde(with = "arc_str")]
+    pub text: Arc<str>,
+    /// Characters of the file before and after an agent profile's caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LayerResult {
+    pub layer: u8,
+    pub title: Option<String>,
+    pub budget: u64,
+    pub inflow: u64,
+    pub available: u64,
+    pub used: u64,
+    pub overflow: u64,
+    pub cache: bool,
+    pub ttl: Ttl,
+    /// Tokens the DEBUG markers add to this layer's block (0 without
+    /// them): `used` counts them, trimming never did.
+    #[serde(default)]
+    pub markers: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Span {
+    /// Fragment id, or "(title)".
+    pub id: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockResult {
+    pub layer: u8,
+    pub tokens: usize,
+    pub cache_control: bool,
+    pub ttl: Ttl,
+    pub text: String,
+    /// Byte ranges of `text` per fragment (and title).
+    pub spans: Vec<Span>,
+    /// What the block is when it is not an assembled system block: a
+    /// recorded request's position (`message 3 (user)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl BlockResult {
+    /// The block's name in a diff: its label, else `system block N · layer L`
+    /// (`i` is its 0-based index).
+    pub fn name(&self, i: usize) -> String {
+        self.label
+            .clone()
+            .unwrap_or_else(|| format!("system block {} (layer {})", i + 1, self.layer))
+    }
+
+    /// The fragment a byte offset of `text` belongs to.
+    pub fn fragment_at(&self, offset: usize) -> Option<&str> {
+        self.spans
+            .iter()
+            .find(|s| s.start <= offset && offset < s.end)
+            .map(|s| s.id.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Assembly {
+    pub model: String,
+    pub tokenizer: Encoding,
+    pub estimate: bool,
+    pub session: String,
+    pub budget: Budget,
+    pub debug_markers: bool,
+    pub layers: Vec<LayerResult>,
+    pub fragments: Vec<FragmentResult>,
+    pub blocks: Vec<BlockResult>,
+    pub tools: Vec<serde_json::Value>,
+    pub tools_tokens: usize,
+    pub total_tokens: usize,
+}
+
+mod arc_str {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        Ok(String::deserialize(d)?.into())
+    }
+}
+
+/// Budget of each layer: fixed 1 and 2, the rest split by `layer3_ratio`
+/// (layer 4 takes the remainder so the four sum to the total).
+pub fn layer_budgets(b: &Budget) -> [u64; 4] {
+    let rest = b.total.saturating_sub(b.layer1 + b.layer2);
+    let l3 = (rest as f64 * b.layer3_ratio.clamp(0.0, 1.0)).floor() as u64;
+    [b.layer1, b.layer2, l3, rest - l3]
+}
+
+/// What assembly decides for one fragment.
+struct Slot {
+    status: Status,
+    kept: usize,
+    text: Arc<str>,
+    /// What a cut starts from: the full text, or the summary once used.
+    base: Arc<str>,
+    reason: String,
+}
+
+impl Slot {
+    fn present(&self) -> bool {
+        !self.text.is_empty()
+    }
+}
+
+/// Exact token count of a block, summed over segments that start where the
+/// pre-tokenizer is certain to split: at a fragment whose text starts with a
+/// character other than white space or '/', right after the "\n\n"
+/// separator (no o200k/cl100k pre-token crosses into such a character from a
+/// newline). Each segment is counted through the content cache, so a budget
+/// change re-counts only the fragments whose text changed.
+fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> usize {
+    let mut total = 0;
+    let mut seg_start = 0;
+    for s in spans.iter().skip(1) {
+        let first = text[s.start..].chars().next();
+        let safe = matches!(first, Some(c) if !c.is_whitespace() && c != '/');
+        if safe {
+            total += counter.count(enc, &text[seg_start..s.start]);
+            seg_start = s.start;
+        }
+    }
+    total + counter.count(enc, &text[seg_start..])
+}
+
+/// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts
+/// that changed are tokenized (the counter caches by content).
+///
+/// The budget is a promise: a layer's `used` is the exact token count of the
+/// block it renders to (title and separators included), and layers 3 and 4
+/// are trimmed until that exact count fits what they have. DEBUG markers
+/// never move what is kept: trimming is decided on the prompt without them,
+/// then the kept fragments are rendered with their markers, whose tokens
+/// `used` then counts (and `markers` names).
+pub fn assemble(
+    p: &Prepared,
+    budget: &Budget,
+    debug_markers: bool,
+    counter: &TokenCounter,
+) -> Assembly {
+    let budgets = layer_budgets(budget);
+    let mut slots = initial_slots(p);
+    let mut layers = Vec::with_capacity(4);
+    let mut blocks: Vec<Option<BlockResult>> = Vec::with_capacity(4);
+    let mut inflow = 0u64;
+    for layer in 1..=4u8 {
+        let li = (layer - 1) as usize;
+        let available = budgets[li] + inflow;
+        let ctx = LayerCtx {
+            p,
+            layer,
+            available,
+            debug_markers: false,
+            counter,
+        };
+        let block = if layer >= 3 {
+            ctx.trim(&mut slots)
+        } else {
+            ctx.render(&slots)
+        };
+        let used = block.as_ref().map_or(0, |b| b.tokens as u64);
+        let overflow = used.saturating_sub(available);
+        ctx.explain_kept(&mut slots, used, overflow);
+        let ls = &p.settings.layers[li];
+        layers.push(LayerResult {
+            layer,
+            title: ls.title.clone(),
+            budget: budgets[li],
+            inflow,
+            available,
+            used,
+            overflow,
+            cache: ls.cache,
+            ttl: ls.ttl,
+            markers: 0,
+        });
+        blocks.push(block);
+        inflow = available.saturating_sub(used);
+    }
+    if debug_markers {
+        for (l, block) in layers.iter_mut().zip(blocks.iter_mut()) {
+            let ctx = LayerCtx {
+                p,
+                layer: l.layer,
+                available: l.available,
+                debug_markers: true,
+                counter,
+            };
+            *block = ctx.render(&slots);
+            let marked = block.as_ref().map_or(0, |b| b.tokens as u64);
+            l.markers = marked.saturating_sub(l.used);
+            l.used = marked;
+            l.overflow = marked.saturating_sub(l.available);
+        }
+    }
+    let blocks: Vec<BlockResult> = blocks.into_iter().flatten().collect();
+    let total_tokens = blocks.iter().map(|b| b.tokens).sum();
+    Assembly {
+        model: p.model.id.clone(),
+        tokenizer: p.encoding,
+        estimate: p.model.estimate,
+        session: p.session.clone(),
+        budget: *budget,
+        debug_markers,
+        layers,
+        fragments: results(p, slots),
+        blocks,
+        tools: p.tools.clone(),
+        tools_tokens: p.tools_tokens,
+        total_tokens,
+    }
+}
+
+/// Every fragment starts kept in full, or disabled with its reason.
+fn initial_slots(p: &Prepared) -> Vec<Slot> {
+    p.fragments
+        .iter()
+        .map(|f| match &f.disabled {
+            Some(why) => Slot {
+                status: Status::Disabled,
+                kept: 0,
+                text: Arc::from(""),
+                base: Arc::from(""),
+                reason: why.clone(),
+            },
+            None => match &f.preset {
+                Some(Preset::Dropped(why)) => Slot {
+                    status: Status::Dropped,
+                    kept: 0,
+                    text: Arc::from(""),
+                    base: Arc::from(""),
+                    reason: why.clone(),
+                },
+                preset => Slot {
+                    status: if matches!(preset, Some(Preset::Truncated(_))) {
+                        Status::Truncated
+                    } else {
+                        Status::Kept
+                    },
+                    kept: f.tokens,
+                    text: f.full.clone(),
+                    base: f.full.clone(),
+                    reason: match preset {
+                        Some(Preset::Truncated(why)) => why.clone(),
+                        _ => String::new(),
+                    },
+                },
+            },
+        })
+        .collect()
+}
+
+fn results(p: &Prepared, slots: Vec<Slot>) -> Vec<FragmentResult> {
+    p.fragments
+        .iter()
+        .zip(slots)
+        .map(|(f, s)| FragmentResult {
+            id: f.id.clone(),
+            layer: f.layer,
+            priority: f.priority,
+            source: f.source.clone(),
+            line: f.line,
+            tokens: f.tokens,
+            kept_tokens: s.kept,
+            status: s.status,
+            reason: s.reason,
+            text: s.text,
+            chars: f.chars,
+        })
+        .collect()
+}
+
+/// One layer being assembled.
+struct LayerCtx<'a> {
+    p: &'a Prepared,
+    layer: u8,
+    available: u64,
+    debug_markers: bool,
+    counter: &'a TokenCounter,
+}
+
+/// The separator between a block's title and fragments, unless the
+/// settings (an agent profile) name another.
+const SEPARATOR: &str = "\n\n";
+
+impl LayerCtx<'_> {
+    /// This layer's fragments that take part (not disabled), in sort order.
+    fn members(&self, slots: &[Slot]) -> Vec<usize> {
+        (0..self.p.fragments.len())
+            .filter(|&i| {
+                self.p.fragments[i].layer == self.layer && slots[i].status != Status::Disabled
+            })
+            .collect()
+    }
+
+    fn separator(&self) -> &str {
+        self.p.settings.separator.as_deref().unwrap_or(SEPARATOR)
+    }
+
+    fn title(&self) -> Option<&(Arc<str>, usize)> {
+        self.p.titles[(self.layer - 1) as usize].as_ref()
+    }
+
+    /// The block of the fragments still present, with its exact count.
+    fn render(&self, slots: &[Slot]) -> Option<BlockResult> {
+        let kept: Vec<usize> = (0..self.p.fragments.len())
+            .filter(|&i| self.p.fragments[i].layer == self.layer && slots[i].present())
+            .collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let mut text = String::new();
+        let mut spans = Vec::new();
+        if let Some((t, _)) = self.title() {
+            spans.push(Span {
+                id: "(title)".into(),
+                start: 0,
+                end: t.len(),
+            });
+            text.push_str(t);
+        }
+        for i in kept {
+            if !text.is_empty() {
+                text.push_str(self.separator());
+            }
+            let start = text.len();
+            let id = &self.p.fragments[i].id;
+            if self.debug_markers {
+                text.push_str(&format!(
+                    "[[DEBUG:{id}]]\n{}\n[[/DEBUG:{id}]]",
+                    slots[i].text
+                ));
+            } else {
+                text.push_str(&slots[i].text);
+            }
+            spans.push(Span {
+                id: id.clone(),
+                start,
+                end: text.len(),
+            });
+        }
+        let ls = &self.p.settings.layers[(self.layer - 1) as usize];
+        Some(BlockResult {
+            layer: self.layer,
+            tokens: count_block(self.counter, self.p.encoding, &text, &spans),
+            cache_control: ls.cache,
+            ttl: ls.ttl,
+            text,
+            spans,
+            label: None,
+        })
+    }
+
+    /// Tokens a present fragment's DEBUG markers add, when shown.
+    fn markers(&self, i: usize) -> u64 {
+        if !self.debug_markers {
+            return 0;
+        }
+        let (enc, id) = (self.p.encoding, &self.p.fragments[i].id);
+        (self.counter.count(enc, &format!("[[DEBUG:{id}]]\n"))
+            + self.counter.count(enc, &format!("\n[[/DEBUG:{id}]]"))) as u64
+    }
+
+    /// Trims until the exact block fits: the two passes decide on a running
+    /// estimate (fragment tokens, title, separators, markers); when the
+    /// exact count of the rendered block still exceeds what the layer has
+    /// (a pre-token merged across a boundary), the estimate is corrected by
+    /// the difference and the passes go on from where they stopped.
+    fn trim(&self, slots: &mut [Slot]) -> Option<BlockResult> {
+        let idx = self.members(slots);
+        let title = self.title().map(|t| t.1 as u64);
+        let sep = self.counter.count(self.p.encoding, self.separator()) as u64;
+        let mut correction = 0u64;
+        for _ in 0..64 {
+            let estimate = |slots: &[Slot]| {
+                let live: Vec<usize> = idx
+                    .iter()
+                    .copied()
+                    .filter(|&i| slots[i].present())
+                    .collect();
+                if live.is_empty() {
+                    return 0;
+                }
+                let body: u64 = live
+                    .iter()
+                    .map(|&i| slots[i].kept as u64 + self.markers(i))
+                    .sum();
+                let pieces = live.len() as u64 + u64::from(title.is_some());
+                title.unwrap_or(0) + body + (pieces - 1) * sep + correction
+            };
+            self.summarize_pass(slots, &idx, &estimate);
+            self.cut_pass(slots, &idx, &estimate);
+            let block = self.render(slots);
+            let exact = block.as_ref().map_or(0, |b| b.tokens as u64);
+            let est = estimate(slots);
+            if exact <= self.available || est >= exact || !idx.iter().any(|&i| slots[i].present()) {
+                return block;
+            }
+            correction += exact - est;
+        }
+        self.render(slots)
+    }
+
+    /// Pass 1: summaries, lowest priority first, until the layer fits.
+    fn summarize_pass(&self, slots: &mut [Slot], idx: &[usize], used: &dyn Fn(&[Slot]) -> u64) {
+        let (layer, available) = (self.layer, self.available);
+        for &i in idx.iter().rev() {
+            let now = used(slots);
+            if now <= available {
+                break;
+            }
+            if slots[i].status != Status::Kept {
+                continue;
+            }
+            if let Some((s, n)) = &self.p.fragments[i].summary
+                && *n < slots[i].kept
+            {
+                slots[i].reason = format!(
+                    "layer {layer} was {} tokens over its {available} available: replaced by its summary ({} → {n} tokens)",
+                    now - available,
+                    slots[i].kept
+                );
+                slots[i].status = Status::Summarized;
+                slots[i].kept = *n;
+                slots[i].text = s.clone();
+                slots[i].base = s.clone();
+            }
+        }
+    }
+
+    /// Pass 2: truncate (those marked so) or drop, lowest priority first.
+    fn cut_pass(&self, slots: &mut [Slot], idx: &[usize], used: &dyn Fn(&[Slot]) -> u64) {
+        for &i in idx.iter().rev() {
+            let now = used(slots);
+            if now <= self.available {
+                break;
+            }
+            if slots[i].present() {
+                self.cut_one(slots, i, now - self.available);
+            }
+        }
+    }
+
+    /// Takes `over` tokens out of fragment `i`: cut at a token boundary if it
+    /// may be truncated and a part fits, else dropped.
+    fn cut_one(&self, slots: &mut [Slot], i: usize, over: u64) {
+        let (layer, available) = (self.layer, self.available);
+        let f = &self.p.fragments[i];
+        let before = slots[i].kept;
+        let target = (before as u64).saturating_sub(over) as usize;
+        let cut = if f.truncate && target > 0 {
+            self.counter
+                .truncate(self.p.encoding, &slots[i].base, target)
+        } else {
+            None
+        };
+        let summarized = slots[i].status == Status::Summarized
+            || (slots[i].status == Status::Truncated
+                && f.summary.as_ref().is_some_and(|s| s.0 == slots[i].base));
+        let was = if summarized { "its summary " } else { "" };
+        match cut {
+            Some(t) => {
+                slots[i].reason = format!(
+                    "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, {before} → {} tokens)",
+                    t.cut, t.tokens
+                );
+                slots[i].status = Status::Truncated;
+                slots[i].kept = t.tokens;
+                slots[i].text = t.text.into();
+            }
+            None => {
+                let how = if f.truncate {
+                    "not even a truncated part fits"
+                } else if slots[i].status == Status::Summarized {
+                    "its summary still does not fit and it may not be truncated"
+                } else if f.summary.is_some() {
+                    "its summary does not fit and it may not be truncated"
+                } else {
+                    "no summary and not marked truncate"
+                };
+                slots[i].reason = format!(
+                    "layer {layer} was {over} tokens over its {available} available: dropped at priority {} ({how})",
+                    f.priority
+                );
+                slots[i].status = Status::Dropped;
+                slots[i].kept = 0;
+                slots[i].text = Arc::from("");
+            }
+        }
+    }
+
+    /// The reason of every fragment kept whole.
+    fn explain_kept(&self, slots: &mut [Slot], used: u64, overflow: u64) {
+        let (layer, available) = (self.layer, self.available);
+        for i in self.members(slots) {
+            if slots[i].status != Status::Kept {
+                continue;
+            }
+            slots[i].reason = if layer <= 2 {
+                if overflow > 0 {
+                    format!(
+                        "layer {layer} is never trimmed (it is {overflow} tokens over its budget: raise the fixed budget)"
+                    )
+                } else {
+                    format!("layer {layer} is never trimmed; it fits ({used} of {available})")
+                }
+            } else {
+                format!("fits: layer {layer} uses {used} of {available} available")
+            };
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The prices and limits of the vendors' models from LiteLLM's
+//! `model_prices_and_context_window.json` (MIT; the table ccusage and many
+//! others use), kept as a filtered snapshot in `assets/litellm/`, so that a
+//! model the agents send today is priced as its vendor prices it, without a
+//! hand-kept row. This tool's own rows (`assets/models.json`: tokenizer,
+//! minimum cacheable length, lifecycle) are layered on top.
+
+use serde_json::{Map, Value};
+
+use super::models::{Lifecycle, ModelInfo, Provider};
+use super::tokens::Encoding;
+
+/// The bundled snapshot.
+pub const BUNDLED_SNAPSHOT: &str = include_str!("../../../../assets/litellm/model_prices.json");
+
+/// Providers whose models the snapshot keeps.
+const PROVIDERS: &[&str] = &["anthropic", "openai"];
+
+/// Largest LiteLLM file read (the whole upstream file is about 3.5 MB).
+pub const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Whether a LiteLLM field is kept in the snapshot: what prices and limits
+/// a request (the base rates, the 1-hour write, long-context tiers, the
+/// fast speed's rates, the cache minimum and the deprecation).
+fn kept(key: &str) -> bool {
+    const BASE: &[&str] = &[
+        "litellm_provider",
+        "mode",
+        "max_input_tokens",
+        "max_output_tokens",
+        "input_cost_per_token",
+        "output_cost_per_token",
+        "cache_creation_input_token_cost",
+        "cache_creation_input_token_cost_above_1hr",
+        "cache_read_input_token_cost",
+        "prompt_cache_min_tokens",
+        "deprecation_date",
+        "successor_model",
+    ];
+    if BASE.contains(&key) {
+        return true;
+    }
+    let tier = key.contains("_above_") && key.ends_with("k_tokens");
+    let fast = key.ends_with("_ultrafast") && !key.contains("_above_");
+    (tier || fast) && key.contains("_cost")
+}
+
+/// LiteLLM's file (as published) filtered to the snapshot this tool ships:
+/// the chat models of [`PROVIDERS`] under their bare ids, the fields
+/// [`kept`], sorted by id, one model per line, with a header naming the
+/// source.
+pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, String> {
+    let all: Map<String, Value> = serde_json::from_str(litellm)
+        .map_err(|e| format!("not LiteLLM's JSON: line {}: {e}", e.line()))?;
+    let mut rows: Vec<(String, Value)> = Vec::new();
+    for (id, v) in &all {
+        let Some(o) = v.as_object() else { continue };
+        let provider = o
+            .get("litellm_provider")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let mode = o.get("mode").and_then(Value::as_str).unwrap_or("");
+        if id.contains('/')
+            || !PROVIDERS.contains(&provider)
+            || !matches!(mode, "chat" | "responses")
+        {
+            continue;
+        }
+        if o.get("input_cost_per_token")
+            .and_then(Value::as_f64)
+            .is_none()
+        {
+            continue;
+        }
+        let row: Map<String, Value> = o
+            .iter()
+            .filter(|(k, _)| kept(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        rows.push((id.clone(), Value::Object(row)));
+    }
+    if rows.is_empty() {
+        return Err("no Anthropic or OpenAI chat model in it: is it LiteLLM's model_prices_and_context_window.json?".into());
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = String::from("{\n");
+    out += &format!(
+        "\"_source\": {},\n\"_as_of\": {},\n\"_license\": \"MIT (LiteLLM)\",\n\"_note\": \"Filtered by `prompt-inspector models --update`: Anthropic and OpenAI chat models, the fields prices depend on. Do not edit: refresh it.\",\n",
+        Value::String(source.to_string()),
+        Value::String(as_of.to_string())
+    );
+    let n = rows.len();
+    for (i, (id, row)) in rows.into_iter().enumerate() {
+        out += &format!(
+            "{}: {row}{}\n",
+            Value::String(id),
+            if i + 1 < n { "," } else { "" }
+        );
+    }
+    out.push('}');
+    out.push('\n');
+    Ok(out)
+}
+
+/// USD per token as USD per million tokens.
+fn per_mtok(o: &Map<String, Value>, key: &str) -> Option<f64> {
+    o.get(key)
+        .and_then(Value::as_f64)
+        .filter(|p| p.is_finite() && *p >= 0.0)
+        .map(|p| (p * 1e6 * 1e6).round() / 1e6)
+}
+
+/// The rows of a snapshot, as this tool's model rows: prices and limits
+/// from LiteLLM, the tokenizer by provider (Claude's is not public: an
+/// o200k estimate), the cache minimum as LiteLLM gives it, else the
+/// provider's documented floor (1,024).
+pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, String> {
+    let all: Map<String, Value> = serde_json::from_str(snapshot)
+        .map_err(|e| format!("LiteLLM snapshot, line {}: {e}", e.line()))?;
+    let source = all
+        .get("_source")
+        .and_then(Value::as_str)
+        .unwrap_or("LiteLLM")
+        .to_string();
+    let as_of = all
+        .get("_as_of")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut out = Vec::new();
+    for (id, v) in &all {
+        let Some(o) = v.as_object() else { continue };
+        let provider = match o.get("litellm_provider").and_then(Value::as_str) {
+            Some("anthropic") => Provider::Anthropic,
+            Some("openai") => Provider::Openai,
+            _ => continue,
+        };
+        let Some(input) = per_mtok(o, "input_cost_per_token") else {
+            continue;
+        };
+        let legacy_openai = provider == Provider::Openai
+            && (id.starts_with("gpt-4-") || id == "gpt-4" || id.starts_with("gpt-3.5"));
+        let deprecated = o.get("deprecation_date").and_then(Value::as_str);
+        out.push(ModelInfo {
+            id: id.clone(),
+            provider,
+            tokenizer: if legacy_openai {
+                Encoding::Cl100kBase
+            } else {
+                Encoding::O200kBase
+            },
+            estimate: provider == Provider::Anthropic,
+            context_window: o
+                .get("max_input_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            max_output: o
+                .get("max_output_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            min_cacheable_tokens: o
+                .get("prompt_cache_min_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(1024),
+            input_per_mtok: input,
+            // OpenAI charges no premium for writing its cache unless a
+            // price says so: a write is input.
+            cache_write_5m_per_mtok: per_mtok(o, "cache_creation_input_token_cost")
+                .or((provider == Provider::Openai).then_some(input)),
+            cache_write_1h_per_mtok: per_mtok(o, "cache_creation_input_token_cost_above_1hr")
+                .or((provider == Provider::Openai).then_some(input)),
+            cache_read_per_mtok: per_mtok(o, "cache_read_input_token_cost"),
+            output_per_mtok: per_mtok(o, "output_cost_per_token").unwrap_or(0.0),
+            status: if deprecated.is_some() {
+                Lifecycle::Deprecated
+            } else {
+                Lifecycle::Active
+            },
+            retires: deprecated.map(str::to_string),
+            successor: o
+                .get("successor_model")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            source: Some(source.clone()),
+            as_of: as_of.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// The table: LiteLLM's rows, each overlaid by this tool's row of the same
+/// id (its tokenizer, cache minimum and lifecycle win; LiteLLM's prices and
+/// limits win where it has them), then this tool's rows LiteLLM lacks.
+pub fn layer(ours: Vec<ModelInfo>, litellm: Vec<ModelInfo>) -> Vec<ModelInfo> {
+    let mut out: Vec<ModelInfo> = Vec::with_capacity(ours.len() + litellm.len());
+    let mut mine: std::collections::HashMap<String, ModelInfo> =
+        ours.iter().map(|m| (m.id.clone(), m.clone())).collect();
+    for l in litellm {
+        match mine.remove(&l.id) {
+            Some(o) => out.push(ModelInfo {
+                context_window: if l.context_window > 0 {
+                    l.context_window
+                } else {
+                    o.context_window
+                },
+                max_output: if l.max_output > 0 {
+                    l.max_output
+                } else {
+                    o.max_output
+                },
+                input_per_mtok: l.input_per_mtok,
+                cache_write_5m_per_mtok: l.cache_write_5m_per_mtok.or(o.cache_write_5m_per_mtok),
+                cache_write_1h_per_mtok: l.cache_write_1h_per_mtok.or(o.cache_write_1h_per_mtok),
+                cache_read_per_mtok: l.cache_read_per_mtok.or(o.cache_read_per_mtok),
+                output_per_mtok: l.output_per_mtok,
+                as_of: l.as_of.or(o.as_of),
+                source: Some(match &o.source {
+                    Some(s) => format!("{s}; prices and limits: {}", l.source.unwrap_or_default()),
+                    None => l.source.unwrap_or_default(),
+                }),
+                ..o
+            }),
+            None => out.push(l),
+        }
+    }
+    // This tool's rows LiteLLM does not have (a local server), in their order.
+    out.extend(ours.into_iter().filter(|o| mine.contains_key(&o.id)));
+    out
+}

@@ -1,0 +1,393 @@
+//! The model table: vendor data (context windows, minimum cacheable lengths,
+//! prices) loaded from `assets/models.json`, never written in code.
+
+use serde::{Deserialize, Serialize};
+
+use crate::assembly::tokens::Encoding;
+
+/// The table shipped in `assets/`. `PROMPT_INSPECTOR_MODELS` may point to
+/// another file with the same shape (see [`ModelTable::from_files`]).
+pub const BUNDLED_TABLE: &str = include_str!("../../../../assets/models.json");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    Anthropic,
+    Openai,
+    /// A llama.cpp-style server that reuses the longest common token prefix.
+    Prefix,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::Openai => "openai",
+            Provider::Prefix => "prefix",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Provider> {
+        match s.to_ascii_lowercase().as_str() {
+            "anthropic" => Some(Provider::Anthropic),
+            "openai" => Some(Provider::Openai),
+            "prefix" | "local" | "llama" => Some(Provider::Prefix),
+            _ => None,
+        }
+    }
+}
+
+/// Where a model is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Lifecycle {
+    #[default]
+    Active,
+    /// Still served, with an announced end.
+    Deprecated,
+    /// No longer served.
+    Retired,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ModelInfo {
+    pub id: String,
+    pub provider: Provider,
+    pub tokenizer: Encoding,
+    /// True when `tokenizer` only approximates the vendor's own tokenizer.
+    pub estimate: bool,
+    pub context_window: u64,
+    #[serde(default)]
+    pub max_output: u64,
+    pub min_cacheable_tokens: u64,
+    /// Prices in USD per million tokens.
+    pub input_per_mtok: f64,
+    /// Writing the cache with a 5-minute TTL (default 1.25× input).
+    #[serde(default)]
+    pub cache_write_5m_per_mtok: Option<f64>,
+    /// Writing the cache with a 1-hour TTL (default 2× input).
+    #[serde(default)]
+    pub cache_write_1h_per_mtok: Option<f64>,
+    /// Reading the cache (default 0.1× input for Anthropic, the input price
+    /// for others).
+    #[serde(default, alias = "cached_input_per_mtok")]
+    pub cache_read_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub output_per_mtok: f64,
+    #[serde(default)]
+    pub status: Lifecycle,
+    /// When it is or was retired (YYYY-MM-DD).
+    #[serde(default)]
+    pub retires: Option<String>,
+    /// The current model to use instead.
+    #[serde(default)]
+    pub successor: Option<String>,
+    /// The page its figures were taken from, and when.
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub as_of: Option<String>,
+}
+
+impl ModelInfo {
+    pub fn write_5m_price(&self) -> f64 {
+        self.cache_write_5m_per_mtok
+            .unwrap_or(self.input_per_mtok * 1.25)
+    }
+
+    pub fn write_1h_price(&self) -> f64 {
+        self.cache_write_1h_per_mtok
+            .unwrap_or(self.input_per_mtok * 2.0)
+    }
+
+    pub fn read_price(&self) -> f64 {
+        self.cache_read_per_mtok.unwrap_or(match self.provider {
+            Provider::Anthropic => self.input_per_mtok * 0.1,
+            _ => self.input_per_mtok,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelTable {
+    pub default_model: String,
+    pub models: Vec<ModelInfo>,
+}
+
+impl ModelTable {
+    /// The table from files the caller names (read through the guarded
+    /// reader): this tool's rows (`PROMPT_INSPECTOR_MODELS`, else the
+    /// bundled ones) over a LiteLLM snapshot (the user's refreshed one, else
+    /// the bundled one). The engine reads no environment: the edge does.
+    pub fn from_files(
+        ours: Option<&std::path::Path>,
+        snapshot: Option<&std::path::Path>,
+    ) -> Result<ModelTable, String> {
+        use crate::workspace::reader::read_text_file;
+        let snapshot = match snapshot {
+            Some(p) => read_text_file(p, super::litellm::MAX_SOURCE_BYTES)?,
+            None => super::litellm::BUNDLED_SNAPSHOT.to_string(),
+        };
+        match ours {
+            Some(path) => {
+                let text = read_text_file(path, crate::workspace::MAX_FILE_BYTES)?;
+                ModelTable::build(&text, &snapshot).map_err(|e| format!("{}: {e}", path.display()))
+            }
+            None => ModelTable::build(BUNDLED_TABLE, &snapshot),
+        }
+    }
+
+    pub fn bundled() -> ModelTable {
+        ModelTable::build(BUNDLED_TABLE, super::litellm::BUNDLED_SNAPSHOT)
+            .expect("the bundled model table is valid JSON")
+    }
+
+    /// This tool's table (`models.json`'s shape) over a LiteLLM snapshot.
+    pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, String> {
+        let mut table = ModelTable::parse(ours)?;
+        let litellm = super::litellm::rows(snapshot)?;
+        table.models = super::litellm::layer(std::mem::take(&mut table.models), litellm);
+        Ok(table)
+    }
+
+    /// This tool's rows alone (`models.json`'s shape).
+    pub fn parse(text: &str) -> Result<ModelTable, String> {
+        let table: ModelTable = serde_json::from_str(text)
+            .map_err(|e| format!("model table, line {}: {e}", e.line()))?;
+        if table.models.is_empty() {
+            return Err("model table has no models".into());
+        }
+        Ok(table)
+    }
+
+    /// The row for `id`, also when `id` names a dated snapshot of it as the
+    /// vendors and clouds spell them (`claude-sonnet-4-5-20250929`,
+    /// `claude-sonnet-4-5@20250929`, `anthropic.claude-sonnet-4-5-20250929-v1:0`,
+    /// `gpt-4o-2024-08-06`).
+    pub fn get(&self, id: &str) -> Option<&ModelInfo> {
+        let find = |id: &str| self.models.iter().find(|m| m.id == id);
+        if let Some(m) = find(id) {
+            return Some(m);
+        }
+        let mut base = id.trim();
+        base = base.strip_prefix("anthropic.").unwrap_or(base);
+        if let Some((b, _)) = base.split_once('@') {
+            base = b;
+        }
+        if let Some(i) = base.rfind("-v")
+            && base[i + 2..].starts_with(|c: char| c.is_ascii_digit())
+            && base[i + 2..].contains(':')
+        {
+            base = &base[..i];
+        }
+        // A trailing date: -YYYYMMDD or -YYYY-MM-DD.
+        let dated = |s: &str| -> Option<usize> {
+            let b = s.as_bytes();
+            let digits = |r: std::ops::Range<usize>| {
+                r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit))
+            };
+            let n = b.len();
+            if n > 9 && b[n - 9] == b'-' && digits(n - 8..n) {
+                return Some(n - 9);
+            }
+            if n > 11
+                && b[n - 11] == b'-'
+                && b[n - 6] == b'-'
+                && b[n - 3] == b'-'
+                && digits(n - 10..n - 6)
+                && digits(n - 5..n - 3)
+                && digits(n - 2..n)
+            {
+                return Some(n - 11);
+            }
+            None
+        };
+        if let Some(cut) = dated(base) {
+            base = &base[..cut];
+        }
+        find(base)
+    }
+
+    pub fn default_model(&self) -> &ModelInfo {
+        self.get(&self.default_model).unwrap_or(&self.models[0])
+    }
+
+    /// Why `id` is not a good choice today, and what to use: a retired or
+    /// deprecated row names its successor; an unknown id names the nearest
+    /// current one. `None` for a current model.
+    pub fn advice(&self, id: &str) -> Option<String> {
+        match self.get(id) {
+            Some(m) => match m.status {
+                Lifecycle::Active => None,
+                s => Some(format!(
+                    "model '{id}' is {}{}: use {}",
+                    if s == Lifecycle::Retired {
+                        "retired"
+                    } else {
+                        "deprecated"
+                    },
+                    m.retires
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default(),
+                    m.successor.as_deref().unwrap_or(&self.default_model)
+                )),
+            },
+            None => Some(format!(
+                "unknown model '{id}': the nearest current one is {} (add it to assets/models.json or PROMPT_INSPECTOR_MODELS)",
+                self.nearest(id)
+            )),
+        }
+    }
+
+    /// The current model whose id is closest to `id` (common prefix, then
+    /// edit distance).
+    pub fn nearest(&self, id: &str) -> &str {
+        let score = |m: &ModelInfo| {
+            let prefix =
+                m.id.chars()
+                    .zip(id.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+            (usize::MAX - prefix, edit_distance(&m.id, id))
+        };
+        self.models
+            .iter()
+            .filter(|m| m.status == Lifecycle::Active)
+            .min_by_key(|m| score(m))
+            .map(|m| m.id.as_str())
+            .unwrap_or(&self.default_model)
+    }
+
+    /// The row for `id`, or the default row when `id` is unknown.
+    pub fn resolve(&self, id: Option<&str>) -> &ModelInfo {
+        id.and_then(|id| self.get(id))
+            .unwrap_or_else(|| self.default_model())
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dated_snapshots_and_cloud_ids_find_their_row() {
+        let t = ModelTable::bundled();
+        // The dated row when LiteLLM lists it, else the model's own.
+        for (id, row) in [
+            ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929"),
+            ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
+            (
+                "anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "claude-sonnet-4-5",
+            ),
+            ("claude-sonnet-4-6-20260101", "claude-sonnet-4-6"),
+        ] {
+            assert_eq!(t.get(id).map(|m| m.id.as_str()), Some(row), "{id}");
+        }
+        assert_eq!(
+            t.get("gpt-4o-2099-08-06").map(|m| m.id.as_str()),
+            Some("gpt-4o")
+        );
+        assert!(t.get("smollm2").is_none());
+        assert!(t.get("claude-sonnet-4-5-2025").is_none());
+    }
+
+    #[test]
+    fn bundled_table_loads_and_has_every_provider() {
+        let t = ModelTable::bundled();
+        for p in [Provider::Anthropic, Provider::Openai, Provider::Prefix] {
+            assert!(t.models.iter().any(|m| m.provider == p), "{p:?}");
+        }
+        assert_eq!(t.default_model().id, t.default_model);
+        assert!(t.get("claude-haiku-4-5").unwrap().min_cacheable_tokens == 4096);
+        for m in &t.models {
+            assert!(
+                m.source.is_some() && m.as_of.is_some(),
+                "{} names its source",
+                m.id
+            );
+        }
+        assert_eq!(t.default_model().status, Lifecycle::Active);
+    }
+
+    #[test]
+    fn retired_and_unknown_models_are_advised() {
+        let t = ModelTable::bundled();
+        let a = t.advice("claude-sonnet-4-5").unwrap();
+        assert!(
+            a.contains("retired (2026-11-30): use claude-sonnet-4-6"),
+            "{a}"
+        );
+        let a = t.advice("claude-sonet-4-6").unwrap();
+        assert!(
+            a.contains("nearest current one is claude-sonnet-4-6"),
+            "{a}"
+        );
+        assert_eq!(t.advice("claude-sonnet-4-6"), None);
+    }
+
+    #[test]
+    fn the_agents_default_models_are_priced_as_their_vendor_prices_them() {
+        let t = ModelTable::bundled();
+        let opus = t.get("claude-opus-5-5").expect("Claude Code 2.1's default");
+        assert_eq!(opus.provider, Provider::Anthropic);
+        assert_eq!(opus.context_window, 1_000_000);
+        assert!(opus.input_per_mtok > 0.0 && opus.estimate);
+        let sol = t.get("gpt-6.1-sol").expect("Codex 0.169's default");
+        assert_eq!(sol.provider, Provider::Openai);
+        assert!(!sol.estimate);
+        for id in ["claude-fable-5-1", "gpt-5.6-terra", "gpt-5.6-luna"] {
+            assert!(t.get(id).is_some(), "{id}");
+        }
+        // This tool's rows win where they know better (a cache minimum, a
+        // local server LiteLLM does not list).
+        assert_eq!(
+            t.get("claude-haiku-4-5").unwrap().min_cacheable_tokens,
+            4096
+        );
+        assert!(t.get("local-llama").is_some());
+    }
+
+    #[test]
+    fn a_litellm_file_is_filtered_to_a_snapshot_and_read_back() {
+        let raw = r#"{"sample_spec": {"mode": "chat"},
+            "claude-x-9": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 3e-06,
+              "output_cost_per_token": 1.5e-05, "cache_read_input_token_cost": 3e-07, "max_input_tokens": 200000,
+              "supports_vision": true, "input_cost_per_token_above_200k_tokens": 6e-06},
+            "bedrock/claude-x-9": {"litellm_provider": "bedrock", "mode": "chat", "input_cost_per_token": 1e-06},
+            "text-embedding-9": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 1e-07}}"#;
+        let snap = super::super::litellm::snapshot(raw, "test", "2026-12-01").unwrap();
+        assert!(
+            !snap.contains("supports_vision") && snap.contains("above_200k"),
+            "{snap}"
+        );
+        let rows = super::super::litellm::rows(&snap).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].id, "claude-x-9");
+        assert!((rows[0].input_per_mtok - 3.0).abs() < 1e-9);
+        assert_eq!(rows[0].as_of.as_deref(), Some("2026-12-01"));
+        assert!(super::super::litellm::snapshot("{}", "t", "d").is_err());
+    }
+
+    #[test]
+    fn broken_table_names_line() {
+        let err = ModelTable::parse("{\n\"models\": [\n oops]}").unwrap_err();
+        assert!(err.contains("line 3"), "{err}");
+    }
+}

@@ -1,0 +1,211 @@
+//! The first stage of assembly: a session applied to a workspace. Each
+//! fragment's condition is evaluated, its template filled in and its tokens
+//! counted (through the content cache); fragments are sorted by (layer,
+//! priority descending, id). Done once per session and model, not per
+//! slider move.
+
+use std::sync::Arc;
+
+use crate::assembly::models::ModelInfo;
+use crate::assembly::template::{MAX_OUTPUT_BYTES, facts, interpolate};
+use crate::assembly::tokens::{Encoding, TokenCounter};
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::expr::SessionFacts;
+use crate::workspace::session::Session;
+use crate::workspace::settings::Settings;
+use crate::workspace::types::Preset;
+use crate::workspace::{FragmentDef, FragmentKind, Workspace};
+
+/// A fragment with the session applied, in sort order.
+#[derive(Debug, Clone)]
+pub struct PreparedFragment {
+    pub id: String,
+    pub layer: u8,
+    pub priority: i64,
+    pub source: String,
+    pub line: usize,
+    pub body_line: usize,
+    pub kind: FragmentKind,
+    /// `None` when enabled; otherwise why not.
+    pub disabled: Option<String>,
+    /// The source text before interpolation (for the detail view).
+    pub raw: Arc<str>,
+    /// prefix + interpolated body + suffix.
+    pub full: Arc<str>,
+    pub tokens: usize,
+    pub summary: Option<(Arc<str>, usize)>,
+    pub truncate: bool,
+    pub cacheable: Option<bool>,
+    /// What the agent's own rules did at load time (see `Preset`).
+    pub preset: Option<Preset>,
+    /// Characters before and after the agent's caps.
+    pub chars: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub encoding: Encoding,
+    pub model: ModelInfo,
+    pub session: String,
+    pub settings: Settings,
+    pub fragments: Vec<PreparedFragment>,
+    /// Layer titles with their token counts.
+    pub titles: [Option<(Arc<str>, usize)>; 4],
+    /// Tool definitions of the enabled tools, in request order.
+    pub tools: Vec<serde_json::Value>,
+    pub tools_tokens: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Applies a session to a workspace: evaluates conditions, interpolates and
+/// counts every fragment (through the content-keyed cache).
+pub fn prepare(
+    ws: &Workspace,
+    session: &Session,
+    settings: &Settings,
+    model: &ModelInfo,
+    counter: &TokenCounter,
+) -> Prepared {
+    let enc = model.tokenizer;
+    let facts = facts(ws, session);
+    let root = ws.root.to_string_lossy().into_owned();
+    let mut diagnostics = Vec::new();
+    let mut fragments: Vec<PreparedFragment> = Vec::with_capacity(ws.fragments.len());
+    for f in &ws.fragments {
+        let disabled = disabled_reason(f, &facts);
+        let mut render = |text: &str| render_text(f, text, &root, session, &mut diagnostics);
+        let body = render(&f.body);
+        let full: Arc<str> = format!("{}{}{}", f.prefix, body, f.suffix).into();
+        let summary = f.summary.as_ref().map(|s| {
+            let s: Arc<str> = format!("{}{}{}", f.prefix, render(s), f.suffix).into();
+            let n = counter.count(enc, &s);
+            (s, n)
+        });
+        let tokens = counter.count(enc, &full);
+        fragments.push(PreparedFragment {
+            id: f.id.clone(),
+            layer: f.layer,
+            priority: f.priority,
+            source: f.source.clone(),
+            line: f.line,
+            body_line: f.body_line,
+            kind: f.kind.clone(),
+            disabled,
+            raw: f.body.as_str().into(),
+            full,
+            tokens,
+            summary,
+            truncate: f.truncate,
+            cacheable: f.cacheable,
+            preset: f.preset.clone(),
+            chars: f.chars,
+        });
+    }
+    // Priority descending without negation (-i64::MIN overflows).
+    fragments.sort_by(|a, b| {
+        (a.layer, std::cmp::Reverse(a.priority), &a.id).cmp(&(
+            b.layer,
+            std::cmp::Reverse(b.priority),
+            &b.id,
+        ))
+    });
+    let titles = std::array::from_fn(|i| {
+        settings.layers[i].title.as_ref().map(|t| {
+            let t: Arc<str> = t.as_str().into();
+            let n = counter.count(enc, &t);
+            (t, n)
+        })
+    });
+    let tools: Vec<serde_json::Value> = ws
+        .tools
+        .iter()
+        .filter(|t| {
+            fragments
+                .iter()
+                .any(|f| f.id == t.fragment_id && f.disabled.is_none())
+        })
+        .map(|t| t.definition.clone())
+        .collect();
+    // Tool-definition tokens: each definition counted as the request sends
+    // it (one cache position each), summed: the same figure in every view.
+    let tools_tokens = tools
+        .iter()
+        .map(|t| counter.count(enc, &serde_json::to_string(t).unwrap_or_default()))
+        .sum();
+    Prepared {
+        encoding: enc,
+        model: model.clone(),
+        session: session.name.clone(),
+        settings: settings.clone(),
+        fragments,
+        titles,
+        tools,
+        tools_tokens,
+        diagnostics,
+    }
+}
+
+/// Why a fragment is disabled for this session, if it is.
+fn disabled_reason(f: &FragmentDef, facts: &SessionFacts) -> Option<String> {
+    if let Some(Preset::Disabled(why)) = &f.preset {
+        return Some(why.clone());
+    }
+    let src = f.enabled_when.as_deref().unwrap_or("");
+    if let Some(err) = &f.condition_error {
+        return Some(format!("invalid enabled_when `{src}`: {err}"));
+    }
+    let c = f.condition.as_ref()?;
+    if c.eval(facts) {
+        return None;
+    }
+    let why = c.explain_false(facts).join(", ");
+    Some(format!("enabled_when `{src}` is false: {why}"))
+}
+
+/// A fragment's text with its template variables filled in; an unknown
+/// variable or an expansion past the cap is one diagnostic on its line.
+fn render_text(
+    f: &FragmentDef,
+    text: &str,
+    root: &str,
+    session: &Session,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> String {
+    if !f.interpolate {
+        return text.to_string();
+    }
+    let r = interpolate(text, root, session);
+    if r.cut {
+        diagnostics.push(
+            Diagnostic::error(
+                f.source.as_str(),
+                Some(f.body_line),
+                format!(
+                    "template of '{}' expands past {} MiB: cut there",
+                    f.id,
+                    MAX_OUTPUT_BYTES / (1024 * 1024)
+                ),
+            )
+            .for_fragment(&f.id),
+        );
+    }
+    for name in r.unknown {
+        let offset = text
+            .find(&format!("{{{{{name}"))
+            .or_else(|| text.find(name.as_str()))
+            .unwrap_or(0);
+        let line = f.body_line + text[..offset].matches('\n').count();
+        diagnostics.push(
+            Diagnostic::warning(
+                f.source.as_str(),
+                Some(line),
+                format!(
+                    "unknown template variable {{{{{name}}}}} in '{}' (left as is)",
+                    f.id
+                ),
+            )
+            .for_fragment(&f.id),
+        );
+    }
+    r.text
+}

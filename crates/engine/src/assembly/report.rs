@@ -1,0 +1,312 @@
+//! The assembly report: JSON (stable field names), text (a `/context`-style
+//! listing) and Markdown.
+
+use serde_json::{Value, json};
+
+use crate::Inspection;
+use crate::assembly::assemble::{Assembly, Status};
+use crate::workspace::diag::{Diagnostic, Severity};
+
+pub fn to_json(ins: &Inspection) -> Value {
+    let a = &ins.assembly;
+    let m = &ins.prepared.model;
+    json!({
+        "schema": 2,
+        "workspace": ins.workspace.root.to_string_lossy(),
+        "profile": {"name": ins.workspace.profile.name, "why": ins.workspace.profile.why},
+        "session": a.session,
+        "tokenizer": a.tokenizer.as_str(),
+        "model": a.model,
+        "estimate": a.estimate,
+        "context_window": m.context_window,
+        "budget": {
+            "total": a.budget.total,
+            "layer1": a.budget.layer1,
+            "layer2": a.budget.layer2,
+            "layer3_ratio": a.budget.layer3_ratio,
+        },
+        "layers": a.layers.iter().map(|l| {
+            let mut v = json!({
+                "layer": l.layer, "title": l.title, "budget": l.budget, "inflow": l.inflow,
+                "available": l.available, "used": l.used, "overflow": l.overflow,
+                "cache": l.cache, "ttl": l.ttl.as_str(),
+            });
+            // With DEBUG markers: the tokens they add to `used`.
+            if a.debug_markers {
+                v["markers"] = json!(l.markers);
+            }
+            v
+        }).collect::<Vec<_>>(),
+        "fragments": a.fragments.iter().map(|f| json!({
+            "id": f.id, "layer": f.layer, "priority": f.priority, "source": f.source,
+            "line": f.line, "tokens": f.tokens, "kept_tokens": f.kept_tokens,
+            "status": f.status.as_str(), "reason": f.reason,
+            "chars_before": f.chars.map(|c| c.0), "chars_after": f.chars.map(|c| c.1),
+        })).collect::<Vec<_>>(),
+        "blocks": a.blocks.iter().map(|b| json!({
+            "layer": b.layer, "tokens": b.tokens, "cache_control": b.cache_control,
+            "ttl": b.ttl.as_str(), "text": b.text,
+        })).collect::<Vec<_>>(),
+        "tools": a.tools.iter().map(|t| t["name"].clone()).collect::<Vec<_>>(),
+        "tools_tokens": a.tools_tokens,
+        "diagnostics": ins.diagnostics().iter().map(diag_json).collect::<Vec<_>>(),
+        "counts": status_counts(a).iter().map(|(s, n)| (s.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "total_tokens": a.total_tokens,
+        "calibration": ins.calibration().map(|r| json!({
+            "ratio": r,
+            "calibrated_total_tokens": (a.total_tokens as f64 * r).round() as u64,
+        })),
+    })
+}
+
+pub fn diag_json(d: &Diagnostic) -> Value {
+    json!({
+        "severity": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
+        "file": d.file, "line": d.line, "fragment": d.fragment, "message": d.message,
+    })
+}
+
+pub fn status_counts(a: &Assembly) -> Vec<(Status, usize)> {
+    Status::ALL
+        .iter()
+        .map(|s| (*s, a.fragments.iter().filter(|f| f.status == *s).count()))
+        .collect()
+}
+
+/// A text bar of `width` cells for `used` of `of`.
+pub fn bar(used: u64, of: u64, width: usize) -> String {
+    let filled = if of == 0 {
+        if used > 0 { width } else { 0 }
+    } else {
+        ((used as f64 / of as f64) * width as f64)
+            .round()
+            .min(width as f64) as usize
+    };
+    format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
+}
+
+/// What a layer is called: for an agent profile the first line of its
+/// section's title, else the layered design's name.
+pub fn layer_name(l: &crate::assembly::assemble::LayerResult, agent: bool) -> String {
+    if agent
+        && let Some(t) = &l.title
+        && let Some(first) = t.lines().next()
+    {
+        let name = first.trim_start_matches('#').trim();
+        if !name.is_empty() {
+            return name.to_string();
+        }
+    }
+    match l.layer {
+        1 => "identity",
+        2 => "safety",
+        3 => "capabilities",
+        _ => "dynamic",
+    }
+    .to_string()
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
+pub fn to_text(ins: &Inspection) -> String {
+    let a = &ins.assembly;
+    let mut o = String::new();
+    let est = if a.estimate { ", estimate" } else { "" };
+    o += &format!(
+        "{}  session: {}  model: {} ({}{est})\n",
+        ins.workspace.root.display(),
+        a.session,
+        a.model,
+        a.tokenizer.as_str()
+    );
+    o += &format!(
+        "profile: {} ({})\n",
+        ins.workspace.profile.name, ins.workspace.profile.why
+    );
+    let lb = crate::assembly::assemble::layer_budgets(&a.budget);
+    o += &format!(
+        "budget {} tokens: layer 1 {} · layer 2 {} · layer 3 {} · layer 4 {} (layer3_ratio {})\n",
+        a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
+    );
+    for l in &a.layers {
+        let cache = if l.cache {
+            format!("cached {}", l.ttl.as_str())
+        } else {
+            "not cached".into()
+        };
+        let over = if l.overflow > 0 {
+            format!("  OVER BY {}", l.overflow)
+        } else {
+            String::new()
+        };
+        o += &format!(
+            "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
+            l.layer,
+            clip(&layer_name(l, ins.workspace.profile.name != "layered"), 13),
+            bar(l.used, l.available, 24),
+            l.used,
+            l.available,
+            l.budget,
+            l.inflow
+        );
+        for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
+            o += &format!(
+                "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
+                f.status.as_str(),
+                clip(&f.id, 28),
+                f.tokens,
+                f.kept_tokens,
+                f.priority,
+                clip(&f.source, 28),
+                f.reason
+            );
+        }
+    }
+    let counts: Vec<String> = status_counts(a)
+        .iter()
+        .map(|(s, n)| format!("{n} {}", s.as_str()))
+        .collect();
+    o += &format!(
+        "\nsystem: {} tokens in {} blocks, plus {} tokens of tool definitions ({} tools)\nfragments: {}\n",
+        a.total_tokens,
+        a.blocks.len(),
+        a.tools_tokens,
+        a.tools.len(),
+        counts.join(" · ")
+    );
+    o += &memory_files(ins);
+    let diags = ins.diagnostics();
+    if !diags.is_empty() {
+        o += &format!("\ndiagnostics ({}):\n", diags.len());
+        for d in diags {
+            o += &format!("  {d}\n");
+        }
+    }
+    o
+}
+
+pub fn to_markdown(ins: &Inspection) -> String {
+    let a = &ins.assembly;
+    let mut o = format!(
+        "## Prompt assembly — session `{}`, model `{}` ({}{})\n\n",
+        a.session,
+        a.model,
+        a.tokenizer.as_str(),
+        if a.estimate { ", estimate" } else { "" }
+    );
+    o += "| layer | budget | inflow | used | available | overflow | cache |\n|---:|---:|---:|---:|---:|---:|---|\n";
+    for l in &a.layers {
+        o += &format!(
+            "| {} {} | {} | {} | {} | {} | {} | {} |\n",
+            l.layer,
+            clip(&layer_name(l, ins.workspace.profile.name != "layered"), 13),
+            l.budget,
+            l.inflow,
+            l.used,
+            l.available,
+            l.overflow,
+            if l.cache { l.ttl.as_str() } else { "—" }
+        );
+    }
+    o += "\n| status | fragment | layer | priority | source | tokens | kept | reason |\n|---|---|---:|---:|---|---:|---:|---|\n";
+    for f in &a.fragments {
+        o += &format!(
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            f.status.as_str(),
+            f.id,
+            f.layer,
+            f.priority,
+            f.source,
+            f.tokens,
+            f.kept_tokens,
+            f.reason.replace('|', "\\|")
+        );
+    }
+    o += &format!(
+        "\n**Total:** {} tokens in {} blocks, {} tokens of tools.\n",
+        a.total_tokens,
+        a.blocks.len(),
+        a.tools_tokens
+    );
+    let diags = ins.diagnostics();
+    if !diags.is_empty() {
+        o += "\n### Diagnostics\n\n";
+        for d in diags {
+            o += &format!("- `{}` {}\n", d.location(), d.message);
+        }
+    }
+    o
+}
+
+/// The system blocks as text, each under a header line.
+pub fn render_blocks(a: &Assembly) -> String {
+    let mut o = String::new();
+    for (i, b) in a.blocks.iter().enumerate() {
+        let cache = if b.cache_control {
+            format!(", cache_control {}", b.ttl.as_str())
+        } else {
+            String::new()
+        };
+        o += &format!(
+            "──── block {} · layer {} · {} tokens{cache} ────\n",
+            i + 1,
+            b.layer,
+            b.tokens
+        );
+        o += &b.text;
+        o += "\n\n";
+    }
+    o
+}
+
+/// Why `--check` fails, or empty when the budget gate passes.
+pub fn check_failures(a: &Assembly) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in &a.layers {
+        if l.overflow > 0 {
+            out.push(format!(
+                "layer {} is {} tokens over its {} available",
+                l.layer, l.overflow, l.available
+            ));
+        }
+    }
+    for f in &a.fragments {
+        if matches!(f.status, Status::Dropped | Status::Truncated) {
+            out.push(format!(
+                "fragment '{}' was {}: {}",
+                f.id,
+                f.status.as_str(),
+                f.reason
+            ));
+        }
+    }
+    out
+}
+
+/// Like Claude Code's `/context` "Memory files": each memory file (and
+/// import) with its tokens and its share of the context window.
+fn memory_files(ins: &Inspection) -> String {
+    if ins.workspace.profile.name != "claude-code" {
+        return String::new();
+    }
+    let a = &ins.assembly;
+    let window = ins.prepared.model.context_window.max(1);
+    let mut o = String::from("\nMemory files\n");
+    for f in a.fragments.iter().filter(|f| f.layer == 2) {
+        o += &format!(
+            "  └ {:<40} {:>7} tokens ({:.1}%)\n",
+            f.source,
+            f.kept_tokens,
+            f.kept_tokens as f64 * 100.0 / window as f64
+        );
+    }
+    o
+}

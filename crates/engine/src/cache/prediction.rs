@@ -1,0 +1,321 @@
+//! A session's cache prediction: per request, per strategy, with the lint
+//! and the context-window use; JSON and text views.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::Inspection;
+use crate::assembly::assemble::{Assembly, Prepared};
+use crate::assembly::models::Provider;
+use crate::assembly::tokens::TokenCounter;
+use crate::cache::lint::{self, LintWarning};
+use crate::cache::predictors::{self, Predicted, Usage};
+use crate::cache::shape::{self, Strategy};
+use crate::workspace::session::Session;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StrategyResult {
+    pub name: &'static str,
+    #[serde(flatten)]
+    pub usage: Usage,
+    pub cost_usd: f64,
+}
+
+/// How the context window is used by one request.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ContextUse {
+    pub tools: u64,
+    pub system: Vec<(u8, u64)>,
+    pub history: u64,
+    pub current: u64,
+    pub reserved_output: u64,
+    pub window: u64,
+    pub threshold: f64,
+    pub crosses_threshold: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Prediction {
+    pub model: String,
+    pub provider: Provider,
+    pub session: String,
+    pub estimate: bool,
+    pub requests: Vec<Predicted>,
+    pub totals: Usage,
+    pub total_cost_usd: f64,
+    pub strategies: Vec<StrategyResult>,
+    pub best: &'static str,
+    pub saving_usd: f64,
+    pub warnings: Vec<LintWarning>,
+    pub context: Vec<ContextUse>,
+}
+
+/// Predicts the session of `ins` for `provider` (the model's by default).
+pub fn predict(ins: &Inspection, provider: Option<Provider>, counter: &TokenCounter) -> Prediction {
+    predict_for(
+        &ins.assembly,
+        &ins.prepared,
+        ins.session(),
+        provider,
+        counter,
+    )
+}
+
+/// Predicts from an assembly and its preparation (what the window holds).
+pub fn predict_for(
+    a: &Assembly,
+    prepared: &Prepared,
+    session: &Session,
+    provider: Option<Provider>,
+    counter: &TokenCounter,
+) -> Prediction {
+    let model = &prepared.model;
+    let provider = provider.unwrap_or(model.provider);
+    let settings = &prepared.settings;
+    let mut strategies = Vec::new();
+    let mut layered = Vec::new();
+    let mut layered_shapes = Vec::new();
+    for st in Strategy::ALL {
+        let shapes = shape::shapes(a, session, settings, st, counter);
+        let reqs = strategy_requests(provider, model, st, &shapes, counter);
+        let mut u = Usage::default();
+        for r in &reqs {
+            u.add(&r.usage);
+        }
+        strategies.push(StrategyResult {
+            name: st.name(),
+            usage: u,
+            cost_usd: reqs.iter().map(|r| r.cost_usd).sum(),
+        });
+        if st == Strategy::Layered {
+            layered = reqs;
+            layered_shapes = shapes;
+        }
+    }
+    let (best, saving_usd) = best_strategy(&strategies);
+    let mut totals = Usage::default();
+    for r in &layered {
+        totals.add(&r.usage);
+    }
+    let context = context_use(a, prepared, &layered_shapes);
+    for (r, c) in layered.iter_mut().zip(&context) {
+        if c.crosses_threshold {
+            r.notes.push(format!(
+                "context use crosses the auto-compact threshold ({:.0}% of {} tokens): the agent would compact here",
+                c.threshold * 100.0,
+                c.window
+            ));
+        }
+    }
+    Prediction {
+        model: model.id.clone(),
+        provider,
+        session: session.name.clone(),
+        estimate: model.estimate,
+        total_cost_usd: layered.iter().map(|r| r.cost_usd).sum(),
+        requests: layered,
+        totals,
+        strategies,
+        best,
+        saving_usd,
+        warnings: lint::lint(a, prepared),
+        context,
+    }
+}
+
+/// The requests of one strategy under the provider's rules.
+fn strategy_requests(
+    provider: Provider,
+    model: &crate::ModelInfo,
+    st: Strategy,
+    shapes: &[shape::RequestShape],
+    counter: &TokenCounter,
+) -> Vec<Predicted> {
+    let mut reqs = predictors::run(provider, model, shapes, counter);
+    if st == Strategy::None && provider != Provider::Anthropic {
+        // Without caching every token is input (OpenAI and local servers
+        // cache by themselves; this is the baseline they are measured on).
+        for r in &mut reqs {
+            r.usage = Usage {
+                input_tokens: r.total_tokens,
+                ..Usage::default()
+            };
+            r.cost_usd = predictors::cost(model, &r.usage, 0);
+        }
+    }
+    reqs
+}
+
+/// The cheapest strategy, and what it saves against no caching.
+fn best_strategy(strategies: &[StrategyResult]) -> (&'static str, f64) {
+    let best = strategies
+        .iter()
+        .min_by(|a, b| {
+            a.cost_usd
+                .partial_cmp(&b.cost_usd)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .map(|s| s.name)
+        .unwrap_or("layered");
+    let cost_of = |name: &str| {
+        strategies
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.cost_usd)
+            .unwrap_or(0.0)
+    };
+    (best, cost_of("none") - cost_of(best))
+}
+
+/// The context window's use by each request: tools, system blocks,
+/// history, the current message and the output reserved.
+fn context_use(
+    a: &Assembly,
+    prepared: &Prepared,
+    shapes: &[shape::RequestShape],
+) -> Vec<ContextUse> {
+    let (model, h) = (&prepared.model, &prepared.settings.history);
+    shapes
+        .iter()
+        .map(|r| {
+            let tools: u64 = r
+                .segments
+                .iter()
+                .filter(|s| matches!(s.kind, shape::SegKind::Tool { .. }))
+                .map(|s| s.tokens as u64)
+                .sum();
+            let system = a
+                .blocks
+                .iter()
+                .map(|b| (b.layer, b.tokens as u64))
+                .collect::<Vec<_>>();
+            let used = tools
+                + system.iter().map(|s| s.1).sum::<u64>()
+                + r.history_tokens as u64
+                + r.current_tokens as u64
+                + h.reserved_output;
+            ContextUse {
+                tools,
+                system,
+                history: r.history_tokens as u64,
+                current: r.current_tokens as u64,
+                reserved_output: h.reserved_output,
+                window: model.context_window,
+                threshold: h.auto_compact_threshold,
+                crosses_threshold: used as f64
+                    > model.context_window as f64 * h.auto_compact_threshold,
+            }
+        })
+        .collect()
+}
+
+pub fn to_json(p: &Prediction) -> Value {
+    json!({
+        "model": p.model,
+        "provider": p.provider.as_str(),
+        "session": p.session,
+        "estimate": p.estimate,
+        "requests": p.requests.iter().zip(&p.context).map(|(r, c)| json!({
+            "turn": r.turn,
+            "index": r.index,
+            "at_secs": r.at_secs,
+            "gap_secs": r.gap_secs,
+            "total_tokens": r.total_tokens,
+            "tools_tokens": c.tools,
+            "system_tokens": c.system.iter().map(|s| s.1).sum::<u64>(),
+            "system_blocks": c.system.iter().map(|s| s.1).collect::<Vec<_>>(),
+            "message_tokens": c.history + c.current,
+            "input_tokens": r.usage.input_tokens,
+            "cache_creation_input_tokens": r.usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": r.usage.cache_read_input_tokens,
+            "cost_usd": round6(r.cost_usd),
+            "error": r.error,
+            "notes": r.notes,
+        })).collect::<Vec<_>>(),
+        "totals": {
+            "input_tokens": p.totals.input_tokens,
+            "cache_creation_input_tokens": p.totals.cache_creation_input_tokens,
+            "cache_read_input_tokens": p.totals.cache_read_input_tokens,
+            "cost_usd": round6(p.total_cost_usd),
+        },
+        "strategies": p.strategies.iter().map(|s| json!({
+            "name": s.name,
+            "input_tokens": s.usage.input_tokens,
+            "cache_creation_input_tokens": s.usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": s.usage.cache_read_input_tokens,
+            "cost_usd": round6(s.cost_usd),
+        })).collect::<Vec<_>>(),
+        "best_strategy": p.best,
+        "saving_usd": round6(p.saving_usd),
+        "warnings": p.warnings.iter().map(|w| json!({
+            "fragment": w.fragment, "file": w.file, "line": w.line, "layer": w.layer, "message": w.message,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+pub fn to_text(p: &Prediction) -> String {
+    let mut o = format!(
+        "cache prediction · session {} · {} ({}){}\n\n",
+        p.session,
+        p.model,
+        p.provider.as_str(),
+        if p.estimate {
+            " · token counts are estimates"
+        } else {
+            ""
+        }
+    );
+    o += "req turn  at      total    read   write  uncached   cost $\n";
+    for r in &p.requests {
+        o += &format!(
+            "{:>3} {:>4}  {:>6} {:>7} {:>7} {:>7} {:>9} {:>8.5}\n",
+            r.index + 1,
+            r.turn,
+            format!("{}s", r.at_secs),
+            r.total_tokens,
+            r.usage.cache_read_input_tokens,
+            r.usage.cache_creation_input_tokens,
+            r.usage.input_tokens,
+            r.cost_usd
+        );
+        if let Some(e) = &r.error {
+            o += &format!("        ERROR {e}\n");
+        }
+        for n in &r.notes {
+            o += &format!("        · {n}\n");
+        }
+    }
+    o += &format!(
+        "\ntotal: read {} · write {} · uncached {} · ${:.5}\n\nstrategies:\n",
+        p.totals.cache_read_input_tokens,
+        p.totals.cache_creation_input_tokens,
+        p.totals.input_tokens,
+        p.total_cost_usd
+    );
+    for s in &p.strategies {
+        o += &format!(
+            "  {:<14} read {:>7}  write {:>7}  uncached {:>7}  ${:.5}{}\n",
+            s.name,
+            s.usage.cache_read_input_tokens,
+            s.usage.cache_creation_input_tokens,
+            s.usage.input_tokens,
+            s.cost_usd,
+            if s.name == p.best { "  ← best" } else { "" }
+        );
+    }
+    o += &format!("saving of the best over no caching: ${:.5}\n", p.saving_usd);
+    if !p.warnings.is_empty() {
+        o += "\ncache-breaker warnings:\n";
+        for w in &p.warnings {
+            o += &format!(
+                "  {}:{}: warning: [{}] {}\n",
+                w.file, w.line, w.fragment, w.message
+            );
+        }
+    }
+    o
+}

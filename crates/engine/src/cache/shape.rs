@@ -1,0 +1,459 @@
+//! The shape of each request of a session as a cache sees it: an ordered
+//! list of content positions (tools → system blocks → message blocks), each
+//! with its text, tokens and whether it carries a `cache_control` breakpoint.
+
+use serde::Serialize;
+
+use crate::assembly::assemble::{Assembly, Span};
+use crate::assembly::tokens::{Encoding, TokenCounter};
+use crate::cache::history::{self, CLEARED};
+use crate::workspace::session::{Block, Message, Role, Session};
+use crate::workspace::settings::{Settings, Ttl};
+
+/// Seconds between requests when a session gives no gap: between turns, and
+/// between the calls of one turn's tool loop.
+pub const TURN_SPACING_SECS: u64 = 20;
+pub const TOOL_SPACING_SECS: u64 = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// The workspace's layered blocks with their breakpoints.
+    Layered,
+    /// The whole system prompt as one string with one breakpoint.
+    SingleString,
+    /// No `cache_control` at all.
+    None,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Layered => "layered",
+            Strategy::SingleString => "single_string",
+            Strategy::None => "none",
+        }
+    }
+    pub const ALL: [Strategy; 3] = [Strategy::Layered, Strategy::SingleString, Strategy::None];
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SegKind {
+    Tool {
+        name: String,
+    },
+    System {
+        layer: u8,
+        block: usize,
+    },
+    Message {
+        index: usize,
+        role: Role,
+        block: usize,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Segment {
+    pub kind: SegKind,
+    pub text: String,
+    pub tokens: usize,
+    pub breakpoint: Option<Ttl>,
+    #[serde(skip)]
+    pub spans: Vec<Span>,
+    /// The message block this position was made from.
+    #[serde(skip)]
+    pub source_block: Option<Block>,
+}
+
+impl Segment {
+    /// Readable name of the position ("system block 2 (layer 2)").
+    pub fn label(&self) -> String {
+        match &self.kind {
+            SegKind::Tool { name } => format!("tool definition '{name}'"),
+            SegKind::System { layer, block } => {
+                format!("system block {} (layer {layer})", block + 1)
+            }
+            SegKind::Message { index, role, .. } => format!(
+                "message {} ({})",
+                index + 1,
+                match role {
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                }
+            ),
+        }
+    }
+
+    pub fn same_content(&self, other: &Segment) -> bool {
+        self.kind == other.kind && self.text == other.text
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestShape {
+    pub turn: usize,
+    pub index: usize,
+    pub gap_secs: u64,
+    pub at_secs: u64,
+    pub segments: Vec<Segment>,
+    pub history_notes: Vec<String>,
+    /// Tokens of the messages before the last one, and of the last one.
+    pub history_tokens: usize,
+    pub current_tokens: usize,
+}
+
+impl RequestShape {
+    pub fn total_tokens(&self) -> usize {
+        self.segments.iter().map(|s| s.tokens).sum()
+    }
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.segments
+            .iter()
+            .filter_map(|s| match &s.kind {
+                SegKind::Tool { name } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn block_text(b: &Block) -> String {
+    match b {
+        Block::Text { text } => text.clone(),
+        Block::ToolUse { name, input, .. } => format!("tool_use {name} {input}"),
+        Block::ToolResult { content, .. } => content.clone(),
+    }
+}
+
+/// Builds the request shapes of a session under a strategy.
+pub fn shapes(
+    a: &Assembly,
+    session: &Session,
+    settings: &Settings,
+    strategy: Strategy,
+    counter: &TokenCounter,
+) -> Vec<RequestShape> {
+    let cache_on = strategy != Strategy::None;
+    let mut base = tool_segments(a, settings, cache_on, counter);
+    base.extend(system_segments(a, strategy, cache_on, counter));
+    let hello = [Message::text(Role::User, "Hello")];
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    let mut prev_turn = 0;
+    for (i, (turn, upto, gap)) in request_points(session).into_iter().enumerate() {
+        if i > 0 {
+            at += if gap > 0 {
+                gap
+            } else if turn == prev_turn {
+                TOOL_SPACING_SECS
+            } else {
+                TURN_SPACING_SECS
+            };
+        }
+        prev_turn = turn;
+        let conversation = if session.requests.is_empty() {
+            &hello[..]
+        } else {
+            &session.messages[..upto]
+        };
+        let built = history::build(conversation, &settings.history);
+        let mut segs = base.clone();
+        let (history_tokens, current_tokens) = message_segments(
+            &built.messages,
+            a.tokenizer,
+            cache_on,
+            settings,
+            counter,
+            &mut segs,
+        );
+        out.push(RequestShape {
+            turn,
+            index: i,
+            gap_secs: gap,
+            at_secs: at,
+            segments: segs,
+            history_notes: built.notes,
+            history_tokens,
+            current_tokens,
+        });
+    }
+    out
+}
+
+/// One segment per tool definition, counted alone (the tool-definition
+/// tokens every view shows are the sum of these).
+fn tool_segments(
+    a: &Assembly,
+    settings: &Settings,
+    cache_on: bool,
+    counter: &TokenCounter,
+) -> Vec<Segment> {
+    let n_tools = a.tools.len();
+    a.tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let text = serde_json::to_string(t).unwrap_or_default();
+            Segment {
+                kind: SegKind::Tool {
+                    name: t["name"].as_str().unwrap_or("").to_string(),
+                },
+                tokens: counter.count(a.tokenizer, &text),
+                text,
+                breakpoint: (cache_on && settings.cache_tools && i + 1 == n_tools)
+                    .then_some(Ttl::FiveMinutes),
+                spans: Vec::new(),
+                source_block: None,
+            }
+        })
+        .collect()
+}
+
+/// The system blocks as the strategy sends them: the workspace's layered
+/// blocks, or one single string.
+fn system_segments(
+    a: &Assembly,
+    strategy: Strategy,
+    cache_on: bool,
+    counter: &TokenCounter,
+) -> Vec<Segment> {
+    if strategy != Strategy::SingleString {
+        return a
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Segment {
+                kind: SegKind::System {
+                    layer: b.layer,
+                    block: i,
+                },
+                tokens: b.tokens,
+                text: b.text.clone(),
+                breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
+                spans: b.spans.clone(),
+                source_block: None,
+            })
+            .collect();
+    }
+    let text = a
+        .blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let mut spans = Vec::new();
+    let mut offset = 0;
+    for b in &a.blocks {
+        spans.extend(b.spans.iter().map(|s| Span {
+            id: s.id.clone(),
+            start: s.start + offset,
+            end: s.end + offset,
+        }));
+        offset += b.text.len() + 2;
+    }
+    if text.is_empty() {
+        return Vec::new();
+    }
+    vec![Segment {
+        kind: SegKind::System { layer: 0, block: 0 },
+        tokens: counter.count(a.tokenizer, &text),
+        text,
+        breakpoint: Some(Ttl::FiveMinutes),
+        spans,
+        source_block: None,
+    }]
+}
+
+/// (turn, messages sent, gap) of every request; with no turns, the same
+/// prompt three times (cold, then warm).
+fn request_points(session: &Session) -> Vec<(usize, usize, u64)> {
+    if session.requests.is_empty() {
+        return vec![(1, 0, 0), (2, 0, 0), (3, 0, 0)];
+    }
+    session
+        .requests
+        .iter()
+        .map(|r| (r.turn, r.messages, r.gap_secs))
+        .collect()
+}
+
+/// Appends one segment per message content block. Returns (history tokens,
+/// current message tokens).
+fn message_segments(
+    messages: &[Message],
+    enc: Encoding,
+    cache_on: bool,
+    settings: &Settings,
+    counter: &TokenCounter,
+    segs: &mut Vec<Segment>,
+) -> (usize, usize) {
+    let n = messages.len();
+    let (mut history_tokens, mut current_tokens) = (0, 0);
+    for (mi, m) in messages.iter().enumerate() {
+        for (bi, b) in m.content.iter().enumerate() {
+            let text = block_text(b);
+            let tokens = counter.count(enc, &text);
+            if mi + 1 == n {
+                current_tokens += tokens;
+            } else {
+                history_tokens += tokens;
+            }
+            let last = mi + 1 == n && bi + 1 == m.content.len();
+            segs.push(Segment {
+                kind: SegKind::Message {
+                    index: mi,
+                    role: m.role,
+                    block: bi,
+                },
+                text,
+                tokens,
+                breakpoint: (cache_on && last && settings.history.message_breakpoint)
+                    .then_some(Ttl::FiveMinutes),
+                spans: Vec::new(),
+                source_block: Some(b.clone()),
+            });
+        }
+    }
+    (history_tokens, current_tokens)
+}
+
+fn excerpt(text: &str, at: usize, before: bool) -> String {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let idx = chars
+        .iter()
+        .position(|(b, _)| *b >= at)
+        .unwrap_or(chars.len());
+    let (lo, hi) = if before {
+        (idx.saturating_sub(24), idx)
+    } else {
+        (idx, (idx + 24).min(chars.len()))
+    };
+    chars[lo..hi]
+        .iter()
+        .map(|(_, c)| *c)
+        .collect::<String>()
+        .replace('\n', "¶")
+}
+
+/// Byte offset (on a char boundary of both) where two texts first differ.
+pub fn first_difference(a: &str, b: &str) -> usize {
+    let mut offset = 0;
+    for (ca, cb) in a.chars().zip(b.chars()) {
+        if ca != cb {
+            return offset;
+        }
+        offset += ca.len_utf8();
+    }
+    offset
+}
+
+/// Where `cur` first differs from `prev`, in words: the position, the
+/// fragment (or message), the character offset and a before/after excerpt.
+pub fn describe_change(prev: &RequestShape, cur: &RequestShape) -> Option<(usize, String)> {
+    let d = prev
+        .segments
+        .iter()
+        .zip(&cur.segments)
+        .position(|(a, b)| !a.same_content(b));
+    let d = match d {
+        Some(d) => d,
+        None if prev.segments.len() == cur.segments.len() => return None,
+        None => return None, // one is a prefix of the other: the conversation grew
+    };
+    let (p, c) = (&prev.segments[d], &cur.segments[d]);
+    let msg = match (&p.kind, &c.kind) {
+        (SegKind::Tool { .. }, _) | (_, SegKind::Tool { .. }) => {
+            let before: Vec<&str> = prev.tool_names();
+            let after: Vec<&str> = cur.tool_names();
+            let added: Vec<&str> = after
+                .iter()
+                .filter(|t| !before.contains(t))
+                .copied()
+                .collect();
+            let removed: Vec<&str> = before
+                .iter()
+                .filter(|t| !after.contains(t))
+                .copied()
+                .collect();
+            if added.is_empty() && removed.is_empty() {
+                format!(
+                    "the definition of tool '{}' changed",
+                    tool_name(c).unwrap_or_default()
+                )
+            } else {
+                format!(
+                    "the tool set changed (added: {}; removed: {}), and tools come first, so nothing after them can be read",
+                    list(&added),
+                    list(&removed)
+                )
+            }
+        }
+        (SegKind::System { .. }, SegKind::System { .. }) => {
+            let off = first_difference(&p.text, &c.text);
+            let frag = c
+                .spans
+                .iter()
+                .find(|s| s.start <= off && off < s.end.max(s.start + 1))
+                .or_else(|| p.spans.iter().find(|s| s.start <= off && off < s.end))
+                .map(|s| s.id.clone())
+                .unwrap_or_else(|| "(between fragments)".into());
+            let chars = c.text[..off.min(c.text.len())].chars().count();
+            format!(
+                "{} first differs at character {chars}, in fragment '{frag}': “…{}” then “{}…” was “{}…”",
+                c.label(),
+                excerpt(&c.text, off, true),
+                excerpt(&c.text, off, false),
+                excerpt(&p.text, off, false)
+            )
+        }
+        (SegKind::Message { .. }, SegKind::Message { .. }) => {
+            if c.text == CLEARED && p.text != CLEARED {
+                format!(
+                    "{} was micro-compacted (an older tool result replaced by a placeholder)",
+                    c.label()
+                )
+            } else if cur
+                .history_notes
+                .iter()
+                .any(|n| n.starts_with("history truncated"))
+            {
+                format!(
+                    "{} changed: the history was truncated to max_messages, so the conversation now starts later",
+                    c.label()
+                )
+            } else {
+                let off = first_difference(&p.text, &c.text);
+                format!(
+                    "{} differs at character {}: “{}…” was “{}…”",
+                    c.label(),
+                    c.text[..off].chars().count(),
+                    excerpt(&c.text, off, false),
+                    excerpt(&p.text, off, false)
+                )
+            }
+        }
+        _ => format!(
+            "{} is now {} (the block structure changed)",
+            p.label(),
+            c.label()
+        ),
+    };
+    Some((d, msg))
+}
+
+fn tool_name(s: &Segment) -> Option<String> {
+    match &s.kind {
+        SegKind::Tool { name } => Some(name.clone()),
+        _ => None,
+    }
+}
+
+fn list(v: &[&str]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}

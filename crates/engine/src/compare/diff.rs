@@ -1,0 +1,488 @@
+//! The diff of two assembled prompts (snapshots, or sessions assembled live):
+//! fragment changes, layer deltas, the cache breakpoints a change invalidates
+//! and where the shared prefix first diverges, and a line diff of the
+//! rendered prompt with every line attributed to its fragment.
+
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+
+use crate::assembly::assemble::{BlockResult, Status};
+use crate::cache::shape::first_difference;
+use crate::compare::snapshot::Snapshot;
+
+pub use super::diff_report::{change_lines, rewrite_line, to_json, to_markdown, to_text};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Added,
+    Removed,
+    Changed,
+    StatusChanged,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FragmentChange {
+    pub id: String,
+    pub kind: ChangeKind,
+    pub layer: u8,
+    pub before_status: Option<Status>,
+    pub after_status: Option<Status>,
+    pub before_tokens: usize,
+    pub after_tokens: usize,
+    pub text_changed: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LayerDelta {
+    pub layer: u8,
+    pub before: u64,
+    pub after: u64,
+    pub delta: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Breakpoint {
+    /// 1-based among B's breakpoints.
+    pub index: usize,
+    pub block: usize,
+    /// `system block 2 (layer 1)`, or a recorded request's position.
+    pub name: String,
+    pub layer: u8,
+    pub prefix_tokens: u64,
+    pub invalidated: bool,
+    /// On a block B adds after all of A's: written now, nothing to keep.
+    #[serde(default)]
+    pub new: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Divergence {
+    /// "tools" or "system block N (layer L)".
+    pub position: String,
+    /// What both share just before the difference (up to 16 characters,
+    /// `…` first when cut), so the change reads in its place.
+    #[serde(default)]
+    pub lead: String,
+    pub fragment: Option<String>,
+    /// Character offset in the block (in characters, not bytes).
+    pub offset: usize,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DiffLine {
+    pub tag: char,
+    pub text: String,
+    pub fragment: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Diff {
+    pub a: String,
+    pub b: String,
+    pub identical: bool,
+    pub fragments: Vec<FragmentChange>,
+    pub layers: Vec<LayerDelta>,
+    pub total_before: usize,
+    pub total_after: usize,
+    /// Tool-definition tokens (an assembly's total is its system blocks').
+    #[serde(default)]
+    pub tools_before: usize,
+    #[serde(default)]
+    pub tools_after: usize,
+    pub tools_changed: bool,
+    /// `tool read: added`, `tool write: changed`, `tools reordered`.
+    pub tool_changes: Vec<String>,
+    /// Blocks B adds after all of A's (a conversation that grew).
+    pub appended: usize,
+    pub breakpoints: Vec<Breakpoint>,
+    pub divergence: Option<Divergence>,
+    /// Tokens B's first request would write instead of read.
+    pub rewrite_tokens: u64,
+    pub lines: Vec<DiffLine>,
+    /// Two recorded requests (positions, not layers).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
+}
+
+impl FragmentChange {
+    /// "added", "removed", "changed" or "kept → dropped".
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ChangeKind::Added => "added".into(),
+            ChangeKind::Removed => "removed".into(),
+            ChangeKind::Changed => "changed".into(),
+            ChangeKind::StatusChanged => format!(
+                "{} → {}",
+                status(self.before_status),
+                status(self.after_status)
+            ),
+        }
+    }
+}
+
+/// (line, fragment) of the rendered blocks, with block header lines.
+fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        out.push((format!("=== {} ===", b.name(i)), None));
+        let mut offset = 0;
+        for line in b.text.split('\n') {
+            let f = b.fragment_at(offset).map(str::to_string);
+            // A carriage return is shown (`\r`), not taken for a line break:
+            // the line diff splits on '\n' only, as here.
+            out.push((line.replace('\r', "\\r"), f));
+            offset += line.len() + 1;
+        }
+    }
+    out
+}
+
+/// What `s` holds just before byte `at` (shared by both sides of a
+/// difference), so a change reads in its place: up to 24 characters, from a
+/// word's start when cut (then `…` first); line breaks as `¶`.
+pub fn lead(s: &str, at: usize) -> String {
+    let same = &s[..at.min(s.len())];
+    let n = same.chars().count();
+    if n <= 24 {
+        return same.replace('\n', "¶");
+    }
+    let cut_mid_word = same.chars().nth(n - 25).is_some_and(char::is_alphanumeric);
+    let tail: String = same.chars().skip(n - 24).collect();
+    // Not from the middle of a word: from the next one.
+    let tail = if cut_mid_word {
+        tail.trim_start_matches(char::is_alphanumeric)
+    } else {
+        &tail
+    };
+    format!("…{}", tail.trim_start().replace('\n', "¶"))
+}
+
+pub fn excerpt(s: &str, at: usize, n: usize) -> String {
+    s[at.min(s.len())..]
+        .chars()
+        .take(n)
+        .collect::<String>()
+        .replace('\n', "¶")
+}
+
+pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
+    let fragments = fragment_changes(a, b);
+    // Cache impact: tools first, then the blocks in order.
+    let tools_changed = a.tools != b.tools;
+    // Blocks B only appends after all of A's are no divergence: the shared
+    // prefix is intact, the new blocks come after it.
+    let first_block_diff = (0..b.blocks.len().max(a.blocks.len())).find(|&i| {
+        match (a.blocks.get(i), b.blocks.get(i)) {
+            (Some(x), Some(y)) => x.text != y.text,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    });
+    let appended = b.blocks.len().saturating_sub(a.blocks.len());
+    let diverges_at = if tools_changed {
+        Some(0)
+    } else {
+        first_block_diff
+    };
+    let breakpoints = breakpoints(b, diverges_at, a.blocks.len());
+    let divergence = if tools_changed {
+        Some(tools_divergence(a, b))
+    } else {
+        first_block_diff.map(|i| block_divergence(a, b, i))
+    };
+    let unchanged_prefix: u64 = match diverges_at {
+        Some(d) if !tools_changed => {
+            b.tools_tokens as u64
+                + b.blocks[..d.min(b.blocks.len())]
+                    .iter()
+                    .map(|x| x.tokens as u64)
+                    .sum::<u64>()
+        }
+        _ => 0,
+    };
+    // What A had cached ends with A's blocks: B's new blocks after them are
+    // written in any case, not again.
+    let a_extent: u64 = b.tools_tokens as u64
+        + b.blocks[..a.blocks.len().min(b.blocks.len())]
+            .iter()
+            .map(|x| x.tokens as u64)
+            .sum::<u64>();
+    let last_invalid = breakpoints
+        .iter()
+        .filter(|p| p.invalidated)
+        .map(|p| p.prefix_tokens)
+        .max()
+        .unwrap_or(0)
+        .min(a_extent);
+    let identical =
+        fragments.is_empty() && !tools_changed && first_block_diff.is_none() && appended == 0;
+    let recorded = a.recorded || b.recorded;
+    Diff {
+        a: a_label.into(),
+        b: b_label.into(),
+        identical,
+        fragments,
+        // A recorded request has positions, not layers.
+        layers: if recorded {
+            Vec::new()
+        } else {
+            layer_deltas(a, b)
+        },
+        tool_changes: tool_changes(a, b),
+        appended,
+        total_before: a.total_tokens,
+        total_after: b.total_tokens,
+        tools_before: a.tools_tokens,
+        tools_after: b.tools_tokens,
+        tools_changed,
+        breakpoints,
+        divergence,
+        rewrite_tokens: last_invalid.saturating_sub(unchanged_prefix),
+        lines: line_diff(a, b),
+        recorded,
+    }
+}
+
+/// A tool's name: Anthropic's `name`, OpenAI's `function.name`, a built-in
+/// tool's `type`.
+fn tool_name(t: &serde_json::Value) -> String {
+    let n = t["name"]
+        .as_str()
+        .or_else(|| t.pointer("/function/name").and_then(|n| n.as_str()))
+        .or_else(|| t["type"].as_str())
+        .unwrap_or("?");
+    crate::clean(n, 64)
+}
+
+/// The tools B adds, removes or changes, and whether it reorders them.
+fn tool_changes(a: &Snapshot, b: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    let (na, nb): (Vec<String>, Vec<String>) = (
+        a.tools.iter().map(tool_name).collect(),
+        b.tools.iter().map(tool_name).collect(),
+    );
+    for (t, n) in b.tools.iter().zip(&nb) {
+        match na.iter().position(|x| x == n) {
+            None => out.push(format!("tool {n}: added")),
+            Some(i) if a.tools[i] != *t => out.push(format!("tool {n}: changed")),
+            _ => {}
+        }
+    }
+    for n in na.iter().filter(|n| !nb.contains(n)) {
+        out.push(format!("tool {n}: removed"));
+    }
+    let common_a: Vec<&String> = na.iter().filter(|n| nb.contains(n)).collect();
+    let common_b: Vec<&String> = nb.iter().filter(|n| na.contains(n)).collect();
+    if common_a != common_b {
+        out.push("tools reordered".into());
+    }
+    out
+}
+
+impl Breakpoint {
+    /// `invalidated`, `new` or `still valid`.
+    pub fn state(&self) -> &'static str {
+        if self.new {
+            "new (written now)"
+        } else if self.invalidated {
+            "invalidated"
+        } else {
+            "still valid"
+        }
+    }
+}
+
+/// Fragments added, changed (text or status) and removed.
+fn fragment_changes(a: &Snapshot, b: &Snapshot) -> Vec<FragmentChange> {
+    let mut fragments = Vec::new();
+    for fb in &b.fragments {
+        match a.fragments.iter().find(|f| f.id == fb.id) {
+            None => fragments.push(FragmentChange {
+                id: fb.id.clone(),
+                kind: ChangeKind::Added,
+                layer: fb.layer,
+                before_status: None,
+                after_status: Some(fb.status),
+                before_tokens: 0,
+                after_tokens: fb.kept_tokens,
+                text_changed: true,
+            }),
+            Some(fa) => {
+                let text_changed = fa.text != fb.text;
+                let kind = if fa.status != fb.status {
+                    ChangeKind::StatusChanged
+                } else if text_changed || fa.tokens != fb.tokens {
+                    ChangeKind::Changed
+                } else {
+                    continue;
+                };
+                fragments.push(FragmentChange {
+                    id: fb.id.clone(),
+                    kind,
+                    layer: fb.layer,
+                    before_status: Some(fa.status),
+                    after_status: Some(fb.status),
+                    before_tokens: fa.kept_tokens,
+                    after_tokens: fb.kept_tokens,
+                    text_changed,
+                });
+            }
+        }
+    }
+    for fa in &a.fragments {
+        if !b.fragments.iter().any(|f| f.id == fa.id) {
+            fragments.push(FragmentChange {
+                id: fa.id.clone(),
+                kind: ChangeKind::Removed,
+                layer: fa.layer,
+                before_status: Some(fa.status),
+                after_status: None,
+                before_tokens: fa.kept_tokens,
+                after_tokens: 0,
+                text_changed: true,
+            });
+        }
+    }
+    fragments
+}
+
+/// Used tokens per layer, before and after.
+fn layer_deltas(a: &Snapshot, b: &Snapshot) -> Vec<LayerDelta> {
+    (1..=4u8)
+        .map(|l| {
+            let u = |s: &Snapshot| {
+                s.layers
+                    .iter()
+                    .find(|x| x.layer == l)
+                    .map(|x| x.used)
+                    .unwrap_or(0)
+            };
+            let (before, after) = (u(a), u(b));
+            LayerDelta {
+                layer: l,
+                before,
+                after,
+                delta: after as i64 - before as i64,
+            }
+        })
+        .collect()
+}
+
+/// The cache breakpoints of `b`, and which the change invalidates.
+fn breakpoints(b: &Snapshot, diverges_at: Option<usize>, a_blocks: usize) -> Vec<Breakpoint> {
+    let mut out = Vec::new();
+    let mut prefix = b.tools_tokens as u64;
+    for (i, blk) in b.blocks.iter().enumerate() {
+        prefix += blk.tokens as u64;
+        if blk.cache_control {
+            out.push(Breakpoint {
+                index: out.len() + 1,
+                block: i + 1,
+                name: blk.name(i),
+                layer: blk.layer,
+                prefix_tokens: prefix,
+                invalidated: diverges_at.is_some_and(|d| i >= d),
+                new: i >= a_blocks,
+            });
+        }
+    }
+    out
+}
+
+fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {
+    // The first tool that differs, compared as its JSON text.
+    let i = (0..a.tools.len().max(b.tools.len()))
+        .find(|&i| a.tools.get(i) != b.tools.get(i))
+        .unwrap_or(0);
+    let text = |s: &Snapshot| s.tools.get(i).map(|t| t.to_string()).unwrap_or_default();
+    let (ta, tb) = (text(a), text(b));
+    if !ta.is_empty() && !tb.is_empty() {
+        let off = first_difference(&ta, &tb);
+        return Divergence {
+            position: format!("tool {} ({})", i + 1, tool_name(&b.tools[i])),
+            // JSON text: its control characters are escaped already.
+            lead: lead(&tb, off),
+            fragment: None,
+            offset: tb[..off.min(tb.len())].chars().count(),
+            before: excerpt(&ta, off, 40),
+            after: excerpt(&tb, off, 40),
+        };
+    }
+    let names = |s: &Snapshot| {
+        s.tools
+            .iter()
+            .filter_map(|t| {
+                t["name"]
+                    .as_str()
+                    .or_else(|| t.pointer("/function/name").and_then(|n| n.as_str()))
+                    .or_else(|| t["type"].as_str())
+                    .map(|n| crate::clean(n, 64))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Divergence {
+        position: "tools".into(),
+        lead: String::new(),
+        fragment: None,
+        offset: 0,
+        before: names(a),
+        after: names(b),
+    }
+}
+
+/// Where system block `i` first differs, and the fragment there.
+fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
+    let ta = a.blocks.get(i).map(|x| x.text.as_str()).unwrap_or("");
+    let bb = b.blocks.get(i);
+    let tb = bb.map(|x| x.text.as_str()).unwrap_or("");
+    let off = first_difference(ta, tb);
+    let fragment = bb
+        .and_then(|x| x.fragment_at(off).map(str::to_string))
+        .or_else(|| {
+            a.blocks
+                .get(i)
+                .and_then(|x| x.fragment_at(off).map(str::to_string))
+        });
+    let position = bb
+        .or(a.blocks.get(i))
+        .map_or_else(|| format!("system block {}", i + 1), |x| x.name(i));
+    Divergence {
+        position,
+        lead: lead(tb, off),
+        fragment,
+        offset: tb[..off.min(tb.len())].chars().count(),
+        before: excerpt(ta, off, 40),
+        after: excerpt(tb, off, 40),
+    }
+}
+
+/// A line diff of the rendered prompts, each line attributed to its fragment.
+fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
+    let la = attributed_lines(&a.blocks);
+    let lb = attributed_lines(&b.blocks);
+    let ta: String = la.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let tb: String = lb.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let td = TextDiff::from_lines(&ta, &tb);
+    td.iter_all_changes()
+        .map(|change| {
+            let (tag, fragment) = match change.tag() {
+                ChangeTag::Equal => (' ', change.new_index().and_then(|i| lb.get(i)?.1.clone())),
+                ChangeTag::Delete => ('-', change.old_index().and_then(|i| la.get(i)?.1.clone())),
+                ChangeTag::Insert => ('+', change.new_index().and_then(|i| lb.get(i)?.1.clone())),
+            };
+            DiffLine {
+                tag,
+                text: change.value().trim_end_matches('\n').to_string(),
+                fragment,
+            }
+        })
+        .collect()
+}
+
+fn status(s: Option<Status>) -> &'static str {
+    s.map(|s| s.as_str()).unwrap_or("—")
+}

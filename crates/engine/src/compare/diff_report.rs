@@ -1,0 +1,210 @@
+//! The views of a diff: the change lines every view shows, and the text,
+//! Markdown and JSON renderings (a unified diff with fragment headers).
+
+use super::diff::{ChangeKind, Diff};
+
+/// What changed, one line each (tokens, fragments, layers, where the cached
+/// prefix diverges); the window shows the same lines.
+pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
+    let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
+    let th = |n: usize| crate::thousands(n as u64);
+    let signed = |n: i64| {
+        format!(
+            "{}{}",
+            if n < 0 { "-" } else { "+" },
+            crate::thousands(n.unsigned_abs())
+        )
+    };
+    let mut o = vec![format!(
+        "tokens: {} → {} ({}){}",
+        th(d.total_before),
+        th(d.total_after),
+        signed(d.total_after as i64 - d.total_before as i64),
+        // A recorded request's total has its tools; an assembly's does not.
+        if d.recorded || d.tools_before == d.tools_after {
+            String::new()
+        } else {
+            format!(
+                " · tool definitions: {} → {} ({})",
+                th(d.tools_before),
+                th(d.tools_after),
+                signed(d.tools_after as i64 - d.tools_before as i64)
+            )
+        }
+    )];
+    for t in &d.tool_changes {
+        o.push(format!("{}{t}", if md { "- " } else { "  " }));
+    }
+    for f in &d.fragments {
+        o.push(format!(
+            "{}{} {}{}: {}, {} → {} tokens ({}){}",
+            if md { "- " } else { "  " },
+            if d.recorded { "position" } else { "fragment" },
+            code(&f.id),
+            if d.recorded {
+                String::new()
+            } else {
+                format!(" (layer {})", f.layer)
+            },
+            f.describe(),
+            th(f.before_tokens),
+            th(f.after_tokens),
+            signed(f.after_tokens as i64 - f.before_tokens as i64),
+            if f.text_changed && f.kind == ChangeKind::StatusChanged {
+                ", text changed"
+            } else {
+                ""
+            }
+        ));
+    }
+    let deltas: Vec<String> = d
+        .layers
+        .iter()
+        .filter(|l| l.delta != 0)
+        .map(|l| format!("layer {} {:+}", l.layer, l.delta))
+        .collect();
+    if !deltas.is_empty() && !d.recorded {
+        o.push(format!("layers: {}", deltas.join(" · ")));
+    }
+    o.push(match &d.divergence {
+        Some(v) => format!(
+            "cache: the shared prefix first diverges in {}{} at character {}: “{}{}” → “{}{}”",
+            v.position,
+            v.fragment
+                .as_ref()
+                .filter(|f| **f != v.position)
+                .map(|f| format!(", fragment {}", code(f)))
+                .unwrap_or_default(),
+            v.offset,
+            v.lead,
+            v.before,
+            v.lead,
+            v.after
+        ),
+        None if d.appended > 0 => format!(
+            "cache: the shared prefix is unchanged; {} adds {} after it",
+            d.b,
+            crate::plural(
+                d.appended as u64,
+                if d.recorded { "position" } else { "block" }
+            )
+        ),
+        None => "cache: the system prefix is unchanged".into(),
+    });
+    o
+}
+
+/// How many tokens the first request would rewrite.
+pub fn rewrite_line(d: &Diff) -> String {
+    if d.breakpoints.is_empty() {
+        return if d.divergence.is_some() {
+            format!(
+                "no cache breakpoints in {}: with automatic prefix caching (OpenAI, llama.cpp) what follows the first difference is not read from the cache",
+                d.b
+            )
+        } else {
+            format!("no cache breakpoints in {}", d.b)
+        };
+    }
+    if d.recorded {
+        return format!(
+            "{} of what {} had cached {} written again by {}",
+            crate::plural(d.rewrite_tokens, "token"),
+            d.a,
+            if d.rewrite_tokens == 1 { "was" } else { "were" },
+            d.b
+        );
+    }
+    format!(
+        "{} would be written instead of read by the first request of {}",
+        crate::plural(d.rewrite_tokens, "token"),
+        d.b
+    )
+}
+
+fn summary(d: &Diff, md: bool) -> String {
+    if d.identical {
+        return format!("{} and {} assemble to the same prompt.\n", d.a, d.b);
+    }
+    let mut o: String = change_lines(d, md).into_iter().map(|l| l + "\n").collect();
+    for b in &d.breakpoints {
+        o += &format!(
+            "{}breakpoint {} at {}, {}: {}\n",
+            if md { "- " } else { "  " },
+            b.index,
+            b.name,
+            crate::plural(b.prefix_tokens, "token"),
+            b.state()
+        );
+    }
+    o += &rewrite_line(d);
+    o.push('\n');
+    o
+}
+
+/// Readable unified diff with fragment headers.
+pub fn to_text(d: &Diff) -> String {
+    let mut o = format!("--- {}\n+++ {}\n", d.a, d.b);
+    o += &summary(d, false);
+    o += &hunks(d);
+    o
+}
+
+fn hunks(d: &Diff) -> String {
+    let mut o = String::new();
+    let changed: Vec<usize> = d
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.tag != ' ')
+        .map(|(i, _)| i)
+        .collect();
+    let mut last_frag: Option<Option<String>> = None;
+    let mut last_i: Option<usize> = None;
+    for &i in &changed {
+        let lo = i.saturating_sub(2);
+        let start = match last_i {
+            Some(p) if p + 3 >= lo => p + 1,
+            _ => lo,
+        };
+        for j in start..=i.min(d.lines.len() - 1) {
+            let l = &d.lines[j];
+            // A recorded request's positions are named by the hunk headers.
+            if d.recorded && l.fragment.is_none() && l.text.starts_with("=== ") {
+                continue;
+            }
+            // A blank separator line belongs to the fragment before it.
+            let frag = if l.fragment.is_none() && l.text.is_empty() {
+                last_frag.clone().flatten()
+            } else {
+                l.fragment.clone()
+            };
+            if last_frag.as_ref() != Some(&frag) || last_i.is_none_or(|p| j > p + 1) {
+                // A block's header line names itself: no hunk header.
+                if let Some(f) = &frag {
+                    o += &format!("@@ {f} @@\n");
+                }
+                last_frag = Some(frag);
+            }
+            o += &format!("{}{}\n", l.tag, l.text);
+            last_i = Some(j);
+        }
+    }
+    o
+}
+
+/// Fit for a pull-request comment.
+pub fn to_markdown(d: &Diff) -> String {
+    let mut o = format!("### Prompt diff: `{}` → `{}`\n\n", d.a, d.b);
+    o += &summary(d, true);
+    if !d.identical {
+        o += "\n```diff\n";
+        o += &hunks(d);
+        o += "```\n";
+    }
+    o
+}
+
+pub fn to_json(d: &Diff) -> serde_json::Value {
+    serde_json::to_value(d).unwrap_or_default()
+}

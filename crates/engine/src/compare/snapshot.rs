@@ -1,0 +1,153 @@
+//! Snapshots: the assembled result of one session at one moment, as
+//! versioned JSON written atomically. No API key is ever part of one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Inspection;
+use crate::assembly::assemble::{BlockResult, FragmentResult, LayerResult};
+use crate::assembly::tokens::TokenCounter;
+use crate::cache::testrun::RunRecord;
+use crate::workspace::settings::Settings;
+use crate::{assembly::report, cache::prediction, workspace::store as fsutil};
+
+pub const SCHEMA: u32 = 1;
+/// Largest snapshot file read (a 1,000-fragment workspace is a few MiB).
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Snapshot {
+    pub schema: u32,
+    pub created_unix: u64,
+    pub workspace: String,
+    pub session: String,
+    pub model: String,
+    pub tokenizer: String,
+    pub settings: Settings,
+    /// Every input file: relative path → SHA-256.
+    pub files: BTreeMap<String, String>,
+    pub fragments: Vec<FragmentResult>,
+    pub layers: Vec<LayerResult>,
+    pub blocks: Vec<BlockResult>,
+    pub tools: Vec<Value>,
+    pub tools_tokens: usize,
+    pub total_tokens: usize,
+    pub report: Value,
+    pub prediction: Value,
+    /// Test-request results of this session saved in the workspace.
+    #[serde(default)]
+    pub runs: Vec<RunRecord>,
+    /// A recorded request (its blocks are the request's positions), not an
+    /// assembly.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
+}
+
+impl Snapshot {
+    /// The snapshot of `ins` at `now` (Unix seconds), carrying `runs` (the
+    /// saved test runs of its session): both passed in by the caller, so
+    /// taking a snapshot reads neither the clock nor the disk.
+    pub fn take(
+        ins: &Inspection,
+        counter: &TokenCounter,
+        now: u64,
+        runs: Vec<RunRecord>,
+    ) -> Snapshot {
+        let a = &ins.assembly;
+        let mut settings = ins.prepared.settings.clone();
+        settings.budget = a.budget;
+        let session = ins.session().name.clone();
+        Snapshot {
+            schema: SCHEMA,
+            created_unix: now,
+            workspace: ins.workspace.root.display().to_string(),
+            session: session.clone(),
+            model: a.model.clone(),
+            tokenizer: a.tokenizer.as_str().into(),
+            settings,
+            files: ins.workspace.files.clone(),
+            fragments: a.fragments.clone(),
+            layers: a.layers.clone(),
+            blocks: a.blocks.clone(),
+            tools: a.tools.clone(),
+            tools_tokens: a.tools_tokens,
+            total_tokens: a.total_tokens,
+            report: report::to_json(ins),
+            prediction: prediction::to_json(&prediction::predict(ins, None, counter)),
+            runs,
+            recorded: false,
+        }
+    }
+
+    /// Saves under `WORKSPACE/.prompt-inspector/snapshots/` as
+    /// `YYYYMMDD-HHMMSS-SESSION.json` (then `-2`, `-3`… when taken): never
+    /// overwrites a snapshot, even one written at the same moment by another
+    /// process, and never writes through a link out of the workspace.
+    pub fn save_new(&self, root: &Path) -> Result<PathBuf, String> {
+        let safe: String = self
+            .session
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let dir = fsutil::state_dir(root, &["snapshots"])?;
+        let stem = format!("{}-{safe}", fsutil::stamp(self.created_unix));
+        fsutil::write_new(&dir, &stem, "json", &self.to_json())
+            .map_err(|e| format!("cannot write a snapshot in {}: {e}", dir.display()))
+    }
+
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec_pretty(self).unwrap_or_default()
+    }
+
+    /// Writes atomically (temp file, then rename): never a half-written file.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        fsutil::write_atomic(path, &self.to_json())
+    }
+
+    /// Reads a snapshot file: a regular file only (a FIFO or a device is
+    /// refused, never waited on), at most [`MAX_SNAPSHOT_BYTES`].
+    pub fn load(path: &Path) -> Result<Snapshot, String> {
+        let text = crate::workspace::reader::read_text_file(path, MAX_SNAPSHOT_BYTES)?;
+        Snapshot::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Snapshot, String> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| format!("not a snapshot: invalid JSON at line {}: {e}", e.line()))?;
+        match v.get("schema").and_then(Value::as_u64) {
+            Some(s) if s > SCHEMA as u64 => {
+                return Err(format!(
+                    "snapshot schema {s} is newer than this prompt-inspector understands (schema {SCHEMA}): update prompt-inspector"
+                ));
+            }
+            Some(_) => {}
+            None => return Err("not a snapshot: no \"schema\" field".into()),
+        }
+        serde_json::from_value(v).map_err(|e| format!("corrupt snapshot: {e}"))
+    }
+
+    /// A short hash of what the prompt is (blocks and statuses), to tell
+    /// whether the live state changed since this snapshot.
+    pub fn content_key(blocks: &[BlockResult], fragments: &[FragmentResult]) -> u64 {
+        let mut h = 0u64;
+        for b in blocks {
+            h = h.rotate_left(9) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
+        }
+        for f in fragments {
+            h = h.rotate_left(3)
+                ^ xxhash_rust::xxh3::xxh3_64(
+                    format!("{}{:?}{}", f.id, f.status, f.kept_tokens).as_bytes(),
+                );
+        }
+        h
+    }
+}

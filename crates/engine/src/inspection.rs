@@ -1,0 +1,342 @@
+//! The one road from a folder to every view: load the workspace, resolve the
+//! session and the model, prepare, assemble. The CLI, the window's worker,
+//! test runs, snapshots and diff all build an [`Inspection`] here and
+//! nowhere else.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::assembly::assemble::{Assembly, Prepared, assemble, prepare};
+use crate::assembly::models::ModelTable;
+use crate::assembly::tokens::TokenCounter;
+use crate::cache::calibration;
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::session::Session;
+use crate::workspace::settings::Budget;
+use crate::workspace::{self, Workspace};
+
+/// What the caller wants to see (the CLI's flags, the window's controls).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    pub session: Option<String>,
+    /// A model id that must exist in the table (an unknown one is an error).
+    pub model: Option<String>,
+    /// The whole budget (the window's sliders); default: the workspace's.
+    pub budget: Option<Budget>,
+    /// Only the total (the CLI's `--budget`), applied over `budget`.
+    pub budget_total: Option<u64>,
+    pub debug_markers: bool,
+    /// The assembly profile (default: `profile:` in workspace.yaml, else
+    /// the one the folder's files suggest).
+    pub profile: Option<String>,
+    /// An agent profile's character caps (per file, total) instead of its
+    /// own (the window's cap sliders).
+    pub caps: Option<(usize, usize)>,
+    /// OpenClaw: the days whose daily memory the startup context of `/new`
+    /// carries (today and yesterday, dated by the caller).
+    pub startup_days: Vec<String>,
+    /// Claude Code: also the user-level `~/.claude/CLAUDE.md`.
+    pub user_memory: bool,
+    /// The user's home folder (for `user_memory`), read by the caller: the
+    /// engine reads nothing from its surroundings.
+    pub home: Option<std::path::PathBuf>,
+    /// A folder of extra assembly profiles (`PROMPT_INSPECTOR_PROFILES`),
+    /// named by the caller.
+    pub profiles_dir: Option<std::path::PathBuf>,
+}
+
+/// One workspace, one session, assembled. The workspace and the prepared
+/// session are shared (`Arc`), so a copy for another view or thread is cheap.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub workspace: Arc<Workspace>,
+    pub prepared: Arc<Prepared>,
+    pub assembly: Assembly,
+    /// The workspace's own budget (declared, or derived from the model's
+    /// context window), before any slider or `--budget`.
+    pub default_budget: Budget,
+}
+
+/// Loads a workspace folder (with the profile named, else the one it
+/// declares or suggests) and the app's state that belongs to it (the
+/// count_tokens calibration), both through the guarded reader.
+pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> {
+    let (profile, caps) = (opts.profile.as_deref(), opts.caps);
+    let mut profiles = workspace::profile::Profiles::load_from(opts.profiles_dir.as_deref())?;
+    if let Some((per_file, total)) = caps {
+        for c in profiles.all.iter_mut().filter_map(|p| p.caps.as_mut()) {
+            c.per_file_chars = per_file;
+            c.total_chars = total;
+        }
+    }
+    let user_memory = if opts.user_memory {
+        // Through the guarded reader (a nonblocking open, a regular file of
+        // at most 8 MiB checked on the handle); a file that cannot be read
+        // (absent, a FIFO, a device, a folder) is one diagnostic.
+        let home = opts
+            .home
+            .as_deref()
+            .ok_or("--user-memory: HOME is not set")?;
+        let path = home.join(".claude/CLAUDE.md");
+        Some(workspace::reader::read_text_file(
+            &path,
+            workspace::MAX_FILE_BYTES,
+        ))
+    } else {
+        None
+    };
+    let extras = workspace::agents::Extras {
+        startup_days: opts.startup_days.clone(),
+        user_memory,
+    };
+    let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
+    ws.calibration = calibration::load(&ws.root);
+    Ok(ws)
+}
+
+/// Loads, prepares and assembles in one call.
+pub fn inspect(
+    root: &Path,
+    opts: &Options,
+    table: &ModelTable,
+    counter: &TokenCounter,
+) -> Result<Inspection, String> {
+    Inspection::new(Arc::new(load_workspace(root, opts)?), opts, table, counter)
+}
+
+/// Picks the session by name (or the default), with a readable error.
+pub fn pick_session<'a>(ws: &'a Workspace, name: Option<&str>) -> Result<&'a Session, String> {
+    match name {
+        None => Ok(ws.default_session()),
+        Some(n) => ws.session(n).ok_or_else(|| {
+            let names: Vec<_> = ws.sessions.iter().map(|s| s.name.as_str()).collect();
+            format!("no session named '{n}' (sessions: {})", names.join(", "))
+        }),
+    }
+}
+
+impl Inspection {
+    /// Resolves the session and the model, prepares and assembles.
+    pub fn new(
+        workspace: Arc<Workspace>,
+        opts: &Options,
+        table: &ModelTable,
+        counter: &TokenCounter,
+    ) -> Result<Inspection, String> {
+        let session = pick_session(&workspace, opts.session.as_deref())?;
+        let mut settings = workspace.settings.clone();
+        let model_id = opts
+            .model
+            .as_deref()
+            .or(session.model.as_deref())
+            .or(settings.model.as_deref());
+        if settings.budget_line.is_none() {
+            let m = table.resolve(model_id);
+            settings.budget =
+                Budget::for_window(m.context_window, settings.history.reserved_output);
+        }
+        let default_budget = settings.budget;
+        if let Some(b) = opts.budget {
+            settings.budget = b;
+        }
+        if let Some(total) = opts.budget_total {
+            // A workspace that declares no budget: every layer's share lives
+            // inside the total given (as for a model's window).
+            if settings.budget_line.is_none() && opts.budget.is_none() {
+                settings.budget = Budget::for_window(total, 0);
+            }
+            settings.budget.total = total;
+        }
+        if let Some(id) = opts.model.as_deref()
+            && table.get(id).is_none()
+        {
+            let ids: Vec<_> = table.models.iter().map(|m| m.id.as_str()).collect();
+            return Err(format!("unknown model '{id}' (models: {})", ids.join(", ")));
+        }
+        let model = table.resolve(model_id).clone();
+        let mut prepared = prepare(&workspace, session, &settings, &model, counter);
+        if let Some(id) = model_id
+            && let Some(advice) = table.advice(id)
+        {
+            let (file, line) = match (opts.model.as_deref(), session.model.as_deref()) {
+                (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
+                _ => ("workspace.yaml", settings.model_line.or(Some(1))),
+            };
+            let using = if table.get(id).is_none() {
+                format!(" (counting with {} meanwhile)", model.id)
+            } else {
+                String::new()
+            };
+            prepared
+                .diagnostics
+                .push(Diagnostic::warning(file, line, format!("{advice}{using}")));
+        }
+        let assembly = assemble(
+            &prepared,
+            &settings.budget,
+            opts.debug_markers || settings.debug_markers,
+            counter,
+        );
+        Ok(Inspection {
+            workspace,
+            prepared: Arc::new(prepared),
+            assembly,
+            default_budget,
+        })
+    }
+
+    /// The same session under another budget or marker setting. Cheap:
+    /// token counts come from the content cache.
+    pub fn reassemble(&mut self, budget: &Budget, debug_markers: bool, counter: &TokenCounter) {
+        self.assembly = assemble(&self.prepared, budget, debug_markers, counter);
+    }
+
+    /// Another session of the same workspace, with this inspection's model,
+    /// budget and markers (test runs' second session, diff's other side).
+    pub fn other_session(
+        &self,
+        name: &str,
+        table: &ModelTable,
+        counter: &TokenCounter,
+    ) -> Result<Inspection, String> {
+        let mut ins = Inspection::new(
+            self.workspace.clone(),
+            &Options {
+                session: Some(name.to_string()),
+                model: table.get(&self.prepared.model.id).map(|m| m.id.clone()),
+                budget: Some(self.assembly.budget),
+                budget_total: None,
+                debug_markers: self.assembly.debug_markers,
+                profiles_dir: None,
+                ..Options::default()
+            },
+            table,
+            counter,
+        )?;
+        ins.reassemble(&self.assembly.budget, self.assembly.debug_markers, counter);
+        Ok(ins)
+    }
+
+    /// Workspace diagnostics, then those of this session's preparation,
+    /// then the budget's problems (a fixed layer over its budget, a total
+    /// below the fixed budgets), each with what to do.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut d = self.workspace.diagnostics.clone();
+        d.extend(self.prepared.diagnostics.iter().cloned());
+        d.extend(budget_problems(&self.assembly, &self.prepared));
+        d
+    }
+
+    pub fn session(&self) -> &Session {
+        self.workspace
+            .session(&self.prepared.session)
+            .unwrap_or_else(|| self.workspace.default_session())
+    }
+
+    /// The session's first request as an Anthropic Messages body (the
+    /// session's messages up to its first request, else one "Hello"), with
+    /// `max_tokens: 1`: what "copy as request JSON" and `render
+    /// --request-json` show.
+    pub fn first_request_body(&self) -> serde_json::Value {
+        use crate::workspace::session::{Message, Role};
+        let session = self.session();
+        let messages = session
+            .requests
+            .first()
+            .map(|r| session.messages[..r.messages].to_vec())
+            .unwrap_or_else(|| vec![Message::text(Role::User, "Hello")]);
+        let s = &self.workspace.settings;
+        crate::cache::request::anthropic_body(
+            &self.assembly,
+            &self.assembly.model,
+            &messages,
+            1,
+            s.cache_tools,
+            s.history.message_breakpoint,
+        )
+    }
+
+    /// The count_tokens calibration of this inspection's model, if saved.
+    pub fn calibration(&self) -> Option<f64> {
+        self.workspace
+            .calibration
+            .get(&self.assembly.model)
+            .copied()
+    }
+}
+
+/// The budget's problems as diagnostics on workspace.yaml's `budget:` line.
+pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
+    let line = p.settings.budget_line.or(Some(1));
+    let n = |x: u64| thousands(x);
+    let mut out = Vec::new();
+    let b = &a.budget;
+    if b.total < b.layer1 + b.layer2 {
+        out.push(Diagnostic::warning(
+            "workspace.yaml",
+            line,
+            format!(
+                "the total budget ({}) is below the fixed budgets of layers 1 and 2 ({} together): layers 3 and 4 get nothing; raise `budget.total` or lower `budget.fixed`",
+                n(b.total),
+                n(b.layer1 + b.layer2)
+            ),
+        ));
+    }
+    for l in a.layers.iter().filter(|l| l.overflow > 0) {
+        let largest = a
+            .fragments
+            .iter()
+            .filter(|f| f.layer == l.layer && f.kept_tokens > 0)
+            .max_by_key(|f| f.kept_tokens);
+        // Over only because of the markers: the prompt sent without them
+        // fits (trimming never counts them).
+        if l.markers > 0 && l.overflow <= l.markers {
+            out.push(Diagnostic::warning(
+                "workspace.yaml",
+                line,
+                format!(
+                    "with DEBUG markers, layer {}'s block is {} tokens, over its {}: the markers add {}; what is kept is decided without them, so send the prompt without markers",
+                    l.layer,
+                    n(l.used),
+                    n(l.available),
+                    n(l.markers)
+                ),
+            ));
+            continue;
+        }
+        let shorten = largest.map_or(String::new(), |f| format!(" or shorten {}", f.source));
+        let what = if l.layer <= 2 {
+            format!("raise `budget.fixed.layer{}`{shorten}", l.layer)
+        } else {
+            format!("raise `budget.total`{shorten}")
+        };
+        let mut d = Diagnostic::warning(
+            "workspace.yaml",
+            line,
+            format!(
+                "layer {} is {} tokens over its {} budget: {what}",
+                l.layer,
+                n(l.overflow),
+                n(l.available)
+            ),
+        );
+        if let Some(f) = largest {
+            d = d.for_fragment(&f.id);
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// A count with thousands separators: `1,979`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,92 @@
+//! Text from outside (a server, a capture, a transcript) made safe to
+//! show: the one cleaner every view and the network layer use.
+
+/// Text from outside made safe to show: ANSI escape sequences and control
+/// characters removed, line breaks folded into spaces, cut to `max` chars.
+pub fn clean(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut n = 0;
+    let mut last_space = false;
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI `ESC [ … final` or OSC `ESC ] … BEL/ST`, or a 2-char escape.
+            match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(d) = chars.next() {
+                        if d == '\u{7}' || (d == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    chars.next();
+                }
+            }
+            continue;
+        }
+        let c = if matches!(c, '\n' | '\r' | '\t' | '\u{2028}' | '\u{2029}') {
+            ' '
+        } else if c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        {
+            continue;
+        } else {
+            c
+        };
+        if c == ' ' && last_space {
+            continue;
+        }
+        last_space = c == ' ';
+        if n == max {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        n += 1;
+    }
+    out.trim().to_string()
+}
+
+/// `text` with every character that could drive a terminal shown instead:
+/// C0 controls (but tab and line breaks) as their control pictures (ESC is
+/// `␛`), DEL as `␡`, C1 controls and bidirectional overrides as `�`.
+pub fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\t' | '\n' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
+            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}')),
+            '\u{7f}' => out.push('\u{2421}'),
+            '\u{80}'..='\u{9f}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => out.push('\u{FFFD}'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `1 request`, `2 requests`, `1,200 tokens`: a count and its word.
+pub fn plural(n: u64, word: &str) -> String {
+    format!(
+        "{} {word}{}",
+        crate::thousands(n),
+        if n == 1 { "" } else { "s" }
+    )
+}

@@ -1,0 +1,239 @@
+//! Why a request wrote or missed the cache, most specific reason first:
+//! the provider's own diagnostics, the model's minimum, a cold start, a
+//! compaction, a TTL gap, a changed model, tools or prefix, growth.
+
+use serde_json::Value;
+
+use super::request::names;
+use super::{Exchange, MAX_TOKENS, Miss, Usage, chain_phrase, positions};
+use crate::assembly::models::ModelInfo;
+
+fn miss(kind: &str, detail: String) -> Miss {
+    Miss {
+        kind: kind.into(),
+        detail,
+    }
+}
+
+fn fmt_gap(s: f64) -> String {
+    let s = s.max(0.0) as u64;
+    if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// The reason a request wrote (or read nothing), most specific first.
+pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) -> Miss {
+    if let Some(r) = &x.miss_reason {
+        let kind = crate::clean(r["type"].as_str().unwrap_or("provider"), 64);
+        let missed = r["cache_missed_input_tokens"].as_u64();
+        return miss(
+            "provider",
+            format!(
+                "Anthropic's cache diagnostics: {kind}{}",
+                missed.map_or(String::new(), |n| format!(
+                    " ({} tokens missed)",
+                    crate::thousands(n.min(MAX_TOKENS))
+                ))
+            ),
+        );
+    }
+    // A prompt under the model's minimum is never cached, whatever changed.
+    let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    if u.cache_read_input_tokens == 0 && prompt < model.min_cacheable_tokens {
+        return miss(
+            "minimum",
+            format!(
+                "the prompt ({}) is under {}'s {}-token minimum: silently not cached",
+                crate::plural(prompt, "token"),
+                model.id,
+                crate::thousands(model.min_cacheable_tokens)
+            ),
+        );
+    }
+    let Some(p) = prev else {
+        return miss(
+            "cold",
+            format!(
+                "first request of {}: nothing cached yet",
+                chain_phrase(&x.chain)
+            ),
+        );
+    };
+    if x.after_compaction {
+        return miss(
+            "compaction",
+            "a compaction boundary: the conversation was summarised, so everything after the system prompt is new".into(),
+        );
+    }
+    if let (Some(a), Some(b)) = (p.at, x.at) {
+        // The TTL of what the previous request left cached.
+        let ttl = if p.usage.is_some_and(|pu| pu.ephemeral_1h_input_tokens > 0) {
+            3600.0
+        } else {
+            300.0
+        };
+        if b - a > ttl {
+            return miss(
+                "ttl",
+                format!(
+                    "{} since the previous request of this chain, longer than the {} TTL: the cached prefix expired",
+                    fmt_gap(b - a),
+                    if ttl > 300.0 { "1h" } else { "5m" }
+                ),
+            );
+        }
+    }
+    if p.model != x.model {
+        return miss(
+            "model",
+            format!(
+                "the model changed: {} → {} (caches are per model)",
+                p.model, x.model
+            ),
+        );
+    }
+    if let (Some(a), Some(b)) = (&p.request, &x.request)
+        && let Some(m) = compare_requests(a, b, u, model)
+    {
+        return m;
+    }
+    if u.cache_read_input_tokens > 0 {
+        return miss(
+            "growth",
+            format!(
+                "read {} and wrote {} after them (the conversation grew)",
+                crate::plural(u.cache_read_input_tokens, "cached token"),
+                crate::plural(u.cache_creation_input_tokens, "new token")
+            ),
+        );
+    }
+    if p.request.is_some() && p.request == x.request {
+        let backwards = matches!((p.at, x.at), (Some(a), Some(b)) if b < a);
+        return miss(
+            "unexplained",
+            format!(
+                "the request is the same as the previous one of its chain, yet nothing was read: the provider dropped or never stored the prefix (evicted early, another server, or the previous answer had not finished){}",
+                if backwards {
+                    "; its timestamp is earlier than the previous request's"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    miss(
+        "unexplained",
+        if x.request.is_some() {
+            "the request extends the previous one and nothing in the recorded data explains the miss (no gap, no change in the prefix)".into()
+        } else {
+            "nothing in the recorded data explains it (a transcript has no bodies: no gap, no compaction)".into()
+        },
+    )
+}
+
+/// The first position where `b` differs from `a`, as a miss.
+fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Option<Miss> {
+    let (na, nb) = (names(a), names(b));
+    if na != nb {
+        let added: Vec<&String> = nb.iter().filter(|n| !na.contains(n)).collect();
+        let removed: Vec<&String> = na.iter().filter(|n| !nb.contains(n)).collect();
+        if added.is_empty() && removed.is_empty() {
+            return Some(miss(
+                "tools",
+                format!(
+                    "the same tools in another order ({} → {}): tools come first, so nothing after them is read",
+                    na.join(", "),
+                    nb.join(", ")
+                ),
+            ));
+        }
+        return Some(miss(
+            "tools",
+            format!(
+                "the tool set changed (added: {}; removed: {}): tools come first, so nothing after them is read",
+                if added.is_empty() {
+                    "none".into()
+                } else {
+                    join(&added)
+                },
+                if removed.is_empty() {
+                    "none".into()
+                } else {
+                    join(&removed)
+                }
+            ),
+        ));
+    }
+    let (pa, pb) = (positions(a), positions(b));
+    let first = pa
+        .iter()
+        .zip(&pb)
+        .position(|(x, y)| x.1 != y.1)
+        .or_else(|| (pb.len() < pa.len()).then_some(pb.len()));
+    if let Some(i) = first {
+        let (label, before) = (&pa[i].0, &pa[i].1);
+        let after = pb.get(i).map_or("", |p| p.1.as_str());
+        let off = crate::cache::shape::first_difference(before, after);
+        let chars = before[..off.min(before.len())].chars().count();
+        // Some of what both share, so the change reads in its place.
+        let lead = crate::compare::diff::lead(before, off);
+        return Some(miss(
+            "prefix",
+            format!(
+                "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
+                crate::compare::diff::excerpt(before, off, 24),
+                crate::compare::diff::excerpt(after, off, 24),
+                if model.provider == crate::Provider::Anthropic {
+                    "written again"
+                } else {
+                    "not read from the cache"
+                }
+            ),
+        ));
+    }
+    // Same prefix: a breakpoint too far from the cached one, or a prefix
+    // under the minimum.
+    let bps: Vec<usize> = pb
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.2)
+        .map(|(i, _)| i)
+        .collect();
+    let prev_bps: Vec<usize> = pa
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.2)
+        .map(|(i, _)| i)
+        .collect();
+    if u.cache_read_input_tokens == 0 {
+        if let (Some(&last), Some(&prev_last)) = (bps.last(), prev_bps.last())
+            && last >= prev_last + 20
+        {
+            return Some(miss(
+                "lookback",
+                format!(
+                    "the breakpoint moved {} positions past the cached one: beyond the 20-block lookback, so it was not found",
+                    last - prev_last
+                ),
+            ));
+        }
+        let total = u.input_tokens + u.cache_creation_input_tokens;
+        if total < model.min_cacheable_tokens {
+            return Some(miss(
+                "minimum",
+                format!(
+                    "the prefix ({total} tokens) is under {}'s {}-token minimum: silently not cached",
+                    model.id, model.min_cacheable_tokens
+                ),
+            ));
+        }
+    }
+    None
+}
+
+fn join(v: &[&String]) -> String {
+    v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,375 @@
+//! Reading captures (the proxy's JSON lines) and Claude Code transcripts
+//! (`~/.claude/projects/<project>/<session>.jsonl`), bounded: a line that
+//! is not JSON is skipped, never fatal.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Counted, Exchange, Source, Usage};
+use crate::clean;
+
+/// Longest recorded error shown.
+const MAX_ERROR_CHARS: usize = 2_000;
+
+/// Lines read at most (a transcript of a very long session is cut there).
+pub const MAX_LINES: usize = 200_000;
+
+/// Largest token figure read (a larger one is a broken or hostile line:
+/// it is read as this, so that sums cannot overflow).
+pub const MAX_TOKENS: u64 = 1_000_000_000_000;
+
+fn usage_of(u: &Value) -> Option<Usage> {
+    let at = |p: &str| {
+        u.pointer(p)
+            .and_then(Value::as_u64)
+            .map(|n| n.min(MAX_TOKENS))
+    };
+    let n = |k: &str| at(&format!("/{k}"));
+    // OpenAI Chat Completions: prompt tokens, of which cached.
+    if let Some(prompt) = n("prompt_tokens") {
+        let cached = at("/prompt_tokens_details/cached_tokens").unwrap_or(0);
+        return Some(Usage {
+            input_tokens: prompt.saturating_sub(cached),
+            cache_read_input_tokens: cached.min(prompt),
+            output_tokens: n("completion_tokens").unwrap_or(0),
+            ..Usage::default()
+        });
+    }
+    // OpenAI Responses: input tokens, of which cached.
+    if let Some(cached) = at("/input_tokens_details/cached_tokens") {
+        let input = n("input_tokens").unwrap_or(0);
+        return Some(Usage {
+            input_tokens: input.saturating_sub(cached),
+            cache_read_input_tokens: cached.min(input),
+            output_tokens: n("output_tokens").unwrap_or(0),
+            ..Usage::default()
+        });
+    }
+    // Anthropic.
+    Some(Usage {
+        input_tokens: n("input_tokens")?,
+        cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
+        cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
+        output_tokens: n("output_tokens").unwrap_or(0),
+        ephemeral_1h_input_tokens: at("/cache_creation/ephemeral_1h_input_tokens").unwrap_or(0),
+    })
+}
+
+/// RFC 3339 (`2026-11-30T09:41:05.120Z`, `…+01:00`) to Unix seconds.
+pub fn rfc3339(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (date, rest) = s.split_once(['T', ' '])?;
+    let mut d = date.split('-');
+    let (y, mo, da): (i64, i64, i64) = (
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+    );
+    if !(0..=9999).contains(&y) || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+        return None;
+    }
+    let (time, offset) = match rest.find(['Z', 'z', '+', '-']) {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "Z"),
+    };
+    let mut t = time.split(':');
+    let h: f64 = t.next()?.parse().ok()?;
+    let mi: f64 = t.next()?.parse().ok()?;
+    let se: f64 = t.next().unwrap_or("0").parse().ok()?;
+    if !(0.0..24.0).contains(&h) || !(0.0..60.0).contains(&mi) || !(0.0..61.0).contains(&se) {
+        return None;
+    }
+    let off = match offset.as_bytes().first() {
+        Some(b'+') | Some(b'-') => {
+            let sign = if offset.starts_with('-') { -1.0 } else { 1.0 };
+            let (oh, om) = offset[1..].split_once(':').unwrap_or((&offset[1..], "0"));
+            let (oh, om) = (oh.parse::<f64>().ok()?, om.parse::<f64>().ok()?);
+            if !(0.0..=24.0).contains(&oh) || !(0.0..60.0).contains(&om) {
+                return None;
+            }
+            sign * (oh * 3600.0 + om * 60.0)
+        }
+        _ => 0.0,
+    };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + da - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days as f64 * 86400.0 + h * 3600.0 + mi * 60.0 + se - off)
+}
+
+/// Unix seconds as RFC 3339 UTC with milliseconds.
+pub fn format_rfc3339(unix: f64) -> String {
+    let ms = (unix * 1000.0).round() as i64;
+    let (secs, ms) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let days = secs.div_euclid(86400);
+    let tod = secs.rem_euclid(86400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        tod / 3600,
+        tod % 3600 / 60,
+        tod % 60
+    )
+}
+
+/// Reads either format, telling them apart by their fields.
+pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
+    parse_lines(text).map(|(s, x, _)| (s, x))
+}
+
+/// Lines of a traffic file that were not read.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Skipped {
+    /// Lines that are not a JSON object (blank lines aside).
+    pub lines: usize,
+    /// The first of them (1-based).
+    pub first: Option<usize>,
+    /// Lines after [`MAX_LINES`], not read at all.
+    pub beyond_limit: usize,
+}
+
+impl Skipped {
+    /// What was not read, for every view; None when everything was.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.lines > 0 {
+            parts.push(format!(
+                "{} not JSON, skipped{}",
+                crate::plural(self.lines as u64, "line"),
+                self.first
+                    .map(|f| format!(" (the first is line {})", crate::thousands(f as u64)))
+                    .unwrap_or_default()
+            ));
+        }
+        if self.beyond_limit > 0 {
+            parts.push(format!(
+                "{} after the first {} not read",
+                crate::plural(self.beyond_limit as u64, "line"),
+                crate::thousands(MAX_LINES as u64)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// [`parse`], also saying which lines were not read.
+pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    let mut skipped = Skipped::default();
+    let mut lines: Vec<Value> = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if i >= MAX_LINES {
+            skipped.beyond_limit += 1;
+            continue;
+        }
+        if l.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(l) {
+            Ok(v) if v.is_object() => lines.push(v),
+            _ => {
+                skipped.lines += 1;
+                skipped.first.get_or_insert(i + 1);
+            }
+        }
+    }
+    if lines.is_empty() {
+        return Err("no JSON lines: neither a capture nor a Claude Code transcript".into());
+    }
+    let capture = lines
+        .iter()
+        .any(|l| l.get("endpoint").is_some() && l.get("request").is_some());
+    if capture {
+        Ok((Source::Capture, capture_exchanges(&lines), skipped))
+    } else if lines
+        .iter()
+        .any(|l| l.get("sessionId").is_some() || l.get("message").is_some())
+    {
+        Ok((Source::ClaudeCode, transcript_exchanges(&lines), skipped))
+    } else {
+        Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (sessionId, message)".into())
+    }
+}
+
+/// A chain is one agent's conversation: requests whose system prompt
+/// starts the same (its first 256 characters; a subagent's differs, while a
+/// value changing further down, like a timestamp, stays in the chain and is
+/// explained as a changed prefix).
+fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
+    let mut chains: Vec<String> = Vec::new();
+    let mut sent: Vec<&Value> = lines
+        .iter()
+        // Token counts (`count_tokens`) are not generations: no cache.
+        .filter(|l| {
+            l.get("request").is_some()
+                && !l["endpoint"]
+                    .as_str()
+                    .is_some_and(|e| e.ends_with("/count_tokens"))
+        })
+        .collect();
+    // A line is written when its exchange ends (a long stream after a
+    // short one sent later): requests are read in the order they were sent.
+    sent.sort_by(|a, b| {
+        let at = |l: &Value| rfc3339(l["ts_start"].as_str().unwrap_or(""));
+        at(a)
+            .partial_cmp(&at(b))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    sent.into_iter()
+        .map(|l| {
+            let req = &l["request"];
+            let first_system = match &req["system"] {
+                Value::String(s) => s.clone(),
+                Value::Array(b) => b
+                    .first()
+                    .map(|x| x["text"].as_str().unwrap_or("").to_string())
+                    .unwrap_or_default(),
+                _ => match &req["instructions"] {
+                    // OpenAI Responses: the instructions are the system prompt.
+                    Value::String(s) => s.clone(),
+                    _ => req["messages"][0]["content"].to_string(),
+                },
+            };
+            let head: String = first_system.chars().take(256).collect();
+            let key = xxhash_rust::xxh3::xxh3_64(head.as_bytes()).to_string();
+            let chain = match chains.iter().position(|c| *c == key) {
+                Some(i) => i,
+                None => {
+                    chains.push(key);
+                    chains.len() - 1
+                }
+            };
+            let time = clean(l["ts_start"].as_str().unwrap_or(""), 40);
+            Exchange {
+                at: rfc3339(&time),
+                time,
+                chain: chain_name(chain),
+                model: clean(
+                    l["model"].as_str().or(req["model"].as_str()).unwrap_or("?"),
+                    200,
+                ),
+                request: Some(req.clone()),
+                counted: l.get("counted").and_then(Counted::from_json),
+                usage: l.get("usage").and_then(usage_of),
+                status: l["status"].as_u64().map(|s| s as u16),
+                error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
+                miss_reason: l.pointer("/diagnostics/cache_miss_reason").cloned(),
+                after_compaction: false,
+            }
+        })
+        .collect()
+}
+
+fn chain_name(i: usize) -> String {
+    if i == 0 {
+        "main".into()
+    } else {
+        format!("chain {}", i + 1)
+    }
+}
+
+/// Claude Code writes one line per content block of a response, each with
+/// the whole usage: lines are deduplicated by (message.id, requestId),
+/// keeping the largest figures; the main chain and each sidechain (subagent)
+/// are kept apart; a compaction boundary marks the next request.
+fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
+    let mut out: Vec<Exchange> = Vec::new();
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut compacted: BTreeMap<String, bool> = BTreeMap::new();
+    for l in lines {
+        let chain = if l["isSidechain"].as_bool().unwrap_or(false) {
+            format!(
+                "sidechain {}",
+                clean(l["agentId"].as_str().unwrap_or("agent"), 64)
+            )
+        } else {
+            "main".to_string()
+        };
+        if l["type"] == "system" && l["subtype"] == "compact_boundary" {
+            compacted.insert(chain, true);
+            continue;
+        }
+        if l["type"] != "assistant" {
+            continue;
+        }
+        let msg = &l["message"];
+        // Claude Code's own stand-in answers (an interrupted or failed turn)
+        // were never sent to a model.
+        if msg["model"] == "<synthetic>" {
+            continue;
+        }
+        let Some(usage) = msg.get("usage").and_then(usage_of) else {
+            continue;
+        };
+        let id = msg["id"].as_str().unwrap_or("").to_string();
+        let req = l["requestId"].as_str().unwrap_or("").to_string();
+        if let Some(&i) = seen.get(&(id.clone(), req.clone()))
+            && !id.is_empty()
+        {
+            let u = out[i].usage.get_or_insert(usage);
+            u.output_tokens = u.output_tokens.max(usage.output_tokens);
+            u.input_tokens = u.input_tokens.max(usage.input_tokens);
+            u.cache_creation_input_tokens = u
+                .cache_creation_input_tokens
+                .max(usage.cache_creation_input_tokens);
+            u.cache_read_input_tokens =
+                u.cache_read_input_tokens.max(usage.cache_read_input_tokens);
+            continue;
+        }
+        seen.insert((id, req), out.len());
+        let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
+        out.push(Exchange {
+            at: rfc3339(&time),
+            time,
+            after_compaction: compacted.remove(&chain).unwrap_or(false),
+            chain,
+            model: clean(msg["model"].as_str().unwrap_or("?"), 200),
+            request: None,
+            counted: None,
+            usage: Some(usage),
+            status: None,
+            error: None,
+            miss_reason: msg.pointer("/diagnostics/cache_miss_reason").cloned(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(
+            rfc3339("2026-11-30T01:01:01Z"),
+            Some(1_795_996_800.0 + 3661.0)
+        );
+        assert_eq!(
+            rfc3339("2026-11-30T02:01:01+01:00"),
+            Some(1_795_996_800.0 + 3661.0)
+        );
+        assert_eq!(
+            rfc3339("2026-11-30T01:01:01.5Z"),
+            Some(1_795_996_800.0 + 3661.5)
+        );
+        assert_eq!(rfc3339("garbage"), None);
+        let s = format_rfc3339(1_795_996_800.0 + 3661.25);
+        assert_eq!(s, "2026-11-30T01:01:01.250Z");
+        assert_eq!(rfc3339(&s), Some(1_795_996_800.0 + 3661.25));
+    }
+}

@@ -1,0 +1,190 @@
+//! Text and JSON views of analysed traffic.
+
+use serde_json::{Value, json};
+
+use super::Traffic;
+use crate::inspection::thousands;
+
+pub fn to_json(t: &Traffic) -> Value {
+    json!({
+        "schema": 1,
+        "source": t.source.as_str(),
+        "requests": t.requests.iter().map(|r| {
+            let u = r.usage.unwrap_or_default();
+            json!({
+                "index": r.index,
+                "time": r.time,
+                "chain": r.chain,
+                "model": r.model,
+                "input_tokens": u.input_tokens,
+                "cache_creation_input_tokens": u.cache_creation_input_tokens,
+                "cache_read_input_tokens": u.cache_read_input_tokens,
+                "output_tokens": u.output_tokens,
+                // No price (a model not in the table): null, not 0.
+                "cost_usd": r.priced.then(|| (r.cost_usd * 1e6).round() / 1e6),
+                "priced": r.priced,
+                "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
+                "error": r.error,
+                "status": r.status,
+                "parts": r.parts.parts,
+                "parts_counted_by": (!r.parts.parts.is_empty()).then_some(&r.parts.counted_by),
+                "parts_tokens": (!r.parts.parts.is_empty()).then(|| r.parts.sum()),
+                "reported_prompt_tokens": r.parts.reported,
+                "parts_summary": (!r.parts.parts.is_empty()).then(|| r.parts.summary()),
+            })
+        }).collect::<Vec<_>>(),
+        "totals": {
+            "requests": t.totals.requests,
+            "input_tokens": t.totals.input_tokens,
+            "cache_creation_input_tokens": t.totals.cache_creation_input_tokens,
+            "cache_read_input_tokens": t.totals.cache_read_input_tokens,
+            "output_tokens": t.totals.output_tokens,
+            "cost_usd": (t.totals.cost_usd * 1e6).round() / 1e6,
+            "hit_ratio": (t.totals.hit_ratio * 1e4).round() / 1e4,
+            "by_kind": t.totals.by_kind.iter().map(|k| json!({
+                "kind": k.kind, "requests": k.requests,
+                "extra_cost_usd": (k.extra_cost_usd * 1e6).round() / 1e6,
+            })).collect::<Vec<_>>(),
+            "counterfactual": t.totals.counterfactual,
+            "unpriced_models": t.totals.unpriced_models,
+        },
+        "skipped": t.skipped,
+    })
+}
+
+/// The text view; with `parts`, each recorded request's parts (tools,
+/// system blocks, messages) with their tokens, as the window lists them.
+pub fn to_text(t: &Traffic, parts: bool) -> String {
+    let mut o = format!(
+        "traffic from a {} · {}\n\n",
+        match t.source {
+            super::Source::Capture => "capture",
+            super::Source::ClaudeCode => "Claude Code transcript",
+        },
+        crate::plural(t.requests.len() as u64, "request")
+    );
+    o += "  #  time                      chain        model                 input    write     read   output   cost $\n";
+    for r in &t.requests {
+        let u = r.usage.unwrap_or_default();
+        o += &format!(
+            "{:>3}  {:<25} {:<12} {:<20} {:>7} {:>8} {:>8} {:>8} {:>8}\n",
+            r.index,
+            cut(&r.time, 25),
+            cut(&r.chain, 12),
+            cut(&r.model, 20),
+            thousands(u.input_tokens),
+            thousands(u.cache_creation_input_tokens),
+            thousands(u.cache_read_input_tokens),
+            thousands(u.output_tokens),
+            if r.priced {
+                format!("{:.5}", r.cost_usd)
+            } else {
+                "-".into()
+            }
+        );
+        if let Some(m) = &r.miss {
+            o += &format!("       · {}: {}\n", m.kind, m.detail);
+        }
+        if let Some(e) = &r.error {
+            o += &format!("       · error: {e}\n");
+        }
+        if parts && !r.parts.parts.is_empty() {
+            for p in &r.parts.parts {
+                o += &format!(
+                    "       {:>8}  {}{}\n",
+                    thousands(p.tokens as u64),
+                    p.label,
+                    if p.breakpoint { " · breakpoint" } else { "" }
+                );
+            }
+            o += &format!("       {}\n", r.parts.summary());
+        }
+    }
+    o += &format!("\ntotals: {}\n", t.totals.headline());
+    for n in notes(t) {
+        o += &format!("  {n}\n");
+    }
+    o
+}
+
+/// The lines under the totals, in every view: what each class of miss
+/// cost, the 1-hour counterfactual, the models without a price, the lines
+/// not read.
+pub fn notes(t: &Traffic) -> Vec<String> {
+    let x = &t.totals;
+    let mut v: Vec<String> = x
+        .by_kind
+        .iter()
+        .map(|k| {
+            format!(
+                "{} ({}): {}",
+                k.kind,
+                crate::plural(k.requests as u64, "request"),
+                k.cost_phrase()
+            )
+        })
+        .collect();
+    v.extend(x.counterfactual.clone());
+    if !x.unpriced_models.is_empty() {
+        v.push(format!(
+            "not priced (not in the model table, assets/models.json): {}",
+            x.unpriced_models.join(", ")
+        ));
+    }
+    v.extend(t.skipped.describe());
+    v
+}
+
+/// `text` cut to `n` characters, an ellipsis marking the cut.
+fn cut(text: &str, n: usize) -> String {
+    if text.chars().count() <= n {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(n - 1).collect();
+    s.push('…');
+    s
+}
+
+/// Fit for an issue or a pull-request comment: a table of the requests
+/// with the reason for each write or miss, then the totals.
+pub fn to_markdown(t: &Traffic) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut o = format!(
+        "### Traffic: {} from a {}\n\n| # | time | chain | model | input | write | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+        crate::plural(t.requests.len() as u64, "request"),
+        match t.source {
+            super::Source::Capture => "capture",
+            super::Source::ClaudeCode => "Claude Code transcript",
+        }
+    );
+    for r in &t.requests {
+        let u = r.usage.unwrap_or_default();
+        let why = match (&r.miss, &r.error) {
+            (_, Some(e)) => format!("error: {e}"),
+            (Some(m), None) => format!("**{}**: {}", m.kind, m.detail),
+            (None, None) => String::new(),
+        };
+        o += &format!(
+            "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            r.index,
+            cell(&r.time),
+            cell(&r.chain),
+            cell(&r.model.replace('`', "'")),
+            thousands(u.input_tokens),
+            thousands(u.cache_creation_input_tokens),
+            thousands(u.cache_read_input_tokens),
+            thousands(u.output_tokens),
+            if r.priced {
+                format!("{:.5}", r.cost_usd)
+            } else {
+                "no price".into()
+            },
+            cell(&why)
+        );
+    }
+    o += &format!("\n**Totals**: {}\n\n", t.totals.headline());
+    for n in notes(t) {
+        o += &format!("- {n}\n");
+    }
+    o
+}

@@ -1,0 +1,434 @@
+//! A recorded request taken apart: its positions in cache order (tools,
+//! system blocks, message blocks) with their tokens, and the request as a
+//! snapshot, so the diff engine compares two requests as it compares two
+//! assemblies.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Exchange, parse};
+use crate::assembly::models::ModelTable;
+use crate::clean;
+
+/// Positions of a request in cache order: tools, then system blocks, then
+/// message content blocks; each with a label, its text and whether it
+/// carries a breakpoint.
+pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
+    let mut out = Vec::new();
+    let bp = |v: &Value| v.get("cache_control").is_some();
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("cache_control");
+        }
+        v
+    };
+    let text_of = |c: &Value| {
+        c["text"]
+            .as_str()
+            .map_or_else(|| strip(c).to_string(), str::to_string)
+    };
+    for (i, t) in req["tools"].as_array().into_iter().flatten().enumerate() {
+        // Anthropic's `name`, OpenAI's `function.name`.
+        // Anthropic's `name`, OpenAI's `function.name`, a built-in tool's
+        // `type` (`web_search`).
+        let name = t["name"]
+            .as_str()
+            .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+            .or_else(|| t["type"].as_str())
+            .unwrap_or("?");
+        out.push((
+            format!("tool {} ({})", i + 1, clean(name, 64)),
+            strip(t).to_string(),
+            bp(t),
+        ));
+    }
+    match (&req["system"], &req["instructions"]) {
+        (Value::String(s), _) | (Value::Null, Value::String(s)) => {
+            out.push(("system block 1".into(), s.clone(), false))
+        }
+        (Value::Array(blocks), _) => {
+            for (i, b) in blocks.iter().enumerate() {
+                out.push((format!("system block {}", i + 1), text_of(b), bp(b)));
+            }
+        }
+        _ => {}
+    }
+    // Chat messages, or the items of an OpenAI Responses `input`.
+    let messages = match &req["input"] {
+        Value::String(s) => vec![serde_json::json!({"role": "user", "content": s})],
+        Value::Array(items) if req.get("messages").is_none() => items.clone(),
+        _ => req["messages"].as_array().cloned().unwrap_or_default(),
+    };
+    for (i, m) in messages.iter().enumerate() {
+        let role = clean(
+            m["role"]
+                .as_str()
+                .or_else(|| m["type"].as_str())
+                .unwrap_or("?"),
+            24,
+        );
+        match &m["content"] {
+            Value::String(s) => out.push((format!("message {} ({role})", i + 1), s.clone(), false)),
+            // One block is named as the message (moving `cache_control`
+            // onto it does not rename it); several are numbered.
+            Value::Array(parts) if parts.len() == 1 => out.push((
+                format!("message {} ({role})", i + 1),
+                text_of(&parts[0]),
+                bp(&parts[0]),
+            )),
+            Value::Array(parts) => {
+                for (j, c) in parts.iter().enumerate() {
+                    out.push((
+                        format!("message {} ({role}) block {}", i + 1, j + 1),
+                        text_of(c),
+                        bp(c),
+                    ));
+                }
+            }
+            // A Responses item without content (a function call, its output).
+            Value::Null if m.is_object() => {
+                out.push((format!("message {} ({role})", i + 1), m.to_string(), false))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A recorded request as a snapshot, so the diff engine compares two
+/// requests as it compares two assemblies: each system block and message
+/// block is a block and a fragment (named by its position: `system block
+/// 2`, `message 3 (user) block 1`), in cache order, breakpoints where the
+/// request put `cache_control`; tools are the tools.
+pub fn request_snapshot(
+    x: &Exchange,
+    index: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::snapshot::Snapshot, String> {
+    use crate::Status;
+    use crate::assembly::assemble::{BlockResult, FragmentResult, Span};
+    use crate::workspace::settings::Ttl;
+    let req = x.request.as_ref().ok_or_else(|| {
+        format!("request #{index} has no recorded body (a transcript records usage only)")
+    })?;
+    let model = table.resolve(Some(&x.model));
+    let enc = model.tokenizer;
+    let positions = positions(req);
+    let (counts, by_server) = position_tokens(x, &positions, counter, enc);
+    let tools: Vec<Value> = req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let mut t = t.clone();
+            if let Some(o) = t.as_object_mut() {
+                o.remove("cache_control");
+            }
+            t
+        })
+        .collect();
+    let tools_tokens = counts[..tools.len()].iter().sum();
+    let mut blocks = Vec::new();
+    let mut fragments = Vec::new();
+    for ((label, text, breakpoint), tokens) in positions
+        .into_iter()
+        .zip(counts.iter().copied())
+        .skip(tools.len())
+    {
+        let layer = if label.starts_with("system") { 1 } else { 4 };
+        blocks.push(BlockResult {
+            layer,
+            tokens,
+            cache_control: breakpoint,
+            ttl: Ttl::FiveMinutes,
+            spans: vec![Span {
+                id: label.clone(),
+                start: 0,
+                end: text.len(),
+            }],
+            text: text.clone(),
+            label: Some(label.clone()),
+        });
+        fragments.push(FragmentResult {
+            id: label,
+            layer,
+            priority: 0,
+            source: format!("request #{index}"),
+            line: 0,
+            tokens,
+            kept_tokens: tokens,
+            status: Status::Kept,
+            reason: String::new(),
+            text: text.into(),
+            chars: None,
+        });
+    }
+    let mut total_tokens: usize = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+    // Counted by the server: its chat template's share too, as the parts.
+    if by_server.is_some()
+        && let Some(u) = x.usage
+    {
+        let reported =
+            (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens) as usize;
+        total_tokens = total_tokens.max(reported);
+    }
+    Ok(crate::compare::snapshot::Snapshot {
+        schema: crate::compare::snapshot::SCHEMA,
+        created_unix: x.at.map_or(0, |t| t as u64),
+        workspace: String::new(),
+        session: format!("request #{index} ({})", x.chain),
+        model: x.model.clone(),
+        tokenizer: by_server.map_or_else(|| enc.as_str().to_string(), str::to_string),
+        settings: Default::default(),
+        files: Default::default(),
+        fragments,
+        layers: Vec::new(),
+        blocks,
+        tools,
+        tools_tokens,
+        total_tokens,
+        report: Value::Null,
+        prediction: Value::Null,
+        runs: Vec::new(),
+        recorded: true,
+    })
+}
+
+/// Request `index` (1-based) of a capture's text, as a snapshot.
+pub fn capture_snapshot(
+    text: &str,
+    index: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::snapshot::Snapshot, String> {
+    let (_, exchanges) = parse(text)?;
+    let x = index
+        .checked_sub(1)
+        .and_then(|i| exchanges.get(i))
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    request_snapshot(x, index, counter, table)
+}
+
+/// Request `index` (1-based) of a capture compared with the previous
+/// request of its chain, by the diff engine: what the Diff view shows for a
+/// recorded request.
+pub fn diff_with_previous(
+    text: &str,
+    index: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::diff::Diff, String> {
+    let (_, exchanges) = parse(text)?;
+    let i = index
+        .checked_sub(1)
+        .filter(|&i| i < exchanges.len())
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    let x = &exchanges[i];
+    let p = exchanges[..i]
+        .iter()
+        .rposition(|p| p.chain == x.chain)
+        .ok_or_else(|| {
+            format!(
+                "request #{index} is the first of its chain ({}): nothing before it",
+                x.chain
+            )
+        })?;
+    let a = request_snapshot(&exchanges[p], p + 1, counter, table)?;
+    let b = request_snapshot(x, index, counter, table)?;
+    Ok(crate::compare::diff::diff(
+        &a,
+        &b,
+        &format!("request #{}", p + 1),
+        &format!("request #{index}"),
+    ))
+}
+
+/// One part of a recorded request in cache order, with its tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    /// `tool 1 (read)`, `system block 2`, `message 3 (user)`…, or
+    /// [`TEMPLATE`] for what the server's chat template added.
+    pub label: String,
+    pub tokens: usize,
+    /// Carries a `cache_control` breakpoint.
+    pub breakpoint: bool,
+}
+
+/// The label of the part a server's chat template adds around the others
+/// (role markers, tool formatting), when the server counted the parts.
+pub const TEMPLATE: &str = "chat template (the server's formatting)";
+
+/// A request's parts as the server that answered counted them: the proxy
+/// asks a llama.cpp upstream's own tokenizer for each position's tokens and
+/// records them with the exchange.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    /// Who counted: `llama.cpp server at http://127.0.0.1:8089`.
+    pub by: String,
+    /// One count per position, in [`positions`] order.
+    pub parts: Vec<usize>,
+}
+
+/// Positions read at most from a recorded `counted` list.
+const MAX_COUNTED: usize = 100_000;
+
+impl Counted {
+    pub fn from_json(v: &Value) -> Option<Counted> {
+        let parts = v["parts"].as_array()?;
+        Some(Counted {
+            by: crate::clean(v["by"].as_str()?, 200),
+            parts: parts
+                .iter()
+                .take(MAX_COUNTED)
+                .map(|n| {
+                    n.as_u64()
+                        .map(|n| n.min(crate::traffic::MAX_TOKENS) as usize)
+                })
+                .collect::<Option<Vec<_>>>()?,
+        })
+    }
+}
+
+/// The tokens of each position: the server's own counts when the exchange
+/// recorded them for exactly these positions, else the model's tokenizer.
+/// The second value names the server when it counted.
+fn position_tokens<'a>(
+    x: &'a Exchange,
+    positions: &[(String, String, bool)],
+    counter: &crate::TokenCounter,
+    enc: crate::Encoding,
+) -> (Vec<usize>, Option<&'a str>) {
+    match &x.counted {
+        Some(c) if c.parts.len() == positions.len() => (c.parts.clone(), Some(c.by.as_str())),
+        _ => (
+            positions
+                .iter()
+                .map(|(_, text, _)| counter.count(enc, text))
+                .collect(),
+            None,
+        ),
+    }
+}
+
+/// A recorded request's parts and who counted them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Parts {
+    pub parts: Vec<Part>,
+    /// `the llama.cpp server at …` or `o200k_base (an estimate for …)`.
+    pub counted_by: String,
+    /// The prompt tokens the provider reported (input, written and read).
+    pub reported: Option<u64>,
+    /// The server counted the parts itself.
+    pub by_server: bool,
+}
+
+impl Parts {
+    /// The sum of the parts' tokens.
+    pub fn sum(&self) -> u64 {
+        self.parts.iter().map(|p| p.tokens as u64).sum()
+    }
+
+    /// One line for every view: the parts' sum, who counted, and how that
+    /// compares with what the provider reported.
+    pub fn summary(&self) -> String {
+        let sum = self.sum();
+        let th = crate::thousands;
+        let compared = match self.reported {
+            Some(r) if r == sum => " · the same as the provider reported".to_string(),
+            Some(r) if self.by_server && r < sum => format!(
+                " · the server reported {}: its chat template left {} of these tokens out (tools it does not render, for one)",
+                th(r),
+                th(sum - r)
+            ),
+            Some(r) => format!(" · the provider reported {}", th(r)),
+            None => String::new(),
+        };
+        format!(
+            "parts: {} tokens, counted by {}{compared}",
+            th(sum),
+            self.counted_by
+        )
+    }
+}
+
+/// The parts of a recorded request (tools, system blocks, messages) with
+/// their tokens: counted by the server that answered when the capture has
+/// its counts (then a last part holds what its chat template added, so the
+/// parts sum to the prompt tokens it reported), else with the model's
+/// tokenizer (an estimate for models whose tokenizer is not public).
+pub fn parts(x: &Exchange, counter: &crate::TokenCounter, table: &ModelTable) -> Parts {
+    let Some(req) = &x.request else {
+        return Parts::default();
+    };
+    let model = table.resolve(Some(&x.model));
+    let positions = positions(req);
+    let (counts, by_server) = position_tokens(x, &positions, counter, model.tokenizer);
+    let mut parts: Vec<Part> = positions
+        .into_iter()
+        .zip(counts)
+        .map(|((label, _, breakpoint), tokens)| Part {
+            label,
+            tokens,
+            breakpoint,
+        })
+        .collect();
+    let reported = x
+        .usage
+        .map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens);
+    let counted_by = match by_server {
+        Some(by) => {
+            let sum: usize = parts.iter().map(|p| p.tokens).sum();
+            if let Some(extra) = reported.and_then(|p| (p as usize).checked_sub(sum)) {
+                parts.push(Part {
+                    label: TEMPLATE.into(),
+                    tokens: extra,
+                    breakpoint: false,
+                });
+            }
+            format!("the {by} (its own tokenizer)")
+        }
+        None if table.get(&x.model).is_none() => format!(
+            "{} (an estimate: {} is not in the model table)",
+            model.tokenizer.as_str(),
+            x.model
+        ),
+        None if !model.estimate => model.tokenizer.as_str().to_string(),
+        None => format!(
+            "{} (an estimate: {}'s tokenizer is not public)",
+            model.tokenizer.as_str(),
+            model.id
+        ),
+    };
+    Parts {
+        parts,
+        counted_by,
+        reported,
+        by_server: by_server.is_some(),
+    }
+}
+
+pub(super) fn names(req: &Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t["name"]
+                .as_str()
+                .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+                .map(|n| clean(n, 64))
+        })
+        .collect()
+}

@@ -1,0 +1,327 @@
+//! Claude Code's memory files (`CLAUDE.md`, `CLAUDE.local.md`, the user's
+//! `~/.claude/CLAUDE.md` when asked) with their `@path` imports, followed to
+//! the profile's depth and never out of the workspace, then its skills and
+//! subagents listing.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use super::expand::Expander;
+use super::{Extras, load_skill_listing};
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::profile::Profile;
+use crate::workspace::reader::Reader;
+use crate::workspace::sources::base;
+use crate::workspace::types::{FragmentDef, FragmentKind};
+
+/// Most memory files (with their imports) read in one assembly.
+pub const MAX_MEMORY_FILES: usize = 500;
+/// Most bytes of memory files (with their imports) in one assembly.
+pub const MAX_MEMORY_BYTES: usize = 4 * 1024 * 1024;
+/// Most `@path` references looked at in one assembly (each may be a
+/// diagnostic).
+pub const MAX_IMPORT_REFS: usize = 20_000;
+
+/// Claude Code's memory files with their `@path` imports (followed to the
+/// profile's depth, never out of the workspace; a loop is one diagnostic;
+/// each file included once, as Claude Code does), then its skills and
+/// subagents.
+pub fn load_claude_code(
+    p: &Profile,
+    r: &mut Reader,
+    extras: &Extras,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut ex = Expander::new(p);
+    let mut walk = Walk {
+        root: r.root().display().to_string(),
+        r,
+        ex: &mut ex,
+        max_depth: p.imports.as_ref().map_or(4, |i| i.max_depth),
+        chain: Vec::new(),
+        seen: BTreeSet::new(),
+        order: 0,
+        files: 0,
+        bytes: 0,
+        refs: 0,
+        capped: false,
+        out,
+        diags,
+    };
+    match &extras.user_memory {
+        Some(Ok(text)) => walk.user_memory(text),
+        Some(Err(e)) => walk.diags.push(Diagnostic::warning(
+            "~/.claude/CLAUDE.md",
+            None,
+            format!("--user-memory: {e} (not read)"),
+        )),
+        None => {}
+    }
+    for f in &p.files {
+        if !walk.r.exists(&f.name) {
+            continue;
+        }
+        let kind = if f.name.contains("local") {
+            "project instructions, local, not checked in"
+        } else {
+            "project instructions, checked into the codebase"
+        };
+        walk.chain = vec![f.name.clone()];
+        walk.memory_file(&f.name, kind, 0, None);
+    }
+    load_skill_listing(p, r, out, diags);
+    ex.finish(diags);
+}
+
+/// One walk over the memory files and their imports: every file read once
+/// (by its real path), all of them within [`MAX_MEMORY_FILES`] and
+/// [`MAX_MEMORY_BYTES`].
+struct Walk<'a, 'p> {
+    r: &'a mut Reader,
+    ex: &'a mut Expander<'p>,
+    root: String,
+    max_depth: usize,
+    /// The imports that led here (to name a loop).
+    chain: Vec<String>,
+    /// Files already included (or refused), by [`Walk::key`].
+    seen: BTreeSet<PathBuf>,
+    order: i64,
+    files: usize,
+    bytes: usize,
+    refs: usize,
+    capped: bool,
+    out: &'a mut Vec<FragmentDef>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Walk<'_, '_> {
+    /// The user's own memory file comes first (user level, then project).
+    fn user_memory(&mut self, text: &str) {
+        self.order += 1;
+        let heading = self.ex.heading(
+            "~/.claude",
+            "CLAUDE.md",
+            "user's private global instructions for all projects",
+        );
+        let mut f = base(
+            "user.claude".into(),
+            2,
+            1000 - self.order,
+            format!("{heading}\n\n{}", text.trim_end()),
+            "~/.claude/CLAUDE.md",
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        self.out.push(f);
+    }
+
+    /// What a file is known by: its real path, else (a link out, a broken
+    /// link: refused once when read) the path as written.
+    fn key(&self, rel: &str) -> PathBuf {
+        self.r.canonical(rel).unwrap_or_else(|| PathBuf::from(rel))
+    }
+
+    /// Whether one more file of `len` bytes fits the walk's limits; the
+    /// first refusal is one diagnostic on the import (`from`: file, line,
+    /// target) that reached them, and nothing is read after it.
+    fn fits(&mut self, len: usize, rel: &str, from: Option<(&str, usize)>) -> bool {
+        if !self.capped
+            && self.files < MAX_MEMORY_FILES
+            && self.bytes.saturating_add(len) <= MAX_MEMORY_BYTES
+        {
+            return true;
+        }
+        if !self.capped {
+            self.capped = true;
+            let (file, line) = from.map_or((rel, None), |(f, l)| (f, Some(l)));
+            self.diags.push(Diagnostic::warning(
+                file,
+                line,
+                format!(
+                    "{rel}: not included: the memory files and their imports reached this tool's limit of {MAX_MEMORY_FILES} files or {} MiB in all; the rest are left out",
+                    MAX_MEMORY_BYTES / (1024 * 1024)
+                ),
+            ));
+        }
+        false
+    }
+
+    /// One memory file, then what it imports (depth first, in order).
+    fn memory_file(&mut self, rel: &str, kind: &str, depth: usize, from: Option<(&str, usize)>) {
+        if self.capped {
+            return;
+        }
+        if !self.seen.insert(self.key(rel)) {
+            return;
+        }
+        if !self.fits(0, rel, from) {
+            return;
+        }
+        let Some(text) = self.r.read(rel) else { return };
+        if !self.fits(text.len(), rel, from) {
+            return;
+        }
+        self.files += 1;
+        self.bytes += text.len();
+        let body = text.trim_end();
+        let id = if depth == 0 {
+            rel.to_ascii_lowercase()
+                .trim_end_matches(".md")
+                .replace('/', ".")
+        } else {
+            format!("import.{}", rel.trim_end_matches(".md").replace('/', "."))
+        };
+        self.order += 1;
+        let heading = self.ex.heading(&self.root, rel, kind);
+        let mut f = base(
+            id,
+            2,
+            1000 - self.order,
+            format!("{heading}\n\n{body}"),
+            rel,
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        self.out.push(f);
+        for (line, target) in imports(body) {
+            if self.capped {
+                return;
+            }
+            self.refs += 1;
+            if self.refs > MAX_IMPORT_REFS {
+                self.capped = true;
+                self.diags.push(Diagnostic::warning(
+                    rel,
+                    Some(line),
+                    format!(
+                        "@{target}: not followed: the memory files hold more than this tool's limit of {MAX_IMPORT_REFS} imports in all; the rest are left out"
+                    ),
+                ));
+                return;
+            }
+            if let Some(path) = self.follow(rel, line, &target, depth) {
+                self.chain.push(path.clone());
+                self.memory_file(&path, "imported", depth + 1, Some((rel, line)));
+                self.chain.pop();
+            }
+        }
+    }
+
+    /// Where an import of `rel` leads, when it is to be followed; a
+    /// refusal is one diagnostic on the import. A file already included is
+    /// skipped without one (Claude Code includes a file once).
+    fn follow(&mut self, rel: &str, line: usize, target: &str, depth: usize) -> Option<String> {
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let joined = if dir.is_empty() {
+            target.to_string()
+        } else {
+            format!("{dir}/{target}")
+        };
+        let warn = |diags: &mut Vec<Diagnostic>, msg: String| {
+            diags.push(Diagnostic::warning(rel, Some(line), msg));
+            None
+        };
+        let Some(path) = normalize(&joined) else {
+            return warn(
+                self.diags,
+                format!("@{target}: leaves the workspace (not followed)"),
+            );
+        };
+        if self.chain.contains(&path) {
+            let msg = format!(
+                "@{target}: an import loop ({} → {path}); not followed again",
+                self.chain.join(" → ")
+            );
+            return warn(self.diags, msg);
+        }
+        if self.seen.contains(&self.key(&path)) {
+            return None;
+        }
+        if depth + 1 > self.max_depth {
+            let msg = format!(
+                "@{target}: deeper than Claude Code's {} import hops (not followed)",
+                self.max_depth
+            );
+            return warn(self.diags, msg);
+        }
+        if !self.r.exists(&path) {
+            return warn(
+                self.diags,
+                format!("@{target}: no such file in the workspace"),
+            );
+        }
+        Some(path)
+    }
+}
+
+/// `@path` imports of a memory file, with their 1-based lines: outside code
+/// spans and fenced blocks; `@~/…` (the home folder) is not the
+/// workspace's and is skipped.
+fn imports(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut in_code = false;
+        let mut rest = line;
+        let mut prev = ' ';
+        while let Some(c) = rest.chars().next() {
+            if c == '`' {
+                in_code = !in_code;
+            } else if c == '@' && !in_code && (prev.is_whitespace() || prev == '(') {
+                let target: String = rest[1..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && !matches!(c, ')' | ',' | ';'))
+                    .collect();
+                let looks_like_path = target.contains('/') || target.contains('.');
+                if !target.is_empty() && looks_like_path && !target.starts_with('~') {
+                    out.push((i + 1, target.trim_end_matches('.').to_string()));
+                }
+            }
+            prev = c;
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// `a/./b/../c` → `a/c`; `None` when it leaves the workspace or is absolute.
+fn normalize(path: &str) -> Option<String> {
+    if path.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_skip_code_and_home() {
+        let t = "See @docs/style.md and @README.md.\n`@not/this.md`\n```\n@nor/this.md\n```\n@~/.claude/x.md email a@b.com";
+        let found: Vec<String> = imports(t).into_iter().map(|x| x.1).collect();
+        assert_eq!(found, vec!["docs/style.md", "README.md"]);
+        assert_eq!(normalize("a/./b/../c.md").as_deref(), Some("a/c.md"));
+        assert_eq!(normalize("../x.md"), None);
+    }
+}

@@ -1,0 +1,446 @@
+//! Real agents' folders, read the way those agents read them (profiles
+//! `openclaw` and `claude-code`, see `assets/profiles/`). The result is the
+//! same fragments and layers as any workspace, so every view, the budget,
+//! the cache prediction and the diff apply unchanged:
+//! layer 1 the skills (and subagents) listing, layer 2 the stable files
+//! (cached), layer 4 the files below the cache boundary (not cached).
+
+use std::collections::BTreeSet;
+
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::profile::{Caps, Profile, js_len, js_prefix, js_suffix};
+use crate::workspace::reader::Reader;
+use crate::workspace::settings::Settings;
+use crate::workspace::sources::base;
+use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
+use crate::workspace::yaml::{self, Node, split_frontmatter};
+
+mod claude_code;
+mod expand;
+pub use claude_code::load_claude_code;
+
+use expand::Expander;
+
+/// What the caller adds to an agent's folder: OpenClaw's startup context
+/// (the daily memory of these days, as on `/new`), Claude Code's user-level
+/// memory file (`~/.claude/CLAUDE.md`, read by the caller through the
+/// guarded reader: its text, or why it could not be read, which is one
+/// diagnostic).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    pub startup_days: Vec<String>,
+    pub user_memory: Option<Result<String, String>>,
+}
+
+/// OpenClaw's startup-context limits (characters per file, in all).
+const STARTUP_FILE_CHARS: usize = 1200;
+const STARTUP_TOTAL_CHARS: usize = 2800;
+
+/// Settings an agent profile implies: its separator, the titles of its
+/// sections, the cache boundary after the stable files.
+pub fn settings(p: &Profile, soul_present: bool) -> Settings {
+    let mut s = Settings {
+        separator: p.separator.clone(),
+        ..Settings::default()
+    };
+    let stable_title = p.stable.title.clone().map(|t| match &p.stable.soul_hint {
+        Some(h) if soul_present => format!("{t}\n{h}"),
+        _ => t,
+    });
+    s.layers[0].title = p.skills.as_ref().and_then(|k| k.title.clone());
+    s.layers[1].title = stable_title;
+    s.layers[3].title = p.dynamic.title.clone();
+    for (i, cache) in [true, true, true, false].into_iter().enumerate() {
+        s.layers[i].cache = cache;
+    }
+    s
+}
+
+/// Strips a leading frontmatter block (the agents' templates carry one of
+/// their own metadata, which the agent removes; it is never content).
+fn strip_frontmatter(text: &str) -> &str {
+    match split_frontmatter(text) {
+        (Some(_), body, _) => body.trim_start(),
+        _ => text,
+    }
+}
+
+/// OpenClaw's per-file head/tail cut: `max` characters at most, with the
+/// marker naming the file. Returns the text and (head, tail) kept.
+fn cut_file(
+    text: &str,
+    name: &str,
+    max: usize,
+    caps: &Caps,
+    ex: &mut Expander,
+) -> (String, usize, usize) {
+    let total = js_len(text);
+    let head = (max as f64 * caps.head).floor() as usize;
+    let tail = (max as f64 * caps.tail).floor() as usize;
+    let h = js_prefix(text, head);
+    let t = js_suffix(text, tail);
+    let marker = ex.expand(
+        "caps.marker",
+        &caps.marker,
+        &[
+            ("name", name),
+            ("head", &head.to_string()),
+            ("tail", &tail.to_string()),
+            ("total", &total.to_string()),
+        ],
+    );
+    (format!("{h}\n{marker}\n{t}"), js_len(h), js_len(t))
+}
+
+/// Loads OpenClaw's bootstrap files under its caps, its skills and the
+/// daily memory files (read on demand, listed as such).
+pub fn load_openclaw(
+    p: &Profile,
+    r: &mut Reader,
+    extras: &Extras,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let root = r.root().display().to_string();
+    let mut ex = Expander::new(p);
+    let caps = p.caps.clone();
+    let mut remaining = caps.as_ref().map_or(usize::MAX, |c| c.total_chars);
+    for f in &p.files {
+        // MEMORY.md only with that exact case (a lowercase memory.md is not
+        // injected): the listing is case-sensitive.
+        let exists = r.exists(&f.name);
+        if !exists && f.optional {
+            continue;
+        }
+        let id = f.name.trim_end_matches(".md").to_ascii_lowercase();
+        let layer = if f.dynamic { 4 } else { 2 };
+        let (text, full_len) = if exists {
+            let Some(raw) = r.read(&f.name) else { continue };
+            let body = strip_frontmatter(&raw).trim_end().to_string();
+            let n = js_len(&body);
+            (body, n)
+        } else {
+            let template = p.missing_marker.as_deref().unwrap_or("[MISSING] {path}");
+            let path = format!("{root}/{}", f.name);
+            let marker = ex.expand("missing_marker", template, &[("path", &path)]);
+            (marker, 0)
+        };
+        let mut frag = base(
+            id,
+            layer,
+            1000 - f.rank,
+            String::new(),
+            &f.name,
+            1,
+            FragmentKind::Markdown,
+        );
+        frag.interpolate = false;
+        let kept = match &caps {
+            None => text,
+            Some(c) => {
+                let (kept, preset) = apply_caps(&text, &f.name, exists, c, &mut remaining, &mut ex);
+                frag.preset = preset;
+                kept
+            }
+        };
+        if exists {
+            frag.chars = Some((full_len, js_len(&kept)));
+        }
+        let heading = ex.heading(&root, &f.name, "");
+        frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
+            heading
+        } else {
+            format!("{heading}\n{kept}")
+        };
+        out.push(frag);
+    }
+    load_skill_listing(p, r, out, diags);
+    list_daily_memory(p, r, &extras.startup_days, out, &mut ex);
+    ex.finish(diags);
+}
+
+/// OpenClaw's budget loop for one file (in load order): the total left,
+/// the per-file cap, the head/tail cut, the final clamp.
+fn apply_caps(
+    text: &str,
+    name: &str,
+    exists: bool,
+    c: &Caps,
+    remaining: &mut usize,
+    ex: &mut Expander,
+) -> (String, Option<Preset>) {
+    let n = js_len(text);
+    if *remaining < c.min_remaining_chars.max(1) {
+        return (
+            String::new(),
+            Some(Preset::Dropped(format!(
+                "{name}: the {} total cap (bootstrapTotalMaxChars) is spent: only {} chars were left, under the {}-char minimum",
+                thousands(c.total_chars),
+                thousands(*remaining),
+                c.min_remaining_chars
+            ))),
+        );
+    }
+    let file_max = c.per_file_chars.min(*remaining);
+    let (mut kept, mut preset) = (text.to_string(), None);
+    if exists && n > file_max {
+        let (cut, h, t) = cut_file(text, name, file_max, c, ex);
+        let cap = if file_max < c.per_file_chars {
+            format!("the {} chars left of the total cap", thousands(file_max))
+        } else {
+            format!(
+                "the {} cap (bootstrapMaxChars)",
+                thousands(c.per_file_chars)
+            )
+        };
+        preset = Some(Preset::Truncated(format!(
+            "{name}: {} chars over {cap}: kept head {} + tail {}",
+            thousands(n - file_max),
+            thousands(h),
+            thousands(t)
+        )));
+        kept = cut;
+    }
+    if js_len(&kept) > *remaining {
+        kept = format!("{}…", js_prefix(&kept, remaining.saturating_sub(1)));
+        preset.get_or_insert(Preset::Truncated(format!(
+            "{name}: clamped to the {} chars left of the total cap",
+            thousands(*remaining)
+        )));
+    }
+    *remaining = remaining.saturating_sub(js_len(&kept));
+    (kept, preset)
+}
+
+fn thousands(n: usize) -> String {
+    crate::inspection::thousands(n as u64)
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// One skill's frontmatter: (name, description, hidden).
+fn skill_meta(text: &str, default_name: &str, hide_key: Option<&str>) -> (String, String, bool) {
+    let (fm, body, _) = split_frontmatter(text);
+    let node = fm.and_then(|f| yaml::parse(f).ok()).unwrap_or(Node::Null);
+    let name = node
+        .get("name")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| default_name.to_string());
+    let description = node
+        .get("description")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| {
+            body.lines()
+                .map(|l| l.trim_start_matches('#').trim())
+                .find(|l| !l.is_empty())
+                .unwrap_or("")
+                .to_string()
+        });
+    let hidden = hide_key
+        .and_then(|k| node.get(k))
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
+    (name, description, hidden)
+}
+
+/// Skills (and subagents) listed the way the agent lists them: OpenClaw's
+/// `<available_skills>` entries, or Claude Code's name and description.
+fn load_skill_listing(
+    p: &Profile,
+    r: &mut Reader,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(sk) = &p.skills else { return };
+    let root = r.root().display().to_string();
+    let mut seen = BTreeSet::new();
+    let mut entries = Vec::new();
+    for dir in &sk.dirs {
+        for (name, is_dir) in r.list(dir) {
+            let rel = if is_dir {
+                format!("{dir}/{name}/SKILL.md")
+            } else if name.ends_with(".md") {
+                format!("{dir}/{name}")
+            } else {
+                continue;
+            };
+            if !r.exists(&rel) {
+                continue;
+            }
+            let Some(text) = r.read(&rel) else { continue };
+            let stem = name.trim_end_matches(".md");
+            let (skill, description, hidden) = skill_meta(&text, stem, sk.hide_key.as_deref());
+            // Higher-precedence folders win a name clash.
+            if seen.insert(skill.clone()) {
+                entries.push((skill, description, hidden, rel, "skill"));
+            }
+        }
+    }
+    if let Some(agents) = &sk.agents_dir {
+        for (name, is_dir) in r.list(agents) {
+            if is_dir || !name.ends_with(".md") {
+                continue;
+            }
+            let rel = format!("{agents}/{name}");
+            let Some(text) = r.read(&rel) else { continue };
+            let (agent, description, _) = skill_meta(&text, name.trim_end_matches(".md"), None);
+            entries.push((agent, description, false, rel, "agent"));
+        }
+    }
+    if entries.is_empty() {
+        return;
+    }
+    let openclaw = sk.format == "openclaw";
+    if openclaw {
+        let intro = sk.intro.clone().unwrap_or_default();
+        out.push(listing_fragment(
+            "skills.intro",
+            999,
+            &format!("{intro}\n<available_skills>"),
+            "skills",
+        ));
+        out.push(listing_fragment(
+            "skills.zend",
+            0,
+            "</available_skills>",
+            "skills",
+        ));
+    }
+    for (name, description, hidden, rel, kind) in entries {
+        let body = if openclaw {
+            format!(
+                "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    <location>{}</location>\n  </skill>",
+                xml_escape(&name),
+                xml_escape(&description),
+                xml_escape(&format!("{root}/{rel}"))
+            )
+        } else {
+            format!("- {kind} {name}: {description}")
+        };
+        let mut f = base(
+            format!("{kind}.{name}"),
+            1,
+            500,
+            body,
+            &rel,
+            1,
+            FragmentKind::Skill {
+                name: name.clone(),
+                always: false,
+            },
+        );
+        f.interpolate = false;
+        if hidden {
+            f.preset = Some(Preset::Disabled(format!(
+                "hidden from the model ({}: true): only the user can invoke it",
+                sk.hide_key.as_deref().unwrap_or("")
+            )));
+        }
+        out.push(f);
+    }
+    let _ = diags;
+}
+
+fn listing_fragment(id: &str, priority: i64, body: &str, source: &str) -> FragmentDef {
+    let mut f = base(
+        id.to_string(),
+        1,
+        priority,
+        body.to_string(),
+        source,
+        1,
+        FragmentKind::Markdown,
+    );
+    f.interpolate = false;
+    f
+}
+
+/// `memory/YYYY-MM-DD.md` files: not injected; listed with how the agent
+/// reads them.
+fn list_daily_memory(
+    p: &Profile,
+    r: &mut Reader,
+    startup: &[String],
+    out: &mut Vec<FragmentDef>,
+    ex: &mut Expander,
+) {
+    let Some(m) = &p.memory else { return };
+    let mut startup_left = STARTUP_TOTAL_CHARS;
+    for (name, is_dir) in r.list(&m.dir) {
+        if is_dir || !name.ends_with(".md") {
+            continue;
+        }
+        let rel = format!("{}/{name}", m.dir);
+        let Some(text) = r.read(&rel) else { continue };
+        let mut f = base(
+            format!("memory.{}", name.trim_end_matches(".md")),
+            4,
+            0,
+            text.trim_end().to_string(),
+            &rel,
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        let day = name.trim_end_matches(".md");
+        if startup.iter().any(|d| day.starts_with(d.as_str())) && startup_left > 0 {
+            // OpenClaw's startup context on /new: today's and yesterday's
+            // notes, capped, prepended to the first user message.
+            let n = js_len(&f.body);
+            let cap = STARTUP_FILE_CHARS.min(startup_left);
+            let kept = if n > cap {
+                format!("{}\n...[truncated]...", js_prefix(&f.body, cap))
+            } else {
+                f.body.clone()
+            };
+            startup_left = startup_left.saturating_sub(js_len(&kept).min(cap));
+            f.chars = Some((n, js_len(&kept)));
+            f.body = format!(
+                "[Untrusted daily memory: {rel}]\nBEGIN_QUOTED_NOTES\n```text\n{}\n```\nEND_QUOTED_NOTES",
+                kept.replace("```", "\\`\\`\\`")
+            );
+            f.priority = 10;
+            if n > cap {
+                f.preset = Some(Preset::Truncated(format!(
+                    "startup context on /new: {rel} cut to {cap} chars (of {n}); prepended to the first user message, not the system prompt"
+                )));
+            }
+            out.push(f);
+            continue;
+        }
+        f.chars = Some((js_len(&f.body), 0));
+        let note = m.note.as_deref().unwrap_or("read on demand, not injected");
+        f.preset = Some(Preset::Disabled(ex.expand("memory.note", note, &[])));
+        out.push(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_and_tail_at_exact_character_counts() {
+        let caps = Caps {
+            per_file_chars: 100,
+            total_chars: 1000,
+            min_remaining_chars: 64,
+            head: 0.7,
+            tail: 0.2,
+            marker: "[cut {name}: {head}+{tail} of {total}]".into(),
+        };
+        let text: String = ('a'..='z').cycle().take(250).collect();
+        let p = Profile::default();
+        let mut ex = Expander::new(&p);
+        let (cut, h, t) = cut_file(&text, "AGENTS.md", 100, &caps, &mut ex);
+        assert_eq!((h, t), (70, 20));
+        assert!(cut.starts_with(&text[..70]) && cut.ends_with(&text[230..]));
+        assert!(cut.contains("[cut AGENTS.md: 70+20 of 250]"));
+    }
+}

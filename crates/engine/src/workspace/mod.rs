@@ -1,0 +1,201 @@
+//! Loading a workspace folder: every file is read through one guarded reader
+//! (no path or link may leave the workspace; size, binary and UTF-8 checks),
+//! and every problem becomes one diagnostic while loading goes on.
+
+pub mod agents;
+pub mod diag;
+pub mod expr;
+pub mod profile;
+pub mod reader;
+pub mod session;
+pub mod settings;
+pub mod skills;
+pub mod sources;
+pub mod store;
+pub mod tooldefs;
+pub mod types;
+pub mod yaml;
+
+use std::path::Path;
+
+pub use reader::{MAX_FILE_BYTES, Reader, check_relative};
+pub use types::{FragmentDef, FragmentKind, ToolDef, Workspace};
+
+use crate::workspace::diag::{Diagnostic, FileDiags};
+use crate::workspace::session::{Session, parse_session};
+use crate::workspace::settings::{Settings, parse_settings};
+
+/// Loads a workspace with the profile its files suggest. `Err` only when
+/// the folder itself cannot be read; every other problem is a diagnostic in
+/// the result.
+pub fn load(root: &Path) -> Result<Workspace, String> {
+    load_as(
+        root,
+        None,
+        &profile::Profiles::bundled(),
+        &agents::Extras::default(),
+    )
+}
+
+/// Loads a workspace with the profile named (else `profile:` in
+/// workspace.yaml, else the detected one).
+pub fn load_as(
+    root: &Path,
+    profile_name: Option<&str>,
+    profiles: &profile::Profiles,
+    extras: &agents::Extras,
+) -> Result<Workspace, String> {
+    let mut r = Reader::new(root)?;
+    let mut diags = Vec::new();
+
+    let settings = if r.exists("workspace.yaml") {
+        match r.read("workspace.yaml") {
+            Some(text) => {
+                let mut d = FileDiags {
+                    file: "workspace.yaml",
+                    out: &mut diags,
+                };
+                match yaml::parse(&text) {
+                    Ok(node) => parse_settings(&node, &text, &mut d),
+                    Err(e) => {
+                        d.error(
+                            e.line,
+                            format!("invalid YAML: {} (defaults used)", e.message),
+                        );
+                        Settings::default()
+                    }
+                }
+            }
+            None => Settings::default(),
+        }
+    } else {
+        Settings::default()
+    };
+
+    let chosen = match profile_name.or(settings.profile.as_deref()) {
+        Some(name) => {
+            if profiles.get(name).is_none() {
+                return Err(format!(
+                    "unknown profile '{name}' (profiles: {})",
+                    profiles.names().join(", ")
+                ));
+            }
+            let why = if profile_name.is_some() {
+                "chosen explicitly (--profile, or in the window)"
+            } else {
+                "profile: in workspace.yaml"
+            };
+            profile::Chosen {
+                name: name.to_string(),
+                why: why.into(),
+            }
+        }
+        None => profiles.detect(&r),
+    };
+    let mut settings = settings;
+    let mut fragments = Vec::new();
+    let mut tools = Vec::new();
+    match profiles.get(&chosen.name).filter(|p| p.name != "layered") {
+        Some(p) => {
+            let implied = agents::settings(p, r.exists("SOUL.md"));
+            settings.separator = implied.separator;
+            settings.layers = implied.layers;
+            if p.name == "claude-code" {
+                agents::load_claude_code(p, &mut r, extras, &mut fragments, &mut diags);
+            } else {
+                agents::load_openclaw(p, &mut r, extras, &mut fragments, &mut diags);
+            }
+        }
+        None => {
+            sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
+            skills::load_skills(&mut r, &mut fragments, &mut diags);
+            tooldefs::load_tools(&mut r, &mut fragments, &mut tools, &mut diags);
+            sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
+        }
+    }
+    let fragments = sources::dedupe(fragments, &mut diags);
+
+    let mut sessions = load_sessions(&mut r, &mut diags);
+    if sessions.is_empty() {
+        sessions.push(Session {
+            name: "default".into(),
+            description: "every tool enabled, no flags".into(),
+            ..Session::default()
+        });
+    }
+    // Reader diagnostics (refused paths, bad encodings) first, by file.
+    let mut all = std::mem::take(&mut r.diags);
+    all.extend(diags);
+    Ok(Workspace {
+        root: r.root().to_path_buf(),
+        settings,
+        fragments,
+        tools,
+        sessions,
+        diagnostics: all,
+        files: r.files,
+        calibration: Default::default(),
+        caps: profiles
+            .get(&chosen.name)
+            .and_then(|p| p.caps.as_ref())
+            .map(|c| (c.per_file_chars, c.total_chars)),
+        profile: chosen,
+    })
+}
+
+/// The sessions (`sessions/*.yaml`), each one diagnostic per problem.
+fn load_sessions(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Session> {
+    let mut sessions = Vec::new();
+    for (name, is_dir) in r.list("sessions") {
+        if is_dir || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
+            continue;
+        }
+        let rel = format!("sessions/{name}");
+        let Some(text) = r.read(&rel) else { continue };
+        let stem = name
+            .trim_end_matches(".yaml")
+            .trim_end_matches(".yml")
+            .to_string();
+        let mut d = FileDiags {
+            file: &rel,
+            out: diags,
+        };
+        match yaml::parse(&text) {
+            Ok(node) => {
+                let mut read_transcript = |path: &str, line: usize| match r.read_checked(path) {
+                    Ok(t) => Some(t),
+                    Err((_, msg)) => {
+                        d.out.push(Diagnostic::error(
+                            rel.as_str(),
+                            Some(line),
+                            format!("transcript '{path}': {msg}"),
+                        ));
+                        None
+                    }
+                };
+                let mut d2 = FileDiags {
+                    file: &rel,
+                    out: &mut Vec::new(),
+                };
+                let parsed = parse_session(&node, &text, &stem, &mut d2, &mut read_transcript);
+                let extra = std::mem::take(d2.out);
+                d.out.extend(extra);
+                if let Some(s) = parsed {
+                    if sessions.iter().any(|o: &Session| o.name == s.name) {
+                        d.error(
+                            Some(1),
+                            format!("duplicate session name '{}' (ignored)", s.name),
+                        );
+                    } else {
+                        sessions.push(s);
+                    }
+                }
+            }
+            Err(e) => d.error(
+                e.line,
+                format!("invalid YAML: {} (session skipped)", e.message),
+            ),
+        }
+    }
+    sessions
+}

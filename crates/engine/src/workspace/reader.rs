@@ -1,0 +1,328 @@
+//! The guarded reader: the only way the engine reads a file. A workspace
+//! file is opened once and the opened handle is checked (a regular file,
+//! inside the workspace, at most 8 MiB, UTF-8); a FIFO or device never
+//! blocks the open. Every refusal is one diagnostic and loading goes on.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::workspace::diag::Diagnostic;
+
+/// Files larger than this are skipped.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Opens `path` for reading without following it into a hang: the open does
+/// not block (a FIFO cannot stall it), and the opened handle must be a
+/// regular file of at most `max` bytes. Returns the handle and its size.
+pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), String> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY);
+    }
+    let f = opts
+        .open(path)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("unreadable: {e}"))?;
+    if meta.is_dir() {
+        return Err("is a folder, not a file".into());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file (a device, socket or pipe): refused".into());
+    }
+    if meta.len() > max {
+        return Err(format!(
+            "file is {:.1} MiB, over the {} MiB limit (skipped)",
+            meta.len() as f64 / 1048576.0,
+            max / (1024 * 1024)
+        ));
+    }
+    Ok((f, meta.len()))
+}
+
+/// Reads at most `max` bytes from an opened file (a file that grows while
+/// read is cut there and refused).
+pub fn read_capped(f: &mut File, max: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    f.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("unreadable: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "file grew over the {} MiB limit while it was read (skipped)",
+            max / (1024 * 1024)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Reads a file named on the command line or in the environment (a
+/// snapshot, a model table): a regular file only, at most `max` bytes, UTF-8.
+pub fn read_text_file(path: &Path, max: u64) -> Result<String, String> {
+    let (mut f, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = read_capped(&mut f, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
+    Ok(normalize_text(text))
+}
+
+/// Like [`read_text_file`], but bytes that are not UTF-8 become U+FFFD
+/// instead of refusing the file (a log written by another program: one
+/// bad byte costs a character, not the file).
+pub fn read_text_file_lossy(path: &Path, max: u64) -> Result<String, String> {
+    let (mut f, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = read_capped(&mut f, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    Ok(normalize_text(text))
+}
+
+/// The files of a folder named outside any workspace (a profiles folder)
+/// whose extension is one of `exts`, sorted. Each is then read with
+/// [`read_text_file`] (regular files only, size-capped).
+pub fn files_with_extension(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, String> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| exts.contains(&x))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Strips a UTF-8 byte order mark and turns CRLF (and lone CR) line endings
+/// into LF, so no `\r` reaches a prompt, a frontmatter value or a parser.
+pub fn normalize_text(text: String) -> String {
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(t) => t.to_string(),
+        None => text,
+    };
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text
+    }
+}
+
+/// Where an opened file really is (Linux: `/proc/self/fd`), to check the
+/// handle itself rather than a path that may have changed since.
+pub fn real_path(f: &File) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = f;
+        None
+    }
+}
+
+const OUTSIDE: &str =
+    "points outside the workspace through a symbolic link (refused; its target was not read)";
+
+/// Reads files of one workspace, refusing anything outside it.
+pub struct Reader {
+    root: PathBuf,
+    pub files: BTreeMap<String, String>,
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Why a relative path may not be used.
+pub fn check_relative(rel: &str) -> Result<PathBuf, String> {
+    let p = Path::new(rel);
+    if rel.is_empty() {
+        return Err("empty path".into());
+    }
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(format!("path '{rel}' leaves the workspace (refused)"));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!(
+                    "path '{rel}' is absolute: only paths inside the workspace are allowed (refused)"
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn rel_string(p: &Path) -> String {
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+impl Reader {
+    pub fn new(root: &Path) -> Result<Reader, String> {
+        let root = root
+            .canonicalize()
+            .map_err(|e| format!("cannot open workspace {}: {e}", root.display()))?;
+        if !root.is_dir() {
+            return Err(format!("{} is not a folder", root.display()));
+        }
+        std::fs::read_dir(&root)
+            .map_err(|e| format!("cannot read workspace {}: {e}", root.display()))?;
+        Ok(Reader {
+            root,
+            files: BTreeMap::new(),
+            diags: Vec::new(),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves `rel` to a path inside the workspace, or says why not. Links
+    /// are followed only to check where they lead; a target outside is never
+    /// opened.
+    fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+        let clean = check_relative(rel)?;
+        let full = self.root.join(&clean);
+        match full.canonicalize() {
+            Ok(real) if real.starts_with(&self.root) => Ok(real),
+            Ok(_) => Err(OUTSIDE.into()),
+            Err(e) if full.symlink_metadata().is_ok() => {
+                Err(format!("broken symbolic link or unreadable path: {e}"))
+            }
+            Err(e) => Err(format!("cannot be read: {e}")),
+        }
+    }
+
+    /// Where a workspace path really is (links resolved), when it is
+    /// inside the workspace: one file reached by two names is one file.
+    pub fn canonical(&self, rel: &str) -> Option<PathBuf> {
+        self.resolve(rel).ok()
+    }
+
+    /// Whether a relative path exists inside the workspace (no diagnostics).
+    pub fn exists(&self, rel: &str) -> bool {
+        self.root.join(rel).symlink_metadata().is_ok()
+    }
+
+    /// Reads a workspace file as UTF-8 text. Every refusal is one diagnostic
+    /// on `rel` itself.
+    pub fn read(&mut self, rel: &str) -> Option<String> {
+        match self.read_checked(rel) {
+            Ok(text) => Some(text),
+            Err((line, msg)) => {
+                self.diags.push(Diagnostic::error(rel, line, msg));
+                None
+            }
+        }
+    }
+
+    /// Like [`Reader::read`], but the error is returned for the caller to
+    /// report (for paths named inside another file).
+    ///
+    /// The file is opened once and the opened handle is checked (a regular
+    /// file, inside the workspace, at most 8 MiB), so a file swapped for a
+    /// link between a check and the read cannot leak what the link points
+    /// to. A UTF-8 byte order mark is stripped and line endings become LF.
+    pub fn read_checked(&mut self, rel: &str) -> Result<String, (Option<usize>, String)> {
+        // A cheap first check so that an obvious link out is never opened.
+        let path = self.resolve(rel).map_err(|m| (None, m))?;
+        let (mut file, _) = open_regular(&path, MAX_FILE_BYTES).map_err(|m| (None, m))?;
+        if let Some(real) = real_path(&file)
+            && !real.starts_with(&self.root)
+        {
+            return Err((None, OUTSIDE.into()));
+        }
+        let bytes = read_capped(&mut file, MAX_FILE_BYTES).map_err(|m| (None, m))?;
+        if bytes.contains(&0) {
+            return Err((None, "binary file (contains NUL bytes), skipped".into()));
+        }
+        let hash = hex(&Sha256::digest(&bytes));
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                self.files.insert(rel_string(Path::new(rel)), hash);
+                Ok(normalize_text(text))
+            }
+            Err(e) => {
+                let valid = e.utf8_error().valid_up_to();
+                let bytes = e.into_bytes();
+                let line = bytes[..valid].iter().filter(|b| **b == b'\n').count() + 1;
+                Err((
+                    Some(line),
+                    format!("not valid UTF-8 (byte {valid}); save the file as UTF-8"),
+                ))
+            }
+        }
+    }
+
+    /// Sorted names of the entries of a workspace folder (empty when absent).
+    /// A folder that leads outside the workspace is refused with a diagnostic.
+    pub fn list(&mut self, rel: &str) -> Vec<(String, bool)> {
+        let full = self.root.join(rel);
+        if full.symlink_metadata().is_err() {
+            return Vec::new();
+        }
+        let dir = match self.resolve(rel) {
+            Ok(d) => d,
+            Err(m) => {
+                self.diags.push(Diagnostic::error(rel, None, m));
+                return Vec::new();
+            }
+        };
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            self.diags
+                .push(Diagnostic::error(rel, None, "folder cannot be read"));
+            return Vec::new();
+        };
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for e in rd.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let entry_rel = format!("{rel}/{name}");
+            if e.file_type().map(|t| t.is_symlink()).unwrap_or(false)
+                && let Err(m) = self.resolve(&entry_rel)
+            {
+                self.diags.push(Diagnostic::error(entry_rel, None, m));
+                continue;
+            }
+            out.push((name, e.path().is_dir()));
+        }
+        out.sort();
+        out
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_normalized() {
+        assert_eq!(normalize_text("\u{feff}a\r\nb\rc".into()), "a\nb\nc");
+    }
+}

@@ -1,0 +1,530 @@
+//! The sources of fragments: conventional Markdown files, skills, tool
+//! definitions and explicit fragment files.
+
+use std::collections::BTreeMap;
+
+use crate::workspace::diag::{Diagnostic, FileDiags};
+use crate::workspace::expr;
+use crate::workspace::reader::{Reader, check_relative};
+use crate::workspace::settings::Settings;
+use crate::workspace::types::{FragmentDef, FragmentKind};
+use crate::workspace::yaml::{self, Node, key_line, split_frontmatter, unknown_keys};
+
+/// (file, layer, priority, truncate) of the conventional Markdown files.
+const CONVENTIONS: &[(&str, u8, i64, bool)] = &[
+    ("SOUL.md", 1, 100, false),
+    ("IDENTITY.md", 1, 95, false),
+    ("AGENTS.md", 1, 90, false),
+    ("SAFETY.md", 2, 100, false),
+    ("TOOLS.md", 3, 70, false),
+    ("USER.md", 4, 90, true),
+    ("MEMORY.md", 4, 70, true),
+    ("HEARTBEAT.md", 4, 30, true),
+];
+
+const MD_KEYS: &[&str] = &[
+    "id",
+    "layer",
+    "priority",
+    "summary",
+    "truncate",
+    "cacheable",
+    "enabled_when",
+    "prefix",
+    "suffix",
+];
+
+const FRAGMENT_KEYS: &[&str] = &[
+    "id",
+    "layer",
+    "priority",
+    "content",
+    "template",
+    "file",
+    "summary",
+    "prefix",
+    "suffix",
+    "cacheable",
+    "enabled_when",
+    "source",
+    "truncate",
+];
+
+fn id_from_file(file: &str) -> String {
+    file.trim_end_matches(".md").to_ascii_lowercase()
+}
+
+/// A fragment with the defaults every source starts from.
+pub(crate) fn base(
+    id: String,
+    layer: u8,
+    priority: i64,
+    body: String,
+    source: &str,
+    line: usize,
+    kind: FragmentKind,
+) -> FragmentDef {
+    FragmentDef {
+        id,
+        layer,
+        priority,
+        body,
+        interpolate: true,
+        summary: None,
+        prefix: String::new(),
+        suffix: String::new(),
+        cacheable: None,
+        enabled_when: None,
+        condition: None,
+        condition_error: None,
+        source: source.to_string(),
+        source_label: None,
+        line,
+        body_line: line,
+        truncate: false,
+        kind,
+        preset: None,
+        chars: None,
+    }
+}
+
+/// Parses `enabled_when` into the fragment; an invalid expression is one
+/// diagnostic and leaves the fragment disabled.
+pub(crate) fn set_condition(
+    f: &mut FragmentDef,
+    src: &str,
+    line: Option<usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    f.enabled_when = Some(src.to_string());
+    match expr::parse(src) {
+        Ok(e) => f.condition = Some(e),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(
+                    f.source.as_str(),
+                    line,
+                    format!("invalid enabled_when `{src}`: {e}; the fragment is disabled"),
+                )
+                .for_fragment(&f.id),
+            );
+            f.condition_error = Some(e.to_string());
+        }
+    }
+}
+
+/// Applies the common optional keys of a mapping to a fragment.
+pub(crate) fn apply_common(
+    f: &mut FragmentDef,
+    node: &Node,
+    text: &str,
+    from: usize,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let line = |k: &str| key_line(text, k, from).or(Some(from.max(1)));
+    if let Some(p) = node.get("priority") {
+        match p.as_i64() {
+            Some(n) => f.priority = n,
+            None => diags.push(
+                Diagnostic::error(
+                    f.source.as_str(),
+                    line("priority"),
+                    format!(
+                        "priority of '{}' must be a whole number from {} to {}, found {} (default {} kept)",
+                        f.id,
+                        i64::MIN,
+                        i64::MAX,
+                        p.scalar_text().unwrap_or_else(|| p.type_name().into()),
+                        f.priority
+                    ),
+                )
+                .for_fragment(&f.id),
+            ),
+        }
+    }
+    if let Some(s) = node.get("summary").and_then(Node::scalar_text) {
+        f.summary = Some(s);
+    }
+    if let Some(s) = node.get("prefix").and_then(Node::scalar_text) {
+        f.prefix = s;
+    }
+    if let Some(s) = node.get("suffix").and_then(Node::scalar_text) {
+        f.suffix = s;
+    }
+    if let Some(v) = node.get("truncate") {
+        match v.as_bool() {
+            Some(b) => f.truncate = b,
+            None => diags.push(
+                Diagnostic::error(
+                    f.source.as_str(),
+                    line("truncate"),
+                    "truncate must be true or false",
+                )
+                .for_fragment(&f.id),
+            ),
+        }
+    }
+    if let Some(v) = node.get("cacheable") {
+        f.cacheable = v.as_bool();
+    }
+    if let Some(e) = node.get("enabled_when") {
+        // A non-text value is an empty (hence invalid) expression.
+        let src = e.scalar_text().unwrap_or_default();
+        set_condition(f, &src, line("enabled_when"), diags);
+    }
+}
+
+pub(crate) fn parse_frontmatter(fm: Option<&str>, file: &str, diags: &mut Vec<Diagnostic>) -> Node {
+    let Some(fm) = fm else { return Node::Null };
+    match yaml::parse(fm) {
+        Ok(n @ Node::Map(_)) => n,
+        Ok(Node::Null) => Node::Null,
+        Ok(other) => {
+            diags.push(Diagnostic::error(
+                file,
+                Some(2),
+                format!("frontmatter must be a mapping, found {}", other.type_name()),
+            ));
+            Node::Null
+        }
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                file,
+                Some(e.line.map(|l| l + 1).unwrap_or(2)),
+                format!("invalid YAML frontmatter: {} (ignored)", e.message),
+            ));
+            Node::Null
+        }
+    }
+}
+
+pub fn load_markdown_files(
+    r: &mut Reader,
+    settings: &Settings,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut plan: BTreeMap<String, (u8, i64, bool)> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (file, layer, prio, trunc) in CONVENTIONS {
+        if r.exists(file) {
+            plan.insert(file.to_string(), (*layer, *prio, *trunc));
+            order.push(file.to_string());
+        }
+    }
+    for rule in &settings.files {
+        if let Err(m) = check_relative(&rule.path) {
+            diags.push(Diagnostic::error(
+                "workspace.yaml",
+                Some(rule.line),
+                format!("files: {m}"),
+            ));
+            continue;
+        }
+        let entry = plan
+            .entry(rule.path.clone())
+            .or_insert((rule.layer, 50, rule.layer >= 4));
+        entry.0 = rule.layer;
+        if let Some(p) = rule.priority {
+            entry.1 = p;
+        }
+        if let Some(t) = rule.truncate {
+            entry.2 = t;
+        }
+        if !order.contains(&rule.path) {
+            order.push(rule.path.clone());
+        }
+    }
+    for file in order {
+        let (layer, prio, trunc) = plan[&file];
+        let Some(text) = r.read(&file) else { continue };
+        let (fm, body, body_line) = split_frontmatter(&text);
+        let node = parse_frontmatter(fm, &file, diags);
+        let body_line = body_line
+            + body[..body.len() - body.trim_start().len()]
+                .matches('\n')
+                .count();
+        let id = node
+            .get("id")
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| id_from_file(&file));
+        for k in unknown_keys(&node, MD_KEYS) {
+            diags.push(
+                Diagnostic::warning(
+                    file.as_str(),
+                    key_line(&text, k, 1).or(Some(1)),
+                    format!("unknown frontmatter key '{k}' in '{id}' (ignored)"),
+                )
+                .for_fragment(&id),
+            );
+        }
+        let layer = match node.get("layer").map(|l| l.as_i64()) {
+            None => layer as i64,
+            Some(l) => l.unwrap_or(0),
+        };
+        let mut f = base(
+            id,
+            0,
+            prio,
+            body.trim().to_string(),
+            &file,
+            1,
+            FragmentKind::Markdown,
+        );
+        f.truncate = trunc;
+        f.body_line = body_line;
+        if !(1..=4).contains(&layer) {
+            diags.push(
+                Diagnostic::error(
+                    file.as_str(),
+                    key_line(&text, "layer", 1),
+                    format!("layer {layer} is outside 1–4 (file skipped)"),
+                )
+                .for_fragment(&f.id),
+            );
+            continue;
+        }
+        f.layer = layer as u8;
+        apply_common(&mut f, &node, &text, 1, diags);
+        out.push(f);
+    }
+}
+
+fn yaml_fragment(
+    node: &Node,
+    rel: &str,
+    text: &str,
+    from: usize,
+    r: &mut Reader,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FragmentDef> {
+    if !matches!(node, Node::Map(_)) {
+        diags.push(Diagnostic::error(
+            rel,
+            Some(from),
+            format!("a fragment must be a mapping, found {}", node.type_name()),
+        ));
+        return None;
+    }
+    let Some(id) = node
+        .get("id")
+        .and_then(Node::scalar_text)
+        .filter(|s| !s.is_empty())
+    else {
+        diags.push(Diagnostic::error(
+            rel,
+            Some(from),
+            "fragment is missing required field 'id' (skipped)",
+        ));
+        return None;
+    };
+    let line = key_line(text, "id", from).unwrap_or(from);
+    for k in unknown_keys(node, FRAGMENT_KEYS) {
+        diags.push(
+            Diagnostic::warning(
+                rel,
+                key_line(text, k, line),
+                format!("unknown key '{k}' in fragment '{id}' (ignored)"),
+            )
+            .for_fragment(&id),
+        );
+    }
+    let layer = fragment_layer(node, &id, rel, text, line, diags)?;
+    let (body, interpolate) = fragment_body(node, &id, rel, text, line, r, diags)?;
+    let mut f = base(
+        id,
+        layer,
+        50,
+        body.trim_end_matches('\n').to_string(),
+        rel,
+        line,
+        FragmentKind::Yaml,
+    );
+    if let Some(l) = ["content", "template"]
+        .iter()
+        .find_map(|k| node.get(k).and(key_line(text, k, line)))
+    {
+        let block = text
+            .lines()
+            .nth(l - 1)
+            .map(|t| t.trim_end().ends_with(['|', '>', '-', '+']))
+            .unwrap_or(false);
+        f.body_line = if block { l + 1 } else { l };
+    }
+    f.interpolate = interpolate;
+    f.source_label = node.get("source").and_then(Node::scalar_text);
+    apply_common(&mut f, node, text, line, diags);
+    Some(f)
+}
+
+/// A YAML fragment's `layer` (required, 1–4).
+fn fragment_layer(
+    node: &Node,
+    id: &str,
+    rel: &str,
+    text: &str,
+    line: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<u8> {
+    match node.get("layer") {
+        None => {
+            diags.push(
+                Diagnostic::error(
+                    rel,
+                    Some(line),
+                    format!("fragment '{id}' is missing required field 'layer' (skipped)"),
+                )
+                .for_fragment(id),
+            );
+            None
+        }
+        Some(l) => match l.as_i64() {
+            Some(n @ 1..=4) => Some(n as u8),
+            _ => {
+                let shown = l.scalar_text().unwrap_or_else(|| l.type_name().into());
+                let at = key_line(text, "layer", line);
+                diags.push(
+                    Diagnostic::error(
+                        rel,
+                        at,
+                        format!("fragment '{id}' has layer {shown}, outside 1–4 (skipped)"),
+                    )
+                    .for_fragment(id),
+                );
+                None
+            }
+        },
+    }
+}
+
+/// A YAML fragment's text: `content` (literal), `template` or `file`
+/// (interpolated). Returns (text, interpolate).
+fn fragment_body(
+    node: &Node,
+    id: &str,
+    rel: &str,
+    text: &str,
+    line: usize,
+    r: &mut Reader,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(String, bool)> {
+    if let Some(c) = node.get("content").and_then(Node::scalar_text) {
+        Some((c, false))
+    } else if let Some(t) = node.get("template").and_then(Node::scalar_text) {
+        Some((t, true))
+    } else if let Some(path) = node.get("file").and_then(Node::scalar_text) {
+        match r.read_checked(&path) {
+            Ok(t) => Some((t, true)),
+            Err((_, m)) => {
+                diags.push(
+                    Diagnostic::error(
+                        rel,
+                        key_line(text, "file", line),
+                        format!("fragment '{id}': file '{path}': {m}"),
+                    )
+                    .for_fragment(id),
+                );
+                None
+            }
+        }
+    } else {
+        diags.push(
+            Diagnostic::error(
+                rel,
+                Some(line),
+                format!("fragment '{id}' is missing required field 'content' (or 'template' or 'file') (skipped)"),
+            )
+            .for_fragment(id),
+        );
+        None
+    }
+}
+
+pub fn load_fragment_files(
+    r: &mut Reader,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (name, is_dir) in r.list("fragments") {
+        if is_dir || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
+            continue;
+        }
+        let rel = format!("fragments/{name}");
+        let Some(text) = r.read(&rel) else { continue };
+        let node = match yaml::parse(&text) {
+            Ok(n) => n,
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    rel.as_str(),
+                    e.line,
+                    format!("invalid YAML: {} (file skipped)", e.message),
+                ));
+                continue;
+            }
+        };
+        let items: Vec<&Node> = match &node {
+            Node::List(items) => items.iter().collect(),
+            Node::Map(_) if node.get("fragments").is_some() => match node.get("fragments") {
+                Some(Node::List(items)) => items.iter().collect(),
+                _ => {
+                    diags.push(Diagnostic::error(
+                        rel.as_str(),
+                        key_line(&text, "fragments", 1),
+                        "'fragments' must be a list",
+                    ));
+                    continue;
+                }
+            },
+            Node::Map(_) => vec![&node],
+            Node::Null => continue,
+            other => {
+                diags.push(Diagnostic::error(
+                    rel.as_str(),
+                    Some(1),
+                    format!("expected a list of fragments, found {}", other.type_name()),
+                ));
+                continue;
+            }
+        };
+        let mut cursor = 1;
+        for item in items {
+            let from = item
+                .get("id")
+                .and_then(Node::scalar_text)
+                .and_then(|id| {
+                    (cursor..=text.lines().count()).find(|&l| {
+                        key_line(&text, "id", l) == Some(l)
+                            && text
+                                .lines()
+                                .nth(l - 1)
+                                .map(|s| s.contains(id.as_str()))
+                                .unwrap_or(false)
+                    })
+                })
+                .unwrap_or(cursor);
+            if let Some(f) = yaml_fragment(item, &rel, &text, from, r, diags) {
+                out.push(f);
+            }
+            cursor = from + 1;
+        }
+    }
+}
+
+/// Keeps the first fragment of each id; each later one is a diagnostic.
+pub fn dedupe(fragments: Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) -> Vec<FragmentDef> {
+    let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    let mut out = Vec::with_capacity(fragments.len());
+    for f in fragments {
+        if let Some((file, line)) = seen.get(&f.id) {
+            let mut d = FileDiags {
+                file: &f.source,
+                out: diags,
+            };
+            d.error(Some(f.line), format!("duplicate fragment id '{}' (first defined at {file}:{line}; this one is ignored)", f.id));
+            continue;
+        }
+        seen.insert(f.id.clone(), (f.source.clone(), f.line));
+        out.push(f);
+    }
+    out
+}

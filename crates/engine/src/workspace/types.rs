@@ -1,0 +1,111 @@
+//! What a loaded workspace is: fragments as declared, tool definitions,
+//! sessions, settings, diagnostics, and the hash of every file read.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::expr::Expr;
+use crate::workspace::session::Session;
+use crate::workspace::settings::Settings;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FragmentKind {
+    Markdown,
+    Yaml,
+    Skill { name: String, always: bool },
+    Tool { name: String },
+}
+
+/// What an agent's own loading rules already did to a fragment (an OpenClaw
+/// character cap, a skill hidden from the model): shown as its status, with
+/// the reason, whatever the budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+pub enum Preset {
+    Truncated(String),
+    Dropped(String),
+    Disabled(String),
+}
+
+/// A fragment as declared, before a session or a budget is applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FragmentDef {
+    pub id: String,
+    pub layer: u8,
+    pub priority: i64,
+    /// `content` (literal) or `template` / Markdown (interpolated).
+    pub body: String,
+    pub interpolate: bool,
+    pub summary: Option<String>,
+    pub prefix: String,
+    pub suffix: String,
+    pub cacheable: Option<bool>,
+    pub enabled_when: Option<String>,
+    pub condition: Option<Expr>,
+    /// Set when `enabled_when` does not parse: the fragment is disabled.
+    pub condition_error: Option<String>,
+    /// Workspace-relative file the fragment comes from.
+    pub source: String,
+    /// The `source` label a YAML fragment may carry.
+    pub source_label: Option<String>,
+    pub line: usize,
+    /// Line where the body text starts (for diagnostics inside it).
+    pub body_line: usize,
+    pub truncate: bool,
+    pub kind: FragmentKind,
+    /// Set by an agent profile's own rules (see [`Preset`]).
+    pub preset: Option<Preset>,
+    /// Characters of the file before and after the agent's caps.
+    pub chars: Option<(usize, usize)>,
+}
+
+/// An Anthropic tool definition from `tools/*.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    pub name: String,
+    /// `{name, description, input_schema}` as sent in a request.
+    pub definition: serde_json::Value,
+    pub fragment_id: String,
+    pub source: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub settings: Settings,
+    pub fragments: Vec<FragmentDef>,
+    pub tools: Vec<ToolDef>,
+    pub sessions: Vec<Session>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every file read: relative path → SHA-256 (hex).
+    pub files: BTreeMap<String, String>,
+    /// count_tokens calibration per model (real / estimated), from the
+    /// app's state folder; never part of `files` or of a snapshot.
+    pub calibration: BTreeMap<String, f64>,
+    /// The assembly profile, and why it was chosen.
+    pub profile: super::profile::Chosen,
+    /// The agent profile's character caps in force (per file, total).
+    pub caps: Option<(usize, usize)>,
+}
+
+impl Workspace {
+    pub fn session(&self, name: &str) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.name == name)
+    }
+
+    pub fn default_session(&self) -> &Session {
+        self.settings
+            .default_session
+            .as_deref()
+            .and_then(|n| self.session(n))
+            .unwrap_or(&self.sessions[0])
+    }
+
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.name.clone()).collect()
+    }
+}

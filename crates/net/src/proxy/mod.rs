@@ -1,0 +1,564 @@
+//! The recording proxy: an agent points its base URL here; every request to
+//! `/v1/messages`, `/v1/messages/count_tokens`, `/v1/chat/completions` or
+//! `/v1/responses` is forwarded upstream (hyper server, reqwest client), the
+//! response streams back chunk by chunk, unbuffered and unchanged, and one
+//! JSON line per exchange is appended to the capture: the request body
+//! verbatim (keys in it redacted), the status, the usage read out of the
+//! JSON or the SSE stream, the latency, the error. Authentication headers
+//! are forwarded, never recorded.
+//!
+//! When an upstream is a llama.cpp server (it answers `/tokenize`), each
+//! request's parts are also counted with the server's own tokenizer after
+//! the answer has gone to the client, and recorded with the exchange
+//! (`counted`), so the Traffic views show what the server counted.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response, StatusCode};
+use serde_json::{Value, json};
+
+use super::guard;
+
+mod answer;
+mod count;
+mod intake;
+mod record;
+
+use answer::{StreamEnd, error_message, stream_error};
+pub use answer::{diagnostics_of, usage_of};
+use count::count_parts;
+use record::Record;
+
+/// Largest request or recorded response body (as in the clients).
+pub const MAX_BODY: usize = guard::MAX_BODY_BYTES;
+
+#[derive(Debug, Clone)]
+pub struct ProxyConfig {
+    pub listen: SocketAddr,
+    pub anthropic_upstream: String,
+    pub openai_upstream: String,
+    pub capture: PathBuf,
+    /// Forward keys over plain HTTP to a host that is not this machine.
+    pub allow_insecure_http: bool,
+    /// Time to the first byte of the upstream's answer.
+    pub timeout: Duration,
+    /// What a client may hold of the proxy.
+    pub limits: Limits,
+}
+
+/// What clients may hold of the proxy, whatever they send: memory, time
+/// and connections are bounded, and beyond a bound a client gets a clear
+/// answer while the proxy and every other exchange go on.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Bytes of request bodies (and of the copies of answers read for
+    /// their usage) in flight at once; a request beyond it gets a 503.
+    pub in_flight_bytes: usize,
+    /// Time a client has to send a request's headers, and that an idle
+    /// kept-alive connection stays open.
+    pub header_timeout: Duration,
+    /// Time a request body may pause between two chunks; after it, a body
+    /// slower than [`MIN_BODY_RATE`] on average is cut off with a 408.
+    pub body_timeout: Duration,
+    /// Client connections open at once; more wait to be accepted.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            in_flight_bytes: 256 << 20,
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 512,
+        }
+    }
+}
+
+/// The slowest average upload accepted once [`Limits::body_timeout`] has
+/// passed (bytes per second).
+pub const MIN_BODY_RATE: usize = 16 * 1024;
+
+/// A new capture, created now (exclusively, 0600, under a name with a
+/// random part): under WORKSPACE/.prompt-inspector/captures/ when there is a
+/// workspace, else in the current directory. Returns its path.
+pub fn default_capture(workspace: Option<&std::path::Path>, now: u64) -> Result<PathBuf, String> {
+    use crate::engine::workspace::store;
+    let dir = match workspace {
+        Some(ws) => store::state_dir(ws, &["captures"])?,
+        None => PathBuf::from("."),
+    };
+    store::create_capture(&dir, now).map(|(_, p)| p)
+}
+
+type Body = BoxBody<Bytes, std::io::Error>;
+
+struct Shared {
+    cfg: ProxyConfig,
+    client: reqwest::Client,
+    capture: Mutex<std::fs::File>,
+    seq: Mutex<u64>,
+    /// Why a key may not go to the Anthropic (0) or OpenAI (1) upstream.
+    key_refused: [Option<String>; 2],
+    /// This proxy's random part of every exchange id: two proxies appending
+    /// to one capture never write the same id.
+    instance: u32,
+    /// A write to the capture failed (said once, on standard error).
+    write_failed: std::sync::atomic::AtomicBool,
+    /// Per upstream: whether it is a llama.cpp server (asked once it has
+    /// answered).
+    llama: Mutex<HashMap<String, bool>>,
+    /// Exact counting was skipped once (said once on standard error).
+    count_skipped: std::sync::atomic::AtomicBool,
+    /// Bytes held in flight now (see [`Limits::in_flight_bytes`]).
+    in_flight: std::sync::atomic::AtomicUsize,
+    /// Token counts a llama.cpp upstream gave, by upstream and text hash
+    /// (successive requests of a conversation repeat most of their parts).
+    counts: Mutex<HashMap<(String, u64), usize>>,
+}
+
+/// Runs the proxy until `shutdown` turns true; `ready` receives the bound
+/// address (port 0 picks one).
+pub async fn serve(
+    cfg: ProxyConfig,
+    ready: tokio::sync::oneshot::Sender<SocketAddr>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), String> {
+    for (who, url) in [
+        ("Anthropic", &cfg.anthropic_upstream),
+        ("OpenAI", &cfg.openai_upstream),
+    ] {
+        check_upstream(url)
+            .map_err(|e| format!("the {who} upstream {}: {e}", guard::mask_url(url)))?;
+    }
+    // Captures hold whole prompts: a new one is readable by its owner
+    // only; an existing one is appended only if it is a regular file of
+    // this user (never through a link, never a FIFO).
+    let file = crate::engine::workspace::store::open_append(&cfg.capture)
+        .map_err(|e| format!("the capture: {e}"))?;
+    // Whether a key may go to each upstream, decided once on the addresses
+    // its name resolves to; the client is pinned to those addresses.
+    let mut client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .read_timeout(cfg.timeout)
+        .tcp_nodelay(true)
+        .no_proxy();
+    let mut key_refused = [None, None];
+    for (i, url) in [&cfg.anthropic_upstream, &cfg.openai_upstream]
+        .into_iter()
+        .enumerate()
+    {
+        match guard::check_transport(url, true, cfg.allow_insecure_http) {
+            Ok(Some((host, addrs))) => client = client.resolve_to_addrs(&host, &addrs),
+            Ok(None) => {}
+            Err(e) => key_refused[i] = Some(e),
+        }
+    }
+    let client = client.build().map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let _ = ready.send(addr);
+    let shared = Arc::new(Shared {
+        cfg,
+        client,
+        capture: Mutex::new(file),
+        seq: Mutex::new(0),
+        instance: crate::engine::workspace::store::random_u64() as u32,
+        key_refused,
+        write_failed: std::sync::atomic::AtomicBool::new(false),
+        llama: Mutex::new(HashMap::new()),
+        in_flight: std::sync::atomic::AtomicUsize::new(0),
+        count_skipped: std::sync::atomic::AtomicBool::new(false),
+        counts: Mutex::new(HashMap::new()),
+    });
+    let connections = Arc::new(tokio::sync::Semaphore::new(
+        shared.cfg.limits.max_connections.max(1),
+    ));
+    loop {
+        // At the connection limit, new clients wait in the listen backlog.
+        let permit = tokio::select! {
+            p = connections.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => return Ok(()),
+            },
+            _ = shutdown.changed() => return Ok(()),
+        };
+        let (stream, _) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                // Out of file descriptors (EMFILE) or another transient
+                // error: back off instead of spinning on it.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = shutdown.changed() => return Ok(()),
+        };
+        // Small writes (SSE events) go out at once: no Nagle delay.
+        let _ = stream.set_nodelay(true);
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let header_timeout = shared.cfg.limits.header_timeout;
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let svc = hyper::service::service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(handle(shared, req).await) }
+            });
+            // The header timeout also closes a kept-alive connection that
+            // stays idle (hyper starts it when it waits for the next head).
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, svc)
+                .await;
+        });
+    }
+}
+
+/// An upstream is an http(s) base URL with a host, nothing after its path.
+fn check_upstream(url: &str) -> Result<(), String> {
+    let u = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(format!("its scheme, {}, is not http or https", u.scheme()));
+    }
+    if u.host_str().is_none_or(str::is_empty) {
+        return Err("has no host".into());
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return Err("a base URL has no query or fragment".into());
+    }
+    Ok(())
+}
+
+fn full(b: impl Into<Bytes>) -> Body {
+    Full::new(b.into()).map_err(|never| match never {}).boxed()
+}
+
+/// The provider's error shape, with a clear message.
+fn error_response(anthropic: bool, status: StatusCode, message: &str) -> Response<Body> {
+    let body = if anthropic {
+        json!({"type": "error", "error": {"type": "api_error", "message": message}})
+    } else {
+        json!({"error": {"message": message, "type": "proxy_error", "code": status.as_u16()}})
+    };
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(full(body.to_string()))
+        .unwrap_or_else(|_| Response::new(full("")))
+}
+
+const FORWARDED: &[&str] = &[
+    "/v1/messages",
+    "/v1/messages/count_tokens",
+    "/v1/chat/completions",
+    "/v1/responses",
+];
+
+/// Headers never forwarded (hop by hop, or recomputed).
+fn hop_by_hop(name: &str) -> bool {
+    matches!(
+        name,
+        "host"
+            | "connection"
+            | "keep-alive"
+            | "transfer-encoding"
+            | "te"
+            | "trailer"
+            | "upgrade"
+            | "proxy-authorization"
+            | "proxy-connection"
+            | "content-length"
+            | "accept-encoding"
+    )
+}
+
+/// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
+const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
+
+/// The keys a request carries, to redact them from what is recorded: each
+/// header's value as bytes (a value that is not ASCII is a key too), its
+/// `Bearer`/`Basic` scheme dropped.
+fn keys_of(req: &Request<Incoming>) -> Vec<String> {
+    let mut v = Vec::new();
+    for name in KEY_HEADERS {
+        for h in req.headers().get_all(*name) {
+            let value = String::from_utf8_lossy(h.as_bytes()).trim().to_string();
+            let key = match value.split_once(' ') {
+                Some((scheme, rest))
+                    if scheme.eq_ignore_ascii_case("bearer")
+                        || scheme.eq_ignore_ascii_case("basic") =>
+                {
+                    rest.trim().to_string()
+                }
+                _ => value,
+            };
+            v.push(key);
+        }
+    }
+    // Credentials outside the authentication headers (`?key=`, cookies)
+    // are keys too: refused over plain HTTP off this machine, redacted.
+    let cookies: Vec<String> = req
+        .headers()
+        .get_all("cookie")
+        .iter()
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .collect();
+    let cookies: Vec<&str> = cookies.iter().map(String::as_str).collect();
+    v.extend(guard::credentials_outside_headers(
+        req.uri().query(),
+        &cookies,
+    ));
+    v.retain(|k| !k.is_empty());
+    v
+}
+
+async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    let anthropic = path.starts_with("/v1/messages");
+    if !FORWARDED.contains(&path.as_str()) {
+        return error_response(
+            anthropic,
+            StatusCode::NOT_FOUND,
+            &format!(
+                "prompt-inspector proxy: {path} is not forwarded (only {})",
+                FORWARDED.join(", ")
+            ),
+        );
+    }
+    let upstream = if anthropic {
+        &shared.cfg.anthropic_upstream
+    } else {
+        &shared.cfg.openai_upstream
+    };
+    let keys = keys_of(&req);
+    let refused = if keys.is_empty() {
+        None
+    } else {
+        shared.key_refused[usize::from(!anthropic)].clone()
+    };
+    let query = req
+        .uri()
+        .query()
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    let url = format!("{}{path}{query}", upstream.trim_end_matches('/'));
+    let method = req.method().clone();
+    let mut headers = reqwest::header::HeaderMap::new();
+    let mut auth = reqwest::header::HeaderMap::new();
+    for (k, v) in req.headers() {
+        if !hop_by_hop(k.as_str()) {
+            headers.append(k.clone(), v.clone());
+        }
+        if KEY_HEADERS.contains(&k.as_str()) {
+            auth.append(k.clone(), v.clone());
+        }
+    }
+    let content_length = req
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let (body, held) = match intake::read_body(&shared, req.into_body(), content_length).await {
+        Ok(b) => b,
+        Err((status, message)) => return error_response(anthropic, status, &message),
+    };
+    let started = Instant::now();
+    let ts_start = crate::clock::now_rfc3339();
+    let record = Record {
+        shared: shared.clone(),
+        keys,
+        upstream: upstream.clone(),
+        auth,
+        outcome: None,
+        counted: None,
+        diagnostics: Value::Null,
+        ts_start,
+        endpoint: path.clone(),
+        request: body.clone(),
+        started,
+        stream: false,
+        written: std::sync::atomic::AtomicBool::new(false),
+        held,
+    };
+    // A key that may not go to this upstream: refused, and recorded.
+    if let Some(e) = refused {
+        let message = record.clean(&format!("prompt-inspector proxy: {e}"));
+        record.write(record.outcome(
+            Some(StatusCode::BAD_GATEWAY.as_u16()),
+            Value::Null,
+            Some(message.clone()),
+        ));
+        return error_response(anthropic, StatusCode::BAD_GATEWAY, &message);
+    }
+    let sent = shared
+        .client
+        .request(method, &url)
+        .headers(headers)
+        .body(body)
+        .send()
+        .await;
+    let resp = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            let (status, what) = if e.is_timeout() {
+                (StatusCode::GATEWAY_TIMEOUT, "timed out")
+            } else {
+                (StatusCode::BAD_GATEWAY, "failed")
+            };
+            let message = record.clean(&format!(
+                "prompt-inspector proxy: the upstream {} {what}: {e}",
+                guard::mask_url(upstream)
+            ));
+            record.write(record.outcome(Some(status.as_u16()), Value::Null, Some(message.clone())));
+            return error_response(anthropic, status, &message);
+        }
+    };
+    relay(record, resp)
+}
+
+/// Streams the upstream's answer to the client as it comes, keeping a
+/// bounded copy to read the usage from, and records the exchange at the end.
+fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
+    let status = resp.status();
+    let mut builder = Response::builder().status(status.as_u16());
+    for (k, v) in resp.headers() {
+        if !hop_by_hop(k.as_str()) {
+            builder = builder.header(k, v);
+        }
+    }
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    record.stream = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(16);
+    tokio::spawn(async move {
+        let mut upstream = resp.bytes_stream();
+        let mut copy: Vec<u8> = Vec::new();
+        let mut error = None;
+        // The stream's last event has been relayed: a client that closes
+        // now has had the whole answer (SDKs close at `[DONE]`).
+        let mut ended = false;
+        let mut end = StreamEnd::default();
+        const GONE: &str = "the client disconnected: the upstream request was cancelled";
+        loop {
+            // A client that goes away while the upstream is silent (a long
+            // think, a stalled stream) cancels it at once, not at the next
+            // chunk: dropping the stream closes the upstream connection.
+            let chunk = tokio::select! {
+                c = upstream.next() => c,
+                _ = tx.closed() => {
+                    if !ended {
+                        error = Some(GONE.to_string());
+                    }
+                    break;
+                }
+            };
+            let Some(chunk) = chunk else { break };
+            match chunk {
+                Ok(b) => {
+                    // The copy read for the usage counts against the
+                    // in-flight budget too (past it, the answer still
+                    // streams; only its usage may go unread).
+                    if copy.len() + b.len() <= MAX_BODY && record.held.take(b.len()) {
+                        copy.extend_from_slice(&b);
+                    }
+                    if record.stream {
+                        ended = end.feed(&b);
+                    }
+                    if tx.send(Ok(Frame::data(b))).await.is_err() {
+                        // The client went away: dropping the stream cancels
+                        // the upstream request.
+                        error = Some(GONE.to_string());
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let m = record.clean(&format!("the upstream stream broke: {e}"));
+                    let _ = tx.send(Err(std::io::Error::other(m.clone()))).await;
+                    error = Some(m);
+                    break;
+                }
+            }
+        }
+        // The client's answer ends here, not after the recording.
+        drop(tx);
+        let mut usage = usage_of(&copy, record.stream);
+        // `count_tokens` answers with its figure at the top level.
+        if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
+            usage = serde_json::from_slice::<Value>(&copy)
+                .ok()
+                .filter(|v| v.get("input_tokens").is_some())
+                .unwrap_or(Value::Null);
+        }
+        record.diagnostics = diagnostics_of(&copy, record.stream);
+        // A refusal (4xx, 5xx), a redirect (not followed) or a stream that
+        // ended in an error event is recorded with what the provider said.
+        let error = error
+            .or_else(|| {
+                (!status.is_success()).then(|| {
+                    let said = if status.is_redirection() {
+                        format!(
+                            "a redirect to {}, not followed",
+                            location
+                                .as_deref()
+                                .map_or("nowhere".into(), guard::mask_url)
+                        )
+                    } else {
+                        error_message(&copy)
+                    };
+                    record.clean(&format!("HTTP {}: {said}", status.as_u16()))
+                })
+            })
+            .or_else(|| {
+                record
+                    .stream
+                    .then(|| stream_error(&copy))
+                    .flatten()
+                    .map(|e| record.clean(&format!("the stream ended in an error: {e}")))
+            });
+        drop(copy);
+        let answered = status.is_success() && error.is_none();
+        record.outcome = Some(record.outcome(Some(status.as_u16()), usage, error));
+        if answered {
+            record.counted = count_parts(&record).await;
+        }
+        // Redacting and writing a large body is CPU work: off the runtime's
+        // workers, so that no exchange in flight waits behind it (a small
+        // one costs less than the hand-over).
+        if record.request.len() > 64 * 1024 {
+            let _ = tokio::task::spawn_blocking(move || record.finish()).await;
+        } else {
+            record.finish();
+        }
+    });
+    let body = BodyExt::boxed(StreamBody::new(tokio_stream_from(rx)));
+    builder
+        .body(body)
+        .unwrap_or_else(|_| Response::new(full("")))
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::mpsc::Receiver<Result<Frame<Bytes>, std::io::Error>>,
+) -> impl futures_util::Stream<Item = Result<Frame<Bytes>, std::io::Error>> {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}

@@ -1,0 +1,397 @@
+//! One exchange being recorded: the capture line (request verbatim, keys
+//! redacted everywhere), written once, also when the client or the proxy
+//! goes away first.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::Shared;
+use crate::guard;
+
+/// How an exchange ended: its status, usage and error, when, and after how
+/// long.
+pub(super) struct Outcome {
+    pub(super) status: Option<u16>,
+    pub(super) usage: Value,
+    pub(super) error: Option<String>,
+    pub(super) ts_end: String,
+    pub(super) latency_ms: u64,
+}
+
+/// One exchange being recorded.
+pub(super) struct Record {
+    pub(super) shared: Arc<Shared>,
+    pub(super) keys: Vec<String>,
+    pub(super) upstream: String,
+    /// The client's credentials, for counting on the same upstream; never
+    /// recorded.
+    pub(super) auth: reqwest::header::HeaderMap,
+    /// The answer, once known.
+    pub(super) outcome: Option<Outcome>,
+    /// The parts as a llama.cpp upstream counted them.
+    pub(super) counted: Option<Value>,
+    /// The response's cache diagnostics (Anthropic's `diagnostics`).
+    pub(super) diagnostics: Value,
+    pub(super) ts_start: String,
+    pub(super) endpoint: String,
+    /// The request body as it came (parsed only off the client's path).
+    pub(super) request: Bytes,
+    pub(super) started: Instant,
+    pub(super) stream: bool,
+    /// Its line is in the capture.
+    pub(super) written: std::sync::atomic::AtomicBool,
+    /// Its share of the in-flight budget (the request body, the copy of
+    /// the answer), given back once it is recorded.
+    pub(super) held: super::intake::Reservation,
+}
+
+/// A client that leaves before the answer drops the exchange's future (and
+/// with it the upstream request): the exchange is still recorded.
+impl Drop for Record {
+    fn drop(&mut self) {
+        if self.outcome.is_some() {
+            // Answered; the proxy stopped while the parts were counted.
+            self.finish();
+        } else if !self.written.load(std::sync::atomic::Ordering::Relaxed) {
+            self.write(self.outcome(
+                None,
+                Value::Null,
+                Some(
+                    "the client disconnected before the answer: the upstream request was cancelled"
+                        .into(),
+                ),
+            ));
+        }
+    }
+}
+
+impl Record {
+    /// Records the outcome once it is known.
+    pub(super) fn finish(&mut self) {
+        if let Some(o) = self.outcome.take() {
+            self.write(o);
+        }
+    }
+
+    /// The outcome now.
+    pub(super) fn outcome(
+        &self,
+        status: Option<u16>,
+        usage: Value,
+        error: Option<String>,
+    ) -> Outcome {
+        Outcome {
+            status,
+            usage,
+            error,
+            ts_end: crate::clock::now_rfc3339(),
+            latency_ms: self.started.elapsed().as_millis() as u64,
+        }
+    }
+
+    pub(super) fn clean(&self, text: &str) -> String {
+        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        let redacted = guard::redact(text, &refs);
+        guard::clean(&guard::redact_shapes(&redacted), guard::MAX_MESSAGE_CHARS)
+    }
+
+    /// Appends the exchange's line in one write (a crash loses at most the
+    /// exchange in flight).
+    pub(super) fn write(&self, o: Outcome) {
+        if self
+            .written
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        let id = {
+            let mut s = self.shared.seq.lock().unwrap_or_else(|e| e.into_inner());
+            *s += 1;
+            *s
+        };
+        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        let (request, model) = recorded_request(&self.request, &refs);
+        let mut usage = o.usage;
+        redact_value(&mut usage, &refs);
+        let mut head = json!({
+            "schema": 1,
+            "id": format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance),
+            "ts_start": self.ts_start,
+            "ts_end": o.ts_end,
+            "endpoint": self.endpoint,
+            "model": model,
+            "status": o.status,
+            "stream": self.stream,
+            "usage": usage,
+            "latency_ms": o.latency_ms,
+            "error": o.error,
+        });
+        if let Some(c) = &self.counted {
+            head["counted"] = c.clone();
+        }
+        if !self.diagnostics.is_null() {
+            let mut d = self.diagnostics.clone();
+            redact_value(&mut d, &refs);
+            head["diagnostics"] = d;
+        }
+        // The request goes in as it came (redacted, on one line), not
+        // parsed and printed again; what the upstream sent (usage, error)
+        // is redacted too.
+        let mut line = head.to_string();
+        line.pop();
+        line.push_str(",\"request\":");
+        line.push_str(&request);
+        line.push('}');
+        let mut bytes = line.into_bytes();
+        bytes.push(b'\n');
+        let mut f = self
+            .shared
+            .capture
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = f.write_all(&bytes)
+            && !self
+                .shared
+                .write_failed
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            crate::guard::say(&format!(
+                "prompt-inspector proxy: cannot write the capture {}: {e}; exchanges are forwarded but not recorded",
+                self.shared.cfg.capture.display()
+            ));
+        }
+    }
+}
+
+/// A request body as a capture records it: the body verbatim, any key in it
+/// redacted, on one line (line breaks outside JSON strings are whitespace);
+/// `null` when it is not a JSON object. With the request's model.
+pub(super) fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        model: Value,
+    }
+    let Ok(text) = std::str::from_utf8(body) else {
+        return ("null".into(), Value::Null);
+    };
+    // A key spelled with JSON escapes (`\u0073k-…`) is not in the raw text:
+    // those escapes are written plainly first (the same JSON, no tree).
+    let text = if escapes_ascii(text) {
+        std::borrow::Cow::Owned(unescape_ascii(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    let mut redacted = guard::redact(&text, keys);
+    // Keys the request carries without an authentication header, by shape.
+    if let std::borrow::Cow::Owned(r) = guard::redact_shapes(&redacted) {
+        redacted = r;
+    }
+    if redacted.contains(['\n', '\r']) {
+        redacted = redacted.replace(['\n', '\r'], " ");
+    }
+    match serde_json::from_str::<Head>(&redacted) {
+        Ok(h) => (redacted, h.model),
+        // Redaction can only break the JSON where a key's fragment matched
+        // outside a string (digits in a number): redact the strings of the
+        // parsed body instead, if its tree stays within a few times its
+        // size (a body of many tiny values is not parsed: recorded as null).
+        Err(_) if tree_is_small(&text) => match serde_json::from_str::<Value>(&text) {
+            Ok(mut v) if v.is_object() => {
+                redact_value(&mut v, keys);
+                let model = v["model"].clone();
+                (v.to_string(), model)
+            }
+            _ => ("null".into(), Value::Null),
+        },
+        Err(_) => ("null".into(), Value::Null),
+    }
+}
+
+/// Values a parsed JSON tree may hold per byte of its text before it is
+/// not parsed (a tree costs about 80 bytes per value): a body of many tiny
+/// values (`[{},{},…]`) would take 25 times its size.
+const MAX_VALUES_PER_KIB: usize = 24;
+
+/// Whether parsing `text` into a tree keeps within about twice its size.
+pub(super) fn tree_is_small(text: &str) -> bool {
+    json_values(text.as_bytes()) <= text.len() / 1024 * MAX_VALUES_PER_KIB + 1024
+}
+
+/// An upper bound on the values in a JSON text, from a scan that skips
+/// strings: one per `{`, `[` and `,` outside strings, plus one.
+pub(super) fn json_values(text: &[u8]) -> usize {
+    let mut n = 1;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' | b',' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
+/// `text` with each JSON escape of a printable ASCII character
+/// (`\u0020`–`\u007e`, but the quote and the backslash, which must stay
+/// escaped) written as the character: the same JSON value.
+fn unescape_ascii(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'u')
+            && let Some(hex) = text.get(i + 2..i + 6)
+            && let Ok(c) = u8::from_str_radix(hex, 16)
+            && hex.bytes().all(|x| x.is_ascii_hexdigit())
+            && (0x20..0x7f).contains(&c)
+            && c != b'"'
+            && c != b'\\'
+        {
+            out.push_str(&text[copied..i]);
+            out.push(c as char);
+            i += 6;
+            copied = i;
+        } else {
+            // Any other escape (`\\`, `\"`, `\n`…) is kept whole.
+            i += 2;
+        }
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    out
+}
+
+/// Redacts every string (and object key) in `v`; numbers cannot hold a
+/// key's text and are left as they are.
+fn redact_value(v: &mut Value, keys: &[&str]) {
+    match v {
+        Value::String(s) => *s = guard::redact_shapes(&guard::redact(s, keys)).into_owned(),
+        Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, keys)),
+        Value::Object(o) => {
+            let entries = std::mem::take(o);
+            for (k, mut x) in entries {
+                redact_value(&mut x, keys);
+                o.insert(guard::redact(&k, keys), x);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `text` has a JSON escape of a printable ASCII character
+/// (`\u0020`–`\u007f`), the only escapes a key's characters could hide in.
+fn escapes_ascii(text: &str) -> bool {
+    text.match_indices("\\u00").any(|(i, _)| {
+        let b = text.as_bytes();
+        matches!(b.get(i + 4), Some(b'2'..=b'7')) && b.get(i + 5).is_some_and(u8::is_ascii_hexdigit)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "sk-ant-api03-RECORDED-never-0123456789";
+
+    #[test]
+    fn a_request_is_recorded_verbatim_on_one_line_without_its_key() {
+        let body = format!(
+            "{{\n  \"model\": \"claude-sonnet-4-6\",\n  \"messages\": [{{\"role\": \"user\", \"content\": \"my key is {KEY}\"}}]\n}}"
+        );
+        let (line, model) = recorded_request(body.as_bytes(), &[KEY]);
+        assert_eq!(model, "claude-sonnet-4-6");
+        assert!(!line.contains('\n') && !line.contains("RECORDED"), "{line}");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["messages"][0]["content"], "my key is [REDACTED]");
+        // Spacing as the client sent it.
+        assert!(line.starts_with("{   \"model\": \"claude"), "{line}");
+    }
+
+    #[test]
+    fn a_key_hidden_in_json_escapes_is_redacted_too() {
+        let escaped: String = KEY
+            .chars()
+            .map(|c| format!("\\u{:04x}", c as u32))
+            .collect();
+        let body = format!(
+            "{{\"model\":\"m\",\"messages\":[{{\"role\":\"user\",\"content\":\"{escaped}\"}}]}}"
+        );
+        assert!(escapes_ascii(&body));
+        let (line, _) = recorded_request(body.as_bytes(), &[KEY]);
+        assert!(
+            !line.contains("RECORDED") && line.contains("[REDACTED]"),
+            "{line}"
+        );
+        // Escapes of other characters (what Python's json.dumps writes for
+        // any non-ASCII text) keep the body verbatim.
+        assert!(!escapes_ascii(
+            r#"{"content":"\u4e2d\u6587 \u00e9 \u001b"}"#
+        ));
+    }
+
+    #[test]
+    fn a_key_that_matches_digits_of_a_number_still_leaves_valid_json() {
+        let key = "sk-123456789012";
+        let body = format!(
+            r#"{{"model":"m","max_tokens":1234567890,"messages":[{{"role":"user","content":"{key}"}}]}}"#
+        );
+        let (line, model) = recorded_request(body.as_bytes(), &[key]);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(model, "m");
+        assert_eq!(v["max_tokens"], 1234567890);
+        assert_eq!(v["messages"][0]["content"], "[REDACTED]");
+        let mut usage =
+            serde_json::json!({"input_tokens": 5, "note": format!("echo {key}"), key: 1});
+        redact_value(&mut usage, &[key]);
+        assert!(!usage.to_string().contains("3456789"), "{usage}");
+    }
+
+    #[test]
+    fn ascii_escapes_are_written_plainly_and_nothing_else_changes() {
+        let body = r#"{"a":"\u0073k-\u0022q\u0022 \\u0041 \u4e2d \n","b":[1,{}]}"#;
+        let plain = unescape_ascii(body);
+        assert_eq!(
+            plain,
+            r#"{"a":"sk-\u0022q\u0022 \\u0041 \u4e2d \n","b":[1,{}]}"#
+        );
+        let (x, y): (Value, Value) = (
+            serde_json::from_str(body).unwrap(),
+            serde_json::from_str(&plain).unwrap(),
+        );
+        assert_eq!(x, y);
+        assert_eq!(json_values(br#"{"a,[{":[1,2,{}]}"#), 6);
+        assert!(!tree_is_small(&format!("[{}{{}}]", "{},".repeat(100_000))));
+        assert!(tree_is_small(&format!(
+            r#"{{"a":"{}"}}"#,
+            "x,".repeat(100_000)
+        )));
+    }
+
+    #[test]
+    fn what_is_not_a_json_object_is_recorded_as_null() {
+        assert_eq!(recorded_request(b"not json", &[KEY]).0, "null");
+        assert_eq!(recorded_request(&[0xff, 0xfe], &[KEY]).0, "null");
+        assert_eq!(recorded_request(b"[1,2]", &[KEY]).0, "null");
+    }
+}
