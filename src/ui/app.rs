@@ -43,7 +43,6 @@ pub struct App {
     /// The names of the assembly profiles (bundled and the user's own).
     pub profiles: Vec<String>,
     pub frames: FrameStats,
-    pub font: String,
     pub(crate) worker: Worker,
     pub(crate) watcher: Option<Watcher>,
     pub(crate) watch_tx: Sender<()>,
@@ -87,7 +86,7 @@ pub fn sample_workspace() -> Option<PathBuf> {
 
 impl App {
     pub fn new(ctx: &egui::Context, persisted: Option<Persisted>, path: Option<PathBuf>) -> App {
-        let font = fonts::install(ctx);
+        fonts::install(ctx);
         let table = Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
         let counter = Arc::new(TokenCounter::new());
         // Warm the tokenizer off the UI thread.
@@ -103,7 +102,6 @@ impl App {
                 .unwrap_or_else(|_| crate::engine::workspace::profile::Profiles::bundled())
                 .names(),
             frames: FrameStats::default(),
-            font,
             worker,
             watcher: None,
             watch_tx,

@@ -82,7 +82,7 @@ impl RunPanel {
                 self.status = format!("waiting the session's gap of {secs} s")
             }
             RunMsg::Progress(Progress::Note(n)) => self.status = n,
-            RunMsg::Progress(Progress::Row { row, .. }) => {
+            RunMsg::Progress(Progress::Row { row }) => {
                 self.done += 1;
                 self.rows.push(row);
             }

@@ -21,7 +21,6 @@ pub enum Progress {
         secs: u64,
     },
     Row {
-        index: usize,
         row: RunRow,
     },
     /// Something worth saying about the run (how it counts).
@@ -158,10 +157,7 @@ pub async fn execute(
                     record.cancelled = true;
                 }
                 let row = error_row(&p.label, Some(p), &e);
-                progress(Progress::Row {
-                    index: i,
-                    row: row.clone(),
-                });
+                progress(Progress::Row { row: row.clone() });
                 record.rows.push(row);
                 if stop {
                     break;
@@ -169,10 +165,7 @@ pub async fn execute(
                 continue;
             }
         };
-        progress(Progress::Row {
-            index: i,
-            row: row.clone(),
-        });
+        progress(Progress::Row { row: row.clone() });
         record.rows.push(row);
     }
     record

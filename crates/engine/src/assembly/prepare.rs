@@ -14,7 +14,7 @@ use crate::workspace::expr::SessionFacts;
 use crate::workspace::session::Session;
 use crate::workspace::settings::Settings;
 use crate::workspace::types::Preset;
-use crate::workspace::{FragmentDef, FragmentKind, Workspace};
+use crate::workspace::{FragmentDef, Workspace};
 
 /// A fragment with the session applied, in sort order.
 #[derive(Debug, Clone)]
@@ -25,7 +25,6 @@ pub struct PreparedFragment {
     pub source: String,
     pub line: usize,
     pub body_line: usize,
-    pub kind: FragmentKind,
     /// `None` when enabled; otherwise why not.
     pub disabled: Option<String>,
     /// The source text before interpolation (for the detail view).
@@ -35,7 +34,6 @@ pub struct PreparedFragment {
     pub tokens: usize,
     pub summary: Option<(Arc<str>, usize)>,
     pub truncate: bool,
-    pub cacheable: Option<bool>,
     /// What the agent's own rules did at load time (see `Preset`).
     pub preset: Option<Preset>,
     /// Characters before and after the agent's caps.
@@ -89,14 +87,12 @@ pub fn prepare(
             source: f.source.clone(),
             line: f.line,
             body_line: f.body_line,
-            kind: f.kind.clone(),
             disabled,
             raw: f.body.as_str().into(),
             full,
             tokens,
             summary,
             truncate: f.truncate,
-            cacheable: f.cacheable,
             preset: f.preset.clone(),
             chars: f.chars,
         });

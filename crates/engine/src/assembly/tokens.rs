@@ -28,14 +28,6 @@ impl Encoding {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Encoding> {
-        match s {
-            "o200k_base" | "o200k" => Some(Encoding::O200kBase),
-            "cl100k_base" | "cl100k" => Some(Encoding::Cl100kBase),
-            _ => None,
-        }
-    }
-
     /// The BPE tables; loaded on first use (about half a second for o200k).
     pub fn bpe(self) -> &'static CoreBPE {
         match self {
