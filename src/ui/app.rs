@@ -66,6 +66,9 @@ pub struct App {
     /// the key of the one being computed.
     pub(crate) prediction: Option<(u64, Prediction)>,
     pub(crate) prediction_pending: Option<u64>,
+    /// The bundled sample workspace, found once at start (not on disk each
+    /// frame).
+    pub sample: Option<PathBuf>,
 }
 
 /// The bundled sample workspace, wherever it can be found.
@@ -122,6 +125,7 @@ impl App {
             latest_snapshot: None,
             prediction: None,
             prediction_pending: None,
+            sample: sample_workspace(),
         };
         if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
             app.open(p);
@@ -212,7 +216,7 @@ impl App {
                 }
             }
             Command::OpenSample => {
-                if let Some(p) = sample_workspace() {
+                if let Some(p) = self.sample.clone() {
                     self.open(p);
                 }
             }
@@ -418,21 +422,30 @@ impl App {
         Some(key ^ l.assembly.tools_tokens as u64)
     }
 
-    /// The prediction of the current state, asked of the worker when it is
-    /// out of date; until it arrives the previous one is shown.
-    pub fn prediction(&mut self) -> Option<&Prediction> {
-        let key = self.prediction_key()?;
+    /// The prediction held (possibly of an earlier state: see
+    /// [`App::prediction_is_current`]).
+    pub fn prediction(&self) -> Option<&Prediction> {
+        self.prediction.as_ref().map(|p| &p.1)
+    }
+
+    /// Asks the worker for the prediction of the current state when the one
+    /// held is out of date (until it arrives the previous one is shown).
+    pub fn request_prediction(&mut self) {
+        let Some(key) = self.prediction_key() else {
+            return;
+        };
         let current = self.prediction.as_ref().map(|p| p.0) == Some(key);
-        if !current && self.prediction_pending != Some(key) {
-            let inspection = Box::new(self.state.loaded.clone()?);
+        if !current
+            && self.prediction_pending != Some(key)
+            && let Some(l) = self.state.loaded.clone()
+        {
             self.worker.submit(Job::Predict {
                 key,
-                inspection,
+                inspection: Box::new(l),
                 provider: self.state.provider,
             });
             self.prediction_pending = Some(key);
         }
-        self.prediction.as_ref().map(|p| &p.1)
     }
 
     /// Whether the prediction shown is that of the current state.

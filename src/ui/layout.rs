@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use egui::{RichText, Ui};
 
-use super::app::{App, sample_workspace};
+use super::app::App;
 use super::command::{Command, Shortcut};
 use super::state::{Tab, ThemeChoice};
 use super::thousands;
@@ -39,12 +39,16 @@ impl App {
                         ui.label(busy);
                     });
                 }
-                None => welcome::show(ui, &self.state, sample_workspace().is_some(), &mut out),
+                None => welcome::show(ui, &self.state, self.sample.is_some(), &mut out),
             });
         }
         super::open_dialog::show(&ctx, &mut self.open, &mut out);
         for c in out {
             self.apply(c);
+        }
+        // Work the frame's state needs is asked for here, after drawing.
+        if self.state.tab == super::state::Tab::Cache {
+            self.request_prediction();
         }
         if self.state.loaded.is_some()
             && self.is_idle()
@@ -86,9 +90,7 @@ impl App {
                     entry(ui, Shortcut::Open, true, out);
                     entry(ui, Shortcut::Reload, self.state.root.is_some(), out);
                     entry(ui, Shortcut::SaveSnapshot, loaded, out);
-                    if sample_workspace().is_some()
-                        && ui.button("Open the sample workspace").clicked()
-                    {
+                    if self.sample.is_some() && ui.button("Open the sample workspace").clicked() {
                         out.push(Command::OpenSample);
                         ui.close();
                     }
@@ -275,14 +277,15 @@ impl App {
             });
     }
 
+    /// Draws the prediction the app has (the app asks the worker for a
+    /// fresh one after the frame's commands, never while drawing).
     fn cache_tab(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
-        if self.prediction().is_none() {
-            ui.spinner();
-            ui.label("predicting…");
-            return;
-        }
-        if let Some((_, p)) = &self.prediction {
-            cache::show(ui, self.state.provider, &mut self.cache_view, p, out);
+        match &self.prediction {
+            Some((_, p)) => cache::show(ui, self.state.provider, &mut self.cache_view, p, out),
+            None => {
+                ui.spinner();
+                ui.label("predicting…");
+            }
         }
     }
 
