@@ -368,14 +368,19 @@ impl App {
                 }
                 self.prediction = Some((key, *prediction));
             }
-            Done::SnapshotSaved(Ok(_)) => {
+            Done::Snapshots { root, list, latest } => {
+                // Only the workspace still open.
+                if self.state.loaded.as_ref().map(|l| &l.workspace.root) == Some(&root) {
+                    self.snapshots = list;
+                    self.latest_snapshot = latest;
+                }
+            }
+            Done::SnapshotSaved(Ok(path)) => {
                 self.state.error = None;
                 self.refresh_snapshots();
-                // The newest snapshot against the live state.
-                if let Some(newest) = self.snapshots.first() {
-                    self.diff_view.a = super::diff::Side::Snapshot(newest.clone());
-                    self.diff_view.b = super::diff::Side::Live;
-                }
+                // The new snapshot against the live state.
+                self.diff_view.a = super::diff::Side::Snapshot(path);
+                self.diff_view.b = super::diff::Side::Live;
                 self.diff_view.dirty = true;
             }
             Done::SnapshotSaved(Err(e)) => {
@@ -492,21 +497,12 @@ impl App {
         }
     }
 
-    /// Reads the workspace's snapshot list and the newest one's content key.
+    /// Asks the worker for the workspace's snapshot list and the newest
+    /// one's content key (snapshots may be large: never read on this thread).
     pub fn refresh_snapshots(&mut self) {
-        let Some(root) = self.state.loaded.as_ref().map(|l| l.workspace.root.clone()) else {
-            return;
-        };
-        self.snapshots = crate::engine::workspace::store::list_files(&root, "snapshots", "json");
-        self.latest_snapshot = self.snapshots.first().and_then(|p| {
-            let s = crate::engine::compare::snapshot::Snapshot::load(p).ok()?;
-            let name = p.file_stem()?.to_string_lossy().into_owned();
-            Some((
-                s.session.clone(),
-                crate::engine::compare::snapshot::Snapshot::content_key(&s.blocks, &s.fragments),
-                name,
-            ))
-        });
+        if let Some(root) = self.state.loaded.as_ref().map(|l| l.workspace.root.clone()) {
+            self.worker.submit(Job::Snapshots(root));
+        }
     }
 
     /// Saves a snapshot of the current state (Ctrl+S), as a job.

@@ -59,6 +59,8 @@ pub enum Job {
     Snapshot {
         inspection: Box<Inspection>,
     },
+    /// List the workspace's snapshots and read the newest one's key.
+    Snapshots(PathBuf),
     Diff {
         a: DiffInput,
         b: DiffInput,
@@ -94,6 +96,13 @@ pub enum Done {
         prediction: Box<Prediction>,
     },
     SnapshotSaved(Result<PathBuf, String>),
+    /// A workspace's snapshots (newest first) and the newest one's
+    /// session, content key and name.
+    Snapshots {
+        root: PathBuf,
+        list: Vec<PathBuf>,
+        latest: Option<(String, u64, String)>,
+    },
     Diffed {
         generation: u64,
         result: Box<Result<Diff, String>>,
@@ -228,6 +237,20 @@ impl Shared {
                     key,
                     prediction: Box::new(p),
                 });
+            }
+            Job::Snapshots(root) => {
+                use crate::engine::compare::snapshot::Snapshot;
+                let list = crate::engine::workspace::store::list_files(&root, "snapshots", "json");
+                let latest = list.first().and_then(|p| {
+                    let s = Snapshot::load(p).ok()?;
+                    let name = p.file_stem()?.to_string_lossy().into_owned();
+                    Some((
+                        s.session.clone(),
+                        Snapshot::content_key(&s.blocks, &s.fragments),
+                        name,
+                    ))
+                });
+                self.send(Done::Snapshots { root, list, latest });
             }
             Job::Snapshot { inspection } => {
                 let snap = crate::snapshot_now(&inspection, &self.counter);
