@@ -93,7 +93,9 @@ impl App {
         let table = Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
         let counter = Arc::new(TokenCounter::new());
         // Warm the tokenizer off the UI thread.
-        std::thread::spawn(|| TokenCounter::warm(crate::engine::Encoding::O200kBase));
+        let _ = std::thread::Builder::new()
+            .name("prompt-inspector-warm-tokenizer".into())
+            .spawn(|| TokenCounter::warm(crate::engine::Encoding::O200kBase));
         let worker = Worker::spawn(ctx.clone(), counter.clone(), table.clone());
         let (watch_tx, watch_rx) = channel();
         let persisted = persisted.unwrap_or_default();

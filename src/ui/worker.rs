@@ -124,6 +124,9 @@ pub struct Worker {
     pub rx: Receiver<Done>,
     done: Sender<Done>,
     ctx: egui::Context,
+    /// The app's one tokio runtime (test runs, the recording proxy), built
+    /// on first use.
+    runtime: std::sync::OnceLock<Result<tokio::runtime::Runtime, String>>,
 }
 
 /// What the worker thread holds.
@@ -338,7 +341,13 @@ impl Worker {
                 }
             })
             .expect("spawn worker thread");
-        Worker { tx, rx, done, ctx }
+        Worker {
+            tx,
+            rx,
+            done,
+            ctx,
+            runtime: std::sync::OnceLock::new(),
+        }
     }
 
     pub fn submit(&self, job: Job) {
@@ -357,21 +366,54 @@ impl Worker {
         }
     }
 
-    /// A job that blocks (a dialog): its own thread, the shared channel.
+    /// A job that blocks (a dialog): its own named thread, the shared channel.
     fn spawn_side(&self, f: impl FnOnce() -> Done + Send + 'static) {
         let (done, ctx) = (self.done.clone(), self.ctx.clone());
-        std::thread::spawn(move || {
-            let _ = done.send(f());
-            ctx.request_repaint();
-        });
+        let spawned = std::thread::Builder::new()
+            .name("prompt-inspector-dialog".into())
+            .spawn(move || {
+                let _ = done.send(f());
+                ctx.request_repaint();
+            });
+        if spawned.is_err() {
+            self.send_done(Done::Picked(None));
+        }
+    }
+
+    fn send_done(&self, d: Done) {
+        let _ = self.done.send(d);
+        self.ctx.request_repaint();
+    }
+
+    /// The app's one tokio runtime, built on first use (two named workers).
+    fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
+        self.runtime
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .thread_name("prompt-inspector-net")
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("no async runtime: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     fn spawn_run(&self, run: TestRun) {
         let (done, ctx) = (self.done.clone(), self.ctx.clone());
-        std::thread::spawn(move || {
+        let rt = match self.runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                let mut rec = run.record;
+                rec.cancelled = true;
+                return self.send_done(Done::Run(RunMsg::Done(Box::new(rec), Some(e))));
+            }
+        };
+        rt.spawn(async move {
             let progress_done = done.clone();
             let c = ctx.clone();
-            let rec = crate::net::run::execute_blocking(
+            let rec = crate::net::run::execute(
                 &run.endpoint,
                 &run.model,
                 &run.planned,
@@ -382,7 +424,8 @@ impl Worker {
                     c.request_repaint();
                 },
                 run.record,
-            );
+            )
+            .await;
             let saved = testrun::save(&run.root, &rec)
                 .ok()
                 .map(|p| p.display().to_string());
@@ -401,22 +444,21 @@ impl Worker {
     ) -> tokio::sync::watch::Sender<bool> {
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
         let (done, ctx, jobs) = (self.done.clone(), self.ctx.clone(), self.tx.clone());
-        std::thread::spawn(move || {
+        let rt = match self.runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                self.send_done(Done::ProxyStopped(Some(e)));
+                return stop;
+            }
+        };
+        rt.spawn(async move {
             let report = |d: Done| {
                 let _ = done.send(d);
                 ctx.request_repaint();
             };
-            let rt = match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-            {
-                Ok(rt) => rt,
-                Err(e) => return report(Done::ProxyStopped(Some(e.to_string()))),
-            };
             let capture = cfg.capture.clone();
             let mut watch_stop = stop_rx.clone();
-            let result = rt.block_on(async move {
+            let result = async move {
                 let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
                 let server = tokio::spawn(crate::net::proxy::serve(cfg, ready_tx, stop_rx));
                 if let Ok(addr) = ready_rx.await {
@@ -441,7 +483,8 @@ impl Worker {
                     }
                 }
                 server.await.unwrap_or_else(|e| Err(e.to_string()))
-            });
+            }
+            .await;
             report(Done::ProxyStopped(result.err()));
         });
         stop

@@ -183,7 +183,7 @@ fn error_row(label: &str, p: Option<&Planned>, e: &NetError) -> RunRow {
     }
 }
 
-/// Runs `execute` on a fresh runtime (for the CLI and the GUI's run thread).
+/// Runs `execute` on a fresh runtime (for the CLI; the window runs `execute` on its one runtime).
 pub fn execute_blocking(
     ep: &Endpoint,
     model: &ModelInfo,
