@@ -10,7 +10,7 @@ use crate::engine::ModelTable;
 use crate::engine::traffic;
 
 /// Largest traffic file read.
-const MAX_BYTES: u64 = 256 * 1024 * 1024;
+const MAX_BYTES: u64 = traffic::MAX_FILE_BYTES;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -44,44 +44,58 @@ pub fn run(a: Args) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let text = match crate::engine::workspace::reader::read_text_file_lossy(&a.file, MAX_BYTES) {
+    match (&a.to_session, a.diff) {
+        (Some(target), _) => {
+            let text = match read_text(&a) {
+                Ok(t) => t,
+                Err(code) => return code,
+            };
+            if target.exists() && !a.force {
+                return fail(&format!(
+                    "{} exists: not replaced (--force replaces it)",
+                    target.display()
+                ));
+            }
+            adopt(&text, target, &a.chain)
+        }
+        (None, Some(n)) => diff(&a, n, &table),
+        (None, None) => {
+            // The parts are counted as the window counts them (one truth);
+            // the file is read line by line, as the window reads it.
+            let counter = crate::engine::TokenCounter::new();
+            let t = match traffic::read(&a.file, &table, &counter) {
+                Ok(t) => t,
+                Err(e) => return fail(&e),
+            };
+            match a.format {
+                Format::Json => out_json(&traffic::to_json(&t)),
+                Format::Text => out_report(&traffic::to_text(&t, a.parts)),
+                Format::Markdown => out_report(&traffic::to_markdown(&t)),
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn read_text(a: &Args) -> Result<String, ExitCode> {
+    crate::engine::workspace::reader::read_text_file_lossy(&a.file, MAX_BYTES).map_err(|e| fail(&e))
+}
+
+/// Request `n` compared with the previous request of its chain.
+fn diff(a: &Args, n: usize, table: &ModelTable) -> ExitCode {
+    let text = match read_text(a) {
         Ok(t) => t,
-        Err(e) => return fail(&e),
+        Err(code) => return code,
     };
-    if let Some(target) = &a.to_session {
-        if target.exists() && !a.force {
-            return fail(&format!(
-                "{} exists: not replaced (--force replaces it)",
-                target.display()
-            ));
-        }
-        return adopt(&text, target, &a.chain);
-    }
-    if let Some(n) = a.diff {
-        let counter = crate::engine::TokenCounter::new();
-        let d = match traffic::diff_with_previous(&text, n, &counter, &table) {
-            Ok(d) => d,
-            Err(e) => return fail(&format!("{}: {e}", a.file.display())),
-        };
-        match a.format {
-            Format::Text => out_report(&crate::engine::compare::diff::to_text(&d)),
-            Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
-            Format::Markdown => out_report(&crate::engine::compare::diff::to_markdown(&d)),
-        }
-        return ExitCode::SUCCESS;
-    }
-    let (source, exchanges, skipped) = match traffic::parse_lines(&text) {
-        Ok(x) => x,
+    let counter = crate::engine::TokenCounter::new();
+    let d = match traffic::diff_with_previous(&text, n, &counter, table) {
+        Ok(d) => d,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
-    // The parts are counted as the window counts them (one truth).
-    let counter = crate::engine::TokenCounter::new();
-    let mut t = traffic::analyze(source, &exchanges, &table, &counter);
-    t.skipped = skipped;
     match a.format {
-        Format::Json => out_json(&traffic::to_json(&t)),
-        Format::Text => out_report(&traffic::to_text(&t, a.parts)),
-        Format::Markdown => out_report(&traffic::to_markdown(&t)),
+        Format::Text => out_report(&crate::engine::compare::diff::to_text(&d)),
+        Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
+        Format::Markdown => out_report(&crate::engine::compare::diff::to_markdown(&d)),
     }
     ExitCode::SUCCESS
 }

@@ -251,20 +251,8 @@ impl Shared {
                 });
             }
             Job::Traffic(path) => {
-                let result =
-                    crate::engine::workspace::reader::read_text_file_lossy(&path, 256 << 20)
-                        .and_then(|t| crate::engine::traffic::parse_lines(&t))
-                        .map(|(source, x, skipped)| {
-                            let mut t = crate::engine::traffic::analyze(
-                                source,
-                                &x,
-                                &self.table,
-                                &self.counter,
-                            );
-                            t.skipped = skipped;
-                            t
-                        })
-                        .map_err(|e| format!("{}: {e}", path.display()));
+                // As the `traffic` command reads it: line by line, bounded.
+                let result = crate::engine::traffic::read(&path, &self.table, &self.counter);
                 self.send(Done::Traffic(Box::new(result)));
             }
             // Jobs that wait on a person or a network run on their own thread.
