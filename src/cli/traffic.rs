@@ -68,13 +68,26 @@ pub fn run(a: Args) -> ExitCode {
                 Err(e) => return fail(&e),
             };
             match a.format {
-                Format::Json => out_json(&traffic::to_json(&t)),
+                Format::Json => print_json(&t),
                 Format::Text => out_report(&traffic::to_text(&t, a.parts)),
                 Format::Markdown => out_report(&traffic::to_markdown(&t)),
             }
             ExitCode::SUCCESS
         }
     }
+}
+
+/// The JSON view, as `out_json` prints it, but written as it is made
+/// (a long capture's JSON is many times its size) unless on a terminal,
+/// where `out` makes it safe first.
+fn print_json(t: &traffic::Traffic) {
+    use std::io::{IsTerminal, Write};
+    let stdout = std::io::stdout();
+    if stdout.is_terminal() {
+        return out(&traffic::to_json_text(t));
+    }
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let _ = traffic::write_json(t, &mut w).and_then(|()| w.flush());
 }
 
 fn read_text(a: &Args) -> Result<String, ExitCode> {

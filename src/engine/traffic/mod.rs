@@ -31,7 +31,7 @@ pub use lines::{
     MAX_FILE_BYTES, MAX_LINES, MAX_VALUES, Skipped, estimate_values, parse_lines, read_file,
 };
 pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
-pub use report::{notes, to_json, to_markdown, to_text};
+pub use report::{notes, to_json, to_json_text, to_markdown, to_text, write_json};
 pub use request::{
     Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_with_previous, parts, positions,
     request_snapshot,
