@@ -19,13 +19,15 @@ pub const MAX_LINES: usize = 200_000;
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// JSON values (object keys included) the requests kept from one file may
-/// hold in all. A parsed value costs 80 bytes and more (a one-key object
-/// about 530 for its three), and each position of a request (a message, a
-/// block) becomes a part of about 72 bytes in every view and about 110 of
-/// JSON text: measured on files of [`MAX_FILE_BYTES`] made of tiny values
-/// (`[{},{},…]`, `[{"a":0},…]`), the peak stays near 800 MB with this
-/// budget, where these files took 20 to 30 times their size. Real captures
-/// hold far fewer values than bytes (a text is one value however long).
+/// hold in all. A parsed value costs 80 bytes or more (a one-key object
+/// about 530 for its three, an array of one about 400 for its two), and
+/// each position of a request (a message, a block) becomes a part of about
+/// 72 bytes in every view. Measured on files of [`MAX_FILE_BYTES`] made of
+/// tiny values (`[{},…]`, `[{"a":0},…]`, `[{"a":[0]},…]`, a line of long
+/// keys) and on 200,000 small requests, the peak stays under 900 MB with
+/// this budget (text or JSON), where such files took 20 to 30 times their
+/// size. Real captures hold far fewer values than bytes (a text is one
+/// value however long).
 pub const MAX_VALUES: usize = 4_000_000;
 
 /// Bytes of a line's text that count as one value while it is parsed (the
