@@ -9,9 +9,6 @@ use super::{Format, fail, out, out_json, out_report};
 use crate::engine::ModelTable;
 use crate::engine::traffic;
 
-/// Largest traffic file read.
-const MAX_BYTES: u64 = traffic::MAX_FILE_BYTES;
-
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A capture (JSON lines) or a Claude Code transcript
@@ -46,9 +43,9 @@ pub fn run(a: Args) -> ExitCode {
     };
     match (&a.to_session, a.diff) {
         (Some(target), _) => {
-            let text = match read_text(&a) {
-                Ok(t) => t,
-                Err(code) => return code,
+            let exchanges = match traffic::read_file(&a.file) {
+                Ok((_, x, _)) => x,
+                Err(e) => return fail(&e),
             };
             if target.exists() && !a.force {
                 return fail(&format!(
@@ -56,7 +53,7 @@ pub fn run(a: Args) -> ExitCode {
                     target.display()
                 ));
             }
-            adopt(&text, target, &a.chain)
+            adopt(&exchanges, target, &a.chain)
         }
         (None, Some(n)) => diff(&a, n, &table),
         (None, None) => {
@@ -90,18 +87,14 @@ fn print_json(t: &traffic::Traffic) {
     let _ = traffic::write_json(t, &mut w).and_then(|()| w.flush());
 }
 
-fn read_text(a: &Args) -> Result<String, ExitCode> {
-    crate::engine::workspace::reader::read_text_file_lossy(&a.file, MAX_BYTES).map_err(|e| fail(&e))
-}
-
 /// Request `n` compared with the previous request of its chain.
 fn diff(a: &Args, n: usize, table: &ModelTable) -> ExitCode {
-    let text = match read_text(a) {
-        Ok(t) => t,
-        Err(code) => return code,
+    let exchanges = match traffic::read_file(&a.file) {
+        Ok((_, x, _)) => x,
+        Err(e) => return fail(&e),
     };
     let counter = crate::engine::TokenCounter::new();
-    let d = match traffic::diff_with_previous(&text, n, &counter, table) {
+    let d = match traffic::diff_at(&exchanges, n, &counter, table) {
         Ok(d) => d,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
@@ -114,16 +107,15 @@ fn diff(a: &Args, n: usize, table: &ModelTable) -> ExitCode {
 }
 
 /// Writes the captured conversation as a session file (JSON is YAML).
-fn adopt(text: &str, target: &std::path::Path, chain: &str) -> ExitCode {
+fn adopt(exchanges: &[traffic::Exchange], target: &std::path::Path, chain: &str) -> ExitCode {
     let name = target
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "adopted".into());
-    let session =
-        match traffic::parse(text).and_then(|(_, x)| traffic::to_session(&x, &name, chain)) {
-            Ok(s) => s,
-            Err(e) => return fail(&e),
-        };
+    let session = match traffic::to_session(exchanges, &name, chain) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
     let body = serde_json::to_string_pretty(&session).unwrap_or_default() + "\n";
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)

@@ -191,18 +191,12 @@ impl Shared {
         match input {
             DiffInput::Inspection(ins) => Ok(crate::snapshot_now(&ins, &self.counter)),
             DiffInput::File(p) => Snapshot::load(&p),
-            DiffInput::Request { capture, index } => {
-                crate::engine::workspace::reader::read_text_file(&capture, 256 << 20)
-                    .and_then(|t| {
-                        crate::engine::traffic::capture_snapshot(
-                            &t,
-                            index,
-                            &self.counter,
-                            &self.table,
-                        )
-                    })
-                    .map_err(|e| format!("{}: {e}", capture.display()))
-            }
+            // The capture read as the Traffic tab reads it.
+            DiffInput::Request { capture, index } => crate::engine::traffic::read_file(&capture)
+                .and_then(|(_, x, _)| {
+                    crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
+                        .map_err(|e| format!("{}: {e}", capture.display()))
+                }),
         }
     }
 

@@ -33,8 +33,8 @@ pub use lines::{
 pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
 pub use report::{notes, to_json, to_json_text, to_markdown, to_text, write_json};
 pub use request::{
-    Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_with_previous, parts, positions,
-    request_snapshot,
+    Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_at, diff_with_previous, parts,
+    positions, request_snapshot, snapshot_at,
 };
 
 /// Where the exchanges come from.

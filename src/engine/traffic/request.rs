@@ -234,7 +234,16 @@ pub fn capture_snapshot(
     counter: &crate::engine::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::engine::compare::snapshot::Snapshot, String> {
-    let (_, exchanges) = parse(text)?;
+    snapshot_at(&parse(text)?.1, index, counter, table)
+}
+
+/// Request `index` (1-based) of a capture's exchanges, as a snapshot.
+pub fn snapshot_at(
+    exchanges: &[Exchange],
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::snapshot::Snapshot, String> {
     let x = index
         .checked_sub(1)
         .and_then(|i| exchanges.get(i))
@@ -256,7 +265,16 @@ pub fn diff_with_previous(
     counter: &crate::engine::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::engine::compare::diff::Diff, String> {
-    let (_, exchanges) = parse(text)?;
+    diff_at(&parse(text)?.1, index, counter, table)
+}
+
+/// [`diff_with_previous`] on a capture's exchanges.
+pub fn diff_at(
+    exchanges: &[Exchange],
+    index: usize,
+    counter: &crate::engine::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::engine::compare::diff::Diff, String> {
     let i = index
         .checked_sub(1)
         .filter(|&i| i < exchanges.len())
