@@ -8,9 +8,6 @@ use std::process::ExitCode;
 use super::{Format, fail, out, out_json, out_report};
 use crate::engine::traffic;
 
-/// Largest traffic file read.
-const MAX_BYTES: u64 = 256 * 1024 * 1024;
-
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A capture (JSON lines) or a Claude Code transcript
@@ -43,59 +40,81 @@ pub fn run(a: Args) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let text = match crate::engine::workspace::reader::read_text_file_lossy(&a.file, MAX_BYTES) {
-        Ok(t) => t,
+    match (&a.to_session, a.diff) {
+        (Some(target), _) => {
+            let exchanges = match traffic::read_file(&a.file) {
+                Ok((_, x, _)) => x,
+                Err(e) => return fail(&e),
+            };
+            if target.exists() && !a.force {
+                return fail(&format!(
+                    "{} exists: not replaced (--force replaces it)",
+                    target.display()
+                ));
+            }
+            adopt(&exchanges, target, &a.chain)
+        }
+        (None, Some(n)) => diff(&a, n, &table),
+        (None, None) => {
+            // The parts are counted as the window counts them (one truth);
+            // the file is read line by line, as the window reads it.
+            let counter = crate::engine::TokenCounter::new();
+            let t = match traffic::read(&a.file, &table, &counter) {
+                Ok(t) => t,
+                Err(e) => return fail(&e),
+            };
+            match a.format {
+                Format::Json => print_json(&t),
+                Format::Text => out_report(&traffic::to_text(&t, a.parts)),
+                Format::Markdown => out_report(&traffic::to_markdown(&t)),
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The JSON view, as `out_json` prints it, but written as it is made
+/// (a long capture's JSON is many times its size) unless on a terminal,
+/// where `out` makes it safe first.
+fn print_json(t: &traffic::Traffic) {
+    use std::io::{IsTerminal, Write};
+    let stdout = std::io::stdout();
+    if stdout.is_terminal() {
+        return out(&traffic::to_json_text(t));
+    }
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let _ = traffic::write_json(t, &mut w).and_then(|()| w.flush());
+}
+
+/// Request `n` compared with the previous request of its chain.
+fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
+    let exchanges = match traffic::read_file(&a.file) {
+        Ok((_, x, _)) => x,
         Err(e) => return fail(&e),
     };
-    if let Some(target) = &a.to_session {
-        if target.exists() && !a.force {
-            return fail(&format!(
-                "{} exists: not replaced (--force replaces it)",
-                target.display()
-            ));
-        }
-        return adopt(&text, target, &a.chain);
-    }
-    if let Some(n) = a.diff {
-        let counter = crate::engine::TokenCounter::new();
-        let d = match traffic::diff_with_previous(&text, n, &counter, &table) {
-            Ok(d) => d,
-            Err(e) => return fail(&format!("{}: {e}", a.file.display())),
-        };
-        match a.format {
-            Format::Text => out_report(&crate::engine::compare::diff::to_text(&d)),
-            Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
-            Format::Markdown => out_report(&crate::engine::compare::diff::to_markdown(&d)),
-        }
-        return ExitCode::SUCCESS;
-    }
-    let (source, exchanges, skipped) = match traffic::parse_lines(&text) {
-        Ok(x) => x,
+    let counter = crate::engine::TokenCounter::new();
+    let d = match traffic::diff_at(&exchanges, n, &counter, table) {
+        Ok(d) => d,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
-    // The parts are counted as the window counts them (one truth).
-    let counter = crate::engine::TokenCounter::new();
-    let mut t = traffic::analyze(source, &exchanges, &table, &counter);
-    t.skipped = skipped;
     match a.format {
-        Format::Json => out_json(&traffic::to_json(&t)),
-        Format::Text => out_report(&traffic::to_text(&t, a.parts)),
-        Format::Markdown => out_report(&traffic::to_markdown(&t)),
+        Format::Text => out_report(&crate::engine::compare::diff::to_text(&d)),
+        Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
+        Format::Markdown => out_report(&crate::engine::compare::diff::to_markdown(&d)),
     }
     ExitCode::SUCCESS
 }
 
 /// Writes the captured conversation as a session file (JSON is YAML).
-fn adopt(text: &str, target: &std::path::Path, chain: &str) -> ExitCode {
+fn adopt(exchanges: &[traffic::Exchange], target: &std::path::Path, chain: &str) -> ExitCode {
     let name = target
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "adopted".into());
-    let session =
-        match traffic::parse(text).and_then(|(_, x)| traffic::to_session(&x, &name, chain)) {
-            Ok(s) => s,
-            Err(e) => return fail(&e),
-        };
+    let session = match traffic::to_session(exchanges, &name, chain) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
     let body = serde_json::to_string_pretty(&session).unwrap_or_default() + "\n";
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)

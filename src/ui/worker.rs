@@ -203,18 +203,12 @@ impl Shared {
         match input {
             DiffInput::Inspection(ins) => Ok(crate::snapshot_now(&ins, &self.counter)),
             DiffInput::File(p) => Snapshot::load(&p),
-            DiffInput::Request { capture, index } => {
-                crate::engine::workspace::reader::read_text_file(&capture, 256 << 20)
-                    .and_then(|t| {
-                        crate::engine::traffic::capture_snapshot(
-                            &t,
-                            index,
-                            &self.counter,
-                            &self.table,
-                        )
-                    })
-                    .map_err(|e| format!("{}: {e}", capture.display()))
-            }
+            // The capture read as the Traffic tab reads it.
+            DiffInput::Request { capture, index } => crate::engine::traffic::read_file(&capture)
+                .and_then(|(_, x, _)| {
+                    crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
+                        .map_err(|e| format!("{}: {e}", capture.display()))
+                }),
         }
     }
 
@@ -277,20 +271,8 @@ impl Shared {
                 });
             }
             Job::Traffic(path) => {
-                let result =
-                    crate::engine::workspace::reader::read_text_file_lossy(&path, 256 << 20)
-                        .and_then(|t| crate::engine::traffic::parse_lines(&t))
-                        .map(|(source, x, skipped)| {
-                            let mut t = crate::engine::traffic::analyze(
-                                source,
-                                &x,
-                                &self.table,
-                                &self.counter,
-                            );
-                            t.skipped = skipped;
-                            t
-                        })
-                        .map_err(|e| format!("{}: {e}", path.display()));
+                // As the `traffic` command reads it: line by line, bounded.
+                let result = crate::engine::traffic::read(&path, &self.table, &self.counter);
                 self.send(Done::Traffic(Box::new(result)));
             }
             // Jobs that wait on a person or a network run on their own thread.

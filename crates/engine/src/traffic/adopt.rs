@@ -67,8 +67,9 @@ fn conversation<'a>(
         .collect();
     if main.is_empty() {
         let mut chains: Vec<&str> = Vec::new();
+        let mut listed = std::collections::HashSet::new();
         for x in exchanges.iter().filter(|x| x.request.is_some()) {
-            if !chains.contains(&x.chain.as_str()) {
+            if listed.insert(x.chain.as_str()) {
                 chains.push(&x.chain);
             }
         }

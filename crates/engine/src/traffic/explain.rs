@@ -2,10 +2,13 @@
 //! the provider's own diagnostics, the model's minimum, a cold start, a
 //! compaction, a TTL gap, a changed model, tools or prefix, growth.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
+use super::request::each_position;
 use super::request::names;
-use super::{Exchange, MAX_TOKENS, Miss, Usage, chain_phrase, positions};
+use super::{Exchange, MAX_TOKENS, Miss, Usage, chain_phrase};
 use crate::assembly::models::ModelInfo;
 
 fn miss(kind: &str, detail: String) -> Miss {
@@ -138,8 +141,10 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
 fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Option<Miss> {
     let (na, nb) = (names(a), names(b));
     if na != nb {
-        let added: Vec<&String> = nb.iter().filter(|n| !na.contains(n)).collect();
-        let removed: Vec<&String> = na.iter().filter(|n| !nb.contains(n)).collect();
+        let (in_a, in_b): (HashSet<&String>, HashSet<&String>) =
+            (na.iter().collect(), nb.iter().collect());
+        let added: Vec<&String> = nb.iter().filter(|n| !in_a.contains(n)).collect();
+        let removed: Vec<&String> = na.iter().filter(|n| !in_b.contains(n)).collect();
         if added.is_empty() && removed.is_empty() {
             return Some(miss(
                 "tools",
@@ -167,49 +172,36 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
             ),
         ));
     }
-    let (pa, pb) = (positions(a), positions(b));
-    let first = pa
-        .iter()
-        .zip(&pb)
-        .position(|(x, y)| x.1 != y.1)
-        .or_else(|| (pb.len() < pa.len()).then_some(pb.len()));
-    if let Some(i) = first {
-        let (label, before) = (&pa[i].0, &pa[i].1);
-        let after = pb.get(i).map_or("", |p| p.1.as_str());
-        let off = crate::cache::shape::first_difference(before, after);
-        let chars = before[..off.min(before.len())].chars().count();
-        // Some of what both share, so the change reads in its place.
-        let lead = crate::compare::diff::lead(before, off);
-        return Some(miss(
-            "prefix",
-            format!(
-                "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
-                crate::compare::diff::excerpt(before, off, 24),
-                crate::compare::diff::excerpt(after, off, 24),
-                if model.provider == crate::Provider::Anthropic {
-                    "written again"
-                } else {
-                    "not read from the cache"
+    // The positions side by side, one pair at a time: the first whose text
+    // differs (or that `b` lacks), else the last breakpoint of each.
+    let (mut pa, mut pb) = (each_position(a), each_position(b));
+    let (mut prev_last, mut last) = (None, None);
+    for i in 0usize.. {
+        match (pa.next(), pb.next()) {
+            (Some((label, before, bp_a)), y) => {
+                let after = y.as_ref().map_or("", |p| p.1.as_str());
+                if y.is_none() || before != after {
+                    return Some(prefix(&label, &before, after, model));
                 }
-            ),
-        ));
+                if bp_a {
+                    prev_last = Some(i);
+                }
+                if y.is_some_and(|p| p.2) {
+                    last = Some(i);
+                }
+            }
+            (None, Some((_, _, bp_b))) => {
+                if bp_b {
+                    last = Some(i);
+                }
+            }
+            (None, None) => break,
+        }
     }
     // Same prefix: a breakpoint too far from the cached one, or a prefix
     // under the minimum.
-    let bps: Vec<usize> = pb
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.2)
-        .map(|(i, _)| i)
-        .collect();
-    let prev_bps: Vec<usize> = pa
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.2)
-        .map(|(i, _)| i)
-        .collect();
     if u.cache_read_input_tokens == 0 {
-        if let (Some(&last), Some(&prev_last)) = (bps.last(), prev_bps.last())
+        if let (Some(last), Some(prev_last)) = (last, prev_last)
             && last >= prev_last + 20
         {
             return Some(miss(
@@ -232,6 +224,28 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         }
     }
     None
+}
+
+/// Position `label` differs: `before` in the previous request, `after` in
+/// this one.
+fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
+    let off = crate::cache::shape::first_difference(before, after);
+    let chars = before[..off.min(before.len())].chars().count();
+    // Some of what both share, so the change reads in its place.
+    let lead = crate::compare::diff::lead(before, off);
+    miss(
+        "prefix",
+        format!(
+            "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
+            crate::compare::diff::excerpt(before, off, 24),
+            crate::compare::diff::excerpt(after, off, 24),
+            if model.provider == crate::Provider::Anthropic {
+                "written again"
+            } else {
+                "not read from the cache"
+            }
+        ),
+    )
 }
 
 fn join(v: &[&String]) -> String {

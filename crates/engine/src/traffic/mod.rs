@@ -13,9 +13,12 @@
 
 mod adopt;
 mod explain;
+mod lines;
 mod parse;
 mod report;
 mod request;
+
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -24,11 +27,14 @@ use crate::assembly::models::{ModelInfo, ModelTable};
 
 pub use adopt::to_session;
 use explain::explain;
-pub use parse::{MAX_TOKENS, Skipped, format_rfc3339, parse, parse_lines, rfc3339};
-pub use report::{notes, to_json, to_markdown, to_text};
+pub use lines::{
+    MAX_FILE_BYTES, MAX_LINES, MAX_VALUES, Skipped, estimate_values, parse_lines, read_file,
+};
+pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
+pub use report::{notes, to_json, to_json_text, to_markdown, to_text, write_json};
 pub use request::{
-    Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_with_previous, parts, positions,
-    request_snapshot,
+    Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_at, diff_with_previous, parts,
+    positions, request_snapshot, snapshot_at,
 };
 
 /// Where the exchanges come from.
@@ -198,35 +204,92 @@ pub fn analyze(
     table: &ModelTable,
     counter: &crate::TokenCounter,
 ) -> Traffic {
-    let mut rows = Vec::with_capacity(exchanges.len());
+    // The latest request of each chain so far.
+    let mut latest: HashMap<&str, usize> = HashMap::new();
+    let rows = exchanges
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let prev = latest.insert(x.chain.as_str(), i);
+            row(i, x, prev.map(|j| (j, &exchanges[j])), table, counter)
+        })
+        .collect();
+    finish(source, rows, exchanges, table)
+}
+
+/// [`analyze`], dropping each request body as soon as no later request is
+/// compared with it (the next of its chain has been), so that the bodies
+/// and the rows are not all held at once.
+fn analyze_owned(
+    source: Source,
+    mut exchanges: Vec<Exchange>,
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+) -> Traffic {
+    // Whether a later request of the same chain follows each one.
+    let mut followed = vec![false; exchanges.len()];
+    let mut latest: HashMap<&str, usize> = HashMap::new();
     for (i, x) in exchanges.iter().enumerate() {
-        let prev_at = exchanges[..i].iter().rposition(|p| p.chain == x.chain);
-        let prev = prev_at.map(|j| &exchanges[j]);
-        let model = table.resolve(Some(&x.model));
-        // A model the table does not know has no price: its cost is not
-        // guessed from another model's.
-        let priced = table.get(&x.model).is_some();
-        let cost = x.usage.filter(|_| priced).map_or(0.0, |u| cost(model, &u));
-        let miss = x
-            .usage
-            .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
-            .map(|u| explain(x, prev, &u, model));
-        let parts = parts(x, counter, table);
-        rows.push(Row {
-            index: i + 1,
-            previous: prev_at.map(|j| j + 1),
-            parts,
-            time: x.time.clone(),
-            chain: x.chain.clone(),
-            model: x.model.clone(),
-            usage: x.usage,
-            status: x.status,
-            cost_usd: cost,
-            priced,
-            miss,
-            error: x.error.clone(),
-        });
+        if let Some(j) = latest.insert(x.chain.as_str(), i) {
+            followed[j] = true;
+        }
     }
+    let mut latest: HashMap<String, usize> = HashMap::new();
+    let mut rows = Vec::with_capacity(exchanges.len());
+    for i in 0..exchanges.len() {
+        let prev = latest.insert(exchanges[i].chain.clone(), i);
+        rows.push(row(
+            i,
+            &exchanges[i],
+            prev.map(|j| (j, &exchanges[j])),
+            table,
+            counter,
+        ));
+        if let Some(j) = prev {
+            exchanges[j].request = None;
+        }
+        if !followed[i] {
+            exchanges[i].request = None;
+        }
+    }
+    finish(source, rows, &exchanges, table)
+}
+
+/// Request `i` (0-based) compared with `prev`, the previous request of its
+/// chain (its index and exchange).
+fn row(
+    i: usize,
+    x: &Exchange,
+    prev: Option<(usize, &Exchange)>,
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+) -> Row {
+    let model = table.resolve(Some(&x.model));
+    // A model the table does not know has no price: its cost is not
+    // guessed from another model's.
+    let priced = table.get(&x.model).is_some();
+    let cost = x.usage.filter(|_| priced).map_or(0.0, |u| cost(model, &u));
+    let miss = x
+        .usage
+        .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
+        .map(|u| explain(x, prev.map(|(_, p)| p), &u, model));
+    Row {
+        index: i + 1,
+        previous: prev.map(|(j, _)| j + 1),
+        parts: parts(x, counter, table),
+        time: x.time.clone(),
+        chain: x.chain.clone(),
+        model: x.model.clone(),
+        usage: x.usage,
+        status: x.status,
+        cost_usd: cost,
+        priced,
+        miss,
+        error: x.error.clone(),
+    }
+}
+
+fn finish(source: Source, rows: Vec<Row>, exchanges: &[Exchange], table: &ModelTable) -> Traffic {
     let totals = totals(&rows, exchanges, table);
     Traffic {
         source,
@@ -234,6 +297,20 @@ pub fn analyze(
         totals,
         skipped: Skipped::default(),
     }
+}
+
+/// A capture or a transcript read from disk (line by line, within
+/// [`MAX_FILE_BYTES`] and [`MAX_VALUES`]) and analysed: what the `traffic`
+/// command and the window's Traffic tab show. Errors name the file.
+pub fn read(
+    path: &std::path::Path,
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+) -> Result<Traffic, String> {
+    let (source, exchanges, skipped) = read_file(path)?;
+    let mut t = analyze_owned(source, exchanges, table, counter);
+    t.skipped = skipped;
+    Ok(t)
 }
 
 /// USD of one request's usage at the model's prices.
@@ -267,6 +344,7 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         ..Totals::default()
     };
     let mut by_kind: Vec<KindCost> = Vec::new();
+    let mut unpriced: HashSet<&str> = HashSet::new();
     let (mut ttl_actual, mut ttl_1h) = (0.0f64, 0.0f64);
     let mut writes_5m_extra = 0.0f64;
     for (r, x) in rows.iter().zip(exchanges) {
@@ -277,7 +355,7 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         t.output_tokens += u.output_tokens;
         t.cost_usd += r.cost_usd;
         if !r.priced {
-            if !t.unpriced_models.contains(&r.model) {
+            if unpriced.insert(r.model.as_str()) {
                 t.unpriced_models.push(r.model.clone());
             }
             continue;

@@ -2,7 +2,7 @@
 //! (`~/.claude/projects/<project>/<session>.jsonl`), bounded: a line that
 //! is not JSON is skipped, never fatal.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -11,9 +11,6 @@ use crate::clean;
 
 /// Longest recorded error shown.
 const MAX_ERROR_CHARS: usize = 2_000;
-
-/// Lines read at most (a transcript of a very long session is cut there).
-pub const MAX_LINES: usize = 200_000;
 
 /// Largest token figure read (a larger one is a broken or hostile line:
 /// it is read as this, so that sums cannot overflow).
@@ -128,146 +125,90 @@ pub fn format_rfc3339(unix: f64) -> String {
 
 /// Reads either format, telling them apart by their fields.
 pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
-    parse_lines(text).map(|(s, x, _)| (s, x))
+    super::lines::parse_lines(text).map(|(s, x, _)| (s, x))
 }
 
-/// Lines of a traffic file that were not read.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Skipped {
-    /// Lines that are not a JSON object (blank lines aside).
-    pub lines: usize,
-    /// The first of them (1-based).
-    pub first: Option<usize>,
-    /// Lines after [`MAX_LINES`], not read at all.
-    pub beyond_limit: usize,
+/// A capture line as kept: its exchange (the request moved out of the
+/// line), when it was sent and its chain's key.
+pub(super) struct Sent {
+    /// `ts_start` as read, to put the requests in the order they were sent.
+    at: Option<f64>,
+    /// The hash of the start of its system prompt.
+    key: u64,
+    pub(super) x: Exchange,
 }
 
-impl Skipped {
-    /// What was not read, for every view; None when everything was.
-    pub fn describe(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.lines > 0 {
-            parts.push(format!(
-                "{} not JSON, skipped{}",
-                crate::plural(self.lines as u64, "line"),
-                self.first
-                    .map(|f| format!(" (the first is line {})", crate::thousands(f as u64)))
-                    .unwrap_or_default()
-            ));
-        }
-        if self.beyond_limit > 0 {
-            parts.push(format!(
-                "{} after the first {} not read",
-                crate::plural(self.beyond_limit as u64, "line"),
-                crate::thousands(MAX_LINES as u64)
-            ));
-        }
-        (!parts.is_empty()).then(|| parts.join("; "))
-    }
-}
-
-/// [`parse`], also saying which lines were not read.
-pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), String> {
-    let mut skipped = Skipped::default();
-    let mut lines: Vec<Value> = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        if i >= MAX_LINES {
-            skipped.beyond_limit += 1;
-            continue;
-        }
-        if l.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(l) {
-            Ok(v) if v.is_object() => lines.push(v),
-            _ => {
-                skipped.lines += 1;
-                skipped.first.get_or_insert(i + 1);
-            }
-        }
-    }
-    if lines.is_empty() {
-        return Err("no JSON lines: neither a capture nor a Claude Code transcript".into());
-    }
-    let capture = lines
-        .iter()
-        .any(|l| l.get("endpoint").is_some() && l.get("request").is_some());
-    if capture {
-        Ok((Source::Capture, capture_exchanges(&lines), skipped))
-    } else if lines
-        .iter()
-        .any(|l| l.get("sessionId").is_some() || l.get("message").is_some())
+/// A capture line's exchange, or None for a line without a request or a
+/// token count (`count_tokens` is not a generation: no cache).
+pub(super) fn sent(mut l: Value) -> Option<Sent> {
+    if l.get("request").is_none()
+        || l["endpoint"]
+            .as_str()
+            .is_some_and(|e| e.ends_with("/count_tokens"))
     {
-        Ok((Source::ClaudeCode, transcript_exchanges(&lines), skipped))
-    } else {
-        Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (sessionId, message)".into())
+        return None;
     }
+    let req = l["request"].take();
+    let time = clean(l["ts_start"].as_str().unwrap_or(""), 40);
+    Some(Sent {
+        at: rfc3339(l["ts_start"].as_str().unwrap_or("")),
+        key: chain_key(&req),
+        x: Exchange {
+            at: rfc3339(&time),
+            time,
+            chain: String::new(),
+            model: clean(
+                l["model"].as_str().or(req["model"].as_str()).unwrap_or("?"),
+                200,
+            ),
+            counted: l.get("counted").and_then(Counted::from_json),
+            usage: l.get("usage").and_then(usage_of),
+            status: l["status"].as_u64().map(|s| s as u16),
+            error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
+            miss_reason: l
+                .pointer_mut("/diagnostics/cache_miss_reason")
+                .map(Value::take),
+            after_compaction: false,
+            request: Some(req),
+        },
+    })
 }
 
 /// A chain is one agent's conversation: requests whose system prompt
 /// starts the same (its first 256 characters; a subagent's differs, while a
 /// value changing further down, like a timestamp, stays in the chain and is
 /// explained as a changed prefix).
-fn capture_exchanges(lines: &[Value]) -> Vec<Exchange> {
-    let mut chains: Vec<String> = Vec::new();
-    let mut sent: Vec<&Value> = lines
-        .iter()
-        // Token counts (`count_tokens`) are not generations: no cache.
-        .filter(|l| {
-            l.get("request").is_some()
-                && !l["endpoint"]
-                    .as_str()
-                    .is_some_and(|e| e.ends_with("/count_tokens"))
-        })
-        .collect();
+fn chain_key(req: &Value) -> u64 {
+    let first_system = match &req["system"] {
+        Value::String(s) => s.clone(),
+        Value::Array(b) => b
+            .first()
+            .map(|x| x["text"].as_str().unwrap_or("").to_string())
+            .unwrap_or_default(),
+        _ => match &req["instructions"] {
+            // OpenAI Responses: the instructions are the system prompt.
+            Value::String(s) => s.clone(),
+            _ => req["messages"][0]["content"].to_string(),
+        },
+    };
+    let head: String = first_system.chars().take(256).collect();
+    xxhash_rust::xxh3::xxh3_64(head.as_bytes())
+}
+
+/// A capture's exchanges in the order they were sent, each named by its
+/// chain (numbered as they first appear).
+pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
     // A line is written when its exchange ends (a long stream after a
     // short one sent later): requests are read in the order they were sent.
-    sent.sort_by(|a, b| {
-        let at = |l: &Value| rfc3339(l["ts_start"].as_str().unwrap_or(""));
-        at(a)
-            .partial_cmp(&at(b))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    sent.sort_by(|a, b| a.at.partial_cmp(&b.at).unwrap_or(std::cmp::Ordering::Equal));
+    let mut chains: HashMap<u64, usize> = HashMap::new();
     sent.into_iter()
-        .map(|l| {
-            let req = &l["request"];
-            let first_system = match &req["system"] {
-                Value::String(s) => s.clone(),
-                Value::Array(b) => b
-                    .first()
-                    .map(|x| x["text"].as_str().unwrap_or("").to_string())
-                    .unwrap_or_default(),
-                _ => match &req["instructions"] {
-                    // OpenAI Responses: the instructions are the system prompt.
-                    Value::String(s) => s.clone(),
-                    _ => req["messages"][0]["content"].to_string(),
-                },
-            };
-            let head: String = first_system.chars().take(256).collect();
-            let key = xxhash_rust::xxh3::xxh3_64(head.as_bytes()).to_string();
-            let chain = match chains.iter().position(|c| *c == key) {
-                Some(i) => i,
-                None => {
-                    chains.push(key);
-                    chains.len() - 1
-                }
-            };
-            let time = clean(l["ts_start"].as_str().unwrap_or(""), 40);
+        .map(|s| {
+            let next = chains.len();
+            let chain = *chains.entry(s.key).or_insert(next);
             Exchange {
-                at: rfc3339(&time),
-                time,
                 chain: chain_name(chain),
-                model: clean(
-                    l["model"].as_str().or(req["model"].as_str()).unwrap_or("?"),
-                    200,
-                ),
-                request: Some(req.clone()),
-                counted: l.get("counted").and_then(Counted::from_json),
-                usage: l.get("usage").and_then(usage_of),
-                status: l["status"].as_u64().map(|s| s as u16),
-                error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
-                miss_reason: l.pointer("/diagnostics/cache_miss_reason").cloned(),
-                after_compaction: false,
+                ..s.x
             }
         })
         .collect()
@@ -281,15 +222,20 @@ fn chain_name(i: usize) -> String {
     }
 }
 
-/// Claude Code writes one line per content block of a response, each with
-/// the whole usage: lines are deduplicated by (message.id, requestId),
-/// keeping the largest figures; the main chain and each sidechain (subagent)
-/// are kept apart; a compaction boundary marks the next request.
-fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
-    let mut out: Vec<Exchange> = Vec::new();
-    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
-    let mut compacted: BTreeMap<String, bool> = BTreeMap::new();
-    for l in lines {
+/// A transcript's exchanges, built line by line. Claude Code writes one
+/// line per content block of a response, each with the whole usage: lines
+/// are deduplicated by (message.id, requestId), keeping the largest
+/// figures; the main chain and each sidechain (subagent) are kept apart; a
+/// compaction boundary marks the next request.
+#[derive(Default)]
+pub(super) struct Transcript {
+    out: Vec<Exchange>,
+    seen: HashMap<(String, String), usize>,
+    compacted: HashMap<String, bool>,
+}
+
+impl Transcript {
+    pub(super) fn push(&mut self, l: &Value) {
         let chain = if l["isSidechain"].as_bool().unwrap_or(false) {
             format!(
                 "sidechain {}",
@@ -299,27 +245,28 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
             "main".to_string()
         };
         if l["type"] == "system" && l["subtype"] == "compact_boundary" {
-            compacted.insert(chain, true);
-            continue;
+            self.compacted.insert(chain, true);
+            return;
         }
         if l["type"] != "assistant" {
-            continue;
+            return;
         }
         let msg = &l["message"];
         // Claude Code's own stand-in answers (an interrupted or failed turn)
         // were never sent to a model.
         if msg["model"] == "<synthetic>" {
-            continue;
+            return;
         }
         let Some(usage) = msg.get("usage").and_then(usage_of) else {
-            continue;
+            return;
         };
         let id = msg["id"].as_str().unwrap_or("").to_string();
         let req = l["requestId"].as_str().unwrap_or("").to_string();
-        if let Some(&i) = seen.get(&(id.clone(), req.clone()))
-            && !id.is_empty()
+        let key = (id, req);
+        if let Some(&i) = self.seen.get(&key)
+            && !key.0.is_empty()
         {
-            let u = out[i].usage.get_or_insert(usage);
+            let u = self.out[i].usage.get_or_insert(usage);
             u.output_tokens = u.output_tokens.max(usage.output_tokens);
             u.input_tokens = u.input_tokens.max(usage.input_tokens);
             u.cache_creation_input_tokens = u
@@ -327,14 +274,14 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
                 .max(usage.cache_creation_input_tokens);
             u.cache_read_input_tokens =
                 u.cache_read_input_tokens.max(usage.cache_read_input_tokens);
-            continue;
+            return;
         }
-        seen.insert((id, req), out.len());
+        self.seen.insert(key, self.out.len());
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
-        out.push(Exchange {
+        self.out.push(Exchange {
             at: rfc3339(&time),
             time,
-            after_compaction: compacted.remove(&chain).unwrap_or(false),
+            after_compaction: self.compacted.remove(&chain).unwrap_or(false),
             chain,
             model: clean(msg["model"].as_str().unwrap_or("?"), 200),
             request: None,
@@ -345,7 +292,10 @@ fn transcript_exchanges(lines: &[Value]) -> Vec<Exchange> {
             miss_reason: msg.pointer("/diagnostics/cache_miss_reason").cloned(),
         });
     }
-    out
+
+    pub(super) fn finish(self) -> Vec<Exchange> {
+        self.out
+    }
 }
 
 #[cfg(test)]

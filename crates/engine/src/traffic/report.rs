@@ -1,54 +1,128 @@
 //! Text and JSON views of analysed traffic.
 
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
-use super::Traffic;
+use super::{Miss, Part, Row, Traffic};
 use crate::inspection::thousands;
 
 pub fn to_json(t: &Traffic) -> Value {
     json!({
         "schema": 1,
         "source": t.source.as_str(),
-        "requests": t.requests.iter().map(|r| {
-            let u = r.usage.unwrap_or_default();
-            json!({
-                "index": r.index,
-                "time": r.time,
-                "chain": r.chain,
-                "model": r.model,
-                "input_tokens": u.input_tokens,
-                "cache_creation_input_tokens": u.cache_creation_input_tokens,
-                "cache_read_input_tokens": u.cache_read_input_tokens,
-                "output_tokens": u.output_tokens,
-                // No price (a model not in the table): null, not 0.
-                "cost_usd": r.priced.then(|| (r.cost_usd * 1e6).round() / 1e6),
-                "priced": r.priced,
-                "miss": r.miss.as_ref().map(|m| json!({"kind": m.kind, "detail": m.detail})),
-                "error": r.error,
-                "status": r.status,
-                "parts": r.parts.parts,
-                "parts_counted_by": (!r.parts.parts.is_empty()).then_some(&r.parts.counted_by),
-                "parts_tokens": (!r.parts.parts.is_empty()).then(|| r.parts.sum()),
-                "reported_prompt_tokens": r.parts.reported,
-                "parts_summary": (!r.parts.parts.is_empty()).then(|| r.parts.summary()),
-            })
-        }).collect::<Vec<_>>(),
-        "totals": {
-            "requests": t.totals.requests,
-            "input_tokens": t.totals.input_tokens,
-            "cache_creation_input_tokens": t.totals.cache_creation_input_tokens,
-            "cache_read_input_tokens": t.totals.cache_read_input_tokens,
-            "output_tokens": t.totals.output_tokens,
-            "cost_usd": (t.totals.cost_usd * 1e6).round() / 1e6,
-            "hit_ratio": (t.totals.hit_ratio * 1e4).round() / 1e4,
-            "by_kind": t.totals.by_kind.iter().map(|k| json!({
-                "kind": k.kind, "requests": k.requests,
-                "extra_cost_usd": (k.extra_cost_usd * 1e6).round() / 1e6,
-            })).collect::<Vec<_>>(),
-            "counterfactual": t.totals.counterfactual,
-            "unpriced_models": t.totals.unpriced_models,
-        },
+        "requests": t.requests.iter().map(request_json).collect::<Vec<_>>(),
+        "totals": totals_json(t),
         "skipped": t.skipped,
+    })
+}
+
+/// [`to_json`] as pretty-printed text and a line break, the same bytes as
+/// printing it, written one request at a time rather than built as one
+/// tree of every request.
+pub fn write_json(t: &Traffic, mut w: impl std::io::Write) -> std::io::Result<()> {
+    struct Requests<'a>(&'a [Row]);
+    impl Serialize for Requests<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(RequestJson::of))
+        }
+    }
+    struct Report<'a>(&'a Traffic);
+    impl Serialize for Report<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let t = self.0;
+            let mut m = s.serialize_map(Some(5))?;
+            m.serialize_entry("schema", &1)?;
+            m.serialize_entry("source", t.source.as_str())?;
+            m.serialize_entry("requests", &Requests(&t.requests))?;
+            m.serialize_entry("totals", &totals_json(t))?;
+            m.serialize_entry("skipped", &t.skipped)?;
+            m.end()
+        }
+    }
+    serde_json::to_writer_pretty(&mut w, &Report(t))?;
+    w.write_all(b"\n")
+}
+
+/// [`write_json`] into a string.
+pub fn to_json_text(t: &Traffic) -> String {
+    let mut text = Vec::new();
+    // Writing to memory fails on nothing but memory.
+    let _ = write_json(t, &mut text);
+    String::from_utf8(text).unwrap_or_default()
+}
+
+/// One request of [`to_json`], serialized as it is (no tree of its parts).
+#[derive(Serialize)]
+struct RequestJson<'a> {
+    index: usize,
+    time: &'a str,
+    chain: &'a str,
+    model: &'a str,
+    input_tokens: u64,
+    cache_creation_input_tokens: u64,
+    cache_read_input_tokens: u64,
+    output_tokens: u64,
+    /// No price (a model not in the table): null, not 0.
+    cost_usd: Option<f64>,
+    priced: bool,
+    miss: Option<&'a Miss>,
+    error: Option<&'a str>,
+    status: Option<u16>,
+    parts: &'a [Part],
+    parts_counted_by: Option<&'a str>,
+    parts_tokens: Option<u64>,
+    reported_prompt_tokens: Option<u64>,
+    parts_summary: Option<String>,
+}
+
+impl<'a> RequestJson<'a> {
+    fn of(r: &'a Row) -> Self {
+        let u = r.usage.unwrap_or_default();
+        let some = !r.parts.parts.is_empty();
+        RequestJson {
+            index: r.index,
+            time: &r.time,
+            chain: &r.chain,
+            model: &r.model,
+            input_tokens: u.input_tokens,
+            cache_creation_input_tokens: u.cache_creation_input_tokens,
+            cache_read_input_tokens: u.cache_read_input_tokens,
+            output_tokens: u.output_tokens,
+            cost_usd: r.priced.then(|| (r.cost_usd * 1e6).round() / 1e6),
+            priced: r.priced,
+            miss: r.miss.as_ref(),
+            error: r.error.as_deref(),
+            status: r.status,
+            parts: &r.parts.parts,
+            parts_counted_by: some.then_some(r.parts.counted_by.as_str()),
+            parts_tokens: some.then(|| r.parts.sum()),
+            reported_prompt_tokens: r.parts.reported,
+            parts_summary: some.then(|| r.parts.summary()),
+        }
+    }
+}
+
+fn request_json(r: &Row) -> Value {
+    serde_json::to_value(RequestJson::of(r)).unwrap_or_default()
+}
+
+/// The totals of [`to_json`].
+fn totals_json(t: &Traffic) -> Value {
+    json!({
+        "requests": t.totals.requests,
+        "input_tokens": t.totals.input_tokens,
+        "cache_creation_input_tokens": t.totals.cache_creation_input_tokens,
+        "cache_read_input_tokens": t.totals.cache_read_input_tokens,
+        "output_tokens": t.totals.output_tokens,
+        "cost_usd": (t.totals.cost_usd * 1e6).round() / 1e6,
+        "hit_ratio": (t.totals.hit_ratio * 1e4).round() / 1e4,
+        "by_kind": t.totals.by_kind.iter().map(|k| json!({
+            "kind": k.kind, "requests": k.requests,
+            "extra_cost_usd": (k.extra_cost_usd * 1e6).round() / 1e6,
+        })).collect::<Vec<_>>(),
+        "counterfactual": t.totals.counterfactual,
+        "unpriced_models": t.totals.unpriced_models,
     })
 }
 

@@ -10,57 +10,88 @@ use super::{Exchange, parse};
 use crate::assembly::models::ModelTable;
 use crate::clean;
 
+/// A position of a request: its label, its text and whether it carries a
+/// breakpoint.
+pub type Position = (String, String, bool);
+
 /// Positions of a request in cache order: tools, then system blocks, then
 /// message content blocks; each with a label, its text and whether it
 /// carries a breakpoint.
-pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
-    let mut out = Vec::new();
-    let bp = |v: &Value| v.get("cache_control").is_some();
-    let strip = |v: &Value| {
-        let mut v = v.clone();
-        if let Some(o) = v.as_object_mut() {
-            o.remove("cache_control");
-        }
-        v
-    };
-    let text_of = |c: &Value| {
-        c["text"]
-            .as_str()
-            .map_or_else(|| strip(c).to_string(), str::to_string)
-    };
-    for (i, t) in req["tools"].as_array().into_iter().flatten().enumerate() {
-        // Anthropic's `name`, OpenAI's `function.name`.
-        // Anthropic's `name`, OpenAI's `function.name`, a built-in tool's
-        // `type` (`web_search`).
-        let name = t["name"]
-            .as_str()
-            .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
-            .or_else(|| t["type"].as_str())
-            .unwrap_or("?");
-        out.push((
-            format!("tool {} ({})", i + 1, clean(name, 64)),
-            strip(t).to_string(),
-            bp(t),
-        ));
+pub fn positions(req: &Value) -> Vec<Position> {
+    each_position(req).collect()
+}
+
+fn breakpoint(v: &Value) -> bool {
+    v.get("cache_control").is_some()
+}
+
+/// A block's JSON without its breakpoint.
+fn stripped(v: &Value) -> String {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("cache_control");
     }
-    match (&req["system"], &req["instructions"]) {
+    v.to_string()
+}
+
+fn text_of(c: &Value) -> String {
+    c["text"]
+        .as_str()
+        .map_or_else(|| stripped(c), str::to_string)
+}
+
+type Positions<'a> = Box<dyn Iterator<Item = Position> + 'a>;
+
+/// [`positions`] one at a time, so that a request of many positions is
+/// taken apart without holding all their texts.
+pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
+    let tools = req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| {
+            // Anthropic's `name`, OpenAI's `function.name`, a built-in
+            // tool's `type` (`web_search`).
+            let name = t["name"]
+                .as_str()
+                .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+                .or_else(|| t["type"].as_str())
+                .unwrap_or("?");
+            (
+                format!("tool {} ({})", i + 1, clean(name, 64)),
+                stripped(t),
+                breakpoint(t),
+            )
+        });
+    let system: Positions = match (&req["system"], &req["instructions"]) {
         (Value::String(s), _) | (Value::Null, Value::String(s)) => {
-            out.push(("system block 1".into(), s.clone(), false))
+            Box::new(std::iter::once(("system block 1".into(), s.clone(), false)))
         }
-        (Value::Array(blocks), _) => {
-            for (i, b) in blocks.iter().enumerate() {
-                out.push((format!("system block {}", i + 1), text_of(b), bp(b)));
-            }
-        }
-        _ => {}
-    }
-    // Chat messages, or the items of an OpenAI Responses `input`.
-    let messages = match &req["input"] {
-        Value::String(s) => vec![serde_json::json!({"role": "user", "content": s})],
-        Value::Array(items) if req.get("messages").is_none() => items.clone(),
-        _ => req["messages"].as_array().cloned().unwrap_or_default(),
+        (Value::Array(blocks), _) => Box::new(
+            blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (format!("system block {}", i + 1), text_of(b), breakpoint(b))),
+        ),
+        _ => Box::new(std::iter::empty()),
     };
-    for (i, m) in messages.iter().enumerate() {
+    // Chat messages, or the items of an OpenAI Responses `input` (a
+    // string is one user message).
+    let messages: Positions = match &req["input"] {
+        Value::String(s) => Box::new(std::iter::once((
+            "message 1 (user)".into(),
+            s.clone(),
+            false,
+        ))),
+        Value::Array(items) if req.get("messages").is_none() => message_positions(items),
+        _ => message_positions(req["messages"].as_array().map_or(&[], Vec::as_slice)),
+    };
+    tools.chain(system).chain(messages)
+}
+
+fn message_positions(messages: &[Value]) -> Positions<'_> {
+    Box::new(messages.iter().enumerate().flat_map(|(i, m)| {
         let role = clean(
             m["role"]
                 .as_str()
@@ -68,32 +99,32 @@ pub fn positions(req: &Value) -> Vec<(String, String, bool)> {
                 .unwrap_or("?"),
             24,
         );
+        let one = |text: String, bp: bool| -> Positions<'_> {
+            Box::new(std::iter::once((
+                format!("message {} ({role})", i + 1),
+                text,
+                bp,
+            )))
+        };
         match &m["content"] {
-            Value::String(s) => out.push((format!("message {} ({role})", i + 1), s.clone(), false)),
+            Value::String(s) => one(s.clone(), false),
             // One block is named as the message (moving `cache_control`
             // onto it does not rename it); several are numbered.
-            Value::Array(parts) if parts.len() == 1 => out.push((
-                format!("message {} ({role})", i + 1),
-                text_of(&parts[0]),
-                bp(&parts[0]),
-            )),
-            Value::Array(parts) => {
-                for (j, c) in parts.iter().enumerate() {
-                    out.push((
-                        format!("message {} ({role}) block {}", i + 1, j + 1),
-                        text_of(c),
-                        bp(c),
-                    ));
-                }
+            Value::Array(parts) if parts.len() == 1 => {
+                one(text_of(&parts[0]), breakpoint(&parts[0]))
             }
+            Value::Array(parts) => Box::new(parts.iter().enumerate().map(move |(j, c)| {
+                (
+                    format!("message {} ({role}) block {}", i + 1, j + 1),
+                    text_of(c),
+                    breakpoint(c),
+                )
+            })),
             // A Responses item without content (a function call, its output).
-            Value::Null if m.is_object() => {
-                out.push((format!("message {} ({role})", i + 1), m.to_string(), false))
-            }
-            _ => {}
+            Value::Null if m.is_object() => one(m.to_string(), false),
+            _ => Box::new(std::iter::empty()),
         }
-    }
-    out
+    }))
 }
 
 /// A recorded request as a snapshot, so the diff engine compares two
@@ -203,7 +234,16 @@ pub fn capture_snapshot(
     counter: &crate::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::compare::snapshot::Snapshot, String> {
-    let (_, exchanges) = parse(text)?;
+    snapshot_at(&parse(text)?.1, index, counter, table)
+}
+
+/// Request `index` (1-based) of a capture's exchanges, as a snapshot.
+pub fn snapshot_at(
+    exchanges: &[Exchange],
+    index: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::snapshot::Snapshot, String> {
     let x = index
         .checked_sub(1)
         .and_then(|i| exchanges.get(i))
@@ -225,7 +265,16 @@ pub fn diff_with_previous(
     counter: &crate::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::compare::diff::Diff, String> {
-    let (_, exchanges) = parse(text)?;
+    diff_at(&parse(text)?.1, index, counter, table)
+}
+
+/// [`diff_with_previous`] on a capture's exchanges.
+pub fn diff_at(
+    exchanges: &[Exchange],
+    index: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::diff::Diff, String> {
     let i = index
         .checked_sub(1)
         .filter(|&i| i < exchanges.len())
@@ -373,17 +422,35 @@ pub fn parts(x: &Exchange, counter: &crate::TokenCounter, table: &ModelTable) ->
         return Parts::default();
     };
     let model = table.resolve(Some(&x.model));
-    let positions = positions(req);
-    let (counts, by_server) = position_tokens(x, &positions, counter, model.tokenizer);
-    let mut parts: Vec<Part> = positions
-        .into_iter()
-        .zip(counts)
-        .map(|((label, _, breakpoint), tokens)| Part {
+    let enc = model.tokenizer;
+    // One position at a time: its text is counted and dropped.
+    let mut parts: Vec<Part> = each_position(req)
+        .map(|(label, text, breakpoint)| Part {
             label,
-            tokens,
+            tokens: if x.counted.is_some() {
+                0
+            } else {
+                counter.count(enc, &text)
+            },
             breakpoint,
         })
         .collect();
+    // The server's counts, when they are for exactly these positions.
+    let by_server = match &x.counted {
+        Some(c) if c.parts.len() == parts.len() => {
+            for (p, n) in parts.iter_mut().zip(&c.parts) {
+                p.tokens = *n;
+            }
+            Some(c.by.as_str())
+        }
+        Some(_) => {
+            for (p, (_, text, _)) in parts.iter_mut().zip(each_position(req)) {
+                p.tokens = counter.count(enc, &text);
+            }
+            None
+        }
+        None => None,
+    };
     let reported = x
         .usage
         .map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens);

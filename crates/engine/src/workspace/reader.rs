@@ -85,6 +85,59 @@ pub fn read_text_file_lossy(path: &Path, max: u64) -> Result<String, String> {
     Ok(normalize_text(text))
 }
 
+/// Reads a file named on the command line line by line (a capture, a log):
+/// a regular file only, at most `max` bytes (one line at a time is held).
+/// Each line goes to `each` as `str::lines` gives the lines of what
+/// [`read_text_file_lossy`] returns: bytes that are not UTF-8 become
+/// U+FFFD, a byte order mark is dropped, and CRLF and a lone CR end a line
+/// as LF does.
+pub fn for_each_line_lossy(
+    path: &Path,
+    max: u64,
+    mut each: impl FnMut(&str),
+) -> Result<(), String> {
+    use std::io::BufRead;
+    let named = |e: String| format!("{}: {e}", path.display());
+    let (f, _) = open_regular(path, max).map_err(named)?;
+    let mut r = std::io::BufReader::new(f.take(max + 1));
+    let (mut buf, mut read, mut first) = (Vec::new(), 0u64, true);
+    loop {
+        buf.clear();
+        let n = r
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| named(format!("unreadable: {e}")))?;
+        if n == 0 {
+            return Ok(());
+        }
+        read += n as u64;
+        if read > max {
+            return Err(named(format!(
+                "file grew over the {} MiB limit while it was read (skipped)",
+                max / (1024 * 1024)
+            )));
+        }
+        let ended = buf.last() == Some(&b'\n');
+        if ended {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let mut text: &str = &text;
+        if std::mem::take(&mut first) {
+            text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        }
+        // A lone CR ends a line; one at the very end leaves no line after it.
+        let mut pieces = text.split('\r').peekable();
+        while let Some(line) = pieces.next() {
+            if ended || pieces.peek().is_some() || !line.is_empty() {
+                each(line);
+            }
+        }
+    }
+}
+
 /// The files of a folder named outside any workspace (a profiles folder)
 /// whose extension is one of `exts`, sorted. Each is then read with
 /// [`read_text_file`] (regular files only, size-capped).

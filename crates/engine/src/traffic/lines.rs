@@ -1,0 +1,295 @@
+//! A traffic file read line by line, within bounds: at most [`MAX_LINES`]
+//! lines, and the requests kept from them at most [`MAX_VALUES`] JSON
+//! values in all. Each line becomes what the views need as it is read (its
+//! request moved out of it, the rest dropped), so neither the whole file nor
+//! a tree per line is held; what was not read is counted in [`Skipped`].
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::parse::{Sent, Transcript, capture_exchanges, sent};
+use super::{Exchange, Source};
+use crate::{plural, thousands};
+
+/// Lines read at most (a transcript of a very long session is cut there).
+pub const MAX_LINES: usize = 200_000;
+
+/// Largest traffic file read (a capture or a transcript).
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// JSON values (object keys included) the requests kept from one file may
+/// hold in all. A parsed value costs 80 bytes or more (a one-key object
+/// about 530 for its three, an array of one about 400 for its two), and
+/// each position of a request (a message, a block) becomes a part of about
+/// 72 bytes in every view. Measured on files of [`MAX_FILE_BYTES`] made of
+/// tiny values (`[{},…]`, `[{"a":0},…]`, `[{"a":[0]},…]`, a line of long
+/// keys) and on 200,000 small requests, the peak stays under 900 MB with
+/// this budget (text or JSON), where such files took 20 to 30 times their
+/// size. Real captures hold far fewer values than bytes (a text is one
+/// value however long).
+pub const MAX_VALUES: usize = 4_000_000;
+
+/// Bytes of a line's text that count as one value while it is parsed (the
+/// text and its tree are held together then): a line of [`MAX_FILE_BYTES`]
+/// leaves room for 2,000,000 values.
+const TEXT_PER_VALUE: usize = 128;
+
+/// Lines of a traffic file that were not read.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Skipped {
+    /// Lines that are not a JSON object (blank lines aside).
+    pub lines: usize,
+    /// The first of them (1-based).
+    pub first: Option<usize>,
+    /// Lines after [`MAX_LINES`], not read at all.
+    pub beyond_limit: usize,
+    /// Lines not parsed: their values would have taken what is held past
+    /// [`MAX_VALUES`].
+    #[serde(skip_serializing_if = "is_zero")]
+    pub over_budget: usize,
+    /// The first of them (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_over_budget: Option<usize>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn first_is(line: Option<usize>) -> String {
+    line.map(|f| format!(" (the first is line {})", thousands(f as u64)))
+        .unwrap_or_default()
+}
+
+impl Skipped {
+    /// What was not read, for every view; None when everything was.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.lines > 0 {
+            parts.push(format!(
+                "{} not JSON, skipped{}",
+                plural(self.lines as u64, "line"),
+                first_is(self.first)
+            ));
+        }
+        if self.over_budget > 0 {
+            parts.push(format!(
+                "{} over the {}-value budget not read{}: parsed, they would take too much memory",
+                plural(self.over_budget as u64, "line"),
+                thousands(MAX_VALUES as u64),
+                first_is(self.first_over_budget)
+            ));
+        }
+        if self.beyond_limit > 0 {
+            parts.push(format!(
+                "{} after the first {} not read",
+                plural(self.beyond_limit as u64, "line"),
+                thousands(MAX_LINES as u64)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// The number of JSON values and object keys `line` parses into (exact for
+/// valid JSON; for a line that is not, at least what is parsed before the
+/// error, but for the containers still open), by a byte scan that skips
+/// strings: every value but the first follows a `,` or opens a container
+/// that is not empty, and every key is followed by a `:`.
+pub fn estimate_values(line: &str) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    // The last byte outside strings that is not white space.
+    let mut last = 0u8;
+    for &b in line.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' | b':' => n += 1,
+            // An empty container has no first value.
+            b'}' | b']' if last != b'{' && last != b'[' => n += 1,
+            _ => {}
+        }
+        if !b.is_ascii_whitespace() {
+            last = b;
+        }
+    }
+    n
+}
+
+/// The values (object keys included) of a parsed tree.
+fn values_of(v: &Value) -> usize {
+    1 + match v {
+        Value::Array(a) => a.iter().map(values_of).sum(),
+        Value::Object(o) => o.values().map(|v| 1 + values_of(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// The exchanges of a traffic file, built as its lines come.
+#[derive(Default)]
+pub struct Lines {
+    skipped: Skipped,
+    /// Lines seen (blank ones too).
+    seen: usize,
+    /// Values held by the requests kept.
+    values: usize,
+    /// A line was a JSON object.
+    any: bool,
+    /// A line was a capture exchange (endpoint, request).
+    capture: bool,
+    /// A line was a transcript entry (sessionId, message).
+    transcript: bool,
+    sent: Vec<Sent>,
+    entries: Transcript,
+}
+
+impl Lines {
+    /// Reads the next line (without its line ending).
+    pub fn push(&mut self, line: &str) {
+        let i = self.seen;
+        self.seen += 1;
+        if i >= MAX_LINES {
+            self.skipped.beyond_limit += 1;
+            return;
+        }
+        if line.trim().is_empty() {
+            return;
+        }
+        // A line is parsed only if its tree fits beside what is held; its
+        // text, held with the tree while it is parsed, counts one value per
+        // 128 bytes.
+        let cost = estimate_values(line).saturating_add(line.len() / TEXT_PER_VALUE);
+        if self.values.saturating_add(cost) > MAX_VALUES {
+            self.skipped.over_budget += 1;
+            self.skipped.first_over_budget.get_or_insert(i + 1);
+            return;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) if v.is_object() => self.object(v),
+            _ => {
+                self.skipped.lines += 1;
+                self.skipped.first.get_or_insert(i + 1);
+            }
+        }
+    }
+
+    fn object(&mut self, v: Value) {
+        self.any = true;
+        self.capture |= v.get("endpoint").is_some() && v.get("request").is_some();
+        self.transcript |= v.get("sessionId").is_some() || v.get("message").is_some();
+        if self.capture {
+            // A capture's exchanges are its requests: transcript entries
+            // are no longer needed.
+            self.entries = Transcript::default();
+        } else {
+            self.entries.push(&v);
+        }
+        // Only the request is kept (the rest of the line is dropped here).
+        if let Some(s) = sent(v) {
+            self.values += s.x.request.as_ref().map_or(0, values_of);
+            self.sent.push(s);
+        }
+    }
+
+    /// Tells the two formats apart by their fields and returns the
+    /// exchanges, in the order they were sent.
+    pub fn finish(self) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+        if !self.any {
+            return Err(match self.skipped.describe() {
+                Some(d) if self.skipped.over_budget > 0 => format!("nothing read: {d}"),
+                _ => "no JSON lines: neither a capture nor a Claude Code transcript".into(),
+            });
+        }
+        if self.capture {
+            Ok((Source::Capture, capture_exchanges(self.sent), self.skipped))
+        } else if self.transcript {
+            Ok((Source::ClaudeCode, self.entries.finish(), self.skipped))
+        } else {
+            Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (sessionId, message)".into())
+        }
+    }
+}
+
+/// Reads either format from its text, also saying which lines were not read.
+pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    let mut lines = Lines::default();
+    for l in text.lines() {
+        lines.push(l);
+    }
+    lines.finish()
+}
+
+/// Reads a capture or a transcript from disk line by line through the
+/// guarded reader (a regular file of at most [`MAX_FILE_BYTES`]); errors
+/// name the file.
+pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    let mut lines = Lines::default();
+    crate::workspace::reader::for_each_line_lossy(path, MAX_FILE_BYTES, |l| lines.push(l))?;
+    lines
+        .finish()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_is_the_number_of_values_parsed() {
+        for line in [
+            r#"{}"#,
+            r#"{"a":1}"#,
+            r#"{"a":[1,2,{"b":"x,y{[\"z"}],"c":null}"#,
+            r#"[{},{},{},[],[[]]]"#,
+            r#"[ { } , [ 1 , 2 ] , { "k" : [ ] } ]"#,
+            r#""a string, with [brackets] and {braces}""#,
+        ] {
+            let v: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(estimate_values(line), values_of(&v), "{line}");
+        }
+        // Text inside strings is one value, however many commas it holds.
+        assert_eq!(estimate_values(r#""a,b,c,[{""#), 1);
+    }
+
+    #[test]
+    fn lines_over_the_budget_are_counted_and_named() {
+        let tiny = |n: usize| {
+            format!(
+                r#"{{"endpoint":"/v1/messages","ts_start":"2026-11-30T10:00:00Z","request":{{"system":"s","messages":[{}]}}}}"#,
+                vec!["{}"; n].join(",")
+            )
+        };
+        let mut l = Lines::default();
+        l.push(&tiny(MAX_VALUES / 2));
+        l.push(&tiny(MAX_VALUES / 2));
+        l.push(&tiny(10));
+        let (source, x, skipped) = l.finish().unwrap();
+        assert_eq!(source, Source::Capture);
+        assert_eq!(x.len(), 2, "the first and the last fit");
+        assert_eq!(skipped.over_budget, 1);
+        assert_eq!(skipped.first_over_budget, Some(2));
+        let d = skipped.describe().unwrap();
+        assert!(
+            d.contains("1 line over the 4,000,000-value budget not read (the first is line 2)"),
+            "{d}"
+        );
+        // Nothing read at all: the error says why.
+        let mut l = Lines::default();
+        l.push(&tiny(MAX_VALUES + 1));
+        let e = l.finish().unwrap_err();
+        assert!(
+            e.starts_with("nothing read: 1 line over the 4,000,000-value budget"),
+            "{e}"
+        );
+    }
+}
