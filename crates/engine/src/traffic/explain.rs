@@ -8,13 +8,14 @@ use serde_json::Value;
 
 use super::request::each_position;
 use super::request::names;
-use super::{Exchange, MAX_TOKENS, Miss, Usage, chain_phrase};
+use super::{Exchange, MAX_TOKENS, Miss, MissKind, Usage, chain_phrase};
 use crate::assembly::models::ModelInfo;
 
-fn miss(kind: &str, detail: String) -> Miss {
+fn miss(kind: MissKind, detail: String) -> Miss {
     Miss {
-        kind: kind.into(),
+        kind,
         detail,
+        expired_ttl: None,
     }
 }
 
@@ -33,7 +34,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
         let kind = crate::clean(r["type"].as_str().unwrap_or("provider"), 64);
         let missed = r["cache_missed_input_tokens"].as_u64();
         return miss(
-            "provider",
+            MissKind::Provider,
             format!(
                 "Anthropic's cache diagnostics: {kind}{}",
                 missed.map_or(String::new(), |n| format!(
@@ -47,7 +48,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
     if u.cache_read_input_tokens == 0 && prompt < model.min_cacheable_tokens {
         return miss(
-            "minimum",
+            MissKind::Minimum,
             format!(
                 "the prompt ({}) is under {}'s {}-token minimum: silently not cached",
                 crate::plural(prompt, "token"),
@@ -58,7 +59,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     }
     let Some(p) = prev else {
         return miss(
-            "cold",
+            MissKind::Cold,
             format!(
                 "first request of {}: nothing cached yet",
                 chain_phrase(&x.chain)
@@ -66,8 +67,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
         );
     };
     if x.after_compaction {
-        return miss(
-            "compaction",
+        return miss(MissKind::Compaction,
             "a compaction boundary: the conversation was summarised, so everything after the system prompt is new".into(),
         );
     }
@@ -79,19 +79,22 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
             300.0
         };
         if b - a > ttl {
-            return miss(
-                "ttl",
-                format!(
-                    "{} since the previous request of this chain, longer than the {} TTL: the cached prefix expired",
-                    fmt_gap(b - a),
-                    if ttl > 300.0 { "1h" } else { "5m" }
-                ),
-            );
+            return Miss {
+                expired_ttl: Some(ttl as u64),
+                ..miss(
+                    MissKind::Ttl,
+                    format!(
+                        "{} since the previous request of this chain, longer than the {} TTL: the cached prefix expired",
+                        fmt_gap(b - a),
+                        if ttl > 300.0 { "1h" } else { "5m" }
+                    ),
+                )
+            };
         }
     }
     if p.model != x.model {
         return miss(
-            "model",
+            MissKind::Model,
             format!(
                 "the model changed: {} → {} (caches are per model)",
                 p.model, x.model
@@ -105,7 +108,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     }
     if u.cache_read_input_tokens > 0 {
         return miss(
-            "growth",
+            MissKind::Growth,
             format!(
                 "read {} and wrote {} after them (the conversation grew)",
                 crate::plural(u.cache_read_input_tokens, "cached token"),
@@ -116,7 +119,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     if p.request.is_some() && p.request == x.request {
         let backwards = matches!((p.at, x.at), (Some(a), Some(b)) if b < a);
         return miss(
-            "unexplained",
+            MissKind::Unexplained,
             format!(
                 "the request is the same as the previous one of its chain, yet nothing was read: the provider dropped or never stored the prefix (evicted early, another server, or the previous answer had not finished){}",
                 if backwards {
@@ -128,7 +131,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
         );
     }
     miss(
-        "unexplained",
+        MissKind::Unexplained,
         if x.request.is_some() {
             "the request extends the previous one and nothing in the recorded data explains the miss (no gap, no change in the prefix)".into()
         } else {
@@ -147,7 +150,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         let removed: Vec<&String> = na.iter().filter(|n| !in_b.contains(n)).collect();
         if added.is_empty() && removed.is_empty() {
             return Some(miss(
-                "tools",
+                MissKind::Tools,
                 format!(
                     "the same tools in another order ({} → {}): tools come first, so nothing after them is read",
                     na.join(", "),
@@ -156,7 +159,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
             ));
         }
         return Some(miss(
-            "tools",
+            MissKind::Tools,
             format!(
                 "the tool set changed (added: {}; removed: {}): tools come first, so nothing after them is read",
                 if added.is_empty() {
@@ -205,7 +208,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
             && last >= prev_last + 20
         {
             return Some(miss(
-                "lookback",
+                MissKind::Lookback,
                 format!(
                     "the breakpoint moved {} positions past the cached one: beyond the 20-block lookback, so it was not found",
                     last - prev_last
@@ -215,7 +218,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         let total = u.input_tokens + u.cache_creation_input_tokens;
         if total < model.min_cacheable_tokens {
             return Some(miss(
-                "minimum",
+                MissKind::Minimum,
                 format!(
                     "the prefix ({total} tokens) is under {}'s {}-token minimum: silently not cached",
                     model.id, model.min_cacheable_tokens
@@ -234,7 +237,7 @@ fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
     // Some of what both share, so the change reads in its place.
     let lead = crate::compare::diff::lead(before, off);
     miss(
-        "prefix",
+        MissKind::Prefix,
         format!(
             "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
             crate::compare::diff::excerpt(before, off, 24),

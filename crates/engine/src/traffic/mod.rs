@@ -101,10 +101,53 @@ pub struct Exchange {
 /// Why a request wrote or missed the cache.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Miss {
-    /// `cold`, `ttl`, `model`, `tools`, `prefix`, `minimum`, `lookback`,
-    /// `compaction`, `growth`, `provider`, `unexplained`.
-    pub kind: String,
+    pub kind: MissKind,
     pub detail: String,
+    /// For an expiry: the TTL (seconds) of the prefix that expired.
+    #[serde(skip)]
+    pub expired_ttl: Option<u64>,
+}
+
+/// The class of a write or a miss, most specific first. Serialized as its
+/// lower-case name (`cold`, `ttl`…), as every view shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissKind {
+    Cold,
+    Ttl,
+    Model,
+    Tools,
+    Prefix,
+    Minimum,
+    Lookback,
+    Compaction,
+    Growth,
+    Provider,
+    Unexplained,
+}
+
+impl MissKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissKind::Cold => "cold",
+            MissKind::Ttl => "ttl",
+            MissKind::Model => "model",
+            MissKind::Tools => "tools",
+            MissKind::Prefix => "prefix",
+            MissKind::Minimum => "minimum",
+            MissKind::Lookback => "lookback",
+            MissKind::Compaction => "compaction",
+            MissKind::Growth => "growth",
+            MissKind::Provider => "provider",
+            MissKind::Unexplained => "unexplained",
+        }
+    }
+}
+
+impl std::fmt::Display for MissKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One analysed request.
@@ -136,9 +179,11 @@ impl KindCost {
     /// and a growing conversation's are expected, the others are waste.
     pub fn cost_phrase(&self) -> String {
         let usd = format!("${:.4}", self.extra_cost_usd);
-        match self.kind.as_str() {
-            "cold" => format!("first writes, unavoidable: {usd} beyond reading them"),
-            "growth" => format!("new turns written, as expected: {usd} beyond reading them"),
+        match self.kind {
+            MissKind::Cold => format!("first writes, unavoidable: {usd} beyond reading them"),
+            MissKind::Growth => {
+                format!("new turns written, as expected: {usd} beyond reading them")
+            }
             _ => format!("{usd} more than reading from the cache would have cost"),
         }
     }
@@ -147,7 +192,7 @@ impl KindCost {
 /// The cost one class of miss caused.
 #[derive(Debug, Clone, Serialize)]
 pub struct KindCost {
-    pub kind: String,
+    pub kind: MissKind,
     pub requests: usize,
     /// What the writes of these requests cost beyond reading the same
     /// tokens from the cache.
@@ -376,7 +421,7 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         let ttl_5m = r
             .miss
             .as_ref()
-            .is_some_and(|miss| miss.kind == "ttl" && miss.detail.contains("5m TTL"));
+            .is_some_and(|miss| miss.kind == MissKind::Ttl && miss.expired_ttl == Some(300));
         if m.provider == crate::Provider::Anthropic {
             if ttl_5m {
                 // With a 1-hour TTL the expired prefix would have been read
@@ -409,7 +454,7 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
                     k.extra_cost_usd += extra;
                 }
                 None => by_kind.push(KindCost {
-                    kind: miss.kind.clone(),
+                    kind: miss.kind,
                     requests: 1,
                     extra_cost_usd: extra,
                 }),
