@@ -175,6 +175,14 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
             ),
         ));
     }
+    // What the previous request could have left cached ends at its last
+    // breakpoint: a difference after it (an agent's transient context after
+    // the last breakpoint, replaced each turn) loses nothing cached.
+    let cached_end = each_position(a)
+        .enumerate()
+        .filter(|(_, p)| p.2)
+        .map(|(i, _)| i)
+        .last();
     // The positions side by side, one pair at a time: the first whose text
     // differs (or that `b` lacks), else the last breakpoint of each.
     let (mut pa, mut pb) = (each_position(a), each_position(b));
@@ -184,6 +192,9 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
             (Some((label, before, bp_a)), y) => {
                 let after = y.as_ref().map_or("", |p| p.1.as_str());
                 if y.is_none() || before != after {
+                    if cached_end.is_some_and(|end| i > end) {
+                        break;
+                    }
                     return Some(prefix(&label, &before, after, model));
                 }
                 if bp_a {

@@ -1,0 +1,131 @@
+//! `traffic` on what real agents sent: captures recorded from Claude Code
+//! 2.1.328, OpenClaw 2026.9.6 and Codex 0.169.0 (tests/fixtures/agents/,
+//! made by scripts/record-agent.sh through the recording proxy to a
+//! loopback upstream that does the providers' cache accounting and logs
+//! what it did and why, upstream.jsonl). Nothing here was written by hand.
+
+mod common;
+
+use serde_json::Value;
+
+use common::*;
+
+fn fixture(agent: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(agent)
+}
+
+fn traffic(agent: &str) -> Value {
+    let cap = fixture(agent).join("capture.jsonl");
+    let o = run(&["traffic", cap.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+/// The upstream's own accounting of each generation, in order.
+fn upstream(agent: &str) -> Vec<Value> {
+    std::fs::read_to_string(fixture(agent).join("upstream.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| {
+            !l["endpoint"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("count_tokens")
+        })
+        .collect()
+}
+
+/// Read, written and uncached tokens as the upstream reported them.
+fn reported(u: &Value) -> (u64, u64, u64) {
+    let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    if u.get("input_tokens_details").is_some() {
+        let cached = n("/input_tokens_details/cached_tokens");
+        (cached, 0, n("/input_tokens") - cached)
+    } else {
+        (
+            n("/cache_read_input_tokens"),
+            n("/cache_creation_input_tokens"),
+            n("/input_tokens"),
+        )
+    }
+}
+
+#[test]
+fn reads_and_writes_equal_the_upstreams_on_every_request() {
+    for agent in ["claude-code", "openclaw", "codex"] {
+        let v = traffic(agent);
+        let rows = v["requests"].as_array().unwrap();
+        let up = upstream(agent);
+        assert_eq!(rows.len(), up.len(), "{agent}");
+        for (r, u) in rows.iter().zip(&up) {
+            let ours = (
+                r["cache_read_input_tokens"].as_u64().unwrap(),
+                r["cache_creation_input_tokens"].as_u64().unwrap(),
+                r["input_tokens"].as_u64().unwrap(),
+            );
+            assert_eq!(
+                ours,
+                reported(&u["usage"]),
+                "{agent} request {}",
+                r["index"]
+            );
+        }
+    }
+}
+
+#[test]
+fn content_after_the_last_breakpoint_is_growth_and_an_edited_file_is_named() {
+    // OpenClaw puts a transient internal-context message after its last
+    // breakpoint on every turn: nothing cached is lost when it changes.
+    let v = traffic("openclaw");
+    let rows = v["requests"].as_array().unwrap();
+    assert_eq!(rows[1]["miss"]["kind"], "growth", "{}", rows[1]);
+    // Between turns 2 and 3 AGENTS.md gained a line: the system block that
+    // holds it is where the prefix first differs, as the upstream saw.
+    assert_eq!(rows[2]["miss"]["kind"], "prefix", "{}", rows[2]);
+    let detail = rows[2]["miss"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("system block 1") && detail.contains("Reply in English"),
+        "{detail}"
+    );
+    let why = &upstream("openclaw")[2]["why"];
+    assert!(why.to_string().contains("system[0]"), "{why}");
+}
+
+#[test]
+fn codex_usage_is_read_from_its_streams_and_its_resumed_turns_read_the_cache() {
+    let v = traffic("codex");
+    let rows = v["requests"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["model"] == "gpt-6.1-sol"));
+    assert!(rows[1]["cache_read_input_tokens"].as_u64().unwrap() > 13_000);
+    assert!(rows[2]["cache_read_input_tokens"].as_u64().unwrap() > 13_000);
+    assert!(
+        v["totals"]["hit_ratio"].as_f64().unwrap() > 0.5,
+        "{}",
+        v["totals"]
+    );
+}
+
+#[test]
+fn claude_codes_subagent_is_its_own_chain_and_its_resume_keeps_the_cache() {
+    let v = traffic("claude-code");
+    let rows = v["requests"].as_array().unwrap();
+    let chains: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r["chain"].as_str().unwrap()).collect();
+    assert_eq!(
+        chains.len(),
+        2,
+        "the main conversation and the subagent: {chains:?}"
+    );
+    // After the first request of each chain, every request reads the cache
+    // (a resumed session re-reads its prefix; the edited CLAUDE.md arrives
+    // as a new reminder, not a change to the cached first message).
+    for r in rows.iter().filter(|r| r["miss"]["kind"] != "cold") {
+        assert!(r["cache_read_input_tokens"].as_u64().unwrap() > 0, "{r}");
+        assert_ne!(r["miss"]["kind"], "prefix", "{r}");
+    }
+}
