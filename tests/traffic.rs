@@ -875,3 +875,27 @@ fn the_markdown_view_is_a_table_for_an_issue() {
     );
     assert!(md.contains("**Totals**: read 8,671"), "{md}");
 }
+
+// An empty capture (a proxy just started) is an empty view, not an error.
+#[test]
+fn an_empty_capture_is_an_empty_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("capture.jsonl");
+    std::fs::write(&cap, "").unwrap();
+    let o = run(&["traffic", cap.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("0 requests") && stdout(&o).contains("no requests yet"));
+    let v = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["requests"].as_array().unwrap().len(), 0);
+    // A file of lines none of which is JSON is still an error.
+    std::fs::write(&cap, "not json\n").unwrap();
+    assert_eq!(
+        run(&["traffic", cap.to_str().unwrap()]).status.code(),
+        Some(2)
+    );
+}

@@ -204,6 +204,11 @@ impl Lines {
     /// Tells the two formats apart by their fields and returns the
     /// exchanges, in the order they were sent.
     pub fn finish(self) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+        // An empty file (a proxy just started): an empty capture, not an
+        // error.
+        if !self.any && self.skipped.lines == 0 && self.skipped.over_budget == 0 {
+            return Ok((Source::Capture, Vec::new(), self.skipped));
+        }
         if !self.any {
             return Err(match self.skipped.describe() {
                 Some(d) if self.skipped.over_budget > 0 => format!("nothing read: {d}"),

@@ -202,6 +202,9 @@ pub struct KindCost {
 impl Totals {
     /// The totals in one line, as every view shows them.
     pub fn headline(&self) -> String {
+        if self.requests == 0 {
+            return "no requests yet".into();
+        }
         format!(
             "read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%",
             crate::thousands(self.cache_read_input_tokens),
