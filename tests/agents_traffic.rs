@@ -129,3 +129,47 @@ fn claude_codes_subagent_is_its_own_chain_and_its_resume_keeps_the_cache() {
         assert_ne!(r["miss"]["kind"], "prefix", "{r}");
     }
 }
+
+#[test]
+fn a_new_claude_code_session_with_its_own_billing_header_stays_in_its_chain() {
+    // Claude Code's first system block is a per-session billing header; a
+    // second session of the same project sends another one, and the
+    // provider still reads the shared prefix. Made from the fixture: the
+    // resumed turns (requests 6 to 8) get another session's header.
+    let text = std::fs::read_to_string(fixture("claude-code").join("capture.jsonl")).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i >= 5 {
+                l.replace("cc_version=2.1.328.a13", "cc_version=2.1.328.b99")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert_ne!(
+        lines.join("\n"),
+        text.trim_end(),
+        "the fixture has the header"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("capture.jsonl");
+    std::fs::write(&cap, lines.join("\n")).unwrap();
+    let v = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let rows = v["requests"].as_array().unwrap();
+    for r in &rows[5..] {
+        assert_eq!(r["chain"], "main", "{r}");
+        assert_ne!(
+            r["miss"]["kind"], "cold",
+            "it read {}: {r}",
+            r["cache_read_input_tokens"]
+        );
+        assert_ne!(r["miss"]["kind"], "prefix", "the header is not prompt: {r}");
+    }
+}

@@ -191,7 +191,12 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
         match (pa.next(), pb.next()) {
             (Some((label, before, bp_a)), y) => {
                 let after = y.as_ref().map_or("", |p| p.1.as_str());
-                if y.is_none() || before != after {
+                // Per-session metadata (a billing header) is not prompt.
+                let metadata = label.starts_with("system")
+                    && super::parse::is_metadata(&before, bp_a)
+                    && y.as_ref()
+                        .is_some_and(|p| super::parse::is_metadata(&p.1, p.2));
+                if (y.is_none() || before != after) && !metadata {
                     if cached_end.is_some_and(|end| i > end) {
                         break;
                     }

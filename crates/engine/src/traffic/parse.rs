@@ -177,14 +177,27 @@ pub(super) fn sent(mut l: Value) -> Option<Sent> {
 /// A chain is one agent's conversation: requests whose system prompt
 /// starts the same (its first 256 characters; a subagent's differs, while a
 /// value changing further down, like a timestamp, stays in the chain and is
-/// explained as a changed prefix).
+/// explained as a changed prefix). Volatile metadata blocks are not the
+/// prompt: a one-line `name: value` system block without a breakpoint
+/// (Claude Code's per-session `x-anthropic-billing-header`) is skipped. A
+/// request that names its cache (`prompt_cache_key`: Codex's session id) is
+/// keyed on it.
 fn chain_key(req: &Value) -> u64 {
+    if let Some(k) = req["prompt_cache_key"].as_str() {
+        return xxhash_rust::xxh3::xxh3_64(format!("prompt_cache_key:{k}").as_bytes());
+    }
     let first_system = match &req["system"] {
         Value::String(s) => s.clone(),
-        Value::Array(b) => b
-            .first()
-            .map(|x| x["text"].as_str().unwrap_or("").to_string())
-            .unwrap_or_default(),
+        Value::Array(b) => {
+            let mut head = String::new();
+            for x in b.iter().filter(|x| !is_metadata_block(x)) {
+                head.push_str(x["text"].as_str().unwrap_or(""));
+                if head.len() >= 1024 {
+                    break;
+                }
+            }
+            head
+        }
         _ => match &req["instructions"] {
             // OpenAI Responses: the instructions are the system prompt.
             Value::String(s) => s.clone(),
@@ -193,6 +206,30 @@ fn chain_key(req: &Value) -> u64 {
     };
     let head: String = first_system.chars().take(256).collect();
     xxhash_rust::xxh3::xxh3_64(head.as_bytes())
+}
+
+/// A system block that is metadata, not prompt: one `name: value` line
+/// with no breakpoint (Claude Code's `x-anthropic-billing-header: …`).
+fn is_metadata_block(block: &Value) -> bool {
+    is_metadata(
+        block["text"].as_str().unwrap_or(""),
+        block.get("cache_control").is_some(),
+    )
+}
+
+/// Whether a system text is metadata (see [`is_metadata_block`]): one
+/// `name: value` line of at most 512 bytes, without a breakpoint. The
+/// provider does not cache it as prompt: when it changes, nothing is lost.
+pub(super) fn is_metadata(text: &str, breakpoint: bool) -> bool {
+    !breakpoint
+        && !text.contains('\n')
+        && text.len() <= 512
+        && text.split_once(": ").is_some_and(|(name, _)| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        })
 }
 
 /// A capture's exchanges in the order they were sent, each named by its
