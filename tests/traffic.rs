@@ -509,7 +509,11 @@ fn token_counts_and_stand_in_answers_are_not_requests() {
 
 #[test]
 fn text_from_a_capture_cannot_drive_the_terminal() {
-    let evil = "\u{1b}]0;pwned\u{7}\u{1b}[2J\r\u{9b}31m\u{202e}";
+    // A long first block: both requests' prompts start the same (one chain).
+    let evil = &format!(
+        "\u{1b}]0;pwned\u{7}\u{1b}[2J\r\u{9b}31m\u{202e}{}",
+        " the same".repeat(40)
+    );
     let mut l: Value = serde_json::from_str(&line(
         &format!("2026-11-30T10:00:00Z{evil}"),
         "claude-sonnet-4-6",
