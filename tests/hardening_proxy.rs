@@ -137,17 +137,10 @@ fn lines(capture: &std::path::Path, n: usize) -> Vec<String> {
     }
 }
 
-/// The real proxy appending to `capture`; its URL.
-fn proxy_to(capture: &std::path::Path, up: &str) -> (std::process::Child, String) {
-    let mut child = Command::new(bin())
-        .args([
-            "proxy",
-            "--listen",
-            "127.0.0.1:0",
-            "-o",
-            capture.to_str().unwrap(),
-        ])
-        .args(["--anthropic-upstream", up, "--openai-upstream", up])
+/// Starts `cmd` (a `proxy` command line, maybe behind a wrapper) and reads
+/// its first line: the child and the URL it listens on.
+fn spawn_proxy(cmd: &mut Command) -> (std::process::Child, String) {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -163,6 +156,19 @@ fn proxy_to(capture: &std::path::Path, up: &str) -> (std::process::Child, String
         .trim_end_matches(',')
         .to_string();
     (child, url)
+}
+
+/// The arguments of a proxy on a free loopback port in front of `up`.
+fn proxy_args<'a>(up: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["proxy", "--listen", "127.0.0.1:0"];
+    v.extend_from_slice(more);
+    v.extend(["--anthropic-upstream", up, "--openai-upstream", up]);
+    v
+}
+
+/// The real proxy appending to `capture`; its URL.
+fn proxy_to(capture: &std::path::Path, up: &str) -> (std::process::Child, String) {
+    spawn_proxy(Command::new(bin()).args(proxy_args(up, &["-o", capture.to_str().unwrap()])))
 }
 
 /// Whether the other side has closed `s` (within 5 s).
@@ -206,22 +212,8 @@ fn captures_are_created_exclusively_and_never_through_a_link_or_fifo() {
     write_ws(ws.path(), &[("SOUL.md", "# Soul\n")]);
     let up = sink(None);
     // The default capture: a new 0600 file under a name with a random part.
-    let mut p = Command::new(bin())
-        .args([
-            "proxy",
-            ws.path().to_str().unwrap(),
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .args(["--anthropic-upstream", &up, "--openai-upstream", &up])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(p.stdout.as_mut().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let (mut p, first) =
+        spawn_proxy(Command::new(bin()).args(proxy_args(&up, &[ws.path().to_str().unwrap()])));
     let _ = p.kill();
     let _ = p.wait();
     let dir = ws.path().join(".prompt-inspector/captures");
@@ -414,31 +406,12 @@ fn slow_and_idle_clients_hold_nothing_forever() {
     // Out of file descriptors: back off, not spin; answer once they free.
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("c.jsonl");
-    let mut child = Command::new("prlimit")
-        .args(["--nofile=40:40", "--"])
-        .arg(bin())
-        .args([
-            "proxy",
-            "--listen",
-            "127.0.0.1:0",
-            "-o",
-            cap.to_str().unwrap(),
-        ])
-        .args(["--anthropic-upstream", &up, "--openai-upstream", &up])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .trim_end_matches(',')
-        .to_string();
+    let (mut child, url) = spawn_proxy(
+        Command::new("prlimit")
+            .args(["--nofile=40:40", "--"])
+            .arg(bin())
+            .args(proxy_args(&up, &["-o", cap.to_str().unwrap()])),
+    );
     let pid = child.id();
     let hog: Vec<TcpStream> = (0..80)
         .filter_map(|_| TcpStream::connect(host_port(&url)).ok())
