@@ -4,9 +4,11 @@
 //! memory only and is never written, logged or shown in full.
 
 pub mod clock;
+mod fetch;
 pub mod guard;
 pub mod llama;
 pub mod proxy;
+mod redact;
 pub mod run;
 
 use std::time::{Duration, Instant};
@@ -17,6 +19,8 @@ use prompt_inspector_engine as engine;
 
 use crate::engine::Provider;
 use crate::engine::cache::testrun::Actual;
+
+pub use fetch::fetch_text;
 
 pub const ANTHROPIC_BASE: &str = "https://api.anthropic.com";
 pub const OPENAI_BASE: &str = "https://api.openai.com";
@@ -253,37 +257,6 @@ async fn read_body(resp: reqwest::Response, ep: &Endpoint) -> Result<String, Net
             Err(NetError::Timeout(ep.timeout.as_secs()))
         }
         Err(guard::ReadError::Transport(e)) => Err(NetError::Connect(ep.clean(&describe(&e)))),
-    }
-}
-
-/// A public text file from an http(s) URL (a price table): no key, no
-/// redirect followed, no environment proxy for plain HTTP, read within
-/// `max` bytes, a clear one-line error otherwise.
-pub async fn fetch_text(url: &str, max: usize) -> Result<String, String> {
-    let shown = guard::mask_url(url);
-    guard::check_transport(url, false, false)?;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(60))
-        .no_proxy()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let resp = client.get(url).send().await.map_err(|e| {
-        format!(
-            "{shown}: {}",
-            guard::clean(&describe(&e), guard::MAX_MESSAGE_CHARS)
-        )
-    })?;
-    if !resp.status().is_success() {
-        return Err(format!("{shown}: HTTP {}", resp.status().as_u16()));
-    }
-    match guard::read_capped(resp, max).await {
-        Ok(b) => String::from_utf8(b).map_err(|_| format!("{shown}: not UTF-8")),
-        Err(guard::ReadError::TooLarge) => Err(format!("{shown}: over {} MiB", max >> 20)),
-        Err(guard::ReadError::Transport(e)) => Err(format!(
-            "{shown}: {}",
-            guard::clean(&describe(&e), guard::MAX_MESSAGE_CHARS)
-        )),
     }
 }
 

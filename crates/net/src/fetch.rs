@@ -1,0 +1,37 @@
+//! A public file fetched over http(s) (LiteLLM's price table for `models
+//! --update`), under the same transport rules as every client.
+
+use std::time::Duration;
+
+use crate::guard;
+
+/// A public text file from an http(s) URL (a price table): no key, no
+/// redirect followed, no environment proxy for plain HTTP, read within
+/// `max` bytes, a clear one-line error otherwise.
+pub async fn fetch_text(url: &str, max: usize) -> Result<String, String> {
+    let shown = guard::mask_url(url);
+    guard::check_transport(url, false, false)?;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(60))
+        .no_proxy()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let resp = client.get(url).send().await.map_err(|e| {
+        format!(
+            "{shown}: {}",
+            guard::clean(&super::describe(&e), guard::MAX_MESSAGE_CHARS)
+        )
+    })?;
+    if !resp.status().is_success() {
+        return Err(format!("{shown}: HTTP {}", resp.status().as_u16()));
+    }
+    match guard::read_capped(resp, max).await {
+        Ok(b) => String::from_utf8(b).map_err(|_| format!("{shown}: not UTF-8")),
+        Err(guard::ReadError::TooLarge) => Err(format!("{shown}: over {} MiB", max >> 20)),
+        Err(guard::ReadError::Transport(e)) => Err(format!(
+            "{shown}: {}",
+            guard::clean(&super::describe(&e), guard::MAX_MESSAGE_CHARS)
+        )),
+    }
+}
