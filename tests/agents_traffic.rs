@@ -173,3 +173,38 @@ fn a_new_claude_code_session_with_its_own_billing_header_stays_in_its_chain() {
         assert_ne!(r["miss"]["kind"], "prefix", "the header is not prompt: {r}");
     }
 }
+
+/// The one transcript file of an agent's fixture (`*.jsonl` directly in
+/// `transcript/`).
+fn transcript(agent: &str) -> std::path::PathBuf {
+    std::fs::read_dir(fixture(agent).join("transcript"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap()
+}
+
+#[test]
+fn a_codex_session_file_is_read_as_a_transcript_with_the_upstreams_figures() {
+    let file = transcript("codex");
+    let o = run(&["traffic", file.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["source"], "codex");
+    let rows = v["requests"].as_array().unwrap();
+    let up = upstream("codex");
+    assert_eq!(rows.len(), up.len(), "one row per response, none twice");
+    for (r, u) in rows.iter().zip(&up) {
+        let ours = (
+            r["cache_read_input_tokens"].as_u64().unwrap(),
+            r["cache_creation_input_tokens"].as_u64().unwrap(),
+            r["input_tokens"].as_u64().unwrap(),
+        );
+        assert_eq!(ours, reported(&u["usage"]), "request {}", r["index"]);
+        assert_eq!(r["model"], u["model"]);
+    }
+    // The same totals as the proxy's capture of the same session.
+    assert_eq!(v["totals"], traffic("codex")["totals"]);
+    let text = run(&["traffic", file.to_str().unwrap()]);
+    assert!(stdout(&text).starts_with("traffic from a Codex session file · 3 requests"));
+}

@@ -10,7 +10,7 @@ use crate::engine::traffic;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A capture (JSON lines) or a Claude Code transcript
+    /// A capture (JSON lines), a Claude Code transcript or a Codex session file
     /// (~/.claude/projects/PROJECT/SESSION.jsonl).
     pub file: PathBuf,
     #[arg(long, value_enum, default_value = "text")]

@@ -216,10 +216,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         ui.label(
             RichText::new(format!(
                 "{} {}",
-                match t.source {
-                    crate::engine::traffic::Source::Capture => "Capture",
-                    crate::engine::traffic::Source::ClaudeCode => "Claude Code transcript",
-                },
+                capitalized(t.source.noun()),
                 src.display()
             ))
             .monospace(),
@@ -409,4 +406,12 @@ fn parts(ui: &mut Ui, counted: &crate::engine::traffic::Parts) {
                 ui.end_row();
             }
         });
+}
+
+/// `text` with its first letter in capitals.
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }

@@ -151,6 +151,9 @@ pub struct Lines {
     transcript: bool,
     sent: Vec<Sent>,
     entries: Transcript,
+    /// A line was a Codex session file's line.
+    codex: bool,
+    rollout: super::codex::Rollout,
 }
 
 impl Lines {
@@ -185,6 +188,11 @@ impl Lines {
 
     fn object(&mut self, v: Value) {
         self.any = true;
+        if super::codex::is_rollout_line(&v) {
+            self.codex = true;
+            self.rollout.push(&v);
+            return;
+        }
         self.capture |= v.get("endpoint").is_some() && v.get("request").is_some();
         self.transcript |= v.get("sessionId").is_some() || v.get("message").is_some();
         if self.capture {
@@ -219,8 +227,10 @@ impl Lines {
             Ok((Source::Capture, capture_exchanges(self.sent), self.skipped))
         } else if self.transcript {
             Ok((Source::ClaudeCode, self.entries.finish(), self.skipped))
+        } else if self.codex {
+            Ok((Source::Codex, self.rollout.finish(), self.skipped))
         } else {
-            Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (sessionId, message)".into())
+            Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (Claude Code's sessionId, message; Codex's type, payload)".into())
         }
     }
 }

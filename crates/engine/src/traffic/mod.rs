@@ -12,6 +12,7 @@
 //! Anthropic's own `cache_miss_reason`, when a response carries it, wins.
 
 mod adopt;
+mod codex;
 mod explain;
 mod lines;
 mod parse;
@@ -43,6 +44,8 @@ pub use request::{
 pub enum Source {
     Capture,
     ClaudeCode,
+    /// A Codex session file (`rollout-*.jsonl`).
+    Codex,
 }
 
 impl Source {
@@ -50,6 +53,16 @@ impl Source {
         match self {
             Source::Capture => "capture",
             Source::ClaudeCode => "claude-code",
+            Source::Codex => "codex",
+        }
+    }
+
+    /// What the file is, in words (every view names it so).
+    pub fn noun(self) -> &'static str {
+        match self {
+            Source::Capture => "capture",
+            Source::ClaudeCode => "Claude Code transcript",
+            Source::Codex => "Codex session file",
         }
     }
 }

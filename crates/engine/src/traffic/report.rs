@@ -131,10 +131,7 @@ fn totals_json(t: &Traffic) -> Value {
 pub fn to_text(t: &Traffic, parts: bool) -> String {
     let mut o = format!(
         "traffic from a {} · {}\n\n",
-        match t.source {
-            super::Source::Capture => "capture",
-            super::Source::ClaudeCode => "Claude Code transcript",
-        },
+        t.source.noun(),
         crate::plural(t.requests.len() as u64, "request")
     );
     o += "  #  time                      chain        model                 input    write     read   output   cost $\n";
@@ -226,10 +223,7 @@ pub fn to_markdown(t: &Traffic) -> String {
     let mut o = format!(
         "### Traffic: {} from a {}\n\n| # | time | chain | model | input | write | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
         crate::plural(t.requests.len() as u64, "request"),
-        match t.source {
-            super::Source::Capture => "capture",
-            super::Source::ClaudeCode => "Claude Code transcript",
-        }
+        t.source.noun()
     );
     for r in &t.requests {
         let u = r.usage.unwrap_or_default();
