@@ -208,3 +208,124 @@ fn a_codex_session_file_is_read_as_a_transcript_with_the_upstreams_figures() {
     let text = run(&["traffic", file.to_str().unwrap()]);
     assert!(stdout(&text).starts_with("traffic from a Codex session file · 3 requests"));
 }
+
+/// `traffic` JSON of any path.
+fn traffic_of(path: &std::path::Path) -> Value {
+    let o = run(&["traffic", path.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+/// Read, written, uncached and output totals.
+fn totals(v: &Value) -> Vec<u64> {
+    [
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "input_tokens",
+        "output_tokens",
+    ]
+    .iter()
+    .map(|k| v["totals"][k].as_u64().unwrap())
+    .collect()
+}
+
+#[test]
+fn a_claude_code_session_file_brings_its_subagents_and_equals_the_capture() {
+    let v = traffic_of(&transcript("claude-code"));
+    let cap = traffic("claude-code");
+    assert_eq!(v["requests"].as_array().unwrap().len(), 8);
+    assert_eq!(totals(&v), totals(&cap));
+    assert!(
+        v["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["chain"].as_str().unwrap().starts_with("sidechain ")),
+        "the subagent's requests are its own chain"
+    );
+    // In the order they were sent, the subagent's between the main ones.
+    let chains: Vec<&str> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["chain"].as_str().unwrap())
+        .collect();
+    assert_eq!(chains[3], chains[4]);
+    assert_ne!(chains[2], chains[3]);
+}
+
+#[test]
+fn a_project_folder_counts_each_request_once_and_names_each_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("-home-user-project");
+    let src = fixture("claude-code").join("transcript");
+    let session = transcript("claude-code");
+    let name = session.file_name().unwrap().to_str().unwrap().to_string();
+    let stem = name.trim_end_matches(".jsonl");
+    std::fs::create_dir_all(project.join(stem).join("subagents")).unwrap();
+    for e in std::fs::read_dir(src.join(stem).join("subagents")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(
+            &p,
+            project
+                .join(stem)
+                .join("subagents")
+                .join(p.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    let text = std::fs::read_to_string(&session).unwrap();
+    std::fs::write(project.join(&name), &text).unwrap();
+    // A resumed session copies the earlier lines into its own file.
+    let resumed = text.replace(stem, "aaaaaaaa-0000-4000-8000-000000000000");
+    std::fs::write(
+        project.join("aaaaaaaa-0000-4000-8000-000000000000.jsonl"),
+        &resumed,
+    )
+    .unwrap();
+    let v = traffic_of(&project);
+    assert_eq!(
+        totals(&v),
+        totals(&traffic("claude-code")),
+        "copied lines (same message.id and requestId) count once"
+    );
+    // A second session with requests of its own: each session is its chain.
+    let other: String = text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"assistant\"") && !l.contains("\"isSidechain\":true"))
+        .take(1)
+        .map(|l| {
+            l.replace(stem, "bbbbbbbb-0000-4000-8000-000000000000")
+                .replace("\"id\":\"msg_", "\"id\":\"msg_other_")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(
+        project.join("bbbbbbbb-0000-4000-8000-000000000000.jsonl"),
+        other,
+    )
+    .unwrap();
+    // And a line that is not JSON, named with its file.
+    std::fs::write(project.join("broken.jsonl"), "{not json\n").unwrap();
+    let v = traffic_of(&project);
+    let chains: std::collections::BTreeSet<&str> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["chain"].as_str().unwrap())
+        .collect();
+    assert!(chains.contains("session bbbbbbbb"), "{chains:?}");
+    assert!(
+        chains.contains(&*format!("session {}", &stem[..8])),
+        "{chains:?}"
+    );
+    assert_eq!(v["requests"].as_array().unwrap().len(), 9);
+    assert!(
+        v["skipped"]["first_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("broken.jsonl"),
+        "{}",
+        v["skipped"]
+    );
+}

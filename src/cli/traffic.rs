@@ -10,8 +10,10 @@ use crate::engine::traffic;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A capture (JSON lines), a Claude Code transcript or a Codex session file
-    /// (~/.claude/projects/PROJECT/SESSION.jsonl).
+    /// A capture (JSON lines), a Claude Code transcript
+    /// (~/.claude/projects/PROJECT/SESSION.jsonl, with its subagents) or a
+    /// Codex session file (~/.codex/sessions/…/rollout-*.jsonl); or a folder
+    /// of them (a project folder, ~/.claude/projects, ~/.codex/sessions).
     pub file: PathBuf,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,

@@ -18,6 +18,15 @@ pub const MAX_LINES: usize = 200_000;
 /// Largest traffic file read (a capture or a transcript).
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
+/// Files read at most from a folder (a project's transcripts, all of
+/// `~/.claude/projects`, `~/.codex/sessions`); they share [`MAX_LINES`]
+/// and [`MAX_VALUES`].
+pub const MAX_FILES: usize = 10_000;
+
+/// Folders gone down at most from the one named (`projects/P/S/subagents`,
+/// `sessions/YYYY/MM/DD`).
+const MAX_DEPTH: usize = 4;
+
 /// JSON values (object keys included) the requests kept from one file may
 /// hold in all. A parsed value costs 80 bytes or more (a one-key object
 /// about 530 for its three, an array of one about 400 for its two), and
@@ -42,6 +51,9 @@ pub struct Skipped {
     pub lines: usize,
     /// The first of them (1-based).
     pub first: Option<usize>,
+    /// The file of the first (when several were read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_file: Option<String>,
     /// Lines after [`MAX_LINES`], not read at all.
     pub beyond_limit: usize,
     /// Lines not parsed: their values would have taken what is held past
@@ -51,6 +63,16 @@ pub struct Skipped {
     /// The first of them (1-based).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_over_budget: Option<usize>,
+    /// Files of a folder that could not be read (each named in `unread`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
+    /// Files of a folder left out past [`MAX_FILES`].
+    #[serde(skip_serializing_if = "is_false")]
+    pub more_files: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -67,10 +89,31 @@ impl Skipped {
     pub fn describe(&self) -> Option<String> {
         let mut parts = Vec::new();
         if self.lines > 0 {
+            let of = self
+                .first_file
+                .as_deref()
+                .map(|f| format!(" of {f})"))
+                .unwrap_or_default();
+            let mut first = first_is(self.first);
+            if !of.is_empty() {
+                first.pop();
+                first += &of;
+            }
             parts.push(format!(
-                "{} not JSON, skipped{}",
+                "{} not JSON, skipped{first}",
                 plural(self.lines as u64, "line"),
-                first_is(self.first)
+            ));
+        }
+        if let Some(f) = self.unread.first() {
+            parts.push(format!(
+                "{} not read (the first: {f})",
+                plural(self.unread.len() as u64, "file")
+            ));
+        }
+        if self.more_files {
+            parts.push(format!(
+                "files after the first {} not read",
+                thousands(MAX_FILES as u64)
             ));
         }
         if self.over_budget > 0 {
@@ -141,6 +184,9 @@ pub struct Lines {
     skipped: Skipped,
     /// Lines seen (blank ones too).
     seen: usize,
+    /// Lines seen of the file being read, and its name when several are.
+    line_in_file: usize,
+    file: Option<String>,
     /// Values held by the requests kept.
     values: usize,
     /// A line was a JSON object.
@@ -159,9 +205,10 @@ pub struct Lines {
 impl Lines {
     /// Reads the next line (without its line ending).
     pub fn push(&mut self, line: &str) {
-        let i = self.seen;
+        let i = self.line_in_file;
+        self.line_in_file += 1;
         self.seen += 1;
-        if i >= MAX_LINES {
+        if self.seen > MAX_LINES {
             self.skipped.beyond_limit += 1;
             return;
         }
@@ -181,7 +228,10 @@ impl Lines {
             Ok(v) if v.is_object() => self.object(v),
             _ => {
                 self.skipped.lines += 1;
-                self.skipped.first.get_or_insert(i + 1);
+                if self.skipped.first.is_none() {
+                    self.skipped.first = Some(i + 1);
+                    self.skipped.first_file = self.file.clone();
+                }
             }
         }
     }
@@ -244,15 +294,61 @@ pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), Strin
     lines.finish()
 }
 
+/// The files `path` names: a folder's `*.jsonl` files (a Claude Code
+/// project folder or all of `~/.claude/projects`, Codex's sessions folder),
+/// or one file with its session's subagents
+/// (`SESSION/subagents/agent-*.jsonl` beside `SESSION.jsonl`).
+fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), String> {
+    use crate::workspace::reader::files_under;
+    if let Ok((files, more)) = files_under(path, "jsonl", MAX_DEPTH, MAX_FILES) {
+        if files.is_empty() {
+            return Err(format!("{}: no .jsonl file in this folder", path.display()));
+        }
+        return Ok((files, more));
+    }
+    let mut files = vec![path.to_path_buf()];
+    let subagents = path.with_extension("").join("subagents");
+    if path.extension().is_some_and(|x| x == "jsonl")
+        && let Ok((more, _)) = files_under(&subagents, "jsonl", 0, MAX_FILES)
+    {
+        files.extend(more);
+    }
+    Ok((files, false))
+}
+
 /// Reads a capture or a transcript from disk line by line through the
-/// guarded reader (a regular file of at most [`MAX_FILE_BYTES`]); errors
-/// name the file.
+/// guarded reader (each a regular file of at most [`MAX_FILE_BYTES`]): a
+/// file with its subagents' files, or a folder's files (a file of a folder
+/// that cannot be read is named in what was skipped); errors name the file.
 pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    let (files, more) = files_of(path)?;
     let mut lines = Lines::default();
-    crate::workspace::reader::for_each_line_lossy(path, MAX_FILE_BYTES, |l| lines.push(l))?;
-    lines
+    let several = files.len() > 1;
+    for f in &files {
+        lines.line_in_file = 0;
+        if several {
+            lines.file = Some(crate::clean(&f.display().to_string(), 300));
+        }
+        let read =
+            crate::workspace::reader::for_each_line_lossy(f, MAX_FILE_BYTES, |l| lines.push(l));
+        match read {
+            Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e, 500)),
+            r => r?,
+        }
+    }
+    lines.skipped.more_files = more;
+    let (source, mut x, skipped) = lines
         .finish()
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // Files are read one after the other: their requests are put in the
+    // order they were sent (a capture's already are).
+    if several && source != Source::Capture {
+        x.sort_by(|a, b| {
+            let at = |x: &Exchange| x.at.unwrap_or(f64::INFINITY);
+            at(a).total_cmp(&at(b))
+        });
+    }
+    Ok((source, x, skipped))
 }
 
 #[cfg(test)]

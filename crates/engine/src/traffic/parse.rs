@@ -269,6 +269,10 @@ pub(super) struct Transcript {
     out: Vec<Exchange>,
     seen: HashMap<(String, String), usize>,
     compacted: HashMap<String, bool>,
+    /// The sessions of the main chains met (a folder holds several), and
+    /// for each exchange of a main chain, its session.
+    sessions: Vec<String>,
+    session_of: HashMap<usize, usize>,
 }
 
 impl Transcript {
@@ -314,6 +318,17 @@ impl Transcript {
             return;
         }
         self.seen.insert(key, self.out.len());
+        if chain == "main" {
+            let id = clean(l["sessionId"].as_str().unwrap_or(""), 64);
+            let s = match self.sessions.iter().position(|s| *s == id) {
+                Some(s) => s,
+                None => {
+                    self.sessions.push(id);
+                    self.sessions.len() - 1
+                }
+            };
+            self.session_of.insert(self.out.len(), s);
+        }
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
         self.out.push(Exchange {
             at: rfc3339(&time),
@@ -330,7 +345,15 @@ impl Transcript {
         });
     }
 
-    pub(super) fn finish(self) -> Vec<Exchange> {
+    /// The exchanges; when several sessions were read (a project folder),
+    /// each session's main chain is named after it (`session 3107089a`).
+    pub(super) fn finish(mut self) -> Vec<Exchange> {
+        if self.sessions.len() > 1 {
+            for (i, s) in self.session_of {
+                let id: String = self.sessions[s].chars().take(8).collect();
+                self.out[i].chain = format!("session {id}");
+            }
+        }
         self.out
     }
 }

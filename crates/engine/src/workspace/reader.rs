@@ -156,6 +156,54 @@ pub fn files_with_extension(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, S
     Ok(out)
 }
 
+/// The files ending in `.ext` under a folder named outside any workspace
+/// (a transcripts folder), at most `max_depth` folders down and at most
+/// `max_files` of them, sorted; links under it are not followed (a link to
+/// a folder is not entered, a link to a file is not listed: each file is then
+/// opened with [`open_regular`], which checks the handle). Folders that
+/// cannot be listed are passed over. The flag says whether files were left
+/// out at `max_files`.
+pub fn files_under(
+    dir: &Path,
+    ext: &str,
+    max_depth: usize,
+    max_files: usize,
+) -> Result<(Vec<PathBuf>, bool), String> {
+    let meta = std::fs::metadata(dir).map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_dir() {
+        return Err("not a folder".into());
+    }
+    let (mut out, mut more) = (Vec::new(), false);
+    // Entries looked at, at most ten per file wanted.
+    let mut budget = max_files.saturating_mul(10);
+    let mut todo = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            if budget == 0 {
+                more = true;
+                break;
+            }
+            budget -= 1;
+            let Ok(t) = e.file_type() else { continue };
+            let p = e.path();
+            if t.is_dir() && depth < max_depth {
+                todo.push((p, depth + 1));
+            } else if t.is_file() && p.extension().is_some_and(|x| x == ext) {
+                if out.len() == max_files {
+                    more = true;
+                    continue;
+                }
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok((out, more))
+}
+
 /// Strips a UTF-8 byte order mark and turns CRLF (and lone CR) line endings
 /// into LF, so no `\r` reaches a prompt, a frontmatter value or a parser.
 pub fn normalize_text(text: String) -> String {
