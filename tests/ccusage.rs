@@ -144,3 +144,45 @@ fn a_model_both_price_costs_the_same_with_5_minute_and_1_hour_writes() {
     same_cost(&o1, &t1);
     assert!(o1["cost_usd"].as_f64() > o["cost_usd"].as_f64());
 }
+
+/// A Codex home holding the fixture's session file where Codex keeps it,
+/// its text passed through `edit`.
+fn codex_home(edit: impl Fn(String) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/codex/transcript");
+    copy_edited(&from, &dir.path().join("sessions/2026/12/01"), &edit);
+    dir
+}
+
+#[test]
+#[ignore = "needs ccusage from npm (scripts/ccusage.sh, PROMPT_INSPECTOR_CCUSAGE); .ci/run runs it"]
+fn codex_sessions_have_ccusages_totals_and_cost() {
+    for (model, priced) in [("gpt-6.1-sol", false), ("gpt-5", true)] {
+        let home = codex_home(|t| t.replace("gpt-6.1-sol", model));
+        let o = std::process::Command::new(ccusage())
+            .args(["codex", "session", "--offline", "--json"])
+            .env("CODEX_HOME", home.path())
+            .env("HOME", home.path())
+            .output()
+            .expect("ccusage runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let theirs = json(&o)["totals"].clone();
+        let sessions = home.path().join("sessions");
+        let o = run(&["traffic", sessions.to_str().unwrap(), "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let ours = json(&o)["totals"].clone();
+        same_tokens(&ours, &theirs);
+        if priced {
+            let (a, b) = (
+                ours["cost_usd"].as_f64().unwrap(),
+                theirs["costUSD"].as_f64().unwrap(),
+            );
+            assert!(
+                b > 0.0 && (a - b).abs() < 1e-5,
+                "ours ${a} vs ccusage's ${b}"
+            );
+        } else {
+            assert_eq!(theirs["unpricedModels"][0], model);
+        }
+    }
+}
