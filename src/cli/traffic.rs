@@ -35,6 +35,15 @@ pub struct Args {
     /// with their tokens, as the Traffic tab does (JSON always has them).
     #[arg(long)]
     pub parts: bool,
+    /// Trace a recorded request back to this workspace's files: where each
+    /// file's text is in the request, whole, cut or not sent, with its
+    /// tokens, and what comes from no file.
+    #[arg(long, value_name = "WORKSPACE", conflicts_with_all = ["to_session", "diff", "parts"])]
+    pub against: Option<PathBuf>,
+    /// With --against: the request (as numbered in the list; default: the
+    /// last one with a recorded body).
+    #[arg(long, value_name = "N", requires = "against")]
+    pub request: Option<usize>,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -42,6 +51,9 @@ pub fn run(a: Args) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
+    if let Some(ws) = &a.against {
+        return against(&a, ws, &table);
+    }
     match (&a.to_session, a.diff) {
         (Some(target), _) => {
             let exchanges = match traffic::read_file(&a.file) {
@@ -86,6 +98,59 @@ fn print_json(t: &traffic::Traffic) {
     }
     let mut w = std::io::BufWriter::new(stdout.lock());
     let _ = traffic::write_json(t, &mut w).and_then(|()| w.flush());
+}
+
+/// A recorded request traced back to a workspace's files.
+fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
+    use crate::engine::traffic::attribution;
+    let exchanges = match traffic::read_file(&a.file) {
+        Ok((_, x, _)) => x,
+        Err(e) => return fail(&e),
+    };
+    let n = match a.request {
+        Some(n) => n,
+        None => match exchanges.iter().rposition(|x| x.request.is_some()) {
+            Some(i) => i + 1,
+            None => {
+                return fail(&format!(
+                    "{}: no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)",
+                    a.file.display()
+                ));
+            }
+        },
+    };
+    let Some(x) = n.checked_sub(1).and_then(|i| exchanges.get(i)) else {
+        return fail(&format!(
+            "{}: there is no request #{n} ({} recorded)",
+            a.file.display(),
+            exchanges.len()
+        ));
+    };
+    let Some(req) = &x.request else {
+        return fail(&format!(
+            "{}: request #{n} has no recorded body",
+            a.file.display()
+        ));
+    };
+    let workspace = match crate::engine::workspace::load(ws) {
+        Ok(w) => w,
+        Err(e) => return fail(&e),
+    };
+    let files = attribution::workspace_files(&workspace);
+    let counter = crate::engine::TokenCounter::new();
+    let enc = table.resolve(Some(&x.model)).tokenizer;
+    let at = attribution::attribute(req, &files, &counter, enc);
+    match a.format {
+        Format::Json => out_json(&serde_json::json!({
+            "schema": 1,
+            "request": n,
+            "model": x.model,
+            "workspace": ws.display().to_string(),
+            "attribution": at,
+        })),
+        _ => out_report(&attribution::to_text(&at, n)),
+    }
+    ExitCode::SUCCESS
 }
 
 /// Request `n` compared with the previous request of its chain.

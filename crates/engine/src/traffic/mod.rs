@@ -12,6 +12,7 @@
 //! Anthropic's own `cache_miss_reason`, when a response carries it, wins.
 
 mod adopt;
+pub mod attribution;
 mod codex;
 mod explain;
 mod lines;

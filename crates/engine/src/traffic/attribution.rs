@@ -1,0 +1,682 @@
+//! A real request traced back to a workspace's files: where each file's
+//! text appears in the request (which part, which characters), whether it
+//! was sent whole, cut (the spans kept, the marker the agent put between
+//! them) or not at all, and which text of each part comes from no file (the
+//! agent's own prompt, its tools, runtime context).
+//!
+//! Matching is by lines, so that what agents do to whitespace (indentation,
+//! runs of spaces, CRLF) does not matter: every line of the files that
+//! says something (four characters or more, a letter or digit among them)
+//! is indexed by the hash of its text with white space collapsed; a request
+//! line is looked up once, and a run of consecutive file lines in the same
+//! order is a span. The work is linear in the text of the request and the
+//! files; a line found in many files is only followed, never a start.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::assembly::tokens::Encoding;
+use crate::{TokenCounter, clean};
+
+/// A workspace file's text, as read.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Workspace-relative path.
+    pub path: String,
+    pub text: String,
+}
+
+/// How a file was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sent {
+    /// Every line that says something is in the request.
+    Whole,
+    /// Some of its lines are.
+    Cut,
+    /// None.
+    Absent,
+}
+
+/// A run of a file's lines found in one part of the request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Span {
+    /// The part (`system block 2`, `message 1 (user)`).
+    pub part: String,
+    /// Character offsets of the span in the part's text.
+    pub start: usize,
+    pub end: usize,
+    /// The file's lines it holds (1-based, inclusive).
+    pub first_line: usize,
+    pub last_line: usize,
+    /// Tokens of the span as sent.
+    pub tokens: u64,
+}
+
+/// One workspace file in the request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileInRequest {
+    pub path: String,
+    pub sent: Sent,
+    /// Tokens of its text as sent (the spans').
+    pub tokens: u64,
+    /// Lines that say something: in the file, and found in the request.
+    pub lines: usize,
+    pub lines_sent: usize,
+    /// What was left out although the file was otherwise whole
+    /// (`frontmatter`, `HTML comments`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stripped: Vec<&'static str>,
+    /// Ranges of lines (1-based, inclusive) of the file's body not sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<(usize, usize)>,
+    /// Text the agent put between two kept spans of the file (a truncation
+    /// marker), as sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<String>,
+    /// Each part it is in, whole or cut there.
+    pub occurrences: Vec<Occurrence>,
+    pub spans: Vec<Span>,
+}
+
+/// A file in one part of the request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Occurrence {
+    pub part: String,
+    pub sent: Sent,
+    /// Ranges of lines of the body not in this part.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<(usize, usize)>,
+}
+
+/// A part of the request and where its text comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartSource {
+    pub label: String,
+    pub tokens: u64,
+    /// Tokens of the part from each file, in the order they appear.
+    pub from_files: Vec<(String, u64)>,
+    /// The rest: the agent's own text (its prompt, tools, runtime context).
+    pub from_no_file: u64,
+}
+
+/// A request traced back to the files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attribution {
+    pub files: Vec<FileInRequest>,
+    pub parts: Vec<PartSource>,
+    pub tokens: u64,
+    /// Of them, from the workspace's files, and from none.
+    pub from_files: u64,
+    pub from_no_file: u64,
+}
+
+/// Largest marker kept between two spans (longer text is the agent's own
+/// content, not a marker).
+const MAX_MARKER_CHARS: usize = 400;
+
+/// Files a line may be in and still start a span.
+const MAX_STARTS: usize = 64;
+
+/// Lines looked ahead to choose where a span starts.
+const LOOKAHEAD: usize = 8;
+
+/// Characters (white space aside) a line must have to be a span alone.
+const LONE_LINE_CHARS: usize = 40;
+
+/// A line's text with white space collapsed, and its hash; None when it
+/// says nothing (under four characters, or no letter or digit).
+fn line_key(line: &str) -> Option<u64> {
+    line_key_len(line).map(|(k, _)| k)
+}
+
+/// [`line_key`] and the line's characters, white space aside.
+fn line_key_len(line: &str) -> Option<(u64, usize)> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let (mut n, mut any, mut space) = (0usize, false, false);
+    for c in line.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            ' '.hash(&mut h);
+            space = false;
+        }
+        c.hash(&mut h);
+        n += 1;
+        any |= c.is_alphanumeric();
+    }
+    (n >= 4 && any).then(|| (h.finish(), n))
+}
+
+/// A file's lines that say something: (hash, line number 1-based).
+struct Indexed {
+    keys: Vec<(u64, usize)>,
+    /// Line numbers inside frontmatter or an HTML comment.
+    meta: Vec<Option<&'static str>>,
+}
+
+fn index_file(text: &str) -> Indexed {
+    let (mut keys, mut meta) = (Vec::new(), Vec::new());
+    let mut in_front = text.starts_with("---");
+    let mut in_comment = false;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        let kind = if in_front {
+            if i > 0 && (t == "---" || t == "...") {
+                in_front = false;
+            }
+            Some("frontmatter")
+        } else if in_comment || t.starts_with("<!--") {
+            in_comment = !t.contains("-->");
+            Some("HTML comments")
+        } else {
+            None
+        };
+        if let Some(k) = line_key(line) {
+            keys.push((k, i + 1));
+            meta.push(kind);
+        }
+    }
+    Indexed { keys, meta }
+}
+
+/// A request line that says something: its hash and byte range in the part.
+struct ReqLine {
+    key: u64,
+    /// Characters, white space aside.
+    len: usize,
+    start: usize,
+    end: usize,
+}
+
+fn request_lines(text: &str) -> Vec<ReqLine> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if let Some((key, len)) = line_key_len(body) {
+            out.push(ReqLine {
+                key,
+                len,
+                start: at,
+                end: at + body.len(),
+            });
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// A run: file `f`, its indexed lines `from..to`, request lines `rfrom..rto`.
+struct Run {
+    f: usize,
+    from: usize,
+    to: usize,
+    rfrom: usize,
+    rto: usize,
+}
+
+/// How many request lines from `j` follow file `f` from its indexed line `k`.
+fn run_length(
+    lines: &[ReqLine],
+    j: usize,
+    files: &[Indexed],
+    f: usize,
+    k: usize,
+    max: usize,
+) -> usize {
+    let keys = &files[f].keys;
+    (0..max)
+        .take_while(|d| {
+            j + d < lines.len() && k + d < keys.len() && keys[k + d].0 == lines[j + d].key
+        })
+        .count()
+}
+
+/// The runs of one part's lines.
+fn runs(
+    lines: &[ReqLine],
+    files: &[Indexed],
+    index: &HashMap<u64, Vec<(usize, usize)>>,
+) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    while j < lines.len() {
+        let starts = index.get(&lines[j].key).map_or(&[][..], Vec::as_slice);
+        let best = starts
+            .iter()
+            .take(MAX_STARTS)
+            .map(|&(f, k)| (run_length(lines, j, files, f, k, LOOKAHEAD), f, k))
+            .max_by_key(|&(n, _, _)| n);
+        let Some((_, f, k)) = best else {
+            j += 1;
+            continue;
+        };
+        // Followed as far as it goes.
+        let n = run_length(lines, j, files, f, k, usize::MAX);
+        // A single line says where it comes from only if it is long and
+        // in one file.
+        let alone = starts.len() == 1 && lines[j].len >= LONE_LINE_CHARS;
+        if n >= 2 || alone {
+            out.push(Run {
+                f,
+                from: k,
+                to: k + n,
+                rfrom: j,
+                rto: j + n,
+            });
+        }
+        j += n.max(1);
+    }
+    out
+}
+
+/// Traces `request` (a captured body) back to `files`; tokens are counted
+/// with `enc`.
+pub fn attribute(
+    request: &Value,
+    files: &[SourceFile],
+    counter: &TokenCounter,
+    enc: Encoding,
+) -> Attribution {
+    let indexed: Vec<Indexed> = files.iter().map(|f| index_file(&f.text)).collect();
+    let mut index: HashMap<u64, Vec<(usize, usize)>> = HashMap::new();
+    for (f, ix) in indexed.iter().enumerate() {
+        for (k, (key, _)) in ix.keys.iter().enumerate() {
+            let starts = index.entry(*key).or_default();
+            if starts.len() <= MAX_STARTS {
+                starts.push((f, k));
+            }
+        }
+    }
+    let mut kept: Vec<Vec<bool>> = indexed
+        .iter()
+        .map(|ix| vec![false; ix.keys.len()])
+        .collect();
+    let mut spans: Vec<Vec<Span>> = vec![Vec::new(); files.len()];
+    let mut markers: Vec<Vec<String>> = vec![Vec::new(); files.len()];
+    let mut parts = Vec::new();
+    for (label, text, _) in super::request::each_position(request) {
+        let lines = request_lines(&text);
+        let found = runs(&lines, &indexed, &index);
+        let tokens = counter.count(enc, &text) as u64;
+        let mut from_files: Vec<(String, u64)> = Vec::new();
+        let mut last_end: Vec<Option<(usize, usize)>> = vec![None; files.len()];
+        for r in &found {
+            let (start, end) = (lines[r.rfrom].start, lines[r.rto - 1].end);
+            let n = counter.count(enc, &text[start..end]) as u64;
+            kept[r.f][r.from..r.to].fill(true);
+            // What the agent put between two spans of the same file.
+            if let Some((prev_end, prev_to)) = last_end[r.f]
+                && prev_to < r.from
+            {
+                let between = text[prev_end..start].trim();
+                if !between.is_empty() && between.chars().count() <= MAX_MARKER_CHARS {
+                    markers[r.f].push(clean(between, MAX_MARKER_CHARS));
+                }
+            }
+            last_end[r.f] = Some((end, r.to));
+            let keys = &indexed[r.f].keys;
+            spans[r.f].push(Span {
+                part: label.clone(),
+                start: text[..start].chars().count(),
+                end: text[..end].chars().count(),
+                first_line: keys[r.from].1,
+                last_line: keys[r.to - 1].1,
+                tokens: n,
+            });
+            match from_files.last_mut() {
+                Some((p, t)) if *p == files[r.f].path => *t += n,
+                _ => from_files.push((files[r.f].path.clone(), n)),
+            }
+        }
+        let attributed: u64 = from_files.iter().map(|(_, t)| t).sum();
+        parts.push(PartSource {
+            label,
+            tokens,
+            from_files,
+            from_no_file: tokens.saturating_sub(attributed),
+        });
+    }
+    let files: Vec<FileInRequest> = files
+        .iter()
+        .enumerate()
+        .map(|(f, file)| {
+            file_in_request(
+                file,
+                &indexed[f],
+                &kept[f],
+                std::mem::take(&mut spans[f]),
+                std::mem::take(&mut markers[f]),
+            )
+        })
+        .collect();
+    let tokens = parts.iter().map(|p| p.tokens).sum();
+    let from_no_file: u64 = parts.iter().map(|p| p.from_no_file).sum();
+    Attribution {
+        files,
+        parts,
+        tokens,
+        from_files: tokens - from_no_file,
+        from_no_file,
+    }
+}
+
+/// What of a file's indexed lines is not in `kept`: the kinds of lines
+/// stripped (frontmatter, comments) and the body's ranges of lines missing.
+fn missing_of(ix: &Indexed, kept: &[bool]) -> (Vec<&'static str>, Vec<(usize, usize)>) {
+    let mut stripped: Vec<&'static str> = Vec::new();
+    let mut missing: Vec<(usize, usize)> = Vec::new();
+    for (k, was) in kept.iter().enumerate() {
+        if *was {
+            continue;
+        }
+        match ix.meta[k] {
+            Some(kind) if !stripped.contains(&kind) => stripped.push(kind),
+            Some(_) => {}
+            None => {
+                let line = ix.keys[k].1;
+                match missing.last_mut() {
+                    Some((_, to)) if k > 0 && !kept[k - 1] && ix.meta[k - 1].is_none() => {
+                        *to = line
+                    }
+                    _ => missing.push((line, line)),
+                }
+            }
+        }
+    }
+    (stripped, missing)
+}
+
+fn status(lines_sent: usize, missing: &[(usize, usize)]) -> Sent {
+    if lines_sent == 0 {
+        Sent::Absent
+    } else if missing.is_empty() {
+        Sent::Whole
+    } else {
+        Sent::Cut
+    }
+}
+
+/// Each part the file is in, whole or cut there (an agent that appends an
+/// edited file keeps the old text in an earlier message).
+fn occurrences(ix: &Indexed, spans: &[Span]) -> Vec<Occurrence> {
+    let mut parts: Vec<&str> = Vec::new();
+    for s in spans {
+        if !parts.contains(&s.part.as_str()) {
+            parts.push(&s.part);
+        }
+    }
+    parts
+        .into_iter()
+        .map(|part| {
+            let kept: Vec<bool> = ix
+                .keys
+                .iter()
+                .map(|(_, line)| {
+                    spans
+                        .iter()
+                        .any(|s| s.part == part && (s.first_line..=s.last_line).contains(line))
+                })
+                .collect();
+            let (_, missing) = missing_of(ix, &kept);
+            Occurrence {
+                part: part.to_string(),
+                sent: status(1, &missing),
+                missing,
+            }
+        })
+        .collect()
+}
+
+fn file_in_request(
+    file: &SourceFile,
+    ix: &Indexed,
+    kept: &[bool],
+    spans: Vec<Span>,
+    markers: Vec<String>,
+) -> FileInRequest {
+    let lines_sent = kept.iter().filter(|k| **k).count();
+    let (mut stripped, missing) = missing_of(ix, kept);
+    let sent = status(lines_sent, &missing);
+    if sent == Sent::Absent {
+        stripped.clear();
+    }
+    FileInRequest {
+        path: file.path.clone(),
+        sent,
+        tokens: spans.iter().map(|s| s.tokens).sum(),
+        lines: ix.keys.len(),
+        lines_sent,
+        stripped,
+        missing,
+        markers,
+        occurrences: occurrences(ix, &spans),
+        spans,
+    }
+}
+
+/// Most files of a workspace traced.
+pub const MAX_FILES: usize = 5_000;
+
+/// The files of a workspace a request is traced back to: every file its
+/// fragments come from as its profile reads the folder, and every Markdown
+/// file of the folder (six folders down at most, links not followed,
+/// `.git` and `node_modules` aside: an agent may read one its profile does
+/// not know, like a nested AGENTS.md; a file the agent leaves out is listed
+/// as not sent), read again whole through the guarded reader; sorted.
+pub fn workspace_files(ws: &crate::workspace::Workspace) -> Vec<SourceFile> {
+    let Ok(mut reader) = crate::workspace::reader::Reader::new(&ws.root) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<String> = ws
+        .fragments
+        .iter()
+        .map(|f| f.source.clone())
+        .filter(|s| !s.starts_with('~') && !s.starts_with('/') && !s.is_empty())
+        .collect();
+    let root = reader.root().to_path_buf();
+    if let Ok((found, _)) = crate::workspace::reader::files_under(&root, "md", 6, MAX_FILES) {
+        paths.extend(found.iter().filter_map(|p| {
+            let rel = p.strip_prefix(&root).ok()?.to_str()?.to_string();
+            let skipped = rel.split('/').any(|c| c == ".git" || c == "node_modules");
+            (!skipped).then_some(rel)
+        }));
+    }
+    paths.sort();
+    paths.dedup();
+    paths.truncate(MAX_FILES);
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let text = reader.read(&path)?;
+            Some(SourceFile { path, text })
+        })
+        .collect()
+}
+
+/// The text view.
+pub fn to_text(a: &Attribution, request: usize) -> String {
+    let mut o = format!(
+        "request #{request}: {} tokens, {} from your files, {} from no file (the agent's own prompt, tools, runtime context)\n\nyour files in this request:\n",
+        crate::thousands(a.tokens),
+        crate::thousands(a.from_files),
+        crate::thousands(a.from_no_file)
+    );
+    for f in &a.files {
+        let how = match f.sent {
+            Sent::Whole => "whole".to_string(),
+            Sent::Cut => format!("cut: {} of {} lines sent", f.lines_sent, f.lines),
+            Sent::Absent => "not sent".to_string(),
+        };
+        o += &format!(
+            "  {:<40} {:>8} tokens  {how}",
+            clean(&f.path, 40),
+            crate::thousands(f.tokens)
+        );
+        if !f.stripped.is_empty() {
+            o += &format!(" ({} stripped)", f.stripped.join(", "));
+        }
+        o += "\n";
+        for s in &f.spans {
+            o += &format!(
+                "      lines {}-{} in {} at characters {}-{}\n",
+                s.first_line, s.last_line, s.part, s.start, s.end
+            );
+        }
+        if f.occurrences.iter().any(|oc| oc.sent != f.sent) {
+            for oc in &f.occurrences {
+                let how = match oc.sent {
+                    Sent::Cut => format!("cut, without lines {}", ranges(&oc.missing)),
+                    _ => "whole".into(),
+                };
+                o += &format!("      in {}: {how}\n", oc.part);
+            }
+        }
+        if !f.missing.is_empty() {
+            o += &format!("      not sent: lines {}\n", ranges(&f.missing));
+        }
+        for m in &f.markers {
+            o += &format!("      marker: {}\n", clip(m, 120));
+        }
+    }
+    o += "\nparts:\n";
+    for p in &a.parts {
+        let files: Vec<String> = p
+            .from_files
+            .iter()
+            .map(|(f, t)| format!("{f} {}", crate::thousands(*t)))
+            .collect();
+        o += &format!(
+            "  {:<32} {:>8} tokens  {}{}\n",
+            clip(&p.label, 32),
+            crate::thousands(p.tokens),
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!("{} · ", files.join(", "))
+            },
+            if p.from_no_file > 0 {
+                format!("from no file {}", crate::thousands(p.from_no_file))
+            } else {
+                String::new()
+            }
+        );
+    }
+    o
+}
+
+fn ranges(r: &[(usize, usize)]) -> String {
+    r.iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn clip(s: &str, n: usize) -> String {
+    let one_line = s.replace(['\n', '\r'], " ⏎ ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        one_line.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn file(path: &str, text: &str) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: text.into(),
+        }
+    }
+
+    fn run(req: Value, files: &[SourceFile]) -> Attribution {
+        attribute(&req, files, &TokenCounter::new(), Encoding::O200kBase)
+    }
+
+    #[test]
+    fn a_file_sent_whole_with_its_whitespace_changed_is_found() {
+        let soul = "# Soul\n\nBe  kind to the user.\r\nNever   guess a number.\n";
+        let req = json!({"system": [{"type": "text", "text": "You are an agent.\n## /ws/SOUL.md\n# Soul\nBe kind to the user.\n   Never guess a number.\n"}],
+                         "messages": [{"role": "user", "content": "hi there"}]});
+        let a = run(
+            req,
+            &[
+                file("SOUL.md", soul),
+                file("USER.md", "# User\nName: Ada Lovelace\n"),
+            ],
+        );
+        assert_eq!(a.files[0].sent, Sent::Whole);
+        assert_eq!(a.files[0].spans[0].part, "system block 1");
+        assert_eq!(
+            (
+                a.files[0].spans[0].first_line,
+                a.files[0].spans[0].last_line
+            ),
+            (1, 4)
+        );
+        assert_eq!(a.files[1].sent, Sent::Absent);
+        assert!(a.parts[0].from_no_file > 0, "the agent's own line");
+        assert_eq!(a.from_files + a.from_no_file, a.tokens);
+    }
+
+    #[test]
+    fn a_cut_file_names_its_kept_spans_missing_lines_and_marker() {
+        let body: Vec<String> = (1..=12)
+            .map(|i| format!("Rule number {i}: keep it short"))
+            .collect();
+        let text = body.join("\n");
+        let sent = format!(
+            "{}\n[...truncated, read AGENTS.md for full content...]\n{}",
+            body[..4].join("\n"),
+            body[10..].join("\n")
+        );
+        let a = run(json!({"system": sent}), &[file("AGENTS.md", &text)]);
+        let f = &a.files[0];
+        assert_eq!(f.sent, Sent::Cut);
+        assert_eq!(f.missing, vec![(5, 10)]);
+        assert_eq!(
+            f.markers,
+            vec!["[...truncated, read AGENTS.md for full content...]"]
+        );
+        assert_eq!(f.spans.len(), 2);
+    }
+
+    #[test]
+    fn frontmatter_and_comments_stripped_leave_a_file_whole() {
+        let text = "---\nname: helper skill\ndescription: does things\n---\n<!-- a note to myself here -->\nUse the helper for all the things.\nAnd then stop working.\n";
+        let a = run(
+            json!({"messages": [{"role": "user", "content": "<system-reminder>\nUse the helper for all the things.\nAnd then stop working.\n</system-reminder>"}]}),
+            &[file("CLAUDE.md", text)],
+        );
+        assert_eq!(a.files[0].sent, Sent::Whole);
+        assert_eq!(a.files[0].stripped, vec!["frontmatter", "HTML comments"]);
+    }
+
+    #[test]
+    fn a_line_common_to_many_files_does_not_start_a_span() {
+        let a = run(
+            json!({"system": "## Rules\nsomething else entirely here"}),
+            &[
+                file("A.md", "## Rules\nalpha line one\n"),
+                file("B.md", "## Rules\nbeta line two\n"),
+            ],
+        );
+        assert!(a.files.iter().all(|f| f.sent == Sent::Absent));
+    }
+}

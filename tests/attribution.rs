@@ -1,0 +1,191 @@
+//! `traffic CAPTURE --against WORKSPACE`: a request the real agents sent
+//! (Claude Code 2.1.328, OpenClaw 2026.9.6, Codex 0.169.0, recorded by
+//! scripts/record-agent.sh) traced back to the workspace's files, file by
+//! file; and a file edited between two turns named with the line changed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use common::*;
+
+fn fixture(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(agent)
+}
+
+fn attribution(agent: &str, ws: &Path, request: usize) -> Value {
+    let cap = fixture(agent).join("capture.jsonl");
+    let n = request.to_string();
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        &n,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)["attribution"].clone()
+}
+
+/// Each file's path → (how it was sent, the parts it is in).
+fn files(a: &Value) -> Vec<(String, String, Vec<String>)> {
+    a["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let mut parts: Vec<String> = f["occurrences"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["part"].as_str().unwrap().to_string())
+                .collect();
+            parts.dedup();
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["sent"].as_str().unwrap().to_string(),
+                parts,
+            )
+        })
+        .collect()
+}
+
+fn file<'a>(a: &'a Value, path: &str) -> &'a Value {
+    a["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap_or_else(|| panic!("{path} listed"))
+}
+
+/// The workspace as it was at the first turn, with the files of
+/// `workspace-after/` (edited before a later turn) put in.
+fn after(agent: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(agent).join("workspace"), dir.path());
+    copy_dir(&fixture(agent).join("workspace-after"), dir.path());
+    dir
+}
+
+#[test]
+fn openclaw_sends_its_bootstrap_files_whole_in_the_first_system_block() {
+    let a = attribution("openclaw", &fixture("openclaw").join("workspace"), 1);
+    let sys = vec!["system block 1".to_string()];
+    for f in [
+        "AGENTS.md",
+        "SOUL.md",
+        "IDENTITY.md",
+        "USER.md",
+        "MEMORY.md",
+    ] {
+        assert!(
+            files(&a).contains(&(f.into(), "whole".into(), sys.clone())),
+            "{f}: {:?}",
+            files(&a)
+        );
+    }
+    // 2026.9 no longer sends TOOLS.md; the daily note waits for /new.
+    assert_eq!(file(&a, "TOOLS.md")["sent"], "absent");
+    assert_eq!(file(&a, "memory/2026-12-01.md")["sent"], "absent");
+    // Every token is somebody's.
+    let (t, f, n) = (&a["tokens"], &a["from_files"], &a["from_no_file"]);
+    assert_eq!(t.as_u64(), Some(f.as_u64().unwrap() + n.as_u64().unwrap()));
+    assert!(
+        f.as_u64().unwrap() > 100 && n.as_u64().unwrap() > 5_000,
+        "{f} {n}"
+    );
+}
+
+#[test]
+fn claude_code_sends_its_memory_files_in_the_first_user_message() {
+    let a = attribution("claude-code", &fixture("claude-code").join("workspace"), 1);
+    let first = vec!["message 1 (user) block 1".to_string()];
+    for f in ["CLAUDE.md", "CLAUDE.local.md", "docs/conventions.md"] {
+        assert!(
+            files(&a).contains(&(f.into(), "whole".into(), first.clone())),
+            "{f}: {:?}",
+            files(&a)
+        );
+    }
+    // None of the user's text is in a system block: the agent's own.
+    for p in a["parts"].as_array().unwrap() {
+        if p["label"].as_str().unwrap().starts_with("system block") {
+            assert!(p["from_files"].as_array().unwrap().is_empty(), "{p}");
+        }
+    }
+}
+
+#[test]
+fn codex_appends_an_edited_agents_md_and_the_old_text_stays() {
+    let ws = after("codex");
+    let a = attribution("codex", ws.path(), 3);
+    let f = file(&a, "tools/AGENTS.md");
+    assert_eq!(f["sent"], "whole", "the new text is sent: {f}");
+    let occ = f["occurrences"].as_array().unwrap();
+    assert_eq!(occ.len(), 2, "{f}");
+    // The first user message keeps the text of the first turn: without the
+    // line added (line 5), which the appended message has.
+    assert_eq!(occ[0]["sent"], "cut");
+    assert_eq!(occ[0]["missing"], serde_json::json!([[5, 5]]));
+    assert_eq!(occ[1]["sent"], "whole");
+    // The first request was sent before the edit: the line is missing.
+    let a = attribution("codex", ws.path(), 1);
+    let f = file(&a, "tools/AGENTS.md");
+    assert_eq!(
+        (&f["sent"], &f["missing"]),
+        (&"cut".into(), &serde_json::json!([[5, 5]]))
+    );
+}
+
+#[test]
+fn openclaws_edited_agents_md_is_named_with_the_line_added() {
+    let ws = after("openclaw");
+    let before = attribution("openclaw", ws.path(), 1);
+    let f = file(&before, "AGENTS.md");
+    assert_eq!(f["sent"], "cut");
+    assert_eq!(f["missing"], serde_json::json!([[13, 13]]));
+    let last = attribution("openclaw", ws.path(), 3);
+    assert_eq!(file(&last, "AGENTS.md")["sent"], "whole");
+}
+
+#[test]
+fn the_text_view_lists_your_files_and_what_comes_from_no_file() {
+    let cap = fixture("openclaw").join("capture.jsonl");
+    let ws = fixture("openclaw").join("workspace");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.starts_with("request #3: "),
+        "the last request by default: {t}"
+    );
+    assert!(t.contains("your files in this request:"));
+    assert!(t.contains("from no file"));
+    // A transcript has no bodies: said, not guessed.
+    let tr = fixture("claude-code").join("transcript");
+    let o = run(&[
+        "traffic",
+        tr.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no request has a recorded body"),
+        "{}",
+        stderr(&o)
+    );
+}
