@@ -189,3 +189,78 @@ fn the_text_view_lists_your_files_and_what_comes_from_no_file() {
         stderr(&o)
     );
 }
+
+/// `--check-profile`'s differences: (point, file).
+fn check(agent: &str, ws: &Path, request: usize) -> (Option<i32>, Vec<(String, String)>) {
+    let cap = fixture(agent).join("capture.jsonl");
+    let n = request.to_string();
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        &n,
+        "--check-profile",
+        "--format",
+        "json",
+    ]);
+    let d = json(&o)["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["point"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (o.status.code(), d)
+}
+
+#[test]
+fn the_profile_check_names_where_the_real_agents_differ_from_the_profiles() {
+    let pair = |p: &str, f: &str| (p.to_string(), f.to_string());
+    // OpenClaw 2026.9 no longer sends TOOLS.md and puts one breakpoint in
+    // the system prompt; headings match once the folder it ran in is set
+    // aside.
+    let (code, d) = check("openclaw", &fixture("openclaw").join("workspace"), 1);
+    assert_eq!(code, Some(1), "exit 1 when they differ");
+    assert_eq!(d, vec![pair("missing", "TOOLS.md"), pair("breakpoint", "")]);
+    // Claude Code 2.1 sends memory files in the first user message, labels
+    // CLAUDE.local.md its own way and an import with its parent's kind.
+    let (_, d) = check("claude-code", &fixture("claude-code").join("workspace"), 1);
+    for f in ["CLAUDE.md", "CLAUDE.local.md", "docs/conventions.md"] {
+        assert!(d.contains(&pair("placement", f)), "{f}: {d:?}");
+    }
+    assert!(d.contains(&pair("heading", "CLAUDE.local.md")), "{d:?}");
+    assert!(d.contains(&pair("heading", "docs/conventions.md")), "{d:?}");
+    assert!(!d.contains(&pair("heading", "CLAUDE.md")), "{d:?}");
+}
+
+#[test]
+fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
+    let ws = after("openclaw");
+    let (_, d) = check("openclaw", ws.path(), 1);
+    assert!(
+        d.contains(&("truncation".into(), "AGENTS.md".into())),
+        "{d:?}"
+    );
+    let cap = fixture("openclaw").join("capture.jsonl");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.path().to_str().unwrap(),
+        "--request",
+        "1",
+        "--check-profile",
+    ]);
+    let t = stdout(&o);
+    assert!(t.contains("lines not sent: 13"), "{t}");
+    // After the edit, the agent sent the new line: only the lasting
+    // differences remain.
+    let (_, d) = check("openclaw", ws.path(), 3);
+    assert!(!d.iter().any(|(_, f)| f == "AGENTS.md"), "{d:?}");
+}

@@ -44,6 +44,15 @@ pub struct Args {
     /// last one with a recorded body).
     #[arg(long, value_name = "N", requires = "against")]
     pub request: Option<usize>,
+    /// With --against: render the workspace with its profile and list every
+    /// difference from the real request (files, truncation, placement,
+    /// order, headings, frontmatter, breakpoints); exit 1 when they differ.
+    #[arg(long, requires = "against")]
+    pub check_profile: bool,
+    /// With --check-profile: the profile to check (default: the one the
+    /// workspace declares or is detected as).
+    #[arg(long, requires = "check_profile")]
+    pub profile: Option<String>,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -139,6 +148,9 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     let files = attribution::workspace_files(&workspace);
     let counter = crate::engine::TokenCounter::new();
     let enc = table.resolve(Some(&x.model)).tokenizer;
+    if a.check_profile {
+        return check_profile(a, ws, req, &x.model, &files, (table, &counter, enc));
+    }
     let at = attribution::attribute(req, &files, &counter, enc);
     match a.format {
         Format::Json => out_json(&serde_json::json!({
@@ -151,6 +163,54 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
         _ => out_report(&attribution::to_text(&at, n)),
     }
     ExitCode::SUCCESS
+}
+
+/// The profile's rendering of the workspace against the real request.
+fn check_profile(
+    a: &Args,
+    ws: &std::path::Path,
+    real: &serde_json::Value,
+    model: &str,
+    files: &[crate::engine::traffic::attribution::SourceFile],
+    (table, counter, enc): (
+        &crate::engine::ModelTable,
+        &crate::engine::TokenCounter,
+        crate::engine::Encoding,
+    ),
+) -> ExitCode {
+    use crate::engine::traffic::profile_check;
+    let opts = crate::with_surroundings(crate::engine::Options {
+        profile: a.profile.clone(),
+        ..crate::engine::Options::default()
+    });
+    let ins = match crate::engine::inspect(ws, &opts, table, counter) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    let predicted = crate::engine::cache::request::anthropic_body(
+        &ins.assembly,
+        model,
+        &[],
+        1024,
+        false,
+        false,
+    );
+    let d = profile_check::check(&predicted, real, files, counter, enc);
+    let chosen = &ins.workspace.profile;
+    match a.format {
+        Format::Json => out_json(&serde_json::json!({
+            "schema": 1,
+            "profile": chosen.name,
+            "profile_chosen_because": chosen.why,
+            "differences": d,
+        })),
+        _ => out_report(&profile_check::to_text(&d, &chosen.name, "the agent")),
+    }
+    if d.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// Request `n` compared with the previous request of its chain.

@@ -17,6 +17,7 @@ mod codex;
 mod explain;
 mod lines;
 mod parse;
+pub mod profile_check;
 mod report;
 mod request;
 

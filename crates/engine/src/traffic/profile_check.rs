@@ -1,0 +1,379 @@
+//! The profile's prediction against reality: the request a workspace's
+//! profile renders and the request the agent really sent, both traced back
+//! to the workspace's files ([`super::attribution`]), compared file by
+//! file: a file sent by one and not the other, how much of it, where
+//! (system block or message), in which order, under which heading, with
+//! frontmatter or comments kept or stripped, the truncation point and
+//! marker; and where the system blocks carry breakpoints.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::attribution::{Attribution, FileInRequest, Sent, SourceFile, attribute};
+use crate::assembly::tokens::Encoding;
+use crate::{TokenCounter, clean};
+
+/// What differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Point {
+    /// The agent sends a file the profile leaves out.
+    Added,
+    /// The profile sends a file the agent leaves out.
+    Missing,
+    /// Both send it, one whole and the other cut (or cut elsewhere).
+    Truncation,
+    Marker,
+    Stripped,
+    /// A system block in one, a message in the other.
+    Placement,
+    Order,
+    Heading,
+    Breakpoint,
+}
+
+/// One difference between the profile's rendering and the real request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Difference {
+    pub point: Point,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// What the profile renders.
+    pub profile: String,
+    /// What the agent sent.
+    pub agent: String,
+}
+
+/// The kind of place a part is: `system` or `message (role)`, `tool`.
+fn place(part: &str) -> String {
+    if part.starts_with("system block") {
+        "a system block".into()
+    } else if part.starts_with("tool ") {
+        "a tool".into()
+    } else {
+        let role = part
+            .split_once('(')
+            .and_then(|(_, r)| r.split_once(')'))
+            .map_or("?", |(r, _)| r);
+        format!("a {role} message")
+    }
+}
+
+/// The last line with text before `start` (a character offset) in `text`.
+fn heading_before(text: &str, start: usize) -> String {
+    let byte = text
+        .char_indices()
+        .nth(start)
+        .map_or(text.len(), |(i, _)| i);
+    text[..byte]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map_or(String::new(), |l| clean(l, 200))
+}
+
+/// Each part's label and text.
+type Texts = Vec<(String, String)>;
+
+fn texts(req: &Value) -> Texts {
+    super::request::each_position(req)
+        .map(|(label, text, _)| (label, text))
+        .collect()
+}
+
+fn system_breakpoints(req: &Value) -> Vec<String> {
+    super::request::each_position(req)
+        .filter(|(label, _, bp)| *bp && label.starts_with("system block"))
+        .map(|(label, _, _)| label)
+        .collect()
+}
+
+fn sent_words(f: &FileInRequest) -> String {
+    match f.sent {
+        Sent::Whole => "whole".into(),
+        Sent::Absent => "not sent".into(),
+        Sent::Cut => format!("cut: {} of {} lines", f.lines_sent, f.lines),
+    }
+}
+
+fn ranges(r: &[(usize, usize)]) -> String {
+    if r.is_empty() {
+        return "none".into();
+    }
+    r.iter()
+        .map(|(a, b)| {
+            if a == b {
+                format!("{a}")
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The first place a file is (its first span's part and heading, the
+/// folder of the file's path in it written `<workspace>/`: the agent ran
+/// elsewhere).
+fn first_place(f: &FileInRequest, texts: &[(String, String)]) -> Option<(String, String)> {
+    let s = f.spans.first()?;
+    let text = texts
+        .iter()
+        .find(|(l, _)| *l == s.part)
+        .map_or("", |(_, t)| t);
+    let heading = heading_before(text, s.start);
+    Some((s.part.clone(), without_root(&heading, &f.path)))
+}
+
+/// `heading` with the absolute folder before `rel` written `<workspace>`.
+fn without_root(heading: &str, rel: &str) -> String {
+    let Some(i) = heading.find(&format!("/{rel}")) else {
+        return heading.to_string();
+    };
+    let start = heading[..i]
+        .rfind(|c: char| c.is_whitespace() || c == '(' || c == '"' || c == '`')
+        .map_or(0, |j| j + 1);
+    if !heading[start..].starts_with('/') && !heading[start..].starts_with('~') {
+        return heading.to_string();
+    }
+    format!("{}<workspace>{}", &heading[..start], &heading[i..])
+}
+
+/// Compares one file as rendered (`p`) and as sent (`a`).
+fn compare_file(
+    p: &FileInRequest,
+    a: &FileInRequest,
+    (ptexts, atexts): (&Texts, &Texts),
+    out: &mut Vec<Difference>,
+) {
+    let diff = |point, profile: String, agent: String| Difference {
+        point,
+        file: Some(p.path.clone()),
+        profile,
+        agent,
+    };
+    match (p.sent, a.sent) {
+        (Sent::Absent, Sent::Absent) => return,
+        (Sent::Absent, _) => return out.push(diff(Point::Added, "not sent".into(), sent_words(a))),
+        (_, Sent::Absent) => {
+            return out.push(diff(Point::Missing, sent_words(p), "not sent".into()));
+        }
+        _ => {}
+    }
+    if p.missing != a.missing {
+        out.push(diff(
+            Point::Truncation,
+            format!("{}; lines not sent: {}", sent_words(p), ranges(&p.missing)),
+            format!("{}; lines not sent: {}", sent_words(a), ranges(&a.missing)),
+        ));
+    }
+    if p.markers != a.markers && (!p.markers.is_empty() || !a.markers.is_empty()) {
+        out.push(diff(
+            Point::Marker,
+            p.markers.join(" | "),
+            a.markers.join(" | "),
+        ));
+    }
+    if p.stripped != a.stripped {
+        let words = |s: &[&str]| {
+            if s.is_empty() {
+                "nothing stripped".to_string()
+            } else {
+                format!("{} stripped", s.join(", "))
+            }
+        };
+        out.push(diff(
+            Point::Stripped,
+            words(&p.stripped),
+            words(&a.stripped),
+        ));
+    }
+    if let (Some((pp, ph)), Some((ap, ah))) = (first_place(p, ptexts), first_place(a, atexts)) {
+        if place(&pp) != place(&ap) {
+            out.push(diff(
+                Point::Placement,
+                format!("in {}", place(&pp)),
+                format!("in {}", place(&ap)),
+            ));
+        }
+        if ph != ah {
+            out.push(diff(Point::Heading, ph, ah));
+        }
+    }
+}
+
+/// The files sent by both, in the order the request holds them.
+fn order(at: &Attribution, texts: &[(String, String)], both: &[&str]) -> Vec<String> {
+    let index = |part: &str| {
+        texts
+            .iter()
+            .position(|(l, _)| l == part)
+            .unwrap_or(usize::MAX)
+    };
+    let mut v: Vec<(usize, usize, &str)> = at
+        .files
+        .iter()
+        .filter(|f| both.contains(&f.path.as_str()))
+        .filter_map(|f| {
+            f.spans
+                .first()
+                .map(|s| (index(&s.part), s.start, f.path.as_str()))
+        })
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, _, p)| p.to_string()).collect()
+}
+
+/// Every difference between the request the profile renders (`predicted`)
+/// and the one the agent sent (`real`), over the workspace's `files`.
+pub fn check(
+    predicted: &Value,
+    real: &Value,
+    files: &[SourceFile],
+    counter: &TokenCounter,
+    enc: Encoding,
+) -> Vec<Difference> {
+    let p = attribute(predicted, files, counter, enc);
+    let a = attribute(real, files, counter, enc);
+    let (pt, at) = (texts(predicted), texts(real));
+    let mut out = Vec::new();
+    for (pf, af) in p.files.iter().zip(&a.files) {
+        compare_file(pf, af, (&pt, &at), &mut out);
+    }
+    let both: Vec<&str> = p
+        .files
+        .iter()
+        .zip(&a.files)
+        .filter(|(x, y)| x.sent != Sent::Absent && y.sent != Sent::Absent)
+        .map(|(x, _)| x.path.as_str())
+        .collect();
+    let (po, ao) = (order(&p, &pt, &both), order(&a, &at, &both));
+    if po != ao {
+        out.push(Difference {
+            point: Point::Order,
+            file: None,
+            profile: po.join(", "),
+            agent: ao.join(", "),
+        });
+    }
+    let (pb, ab) = (system_breakpoints(predicted), system_breakpoints(real));
+    if pb != ab {
+        let words = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        out.push(Difference {
+            point: Point::Breakpoint,
+            file: None,
+            profile: format!("breakpoints on {}", words(&pb)),
+            agent: format!("breakpoints on {}", words(&ab)),
+        });
+    }
+    out
+}
+
+/// The text view.
+pub fn to_text(d: &[Difference], profile: &str, agent: &str) -> String {
+    if d.is_empty() {
+        return format!(
+            "the {profile} profile renders your files as {agent} sent them: no difference\n"
+        );
+    }
+    let mut o = format!(
+        "{agent} sends this differently from the {profile} profile: {}\n",
+        crate::plural(d.len() as u64, "difference")
+    );
+    for x in d {
+        let point = serde_json::to_value(x.point)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        o += &format!(
+            "\n  {point}{}\n",
+            x.file
+                .as_deref()
+                .map(|f| format!(" · {f}"))
+                .unwrap_or_default()
+        );
+        o += &format!("    profile: {}\n    agent:   {}\n", x.profile, x.agent);
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_folder_the_agent_ran_in_is_not_a_difference() {
+        assert_eq!(
+            without_root("## /home/u/ws/SOUL.md", "SOUL.md"),
+            "## <workspace>/SOUL.md"
+        );
+        assert_eq!(
+            without_root("Contents of /a/b/docs/x.md (imported):", "docs/x.md"),
+            "Contents of <workspace>/docs/x.md (imported):"
+        );
+        assert_eq!(without_root("## SOUL.md", "SOUL.md"), "## SOUL.md");
+    }
+
+    fn file(path: &str, text: &str) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn placement_heading_order_and_breakpoints_are_named() {
+        let files = [
+            file("A.md", "Alpha rule one here\nAlpha rule two here\n"),
+            file("B.md", "Beta rule one here\nBeta rule two here\n"),
+            file("C.md", "Gamma rule one here\nGamma rule two here\n"),
+        ];
+        let predicted = json!({"system": [
+            {"type": "text", "text": "## A.md\nAlpha rule one here\nAlpha rule two here\n## B.md\nBeta rule one here\nBeta rule two here", "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "## C.md\nGamma rule one here\nGamma rule two here"}]});
+        let real = json!({"system": [{"type": "text", "text": "agent prompt", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "Contents of /w/B.md:\nBeta rule one here\nBeta rule two here\nContents of /w/A.md:\nAlpha rule one here\nAlpha rule two here\n"}]});
+        let d = check(
+            &predicted,
+            &real,
+            &files,
+            &TokenCounter::new(),
+            Encoding::O200kBase,
+        );
+        let points: Vec<(Point, Option<&str>)> =
+            d.iter().map(|x| (x.point, x.file.as_deref())).collect();
+        assert!(
+            points.contains(&(Point::Placement, Some("A.md"))),
+            "{points:?}"
+        );
+        assert!(
+            points.contains(&(Point::Heading, Some("B.md"))),
+            "{points:?}"
+        );
+        assert!(
+            points.contains(&(Point::Missing, Some("C.md"))),
+            "{points:?}"
+        );
+        assert!(points.contains(&(Point::Order, None)), "{points:?}");
+        assert!(
+            !points.contains(&(Point::Breakpoint, None)),
+            "both on system block 1"
+        );
+        let same = check(
+            &predicted,
+            &predicted,
+            &files,
+            &TokenCounter::new(),
+            Encoding::O200kBase,
+        );
+        assert!(same.is_empty(), "{same:?}");
+    }
+}
