@@ -170,9 +170,72 @@ fn main() {
     bench_tokenize(&mut c, &text);
     bench_assembly(&mut c, dir.path());
     extra_benches(&mut c, dir.path());
+    bench_attribution(&mut c);
     c.final_summary();
     compare_with_python(&text);
     ui_frame_times(dir.path());
+}
+
+/// A 200 KB request traced back to a 1,000-file workspace (`traffic
+/// --against`), beside the obvious alternative: looking for each file's
+/// whole text in the request (which finds no file whose white space the
+/// agent changed).
+fn bench_attribution(c: &mut Criterion) {
+    use prompt_inspector::engine::traffic::attribution::{SourceFile, attribute};
+    let files: Vec<SourceFile> = (0..1000)
+        .map(|i| SourceFile {
+            path: format!("notes/{i}.md"),
+            text: mixed_text(1500, 100 + i),
+        })
+        .collect();
+    // The agent's own 60 KB, then 100 of the files, every other one with
+    // its lines indented (as an agent may re-indent them).
+    let mut sent = mixed_text(60_000, 9_999);
+    for (n, f) in files.iter().step_by(10).enumerate() {
+        sent.push_str(&format!("\n## {}\n", f.path));
+        if n % 2 == 0 {
+            sent.push_str(&f.text);
+        } else {
+            for l in f.text.lines() {
+                sent.push_str("  ");
+                sent.push_str(l);
+                sent.push('\n');
+            }
+        }
+    }
+    while sent.len() < 200_000 {
+        sent.push_str(&mixed_text(10_000, sent.len() as u64));
+    }
+    let request = serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []});
+    let counter = TokenCounter::new();
+    let found = attribute(&request, &files, &counter, Encoding::O200kBase);
+    let whole = files
+        .iter()
+        .filter(|f| {
+            f.text.lines().count() > 0
+                && found
+                    .files
+                    .iter()
+                    .any(|x| x.path == f.path && !x.spans.is_empty())
+        })
+        .count();
+    println!("attribution: {whole} of the 100 files sent found (whole-text search finds 50)");
+    let mut g = c.benchmark_group("attribution_200KB_request_1000_files");
+    g.sample_size(10);
+    g.bench_function("traffic_against_line_index", |b| {
+        b.iter(|| black_box(attribute(&request, &files, &counter, Encoding::O200kBase).from_files))
+    });
+    g.bench_function("peer_whole_text_search", |b| {
+        b.iter(|| {
+            black_box(
+                files
+                    .iter()
+                    .filter(|f| sent.contains(f.text.as_str()))
+                    .count(),
+            )
+        })
+    });
+    g.finish();
 }
 
 /// Prediction and diff on the generated workspace.
