@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
-use super::command::{Command, Shortcut};
+use super::command::{self, Command};
 
 use crate::engine::compare::diff::{self, Diff, DiffLine};
 
@@ -167,7 +167,7 @@ pub fn show(
         }
         ui.checkbox(&mut view.side_by_side, "side by side");
         ui.checkbox(&mut view.show_all, "show unchanged fragments");
-        let key = Shortcut::SaveSnapshot.key_text(ui.ctx());
+        let key = command::key_text(ui.ctx(), &Command::SaveSnapshot);
         if ui.button(format!("Save snapshot ({key})")).clicked() {
             out.push(Command::SaveSnapshot);
         }
