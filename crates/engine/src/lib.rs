@@ -18,10 +18,8 @@ pub use assembly::assemble::{Assembly, Status, assemble};
 pub use assembly::models::{ModelInfo, ModelTable, Provider};
 pub use assembly::prepare::{Prepared, prepare};
 pub use assembly::tokens::{Encoding, TokenCounter};
-pub use inspection::{
-    Inspection, Options, budget_problems, inspect, load_workspace, pick_session, thousands,
-};
-pub use text::{clean, plural, terminal_safe};
+pub use inspection::{Inspection, Options, budget_problems, inspect, load_workspace, pick_session};
+pub use text::{clean, plural, terminal_safe, thousands};
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
 pub use workspace::session::Session;
