@@ -18,8 +18,8 @@ pub mod yaml;
 
 use std::path::Path;
 
-pub use reader::{MAX_FILE_BYTES, Reader, check_relative};
-pub use types::{FragmentDef, FragmentKind, ToolDef, Workspace};
+pub use reader::{MAX_FILE_BYTES, Reader};
+pub use types::{FragmentDef, Workspace};
 
 use crate::workspace::diag::{Diagnostic, FileDiags};
 use crate::workspace::session::{Session, parse_session};
