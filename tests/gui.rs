@@ -422,3 +422,32 @@ fn every_menu_entry_of_the_command_table_is_in_its_menu_and_shortcuts_apply() {
     h.run_steps(3);
     h.get_by_label("Open a workspace folder");
 }
+
+#[test]
+fn a_typed_file_is_not_a_folder_and_a_dropped_file_opens_its_folder() {
+    let mut h = harness(sample());
+    let ws = copy_sample();
+    let file = ws.path().join("SOUL.md");
+    // The worker tells whether a path is a folder; the dialog says so.
+    let apply = |h: &mut Harness<'static, Option<App>>, c: Command| {
+        h.state_mut().as_mut().unwrap().apply(c);
+    };
+    apply(&mut h, Command::ShowOpenDialog);
+    apply(&mut h, Command::Open(file.clone()));
+    let note = format!("{} is not a folder", file.display());
+    let start = Instant::now();
+    while h.query_by_label(&note).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "waited for the note"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A file dropped onto the window opens its folder.
+    apply(&mut h, Command::OpenDropped(file));
+    let root = ws.path().canonicalize().unwrap();
+    wait_for(&mut h, "the dropped file's folder", |a| {
+        a.state.root.as_ref() == Some(&root) && a.is_idle() && a.state.loaded.is_some()
+    });
+}

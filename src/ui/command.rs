@@ -14,6 +14,8 @@ use crate::engine::{Budget, Provider};
 pub enum Command {
     /// Open a workspace folder.
     Open(PathBuf),
+    /// Open what was dropped onto the window: a folder, or a file's folder.
+    OpenDropped(PathBuf),
     OpenSample,
     ShowOpenDialog,
     CloseOpenDialog,

@@ -3,7 +3,7 @@
 //! Everything here reads the state and pushes commands; `App::apply` runs
 //! them after the frame is drawn.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use egui::{RichText, Ui};
@@ -351,7 +351,8 @@ fn menu_entries(ui: &mut Ui, menu: Menu, facts: &Facts, out: &mut Vec<Command>) 
     }
 }
 
-/// A folder (or a file's folder) dropped onto the window opens it.
+/// A folder (or a file's folder) dropped onto the window opens it (the
+/// worker tells which).
 fn dropped_folder(ctx: &egui::Context, out: &mut Vec<Command>) {
     let dropped: Vec<PathBuf> = ctx.input(|i| {
         i.raw
@@ -362,11 +363,6 @@ fn dropped_folder(ctx: &egui::Context, out: &mut Vec<Command>) {
             .collect()
     });
     if let Some(p) = dropped.into_iter().next() {
-        let dir = if p.is_dir() {
-            p
-        } else {
-            p.parent().map(Path::to_path_buf).unwrap_or(p)
-        };
-        out.push(Command::Open(dir));
+        out.push(Command::OpenDropped(p));
     }
 }
