@@ -11,7 +11,7 @@ pub mod ui;
 
 pub use prompt_inspector_engine as engine;
 pub use prompt_inspector_net as net;
-pub use prompt_inspector_net::clock::{now_rfc3339, unix_now};
+pub use prompt_inspector_net::clock::unix_now;
 
 use std::path::PathBuf;
 

@@ -13,6 +13,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use prompt_inspector::engine::Status;
 use prompt_inspector::ui::App;
+use prompt_inspector::ui::command::Command;
 use prompt_inspector::ui::state::Tab;
 use window::*;
 
@@ -366,4 +367,87 @@ fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() 
     h.get_by_label_contains("fragment soul (layer 1): changed");
     h.get_by_label_contains("breakpoint 1 at system block 1 (layer 1): invalidated");
     h.get_by_label_contains("+我是 **SuxiongBot-2**");
+}
+
+#[test]
+fn every_menu_entry_of_the_command_table_is_in_its_menu_and_shortcuts_apply() {
+    use prompt_inspector::ui::command::{ENTRIES, Menu};
+    let mut h = harness(sample());
+    // Every entry of the table, by its label and shortcut, in its menu.
+    for menu in Menu::ALL {
+        h.get_by_label(menu.title()).click();
+        h.run_steps(3);
+        for e in ENTRIES.iter().filter(|e| e.menu == menu) {
+            let text = e.menu_text(&h.ctx);
+            assert!(
+                h.query_by_label(&text).is_some(),
+                "{text:?} in the {} menu",
+                menu.title()
+            );
+        }
+        h.get_by_label(menu.title()).click();
+        h.run_steps(3);
+    }
+    // Ctrl+D: the markers, from the table's shortcut.
+    let key = |command: &Command| {
+        ENTRIES
+            .iter()
+            .find(|e| e.command == *command)
+            .and_then(|e| e.shortcut)
+            .unwrap()
+    };
+    let markers = app(&h).state.debug_markers;
+    let k = key(&Command::ToggleMarkers);
+    h.key_press_modifiers(k.modifiers, k.logical_key);
+    h.run_steps(3);
+    assert_eq!(app(&h).state.debug_markers, !markers);
+    // Ctrl+F: back to the fragment table from another tab.
+    h.get_by_label_contains("Problems (").click();
+    h.run_steps(3);
+    assert_eq!(app(&h).state.tab, Tab::Problems);
+    let k = key(&Command::FindFragment);
+    h.key_press_modifiers(k.modifiers, k.logical_key);
+    h.run_steps(3);
+    assert_eq!(app(&h).state.tab, Tab::Fragments);
+    // Ctrl+R: a reload.
+    let k = key(&Command::Reload);
+    h.key_press_modifiers(k.modifiers, k.logical_key);
+    h.run_steps(3);
+    assert_eq!(app(&h).state.reloads, 1);
+    wait_loaded(&mut h);
+    // Ctrl+O: the open dialog.
+    assert!(h.query_by_label("Open a workspace folder").is_none());
+    let k = key(&Command::ShowOpenDialog);
+    h.key_press_modifiers(k.modifiers, k.logical_key);
+    h.run_steps(3);
+    h.get_by_label("Open a workspace folder");
+}
+
+#[test]
+fn a_typed_file_is_not_a_folder_and_a_dropped_file_opens_its_folder() {
+    let mut h = harness(sample());
+    let ws = copy_sample();
+    let file = ws.path().join("SOUL.md");
+    // The worker tells whether a path is a folder; the dialog says so.
+    let apply = |h: &mut Harness<'static, Option<App>>, c: Command| {
+        h.state_mut().as_mut().unwrap().apply(c);
+    };
+    apply(&mut h, Command::ShowOpenDialog);
+    apply(&mut h, Command::Open(file.clone()));
+    let note = format!("{} is not a folder", file.display());
+    let start = Instant::now();
+    while h.query_by_label(&note).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "waited for the note"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A file dropped onto the window opens its folder.
+    apply(&mut h, Command::OpenDropped(file));
+    let root = ws.path().canonicalize().unwrap();
+    wait_for(&mut h, "the dropped file's folder", |a| {
+        a.state.root.as_ref() == Some(&root) && a.is_idle() && a.state.loaded.is_some()
+    });
 }

@@ -12,7 +12,7 @@ use super::detail::TokenViewCache;
 use super::prompt::PromptLines;
 use super::state::{AppState, Persisted, Tab, TableView, ThemeChoice};
 use super::watch::Watcher;
-use super::worker::{DiffInput, Done, Job, Worker};
+use super::worker::{DiffInput, Done, FolderAsk, Job, Worker};
 use super::{fonts, test_run};
 use crate::engine::cache::prediction::Prediction;
 use crate::engine::{Inspection, ModelTable, Provider, TokenCounter};
@@ -66,46 +66,33 @@ pub struct App {
     /// the key of the one being computed.
     pub(crate) prediction: Option<(u64, Prediction)>,
     pub(crate) prediction_pending: Option<u64>,
-    /// The bundled sample workspace, found once at start (not on disk each
-    /// frame).
+    /// The bundled sample workspace, looked for once at start by the
+    /// worker (not on disk each frame, never on this thread).
     pub sample: Option<PathBuf>,
-}
-
-/// The bundled sample workspace, wherever it can be found.
-pub fn sample_workspace() -> Option<PathBuf> {
-    let mut candidates = vec![
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-workspace"),
-        PathBuf::from("sample-workspace"),
-    ];
-    if let Ok(exe) = std::env::current_exe()
-        && let Some(dir) = exe.parent()
-    {
-        candidates.push(dir.join("sample-workspace"));
-    }
-    candidates
-        .into_iter()
-        .find(|p| p.join("workspace.yaml").is_file())
 }
 
 impl App {
     pub fn new(ctx: &egui::Context, persisted: Option<Persisted>, path: Option<PathBuf>) -> App {
-        fonts::install(ctx);
-        let table = Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
+        // The bundled fonts now; a system CJK font when the worker found one.
+        fonts::install(ctx, None);
         let counter = Arc::new(TokenCounter::new());
         // Warm the tokenizer off the UI thread.
         let _ = std::thread::Builder::new()
             .name("prompt-inspector-warm-tokenizer".into())
             .spawn(|| TokenCounter::warm(crate::engine::Encoding::O200kBase));
-        let worker = Worker::spawn(ctx.clone(), counter.clone(), table.clone());
+        // The model table and the profiles come from the worker (files):
+        // empty until then, and they arrive before any workspace does.
+        let worker = Worker::spawn(ctx.clone(), counter.clone());
         let (watch_tx, watch_rx) = channel();
         let persisted = persisted.unwrap_or_default();
-        let mut app = App {
+        let app = App {
             state: AppState::from_persisted(&persisted),
             counter,
-            table,
-            profiles: crate::profiles()
-                .unwrap_or_else(|_| crate::engine::workspace::profile::Profiles::bundled())
-                .names(),
+            table: Arc::new(ModelTable {
+                default_model: String::new(),
+                models: Vec::new(),
+            }),
+            profiles: Vec::new(),
             frames: FrameStats::default(),
             worker,
             watcher: None,
@@ -127,10 +114,16 @@ impl App {
             latest_snapshot: None,
             prediction: None,
             prediction_pending: None,
-            sample: sample_workspace(),
+            sample: None,
         };
-        if let Some(p) = path.or(persisted.last_workspace.filter(|p| p.is_dir())) {
-            app.open(p);
+        app.worker.submit(Job::Startup);
+        let folder = match (path, persisted.last_workspace) {
+            (Some(path), _) => Some((path, FolderAsk::Given)),
+            (None, Some(path)) => Some((path, FolderAsk::Remembered)),
+            (None, None) => None,
+        };
+        if let Some((path, asked)) = folder {
+            app.worker.submit(Job::Folder { path, asked });
         }
         app
     }
@@ -142,9 +135,9 @@ impl App {
         App::new(&cc.egui_ctx, persisted, path)
     }
 
-    /// Opens a workspace folder (loading runs on the worker).
+    /// Opens a workspace folder, as the worker resolved it (canonical):
+    /// loading and the live-reload watch run on the worker.
     pub fn open(&mut self, root: PathBuf) {
-        let root = root.canonicalize().unwrap_or(root);
         if self.state.root.as_deref() != Some(root.as_path()) {
             self.state.loaded = None;
             self.state.selected = None;
@@ -156,13 +149,11 @@ impl App {
         self.state.root = Some(root.clone());
         self.state.error = None;
         self.state.note_recent(&root);
-        self.watcher = match Watcher::start(&root, self.ctx.clone(), self.watch_tx.clone()) {
-            Ok(w) => Some(w),
-            Err(e) => {
-                self.state.error = Some(format!("live reload is off: {e}"));
-                None
-            }
-        };
+        self.watcher = None;
+        self.worker.submit(Job::Watch {
+            root,
+            tx: self.watch_tx.clone(),
+        });
         self.submit_load();
     }
 
@@ -209,14 +200,14 @@ impl App {
     /// Carries out one command.
     pub fn apply(&mut self, c: Command) {
         match c {
-            Command::Open(p) => {
-                if p.is_dir() {
-                    self.open.visible = false;
-                    self.open(p);
-                } else {
-                    self.open.note = Some(format!("{} is not a folder", p.display()));
-                }
-            }
+            Command::Open(path) => self.worker.submit(Job::Folder {
+                path,
+                asked: FolderAsk::Typed,
+            }),
+            Command::OpenDropped(path) => self.worker.submit(Job::Folder {
+                path,
+                asked: FolderAsk::Dropped,
+            }),
             Command::OpenSample => {
                 if let Some(p) = self.sample.clone() {
                     self.open(p);
@@ -409,6 +400,50 @@ impl App {
             Done::Traffic(result) => self.traffic_view.read(*result),
             Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
             Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
+            Done::Folder {
+                asked,
+                path,
+                is_dir,
+            } => self.on_folder(asked, path, is_dir),
+            Done::Watching { root, watcher } => {
+                if self.state.root.as_ref() == Some(&root) {
+                    match watcher {
+                        Ok(w) => self.watcher = Some(w),
+                        Err(e) => self.state.error = Some(format!("live reload is off: {e}")),
+                    }
+                }
+            }
+            Done::Startup { sample, font } => {
+                self.sample = sample;
+                if font.is_some() {
+                    fonts::install(&self.ctx, font);
+                }
+            }
+            Done::Tables { table, profiles } => {
+                self.table = table;
+                self.profiles = profiles;
+            }
+            Done::ShotSaved(result) => {
+                if let Some(plan) = &mut self.shots {
+                    plan.saved(result);
+                }
+            }
+        }
+    }
+
+    /// A path the worker resolved: opened when it is a folder (or named on
+    /// the command line), else a note in the open dialog.
+    fn on_folder(&mut self, asked: FolderAsk, path: PathBuf, is_dir: bool) {
+        match asked {
+            _ if is_dir => {
+                self.open.visible = false;
+                self.open(path);
+            }
+            FolderAsk::Given => self.open(path),
+            FolderAsk::Remembered => {}
+            FolderAsk::Typed | FolderAsk::Dropped => {
+                self.open.note = Some(format!("{} is not a folder", path.display()));
+            }
         }
     }
 
@@ -539,11 +574,10 @@ impl App {
         };
         Ok(match side {
             Side::Live => DiffInput::Inspection(Box::new(ins()?)),
-            Side::Session(name) => DiffInput::Inspection(Box::new(ins()?.other_session(
-                name,
-                &self.table,
-                &self.counter,
-            )?)),
+            Side::Session(name) => DiffInput::Session {
+                base: Box::new(ins()?),
+                name: name.clone(),
+            },
             Side::Snapshot(p) => DiffInput::File(p.clone()),
             Side::Request { capture, index } => DiffInput::Request {
                 capture: capture.clone(),

@@ -1,18 +1,21 @@
 //! What a user can ask of the window. Panels read the state and push
-//! commands; `App::apply` carries them out once per frame. Keyboard
-//! shortcuts and their menu entries come from one table, [`Shortcut`].
+//! commands; `App::apply` carries them out once per frame. The menu bar,
+//! the keyboard shortcuts and every shortcut hint come from one table,
+//! [`ENTRIES`].
 
 use std::path::PathBuf;
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use super::state::{Tab, ThemeChoice};
+use super::state::{AppState, Tab, ThemeChoice};
 use crate::engine::{Budget, Provider};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// Open a workspace folder.
     Open(PathBuf),
+    /// Open what was dropped onto the window: a folder, or a file's folder.
+    OpenDropped(PathBuf),
     OpenSample,
     ShowOpenDialog,
     CloseOpenDialog,
@@ -59,67 +62,181 @@ pub enum Command {
     CopyRequestJson,
 }
 
-/// The keyboard shortcuts, each with its menu label: written once here.
+/// A menu of the menu bar, in the order shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shortcut {
-    Open,
-    Reload,
-    SaveSnapshot,
-    Find,
-    Markers,
+pub enum Menu {
+    File,
+    View,
 }
 
-impl Shortcut {
-    pub const ALL: [Shortcut; 5] = [
-        Shortcut::Open,
-        Shortcut::Reload,
-        Shortcut::SaveSnapshot,
-        Shortcut::Find,
-        Shortcut::Markers,
-    ];
+impl Menu {
+    pub const ALL: [Menu; 2] = [Menu::File, Menu::View];
 
-    pub fn label(self) -> &'static str {
+    pub fn title(self) -> &'static str {
         match self {
-            Shortcut::Open => "Open folder…",
-            Shortcut::Reload => "Reload",
-            Shortcut::SaveSnapshot => "Save a snapshot",
-            Shortcut::Find => "Find a fragment",
-            Shortcut::Markers => "DEBUG markers",
+            Menu::File => "File",
+            Menu::View => "View",
+        }
+    }
+}
+
+/// What a menu entry's enabled, shown and checked states are read from.
+pub struct Facts<'a> {
+    pub state: &'a AppState,
+    /// The bundled sample workspace was found.
+    pub sample: bool,
+}
+
+/// How an entry is drawn in its menu.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// A button that closes the menu.
+    Button,
+    /// A checkbox, ticked when the function says so.
+    Check(fn(&Facts) -> bool),
+    /// One of a group of radio buttons, selected when the function says so.
+    Radio(fn(&Facts) -> bool),
+}
+
+/// One command a user can ask for from the menu bar (and maybe the
+/// keyboard).
+pub struct Entry {
+    pub command: Command,
+    pub menu: Menu,
+    pub label: &'static str,
+    pub shortcut: Option<KeyboardShortcut>,
+    pub kind: Kind,
+    /// Whether it can be carried out now (a disabled entry is greyed out
+    /// and its shortcut does nothing).
+    pub enabled: fn(&Facts) -> bool,
+    /// A disabled entry is left out of its menu rather than greyed out.
+    pub hide_disabled: bool,
+    /// A separator goes above it in its menu.
+    pub separated: bool,
+}
+
+impl Entry {
+    /// A button in `menu`, always enabled, with no shortcut.
+    const fn new(menu: Menu, label: &'static str, command: Command) -> Entry {
+        Entry {
+            command,
+            menu,
+            label,
+            shortcut: None,
+            kind: Kind::Button,
+            enabled: |_| true,
+            hide_disabled: false,
+            separated: false,
         }
     }
 
-    pub fn key(self) -> KeyboardShortcut {
-        let k = match self {
-            Shortcut::Open => Key::O,
-            Shortcut::Reload => Key::R,
-            Shortcut::SaveSnapshot => Key::S,
-            Shortcut::Find => Key::F,
-            Shortcut::Markers => Key::D,
-        };
-        KeyboardShortcut::new(Modifiers::COMMAND, k)
+    /// With Ctrl+`key` (⌘ on a Mac) as its shortcut.
+    const fn ctrl(mut self, key: Key) -> Entry {
+        self.shortcut = Some(KeyboardShortcut::new(Modifiers::COMMAND, key));
+        self
     }
 
-    pub fn command(self) -> Command {
-        match self {
-            Shortcut::Open => Command::ShowOpenDialog,
-            Shortcut::Reload => Command::Reload,
-            Shortcut::SaveSnapshot => Command::SaveSnapshot,
-            Shortcut::Find => Command::FindFragment,
-            Shortcut::Markers => Command::ToggleMarkers,
-        }
+    const fn enabled_when(mut self, enabled: fn(&Facts) -> bool) -> Entry {
+        self.enabled = enabled;
+        self
+    }
+
+    const fn kind(mut self, kind: Kind) -> Entry {
+        self.kind = kind;
+        self
+    }
+
+    const fn hidden_when_disabled(mut self) -> Entry {
+        self.hide_disabled = true;
+        self
+    }
+
+    const fn after_separator(mut self) -> Entry {
+        self.separated = true;
+        self
+    }
+}
+
+/// Every entry of the menu bar, in menu order: the menus, the keyboard
+/// shortcuts and their hints are made from this table alone.
+///
+/// Commands that carry data picked in a panel (a folder of the Recent
+/// list, a fragment, a session, a model, a budget, a tab of the tab bar, a
+/// capture's requests…) are not menu entries and stay out of it, as do a
+/// panel's own buttons that act on that panel's fields (start or cancel a
+/// run, start or stop the proxy, compare, the open dialog's buttons).
+pub const ENTRIES: &[Entry] = &[
+    Entry::new(Menu::File, "Open folder…", Command::ShowOpenDialog).ctrl(Key::O),
+    Entry::new(Menu::File, "Reload", Command::Reload)
+        .ctrl(Key::R)
+        .enabled_when(|f| f.state.root.is_some()),
+    Entry::new(Menu::File, "Save a snapshot", Command::SaveSnapshot)
+        .ctrl(Key::S)
+        .enabled_when(|f| f.state.loaded.is_some()),
+    Entry::new(Menu::File, "Open the sample workspace", Command::OpenSample)
+        .enabled_when(|f| f.sample)
+        .hidden_when_disabled(),
+    Entry::new(
+        Menu::View,
+        "Follow the system theme",
+        Command::SetTheme(ThemeChoice::System),
+    )
+    .kind(Kind::Radio(|f| f.state.theme == ThemeChoice::System)),
+    Entry::new(Menu::View, "Light", Command::SetTheme(ThemeChoice::Light))
+        .kind(Kind::Radio(|f| f.state.theme == ThemeChoice::Light)),
+    Entry::new(Menu::View, "Dark", Command::SetTheme(ThemeChoice::Dark))
+        .kind(Kind::Radio(|f| f.state.theme == ThemeChoice::Dark)),
+    Entry::new(Menu::View, "DEBUG markers", Command::ToggleMarkers)
+        .ctrl(Key::D)
+        .kind(Kind::Check(|f| f.state.debug_markers))
+        .after_separator(),
+    Entry::new(Menu::View, "Find a fragment", Command::FindFragment)
+        .ctrl(Key::F)
+        .enabled_when(|f| f.state.loaded.is_some()),
+];
+
+impl Entry {
+    /// The table's entry for `command`.
+    pub fn of(command: &Command) -> Option<&'static Entry> {
+        ENTRIES.iter().find(|e| e.command == *command)
     }
 
     /// `Ctrl+O` (or `⌘O` on a Mac), as shown beside menu entries.
-    pub fn key_text(self, ctx: &egui::Context) -> String {
-        ctx.format_shortcut(&self.key())
+    pub fn key_text(&self, ctx: &egui::Context) -> Option<String> {
+        self.shortcut.map(|k| ctx.format_shortcut(&k))
     }
 
-    /// The shortcuts pressed this frame, as commands.
-    pub fn pressed(ctx: &egui::Context) -> Vec<Command> {
-        Shortcut::ALL
-            .into_iter()
-            .filter(|s| ctx.input_mut(|i| i.consume_shortcut(&s.key())))
-            .map(Shortcut::command)
-            .collect()
+    /// The entry's text in its menu: its label, then its shortcut.
+    pub fn menu_text(&self, ctx: &egui::Context) -> String {
+        match self.key_text(ctx) {
+            Some(k) => format!("{}  {k}", self.label),
+            None => self.label.to_string(),
+        }
     }
+}
+
+/// The label of `command`'s entry (empty if it has none).
+pub fn label(command: &Command) -> &'static str {
+    Entry::of(command).map_or("", |e| e.label)
+}
+
+/// The shortcut of `command`, as a hint (`Ctrl+S`; empty if it has none).
+pub fn key_text(ctx: &egui::Context, command: &Command) -> String {
+    Entry::of(command)
+        .and_then(|e| e.key_text(ctx))
+        .unwrap_or_default()
+}
+
+/// The shortcuts pressed this frame, as commands (those of disabled
+/// entries are taken and do nothing).
+pub fn pressed(ctx: &egui::Context, facts: &Facts) -> Vec<Command> {
+    ENTRIES
+        .iter()
+        .filter(|e| {
+            e.shortcut
+                .is_some_and(|k| ctx.input_mut(|i| i.consume_shortcut(&k)))
+                && (e.enabled)(facts)
+        })
+        .map(|e| e.command.clone())
+        .collect()
 }

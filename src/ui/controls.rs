@@ -168,9 +168,9 @@ fn budget_sliders(
             out.push(Command::ResetBudget);
         }
         let mut markers = state.debug_markers;
-        let key = super::command::Shortcut::Markers.key_text(ui.ctx());
+        let key = super::command::key_text(ui.ctx(), &Command::ToggleMarkers);
         if ui
-            .checkbox(&mut markers, "DEBUG markers")
+            .checkbox(&mut markers, super::command::label(&Command::ToggleMarkers))
             .on_hover_text(format!(
                 "Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]] ({key})"
             ))

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
-use super::command::{Command, Shortcut};
+use super::command::{self, Command};
 
 use crate::engine::compare::diff::{self, Diff, DiffLine};
 
@@ -167,7 +167,7 @@ pub fn show(
         }
         ui.checkbox(&mut view.side_by_side, "side by side");
         ui.checkbox(&mut view.show_all, "show unchanged fragments");
-        let key = Shortcut::SaveSnapshot.key_text(ui.ctx());
+        let key = command::key_text(ui.ctx(), &Command::SaveSnapshot);
         if ui.button(format!("Save snapshot ({key})")).clicked() {
             out.push(Command::SaveSnapshot);
         }
@@ -194,73 +194,79 @@ pub fn show(
         .show(ui, |ui| {
             summary(ui, d);
             ui.separator();
-            let groups = groups(&d.lines);
-            // Which block each group belongs to, and which blocks changed.
-            let mut block_of = Vec::with_capacity(groups.len());
-            let mut block = 0usize;
-            for (frag, lines) in &groups {
-                if frag.is_none() && lines.first().is_some_and(|l| l.text.starts_with("=== ")) {
-                    block += 1;
-                }
-                block_of.push(block);
-            }
-            let changed_blocks: Vec<usize> = groups
-                .iter()
-                .zip(&block_of)
-                .filter(|((_, lines), _)| lines.iter().any(|l| l.tag != ' '))
-                .map(|(_, b)| *b)
-                .collect();
-            let hidden = groups
-                .iter()
-                .filter(|(f, lines)| f.is_some() && lines.iter().all(|l| l.tag == ' '))
-                .count();
-            if !view.show_all && hidden > 0 {
-                ui.weak(format!(
-                    "{hidden} unchanged fragment{} hidden",
-                    if hidden == 1 { "" } else { "s" }
-                ));
-            }
-            for (i, ((frag, lines), blk)) in groups.into_iter().zip(block_of).enumerate() {
-                let changed = lines.iter().any(|l| l.tag != ' ');
-                let header = frag.is_none();
-                // A recorded request's positions are its fragments: their
-                // groups already name them.
-                if header && d.recorded {
-                    continue;
-                }
-                if !view.show_all && !changed && (!header || !changed_blocks.contains(&blk)) {
-                    continue;
-                }
-                let title = match &frag {
-                    Some(f) => format!("{}{f}", if changed { "● " } else { "" }),
-                    None => lines
-                        .first()
-                        .map(|l| l.text.trim_matches(['=', ' ']).to_string())
-                        .unwrap_or_else(|| format!("system block {blk}")),
-                };
-                egui::CollapsingHeader::new(RichText::new(title).monospace())
-                    .id_salt(("diff-group", view.generation, i))
-                    .default_open(changed)
-                    .show(ui, |ui| {
-                        if view.side_by_side {
-                            ui.columns(2, |cols| {
-                                for l in &lines {
-                                    match l.tag {
-                                        '-' => line_ui(&mut cols[0], l),
-                                        '+' => line_ui(&mut cols[1], l),
-                                        _ => {
-                                            line_ui(&mut cols[0], l);
-                                            line_ui(&mut cols[1], l);
-                                        }
-                                    }
+            fragment_groups(ui, view, d);
+        });
+}
+
+/// The lines of the diff grouped by fragment, each group collapsible (the
+/// changed ones open); unchanged groups hidden unless asked for.
+fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff) {
+    let groups = groups(&d.lines);
+    // Which block each group belongs to, and which blocks changed.
+    let mut block_of = Vec::with_capacity(groups.len());
+    let mut block = 0usize;
+    for (frag, lines) in &groups {
+        if frag.is_none() && lines.first().is_some_and(|l| l.text.starts_with("=== ")) {
+            block += 1;
+        }
+        block_of.push(block);
+    }
+    let changed_blocks: Vec<usize> = groups
+        .iter()
+        .zip(&block_of)
+        .filter(|((_, lines), _)| lines.iter().any(|l| l.tag != ' '))
+        .map(|(_, b)| *b)
+        .collect();
+    let hidden = groups
+        .iter()
+        .filter(|(f, lines)| f.is_some() && lines.iter().all(|l| l.tag == ' '))
+        .count();
+    if !view.show_all && hidden > 0 {
+        ui.weak(format!(
+            "{hidden} unchanged fragment{} hidden",
+            if hidden == 1 { "" } else { "s" }
+        ));
+    }
+    for (i, ((frag, lines), blk)) in groups.into_iter().zip(block_of).enumerate() {
+        let changed = lines.iter().any(|l| l.tag != ' ');
+        let header = frag.is_none();
+        // A recorded request's positions are its fragments: their
+        // groups already name them.
+        if header && d.recorded {
+            continue;
+        }
+        if !view.show_all && !changed && (!header || !changed_blocks.contains(&blk)) {
+            continue;
+        }
+        let title = match &frag {
+            Some(f) => format!("{}{f}", if changed { "● " } else { "" }),
+            None => lines
+                .first()
+                .map(|l| l.text.trim_matches(['=', ' ']).to_string())
+                .unwrap_or_else(|| format!("system block {blk}")),
+        };
+        egui::CollapsingHeader::new(RichText::new(title).monospace())
+            .id_salt(("diff-group", view.generation, i))
+            .default_open(changed)
+            .show(ui, |ui| {
+                if view.side_by_side {
+                    ui.columns(2, |cols| {
+                        for l in &lines {
+                            match l.tag {
+                                '-' => line_ui(&mut cols[0], l),
+                                '+' => line_ui(&mut cols[1], l),
+                                _ => {
+                                    line_ui(&mut cols[0], l);
+                                    line_ui(&mut cols[1], l);
                                 }
-                            });
-                        } else {
-                            for l in &lines {
-                                line_ui(ui, l);
                             }
                         }
                     });
-            }
-        });
+                } else {
+                    for l in &lines {
+                        line_ui(ui, l);
+                    }
+                }
+            });
+    }
 }

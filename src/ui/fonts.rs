@@ -28,28 +28,44 @@ const SYSTEM_CJK: &[(&str, u32)] = &[
     ("C:\\Windows\\Fonts\\simsun.ttc", 0),
 ];
 
-/// Which font covers CJK text (for the About box and the tests).
-/// `PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY=1` skips system fonts (tests use it,
-/// so that what they check does not depend on the machine's fonts).
-pub fn install(ctx: &egui::Context) -> String {
+/// A system font that covers CJK, as read from disk (by the worker: the
+/// UI thread reads no file).
+pub struct SystemFont {
+    pub index: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// The first CJK font of the system (none with
+/// `PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY=1`: tests use it, so that what they
+/// check does not depend on the machine's fonts). Reads files: call it off
+/// the UI thread.
+pub fn read_system() -> Option<SystemFont> {
+    if std::env::var_os("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY").is_some() {
+        return None;
+    }
+    SYSTEM_CJK.iter().find_map(|(p, i)| {
+        std::fs::read(p)
+            .ok()
+            .map(|bytes| SystemFont { index: *i, bytes })
+    })
+}
+
+/// Installs the fonts: the system's CJK font first when there is one, then
+/// the bundled subset.
+pub fn install(ctx: &egui::Context, system: Option<SystemFont>) {
     let mut fonts = FontDefinitions::default();
-    let mut names = Vec::new();
-    let system_ok = std::env::var_os("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY").is_none();
-    if system_ok
-        && let Some((path, index, bytes)) = SYSTEM_CJK
-            .iter()
-            .find_map(|(p, i)| std::fs::read(p).ok().map(|b| (*p, *i, b)))
-    {
-        let mut data = FontData::from_owned(bytes);
-        data.index = index;
+    let mut names: Vec<&str> = Vec::new();
+    if let Some(f) = system {
+        let mut data = FontData::from_owned(f.bytes);
+        data.index = f.index;
         fonts.font_data.insert("system-cjk".into(), Arc::new(data));
-        names.push(("system-cjk".to_string(), path.to_string()));
+        names.push("system-cjk");
     }
     fonts.font_data.insert(
         "bundled-cjk".into(),
         Arc::new(FontData::from_static(BUNDLED)),
     );
-    names.push(("bundled-cjk".into(), "assets/fonts/cjk-fallback.ttf".into()));
+    names.push("bundled-cjk");
     // Arrows, box drawing and geometric shapes: egui's monospace font has
     // them, its proportional one does not.
     if fonts.font_data.contains_key("Hack") {
@@ -61,10 +77,7 @@ pub fn install(ctx: &egui::Context) -> String {
     }
     for family in [FontFamily::Proportional, FontFamily::Monospace] {
         let list = fonts.families.entry(family).or_default();
-        for (name, _) in &names {
-            list.push(name.clone());
-        }
+        list.extend(names.iter().map(|n| n.to_string()));
     }
     ctx.set_fonts(fonts);
-    names[0].1.clone()
 }

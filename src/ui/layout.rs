@@ -3,13 +3,13 @@
 //! Everything here reads the state and pushes commands; `App::apply` runs
 //! them after the frame is drawn.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use egui::{RichText, Ui};
 
 use super::app::App;
-use super::command::{Command, Shortcut};
+use super::command::{self, Command, ENTRIES, Facts, Kind, Menu};
 use super::state::{Tab, ThemeChoice};
 use super::thousands;
 use super::{
@@ -24,7 +24,7 @@ impl App {
         let ctx = ui.ctx().clone();
         self.poll();
         self.apply_theme(&ctx);
-        let mut out = Shortcut::pressed(&ctx);
+        let mut out = command::pressed(&ctx, &self.facts());
         dropped_folder(&ctx, &mut out);
         self.menu_bar(ui, &mut out);
         self.status_bar(ui);
@@ -75,53 +75,26 @@ impl App {
         }
     }
 
+    /// What the command table's entries are enabled, shown and checked by.
+    pub(crate) fn facts(&self) -> Facts<'_> {
+        Facts {
+            state: &self.state,
+            sample: self.sample.is_some(),
+        }
+    }
+
     fn menu_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
-        let entry = |ui: &mut Ui, s: Shortcut, enabled: bool, out: &mut Vec<Command>| {
-            let text = format!("{}  {}", s.label(), s.key_text(ui.ctx()));
-            if ui.add_enabled(enabled, egui::Button::new(text)).clicked() {
-                out.push(s.command());
-                ui.close();
-            }
-        };
+        let facts = self.facts();
         egui::Panel::top("menu-bar").show(ui, |ui| {
             egui::MenuBar::new().ui(ui, |ui| {
-                ui.menu_button("File", |ui| {
-                    let loaded = self.state.loaded.is_some();
-                    entry(ui, Shortcut::Open, true, out);
-                    entry(ui, Shortcut::Reload, self.state.root.is_some(), out);
-                    entry(ui, Shortcut::SaveSnapshot, loaded, out);
-                    if self.sample.is_some() && ui.button("Open the sample workspace").clicked() {
-                        out.push(Command::OpenSample);
-                        ui.close();
-                    }
-                    ui.separator();
-                    ui.label(RichText::new("Recent").weak());
-                    for p in &self.state.recent {
-                        if ui.button(p.display().to_string()).clicked() {
-                            out.push(Command::Open(p.clone()));
-                            ui.close();
+                for menu in Menu::ALL {
+                    ui.menu_button(menu.title(), |ui| {
+                        menu_entries(ui, menu, &facts, out);
+                        if menu == Menu::File {
+                            self.recent(ui, out);
                         }
-                    }
-                });
-                ui.menu_button("View", |ui| {
-                    for (t, label) in [
-                        (ThemeChoice::System, "Follow the system theme"),
-                        (ThemeChoice::Light, "Light"),
-                        (ThemeChoice::Dark, "Dark"),
-                    ] {
-                        if ui.radio(self.state.theme == t, label).clicked() {
-                            out.push(Command::SetTheme(t));
-                        }
-                    }
-                    ui.separator();
-                    let s = Shortcut::Markers;
-                    let mut on = self.state.debug_markers;
-                    let text = format!("{}  {}", s.label(), s.key_text(ui.ctx()));
-                    if ui.checkbox(&mut on, text).changed() {
-                        out.push(Command::SetMarkers(on));
-                    }
-                    entry(ui, Shortcut::Find, self.state.loaded.is_some(), out);
-                });
+                    });
+                }
                 ui.separator();
                 if let Some(root) = &self.state.root {
                     ui.label(RichText::new(root.display().to_string()).monospace());
@@ -132,6 +105,18 @@ impl App {
                 }
             });
         });
+    }
+
+    /// The File menu's recent workspaces (each opens its folder).
+    fn recent(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        ui.separator();
+        ui.label(RichText::new("Recent").weak());
+        for p in &self.state.recent {
+            if ui.button(p.display().to_string()).clicked() {
+                out.push(Command::Open(p.clone()));
+                ui.close();
+            }
+        }
     }
 
     fn status_bar(&self, ui: &mut Ui) {
@@ -294,7 +279,7 @@ impl App {
         ui.horizontal(|ui| {
             let mut markers = self.state.debug_markers;
             if ui
-                .checkbox(&mut markers, Shortcut::Markers.label())
+                .checkbox(&mut markers, command::label(&Command::ToggleMarkers))
                 .changed()
             {
                 out.push(Command::SetMarkers(markers));
@@ -332,7 +317,42 @@ impl App {
     }
 }
 
-/// A folder (or a file's folder) dropped onto the window opens it.
+/// The entries of the command table in `menu`, drawn as the table says.
+fn menu_entries(ui: &mut Ui, menu: Menu, facts: &Facts, out: &mut Vec<Command>) {
+    for e in ENTRIES.iter().filter(|e| e.menu == menu) {
+        let enabled = (e.enabled)(facts);
+        if e.hide_disabled && !enabled {
+            continue;
+        }
+        if e.separated {
+            ui.separator();
+        }
+        let text = e.menu_text(ui.ctx());
+        let chosen = match e.kind {
+            Kind::Button => {
+                let clicked = ui.add_enabled(enabled, egui::Button::new(text)).clicked();
+                if clicked {
+                    ui.close();
+                }
+                clicked
+            }
+            Kind::Check(on) => {
+                let mut on = on(facts);
+                ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text))
+                    .changed()
+            }
+            Kind::Radio(selected) => ui
+                .add_enabled(enabled, egui::RadioButton::new(selected(facts), text))
+                .clicked(),
+        };
+        if chosen {
+            out.push(e.command.clone());
+        }
+    }
+}
+
+/// A folder (or a file's folder) dropped onto the window opens it (the
+/// worker tells which).
 fn dropped_folder(ctx: &egui::Context, out: &mut Vec<Command>) {
     let dropped: Vec<PathBuf> = ctx.input(|i| {
         i.raw
@@ -343,11 +363,6 @@ fn dropped_folder(ctx: &egui::Context, out: &mut Vec<Command>) {
             .collect()
     });
     if let Some(p) = dropped.into_iter().next() {
-        let dir = if p.is_dir() {
-            p
-        } else {
-            p.parent().map(Path::to_path_buf).unwrap_or(p)
-        };
-        out.push(Command::Open(dir));
+        out.push(Command::OpenDropped(p));
     }
 }

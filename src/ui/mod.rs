@@ -15,6 +15,7 @@ mod open_dialog;
 pub mod overview;
 pub mod problems;
 pub mod prompt;
+pub mod shot_views;
 pub mod shots;
 pub mod state;
 pub mod table;

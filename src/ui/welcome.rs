@@ -3,7 +3,7 @@
 use egui::{RichText, Ui};
 
 use super::colors;
-use super::command::{Command, Shortcut};
+use super::command::{self, Command};
 use super::state::AppState;
 
 pub fn show(ui: &mut Ui, state: &AppState, sample_available: bool, out: &mut Vec<Command>) {
@@ -19,7 +19,7 @@ pub fn show(ui: &mut Ui, state: &AppState, sample_available: bool, out: &mut Vec
         {
             out.push(Command::OpenSample);
         }
-        let key = Shortcut::Open.key_text(ui.ctx());
+        let key = command::key_text(ui.ctx(), &Command::ShowOpenDialog);
         if ui.button(format!("Open a folder… ({key})")).clicked() {
             out.push(Command::ShowOpenDialog);
         }

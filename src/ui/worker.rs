@@ -1,9 +1,11 @@
-//! Long work off the UI thread, as named jobs of one worker: loading and
-//! preparing a workspace, predicting, taking a snapshot, diffing, the folder
-//! picker and test runs. Results come back through one channel, each with a
-//! repaint request; the UI never blocks.
+//! Long work and every file-system call off the UI thread, as named jobs of
+//! one worker: loading and preparing a workspace, predicting, taking a
+//! snapshot, diffing, the folder picker, test runs, resolving a folder to
+//! open, the live-reload watch, what the window looks for at start (the
+//! sample, a system font) and writing screenshots. Results come back
+//! through one channel, each with a repaint request; the UI never blocks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
@@ -16,6 +18,9 @@ use crate::engine::{self, Inspection, ModelInfo, ModelTable, Options, Provider, 
 use crate::net::Endpoint;
 use crate::net::run::{Progress, RunOptions};
 
+use super::fonts::SystemFont;
+use super::watch::Watcher;
+
 /// One side of a diff, as the worker receives it.
 pub enum DiffInput {
     /// An inspection as it is (the live state, or another session).
@@ -24,6 +29,23 @@ pub enum DiffInput {
     File(PathBuf),
     /// Request `index` (1-based) of a capture.
     Request { capture: PathBuf, index: usize },
+    /// Another session of an inspection, assembled here (not on the UI
+    /// thread).
+    Session { base: Box<Inspection>, name: String },
+}
+
+/// Why a path is resolved to a folder: what the app does with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderAsk {
+    /// Typed in the open dialog or picked: a folder, else a note.
+    Typed,
+    /// Dropped onto the window: a file stands for its folder.
+    Dropped,
+    /// The workspace of the last run: opened only if still a folder.
+    Remembered,
+    /// Named on the command line: opened whatever it is (loading says
+    /// what is wrong).
+    Given,
 }
 
 /// A test run to execute.
@@ -71,6 +93,26 @@ pub enum Job {
     TestRun(Box<TestRun>),
     /// Read and explain a capture or a transcript.
     Traffic(PathBuf),
+    /// Resolve a path to a folder (is it one, its canonical path): the UI
+    /// thread touches no file.
+    Folder {
+        path: PathBuf,
+        asked: FolderAsk,
+    },
+    /// Watch a workspace folder for live reload (a recursive watch walks
+    /// the whole tree); each change sends on `tx`.
+    Watch {
+        root: PathBuf,
+        tx: Sender<()>,
+    },
+    /// What the window looks for on disk once, at start: the bundled
+    /// sample workspace and a system CJK font.
+    Startup,
+    /// Write a screenshot of the screenshot plan as a PNG.
+    SaveShot {
+        path: PathBuf,
+        image: Arc<egui::ColorImage>,
+    },
 }
 
 pub enum RunMsg {
@@ -117,6 +159,30 @@ pub enum Done {
     },
     /// The proxy stopped (with the reason when it failed).
     ProxyStopped(Option<String>),
+    /// A path resolved: canonical when it is a folder (a dropped file's
+    /// folder in its place), else as given.
+    Folder {
+        asked: FolderAsk,
+        path: PathBuf,
+        is_dir: bool,
+    },
+    /// The live-reload watch of `root` (or why there is none).
+    Watching {
+        root: PathBuf,
+        watcher: Result<Watcher, String>,
+    },
+    Startup {
+        sample: Option<PathBuf>,
+        font: Option<SystemFont>,
+    },
+    /// A screenshot written (or why not).
+    ShotSaved(Result<PathBuf, String>),
+    /// The model table and the profiles' names, read by the worker first
+    /// of all (before any job's result).
+    Tables {
+        table: Arc<ModelTable>,
+        profiles: Vec<String>,
+    },
 }
 
 pub struct Worker {
@@ -209,6 +275,9 @@ impl Shared {
                     crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
                         .map_err(|e| format!("{}: {e}", capture.display()))
                 }),
+            DiffInput::Session { base, name } => base
+                .other_session(&name, &self.table, &self.counter)
+                .map(|ins| crate::snapshot_now(&ins, &self.counter)),
         }
     }
 
@@ -277,8 +346,70 @@ impl Shared {
             }
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}
+            Job::Folder { path, asked } => self.send(folder(path, asked)),
+            Job::Watch { root, tx } => {
+                let watcher = Watcher::start(&root, self.ctx.clone(), tx);
+                self.send(Done::Watching { root, watcher });
+            }
+            Job::Startup => self.send(Done::Startup {
+                sample: sample_workspace(),
+                font: super::fonts::read_system(),
+            }),
+            Job::SaveShot { path, image } => self.send(Done::ShotSaved(save_png(&path, &image))),
         }
     }
+}
+
+/// `path` as a folder to open: canonical when it is one; a dropped file
+/// stands for its folder.
+fn folder(path: PathBuf, asked: FolderAsk) -> Done {
+    let path = if asked == FolderAsk::Dropped && !path.is_dir() {
+        path.parent().map(Path::to_path_buf).unwrap_or(path)
+    } else {
+        path
+    };
+    let is_dir = path.is_dir();
+    let path = if is_dir || asked == FolderAsk::Given {
+        path.canonicalize().unwrap_or(path)
+    } else {
+        path
+    };
+    Done::Folder {
+        asked,
+        path,
+        is_dir,
+    }
+}
+
+/// The bundled sample workspace, wherever it can be found (canonical).
+fn sample_workspace() -> Option<PathBuf> {
+    let mut candidates = vec![
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-workspace"),
+        PathBuf::from("sample-workspace"),
+    ];
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        candidates.push(dir.join("sample-workspace"));
+    }
+    let found = candidates
+        .into_iter()
+        .find(|p| p.join("workspace.yaml").is_file())?;
+    Some(found.canonicalize().unwrap_or(found))
+}
+
+/// Writes `image` as a PNG at `path` (its folder made if need be).
+fn save_png(path: &Path, image: &egui::ColorImage) -> Result<PathBuf, String> {
+    let fail = |e: String| format!("cannot write {}: {e}", path.display());
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    }
+    let [w, h] = image.size;
+    let bytes: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+    let buf = image::RgbaImage::from_raw(w as u32, h as u32, bytes)
+        .ok_or_else(|| "screenshot had an unexpected size".to_string())?;
+    buf.save(path).map_err(|e| fail(e.to_string()))?;
+    Ok(path.to_path_buf())
 }
 
 /// A Load or Prepare superseded by a newer one need not run.
@@ -288,18 +419,27 @@ fn superseded(job: &Job, next: &Job) -> bool {
 }
 
 impl Worker {
-    pub fn spawn(ctx: egui::Context, counter: Arc<TokenCounter>, table: Arc<ModelTable>) -> Worker {
+    /// The worker thread; it reads the model table and the profiles
+    /// first (files the user may name) and sends them as [`Done::Tables`].
+    pub fn spawn(ctx: egui::Context, counter: Arc<TokenCounter>) -> Worker {
         let (tx, jobs) = channel::<Job>();
         let (done, rx) = channel::<Done>();
-        let shared = Shared {
-            counter,
-            table,
-            done: done.clone(),
-            ctx: ctx.clone(),
-        };
+        let (shared_done, shared_ctx) = (done.clone(), ctx.clone());
         std::thread::Builder::new()
             .name("prompt-inspector-worker".into())
             .spawn(move || {
+                let table =
+                    Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
+                let profiles = crate::profiles()
+                    .unwrap_or_else(|_| engine::workspace::profile::Profiles::bundled())
+                    .names();
+                let shared = Shared {
+                    counter,
+                    table: table.clone(),
+                    done: shared_done,
+                    ctx: shared_ctx,
+                };
+                shared.send(Done::Tables { table, profiles });
                 let mut pending: Option<Job> = None;
                 loop {
                     let job = match pending.take() {

@@ -10,6 +10,7 @@ use crate::assembly::assemble::{Assembly, Prepared, assemble, prepare};
 use crate::assembly::models::ModelTable;
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::calibration;
+use crate::text::thousands;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::session::Session;
 use crate::workspace::settings::Budget;
@@ -324,19 +325,6 @@ pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
             d = d.for_fragment(&f.id);
         }
         out.push(d);
-    }
-    out
-}
-
-/// A count with thousands separators: `1,979`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
     }
     out
 }

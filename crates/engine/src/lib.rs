@@ -16,13 +16,9 @@ pub mod workspace;
 
 pub use assembly::assemble::{Assembly, Status, assemble};
 pub use assembly::models::{ModelInfo, ModelTable, Provider};
-pub use assembly::prepare::{Prepared, prepare};
 pub use assembly::tokens::{Encoding, TokenCounter};
-pub use inspection::{
-    Inspection, Options, budget_problems, inspect, load_workspace, pick_session, thousands,
-};
-pub use text::{clean, plural, terminal_safe};
+pub use inspection::{Inspection, Options, inspect, load_workspace};
+pub use text::{clean, plural, terminal_safe, thousands};
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
-pub use workspace::session::Session;
-pub use workspace::settings::{Budget, Settings};
+pub use workspace::settings::Budget;

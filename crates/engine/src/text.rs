@@ -84,9 +84,18 @@ pub fn terminal_safe(text: &str) -> String {
 
 /// `1 request`, `2 requests`, `1,200 tokens`: a count and its word.
 pub fn plural(n: u64, word: &str) -> String {
-    format!(
-        "{} {word}{}",
-        crate::thousands(n),
-        if n == 1 { "" } else { "s" }
-    )
+    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// A count with thousands separators: `1,979`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

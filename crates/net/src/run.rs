@@ -83,35 +83,7 @@ pub async fn execute(
             secs: limit.as_secs(),
         }
     });
-    // A local llama.cpp server: predict on its own tokens, exactly.
-    // It runs within the run's stated time limit: at most half of it, and
-    // when it cannot finish (or an answer is over the size cap) the run
-    // goes on with the plain prediction, said in one line.
-    let mut exact = planned.to_vec();
-    if ep.provider != Provider::Anthropic && ep.base_url != super::OPENAI_BASE {
-        let now = std::time::Instant::now();
-        let share = deadline.at.saturating_duration_since(now) / 2;
-        let passes = super::llama::exact(&client, ep, model, &mut exact);
-        match tokio::time::timeout(share, passes).await {
-            Ok(Ok(true)) => progress(Progress::Note(
-                "a llama.cpp server: predicting on its own chat template and tokenizer".into(),
-            )),
-            Ok(Ok(false)) => {}
-            Ok(Err(e)) => {
-                exact = planned.to_vec();
-                progress(Progress::Note(format!(
-                    "a llama.cpp server, not counted exactly: {e}"
-                )));
-            }
-            Err(_) => {
-                exact = planned.to_vec();
-                progress(Progress::Note(format!(
-                    "a llama.cpp server, not counted exactly: its template and tokenizer passes did not finish within {} s, half the run's time limit",
-                    share.as_secs()
-                )));
-            }
-        }
-    }
+    let exact = exact_plan(&client, ep, model, planned, deadline, &mut progress).await;
     let planned = &exact[..];
     let mut gap_skipped = false;
     for (i, p) in planned.iter().enumerate() {
@@ -169,6 +141,47 @@ pub async fn execute(
         record.rows.push(row);
     }
     record
+}
+
+/// The plan as a local llama.cpp server counts it: predicted on its own
+/// tokens, exactly. It runs within the run's stated time limit: at most
+/// half of it, and when it cannot finish (or an answer is over the size
+/// cap) the run goes on with the plain prediction, said in one line.
+async fn exact_plan(
+    client: &reqwest::Client,
+    ep: &Endpoint,
+    model: &ModelInfo,
+    planned: &[Planned],
+    deadline: super::Deadline,
+    progress: &mut impl FnMut(Progress),
+) -> Vec<Planned> {
+    let mut exact = planned.to_vec();
+    if ep.provider == Provider::Anthropic || ep.base_url == super::OPENAI_BASE {
+        return exact;
+    }
+    let now = std::time::Instant::now();
+    let share = deadline.at.saturating_duration_since(now) / 2;
+    let passes = super::llama::exact(client, ep, model, &mut exact);
+    match tokio::time::timeout(share, passes).await {
+        Ok(Ok(true)) => progress(Progress::Note(
+            "a llama.cpp server: predicting on its own chat template and tokenizer".into(),
+        )),
+        Ok(Ok(false)) => {}
+        Ok(Err(e)) => {
+            exact = planned.to_vec();
+            progress(Progress::Note(format!(
+                "a llama.cpp server, not counted exactly: {e}"
+            )));
+        }
+        Err(_) => {
+            exact = planned.to_vec();
+            progress(Progress::Note(format!(
+                "a llama.cpp server, not counted exactly: its template and tokenizer passes did not finish within {} s, half the run's time limit",
+                share.as_secs()
+            )));
+        }
+    }
+    exact
 }
 
 fn error_row(label: &str, p: Option<&Planned>, e: &NetError) -> RunRow {

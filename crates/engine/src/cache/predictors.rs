@@ -177,7 +177,7 @@ fn anthropic_request(
         e.last_used = t;
         p.notes.push(format!(
             "read {} tokens cached up to {} (entry refreshed for {})",
-            crate::thousands(read),
+            crate::text::thousands(read),
             r.segments[h].label(),
             e.ttl.as_str()
         ));
@@ -309,7 +309,7 @@ impl Written<'_> {
             covered = covered.max(self.pt[b]);
             notes.push(format!(
                 "wrote {} tokens up to {label} ({}): {why}",
-                crate::thousands(add),
+                crate::text::thousands(add),
                 ttl.as_str()
             ));
             cache.insert(
@@ -343,7 +343,7 @@ impl Written<'_> {
             {
                 notes.push(format!(
                     "a cached prefix of {} tokens (up to {}) is more than {LOOKBACK} positions before the next breakpoint: beyond the lookback, not read",
-                    crate::thousands(e.tokens),
+                    crate::text::thousands(e.tokens),
                     self.r.segments[e.position].label()
                 ));
             }

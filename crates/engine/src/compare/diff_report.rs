@@ -7,12 +7,12 @@ use super::diff::{ChangeKind, Diff};
 /// prefix diverges); the window shows the same lines.
 pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
     let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
-    let th = |n: usize| crate::thousands(n as u64);
+    let th = |n: usize| crate::text::thousands(n as u64);
     let signed = |n: i64| {
         format!(
             "{}{}",
             if n < 0 { "-" } else { "+" },
-            crate::thousands(n.unsigned_abs())
+            crate::text::thousands(n.unsigned_abs())
         )
     };
     let mut o = vec![format!(

@@ -140,40 +140,49 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     )
 }
 
-/// The first position where `b` differs from `a`, as a miss.
-fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Option<Miss> {
+/// The tool set of `b` against that of `a`, as a miss when it changed
+/// (tools come first: nothing after them is read).
+fn tools_changed(a: &Value, b: &Value) -> Option<Miss> {
     let (na, nb) = (names(a), names(b));
-    if na != nb {
-        let (in_a, in_b): (HashSet<&String>, HashSet<&String>) =
-            (na.iter().collect(), nb.iter().collect());
-        let added: Vec<&String> = nb.iter().filter(|n| !in_a.contains(n)).collect();
-        let removed: Vec<&String> = na.iter().filter(|n| !in_b.contains(n)).collect();
-        if added.is_empty() && removed.is_empty() {
-            return Some(miss(
-                MissKind::Tools,
-                format!(
-                    "the same tools in another order ({} → {}): tools come first, so nothing after them is read",
-                    na.join(", "),
-                    nb.join(", ")
-                ),
-            ));
-        }
+    if na == nb {
+        return None;
+    }
+    let (in_a, in_b): (HashSet<&String>, HashSet<&String>) =
+        (na.iter().collect(), nb.iter().collect());
+    let added: Vec<&String> = nb.iter().filter(|n| !in_a.contains(n)).collect();
+    let removed: Vec<&String> = na.iter().filter(|n| !in_b.contains(n)).collect();
+    if added.is_empty() && removed.is_empty() {
         return Some(miss(
             MissKind::Tools,
             format!(
-                "the tool set changed (added: {}; removed: {}): tools come first, so nothing after them is read",
-                if added.is_empty() {
-                    "none".into()
-                } else {
-                    join(&added)
-                },
-                if removed.is_empty() {
-                    "none".into()
-                } else {
-                    join(&removed)
-                }
+                "the same tools in another order ({} → {}): tools come first, so nothing after them is read",
+                na.join(", "),
+                nb.join(", ")
             ),
         ));
+    }
+    Some(miss(
+        MissKind::Tools,
+        format!(
+            "the tool set changed (added: {}; removed: {}): tools come first, so nothing after them is read",
+            if added.is_empty() {
+                "none".into()
+            } else {
+                join(&added)
+            },
+            if removed.is_empty() {
+                "none".into()
+            } else {
+                join(&removed)
+            }
+        ),
+    ))
+}
+
+/// The first position where `b` differs from `a`, as a miss.
+fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Option<Miss> {
+    if let Some(m) = tools_changed(a, b) {
+        return Some(m);
     }
     // What the previous request could have left cached ends at its last
     // breakpoint: a difference after it (an agent's transient context after

@@ -5,7 +5,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use super::{Miss, Part, Row, Traffic};
-use crate::inspection::thousands;
+use crate::text::thousands;
 
 pub fn to_json(t: &Traffic) -> Value {
     json!({

@@ -18,8 +18,8 @@ pub mod yaml;
 
 use std::path::Path;
 
-pub use reader::{MAX_FILE_BYTES, Reader, check_relative};
-pub use types::{FragmentDef, FragmentKind, ToolDef, Workspace};
+pub use reader::{MAX_FILE_BYTES, Reader};
+pub use types::{FragmentDef, Workspace};
 
 use crate::workspace::diag::{Diagnostic, FileDiags};
 use crate::workspace::session::{Session, parse_session};
@@ -48,50 +48,9 @@ pub fn load_as(
     let mut r = Reader::new(root)?;
     let mut diags = Vec::new();
 
-    let settings = if r.exists("workspace.yaml") {
-        match r.read("workspace.yaml") {
-            Some(text) => {
-                let mut d = FileDiags {
-                    file: "workspace.yaml",
-                    out: &mut diags,
-                };
-                match yaml::parse(&text) {
-                    Ok(node) => parse_settings(&node, &text, &mut d),
-                    Err(e) => {
-                        d.error(
-                            e.line,
-                            format!("invalid YAML: {} (defaults used)", e.message),
-                        );
-                        Settings::default()
-                    }
-                }
-            }
-            None => Settings::default(),
-        }
-    } else {
-        Settings::default()
-    };
+    let settings = read_settings(&mut r, &mut diags);
 
-    let chosen = match profile_name.or(settings.profile.as_deref()) {
-        Some(name) => {
-            if profiles.get(name).is_none() {
-                return Err(format!(
-                    "unknown profile '{name}' (profiles: {})",
-                    profiles.names().join(", ")
-                ));
-            }
-            let why = if profile_name.is_some() {
-                "chosen explicitly (--profile, or in the window)"
-            } else {
-                "profile: in workspace.yaml"
-            };
-            profile::Chosen {
-                name: name.to_string(),
-                why: why.into(),
-            }
-        }
-        None => profiles.detect(&r),
-    };
+    let chosen = choose_profile(profile_name, &settings, profiles, &r)?;
     let mut settings = settings;
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
@@ -140,6 +99,64 @@ pub fn load_as(
             .and_then(|p| p.caps.as_ref())
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
+    })
+}
+
+/// workspace.yaml's settings (defaults when it is missing or invalid, with
+/// a diagnostic for what is wrong in it).
+fn read_settings(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Settings {
+    if r.exists("workspace.yaml") {
+        match r.read("workspace.yaml") {
+            Some(text) => {
+                let mut d = FileDiags {
+                    file: "workspace.yaml",
+                    out: diags,
+                };
+                match yaml::parse(&text) {
+                    Ok(node) => parse_settings(&node, &text, &mut d),
+                    Err(e) => {
+                        d.error(
+                            e.line,
+                            format!("invalid YAML: {} (defaults used)", e.message),
+                        );
+                        Settings::default()
+                    }
+                }
+            }
+            None => Settings::default(),
+        }
+    } else {
+        Settings::default()
+    }
+}
+
+/// The profile named (`--profile`, the window), else the one workspace.yaml
+/// names, else the one detected; an unknown name is an error.
+fn choose_profile(
+    profile_name: Option<&str>,
+    settings: &Settings,
+    profiles: &profile::Profiles,
+    r: &Reader,
+) -> Result<profile::Chosen, String> {
+    Ok(match profile_name.or(settings.profile.as_deref()) {
+        Some(name) => {
+            if profiles.get(name).is_none() {
+                return Err(format!(
+                    "unknown profile '{name}' (profiles: {})",
+                    profiles.names().join(", ")
+                ));
+            }
+            let why = if profile_name.is_some() {
+                "chosen explicitly (--profile, or in the window)"
+            } else {
+                "profile: in workspace.yaml"
+            };
+            profile::Chosen {
+                name: name.to_string(),
+                why: why.into(),
+            }
+        }
+        None => profiles.detect(r),
     })
 }
 

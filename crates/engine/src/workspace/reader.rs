@@ -72,25 +72,11 @@ pub fn read_text_file(path: &Path, max: u64) -> Result<String, String> {
     Ok(normalize_text(text))
 }
 
-/// Like [`read_text_file`], but bytes that are not UTF-8 become U+FFFD
-/// instead of refusing the file (a log written by another program: one
-/// bad byte costs a character, not the file).
-pub fn read_text_file_lossy(path: &Path, max: u64) -> Result<String, String> {
-    let (mut f, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes = read_capped(&mut f, max).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
-    Ok(normalize_text(text))
-}
-
 /// Reads a file named on the command line line by line (a capture, a log):
 /// a regular file only, at most `max` bytes (one line at a time is held).
-/// Each line goes to `each` as `str::lines` gives the lines of what
-/// [`read_text_file_lossy`] returns: bytes that are not UTF-8 become
-/// U+FFFD, a byte order mark is dropped, and CRLF and a lone CR end a line
-/// as LF does.
+/// Each line goes to `each` as `str::lines` gives the lines of the file
+/// read whole: bytes that are not UTF-8 become U+FFFD, a byte order mark
+/// is dropped, and CRLF and a lone CR end a line as LF does.
 pub fn for_each_line_lossy(
     path: &Path,
     max: u64,

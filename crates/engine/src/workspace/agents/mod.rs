@@ -213,7 +213,7 @@ fn apply_caps(
 }
 
 fn thousands(n: usize) -> String {
-    crate::inspection::thousands(n as u64)
+    crate::text::thousands(n as u64)
 }
 
 fn xml_escape(s: &str) -> String {
