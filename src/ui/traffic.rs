@@ -179,7 +179,7 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
     }
 }
 
-fn bar(ui: &mut Ui, u: &crate::engine::traffic::Usage, scale: u64, width: f32) -> egui::Response {
+fn bar(ui: &mut Ui, u: &crate::engine::Usage, scale: u64, width: f32) -> egui::Response {
     let resp = colors::usage_bar(ui, &u.input(), scale, width, Sense::click());
     resp.on_hover_text(format!(
         "read {} · written {} · uncached {} · output {}",

@@ -12,6 +12,7 @@ mod inspection;
 mod test_support;
 mod text;
 pub mod traffic;
+pub mod usage;
 pub mod workspace;
 
 pub use assembly::assemble::{Assembly, Status, assemble};
@@ -22,6 +23,7 @@ pub use inspection::{
     Inspection, Options, budget_problems, inspect, load_workspace, pick_session, thousands,
 };
 pub use text::{clean, plural, terminal_safe};
+pub use usage::Usage;
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
 pub use workspace::session::Session;

@@ -24,13 +24,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::assembly::models::{ModelInfo, ModelTable};
+use crate::usage::Usage;
 
+pub use crate::usage::MAX_TOKENS;
 pub use adopt::to_session;
 use explain::explain;
 pub use lines::{
     MAX_FILE_BYTES, MAX_LINES, MAX_VALUES, Skipped, estimate_values, parse_lines, read_file,
 };
-pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
+pub use parse::{format_rfc3339, parse, rfc3339};
 pub use report::{notes, to_json, to_json_text, to_markdown, to_text, write_json};
 pub use request::{
     Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_at, diff_with_previous, parts,
@@ -50,29 +52,6 @@ impl Source {
         match self {
             Source::Capture => "capture",
             Source::ClaudeCode => "claude-code",
-        }
-    }
-}
-
-/// Usage as the provider reported it (Anthropic's field names).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
-    pub output_tokens: u64,
-    /// The 1-hour part of the writes (the rest is 5-minute).
-    pub ephemeral_1h_input_tokens: u64,
-}
-
-impl Usage {
-    /// The input part (read / written / uncached), in the predictor's type,
-    /// so a recorded request and a predicted one are drawn and summed alike.
-    pub fn input(&self) -> crate::cache::predictors::Usage {
-        crate::cache::predictors::Usage {
-            input_tokens: self.input_tokens,
-            cache_creation_input_tokens: self.cache_creation_input_tokens,
-            cache_read_input_tokens: self.cache_read_input_tokens,
         }
     }
 }
@@ -364,9 +343,7 @@ pub fn read(
 /// USD of one request's usage at the model's prices.
 pub fn cost(m: &ModelInfo, u: &Usage) -> f64 {
     let per = |n: u64, p: f64| n as f64 * p / 1e6;
-    let w1h = u
-        .ephemeral_1h_input_tokens
-        .min(u.cache_creation_input_tokens);
+    let w1h = u.written_1h().min(u.cache_creation_input_tokens);
     per(u.input_tokens, m.input_per_mtok)
         + per(
             u.cache_creation_input_tokens.saturating_sub(w1h),
@@ -411,7 +388,7 @@ fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
         let m = table.resolve(Some(&x.model));
         let per = |n: u64, p: f64| n as f64 * p / 1e6;
         let w = u.cache_creation_input_tokens;
-        let w1h = u.ephemeral_1h_input_tokens.min(w);
+        let w1h = u.written_1h().min(w);
         let w5m = w - w1h;
         let prev = r
             .previous

@@ -6,52 +6,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Counted, Exchange, Source, Usage};
+use super::{Counted, Exchange, Source};
 use crate::clean;
+use crate::usage::Usage;
 
 /// Longest recorded error shown.
 const MAX_ERROR_CHARS: usize = 2_000;
-
-/// Largest token figure read (a larger one is a broken or hostile line:
-/// it is read as this, so that sums cannot overflow).
-pub const MAX_TOKENS: u64 = 1_000_000_000_000;
-
-fn usage_of(u: &Value) -> Option<Usage> {
-    let at = |p: &str| {
-        u.pointer(p)
-            .and_then(Value::as_u64)
-            .map(|n| n.min(MAX_TOKENS))
-    };
-    let n = |k: &str| at(&format!("/{k}"));
-    // OpenAI Chat Completions: prompt tokens, of which cached.
-    if let Some(prompt) = n("prompt_tokens") {
-        let cached = at("/prompt_tokens_details/cached_tokens").unwrap_or(0);
-        return Some(Usage {
-            input_tokens: prompt.saturating_sub(cached),
-            cache_read_input_tokens: cached.min(prompt),
-            output_tokens: n("completion_tokens").unwrap_or(0),
-            ..Usage::default()
-        });
-    }
-    // OpenAI Responses: input tokens, of which cached.
-    if let Some(cached) = at("/input_tokens_details/cached_tokens") {
-        let input = n("input_tokens").unwrap_or(0);
-        return Some(Usage {
-            input_tokens: input.saturating_sub(cached),
-            cache_read_input_tokens: cached.min(input),
-            output_tokens: n("output_tokens").unwrap_or(0),
-            ..Usage::default()
-        });
-    }
-    // Anthropic.
-    Some(Usage {
-        input_tokens: n("input_tokens")?,
-        cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
-        cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
-        output_tokens: n("output_tokens").unwrap_or(0),
-        ephemeral_1h_input_tokens: at("/cache_creation/ephemeral_1h_input_tokens").unwrap_or(0),
-    })
-}
 
 /// RFC 3339 (`2026-11-30T09:41:05.120Z`, `…+01:00`) to Unix seconds.
 pub fn rfc3339(s: &str) -> Option<f64> {
@@ -162,7 +122,7 @@ pub(super) fn sent(mut l: Value) -> Option<Sent> {
                 200,
             ),
             counted: l.get("counted").and_then(Counted::from_json),
-            usage: l.get("usage").and_then(usage_of),
+            usage: l.get("usage").and_then(Usage::parse),
             status: l["status"].as_u64().map(|s| s as u16),
             error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
             miss_reason: l
@@ -294,7 +254,7 @@ impl Transcript {
         if msg["model"] == "<synthetic>" {
             return;
         }
-        let Some(usage) = msg.get("usage").and_then(usage_of) else {
+        let Some(usage) = msg.get("usage").and_then(Usage::parse) else {
             return;
         };
         let id = msg["id"].as_str().unwrap_or("").to_string();
