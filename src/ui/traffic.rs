@@ -115,6 +115,7 @@ impl ProxyPanel {
             allow_insecure_http: false,
             timeout: std::time::Duration::from_secs(600),
             limits: crate::net::proxy::Limits::default(),
+            recorded: None,
         })
     }
 }

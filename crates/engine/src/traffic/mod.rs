@@ -12,6 +12,7 @@
 //! Anthropic's own `cache_miss_reason`, when a response carries it, wins.
 
 mod adopt;
+mod capture;
 mod explain;
 mod lines;
 mod parse;
@@ -28,6 +29,7 @@ use crate::usage::Usage;
 
 pub use crate::usage::MAX_TOKENS;
 pub use adopt::to_session;
+pub use capture::CaptureLine;
 use explain::explain;
 pub use lines::{
     MAX_FILE_BYTES, MAX_LINES, MAX_VALUES, Skipped, estimate_values, parse_lines, read_file,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Counted, Exchange, Source};
+use super::{CaptureLine, Counted, Exchange, Source};
 use crate::clean;
 use crate::usage::Usage;
 
@@ -100,34 +100,30 @@ pub(super) struct Sent {
 
 /// A capture line's exchange, or None for a line without a request or a
 /// token count (`count_tokens` is not a generation: no cache).
-pub(super) fn sent(mut l: Value) -> Option<Sent> {
-    if l.get("request").is_none()
-        || l["endpoint"]
-            .as_str()
-            .is_some_and(|e| e.ends_with("/count_tokens"))
-    {
+pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
+    if l.is_count() {
         return None;
     }
-    let req = l["request"].take();
-    let time = clean(l["ts_start"].as_str().unwrap_or(""), 40);
+    let req = l.request?;
+    let time = clean(&l.ts_start, 40);
     Some(Sent {
-        at: rfc3339(l["ts_start"].as_str().unwrap_or("")),
+        at: rfc3339(&l.ts_start),
         key: chain_key(&req),
         x: Exchange {
             at: rfc3339(&time),
             time,
             chain: String::new(),
             model: clean(
-                l["model"].as_str().or(req["model"].as_str()).unwrap_or("?"),
+                l.model.as_str().or(req["model"].as_str()).unwrap_or("?"),
                 200,
             ),
-            counted: l.get("counted").and_then(Counted::from_json),
-            usage: l.get("usage").and_then(Usage::parse),
-            status: l["status"].as_u64().map(|s| s as u16),
-            error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
+            counted: l.counted.as_ref().and_then(Counted::from_json),
+            usage: Usage::parse(&l.usage),
+            status: l.status,
+            error: l.error.map(|e| clean(&e, MAX_ERROR_CHARS)),
             miss_reason: l
-                .pointer_mut("/diagnostics/cache_miss_reason")
-                .map(Value::take),
+                .diagnostics
+                .and_then(|mut d| d.get_mut("cache_miss_reason").map(Value::take)),
             after_compaction: false,
             request: Some(req),
         },

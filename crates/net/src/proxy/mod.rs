@@ -53,6 +53,9 @@ pub struct ProxyConfig {
     pub timeout: Duration,
     /// What a client may hold of the proxy.
     pub limits: Limits,
+    /// Who follows the capture (the window): each exchange is sent here as
+    /// its line is written, in the file's order.
+    pub recorded: Option<tokio::sync::mpsc::UnboundedSender<crate::engine::traffic::CaptureLine>>,
 }
 
 /// What clients may hold of the proxy, whatever they send: memory, time
