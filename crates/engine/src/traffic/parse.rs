@@ -94,7 +94,7 @@ pub(super) struct Sent {
     /// `ts_start` as read, to put the requests in the order they were sent.
     at: Option<f64>,
     /// The hash of the start of its system prompt.
-    key: u64,
+    pub(super) key: u64,
     pub(super) x: Exchange,
 }
 
@@ -194,24 +194,29 @@ pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
     // A line is written when its exchange ends (a long stream after a
     // short one sent later): requests are read in the order they were sent.
     sent.sort_by(|a, b| a.at.partial_cmp(&b.at).unwrap_or(std::cmp::Ordering::Equal));
-    let mut chains: HashMap<u64, usize> = HashMap::new();
+    let mut chains = Chains::default();
     sent.into_iter()
-        .map(|s| {
-            let next = chains.len();
-            let chain = *chains.entry(s.key).or_insert(next);
-            Exchange {
-                chain: chain_name(chain),
-                ..s.x
-            }
+        .map(|s| Exchange {
+            chain: chains.name(s.key),
+            ..s.x
         })
         .collect()
 }
 
-fn chain_name(i: usize) -> String {
-    if i == 0 {
-        "main".into()
-    } else {
-        format!("chain {}", i + 1)
+/// A capture's chains, numbered as they first appear: `main`, `chain 2`…
+#[derive(Default)]
+pub(super) struct Chains(HashMap<u64, usize>);
+
+impl Chains {
+    /// The name of the chain keyed `key` (see [`chain_key`]).
+    pub(super) fn name(&mut self, key: u64) -> String {
+        let next = self.0.len();
+        let i = *self.0.entry(key).or_insert(next);
+        if i == 0 {
+            "main".into()
+        } else {
+            format!("chain {}", i + 1)
+        }
     }
 }
 
