@@ -172,6 +172,7 @@ fn main() {
             allow_insecure_http: false,
             timeout: Duration::from_secs(30),
             limits: prompt_inspector::net::proxy::Limits::default(),
+            recorded: None,
         };
         tokio::spawn(serve(cfg, ready, stop));
         let proxy = format!("http://{}", addr.await.unwrap());

@@ -430,6 +430,42 @@ fn the_proxy_started_from_the_window_fills_the_traffic_tab_live() {
     h.get_by_label("Start proxy");
 }
 
+/// Each exchange the window's proxy records reaches the Traffic tab over a
+/// channel, explained from the ones before it: the capture is not read
+/// again (here it is gone from its folder before the second exchange).
+#[test]
+fn a_new_exchange_shows_in_the_traffic_tab_without_reading_the_capture_again() {
+    let up = upstream::upstream();
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    let addr = start_proxy_in_window(&mut h, &up, "https://api.openai.com");
+    let body = serde_json::json!({"model": "claude-sonnet-4-6", "max_tokens": 8,
+        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "hi"}]})
+    .to_string();
+    let requests = |a: &prompt_inspector::ui::app::App| match &a.traffic_view.result {
+        Some(Ok(t)) => t.requests.len(),
+        _ => 0,
+    };
+    assert!(post_raw(addr, "/v1/messages", &body, "").starts_with("HTTP/1.1 200"));
+    wait_for(&mut h, "the first exchange", |a| requests(a) == 1);
+    let capture = app(&h).traffic_view.proxy.capture.clone().unwrap();
+    std::fs::remove_file(&capture).unwrap();
+    assert!(post_raw(addr, "/v1/messages", &body, "").starts_with("HTTP/1.1 200"));
+    wait_for(&mut h, "the second exchange", |a| requests(a) == 2);
+    h.get_by_label_contains("2 requests · read");
+    h.get_by_label_contains("#2 · main · claude-sonnet-4-6");
+    let t = match &app(&h).traffic_view.result {
+        Some(Ok(t)) => t,
+        other => panic!("{:?}", other.as_ref().map(|r| r.as_ref().err())),
+    };
+    assert_eq!(t.requests[1].previous, Some(1), "explained from the first");
+    h.get_by_label("Stop proxy").click();
+    wait_for(&mut h, "the proxy to stop", |a| {
+        a.traffic_view.proxy.stop.is_none()
+    });
+}
+
 #[test]
 fn a_recorded_request_opens_its_diff_with_the_previous_one_in_the_diff_view() {
     let dir = tempfile::tempdir().unwrap();

@@ -833,3 +833,58 @@ fn a_responses_stream_ends_at_response_completed_with_its_usage() {
     assert_eq!(v["requests"][0]["cache_read_input_tokens"], 4096, "{v}");
     assert_eq!(v["requests"][0]["input_tokens"], 5200 - 4096, "{v}");
 }
+
+/// The window's road: the proxy hands each exchange over as its line is
+/// written (in process, a loopback upstream), the same exchange as the
+/// line in the file, request included, in the file's order.
+#[test]
+fn each_exchange_is_handed_over_as_its_line_is_written() {
+    use prompt_inspector::engine::traffic::CaptureLine;
+    use prompt_inspector::net::proxy::{Limits, ProxyConfig, serve};
+    let upstream = fake::FakeServer::start(KEY);
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("capture.jsonl");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (recorded, mut exchanges) = tokio::sync::mpsc::unbounded_channel();
+    let cfg = ProxyConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        anthropic_upstream: upstream.url.clone(),
+        openai_upstream: upstream.url.clone(),
+        capture: capture.clone(),
+        allow_insecure_http: false,
+        timeout: Duration::from_secs(30),
+        limits: Limits::default(),
+        recorded: Some(recorded),
+    };
+    let (ready, addr) = tokio::sync::oneshot::channel();
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
+    let server = rt.spawn(serve(cfg, ready, stop_rx));
+    let base = format!("http://{}", rt.block_on(addr).unwrap());
+    let headers = [("x-api-key", KEY), ("anthropic-version", "2023-06-01")];
+    for i in 0..3 {
+        let body = MESSAGE.replace("\"hi\"", &format!("\"turn {i}\""));
+        let (status, _, _) = post(&base, "/v1/messages", &body, &headers);
+        assert!(status.contains("200"), "{status}");
+        let got = rt
+            .block_on(async {
+                tokio::time::timeout(Duration::from_secs(20), exchanges.recv()).await
+            })
+            .expect("an exchange within 20 s")
+            .expect("the proxy still runs");
+        // Its line is in the file when it arrives, and reads the same.
+        let text = std::fs::read_to_string(&capture).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), i + 1, "{text}");
+        assert_eq!(CaptureLine::parse(lines[i]).as_ref(), Some(&got));
+        let request = got.request.as_ref().unwrap();
+        assert_eq!(request["messages"][0]["content"], format!("turn {i}"));
+        assert!(got.usage["input_tokens"].is_u64(), "{:?}", got.usage);
+        assert!(!format!("{got:?}").contains("never-be-recorded"));
+    }
+    let _ = stop.send(true);
+    rt.block_on(server).unwrap().unwrap();
+}

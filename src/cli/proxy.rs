@@ -90,6 +90,7 @@ pub fn run(a: Args) -> ExitCode {
             body_timeout: Duration::from_secs(a.body_timeout.max(1)),
             max_connections: a.max_connections.max(1),
         },
+        recorded: None,
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

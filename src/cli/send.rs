@@ -65,10 +65,10 @@ pub fn record_json(r: &RunRecord) -> Value {
                 "cost_usd": row.predicted_cost_usd,
             },
             "actual": row.actual.as_ref().map(|a| json!({
-                "input_tokens": a.input_tokens,
-                "cache_creation_input_tokens": a.cache_creation_input_tokens,
-                "cache_read_input_tokens": a.cache_read_input_tokens,
-                "reports_creation": a.reports_creation,
+                "input_tokens": a.usage.input_tokens,
+                "cache_creation_input_tokens": a.usage.cache_creation_input_tokens,
+                "cache_read_input_tokens": a.usage.cache_read_input_tokens,
+                "reports_creation": a.usage.reports_creation,
                 "latency_ms": a.latency_ms,
                 "retries": a.retries,
             })),
@@ -87,7 +87,7 @@ pub fn record_text(r: &RunRecord) -> String {
     o +=
         "request                     read (pred/real)   write (pred/real)   uncached (pred/real)\n";
     for row in &r.rows {
-        match (&row.actual, &row.error) {
+        match (row.actual.as_ref().map(|a| &a.usage), &row.error) {
             (Some(a), _) => {
                 let mark = |p: u64, q: u64| {
                     if p == q {

@@ -398,6 +398,7 @@ impl App {
             }
             Done::Run(msg) => self.run_panel.apply(msg),
             Done::Traffic(result) => self.traffic_view.read(*result),
+            Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
             Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
             Done::Folder {

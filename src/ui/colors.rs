@@ -5,7 +5,7 @@
 use egui::{Color32, Rect, Sense, Ui, pos2, vec2};
 
 use crate::engine::Status;
-use crate::engine::cache::predictors::Usage;
+use crate::engine::usage::Input;
 
 pub fn status(s: Status) -> Color32 {
     match s {
@@ -96,7 +96,7 @@ pub fn swatch_label(ui: &mut egui::Ui, color: Color32, text: &str) {
 /// written (orange), uncached (grey), in that order; `scale` is the widest
 /// request. The Cache tab's predictions and the Traffic tab's recorded
 /// requests use this one bar, so the same figures look the same.
-pub fn usage_bar(ui: &mut Ui, u: &Usage, scale: u64, width: f32, sense: Sense) -> egui::Response {
+pub fn usage_bar(ui: &mut Ui, u: &Input, scale: u64, width: f32, sense: Sense) -> egui::Response {
     let (rect, resp) = ui.allocate_exact_size(vec2(width, 14.0), sense);
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);

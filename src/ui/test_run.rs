@@ -315,7 +315,7 @@ fn results(ui: &mut Ui, panel: &RunPanel) {
                     ui.end_row();
                     for row in &panel.rows {
                         ui.label(&row.label);
-                        let a = row.actual.as_ref();
+                        let a = row.actual.as_ref().map(|a| &a.usage);
                         pair(
                             ui,
                             row.predicted.cache_read_input_tokens,

@@ -9,7 +9,7 @@ use egui::{Rect, RichText, Sense, Ui, vec2};
 use super::colors;
 use super::command::Command;
 use super::thousands;
-use crate::engine::traffic::Traffic;
+use crate::engine::traffic::{Row, Source, Totals, Traffic};
 use crate::net::proxy::ProxyConfig;
 
 #[derive(Default)]
@@ -22,6 +22,9 @@ pub struct TrafficView {
     pub source: Option<PathBuf>,
     /// The recording proxy started from the window.
     pub proxy: ProxyPanel,
+    /// Requests of the live capture that finished after a request sent
+    /// later had (listed as they finished, not as they were sent).
+    pub out_of_order: usize,
 }
 
 /// The proxy's settings as typed, and its state once started.
@@ -60,6 +63,7 @@ impl TrafficView {
             self.selected = None;
         }
         self.result = Some(result);
+        self.out_of_order = 0;
     }
 
     /// The proxy listens: the tab follows its capture from now on.
@@ -70,6 +74,36 @@ impl TrafficView {
         self.proxy.capture = Some(capture);
         self.result = None;
         self.selected = None;
+        self.out_of_order = 0;
+    }
+
+    /// The next exchange of the capture being recorded, explained from the
+    /// ones before it: added as it comes (the file is not read again), in
+    /// the order the exchanges finished. Ignored when the tab shows another
+    /// file.
+    pub fn recorded(&mut self, row: Row, totals: Totals) {
+        if self.proxy.capture.is_none() || self.source != self.proxy.capture {
+            return;
+        }
+        if !matches!(self.result, Some(Ok(_))) {
+            self.result = Some(Ok(Traffic {
+                source: Source::Capture,
+                requests: Vec::new(),
+                totals: Totals::default(),
+                skipped: Default::default(),
+            }));
+        }
+        let Some(Ok(t)) = &mut self.result else {
+            return;
+        };
+        let sent = |r: &Row| crate::engine::traffic::rfc3339(&r.time);
+        if let (Some(last), Some(at)) = (t.requests.last().and_then(sent), sent(&row))
+            && at < last
+        {
+            self.out_of_order += 1;
+        }
+        t.requests.push(row);
+        t.totals = totals;
     }
 }
 
@@ -115,6 +149,7 @@ impl ProxyPanel {
             allow_insecure_http: false,
             timeout: std::time::Duration::from_secs(600),
             limits: crate::net::proxy::Limits::default(),
+            recorded: None,
         })
     }
 }
@@ -179,7 +214,7 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
     }
 }
 
-fn bar(ui: &mut Ui, u: &crate::engine::traffic::Usage, scale: u64, width: f32) -> egui::Response {
+fn bar(ui: &mut Ui, u: &crate::engine::Usage, scale: u64, width: f32) -> egui::Response {
     let resp = colors::usage_bar(ui, &u.input(), scale, width, Sense::click());
     resp.on_hover_text(format!(
         "read {} · written {} · uncached {} · output {}",
@@ -223,6 +258,24 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         );
     }
     totals(ui, t);
+    // Live rows are listed as their exchanges finished; the capture read
+    // whole (Open) lists them as they were sent, and numbers them so.
+    let live = view.proxy.capture.is_some() && view.source == view.proxy.capture;
+    let diff_source = if live && view.out_of_order > 0 {
+        ui.add(
+            egui::Label::new(
+                RichText::new(format!(
+                    "{} finished after a request sent later: listed as they finished. Open reads the capture in the order the requests were sent (and diffs them).",
+                    super::problems::plural(view.out_of_order, "request")
+                ))
+                .weak(),
+            )
+            .wrap(),
+        );
+        None
+    } else {
+        view.source.as_ref()
+    };
     ui.separator();
     ui.horizontal_wrapped(|ui| {
         colors::swatch_label(ui, colors::READ, "read from the cache");
@@ -243,14 +296,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         .auto_shrink([false, false])
         .show(ui, |ui| {
             for r in &t.requests {
-                request_row(
-                    ui,
-                    r,
-                    &mut view.selected,
-                    view.source.as_ref(),
-                    (scale, width),
-                    out,
-                );
+                request_row(ui, r, &mut view.selected, diff_source, (scale, width), out);
             }
         });
 }

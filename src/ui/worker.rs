@@ -1,7 +1,8 @@
 //! Long work and every file-system call off the UI thread, as named jobs of
 //! one worker: loading and preparing a workspace, predicting, taking a
-//! snapshot, diffing, the folder picker, test runs, resolving a folder to
-//! open, the live-reload watch, what the window looks for at start (the
+//! snapshot, diffing, reading a capture, explaining each exchange the
+//! window's proxy records, the folder picker, test runs, resolving a folder
+//! to open, the live-reload watch, what the window looks for at start (the
 //! sample, a system font) and writing screenshots. Results come back
 //! through one channel, each with a repaint request; the UI never blocks.
 
@@ -14,6 +15,7 @@ use crate::engine::cache::prediction::{self, Prediction};
 use crate::engine::cache::testrun::{self, Planned, RunRecord};
 use crate::engine::compare::diff::{self, Diff};
 use crate::engine::compare::snapshot::Snapshot;
+use crate::engine::traffic::{Analyser, CaptureLine, Row, Totals};
 use crate::engine::{self, Inspection, ModelInfo, ModelTable, Options, Provider, TokenCounter};
 use crate::net::Endpoint;
 use crate::net::run::{Progress, RunOptions};
@@ -113,6 +115,11 @@ pub enum Job {
         path: PathBuf,
         image: Arc<egui::ColorImage>,
     },
+    /// The proxy started from the window records into a new capture: its
+    /// exchanges are analysed from nothing.
+    Follow,
+    /// An exchange the proxy recorded: explained from the ones before it.
+    Recorded(Box<CaptureLine>),
 }
 
 pub enum RunMsg {
@@ -152,6 +159,12 @@ pub enum Done {
     Picked(Option<PathBuf>),
     Run(RunMsg),
     Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
+    /// The next request of the capture being recorded, and the totals
+    /// with it.
+    Recorded {
+        row: Box<Row>,
+        totals: Box<Totals>,
+    },
     /// The recording proxy listens on `addr` and records into `capture`.
     ProxyStarted {
         addr: std::net::SocketAddr,
@@ -201,6 +214,8 @@ struct Shared {
     table: Arc<ModelTable>,
     done: Sender<Done>,
     ctx: egui::Context,
+    /// The analysis of the capture the proxy records, request by request.
+    live: Analyser,
 }
 
 impl Shared {
@@ -281,7 +296,7 @@ impl Shared {
         }
     }
 
-    fn run(&self, job: Job) {
+    fn run(&mut self, job: Job) {
         match job {
             Job::Load {
                 root,
@@ -343,6 +358,15 @@ impl Shared {
                 // As the `traffic` command reads it: line by line, bounded.
                 let result = crate::engine::traffic::read(&path, &self.table, &self.counter);
                 self.send(Done::Traffic(Box::new(result)));
+            }
+            Job::Follow => self.live = Analyser::default(),
+            Job::Recorded(line) => {
+                if let Some(row) = self.live.push_line(*line, &self.table, &self.counter) {
+                    self.send(Done::Recorded {
+                        row: Box::new(row),
+                        totals: Box::new(self.live.totals()),
+                    });
+                }
             }
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}
@@ -433,11 +457,12 @@ impl Worker {
                 let profiles = crate::profiles()
                     .unwrap_or_else(|_| engine::workspace::profile::Profiles::bundled())
                     .names();
-                let shared = Shared {
+                let mut shared = Shared {
                     counter,
                     table: table.clone(),
                     done: shared_done,
                     ctx: shared_ctx,
+                    live: Analyser::default(),
                 };
                 shared.send(Done::Tables { table, profiles });
                 let mut pending: Option<Job> = None;
@@ -556,13 +581,15 @@ impl Worker {
         });
     }
 
-    /// Starts the recording proxy on its own thread and tokio runtime. The
-    /// capture is read again (a Traffic job) each time it grows, so the
-    /// Traffic tab fills live; dropping or sending `true` on the returned
-    /// sender stops it.
+    /// Starts the recording proxy on the app's tokio runtime. Each exchange
+    /// it records comes over a channel as its line is written and goes to
+    /// this worker (`Job::Recorded`), which explains it from the ones
+    /// before it and hands the row to the Traffic tab: the capture is never
+    /// read again. Dropping or sending `true` on the returned sender stops
+    /// the proxy.
     pub fn start_proxy(
         &self,
-        cfg: crate::net::proxy::ProxyConfig,
+        mut cfg: crate::net::proxy::ProxyConfig,
     ) -> tokio::sync::watch::Sender<bool> {
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
         let (done, ctx, jobs) = (self.done.clone(), self.ctx.clone(), self.tx.clone());
@@ -573,6 +600,9 @@ impl Worker {
                 return stop;
             }
         };
+        let (recorded, mut exchanges) = tokio::sync::mpsc::unbounded_channel();
+        cfg.recorded = Some(recorded);
+        let _ = jobs.send(Job::Follow);
         rt.spawn(async move {
             let report = |d: Done| {
                 let _ = done.send(d);
@@ -584,24 +614,20 @@ impl Worker {
                 let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
                 let server = tokio::spawn(crate::net::proxy::serve(cfg, ready_tx, stop_rx));
                 if let Ok(addr) = ready_rx.await {
-                    report(Done::ProxyStarted {
-                        addr,
-                        capture: capture.clone(),
-                    });
-                    let mut seen = 0u64;
+                    report(Done::ProxyStarted { addr, capture });
                     loop {
                         tokio::select! {
-                            _ = tokio::time::sleep(std::time::Duration::from_millis(400)) => {}
+                            line = exchanges.recv() => match line {
+                                Some(l) => { let _ = jobs.send(Job::Recorded(Box::new(l))); }
+                                // The proxy is gone (and every exchange with it).
+                                None => break,
+                            },
                             _ = watch_stop.changed() => break,
                         }
-                        if server.is_finished() {
-                            break;
-                        }
-                        let len = std::fs::metadata(&capture).map(|m| m.len()).unwrap_or(0);
-                        if len != seen && len > 0 {
-                            seen = len;
-                            let _ = jobs.send(Job::Traffic(capture.clone()));
-                        }
+                    }
+                    // Exchanges recorded before the stop still go to the tab.
+                    while let Ok(l) = exchanges.try_recv() {
+                        let _ = jobs.send(Job::Recorded(Box::new(l)));
                     }
                 }
                 server.await.unwrap_or_else(|e| Err(e.to_string()))

@@ -12,6 +12,7 @@ mod inspection;
 mod test_support;
 mod text;
 pub mod traffic;
+pub mod usage;
 pub mod workspace;
 
 pub use assembly::assemble::{Assembly, Status, assemble};
@@ -19,6 +20,7 @@ pub use assembly::models::{ModelInfo, ModelTable, Provider};
 pub use assembly::tokens::{Encoding, TokenCounter};
 pub use inspection::{Inspection, Options, inspect, load_workspace};
 pub use text::{clean, plural, terminal_safe, thousands};
+pub use usage::Usage;
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};
 pub use workspace::settings::Budget;

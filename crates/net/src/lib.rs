@@ -330,35 +330,6 @@ pub struct Deadline {
     pub secs: u64,
 }
 
-/// Reads the usage of a response body into engine terms.
-pub fn parse_usage(provider: Provider, v: &Value) -> Result<Actual, NetError> {
-    let u = v
-        .get("usage")
-        .filter(|u| u.is_object())
-        .ok_or(NetError::NoUsage)?;
-    let n = |p: &str| u.pointer(p).and_then(Value::as_u64);
-    Ok(match provider {
-        Provider::Anthropic => Actual {
-            input_tokens: n("/input_tokens").ok_or(NetError::NoUsage)?,
-            cache_creation_input_tokens: n("/cache_creation_input_tokens").unwrap_or(0),
-            cache_read_input_tokens: n("/cache_read_input_tokens").unwrap_or(0),
-            reports_creation: u.get("cache_creation_input_tokens").is_some(),
-            ephemeral_5m_input_tokens: n("/cache_creation/ephemeral_5m_input_tokens"),
-            ephemeral_1h_input_tokens: n("/cache_creation/ephemeral_1h_input_tokens"),
-            ..Actual::default()
-        },
-        _ => {
-            let prompt = n("/prompt_tokens").ok_or(NetError::NoUsage)?;
-            let cached = n("/prompt_tokens_details/cached_tokens").unwrap_or(0);
-            Actual {
-                input_tokens: prompt.saturating_sub(cached),
-                cache_read_input_tokens: cached,
-                ..Actual::default()
-            }
-        }
-    })
-}
-
 fn with_auth(req: reqwest::RequestBuilder, ep: &Endpoint) -> reqwest::RequestBuilder {
     match ep.provider {
         Provider::Anthropic => {
@@ -428,10 +399,15 @@ pub async fn send(
         };
         match reply.status {
             200..=299 => {
-                let mut a = parse_usage(ep.provider, &json_of(ep, &reply)?)?;
-                a.latency_ms = started.elapsed().as_millis() as u64;
-                a.retries = attempt_no - 1;
-                return Ok(a);
+                let usage = json_of(ep, &reply)?
+                    .get("usage")
+                    .and_then(engine::Usage::parse)
+                    .ok_or(NetError::NoUsage)?;
+                return Ok(Actual {
+                    usage,
+                    latency_ms: started.elapsed().as_millis() as u64,
+                    retries: attempt_no - 1,
+                });
             }
             429 | 529 => {
                 let status = reply.status;
@@ -542,35 +518,5 @@ mod tests {
         );
         let ep = Endpoint::new(Provider::Anthropic, None, Some(k));
         assert!(!format!("{ep:?}").contains("SECRET"));
-    }
-
-    #[test]
-    fn usage_parsing() {
-        let v: Value = serde_json::json!({"usage": {"input_tokens": 5, "cache_read_input_tokens": 100,
-            "cache_creation_input_tokens": 7, "cache_creation": {"ephemeral_5m_input_tokens": 7, "ephemeral_1h_input_tokens": 0}}});
-        let a = parse_usage(Provider::Anthropic, &v).unwrap();
-        assert_eq!(
-            (
-                a.input_tokens,
-                a.cache_read_input_tokens,
-                a.cache_creation_input_tokens
-            ),
-            (5, 100, 7)
-        );
-        assert!(a.reports_creation);
-        assert_eq!(a.ephemeral_5m_input_tokens, Some(7));
-        let v = serde_json::json!({"usage": {"input_tokens": 5, "cache_read_input_tokens": 9}});
-        assert!(
-            !parse_usage(Provider::Anthropic, &v)
-                .unwrap()
-                .reports_creation
-        );
-        let v = serde_json::json!({"usage": {"prompt_tokens": 1500, "prompt_tokens_details": {"cached_tokens": 1280}}});
-        let a = parse_usage(Provider::Openai, &v).unwrap();
-        assert_eq!((a.input_tokens, a.cache_read_input_tokens), (220, 1280));
-        assert_eq!(
-            parse_usage(Provider::Openai, &serde_json::json!({"id": "x"})),
-            Err(NetError::NoUsage)
-        );
     }
 }

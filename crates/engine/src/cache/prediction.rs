@@ -9,15 +9,16 @@ use crate::assembly::assemble::{Assembly, Prepared};
 use crate::assembly::models::Provider;
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::lint::{self, LintWarning};
-use crate::cache::predictors::{self, Predicted, Usage};
+use crate::cache::predictors::{self, Predicted};
 use crate::cache::shape::{self, Strategy};
+use crate::usage::Input;
 use crate::workspace::session::Session;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct StrategyResult {
     pub name: &'static str,
     #[serde(flatten)]
-    pub usage: Usage,
+    pub usage: Input,
     pub cost_usd: f64,
 }
 
@@ -41,7 +42,7 @@ pub struct Prediction {
     pub session: String,
     pub estimate: bool,
     pub requests: Vec<Predicted>,
-    pub totals: Usage,
+    pub totals: Input,
     pub total_cost_usd: f64,
     pub strategies: Vec<StrategyResult>,
     pub best: &'static str,
@@ -78,7 +79,7 @@ pub fn predict_for(
     for st in Strategy::ALL {
         let shapes = shape::shapes(a, session, settings, st, counter);
         let reqs = strategy_requests(provider, model, st, &shapes, counter);
-        let mut u = Usage::default();
+        let mut u = Input::default();
         for r in &reqs {
             u.add(&r.usage);
         }
@@ -93,7 +94,7 @@ pub fn predict_for(
         }
     }
     let (best, saving_usd) = best_strategy(&strategies);
-    let mut totals = Usage::default();
+    let mut totals = Input::default();
     for r in &layered {
         totals.add(&r.usage);
     }
@@ -136,9 +137,9 @@ fn strategy_requests(
         // Without caching every token is input (OpenAI and local servers
         // cache by themselves; this is the baseline they are measured on).
         for r in &mut reqs {
-            r.usage = Usage {
+            r.usage = Input {
                 input_tokens: r.total_tokens,
-                ..Usage::default()
+                ..Input::default()
             };
             r.cost_usd = predictors::cost(model, &r.usage, 0);
         }

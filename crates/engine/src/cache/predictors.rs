@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::assembly::models::{ModelInfo, Provider};
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::shape::{RequestShape, SegKind, describe_change};
+use crate::usage::Input;
 use crate::workspace::settings::Ttl;
 
 /// Documented limits.
@@ -28,24 +29,6 @@ pub const OPENAI_STEP: usize = 128;
 /// OpenAI keeps prefixes for 5–10 minutes of inactivity; the lower bound.
 pub const OPENAI_IDLE_SECS: u64 = 300;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
-}
-
-impl Usage {
-    pub fn total(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
-    }
-    pub fn add(&mut self, o: &Usage) {
-        self.input_tokens += o.input_tokens;
-        self.cache_creation_input_tokens += o.cache_creation_input_tokens;
-        self.cache_read_input_tokens += o.cache_read_input_tokens;
-    }
-}
-
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Predicted {
     pub turn: usize,
@@ -54,7 +37,7 @@ pub struct Predicted {
     pub gap_secs: u64,
     pub total_tokens: u64,
     #[serde(flatten)]
-    pub usage: Usage,
+    pub usage: Input,
     /// Of the creation tokens, those written with a 1-hour TTL.
     pub creation_1h_tokens: u64,
     pub cost_usd: f64,
@@ -69,7 +52,7 @@ fn usd(tokens: u64, per_mtok: f64) -> f64 {
 
 /// Cost of a usage under a model's prices (`creation_1h` of the creation
 /// tokens at the 1-hour rate).
-pub fn cost(m: &ModelInfo, u: &Usage, creation_1h: u64) -> f64 {
+pub fn cost(m: &ModelInfo, u: &Input, creation_1h: u64) -> f64 {
     match m.provider {
         Provider::Anthropic => {
             usd(u.input_tokens, m.input_per_mtok)
@@ -158,7 +141,7 @@ fn anthropic_request(
         at_secs: t,
         gap_secs: r.gap_secs,
         total_tokens: total,
-        usage: Usage::default(),
+        usage: Input::default(),
         creation_1h_tokens: 0,
         cost_usd: 0.0,
         error: None,
@@ -197,7 +180,7 @@ fn anthropic_request(
         p.notes
             .push("no cache_control breakpoint: nothing is cached".into());
     }
-    p.usage = Usage {
+    p.usage = Input {
         input_tokens: total - covered.max(read),
         cache_creation_input_tokens: creation,
         cache_read_input_tokens: read,
@@ -421,7 +404,7 @@ pub fn openai(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
             e.1 = t;
         }
         seen.push((ri, t));
-        let usage = Usage {
+        let usage = Input {
             input_tokens: (ids.len() - cached) as u64,
             cache_creation_input_tokens: 0,
             cache_read_input_tokens: cached as u64,
@@ -476,7 +459,7 @@ pub fn prefix(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
                     notes.push(format!("prefix breaks where {msg}"));
                 }
             }
-            let usage = Usage {
+            let usage = Input {
                 input_tokens: (total - cached[i]) as u64,
                 cache_creation_input_tokens: 0,
                 cache_read_input_tokens: cached[i] as u64,

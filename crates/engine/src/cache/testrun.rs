@@ -8,9 +8,10 @@ use serde_json::Value;
 use crate::Inspection;
 use crate::assembly::models::{ModelInfo, Provider};
 use crate::assembly::tokens::TokenCounter;
-use crate::cache::predictors::{self, Predicted, Usage};
+use crate::cache::predictors::{self, Predicted};
 use crate::cache::request;
 use crate::cache::shape::{self, RequestShape, SegKind, Strategy};
+use crate::usage::{Input, Usage};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
@@ -32,30 +33,75 @@ pub struct Planned {
     pub predicted: Predicted,
 }
 
-/// Real usage as a provider reported it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+/// A measured request: the usage the provider reported, how long it took
+/// and how many times it was retried. Saved in a run's file in the shape
+/// of [`SavedActual`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(from = "SavedActual", into = "SavedActual")]
 pub struct Actual {
-    pub input_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
-    /// Whether the response carried a creation count at all.
-    pub reports_creation: bool,
-    pub ephemeral_5m_input_tokens: Option<u64>,
-    pub ephemeral_1h_input_tokens: Option<u64>,
+    pub usage: Usage,
     pub latency_ms: u64,
     pub retries: u32,
 }
 
 impl Actual {
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        self.usage.input().total()
+    }
+}
+
+/// How a measured request is saved (schema 1 of a run's file): the input
+/// part of the usage, whether a write figure was reported, the TTL split.
+#[derive(Serialize, Deserialize)]
+struct SavedActual {
+    input_tokens: u64,
+    cache_creation_input_tokens: u64,
+    cache_read_input_tokens: u64,
+    reports_creation: bool,
+    ephemeral_5m_input_tokens: Option<u64>,
+    ephemeral_1h_input_tokens: Option<u64>,
+    latency_ms: u64,
+    retries: u32,
+}
+
+impl From<SavedActual> for Actual {
+    fn from(s: SavedActual) -> Actual {
+        Actual {
+            usage: Usage {
+                input_tokens: s.input_tokens,
+                cache_creation_input_tokens: s.cache_creation_input_tokens,
+                cache_read_input_tokens: s.cache_read_input_tokens,
+                reports_creation: s.reports_creation,
+                ephemeral_5m_input_tokens: s.ephemeral_5m_input_tokens,
+                ephemeral_1h_input_tokens: s.ephemeral_1h_input_tokens,
+                ..Usage::default()
+            },
+            latency_ms: s.latency_ms,
+            retries: s.retries,
+        }
+    }
+}
+
+impl From<Actual> for SavedActual {
+    fn from(a: Actual) -> SavedActual {
+        let u = a.usage;
+        SavedActual {
+            input_tokens: u.input_tokens,
+            cache_creation_input_tokens: u.cache_creation_input_tokens,
+            cache_read_input_tokens: u.cache_read_input_tokens,
+            reports_creation: u.reports_creation,
+            ephemeral_5m_input_tokens: u.ephemeral_5m_input_tokens,
+            ephemeral_1h_input_tokens: u.ephemeral_1h_input_tokens,
+            latency_ms: a.latency_ms,
+            retries: a.retries,
+        }
     }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunRow {
     pub label: String,
-    pub predicted: Usage,
+    pub predicted: Input,
     pub predicted_cost_usd: f64,
     pub actual: Option<Actual>,
     pub error: Option<String>,
@@ -270,6 +316,7 @@ pub fn compare(
     gap_skipped: bool,
 ) -> (bool, Vec<String>) {
     let pu = &p.usage;
+    let (at, a) = (a.total(), &a.usage);
     let agrees = pu.cache_read_input_tokens == a.cache_read_input_tokens
         && pu.cache_creation_input_tokens == a.cache_creation_input_tokens
         && pu.input_tokens == a.input_tokens;
@@ -277,7 +324,7 @@ pub fn compare(
         return (true, vec!["prediction and real usage agree".into()]);
     }
     let mut why = Vec::new();
-    let (pt, at) = (pu.total(), a.total());
+    let pt = pu.total();
     if pt != at {
         let pct = (at as f64 - pt as f64) * 100.0 / pt.max(1) as f64;
         why.push(if model.estimate && provider == Provider::Anthropic {
@@ -370,4 +417,27 @@ pub fn load_runs(root: &std::path::Path, session: Option<&str>) -> Vec<RunRecord
         .filter_map(|t| serde_json::from_str::<RunRecord>(&t).ok())
         .filter(|r| session.is_none_or(|s| r.session == s))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A measured request as runs saved before the one usage type.
+    const SAVED: &str = r#"{"input_tokens":5,"cache_creation_input_tokens":7,"cache_read_input_tokens":100,"reports_creation":true,"ephemeral_5m_input_tokens":7,"ephemeral_1h_input_tokens":null,"latency_ms":12,"retries":1}"#;
+
+    #[test]
+    fn a_saved_measurement_loads_and_saves_in_the_same_shape() {
+        let a: Actual = serde_json::from_str(SAVED).unwrap();
+        assert_eq!(a.usage.cache_read_input_tokens, 100);
+        assert_eq!(a.usage.ephemeral_5m_input_tokens, Some(7));
+        assert!(a.usage.reports_creation);
+        assert_eq!((a.latency_ms, a.retries, a.total()), (12, 1, 112));
+        assert_eq!(serde_json::to_string(&a).unwrap(), SAVED);
+        // What a run never saved (output, reasoning) is not written.
+        let mut b = a.clone();
+        b.usage.output_tokens = 40;
+        b.usage.reasoning_tokens = 3;
+        assert_eq!(serde_json::to_string(&b).unwrap(), SAVED);
+    }
 }

@@ -11,9 +11,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::parse::{MAX_TOKENS, rfc3339};
-use super::{Exchange, Usage};
+use super::Exchange;
+use super::parse::rfc3339;
 use crate::clean;
+use crate::usage::Usage;
 
 /// Whether a JSON line is a Codex session file's line.
 pub(super) fn is_rollout_line(v: &Value) -> bool {
@@ -25,20 +26,10 @@ pub(super) fn is_rollout_line(v: &Value) -> bool {
         )
 }
 
-/// Codex's usage (`input_tokens` counts the cached and written ones too)
-/// in this tool's terms.
+/// Codex's usage (`input_tokens` counts the cached and written ones too),
+/// read by the one parser of every provider's usage.
 fn usage_of(u: &Value) -> Option<Usage> {
-    let n = |k: &str| u.get(k).and_then(Value::as_u64).map(|n| n.min(MAX_TOKENS));
-    let input = n("input_tokens")?;
-    let read = n("cached_input_tokens").unwrap_or(0).min(input);
-    let written = n("cache_write_input_tokens").unwrap_or(0).min(input - read);
-    Some(Usage {
-        input_tokens: input - read - written,
-        cache_read_input_tokens: read,
-        cache_creation_input_tokens: written,
-        output_tokens: n("output_tokens").unwrap_or(0),
-        ..Usage::default()
-    })
+    Usage::parse(u)
 }
 
 /// A Codex session file's exchanges, built line by line.

@@ -8,8 +8,9 @@ use serde_json::Value;
 
 use super::request::each_position;
 use super::request::names;
-use super::{Exchange, MAX_TOKENS, Miss, MissKind, Usage, chain_phrase};
+use super::{Exchange, MAX_TOKENS, Miss, MissKind, chain_phrase};
 use crate::assembly::models::ModelInfo;
+use crate::usage::Usage;
 
 fn miss(kind: MissKind, detail: String) -> Miss {
     Miss {
@@ -73,7 +74,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     }
     if let (Some(a), Some(b)) = (p.at, x.at) {
         // The TTL of what the previous request left cached.
-        let ttl = if p.usage.is_some_and(|pu| pu.ephemeral_1h_input_tokens > 0) {
+        let ttl = if p.usage.is_some_and(|pu| pu.written_1h() > 0) {
             3600.0
         } else {
             300.0

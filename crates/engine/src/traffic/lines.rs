@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::parse::{Sent, Transcript, capture_exchanges, sent};
-use super::{Exchange, Source};
+use super::{CaptureLine, Exchange, Source};
 use crate::{plural, thousands};
 
 /// Lines read at most (a transcript of a very long session is cut there).
@@ -253,7 +253,9 @@ impl Lines {
             self.entries.push(&v);
         }
         // Only the request is kept (the rest of the line is dropped here).
-        if let Some(s) = sent(v) {
+        if v.get("request").is_some()
+            && let Some(s) = CaptureLine::from_value(v).and_then(sent)
+        {
             self.values += s.x.request.as_ref().map_or(0, values_of);
             self.sent.push(s);
         }

@@ -12,7 +12,9 @@
 //! Anthropic's own `cache_miss_reason`, when a response carries it, wins.
 
 mod adopt;
+mod analyser;
 pub mod attribution;
+mod capture;
 mod codex;
 mod explain;
 mod lines;
@@ -21,19 +23,20 @@ pub mod profile_check;
 mod report;
 mod request;
 
-use std::collections::{HashMap, HashSet};
-
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::assembly::models::{ModelInfo, ModelTable};
+use crate::usage::Usage;
 
+pub use crate::usage::MAX_TOKENS;
 pub use adopt::to_session;
-use explain::explain;
+pub use analyser::Analyser;
+pub use capture::CaptureLine;
 pub use lines::{
     MAX_FILE_BYTES, MAX_LINES, MAX_VALUES, Skipped, estimate_values, parse_lines, read_file,
 };
-pub use parse::{MAX_TOKENS, format_rfc3339, parse, rfc3339};
+pub use parse::{format_rfc3339, parse, rfc3339};
 pub use report::{notes, to_json, to_json_text, to_markdown, to_text, write_json};
 pub use request::{
     Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_at, diff_with_previous, parts,
@@ -65,29 +68,6 @@ impl Source {
             Source::Capture => "capture",
             Source::ClaudeCode => "Claude Code transcript",
             Source::Codex => "Codex session file",
-        }
-    }
-}
-
-/// Usage as the provider reported it (Anthropic's field names).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
-    pub output_tokens: u64,
-    /// The 1-hour part of the writes (the rest is 5-minute).
-    pub ephemeral_1h_input_tokens: u64,
-}
-
-impl Usage {
-    /// The input part (read / written / uncached), in the predictor's type,
-    /// so a recorded request and a predicted one are drawn and summed alike.
-    pub fn input(&self) -> crate::cache::predictors::Usage {
-        crate::cache::predictors::Usage {
-            input_tokens: self.input_tokens,
-            cache_creation_input_tokens: self.cache_creation_input_tokens,
-            cache_read_input_tokens: self.cache_read_input_tokens,
         }
     }
 }
@@ -259,105 +239,38 @@ pub struct Traffic {
     pub skipped: Skipped,
 }
 
-/// Explains every request of a capture or a Claude Code transcript, and
-/// counts each recorded request's parts.
+/// Explains every request of a capture or a Claude Code transcript, in
+/// order, and counts each recorded request's parts: the [`Analyser`] fed
+/// one request at a time, each request body dropped as soon as no later
+/// request is compared with it (the next of its chain has been).
 pub fn analyze(
     source: Source,
-    exchanges: &[Exchange],
+    exchanges: Vec<Exchange>,
     table: &ModelTable,
     counter: &crate::TokenCounter,
 ) -> Traffic {
-    // The latest request of each chain so far.
-    let mut latest: HashMap<&str, usize> = HashMap::new();
-    let rows = exchanges
-        .iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let prev = latest.insert(x.chain.as_str(), i);
-            row(i, x, prev.map(|j| (j, &exchanges[j])), table, counter)
-        })
-        .collect();
-    finish(source, rows, exchanges, table)
-}
-
-/// [`analyze`], dropping each request body as soon as no later request is
-/// compared with it (the next of its chain has been), so that the bodies
-/// and the rows are not all held at once.
-fn analyze_owned(
-    source: Source,
-    mut exchanges: Vec<Exchange>,
-    table: &ModelTable,
-    counter: &crate::TokenCounter,
-) -> Traffic {
-    // Whether a later request of the same chain follows each one.
+    // Whether a later request of the same chain follows each one (the
+    // last of a chain is compared with nothing: its body goes at once).
     let mut followed = vec![false; exchanges.len()];
-    let mut latest: HashMap<&str, usize> = HashMap::new();
+    let mut latest: std::collections::HashMap<&str, usize> = Default::default();
     for (i, x) in exchanges.iter().enumerate() {
         if let Some(j) = latest.insert(x.chain.as_str(), i) {
             followed[j] = true;
         }
     }
-    let mut latest: HashMap<String, usize> = HashMap::new();
-    let mut rows = Vec::with_capacity(exchanges.len());
-    for i in 0..exchanges.len() {
-        let prev = latest.insert(exchanges[i].chain.clone(), i);
-        rows.push(row(
-            i,
-            &exchanges[i],
-            prev.map(|j| (j, &exchanges[j])),
-            table,
-            counter,
-        ));
-        if let Some(j) = prev {
-            exchanges[j].request = None;
-        }
-        if !followed[i] {
-            exchanges[i].request = None;
+    let mut a = Analyser::default();
+    let mut requests = Vec::with_capacity(exchanges.len());
+    for (x, followed) in exchanges.into_iter().zip(followed) {
+        let last = (!followed).then(|| x.chain.clone());
+        requests.push(a.push(x, table, counter));
+        if let Some(chain) = last {
+            a.forget_request(&chain);
         }
     }
-    finish(source, rows, &exchanges, table)
-}
-
-/// Request `i` (0-based) compared with `prev`, the previous request of its
-/// chain (its index and exchange).
-fn row(
-    i: usize,
-    x: &Exchange,
-    prev: Option<(usize, &Exchange)>,
-    table: &ModelTable,
-    counter: &crate::TokenCounter,
-) -> Row {
-    let model = table.resolve(Some(&x.model));
-    // A model the table does not know has no price: its cost is not
-    // guessed from another model's.
-    let priced = table.get(&x.model).is_some();
-    let cost = x.usage.filter(|_| priced).map_or(0.0, |u| cost(model, &u));
-    let miss = x
-        .usage
-        .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
-        .map(|u| explain(x, prev.map(|(_, p)| p), &u, model));
-    Row {
-        index: i + 1,
-        previous: prev.map(|(j, _)| j + 1),
-        parts: parts(x, counter, table),
-        time: x.time.clone(),
-        chain: x.chain.clone(),
-        model: x.model.clone(),
-        usage: x.usage,
-        status: x.status,
-        cost_usd: cost,
-        priced,
-        miss,
-        error: x.error.clone(),
-    }
-}
-
-fn finish(source: Source, rows: Vec<Row>, exchanges: &[Exchange], table: &ModelTable) -> Traffic {
-    let totals = totals(&rows, exchanges, table);
     Traffic {
         source,
-        requests: rows,
-        totals,
+        requests,
+        totals: a.totals(),
         skipped: Skipped::default(),
     }
 }
@@ -371,7 +284,7 @@ pub fn read(
     counter: &crate::TokenCounter,
 ) -> Result<Traffic, String> {
     let (source, exchanges, skipped) = read_file(path)?;
-    let mut t = analyze_owned(source, exchanges, table, counter);
+    let mut t = analyze(source, exchanges, table, counter);
     t.skipped = skipped;
     Ok(t)
 }
@@ -379,9 +292,7 @@ pub fn read(
 /// USD of one request's usage at the model's prices.
 pub fn cost(m: &ModelInfo, u: &Usage) -> f64 {
     let per = |n: u64, p: f64| n as f64 * p / 1e6;
-    let w1h = u
-        .ephemeral_1h_input_tokens
-        .min(u.cache_creation_input_tokens);
+    let w1h = u.written_1h().min(u.cache_creation_input_tokens);
     per(u.input_tokens, m.input_per_mtok)
         + per(
             u.cache_creation_input_tokens.saturating_sub(w1h),
@@ -399,105 +310,6 @@ pub(super) fn chain_phrase(chain: &str) -> String {
     } else {
         chain.to_string()
     }
-}
-
-fn totals(rows: &[Row], exchanges: &[Exchange], table: &ModelTable) -> Totals {
-    let mut t = Totals {
-        requests: rows.len(),
-        ..Totals::default()
-    };
-    let mut by_kind: Vec<KindCost> = Vec::new();
-    let mut unpriced: HashSet<&str> = HashSet::new();
-    let (mut ttl_actual, mut ttl_1h) = (0.0f64, 0.0f64);
-    let mut writes_5m_extra = 0.0f64;
-    for (r, x) in rows.iter().zip(exchanges) {
-        let Some(u) = r.usage else { continue };
-        t.input_tokens += u.input_tokens;
-        t.cache_creation_input_tokens += u.cache_creation_input_tokens;
-        t.cache_read_input_tokens += u.cache_read_input_tokens;
-        t.output_tokens += u.output_tokens;
-        t.cost_usd += r.cost_usd;
-        if !r.priced {
-            if unpriced.insert(r.model.as_str()) {
-                t.unpriced_models.push(r.model.clone());
-            }
-            continue;
-        }
-        let m = table.resolve(Some(&x.model));
-        let per = |n: u64, p: f64| n as f64 * p / 1e6;
-        let w = u.cache_creation_input_tokens;
-        let w1h = u.ephemeral_1h_input_tokens.min(w);
-        let w5m = w - w1h;
-        let prev = r
-            .previous
-            .and_then(|p| rows.get(p - 1))
-            .and_then(|p| p.usage);
-        // The prefix the previous request of the chain left cached.
-        let prev_cached = prev.map_or(0, |p| {
-            p.cache_read_input_tokens + p.cache_creation_input_tokens
-        });
-        let ttl_5m = r
-            .miss
-            .as_ref()
-            .is_some_and(|miss| miss.kind == MissKind::Ttl && miss.expired_ttl == Some(300));
-        if m.provider == crate::Provider::Anthropic {
-            if ttl_5m {
-                // With a 1-hour TTL the expired prefix would have been read
-                // and only the growth after it written (at the 1-hour price).
-                let expired = w5m.min(prev_cached);
-                ttl_actual += per(w5m, m.write_5m_price());
-                ttl_1h += per(expired, m.read_price()) + per(w5m - expired, m.write_1h_price());
-            } else {
-                // Every other 5-minute write would have cost the 1-hour price.
-                writes_5m_extra += per(w5m, m.write_1h_price() - m.write_5m_price());
-            }
-        }
-        if let Some(miss) = &r.miss {
-            let extra = if m.provider == crate::Provider::Anthropic {
-                // What the writes cost beyond reading the same tokens.
-                per(w5m, m.write_5m_price()) + per(w1h, m.write_1h_price()) - per(w, m.read_price())
-            } else {
-                // No writes: what was cached before and is now paid in full.
-                let prompt = u.input_tokens + u.cache_read_input_tokens;
-                let could =
-                    prompt.min(prev.map_or(0, |p| p.input_tokens + p.cache_read_input_tokens));
-                per(
-                    could.saturating_sub(u.cache_read_input_tokens),
-                    m.input_per_mtok - m.read_price(),
-                )
-            };
-            match by_kind.iter_mut().find(|k| k.kind == miss.kind) {
-                Some(k) => {
-                    k.requests += 1;
-                    k.extra_cost_usd += extra;
-                }
-                None => by_kind.push(KindCost {
-                    kind: miss.kind,
-                    requests: 1,
-                    extra_cost_usd: extra,
-                }),
-            }
-        }
-    }
-    let all = t.input_tokens + t.cache_creation_input_tokens + t.cache_read_input_tokens;
-    t.hit_ratio = if all == 0 {
-        0.0
-    } else {
-        t.cache_read_input_tokens as f64 / all as f64
-    };
-    if ttl_actual > 0.0 {
-        let with_1h = ttl_1h + writes_5m_extra;
-        t.counterfactual = Some(format!(
-            "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL the expired prefix would have been read and only the growth written (${ttl_1h:.4}), and the other 5-minute writes would have cost ${writes_5m_extra:.4} more: ${with_1h:.4} against ${ttl_actual:.4}, so a 1-hour TTL would have {}",
-            if with_1h < ttl_actual {
-                format!("saved ${:.4}", ttl_actual - with_1h)
-            } else {
-                format!("cost ${:.4} more", with_1h - ttl_actual)
-            }
-        ));
-    }
-    t.by_kind = by_kind;
-    t
 }
 
 #[cfg(test)]

@@ -6,52 +6,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Counted, Exchange, Source, Usage};
+use super::{CaptureLine, Counted, Exchange, Source};
 use crate::clean;
+use crate::usage::Usage;
 
 /// Longest recorded error shown.
 const MAX_ERROR_CHARS: usize = 2_000;
-
-/// Largest token figure read (a larger one is a broken or hostile line:
-/// it is read as this, so that sums cannot overflow).
-pub const MAX_TOKENS: u64 = 1_000_000_000_000;
-
-fn usage_of(u: &Value) -> Option<Usage> {
-    let at = |p: &str| {
-        u.pointer(p)
-            .and_then(Value::as_u64)
-            .map(|n| n.min(MAX_TOKENS))
-    };
-    let n = |k: &str| at(&format!("/{k}"));
-    // OpenAI Chat Completions: prompt tokens, of which cached.
-    if let Some(prompt) = n("prompt_tokens") {
-        let cached = at("/prompt_tokens_details/cached_tokens").unwrap_or(0);
-        return Some(Usage {
-            input_tokens: prompt.saturating_sub(cached),
-            cache_read_input_tokens: cached.min(prompt),
-            output_tokens: n("completion_tokens").unwrap_or(0),
-            ..Usage::default()
-        });
-    }
-    // OpenAI Responses: input tokens, of which cached.
-    if let Some(cached) = at("/input_tokens_details/cached_tokens") {
-        let input = n("input_tokens").unwrap_or(0);
-        return Some(Usage {
-            input_tokens: input.saturating_sub(cached),
-            cache_read_input_tokens: cached.min(input),
-            output_tokens: n("output_tokens").unwrap_or(0),
-            ..Usage::default()
-        });
-    }
-    // Anthropic.
-    Some(Usage {
-        input_tokens: n("input_tokens")?,
-        cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
-        cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
-        output_tokens: n("output_tokens").unwrap_or(0),
-        ephemeral_1h_input_tokens: at("/cache_creation/ephemeral_1h_input_tokens").unwrap_or(0),
-    })
-}
 
 /// RFC 3339 (`2026-11-30T09:41:05.120Z`, `…+01:00`) to Unix seconds.
 pub fn rfc3339(s: &str) -> Option<f64> {
@@ -134,40 +94,36 @@ pub(super) struct Sent {
     /// `ts_start` as read, to put the requests in the order they were sent.
     at: Option<f64>,
     /// The hash of the start of its system prompt.
-    key: u64,
+    pub(super) key: u64,
     pub(super) x: Exchange,
 }
 
 /// A capture line's exchange, or None for a line without a request or a
 /// token count (`count_tokens` is not a generation: no cache).
-pub(super) fn sent(mut l: Value) -> Option<Sent> {
-    if l.get("request").is_none()
-        || l["endpoint"]
-            .as_str()
-            .is_some_and(|e| e.ends_with("/count_tokens"))
-    {
+pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
+    if l.is_count() {
         return None;
     }
-    let req = l["request"].take();
-    let time = clean(l["ts_start"].as_str().unwrap_or(""), 40);
+    let req = l.request?;
+    let time = clean(&l.ts_start, 40);
     Some(Sent {
-        at: rfc3339(l["ts_start"].as_str().unwrap_or("")),
+        at: rfc3339(&l.ts_start),
         key: chain_key(&req),
         x: Exchange {
             at: rfc3339(&time),
             time,
             chain: String::new(),
             model: clean(
-                l["model"].as_str().or(req["model"].as_str()).unwrap_or("?"),
+                l.model.as_str().or(req["model"].as_str()).unwrap_or("?"),
                 200,
             ),
-            counted: l.get("counted").and_then(Counted::from_json),
-            usage: l.get("usage").and_then(usage_of),
-            status: l["status"].as_u64().map(|s| s as u16),
-            error: l["error"].as_str().map(|e| clean(e, MAX_ERROR_CHARS)),
+            counted: l.counted.as_ref().and_then(Counted::from_json),
+            usage: Usage::parse(&l.usage),
+            status: l.status,
+            error: l.error.map(|e| clean(&e, MAX_ERROR_CHARS)),
             miss_reason: l
-                .pointer_mut("/diagnostics/cache_miss_reason")
-                .map(Value::take),
+                .diagnostics
+                .and_then(|mut d| d.get_mut("cache_miss_reason").map(Value::take)),
             after_compaction: false,
             request: Some(req),
         },
@@ -238,24 +194,29 @@ pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
     // A line is written when its exchange ends (a long stream after a
     // short one sent later): requests are read in the order they were sent.
     sent.sort_by(|a, b| a.at.partial_cmp(&b.at).unwrap_or(std::cmp::Ordering::Equal));
-    let mut chains: HashMap<u64, usize> = HashMap::new();
+    let mut chains = Chains::default();
     sent.into_iter()
-        .map(|s| {
-            let next = chains.len();
-            let chain = *chains.entry(s.key).or_insert(next);
-            Exchange {
-                chain: chain_name(chain),
-                ..s.x
-            }
+        .map(|s| Exchange {
+            chain: chains.name(s.key),
+            ..s.x
         })
         .collect()
 }
 
-fn chain_name(i: usize) -> String {
-    if i == 0 {
-        "main".into()
-    } else {
-        format!("chain {}", i + 1)
+/// A capture's chains, numbered as they first appear: `main`, `chain 2`…
+#[derive(Default)]
+pub(super) struct Chains(HashMap<u64, usize>);
+
+impl Chains {
+    /// The name of the chain keyed `key` (see [`chain_key`]).
+    pub(super) fn name(&mut self, key: u64) -> String {
+        let next = self.0.len();
+        let i = *self.0.entry(key).or_insert(next);
+        if i == 0 {
+            "main".into()
+        } else {
+            format!("chain {}", i + 1)
+        }
     }
 }
 
@@ -298,7 +259,7 @@ impl Transcript {
         if msg["model"] == "<synthetic>" {
             return;
         }
-        let Some(usage) = msg.get("usage").and_then(usage_of) else {
+        let Some(usage) = msg.get("usage").and_then(Usage::parse) else {
             return;
         };
         let id = msg["id"].as_str().unwrap_or("").to_string();

@@ -1,7 +1,10 @@
-//! What an upstream answered: usage, cache diagnostics and errors read
-//! out of a JSON body or an SSE stream, and where a stream ends.
+//! What an upstream answered: cache diagnostics and errors read out of a
+//! JSON body or an SSE stream, and where a stream ends (its usage is read
+//! by the engine's `usage`).
 
 use serde_json::Value;
+
+use crate::engine::usage::events_with;
 
 /// Where an SSE stream is: whether its last event so far is a terminal
 /// one (Anthropic's `message_stop`, OpenAI's `data: [DONE]`, the Responses
@@ -70,58 +73,12 @@ fn event_type(data: &str) -> Option<&str> {
     Some(&rest[..rest.find('"')?])
 }
 
-/// The data of each SSE event of `text` that mentions `"key"`, parsed (the
-/// others are not parsed at all).
-fn events_with<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = Value> + 'a {
-    let quoted = format!("\"{key}\"");
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter(move |d| d.contains(&quoted))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-}
-
 /// A field of a JSON body.
 fn body_field(text: &str, key: &str) -> Value {
     serde_json::from_str::<Value>(text)
         .ok()
         .and_then(|v| v.get(key).cloned())
         .unwrap_or(Value::Null)
-}
-
-/// The usage of a response: the JSON body's `usage`, or, for a stream,
-/// Anthropic's `message_start` usage updated by each `message_delta`, or
-/// OpenAI's final chunk's `usage`.
-pub fn usage_of(body: &[u8], stream: bool) -> Value {
-    let text = String::from_utf8_lossy(body);
-    if !stream {
-        return body_field(&text, "usage");
-    }
-    let mut usage = Value::Null;
-    for v in events_with(&text, "usage") {
-        let found = match v["type"].as_str() {
-            Some("message_start") => v.pointer("/message/usage").cloned(),
-            Some("message_delta") => v.get("usage").cloned(),
-            // The Responses API: the usage is on the terminal event's response.
-            Some("response.completed" | "response.incomplete" | "response.failed") => v
-                .pointer("/response/usage")
-                .filter(|u| u.is_object())
-                .cloned(),
-            _ => v.get("usage").filter(|u| u.is_object()).cloned(),
-        };
-        if let Some(Value::Object(new)) = found {
-            match &mut usage {
-                Value::Object(old) => {
-                    for (k, x) in new {
-                        if !x.is_null() {
-                            old.insert(k, x);
-                        }
-                    }
-                }
-                _ => usage = Value::Object(new),
-            }
-        }
-    }
-    usage
 }
 
 /// Anthropic's cache diagnostics of a response: the JSON body's
@@ -217,17 +174,5 @@ mod tests {
             let e = format!("data: {{\"type\":\"{t}\"}}\n\n");
             assert_eq!(ends(&[e.as_bytes()]), [true], "{t}");
         }
-    }
-
-    #[test]
-    fn responses_usage_is_read_from_the_terminal_event() {
-        let stream = concat!(
-            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"usage\":null}}\n\n",
-            "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":5200,\"input_tokens_details\":{\"cached_tokens\":4096},\"output_tokens\":30,\"output_tokens_details\":{\"reasoning_tokens\":12}}}}\n\n"
-        );
-        let u = usage_of(stream.as_bytes(), true);
-        assert_eq!(u["input_tokens"], 5200);
-        assert_eq!(u["input_tokens_details"]["cached_tokens"], 4096);
-        assert_eq!(u["output_tokens_details"]["reasoning_tokens"], 12);
     }
 }

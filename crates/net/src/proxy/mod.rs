@@ -33,8 +33,8 @@ mod count;
 mod intake;
 mod record;
 
+pub use answer::diagnostics_of;
 use answer::{StreamEnd, error_message, stream_error};
-pub use answer::{diagnostics_of, usage_of};
 use count::count_parts;
 use record::Record;
 
@@ -53,6 +53,9 @@ pub struct ProxyConfig {
     pub timeout: Duration,
     /// What a client may hold of the proxy.
     pub limits: Limits,
+    /// Who follows the capture (the window): each exchange is sent here as
+    /// its line is written, in the file's order.
+    pub recorded: Option<tokio::sync::mpsc::UnboundedSender<crate::engine::traffic::CaptureLine>>,
 }
 
 /// What clients may hold of the proxy, whatever they send: memory, time
@@ -502,7 +505,7 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         }
         // The client's answer ends here, not after the recording.
         drop(tx);
-        let mut usage = usage_of(&copy, record.stream);
+        let mut usage = crate::engine::usage::reported(&copy, record.stream);
         // `count_tokens` answers with its figure at the top level.
         if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
             usage = serde_json::from_slice::<Value>(&copy)

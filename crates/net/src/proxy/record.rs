@@ -1,13 +1,16 @@
-//! One exchange being recorded: the capture line (request verbatim, keys
-//! redacted everywhere), written once, also when the client or the proxy
-//! goes away first.
+//! One exchange being recorded: the capture line (the engine's
+//! `CaptureLine`, the request verbatim, keys redacted everywhere), written
+//! once, also when the client or the proxy goes away first, and handed to
+//! whoever follows the capture (`ProxyConfig::recorded`).
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::engine::traffic::CaptureLine;
 
 use super::Shared;
 use crate::guard;
@@ -115,54 +118,62 @@ impl Record {
         };
         let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
         let (request, model) = recorded_request(&self.request, &refs);
+        // What the upstream sent (usage, diagnostics, error) is redacted too.
         let mut usage = o.usage;
         redact_value(&mut usage, &refs);
-        let mut head = json!({
-            "schema": 1,
-            "id": format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance),
-            "ts_start": self.ts_start,
-            "ts_end": o.ts_end,
-            "endpoint": self.endpoint,
-            "model": model,
-            "status": o.status,
-            "stream": self.stream,
-            "usage": usage,
-            "latency_ms": o.latency_ms,
-            "error": o.error,
-        });
-        if let Some(c) = &self.counted {
-            head["counted"] = c.clone();
-        }
-        if !self.diagnostics.is_null() {
-            let mut d = self.diagnostics.clone();
-            redact_value(&mut d, &refs);
-            head["diagnostics"] = d;
-        }
+        let mut line = CaptureLine {
+            schema: 1,
+            id: format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance),
+            ts_start: self.ts_start.clone(),
+            ts_end: o.ts_end,
+            endpoint: self.endpoint.clone(),
+            model,
+            status: o.status,
+            stream: self.stream,
+            usage,
+            latency_ms: o.latency_ms,
+            error: o.error,
+            counted: self.counted.clone(),
+            diagnostics: (!self.diagnostics.is_null()).then(|| {
+                let mut d = self.diagnostics.clone();
+                redact_value(&mut d, &refs);
+                d
+            }),
+            request: None,
+        };
         // The request goes in as it came (redacted, on one line), not
-        // parsed and printed again; what the upstream sent (usage, error)
-        // is redacted too.
-        let mut line = head.to_string();
-        line.pop();
-        line.push_str(",\"request\":");
-        line.push_str(&request);
-        line.push('}');
-        let mut bytes = line.into_bytes();
+        // parsed and printed again.
+        let mut bytes = line.to_line(&request).into_bytes();
         bytes.push(b'\n');
+        // Whoever follows the capture gets the exchange with its request
+        // parsed (here, before the capture is locked).
+        if self.shared.cfg.recorded.is_some() {
+            line.request = Some(serde_json::from_str(&request).unwrap_or(Value::Null));
+        }
         let mut f = self
             .shared
             .capture
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = f.write_all(&bytes)
-            && !self
-                .shared
-                .write_failed
-                .swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            crate::guard::say(&format!(
-                "prompt-inspector proxy: cannot write the capture {}: {e}; exchanges are forwarded but not recorded",
-                self.shared.cfg.capture.display()
-            ));
+        match f.write_all(&bytes) {
+            // Handed over while the capture is locked: in the file's order.
+            Ok(()) => {
+                if let Some(tx) = &self.shared.cfg.recorded {
+                    let _ = tx.send(line);
+                }
+            }
+            Err(e)
+                if !self
+                    .shared
+                    .write_failed
+                    .swap(true, std::sync::atomic::Ordering::Relaxed) =>
+            {
+                crate::guard::say(&format!(
+                    "prompt-inspector proxy: cannot write the capture {}: {e}; exchanges are forwarded but not recorded",
+                    self.shared.cfg.capture.display()
+                ));
+            }
+            Err(_) => {}
         }
     }
 }

@@ -1,0 +1,258 @@
+//! The analysis, one request at a time: request N+1 is explained from the
+//! state after N (the latest request of each chain, its body kept to
+//! compare the next with, and running totals). The batch road
+//! ([`super::read`]) feeds it a file's requests in the order they were sent;
+//! the window feeds it each exchange the proxy records, as it comes. Each
+//! request costs the same whatever came before it: nothing is read again.
+
+use std::collections::{HashMap, HashSet};
+
+use super::explain::explain;
+use super::parse::{Chains, sent};
+use super::{CaptureLine, Exchange, KindCost, MissKind, Row, Totals, cost, parts};
+use crate::assembly::models::ModelTable;
+use crate::usage::Usage;
+
+/// What the requests so far left: the latest of each chain and the totals.
+#[derive(Default)]
+pub struct Analyser {
+    /// Requests analysed.
+    count: usize,
+    /// The latest request of each chain: its index (0-based) and exchange.
+    latest: HashMap<String, (usize, Exchange)>,
+    /// A capture's chains by key (for exchanges pushed as capture lines).
+    chains: Chains,
+    sums: Sums,
+}
+
+impl Analyser {
+    /// Explains the next request (its chain already named) from the state
+    /// so far, and adds it to the totals.
+    pub fn push(&mut self, x: Exchange, table: &ModelTable, counter: &crate::TokenCounter) -> Row {
+        let i = self.count;
+        self.count += 1;
+        let prev = self.latest.get(&x.chain).map(|(j, p)| (*j, p));
+        let r = row(i, &x, prev, table, counter);
+        self.sums.add(&r, prev.and_then(|(_, p)| p.usage), table);
+        // The previous request of the chain is no longer compared with.
+        self.latest.insert(x.chain.clone(), (i, x));
+        r
+    }
+
+    /// A capture line as the proxy recorded it: its chain named (numbered
+    /// as chains first appear), then [`Analyser::push`]. None for a line
+    /// that is not a request (a token count, no body).
+    pub fn push_line(
+        &mut self,
+        line: CaptureLine,
+        table: &ModelTable,
+        counter: &crate::TokenCounter,
+    ) -> Option<Row> {
+        let s = sent(line)?;
+        let chain = self.chains.name(s.key);
+        Some(self.push(Exchange { chain, ..s.x }, table, counter))
+    }
+
+    /// Drops the body of the latest request of `chain` (no later request
+    /// will be compared with it).
+    pub fn forget_request(&mut self, chain: &str) {
+        if let Some((_, x)) = self.latest.get_mut(chain) {
+            x.request = None;
+        }
+    }
+
+    /// The totals so far.
+    pub fn totals(&self) -> Totals {
+        self.sums.totals()
+    }
+}
+
+/// Request `i` (0-based) compared with `prev`, the previous request of its
+/// chain (its index and exchange).
+fn row(
+    i: usize,
+    x: &Exchange,
+    prev: Option<(usize, &Exchange)>,
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+) -> Row {
+    let model = table.resolve(Some(&x.model));
+    // A model the table does not know has no price: its cost is not
+    // guessed from another model's.
+    let priced = table.get(&x.model).is_some();
+    let cost = x.usage.filter(|_| priced).map_or(0.0, |u| cost(model, &u));
+    let miss = x
+        .usage
+        .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
+        .map(|u| explain(x, prev.map(|(_, p)| p), &u, model));
+    Row {
+        index: i + 1,
+        previous: prev.map(|(j, _)| j + 1),
+        parts: parts(x, counter, table),
+        time: x.time.clone(),
+        chain: x.chain.clone(),
+        model: x.model.clone(),
+        usage: x.usage,
+        status: x.status,
+        cost_usd: cost,
+        priced,
+        miss,
+        error: x.error.clone(),
+    }
+}
+
+/// Running totals, summed request by request in order.
+#[derive(Default)]
+struct Sums {
+    totals: Totals,
+    unpriced: HashSet<String>,
+    /// What the writes after 5-minute gaps cost, and what they would have
+    /// with a 1-hour TTL.
+    ttl_actual: f64,
+    ttl_1h: f64,
+    /// What the other 5-minute writes would have cost more at 1 hour.
+    writes_5m_extra: f64,
+}
+
+impl Sums {
+    /// Adds request `r`, whose previous request of the chain reported
+    /// `prev` (if any).
+    fn add(&mut self, r: &Row, prev: Option<Usage>, table: &ModelTable) {
+        let t = &mut self.totals;
+        t.requests += 1;
+        let Some(u) = r.usage else { return };
+        t.input_tokens += u.input_tokens;
+        t.cache_creation_input_tokens += u.cache_creation_input_tokens;
+        t.cache_read_input_tokens += u.cache_read_input_tokens;
+        t.output_tokens += u.output_tokens;
+        t.cost_usd += r.cost_usd;
+        if !r.priced {
+            if self.unpriced.insert(r.model.clone()) {
+                t.unpriced_models.push(r.model.clone());
+            }
+            return;
+        }
+        let m = table.resolve(Some(&r.model));
+        let per = |n: u64, p: f64| n as f64 * p / 1e6;
+        let w = u.cache_creation_input_tokens;
+        let w1h = u.written_1h().min(w);
+        let w5m = w - w1h;
+        // The prefix the previous request of the chain left cached.
+        let prev_cached = prev.map_or(0, |p| {
+            p.cache_read_input_tokens + p.cache_creation_input_tokens
+        });
+        let ttl_5m = r
+            .miss
+            .as_ref()
+            .is_some_and(|miss| miss.kind == MissKind::Ttl && miss.expired_ttl == Some(300));
+        let anthropic = m.provider == crate::Provider::Anthropic;
+        if anthropic {
+            if ttl_5m {
+                // With a 1-hour TTL the expired prefix would have been read
+                // and only the growth after it written (at the 1-hour price).
+                let expired = w5m.min(prev_cached);
+                self.ttl_actual += per(w5m, m.write_5m_price());
+                self.ttl_1h +=
+                    per(expired, m.read_price()) + per(w5m - expired, m.write_1h_price());
+            } else {
+                // Every other 5-minute write would have cost the 1-hour price.
+                self.writes_5m_extra += per(w5m, m.write_1h_price() - m.write_5m_price());
+            }
+        }
+        let Some(miss) = &r.miss else { return };
+        let extra = if anthropic {
+            // What the writes cost beyond reading the same tokens.
+            per(w5m, m.write_5m_price()) + per(w1h, m.write_1h_price()) - per(w, m.read_price())
+        } else {
+            // No writes: what was cached before and is now paid in full.
+            let prompt = u.input_tokens + u.cache_read_input_tokens;
+            let could = prompt.min(prev.map_or(0, |p| p.input_tokens + p.cache_read_input_tokens));
+            per(
+                could.saturating_sub(u.cache_read_input_tokens),
+                m.input_per_mtok - m.read_price(),
+            )
+        };
+        match t.by_kind.iter_mut().find(|k| k.kind == miss.kind) {
+            Some(k) => {
+                k.requests += 1;
+                k.extra_cost_usd += extra;
+            }
+            None => t.by_kind.push(KindCost {
+                kind: miss.kind,
+                requests: 1,
+                extra_cost_usd: extra,
+            }),
+        }
+    }
+
+    /// The totals so far, with the hit ratio and the 1-hour counterfactual.
+    fn totals(&self) -> Totals {
+        let mut t = self.totals.clone();
+        let all = t.input_tokens + t.cache_creation_input_tokens + t.cache_read_input_tokens;
+        t.hit_ratio = if all == 0 {
+            0.0
+        } else {
+            t.cache_read_input_tokens as f64 / all as f64
+        };
+        let (ttl_actual, ttl_1h, writes_5m_extra) =
+            (self.ttl_actual, self.ttl_1h, self.writes_5m_extra);
+        if ttl_actual > 0.0 {
+            let with_1h = ttl_1h + writes_5m_extra;
+            t.counterfactual = Some(format!(
+                "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL the expired prefix would have been read and only the growth written (${ttl_1h:.4}), and the other 5-minute writes would have cost ${writes_5m_extra:.4} more: ${with_1h:.4} against ${ttl_actual:.4}, so a 1-hour TTL would have {}",
+                if with_1h < ttl_actual {
+                    format!("saved ${:.4}", ttl_actual - with_1h)
+                } else {
+                    format!("cost ${:.4} more", with_1h - ttl_actual)
+                }
+            ));
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traffic::{Skipped, Source, Traffic, to_json_text};
+    use std::path::{Path, PathBuf};
+
+    fn captures() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = vec![root.join("examples/traffic/capture.jsonl")];
+        let agents = std::fs::read_dir(root.join("tests/fixtures/agents")).unwrap();
+        let mut agents: Vec<PathBuf> = agents
+            .filter_map(|e| Some(e.ok()?.path().join("capture.jsonl")))
+            .filter(|p| p.is_file())
+            .collect();
+        agents.sort();
+        assert!(agents.len() >= 3, "{agents:?}");
+        files.extend(agents);
+        files
+    }
+
+    #[test]
+    fn fed_line_by_line_the_analyser_gives_the_batch_rows() {
+        let (table, counter) = (ModelTable::bundled(), crate::TokenCounter::new());
+        for f in captures() {
+            let batch = crate::traffic::read(&f, &table, &counter).unwrap();
+            let mut a = Analyser::default();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let requests: Vec<Row> = text
+                .lines()
+                .filter_map(CaptureLine::parse)
+                .filter_map(|l| a.push_line(l, &table, &counter))
+                .collect();
+            let live = Traffic {
+                source: Source::Capture,
+                requests,
+                totals: a.totals(),
+                skipped: Skipped::default(),
+            };
+            assert!(!live.requests.is_empty(), "{}", f.display());
+            assert_eq!(to_json_text(&live), to_json_text(&batch), "{}", f.display());
+            let previous = |t: &Traffic| t.requests.iter().map(|r| r.previous).collect::<Vec<_>>();
+            assert_eq!(previous(&live), previous(&batch), "{}", f.display());
+        }
+    }
+}
