@@ -384,6 +384,12 @@ fn a_recorded_request_diffs_against_the_previous_one_of_its_chain() {
     );
     assert_eq!(div["offset"], 9, "{d}");
     assert_eq!(d["tools_changed"], false);
+    // No breakpoint covered the shared system block 1 alone: what request
+    // #1 had cached (up to its breakpoint on block 2) is written again,
+    // the shared part too, not only what follows the change.
+    let bp = &d["breakpoints"][0];
+    assert_eq!(bp["invalidated"], true, "{d}");
+    assert_eq!(d["rewrite_tokens"], bp["prefix_tokens"], "{d}");
     let changes = d["fragments"].as_array().unwrap();
     let ids: Vec<&str> = changes.iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"system block 2"), "{ids:?}");

@@ -193,16 +193,6 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
     } else {
         first_block_diff.map(|i| block_divergence(a, b, i))
     };
-    let unchanged_prefix: u64 = match diverges_at {
-        Some(d) if !tools_changed => {
-            b.tools_tokens as u64
-                + b.blocks[..d.min(b.blocks.len())]
-                    .iter()
-                    .map(|x| x.tokens as u64)
-                    .sum::<u64>()
-        }
-        _ => 0,
-    };
     // What A had cached ends with A's blocks: B's new blocks after them are
     // written in any case, not again.
     let a_extent: u64 = b.tools_tokens as u64
@@ -217,6 +207,15 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         .max()
         .unwrap_or(0)
         .min(a_extent);
+    // What is still read ends at the last breakpoint before the change:
+    // the shared text after it was cached only as part of entries the
+    // change invalidates, so it is written again with them.
+    let still_read = breakpoints
+        .iter()
+        .filter(|p| !p.invalidated)
+        .map(|p| p.prefix_tokens)
+        .max()
+        .unwrap_or(0);
     let identical =
         fragments.is_empty() && !tools_changed && first_block_diff.is_none() && appended == 0;
     let recorded = a.recorded || b.recorded;
@@ -240,7 +239,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         tools_changed,
         breakpoints,
         divergence,
-        rewrite_tokens: last_invalid.saturating_sub(unchanged_prefix),
+        rewrite_tokens: last_invalid.saturating_sub(still_read),
         lines: line_diff(a, b),
         recorded,
     }
