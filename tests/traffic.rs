@@ -909,3 +909,119 @@ fn an_empty_capture_is_an_empty_view() {
         Some(2)
     );
 }
+
+/// `traffic --format json` of capture lines.
+fn traffic_json(lines: &[String]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let o = run(&["traffic", f.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+#[test]
+fn a_first_request_that_reads_another_conversations_prefix_is_not_cold() {
+    let tools = ["read", "write"];
+    let a = req(&["You are the agent. Session A.", "rules"], &tools, &["hi"]);
+    let b = req(
+        &["You are the agent. Session B.", "rules"],
+        &tools,
+        &["hello"],
+    );
+    let v = traffic_json(&[
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-sonnet-4-6",
+            a,
+            usage(3, 2000, 0),
+        ),
+        line(
+            "2026-11-30T09:00:30Z",
+            "claude-sonnet-4-6",
+            b,
+            usage(3, 900, 1100),
+        ),
+    ]);
+    let r = &v["requests"][1];
+    assert_eq!(r["chain"], "chain 2", "{r}");
+    assert_eq!(r["miss"]["kind"], "shared", "{r}");
+    let detail = r["miss"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("read 1,100 tokens that another conversation (the main chain) cached"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn the_same_request_under_another_prompt_cache_key_is_its_own_reason() {
+    let mut a = req(&["You are Codex.", "rules"], &["exec"], &["hi"]);
+    a["prompt_cache_key"] = json!("session-1");
+    let mut b = a.clone();
+    b["prompt_cache_key"] = json!("session-2");
+    let v = traffic_json(&[
+        line(
+            "2026-11-30T09:00:00Z",
+            "gpt-5",
+            a,
+            json!({"input_tokens": 3000, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5}),
+        ),
+        line(
+            "2026-11-30T09:00:10Z",
+            "gpt-5",
+            b,
+            json!({"input_tokens": 3000, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5}),
+        ),
+    ]);
+    let m = &v["requests"][1]["miss"];
+    assert_eq!(m["kind"], "cache-key", "{m}");
+    assert!(
+        m["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("prompt_cache_key changed: session-1 → session-2: the same request"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_side_call_sent_first_does_not_take_the_name_main() {
+    let recap = req(&["Summarise this session in one line."], &[], &["…"]);
+    let conv = |n: usize| {
+        let msgs: Vec<&str> = ["hi", "hello", "more", "ok", "again"][..n].to_vec();
+        req(&["You are the agent.", "rules"], &["read"], &msgs)
+    };
+    let v = traffic_json(&[
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-haiku-4-5",
+            recap,
+            usage(3, 0, 0),
+        ),
+        line(
+            "2026-11-30T09:00:01Z",
+            "claude-sonnet-4-6",
+            conv(1),
+            usage(3, 2000, 0),
+        ),
+        line(
+            "2026-11-30T09:00:05Z",
+            "claude-sonnet-4-6",
+            conv(3),
+            usage(3, 40, 2000),
+        ),
+        line(
+            "2026-11-30T09:00:09Z",
+            "claude-sonnet-4-6",
+            conv(5),
+            usage(3, 40, 2040),
+        ),
+    ]);
+    let chains: Vec<&str> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["chain"].as_str().unwrap())
+        .collect();
+    assert_eq!(chains, ["chain 2", "main", "main", "main"]);
+}

@@ -22,6 +22,8 @@ pub struct Analyser {
     latest: HashMap<String, (usize, Exchange)>,
     /// A capture's chains by key (for exchanges pushed as capture lines).
     chains: Chains,
+    /// The chain of the latest request, whatever its chain.
+    last_chain: Option<String>,
     sums: Sums,
 }
 
@@ -32,7 +34,16 @@ impl Analyser {
         let i = self.count;
         self.count += 1;
         let prev = self.latest.get(&x.chain).map(|(j, p)| (*j, p));
-        let r = row(i, &x, prev, table, counter);
+        let mut r = row(i, &x, prev, table, counter);
+        // The first request of a chain may still owe its reads, or its
+        // misses, to another conversation.
+        if prev.is_none()
+            && let Some(other) = self.last_chain.as_ref().and_then(|c| self.latest.get(c))
+            && let Some(m) = r.miss.as_mut()
+        {
+            first_of_chain(m, &x, &other.1);
+        }
+        self.last_chain = Some(x.chain.clone());
         self.sums.add(&r, prev.and_then(|(_, p)| p.usage), table);
         // The previous request of the chain is no longer compared with.
         self.latest.insert(x.chain.clone(), (i, x));
@@ -65,6 +76,66 @@ impl Analyser {
     pub fn totals(&self) -> Totals {
         self.sums.totals()
     }
+}
+
+/// The first request of a chain beside the latest request of another
+/// (`other`): a read from that conversation's prefix is not a cold start,
+/// and the same prompt under another `prompt_cache_key` went to another
+/// cache.
+fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange) {
+    let Some(u) = x.usage else { return };
+    if m.kind != MissKind::Cold {
+        return;
+    }
+    if u.cache_read_input_tokens > 0 {
+        m.kind = MissKind::Shared;
+        m.detail = format!(
+            "read {} that another conversation ({}) cached: the two share the start of their prompt (tools, system prompt); wrote {} after them",
+            crate::plural(u.cache_read_input_tokens, "token"),
+            super::chain_phrase(&other.chain),
+            crate::plural(u.cache_creation_input_tokens, "new token")
+        );
+        return;
+    }
+    let key = |x: &Exchange| {
+        x.request
+            .as_ref()
+            .and_then(|r| r["prompt_cache_key"].as_str().map(str::to_string))
+    };
+    let without_key = |x: &Exchange| {
+        x.request.as_ref().map(|r| {
+            let mut r = r.clone();
+            if let Some(o) = r.as_object_mut() {
+                o.remove("prompt_cache_key");
+            }
+            r
+        })
+    };
+    if let (Some(a), Some(b)) = (key(other), key(x))
+        && a != b
+        && first_position(other) == first_position(x)
+        && first_position(x).is_some()
+    {
+        let same = without_key(other) == without_key(x);
+        m.kind = MissKind::CacheKey;
+        m.detail = format!(
+            "prompt_cache_key changed: {} → {}: {} goes to another cache, where nothing is stored yet",
+            crate::clean(&a, 80),
+            crate::clean(&b, 80),
+            if same {
+                "the same request"
+            } else {
+                "a prompt that starts the same"
+            }
+        );
+    }
+}
+
+/// The text of a request's first position (its first tool, system block or
+/// message).
+fn first_position(x: &Exchange) -> Option<String> {
+    let r = x.request.as_ref()?;
+    super::request::each_position(r).next().map(|p| p.1)
 }
 
 /// Request `i` (0-based) compared with `prev`, the previous request of its

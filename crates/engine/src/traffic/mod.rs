@@ -118,6 +118,11 @@ pub enum MissKind {
     Compaction,
     Growth,
     Provider,
+    /// A first request that read another conversation's prefix.
+    Shared,
+    /// The same prompt sent under another `prompt_cache_key`.
+    #[serde(rename = "cache-key")]
+    CacheKey,
     Unexplained,
 }
 
@@ -134,6 +139,8 @@ impl MissKind {
             MissKind::Compaction => "compaction",
             MissKind::Growth => "growth",
             MissKind::Provider => "provider",
+            MissKind::Shared => "shared",
+            MissKind::CacheKey => "cache-key",
             MissKind::Unexplained => "unexplained",
         }
     }
@@ -178,6 +185,11 @@ impl KindCost {
             MissKind::Cold => format!("first writes, unavoidable: {usd} beyond reading them"),
             MissKind::Growth => {
                 format!("new turns written, as expected: {usd} beyond reading them")
+            }
+            MissKind::Shared => {
+                format!(
+                    "a new conversation's own turns, after the shared start: {usd} beyond reading them"
+                )
             }
             _ => format!("{usd} more than reading from the cache would have cost"),
         }
@@ -242,7 +254,8 @@ pub struct Traffic {
 /// Explains every request of a capture or a Claude Code transcript, in
 /// order, and counts each recorded request's parts: the [`Analyser`] fed
 /// one request at a time, each request body dropped as soon as no later
-/// request is compared with it (the next of its chain has been).
+/// request is compared with it (the next of its chain has been, or, for the
+/// last of a chain, the next request of any chain).
 pub fn analyze(
     source: Source,
     exchanges: Vec<Exchange>,
@@ -260,12 +273,16 @@ pub fn analyze(
     }
     let mut a = Analyser::default();
     let mut requests = Vec::with_capacity(exchanges.len());
+    // The last of a chain is kept until the next request (of any chain)
+    // has been compared with it: a new conversation's first request is.
+    let mut done_with: Option<String> = None;
     for (x, followed) in exchanges.into_iter().zip(followed) {
         let last = (!followed).then(|| x.chain.clone());
         requests.push(a.push(x, table, counter));
-        if let Some(chain) = last {
+        if let Some(chain) = done_with.take() {
             a.forget_request(&chain);
         }
+        done_with = last;
     }
     Traffic {
         source,

@@ -189,12 +189,24 @@ pub(super) fn is_metadata(text: &str, breakpoint: bool) -> bool {
 }
 
 /// A capture's exchanges in the order they were sent, each named by its
-/// chain (numbered as they first appear).
+/// chain: `main` is the conversation with the most requests (a side call
+/// sent first, like a session recap with a small model, does not take the
+/// name), the others are numbered as they first appear.
 pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
     // A line is written when its exchange ends (a long stream after a
     // short one sent later): requests are read in the order they were sent.
     sent.sort_by(|a, b| a.at.partial_cmp(&b.at).unwrap_or(std::cmp::Ordering::Equal));
+    let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
+    for (i, s) in sent.iter().enumerate() {
+        counts.entry(s.key).or_insert((0, i)).0 += 1;
+    }
     let mut chains = Chains::default();
+    if let Some((&key, _)) = counts
+        .iter()
+        .max_by_key(|(_, (n, first))| (*n, std::cmp::Reverse(*first)))
+    {
+        chains.0.insert(key, 0);
+    }
     sent.into_iter()
         .map(|s| Exchange {
             chain: chains.name(s.key),
