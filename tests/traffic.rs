@@ -1025,3 +1025,83 @@ fn a_side_call_sent_first_does_not_take_the_name_main() {
         .collect();
     assert_eq!(chains, ["chain 2", "main", "main", "main"]);
 }
+
+#[test]
+fn responses_items_are_compared_by_content_not_ids_and_additional_tools_are_tools() {
+    let body = |at: &str, agents: &str, call: &str| {
+        json!({
+            "model": "gpt-5", "prompt_cache_key": "s1",
+            "input": [
+                {"type": "additional_tools", "id": at, "role": "developer",
+                 "tools": [{"type": "function", "name": "exec", "description": "run code ".repeat(300), "parameters": {"type": "object"}}]},
+                {"type": "message", "id": format!("msg_{at}"), "role": "developer", "content": [{"type": "input_text", "text": "You are Codex. ".repeat(200)}]},
+                {"type": "function_call", "id": format!("fc_{call}"), "call_id": format!("call_{call}"), "name": "exec", "arguments": "{\"code\":\"ls\"}"},
+                {"type": "function_call_output", "call_id": format!("call_{call}"), "output": "a.txt"},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": agents}]},
+            ]
+        })
+    };
+    let u = |cached: u64| json!({"input_tokens": 3000, "input_tokens_details": {"cached_tokens": cached}, "output_tokens": 5});
+    let v = traffic_json(&[
+        line(
+            "2026-11-30T09:00:00Z",
+            "gpt-5",
+            body("at_1", "# AGENTS.md\nrule one", "1"),
+            u(0),
+        ),
+        // A fresh item id and call id, and an edited AGENTS.md.
+        line(
+            "2026-11-30T09:00:10Z",
+            "gpt-5",
+            body("at_2", "# AGENTS.md\nrule one\nrule two", "2"),
+            u(2048),
+        ),
+    ]);
+    let r = &v["requests"][1];
+    let labels: Vec<&str> = r["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels[0], "tool 1 (exec, additional_tools)", "{labels:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(
+        &f,
+        [
+            line(
+                "2026-11-30T09:00:00Z",
+                "gpt-5",
+                body("at_1", "# AGENTS.md\nrule one", "1"),
+                u(0),
+            ),
+            line(
+                "2026-11-30T09:00:10Z",
+                "gpt-5",
+                body("at_2", "# AGENTS.md\nrule one\nrule two", "2"),
+                u(2048),
+            ),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let o = run(&[
+        "traffic",
+        f.to_str().unwrap(),
+        "--diff",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let d = json(&o);
+    assert_eq!(d["tools_changed"], false, "{d}");
+    assert!(
+        d["divergence"]["position"]
+            .as_str()
+            .unwrap()
+            .starts_with("message 5 (user)"),
+        "the edited AGENTS.md, not an id: {}",
+        d["divergence"]
+    );
+}

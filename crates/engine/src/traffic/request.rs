@@ -42,6 +42,48 @@ fn text_of(c: &Value) -> String {
 
 type Positions<'a> = Box<dyn Iterator<Item = Position> + 'a>;
 
+/// A tool definition's name: Anthropic's `name`, OpenAI's `function.name`,
+/// a built-in tool's `type` (`web_search`).
+fn tool_name(t: &Value) -> &str {
+    t["name"]
+        .as_str()
+        .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
+        .or_else(|| t["type"].as_str())
+        .unwrap_or("?")
+}
+
+/// The tools a Responses request defines in its input (Codex sends them as
+/// an `additional_tools` item, not in `tools`).
+fn input_tools(req: &Value) -> impl Iterator<Item = &Value> {
+    req["input"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["type"] == "additional_tools")
+        .flat_map(|m| m["tools"].as_array().into_iter().flatten())
+}
+
+/// What an input item without content says, without its ids (a fresh
+/// `id` or `call_id` is not a change of the prompt): a tool call's name and
+/// arguments, a tool output's text, else the item without its ids.
+fn item_text(m: &Value) -> String {
+    let s = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    match m["type"].as_str() {
+        Some("function_call") => format!("{}({})", s(&m["name"]), s(&m["arguments"])),
+        Some("custom_tool_call") => format!("{}: {}", s(&m["name"]), s(&m["input"])),
+        Some(t) if t.ends_with("_output") => s(&m["output"]),
+        _ => {
+            let mut v = m.clone();
+            if let Some(o) = v.as_object_mut() {
+                for k in ["id", "call_id", "status"] {
+                    o.remove(k);
+                }
+            }
+            v.to_string()
+        }
+    }
+}
+
 /// [`positions`] one at a time, so that a request of many positions is
 /// taken apart without holding all their texts.
 pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
@@ -51,15 +93,8 @@ pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
         .flatten()
         .enumerate()
         .map(|(i, t)| {
-            // Anthropic's `name`, OpenAI's `function.name`, a built-in
-            // tool's `type` (`web_search`).
-            let name = t["name"]
-                .as_str()
-                .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
-                .or_else(|| t["type"].as_str())
-                .unwrap_or("?");
             (
-                format!("tool {} ({})", i + 1, clean(name, 64)),
+                format!("tool {} ({})", i + 1, clean(tool_name(t), 64)),
                 stripped(t),
                 breakpoint(t),
             )
@@ -84,14 +119,53 @@ pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
             s.clone(),
             false,
         ))),
-        Value::Array(items) if req.get("messages").is_none() => message_positions(items),
+        Value::Array(items) if req.get("messages").is_none() => {
+            let before = req["tools"].as_array().map_or(0, Vec::len);
+            input_positions(items, before)
+        }
         _ => message_positions(req["messages"].as_array().map_or(&[], Vec::as_slice)),
     };
     tools.chain(system).chain(messages)
 }
 
+/// The items of a Responses `input`: an `additional_tools` item is tools
+/// (numbered after the request's own `before`), the others messages.
+fn input_positions(items: &[Value], before: usize) -> Positions<'_> {
+    let mut n = before;
+    Box::new(
+        items
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, m)| -> Positions<'_> {
+                if m["type"] == "additional_tools" {
+                    let first = n;
+                    let tools = m["tools"].as_array().map_or(&[][..], Vec::as_slice);
+                    n += tools.len();
+                    return Box::new(tools.iter().enumerate().map(move |(j, t)| {
+                        (
+                            format!(
+                                "tool {} ({}, additional_tools)",
+                                first + j + 1,
+                                clean(tool_name(t), 64)
+                            ),
+                            stripped(t),
+                            breakpoint(t),
+                        )
+                    }));
+                }
+                message_positions_at(std::slice::from_ref(m), i)
+            }),
+    )
+}
+
 fn message_positions(messages: &[Value]) -> Positions<'_> {
-    Box::new(messages.iter().enumerate().flat_map(|(i, m)| {
+    message_positions_at(messages, 0)
+}
+
+/// [`message_positions`] of `messages`, the first numbered `offset + 1`.
+fn message_positions_at(messages: &[Value], offset: usize) -> Positions<'_> {
+    Box::new(messages.iter().enumerate().flat_map(move |(i, m)| {
+        let i = i + offset;
         let role = clean(
             m["role"]
                 .as_str()
@@ -121,7 +195,7 @@ fn message_positions(messages: &[Value]) -> Positions<'_> {
                 )
             })),
             // A Responses item without content (a function call, its output).
-            Value::Null if m.is_object() => one(m.to_string(), false),
+            Value::Null if m.is_object() => one(item_text(m), false),
             _ => Box::new(std::iter::empty()),
         }
     }))
@@ -491,6 +565,7 @@ pub(super) fn names(req: &Value) -> Vec<String> {
         .as_array()
         .into_iter()
         .flatten()
+        .chain(input_tools(req))
         .filter_map(|t| {
             t["name"]
                 .as_str()
