@@ -1105,3 +1105,53 @@ fn responses_items_are_compared_by_content_not_ids_and_additional_tools_are_tool
         d["divergence"]
     );
 }
+
+#[test]
+fn a_claude_code_transcripts_request_shapes_explain_a_tool_set_change() {
+    let shape = |h: &str, tools: &[&str], system: &str| {
+        json!({"type": "api-request-shape", "sessionId": "s1", "shapeHash": h, "version": "2.1.328",
+               "shape": {"system": [{"type": "text", "text": system}],
+                         "tools": tools.iter().map(|t| json!({"name": t, "description": "d", "input_schema": {"type": "object"}})).collect::<Vec<_>>()}})
+        .to_string()
+    };
+    let request = |h: &str| {
+        json!({"type": "api-request", "sessionId": "s1", "shapeHash": h, "keep": 0, "tail": []})
+            .to_string()
+    };
+    let answer = |id: &str, ts: &str, write: u64, read: u64| {
+        json!({"type": "assistant", "sessionId": "s1", "isSidechain": false, "timestamp": ts, "requestId": format!("req_{id}"),
+               "message": {"id": format!("msg_{id}"), "model": "claude-sonnet-4-6",
+                           "usage": {"input_tokens": 3, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 9}}})
+        .to_string()
+    };
+    let system = "You are Claude Code. ".repeat(100);
+    let lines = [
+        shape("h1", &["Read", "Bash"], &system),
+        request("h1"),
+        answer("1", "2026-11-30T09:00:00Z", 6000, 0),
+        // An MCP server connected: a tool more.
+        shape("h2", &["Read", "Bash", "WebFetch"], &system),
+        request("h2"),
+        answer("2", "2026-11-30T09:00:30Z", 6100, 0),
+        // The same shape, and nothing read: unexplained, but said precisely.
+        request("h2"),
+        answer("3", "2026-11-30T09:01:00Z", 6200, 0),
+    ];
+    let v = traffic_json(&lines.map(|l| l.to_string()));
+    assert_eq!(v["source"], "claude-code");
+    let m = &v["requests"][1]["miss"];
+    assert_eq!(m["kind"], "tools", "{m}");
+    assert!(
+        m["detail"].as_str().unwrap().contains("added: WebFetch"),
+        "{m}"
+    );
+    let m = &v["requests"][2]["miss"];
+    assert_eq!(m["kind"], "unexplained", "{m}");
+    assert!(
+        m["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the tools and system prompt are the same"),
+        "{m}"
+    );
+}

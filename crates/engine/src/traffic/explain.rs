@@ -107,6 +107,13 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     {
         return m;
     }
+    // A transcript that records each request's tools and system prompt.
+    if let (Some(a), Some(b)) = (&p.shape, &x.shape)
+        && a != b
+        && let Some(m) = compare_requests(a, b, u, model)
+    {
+        return m;
+    }
     if u.cache_read_input_tokens > 0 {
         return miss(
             MissKind::Growth,
@@ -135,6 +142,8 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
         MissKind::Unexplained,
         if x.request.is_some() {
             "the request extends the previous one and nothing in the recorded data explains the miss (no gap, no change in the prefix)".into()
+        } else if x.shape.is_some() && p.shape == x.shape {
+            "the tools and system prompt are the same as the previous request's (the transcript records them, not the messages), and nothing else recorded explains it (no gap, no compaction)".into()
         } else {
             "nothing in the recorded data explains it (a transcript has no bodies: no gap, no compaction)".into()
         },

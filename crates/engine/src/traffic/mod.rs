@@ -91,6 +91,9 @@ pub struct Exchange {
     pub miss_reason: Option<Value>,
     /// A compaction happened just before this request (transcripts).
     pub after_compaction: bool,
+    /// Its tools and system prompt, when a transcript records them but not
+    /// the whole body (Claude Code 2.1's `api-request-shape` lines).
+    pub shape: Option<std::sync::Arc<Value>>,
 }
 
 /// Why a request wrote or missed the cache.

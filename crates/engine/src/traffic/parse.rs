@@ -125,6 +125,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
                 .diagnostics
                 .and_then(|mut d| d.get_mut("cache_miss_reason").map(Value::take)),
             after_compaction: false,
+            shape: None,
             request: Some(req),
         },
     })
@@ -246,10 +247,49 @@ pub(super) struct Transcript {
     /// for each exchange of a main chain, its session.
     sessions: Vec<String>,
     session_of: HashMap<usize, usize>,
+    /// Claude Code 2.1's request shapes (tools and system prompt) by hash,
+    /// and the shape of the request each agent (`main` or a subagent's id)
+    /// sent last, waiting for its answer.
+    shapes: HashMap<String, std::sync::Arc<Value>>,
+    pending: HashMap<String, String>,
 }
 
+/// Distinct request shapes kept from one transcript (each is the whole
+/// tools and system prompt: tens of KB).
+const MAX_SHAPES: usize = 64;
+
 impl Transcript {
+    /// Claude Code 2.1's request records: `api-request-shape` (the tools
+    /// and system prompt, keyed by hash) and `api-request` (a request and
+    /// the hash of its shape, before its answer). Whether `l` was one.
+    fn request_record(&mut self, l: &Value) -> bool {
+        let agent = || l["agentId"].as_str().unwrap_or("main").to_string();
+        match l["type"].as_str() {
+            Some("api-request-shape") => {
+                if let (Some(h), Some(shape)) = (l["shapeHash"].as_str(), l.get("shape"))
+                    && self.shapes.len() < MAX_SHAPES
+                    && shape.is_object()
+                {
+                    self.shapes
+                        .entry(clean(h, 128))
+                        .or_insert_with(|| std::sync::Arc::new(shape.clone()));
+                }
+                true
+            }
+            Some("api-request") => {
+                if let Some(h) = l["shapeHash"].as_str() {
+                    self.pending.insert(agent(), clean(h, 128));
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub(super) fn push(&mut self, l: &Value) {
+        if self.request_record(l) {
+            return;
+        }
         let chain = if l["isSidechain"].as_bool().unwrap_or(false) {
             format!(
                 "sidechain {}",
@@ -303,9 +343,15 @@ impl Transcript {
             self.session_of.insert(self.out.len(), s);
         }
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
+        let agent = l["agentId"].as_str().unwrap_or("main");
+        let shape = self
+            .pending
+            .remove(agent)
+            .and_then(|h| self.shapes.get(&h).cloned());
         self.out.push(Exchange {
             at: rfc3339(&time),
             time,
+            shape,
             after_compaction: self.compacted.remove(&chain).unwrap_or(false),
             chain,
             model: clean(msg["model"].as_str().unwrap_or("?"), 200),
