@@ -329,3 +329,30 @@ fn a_project_folder_counts_each_request_once_and_names_each_session() {
         v["skipped"]
     );
 }
+
+#[test]
+fn claude_codes_own_cost_is_shown_beside_ours_and_agrees() {
+    let v = traffic_of(&transcript("claude-code"));
+    let theirs = v["totals"]["agent_cost_usd"]
+        .as_f64()
+        .expect("Claude Code's cost-state");
+    // The last cost-state line of the session: 0.09890819999999999.
+    assert!((theirs - 0.0989082).abs() < 1e-6, "{theirs}");
+    let ours = v["totals"]["cost_usd"].as_f64().unwrap();
+    assert!(
+        (ours - theirs).abs() < 1e-4,
+        "ours {ours} vs Claude Code's {theirs}"
+    );
+    let text = run(&["traffic", transcript("claude-code").to_str().unwrap()]);
+    assert!(
+        stdout(&text).contains("(the agent's own figure: $0.0989)"),
+        "{}",
+        stdout(&text)
+    );
+    // A capture has no such figure.
+    assert!(
+        traffic("claude-code")["totals"]
+            .get("agent_cost_usd")
+            .is_none()
+    );
+}

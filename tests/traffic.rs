@@ -1155,3 +1155,71 @@ fn a_claude_code_transcripts_request_shapes_explain_a_tool_set_change() {
         "{m}"
     );
 }
+
+#[test]
+fn long_context_tiers_fast_speed_and_advisor_calls_are_priced() {
+    let openai = |input: u64, fast: bool| {
+        let mut u = json!({"input_tokens": input, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1000});
+        if fast {
+            u["speed"] = json!("fast");
+        }
+        u
+    };
+    let r = req(&["s"], &[], &["hi"]);
+    let v = traffic_json(&[
+        line(
+            "2026-11-30T09:00:00Z",
+            "gpt-6.1-sol",
+            r.clone(),
+            openai(100_000, false),
+        ),
+        line(
+            "2026-11-30T09:10:00Z",
+            "gpt-6.1-sol",
+            r.clone(),
+            openai(300_000, false),
+        ),
+        line(
+            "2026-11-30T09:20:00Z",
+            "gpt-6.1-sol",
+            r.clone(),
+            openai(100_000, true),
+        ),
+    ]);
+    let cost = |i: usize| v["requests"][i]["cost_usd"].as_f64().unwrap();
+    // LiteLLM's gpt-6.1-sol: $2 / $10 per MTok, $4 / $15 above 272k tokens,
+    // $12 / $60 at the fast speed.
+    assert!(
+        (cost(0) - (0.1 * 2.0 + 0.001 * 10.0)).abs() < 1e-9,
+        "{}",
+        cost(0)
+    );
+    assert!(
+        (cost(1) - (0.3 * 4.0 + 0.001 * 15.0)).abs() < 1e-9,
+        "{}",
+        cost(1)
+    );
+    assert!(
+        (cost(2) - (0.1 * 12.0 + 0.001 * 60.0)).abs() < 1e-9,
+        "{}",
+        cost(2)
+    );
+    // An advisor call inside a request is billed at its own model's rates.
+    let mut u = usage(10, 0, 0);
+    u["iterations"] = json!([{"type": "advisor_message", "model": "claude-opus-5-5",
+        "input_tokens": 1000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 100}]);
+    let v = traffic_json(&[line(
+        "2026-11-30T09:00:00Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        u,
+    )]);
+    let row = &v["requests"][0];
+    assert_eq!(row["advisor_calls"], 1, "{row}");
+    // Sonnet 4.6: 10 in at $3, 5 out at $15; Opus 5.5: 1,000 in at $4, 100 out at $20.
+    let want = (10.0 * 3.0 + 5.0 * 15.0 + 1000.0 * 4.0 + 100.0 * 20.0) / 1e6;
+    assert!(
+        (row["cost_usd"].as_f64().unwrap() - want).abs() < 1e-9,
+        "{row}"
+    );
+}

@@ -35,6 +35,10 @@ pub struct Usage {
     /// The answer carried a cache-write figure at all (llama.cpp's
     /// `/v1/messages` leaves `cache_creation_input_tokens` out).
     pub reports_creation: bool,
+    /// Generated at the fast speed (`speed: "fast"`), priced at the model's
+    /// fast rates.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fast: bool,
 }
 
 /// The input part of a usage: a prompt's tokens as read, written or
@@ -69,6 +73,11 @@ impl Usage {
         }
     }
 
+    /// The prompt's tokens: read, written and uncached.
+    pub fn prompt(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+
     /// The 1-hour part of the writes (0 when not split).
     pub fn written_1h(&self) -> u64 {
         self.ephemeral_1h_input_tokens.unwrap_or(0)
@@ -79,6 +88,13 @@ impl Usage {
     /// [`MAX_TOKENS`]; a cached figure larger than its prompt is read as
     /// the prompt.
     pub fn parse(u: &Value) -> Option<Usage> {
+        let mut out = Usage::parse_shape(u)?;
+        out.fast = u.get("speed").and_then(Value::as_str) == Some("fast");
+        Some(out)
+    }
+
+    /// [`Usage::parse`] but for the speed.
+    fn parse_shape(u: &Value) -> Option<Usage> {
         let at = |p: &str| {
             u.pointer(p)
                 .and_then(Value::as_u64)
@@ -133,8 +149,26 @@ impl Usage {
             ephemeral_1h_input_tokens: at("/cache_creation/ephemeral_1h_input_tokens"),
             reasoning_tokens,
             reports_creation: u.get("cache_creation_input_tokens").is_some(),
+            fast: false,
         })
     }
+}
+
+/// Advisor calls made within one request (Anthropic's
+/// `usage.iterations` of type `advisor_message`): each with its own model
+/// and usage, billed at that model's rates. At most 64 are read.
+pub fn advisor_calls(u: &Value) -> Vec<(String, Usage)> {
+    u.get("iterations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| i["type"] == "advisor_message")
+        .take(64)
+        .filter_map(|i| {
+            let model = crate::clean(i["model"].as_str()?, 200);
+            Some((model, Usage::parse(i)?))
+        })
+        .collect()
 }
 
 /// The data of each SSE event of `text` that mentions `"key"`, parsed (the

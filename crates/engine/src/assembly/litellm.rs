@@ -182,9 +182,52 @@ pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, String> {
                 .map(str::to_string),
             source: Some(source.clone()),
             as_of: as_of.clone(),
+            tiers: tiers(o),
+            fast: fast(o),
         });
     }
     Ok(out)
+}
+
+/// The long-context tiers of a LiteLLM row: one per `N` of its
+/// `*_above_Nk_tokens` prices (the 1-hour write's is
+/// `cache_creation_input_token_cost_above_1hr_above_Nk_tokens`).
+fn tiers(o: &Map<String, Value>) -> Vec<super::models::Rates> {
+    let mut ns: Vec<u64> = o
+        .keys()
+        .filter_map(|k| {
+            let rest = k.strip_prefix("input_cost_per_token_above_")?;
+            rest.strip_suffix("k_tokens")?.parse::<u64>().ok()
+        })
+        .collect();
+    ns.sort_unstable();
+    ns.into_iter()
+        .map(|n| {
+            let at = |key: &str| per_mtok(o, &format!("{key}_above_{n}k_tokens"));
+            super::models::Rates {
+                above_tokens: n * 1000,
+                input_per_mtok: at("input_cost_per_token"),
+                output_per_mtok: at("output_cost_per_token"),
+                cache_write_5m_per_mtok: at("cache_creation_input_token_cost"),
+                cache_write_1h_per_mtok: at("cache_creation_input_token_cost_above_1hr"),
+                cache_read_per_mtok: at("cache_read_input_token_cost"),
+            }
+        })
+        .collect()
+}
+
+/// The fast speed's rates of a LiteLLM row (`*_ultrafast`), if it has them.
+fn fast(o: &Map<String, Value>) -> Option<super::models::Rates> {
+    let at = |key: &str| per_mtok(o, &format!("{key}_ultrafast"));
+    let input = at("input_cost_per_token")?;
+    Some(super::models::Rates {
+        above_tokens: 0,
+        input_per_mtok: Some(input),
+        output_per_mtok: at("output_cost_per_token"),
+        cache_write_5m_per_mtok: at("cache_creation_input_token_cost"),
+        cache_write_1h_per_mtok: None,
+        cache_read_per_mtok: at("cache_read_input_token_cost"),
+    })
 }
 
 /// The table: LiteLLM's rows, each overlaid by this tool's row of the same
@@ -212,6 +255,8 @@ pub fn layer(ours: Vec<ModelInfo>, litellm: Vec<ModelInfo>) -> Vec<ModelInfo> {
                 cache_write_1h_per_mtok: l.cache_write_1h_per_mtok.or(o.cache_write_1h_per_mtok),
                 cache_read_per_mtok: l.cache_read_per_mtok.or(o.cache_read_per_mtok),
                 output_per_mtok: l.output_per_mtok,
+                tiers: if l.tiers.is_empty() { o.tiers } else { l.tiers },
+                fast: l.fast.or(o.fast),
                 as_of: l.as_of.or(o.as_of),
                 source: Some(match &o.source {
                     Some(s) => format!("{s}; prices and limits: {}", l.source.unwrap_or_default()),

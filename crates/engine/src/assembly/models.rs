@@ -87,9 +87,61 @@ pub struct ModelInfo {
     pub source: Option<String>,
     #[serde(default)]
     pub as_of: Option<String>,
+    /// Long-context tiers: a request whose prompt is over a tier's
+    /// `above_tokens` is priced whole at its rates (LiteLLM's
+    /// `*_above_Nk_tokens`), the highest tier it passes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<Rates>,
+    /// The fast speed's rates (a usage with `speed: "fast"`; LiteLLM's
+    /// `*_ultrafast`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast: Option<Rates>,
+}
+
+/// Prices (USD per million tokens) that replace a model's base ones: for
+/// prompts over `above_tokens` (a long-context tier), or at the fast speed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub above_tokens: u64,
+    pub input_per_mtok: Option<f64>,
+    pub output_per_mtok: Option<f64>,
+    pub cache_write_5m_per_mtok: Option<f64>,
+    pub cache_write_1h_per_mtok: Option<f64>,
+    pub cache_read_per_mtok: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ModelInfo {
+    /// The model's prices for one request: of the highest long-context tier
+    /// its prompt (`prompt_tokens`, read, written and uncached) passes, and
+    /// at the fast speed when `fast` (where the table has those rates; a
+    /// price the tier does not set stays the base one).
+    pub fn priced_for(&self, prompt_tokens: u64, fast: bool) -> std::borrow::Cow<'_, ModelInfo> {
+        let tier = self
+            .tiers
+            .iter()
+            .filter(|t| prompt_tokens > t.above_tokens)
+            .max_by_key(|t| t.above_tokens);
+        let fast = self.fast.as_ref().filter(|_| fast);
+        if tier.is_none() && fast.is_none() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut m = self.clone();
+        for r in tier.into_iter().chain(fast) {
+            let set = |base: &mut f64, v: Option<f64>| *base = v.unwrap_or(*base);
+            set(&mut m.input_per_mtok, r.input_per_mtok);
+            set(&mut m.output_per_mtok, r.output_per_mtok);
+            m.cache_write_5m_per_mtok = r.cache_write_5m_per_mtok.or(m.cache_write_5m_per_mtok);
+            m.cache_write_1h_per_mtok = r.cache_write_1h_per_mtok.or(m.cache_write_1h_per_mtok);
+            m.cache_read_per_mtok = r.cache_read_per_mtok.or(m.cache_read_per_mtok);
+        }
+        std::borrow::Cow::Owned(m)
+    }
+
     pub fn write_5m_price(&self) -> f64 {
         self.cache_write_5m_per_mtok
             .unwrap_or(self.input_per_mtok * 1.25)

@@ -53,6 +53,8 @@ fn usd(tokens: u64, per_mtok: f64) -> f64 {
 /// Cost of a usage under a model's prices (`creation_1h` of the creation
 /// tokens at the 1-hour rate).
 pub fn cost(m: &ModelInfo, u: &Input, creation_1h: u64) -> f64 {
+    let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    let m = &*m.priced_for(prompt, false);
     match m.provider {
         Provider::Anthropic => {
             usd(u.input_tokens, m.input_per_mtok)

@@ -150,8 +150,19 @@ fn row(
     let model = table.resolve(Some(&x.model));
     // A model the table does not know has no price: its cost is not
     // guessed from another model's.
-    let priced = table.get(&x.model).is_some();
-    let cost = x.usage.filter(|_| priced).map_or(0.0, |u| cost(model, &u));
+    // Advisor calls are billed at their own model's rates: a call to a
+    // model the table does not know leaves the request unpriced.
+    let priced =
+        table.get(&x.model).is_some() && x.advisor.iter().all(|(m, _)| table.get(m).is_some());
+    let advisor: f64 = x
+        .advisor
+        .iter()
+        .map(|(m, u)| cost(table.resolve(Some(m)), u))
+        .sum();
+    let cost = x
+        .usage
+        .filter(|_| priced)
+        .map_or(0.0, |u| cost(model, &u) + advisor);
     let miss = x
         .usage
         .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
@@ -169,6 +180,8 @@ fn row(
         priced,
         miss,
         error: x.error.clone(),
+        advisor_calls: x.advisor.len(),
+        agent_cost_usd: x.agent_cost_usd,
     }
 }
 
@@ -191,6 +204,9 @@ impl Sums {
     fn add(&mut self, r: &Row, prev: Option<Usage>, table: &ModelTable) {
         let t = &mut self.totals;
         t.requests += 1;
+        if let Some(c) = r.agent_cost_usd {
+            *t.agent_cost_usd.get_or_insert(0.0) += c;
+        }
         let Some(u) = r.usage else { return };
         t.input_tokens += u.input_tokens;
         t.cache_creation_input_tokens += u.cache_creation_input_tokens;
@@ -203,7 +219,8 @@ impl Sums {
             }
             return;
         }
-        let m = table.resolve(Some(&r.model));
+        // The prices this request was charged at (its tier, its speed).
+        let m = &*table.resolve(Some(&r.model)).priced_for(u.prompt(), u.fast);
         let per = |n: u64, p: f64| n as f64 * p / 1e6;
         let w = u.cache_creation_input_tokens;
         let w1h = u.written_1h().min(w);

@@ -94,6 +94,11 @@ pub struct Exchange {
     /// Its tools and system prompt, when a transcript records them but not
     /// the whole body (Claude Code 2.1's `api-request-shape` lines).
     pub shape: Option<std::sync::Arc<Value>>,
+    /// Advisor calls made within it, each with its model and usage.
+    pub advisor: Vec<(String, Usage)>,
+    /// What the agent itself says it cost (a transcript line's `costUSD`,
+    /// or the growth of Claude Code's `cost-state` total since its last).
+    pub agent_cost_usd: Option<f64>,
 }
 
 /// Why a request wrote or missed the cache.
@@ -177,6 +182,10 @@ pub struct Row {
     pub priced: bool,
     pub miss: Option<Miss>,
     pub error: Option<String>,
+    /// Advisor calls within the request (their cost is in `cost_usd`).
+    pub advisor_calls: usize,
+    /// What the agent itself says it cost, when it says.
+    pub agent_cost_usd: Option<f64>,
 }
 
 impl KindCost {
@@ -216,12 +225,15 @@ impl Totals {
             return "no requests yet".into();
         }
         format!(
-            "read {} · written {} · uncached {} · output {} · ${:.4} · hit ratio {:.1}%",
+            "read {} · written {} · uncached {} · output {} · ${:.4}{} · hit ratio {:.1}%",
             crate::thousands(self.cache_read_input_tokens),
             crate::thousands(self.cache_creation_input_tokens),
             crate::thousands(self.input_tokens),
             crate::thousands(self.output_tokens),
             self.cost_usd,
+            self.agent_cost_usd.map_or(String::new(), |c| format!(
+                " (the agent's own figure: ${c:.4})"
+            )),
             self.hit_ratio * 100.0
         )
     }
@@ -243,6 +255,9 @@ pub struct Totals {
     /// Models of requests not in the model table (no price: not in the
     /// cost).
     pub unpriced_models: Vec<String>,
+    /// What the agent itself says the requests cost, when it says
+    /// (Claude Code's transcripts), beside ours.
+    pub agent_cost_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -309,8 +324,10 @@ pub fn read(
     Ok(t)
 }
 
-/// USD of one request's usage at the model's prices.
+/// USD of one request's usage at the model's prices (of the long-context
+/// tier its prompt reaches, at the fast speed's rates when it was fast).
 pub fn cost(m: &ModelInfo, u: &Usage) -> f64 {
+    let m = &*m.priced_for(u.prompt(), u.fast);
     let per = |n: u64, p: f64| n as f64 * p / 1e6;
     let w1h = u.written_1h().min(u.cache_creation_input_tokens);
     per(u.input_tokens, m.input_per_mtok)

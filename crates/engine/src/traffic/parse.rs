@@ -126,6 +126,8 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
                 .and_then(|mut d| d.get_mut("cache_miss_reason").map(Value::take)),
             after_compaction: false,
             shape: None,
+            advisor: crate::usage::advisor_calls(&l.usage),
+            agent_cost_usd: None,
             request: Some(req),
         },
     })
@@ -252,6 +254,8 @@ pub(super) struct Transcript {
     /// sent last, waiting for its answer.
     shapes: HashMap<String, std::sync::Arc<Value>>,
     pending: HashMap<String, String>,
+    /// Claude Code's running cost per process (session and start time).
+    costs: HashMap<String, f64>,
 }
 
 /// Distinct request shapes kept from one transcript (each is the whole
@@ -280,6 +284,10 @@ impl Transcript {
                 if let Some(h) = l["shapeHash"].as_str() {
                     self.pending.insert(agent(), clean(h, 128));
                 }
+                true
+            }
+            Some("cost-state") => {
+                self.cost_state(l);
                 true
             }
             _ => false,
@@ -361,7 +369,35 @@ impl Transcript {
             status: None,
             error: None,
             miss_reason: msg.pointer("/diagnostics/cache_miss_reason").cloned(),
+            advisor: msg
+                .get("usage")
+                .map(crate::usage::advisor_calls)
+                .unwrap_or_default(),
+            // Older Claude Code wrote each line's own cost.
+            agent_cost_usd: l["costUSD"].as_f64().filter(|c| c.is_finite() && *c >= 0.0),
         });
+    }
+
+    /// Claude Code 2.1's `cost-state` line: the running total of the
+    /// process that wrote it (`startTime`); what it grew by since its last
+    /// is the cost of the requests in between, put on the latest of them.
+    fn cost_state(&mut self, l: &Value) {
+        let (Some(total), Some(start)) = (l["totalCostUSD"].as_f64(), l["startTime"].as_f64())
+        else {
+            return;
+        };
+        if !total.is_finite() || total < 0.0 {
+            return;
+        }
+        let key = format!(
+            "{}/{start}",
+            clean(l["sessionId"].as_str().unwrap_or(""), 64)
+        );
+        let before = self.costs.insert(key, total).unwrap_or(0.0);
+        if let Some(x) = self.out.last_mut() {
+            let grew = (total - before).max(0.0);
+            *x.agent_cost_usd.get_or_insert(0.0) += grew;
+        }
     }
 
     /// The exchanges; when several sessions were read (a project folder),

@@ -74,6 +74,16 @@ struct RequestJson<'a> {
     parts_tokens: Option<u64>,
     reported_prompt_tokens: Option<u64>,
     parts_summary: Option<String>,
+    /// Advisor calls within the request (priced in `cost_usd`).
+    #[serde(skip_serializing_if = "is_zero")]
+    advisor_calls: usize,
+    /// What the agent itself says the request cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_cost_usd: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl<'a> RequestJson<'a> {
@@ -99,6 +109,8 @@ impl<'a> RequestJson<'a> {
             parts_tokens: some.then(|| r.parts.sum()),
             reported_prompt_tokens: r.parts.reported,
             parts_summary: some.then(|| r.parts.summary()),
+            advisor_calls: r.advisor_calls,
+            agent_cost_usd: r.agent_cost_usd.map(|c| (c * 1e6).round() / 1e6),
         }
     }
 }
@@ -109,7 +121,7 @@ fn request_json(r: &Row) -> Value {
 
 /// The totals of [`to_json`].
 fn totals_json(t: &Traffic) -> Value {
-    json!({
+    let mut v = json!({
         "requests": t.totals.requests,
         "input_tokens": t.totals.input_tokens,
         "cache_creation_input_tokens": t.totals.cache_creation_input_tokens,
@@ -123,7 +135,11 @@ fn totals_json(t: &Traffic) -> Value {
         })).collect::<Vec<_>>(),
         "counterfactual": t.totals.counterfactual,
         "unpriced_models": t.totals.unpriced_models,
-    })
+    });
+    if let Some(c) = t.totals.agent_cost_usd {
+        v["agent_cost_usd"] = json!((c * 1e6).round() / 1e6);
+    }
+    v
 }
 
 /// The text view; with `parts`, each recorded request's parts (tools,
