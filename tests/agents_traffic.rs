@@ -356,3 +356,60 @@ fn claude_codes_own_cost_is_shown_beside_ours_and_agrees() {
             .is_none()
     );
 }
+
+#[test]
+fn every_write_or_miss_has_the_upstreams_reason() {
+    for agent in ["claude-code", "openclaw", "codex"] {
+        let v = traffic(agent);
+        let rows = v["requests"].as_array().unwrap();
+        let up = upstream(agent);
+        // The last breakpoint each chain's previous request wrote.
+        let mut written: std::collections::HashMap<String, String> = Default::default();
+        for (r, u) in rows.iter().zip(&up) {
+            let chain = r["chain"].as_str().unwrap().to_string();
+            let kind = r["miss"]["kind"].as_str().unwrap_or("none");
+            let why = &u["why"];
+            let read_from = why["read_from"].as_str();
+            let cached = why["cached_prefix_tokens"].as_u64();
+            let ctx = format!(
+                "{agent} request {}: ours {kind}, upstream {why}",
+                r["index"]
+            );
+            match (read_from, cached) {
+                // OpenAI: a prefix read, nothing written: no miss to explain.
+                (None, Some(n)) if n > 0 => assert_eq!(kind, "none", "{ctx}"),
+                (None, _) => assert!(
+                    [
+                        "cold",
+                        "shared",
+                        "cache-key",
+                        "prefix",
+                        "tools",
+                        "ttl",
+                        "model"
+                    ]
+                    .contains(&kind),
+                    "{ctx}"
+                ),
+                // Read up to what the previous request wrote last (a block
+                // of a message, or the message): the conversation grew.
+                (Some(at), _)
+                    if written
+                        .get(&chain)
+                        .is_some_and(|w| w.starts_with(at) || at.starts_with(w.as_str())) =>
+                {
+                    assert_eq!(kind, "growth", "{ctx}")
+                }
+                // Read up to an earlier breakpoint: the prefix changed after it.
+                (Some(_), _) => assert!(["prefix", "tools"].contains(&kind), "{ctx}"),
+            }
+            if let Some(last) = why["breakpoints"].as_array().and_then(|b| {
+                b.iter()
+                    .rev()
+                    .find(|b| b["action"] == "written" || b["action"] == "read")
+            }) {
+                written.insert(chain, last["at"].as_str().unwrap().to_string());
+            }
+        }
+    }
+}
