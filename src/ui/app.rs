@@ -75,6 +75,8 @@ impl App {
     pub fn new(ctx: &egui::Context, persisted: Option<Persisted>, path: Option<PathBuf>) -> App {
         // The bundled fonts now; a system CJK font when the worker found one.
         fonts::install(ctx, None);
+        // Both themes with every text colour readable (WCAG AA).
+        super::colors::install(ctx);
         let counter = Arc::new(TokenCounter::new());
         // Warm the tokenizer off the UI thread.
         let _ = std::thread::Builder::new()

@@ -152,7 +152,9 @@ fn requests(ui: &mut Ui, view: &mut CacheView, p: &Prediction) {
                 ui.end_row();
             });
         if let Some(e) = &r.error {
-            ui.add(egui::Label::new(RichText::new(e).color(colors::ERROR)).wrap());
+            ui.add(
+                egui::Label::new(RichText::new(e).color(colors::text(ui, colors::ERROR))).wrap(),
+            );
         }
         egui::CollapsingHeader::new(format!("why · request {}", r.index + 1))
             .id_salt(("why", r.index))
@@ -223,7 +225,10 @@ fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
     });
     overview::context_bar(ui, &parts, c.window, Some(c.threshold));
     if c.crosses_threshold {
-        ui.colored_label(colors::ERROR, "crosses the auto-compact threshold");
+        ui.colored_label(
+            colors::text(ui, colors::ERROR),
+            "crosses the auto-compact threshold",
+        );
     }
 }
 

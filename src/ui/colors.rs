@@ -25,6 +25,102 @@ pub fn fragment(id: &str, dark: bool) -> Color32 {
     egui::ecolor::Hsva::new(hue, s, v, 1.0).into()
 }
 
+/// WCAG's relative luminance of a colour (sRGB).
+pub fn luminance(c: Color32) -> f64 {
+    let lin = |v: u8| {
+        let v = v as f64 / 255.0;
+        if v <= 0.04045 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(c.r()) + 0.7152 * lin(c.g()) + 0.0722 * lin(c.b())
+}
+
+/// WCAG's contrast ratio of two opaque colours (1 to 21).
+pub fn contrast(a: Color32, b: Color32) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// The contrast every text and chip reaches against its background
+/// (WCAG AA for normal text).
+pub const MIN_CONTRAST: f64 = 4.5;
+
+/// `c` as a text colour on `bg`: the same hue, darkened (on a light
+/// background) or lightened (on a dark one) just enough to reach
+/// [`MIN_CONTRAST`]; unchanged when it already does.
+pub fn readable_on(c: Color32, bgs: &[Color32]) -> Color32 {
+    let ok = |x: Color32| bgs.iter().all(|bg| contrast(x, *bg) >= MIN_CONTRAST);
+    if ok(c) {
+        return c;
+    }
+    let mean: f64 = bgs.iter().map(|b| luminance(*b)).sum::<f64>() / bgs.len().max(1) as f64;
+    let toward = if mean > 0.18 {
+        Color32::BLACK
+    } else {
+        Color32::WHITE
+    };
+    let mix = |t: f32| {
+        let m = |a: u8, b: u8| (a as f32 + (b as f32 - a as f32) * t).round() as u8;
+        Color32::from_rgb(
+            m(c.r(), toward.r()),
+            m(c.g(), toward.g()),
+            m(c.b(), toward.b()),
+        )
+    };
+    (1..=40)
+        .map(|i| mix(i as f32 / 40.0))
+        .find(|x| ok(*x))
+        .unwrap_or(toward)
+}
+
+/// The backgrounds text is drawn on in a theme: panels, windows, and the
+/// faint stripes of tables.
+pub fn backgrounds(v: &egui::Visuals) -> [Color32; 3] {
+    // The stripe is drawn over the panel (premultiplied: it may add light
+    // without covering).
+    let f = v.faint_bg_color;
+    let p = v.panel_fill;
+    let over = |a: u8, b: u8| (a as u32 + b as u32 * (255 - f.a() as u32) / 255).min(255) as u8;
+    let stripe = Color32::from_rgb(over(f.r(), p.r()), over(f.g(), p.g()), over(f.b(), p.b()));
+    [v.panel_fill, v.window_fill, stripe]
+}
+
+/// A colour as it shows over an opaque background (egui's colours are
+/// premultiplied: a translucent text colour is lighter or darker than its
+/// channels say).
+pub fn over(c: Color32, bg: Color32) -> Color32 {
+    let k = 255 - c.a() as u32;
+    let m = |a: u8, b: u8| (a as u32 + b as u32 * k / 255).min(255) as u8;
+    Color32::from_rgb(m(c.r(), bg.r()), m(c.g(), bg.g()), m(c.b(), bg.b()))
+}
+
+/// The app's theme: egui's, with its weak text (hints, secondary figures)
+/// made opaque and readable on every background ([`MIN_CONTRAST`]).
+pub fn visuals(dark: bool) -> egui::Visuals {
+    let mut v = if dark {
+        egui::Visuals::dark()
+    } else {
+        egui::Visuals::light()
+    };
+    let weak = over(v.weak_text_color(), v.panel_fill);
+    v.weak_text_color = Some(readable_on(weak, &backgrounds(&v)));
+    v
+}
+
+/// Sets [`visuals`] for both themes.
+pub fn install(ctx: &egui::Context) {
+    ctx.set_visuals_of(egui::Theme::Dark, visuals(true));
+    ctx.set_visuals_of(egui::Theme::Light, visuals(false));
+}
+
+/// `c` as text in this theme (see [`readable_on`]).
+pub fn text(ui: &Ui, c: Color32) -> Color32 {
+    readable_on(c, &backgrounds(ui.visuals()))
+}
+
 pub fn faded(c: Color32) -> Color32 {
     c.gamma_multiply(0.35)
 }
@@ -115,4 +211,72 @@ pub fn usage_bar(ui: &mut Ui, u: &Input, scale: u64, width: f32, sense: Sense) -
         x += w;
     }
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every colour this palette gives text, in both themes, through
+    /// [`text`]'s adjustment, and the themes' own text colours.
+    #[test]
+    fn every_text_colour_reaches_wcag_aa_in_both_themes() {
+        for dark in [false, true] {
+            let v = visuals(dark);
+            let bgs = backgrounds(&v);
+            let mut palette = vec![
+                ERROR,
+                WARNING,
+                GOOD,
+                READ,
+                WRITE,
+                UNCACHED,
+                HISTORY,
+                CURRENT,
+                tools(dark),
+            ];
+            palette.extend(
+                [
+                    Status::Kept,
+                    Status::Summarized,
+                    Status::Truncated,
+                    Status::Dropped,
+                    Status::Disabled,
+                ]
+                .map(status),
+            );
+            palette.extend((1..=4).map(|l| layer(l, dark)));
+            palette.extend(
+                ["soul", "agents", "skill.sql", "memory.daily", "x"].map(|id| fragment(id, dark)),
+            );
+            for c in palette {
+                let t = readable_on(c, &bgs);
+                for bg in bgs {
+                    let r = contrast(t, bg);
+                    assert!(
+                        r >= MIN_CONTRAST,
+                        "{c:?} → {t:?} on {bg:?} (dark {dark}): {r:.2}"
+                    );
+                }
+            }
+            for (name, c) in [("text", v.text_color()), ("weak text", v.weak_text_color())] {
+                for bg in bgs {
+                    let r = contrast(over(c, bg), bg);
+                    assert!(
+                        r >= MIN_CONTRAST,
+                        "{name} {c:?} on {bg:?} (dark {dark}): {r:.2}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_colour_that_already_reads_is_left_as_it_is() {
+        assert_eq!(
+            readable_on(Color32::BLACK, &[Color32::WHITE]),
+            Color32::BLACK
+        );
+        assert!((contrast(Color32::BLACK, Color32::WHITE) - 21.0).abs() < 1e-9);
+    }
 }

@@ -94,7 +94,7 @@ pub fn show(
     ui.heading(RichText::new(&f.id).monospace());
     ui.horizontal_wrapped(|ui| {
         ui.colored_label(
-            colors::status(f.status),
+            colors::text(ui, colors::status(f.status)),
             RichText::new(f.status.as_str()).strong(),
         );
         ui.label(format!("layer {} · priority {}", f.layer, f.priority));
@@ -185,7 +185,7 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
         .num_columns(2)
         .show(ui, |ui| {
             for (s, n) in crate::engine::assembly::report::status_counts(a) {
-                ui.colored_label(colors::status(s), s.as_str());
+                ui.colored_label(colors::text(ui, colors::status(s)), s.as_str());
                 ui.label(thousands(n as u64));
                 ui.end_row();
             }
@@ -196,7 +196,10 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
         .num_columns(2)
         .show(ui, |ui| {
             for l in &a.layers {
-                ui.colored_label(colors::layer(l.layer, dark), format!("layer {}", l.layer));
+                ui.colored_label(
+                    colors::text(ui, colors::layer(l.layer, dark)),
+                    format!("layer {}", l.layer),
+                );
                 ui.label(format!(
                     "{} of {} tokens",
                     thousands(l.used),

@@ -104,6 +104,9 @@ fn line_ui(ui: &mut Ui, l: &DiffLine) {
         '-' => (DEL, DEL.gamma_multiply(0.12)),
         _ => (ui.visuals().weak_text_color(), Color32::TRANSPARENT),
     };
+    // Readable on the tinted line as on the panel.
+    let panel = ui.visuals().panel_fill;
+    let color = super::colors::readable_on(color, &[panel, super::colors::over(bg, panel)]);
     ui.label(
         RichText::new(format!("{}{}", l.tag, l.text))
             .monospace()
@@ -114,7 +117,10 @@ fn line_ui(ui: &mut Ui, l: &DiffLine) {
 
 fn summary(ui: &mut Ui, d: &Diff) {
     if d.identical {
-        ui.colored_label(ADD, "Identical: both sides assemble to the same prompt.");
+        ui.colored_label(
+            super::colors::text(ui, ADD),
+            "Identical: both sides assemble to the same prompt.",
+        );
         return;
     }
     for (i, line) in diff::change_lines(d, false).iter().enumerate() {
@@ -127,7 +133,10 @@ fn summary(ui: &mut Ui, d: &Diff) {
     ui.horizontal_wrapped(|ui| {
         for b in &d.breakpoints {
             let text = format!("breakpoint {} at {}: {}", b.index, b.name, b.state());
-            ui.colored_label(if b.invalidated { DEL } else { ADD }, text);
+            ui.colored_label(
+                super::colors::text(ui, if b.invalidated { DEL } else { ADD }),
+                text,
+            );
         }
     });
     ui.label(diff::rewrite_line(d));
@@ -183,7 +192,7 @@ pub fn show(
     let d = match &view.result {
         None => return,
         Some(Err(e)) => {
-            ui.colored_label(DEL, e);
+            ui.colored_label(super::colors::text(ui, DEL), e);
             return;
         }
         Some(Ok(d)) => d,

@@ -142,8 +142,7 @@ impl App {
                     ));
                     if let Some(name) = self.changed_since_snapshot() {
                         ui.separator();
-                        ui.colored_label(
-                            colors::WARNING,
+                        ui.colored_label(colors::text(ui, colors::WARNING),
                             format!("● changed since snapshot {name}"),
                         );
                     }
@@ -154,7 +153,7 @@ impl App {
                 }
                 if let Some(e) = &self.state.error {
                     ui.separator();
-                    ui.colored_label(colors::ERROR, e);
+                    ui.colored_label(colors::text(ui, colors::ERROR), e);
                 }
             });
         });

@@ -40,7 +40,7 @@ pub(crate) fn show(ctx: &egui::Context, dialog: &mut OpenDialog, out: &mut Vec<C
                 }
             });
             if let Some(n) = &dialog.note {
-                ui.colored_label(colors::WARNING, n);
+                ui.colored_label(colors::text(ui, colors::WARNING), n);
             }
         });
 }

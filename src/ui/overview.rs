@@ -31,7 +31,10 @@ fn fragment_tooltip(ui: &mut Ui, f: &FragmentResult) {
         f.source, f.line, f.layer, f.priority
     ));
     ui.label(format!("{} tokens → {} kept", f.tokens, f.kept_tokens));
-    ui.colored_label(colors::status(f.status), f.status.as_str());
+    ui.colored_label(
+        colors::text(ui, colors::status(f.status)),
+        f.status.as_str(),
+    );
     ui.label(&f.reason);
 }
 
@@ -77,7 +80,7 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
                 crate::engine::assembly::report::layer_name(l, agent)
             ))
             .strong()
-            .color(colors::layer(l.layer, dark)),
+            .color(colors::text(ui, colors::layer(l.layer, dark))),
         );
         ui.weak(if l.cache {
             format!("cached {}", l.ttl.as_str())
@@ -102,7 +105,7 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
                     thousands(l.overflow),
                     if l.layer <= 2 { " (never trimmed)" } else { "" }
                 ))
-                .color(colors::ERROR),
+                .color(colors::text(ui, colors::ERROR)),
             )
             .wrap(),
         );

@@ -34,7 +34,7 @@ pub fn show(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
                         Severity::Error => ("error", colors::ERROR),
                         Severity::Warning => ("warning", colors::WARNING),
                     };
-                    ui.colored_label(color, icon);
+                    ui.colored_label(colors::text(ui, color), icon);
                     let target = d.fragment.clone().unwrap_or_else(|| d.file.clone());
                     if ui
                         .link(RichText::new(d.location()).monospace())

@@ -137,7 +137,7 @@ pub fn show(
                         if line.header {
                             text = text.strong().color(ui.visuals().strong_text_color());
                         } else if let Some(f) = &line.fragment {
-                            text = text.color(colors::fragment(f, dark));
+                            text = text.color(colors::text(ui, colors::fragment(f, dark)));
                             if selected == Some(f.as_str()) {
                                 text = text.background_color(
                                     ui.visuals().selection.bg_fill.gamma_multiply(0.35),

@@ -38,7 +38,8 @@ pub fn filters(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter
                 .assembly()
                 .map(|a| a.fragments.iter().filter(|f| f.status == s).count())
                 .unwrap_or(0);
-            let text = RichText::new(format!("{} {count}", s.as_str())).color(colors::status(s));
+            let text = RichText::new(format!("{} {count}", s.as_str()))
+                .color(colors::text(ui, colors::status(s)));
             ui.toggle_value(&mut view.status_filter[i], text);
         }
     });
@@ -120,7 +121,10 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
                             ui.label(f.kept_tokens.to_string());
                         });
                         row.col(|ui| {
-                            ui.colored_label(colors::status(f.status), f.status.as_str());
+                            ui.colored_label(
+                                colors::text(ui, colors::status(f.status)),
+                                f.status.as_str(),
+                            );
                         });
                         row.col(|ui| {
                             ui.add(egui::Label::new(&f.reason).truncate().selectable(false));

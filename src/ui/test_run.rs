@@ -175,7 +175,7 @@ fn pair(ui: &mut Ui, p: u64, a: Option<u64>) {
         Some(a) => {
             ui.label(
                 RichText::new(format!("{p} / {a}"))
-                    .color(super::colors::ERROR)
+                    .color(super::colors::text(ui, super::colors::ERROR))
                     .strong(),
             );
         }
@@ -328,12 +328,17 @@ fn results(ui: &mut Ui, panel: &RunPanel) {
                         );
                         pair(ui, row.predicted.input_tokens, a.map(|a| a.input_tokens));
                         match (&row.error, row.agrees) {
-                            (Some(e), _) => ui.colored_label(super::colors::ERROR, e),
-                            (None, true) => ui.colored_label(super::colors::GOOD, "agrees"),
+                            (Some(e), _) => {
+                                ui.colored_label(super::colors::text(ui, super::colors::ERROR), e)
+                            }
+                            (None, true) => ui.colored_label(
+                                super::colors::text(ui, super::colors::GOOD),
+                                "agrees",
+                            ),
                             (None, false) => ui.add(
                                 egui::Label::new(
                                     RichText::new(row.explanation.join(" · "))
-                                        .color(super::colors::WARNING),
+                                        .color(super::colors::text(ui, super::colors::WARNING)),
                                 )
                                 .wrap(),
                             ),

@@ -158,7 +158,10 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
     match (&p.stop, p.addr) {
         (Some(_), Some(addr)) => {
             ui.horizontal_wrapped(|ui| {
-                ui.colored_label(colors::READ, format!("Recording on http://{addr}"));
+                ui.colored_label(
+                    colors::text(ui, colors::READ),
+                    format!("Recording on http://{addr}"),
+                );
                 if ui.button("Stop proxy").clicked() {
                     out.push(Command::StopProxy);
                 }
@@ -208,7 +211,7 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
                     });
                 });
             if let Some(e) = &p.error {
-                ui.colored_label(colors::ERROR, e);
+                ui.colored_label(colors::text(ui, colors::ERROR), e);
             }
         }
     }
@@ -241,7 +244,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     let t = match &view.result {
         None => return,
         Some(Err(e)) => {
-            ui.colored_label(colors::ERROR, e);
+            ui.colored_label(colors::text(ui, colors::ERROR), e);
             return;
         }
         Some(Ok(t)) => t,
@@ -397,7 +400,7 @@ fn request_row(
         parts(ui, &r.parts);
     }
     if let Some(e) = &r.error {
-        ui.colored_label(colors::ERROR, e);
+        ui.colored_label(colors::text(ui, colors::ERROR), e);
     }
 }
 

@@ -35,7 +35,7 @@ pub fn show(ui: &mut Ui, state: &AppState, sample_available: bool, out: &mut Vec
         }
         if let Some(e) = &state.error {
             ui.add_space(12.0);
-            ui.colored_label(colors::ERROR, e);
+            ui.colored_label(colors::text(ui, colors::ERROR), e);
         }
     });
 }
