@@ -19,7 +19,13 @@ fn report(ws: &Path, extra: &[&str]) -> Value {
 }
 
 fn render(ws: &Path) -> String {
-    let o = run(&["render", ws.to_str().unwrap()]);
+    render_as(ws, &[])
+}
+
+fn render_as(ws: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["render", ws.to_str().unwrap()];
+    args.extend(extra);
+    let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     stdout(&o)
 }
@@ -44,14 +50,35 @@ fn profiles_are_detected_explained_and_overridden() {
     let r = report(&example("openclaw"), &[]);
     assert_eq!(r["schema"], 2);
     assert_eq!(r["profile"]["name"], "openclaw");
+    assert_eq!(r["profile"]["id"], "openclaw@2026.9");
+    // The files seen, and the agent and version assumed.
     let why = r["profile"]["why"].as_str().unwrap();
     assert!(
-        why.starts_with("AGENTS.md, SOUL.md") && why.ends_with("no workspace.yaml or fragments"),
+        why.starts_with("AGENTS.md, SOUL.md")
+            && why.ends_with(
+                "no workspace.yaml or fragments: assumed OpenClaw 2026.9, verified against 2026.9.6"
+            ),
         "{why}"
     );
+    // An older version by name@version.
+    let r = report(&example("openclaw"), &["--profile", "openclaw@2026.7"]);
+    assert_eq!(r["profile"]["id"], "openclaw@2026.7");
+    // AGENTS.md alone (no OpenClaw file, no CLAUDE.md): Codex.
+    let codex = tempfile::tempdir().unwrap();
+    write_ws(codex.path(), &[("AGENTS.md", "rules\n")]);
+    let r = report(codex.path(), &[]);
+    assert_eq!(r["profile"]["id"], "codex@0.169");
+    assert!(
+        r["profile"]["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("AGENTS.md present, no SOUL.md or IDENTITY.md"),
+        "{}",
+        r["profile"]["why"]
+    );
     assert_eq!(
-        report(&example("claude-code"), &[])["profile"]["name"],
-        "claude-code"
+        report(&example("claude-code"), &[])["profile"]["id"],
+        "claude-code@2.1"
     );
     assert_eq!(report(&sample(), &[])["profile"]["name"], "layered");
     // --profile overrides detection; `profile:` in workspace.yaml too.
@@ -71,7 +98,10 @@ fn profiles_are_detected_explained_and_overridden() {
     );
     let r = report(dir.path(), &[]);
     assert_eq!(r["profile"]["name"], "openclaw");
-    assert_eq!(r["profile"]["why"], "profile: in workspace.yaml");
+    assert_eq!(
+        r["profile"]["why"],
+        "profile: in workspace.yaml; the newest openclaw profile: OpenClaw 2026.9, verified against 2026.9.6"
+    );
     let o = run(&[
         "report",
         dir.path().to_str().unwrap(),
@@ -80,15 +110,20 @@ fn profiles_are_detected_explained_and_overridden() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("unknown profile 'hermes' (profiles: layered, openclaw, claude-code)")
+        stderr(&o).contains("unknown profile 'hermes' (profiles: layered@1, openclaw@2026.9, openclaw@2026.7, claude-code@2.1, claude-code@2.0, codex@0.169)"),
+        "{}",
+        stderr(&o)
     );
 }
+
+/// OpenClaw 2026.4–2026.7 as their docs describe it (`openclaw@2026.7`).
+const OLD: [&str; 2] = ["--profile", "openclaw@2026.7"];
 
 #[test]
 fn openclaw_order_headings_missing_files_and_cache_boundary() {
     let ws = example("openclaw");
     let root = ws.canonicalize().unwrap().display().to_string();
-    let text = render(&ws);
+    let text = render_as(&ws, &OLD);
     // Rendered in OpenClaw's order under # Project Context, with `## PATH`.
     let order = [
         "AGENTS.md",
@@ -117,7 +152,7 @@ fn openclaw_order_headings_missing_files_and_cache_boundary() {
         "instructions override it.\n## {root}/AGENTS.md\n# AGENTS.md"
     )));
     // HEARTBEAT.md is below the cache boundary: its own uncached block.
-    let r = report(&ws, &[]);
+    let r = report(&ws, &OLD);
     assert_eq!(frag(&r, "heartbeat")["layer"], 4);
     let l4 = &r["layers"][3];
     assert_eq!(l4["cache"], false);
@@ -128,7 +163,7 @@ fn openclaw_order_headings_missing_files_and_cache_boundary() {
 #[test]
 fn openclaw_frontmatter_is_metadata_skills_and_memory_are_listed() {
     let ws = example("openclaw");
-    let r = report(&ws, &[]);
+    let r = report(&ws, &OLD);
     // USER.md carries the template's frontmatter: stripped, no warning, never
     // a trimming summary.
     assert!(
@@ -136,8 +171,10 @@ fn openclaw_frontmatter_is_metadata_skills_and_memory_are_listed() {
         "{:#}",
         r["diagnostics"]
     );
-    let text = render(&ws);
+    let text = render_as(&ws, &OLD);
     assert!(!text.contains("User profile record") && !text.contains("read_when"));
+    // 2026.9 injects a workspace file's frontmatter verbatim.
+    assert!(render(&ws).contains("read_when"));
     assert!(text.contains("- Name: Mira Okafor"));
     // Skills as <available_skills>; the hidden one is not offered.
     assert!(text.contains("<available_skills>\n  <skill>\n    <name>invoice-export</name>"));
@@ -167,7 +204,7 @@ fn openclaw_caps_cut_head_and_tail_at_exact_character_counts() {
             ("memory.md", "lowercase legacy memory"),
         ],
     );
-    let r = report(dir.path(), &["--profile", "openclaw"]);
+    let r = report(dir.path(), &OLD);
     let a = frag(&r, "agents");
     assert_eq!(a["status"], "truncated");
     assert_eq!(a["chars_before"], 31_204);
@@ -175,7 +212,7 @@ fn openclaw_caps_cut_head_and_tail_at_exact_character_counts() {
         a["reason"],
         "AGENTS.md: 11,204 chars over the 20,000 cap (bootstrapMaxChars): kept head 14,000 + tail 4,000"
     );
-    let text = render(dir.path());
+    let text = render_as(dir.path(), &OLD);
     assert!(text.contains(&agents[..14_000]));
     assert!(text.contains(&agents[agents.len() - 4_000..]));
     assert!(text.contains("[...truncated, read AGENTS.md for full content...]\n…(truncated AGENTS.md: kept 14000+4000 chars of 31204)…"));
@@ -195,7 +232,7 @@ fn openclaw_caps_cut_head_and_tail_at_exact_character_counts() {
     for (f, c) in [("TOOLS.md", "x"), ("IDENTITY.md", "y"), ("USER.md", "z")] {
         std::fs::write(dir.path().join(f), c.repeat(30_000)).unwrap();
     }
-    let r = report(dir.path(), &["--profile", "openclaw"]);
+    let r = report(dir.path(), &OLD);
     let identity = frag(&r, "identity");
     assert!(
         identity["reason"]
@@ -454,4 +491,137 @@ fn claude_code_user_memory_is_an_option() {
             .iter()
             .all(|f| f["id"] != "user.claude")
     );
+}
+
+#[test]
+fn openclaw_2026_9_loads_six_files_in_one_stable_block() {
+    let ws = example("openclaw");
+    let root = ws.canonicalize().unwrap().display().to_string();
+    let text = render(&ws);
+    // TOOLS.md and HEARTBEAT.md are no longer loaded; BOOTSTRAP.md is
+    // dropped once set up (no marker).
+    assert!(!text.contains(&format!("## {root}/TOOLS.md")));
+    assert!(!text.contains(&format!("## {root}/HEARTBEAT.md")));
+    assert!(!text.contains("[MISSING]"));
+    assert!(text.contains(&format!(
+        "## Workspace Files (injected)\nUser-editable; OpenClaw loads below as Project Context.\n# Project Context\nLoaded project context:\nSOUL.md: persona/tone. Follow it unless higher-priority instructions override.\nMEMORY.md: durable non-profile facts and decisions; use when relevant unless higher-priority instructions override.\nUSER.md: durable user preferences and profile directives; follow unless higher-priority instructions override.\n## {root}/AGENTS.md\n"
+    )));
+    // One block: skills first, then the context; one breakpoint.
+    let r = report(&ws, &[]);
+    let blocks = r["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    assert_eq!(blocks[0]["cache_control"], true);
+    let b = blocks[0]["text"].as_str().unwrap();
+    assert!(b.find("## Skills").unwrap() < b.find("# Project Context").unwrap());
+    assert!(!b.contains("## Bootstrap Context Notice"));
+}
+
+#[test]
+fn openclaw_2026_9_caps_user_md_digest_agents_md_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut agents = String::from("# AGENTS.md\n\n");
+    for i in 0..500 {
+        agents += &format!(
+            "Background on topic {i}, for context only.\n- Never commit secrets (rule {i}).\n\n"
+        );
+    }
+    write_ws(
+        dir.path(),
+        &[
+            ("AGENTS.md", &agents),
+            ("SOUL.md", "Calm."),
+            ("USER.md", &"u".repeat(5_000)),
+        ],
+    );
+    let r = report(dir.path(), &[]);
+    let user = frag(&r, "user");
+    assert_eq!(user["status"], "truncated");
+    // 4,000 less the marker and its newlines, shared 75/25 (as OpenClaw
+    // computes it: 3,999 here).
+    assert_eq!(user["chars_after"], 3_999);
+    assert!(
+        user["reason"]
+            .as_str()
+            .unwrap()
+            .contains("USER.md's own 4,000 cap"),
+        "{user}"
+    );
+    let a = frag(&r, "agents");
+    assert!(a["chars_after"].as_u64().unwrap() <= 20_000, "{a}");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap()
+            .contains("kept head 9,000 + policy digest"),
+        "{a}"
+    );
+    let text = render(dir.path());
+    assert!(text.contains("[Policy digest from AGENTS.md]\n# AGENTS.md\nBackground on topic 0, for context only.\n- Never commit secrets (rule 0)."));
+    assert!(text.contains("…(truncated USER.md: kept 2922+974 chars of 5000)…"));
+    // Something was cut: the notice, before the Project Context.
+    let notice = text
+        .find("## Bootstrap Context Notice\n[Bootstrap truncation warning]\n")
+        .unwrap();
+    assert!(notice < text.find("## Workspace Files (injected)").unwrap());
+}
+
+#[test]
+fn claude_code_2_1_sends_memory_files_in_the_first_user_message() {
+    let ws = example("claude-code");
+    let r = report(&ws, &[]);
+    let l2 = &r["layers"][1];
+    assert_eq!(l2["placement"], "first user message");
+    let b = r["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["placement"] == "first user message")
+        .unwrap();
+    assert_eq!(b["cache_control"], false, "not a cached system block");
+    let t = b["text"].as_str().unwrap();
+    assert!(t.starts_with("<system-reminder>\nCodebase and user instructions are shown below."));
+    assert!(t.ends_with("\n</system-reminder>"));
+    assert!(t.contains("(user's private project instructions, not checked in):\n\n"));
+    let o = run(&["report", ws.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("in the first user message"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = format!("# Rules\n{}", "é".repeat(20_000)); // 40,008 bytes
+    write_ws(
+        dir.path(),
+        &[("AGENTS.md", &big), ("sub/AGENTS.md", "nested rules")],
+    );
+    let root = dir.path().canonicalize().unwrap().display().to_string();
+    let r = report(dir.path(), &[]);
+    assert_eq!(r["profile"]["id"], "codex@0.169");
+    let a = frag(&r, "agents");
+    assert_eq!(a["status"], "truncated");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cut at byte 32768 of 40008"),
+        "{a}"
+    );
+    let nested = frag(&r, "nested.sub");
+    assert_eq!(nested["status"], "disabled");
+    assert!(
+        nested["reason"]
+            .as_str()
+            .unwrap()
+            .contains("when Codex runs in sub")
+    );
+    let text = render(dir.path());
+    assert!(text.contains(&format!(
+        "# AGENTS.md instructions for {root}\n\n<INSTRUCTIONS>\n# Rules\n"
+    )));
+    assert!(text.contains("é\n</INSTRUCTIONS>"), "no marker");
+    assert!(!text.contains("nested rules"));
 }

@@ -58,8 +58,10 @@ pub struct Common {
     /// Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]].
     #[arg(long)]
     pub debug_markers: bool,
-    /// Assemble as this agent does: layered, openclaw or claude-code
-    /// (default: `profile:` in workspace.yaml, else detected from the files).
+    /// Assemble as this agent does: layered, openclaw, claude-code or codex
+    /// (the newest version; NAME@VERSION for another: openclaw@2026.9,
+    /// openclaw@2026.7, claude-code@2.1, claude-code@2.0, codex@0.169).
+    /// Default: `profile:` in workspace.yaml, else detected from the files.
     #[arg(long)]
     pub profile: Option<String>,
     /// OpenClaw: as on `/new`, with today's and yesterday's daily memory
@@ -67,7 +69,8 @@ pub struct Common {
     /// startup context.
     #[arg(long)]
     pub new_session: bool,
-    /// Claude Code: also the user-level ~/.claude/CLAUDE.md.
+    /// Claude Code: also the user-level ~/.claude/CLAUDE.md; Codex:
+    /// ~/.codex/AGENTS.md.
     #[arg(long)]
     pub user_memory: bool,
 }

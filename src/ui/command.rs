@@ -28,7 +28,7 @@ pub enum Command {
     FindFragment,
     SetSession(String),
     SetModel(String),
-    /// Assemble with another profile (layered, openclaw, claude-code).
+    /// Assemble with another profile (`openclaw`: the newest; `openclaw@2026.7`).
     SetProfile(String),
     /// An agent profile's character caps (per file, total), or its own.
     SetCaps(Option<(usize, usize)>),

@@ -86,15 +86,13 @@ fn selectors(
                     }
                 });
             ui.end_row();
-            let chosen = &loaded.workspace.profile;
+            let chosen = loaded.workspace.profile.id();
             egui::ComboBox::new("profile-combo", "Profile")
-                .selected_text(&chosen.name)
+                .selected_text(&chosen)
                 .width(180.0)
                 .show_ui(ui, |ui| {
                     for name in profiles {
-                        if ui.selectable_label(*name == chosen.name, name).clicked()
-                            && *name != chosen.name
-                        {
+                        if ui.selectable_label(*name == chosen, name).clicked() && *name != chosen {
                             out.push(Command::SetProfile(name.clone()));
                         }
                     }

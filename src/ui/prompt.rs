@@ -35,7 +35,9 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
     let mut out = Vec::new();
     let mut breakpoint = 0;
     for (i, b) in a.blocks.iter().enumerate() {
-        let cache = if b.cache_control {
+        let cache = if !b.placement.is_system() {
+            " · in the first user message".into()
+        } else if b.cache_control {
             breakpoint += 1;
             format!(
                 " · cache_control {} ◀ breakpoint {breakpoint}",

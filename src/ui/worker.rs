@@ -456,7 +456,7 @@ impl Worker {
                     Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
                 let profiles = crate::profiles()
                     .unwrap_or_else(|_| engine::workspace::profile::Profiles::bundled())
-                    .names();
+                    .ids();
                 let mut shared = Shared {
                     counter,
                     table: table.clone(),

@@ -70,25 +70,18 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> 
             c.total_chars = total;
         }
     }
-    let user_memory = if opts.user_memory {
-        // Through the guarded reader (a nonblocking open, a regular file of
-        // at most 8 MiB checked on the handle); a file that cannot be read
-        // (absent, a FIFO, a device, a folder) is one diagnostic.
-        let home = opts
-            .home
-            .as_deref()
-            .ok_or("--user-memory: HOME is not set")?;
-        let path = home.join(".claude/CLAUDE.md");
-        Some(workspace::reader::read_text_file(
-            &path,
-            workspace::MAX_FILE_BYTES,
-        ))
+    // The profile's user-level file is read by its loader through the
+    // guarded reader (a nonblocking open, a regular file of at most 8 MiB
+    // checked on the handle); one that cannot be read (absent, a FIFO, a
+    // device, a folder) is one diagnostic.
+    let user_memory_home = if opts.user_memory {
+        Some(opts.home.clone().ok_or("--user-memory: HOME is not set")?)
     } else {
         None
     };
     let extras = workspace::agents::Extras {
         startup_days: opts.startup_days.clone(),
-        user_memory,
+        user_memory_home,
     };
     let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
     ws.calibration = calibration::load(&ws.root);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::assembly::prepare::{Prepared, PreparedFragment, prepare};
 use crate::assembly::tokens::{Encoding, TokenCounter};
-use crate::workspace::settings::{Budget, Ttl};
+use crate::workspace::settings::{Budget, Placement, Ttl};
 use crate::workspace::types::Preset;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
@@ -64,6 +64,9 @@ pub struct FragmentResult {
 pub struct LayerResult {
     pub layer: u8,
     pub title: Option<String>,
+    /// What the profile calls the layer (when its title does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub budget: u64,
     pub inflow: u64,
     pub available: u64,
@@ -71,6 +74,9 @@ pub struct LayerResult {
     pub overflow: u64,
     pub cache: bool,
     pub ttl: Ttl,
+    /// Where the layer's block goes (system prompt or first user message).
+    #[serde(default, skip_serializing_if = "Placement::is_system")]
+    pub placement: Placement,
     /// Tokens the DEBUG markers add to this layer's block (0 without
     /// them): `used` counts them, trimming never did.
     #[serde(default)]
@@ -98,6 +104,11 @@ pub struct BlockResult {
     /// recorded request's position (`message 3 (user)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Where the block goes: a system block, or text at the start of the
+    /// first user message (then never `cache_control`: not a cached
+    /// system block).
+    #[serde(default, skip_serializing_if = "Placement::is_system")]
+    pub placement: Placement,
 }
 
 impl BlockResult {
@@ -233,6 +244,7 @@ pub fn assemble(
         layers.push(LayerResult {
             layer,
             title: ls.title.clone(),
+            name: ls.name.clone(),
             budget: budgets[li],
             inflow,
             available,
@@ -240,6 +252,7 @@ pub fn assemble(
             overflow,
             cache: ls.cache,
             ttl: ls.ttl,
+            placement: ls.placement,
             markers: 0,
         });
         blocks.push(block);
@@ -408,14 +421,24 @@ impl LayerCtx<'_> {
             });
         }
         let ls = &self.p.settings.layers[(self.layer - 1) as usize];
+        if let Some(footer) = &ls.footer {
+            let start = text.len();
+            text.push_str(footer);
+            spans.push(Span {
+                id: "(footer)".into(),
+                start,
+                end: text.len(),
+            });
+        }
         Some(BlockResult {
             layer: self.layer,
             tokens: count_block(self.counter, self.p.encoding, &text, &spans),
-            cache_control: ls.cache,
+            cache_control: ls.cache && ls.placement.is_system(),
             ttl: ls.ttl,
             text,
             spans,
             label: None,
+            placement: ls.placement,
         })
     }
 

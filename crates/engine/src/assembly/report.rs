@@ -13,7 +13,8 @@ pub fn to_json(ins: &Inspection) -> Value {
     json!({
         "schema": 2,
         "workspace": ins.workspace.root.to_string_lossy(),
-        "profile": {"name": ins.workspace.profile.name, "why": ins.workspace.profile.why},
+        "profile": {"name": ins.workspace.profile.name, "version": ins.workspace.profile.version,
+            "id": ins.workspace.profile.id(), "why": ins.workspace.profile.why},
         "session": a.session,
         "tokenizer": a.tokenizer.as_str(),
         "model": a.model,
@@ -29,7 +30,7 @@ pub fn to_json(ins: &Inspection) -> Value {
             let mut v = json!({
                 "layer": l.layer, "title": l.title, "budget": l.budget, "inflow": l.inflow,
                 "available": l.available, "used": l.used, "overflow": l.overflow,
-                "cache": l.cache, "ttl": l.ttl.as_str(),
+                "cache": l.cache, "ttl": l.ttl.as_str(), "placement": l.placement.words(),
             });
             // With DEBUG markers: the tokens they add to `used`.
             if a.debug_markers {
@@ -45,7 +46,7 @@ pub fn to_json(ins: &Inspection) -> Value {
         })).collect::<Vec<_>>(),
         "blocks": a.blocks.iter().map(|b| json!({
             "layer": b.layer, "tokens": b.tokens, "cache_control": b.cache_control,
-            "ttl": b.ttl.as_str(), "text": b.text,
+            "ttl": b.ttl.as_str(), "placement": b.placement.words(), "text": b.text,
         })).collect::<Vec<_>>(),
         "tools": a.tools.iter().map(|t| t["name"].clone()).collect::<Vec<_>>(),
         "tools_tokens": a.tools_tokens,
@@ -88,6 +89,9 @@ pub fn bar(used: u64, of: u64, width: usize) -> String {
 /// What a layer is called: for an agent profile the first line of its
 /// section's title, else the layered design's name.
 pub fn layer_name(l: &crate::assembly::assemble::LayerResult, agent: bool) -> String {
+    if agent && let Some(n) = &l.name {
+        return n.clone();
+    }
     if agent
         && let Some(t) = &l.title
         && let Some(first) = t.lines().next()
@@ -129,7 +133,8 @@ pub fn to_text(ins: &Inspection) -> String {
     );
     o += &format!(
         "profile: {} ({})\n",
-        ins.workspace.profile.name, ins.workspace.profile.why
+        ins.workspace.profile.id(),
+        ins.workspace.profile.why
     );
     let lb = crate::assembly::assemble::layer_budgets(&a.budget);
     o += &format!(
@@ -137,7 +142,9 @@ pub fn to_text(ins: &Inspection) -> String {
         a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
     );
     for l in &a.layers {
-        let cache = if l.cache {
+        let cache = if !l.placement.is_system() {
+            "in the first user message (not a cached system block)".into()
+        } else if l.cache {
             format!("cached {}", l.ttl.as_str())
         } else {
             "not cached".into()
@@ -255,8 +262,13 @@ pub fn render_blocks(a: &Assembly) -> String {
         } else {
             String::new()
         };
+        let place = if b.placement.is_system() {
+            String::new()
+        } else {
+            " · in the first user message".into()
+        };
         o += &format!(
-            "──── block {} · layer {} · {} tokens{cache} ────\n",
+            "──── block {} · layer {}{place} · {} tokens{cache} ────\n",
             i + 1,
             b.layer,
             b.tokens

@@ -13,8 +13,51 @@ fn cache_control(ttl: Ttl) -> Value {
     }
 }
 
+/// The blocks a profile places in the first user message, as text blocks
+/// put before that message's own content (a user message of their own when
+/// there is none).
+fn with_first_user_blocks(a: &Assembly, msgs: &mut Vec<Value>, flat: bool) {
+    let texts: Vec<&str> = a
+        .blocks
+        .iter()
+        .filter(|b| !b.placement.is_system())
+        .map(|b| b.text.as_str())
+        .collect();
+    if texts.is_empty() {
+        return;
+    }
+    let at = msgs.iter().position(|m| m["role"] == "user");
+    if flat {
+        let joined = texts.join("\n\n");
+        match at {
+            Some(i) => {
+                let own = msgs[i]["content"].as_str().unwrap_or("").to_string();
+                msgs[i]["content"] = Value::String(format!("{joined}\n\n{own}"));
+            }
+            None => msgs.insert(0, json!({"role": "user", "content": joined})),
+        }
+        return;
+    }
+    let blocks: Vec<Value> = texts
+        .iter()
+        .map(|t| json!({"type": "text", "text": t}))
+        .collect();
+    match at {
+        Some(i) => {
+            let own = match msgs[i].get("content") {
+                Some(Value::Array(v)) => v.clone(),
+                Some(Value::String(s)) => vec![json!({"type": "text", "text": s})],
+                _ => Vec::new(),
+            };
+            msgs[i]["content"] = Value::Array(blocks.into_iter().chain(own).collect());
+        }
+        None => msgs.insert(0, json!({"role": "user", "content": blocks})),
+    }
+}
+
 /// The Anthropic Messages request body: system blocks with `cache_control` on
-/// the cached layers, the enabled tools, the given messages.
+/// the cached layers, the enabled tools, the given messages (the blocks a
+/// profile places in the first user message at its start).
 pub fn anthropic_body(
     a: &Assembly,
     model: &str,
@@ -26,6 +69,7 @@ pub fn anthropic_body(
     let system: Vec<Value> = a
         .blocks
         .iter()
+        .filter(|b| b.placement.is_system())
         .map(|b| {
             let mut v = json!({"type": "text", "text": b.text});
             if b.cache_control {
@@ -39,6 +83,7 @@ pub fn anthropic_body(
         last["cache_control"] = cache_control(Ttl::FiveMinutes);
     }
     let mut msgs: Vec<Value> = messages.iter().map(Message::to_json).collect();
+    with_first_user_blocks(a, &mut msgs, false);
     if message_breakpoint
         && let Some(last) = msgs.last_mut()
         && let Some(blocks) = last.get_mut("content").and_then(Value::as_array_mut)
@@ -55,12 +100,14 @@ pub fn anthropic_body(
     body
 }
 
-/// An OpenAI Chat Completions body: one system message (the blocks joined),
-/// tools as functions, the messages flattened to text.
+/// An OpenAI Chat Completions body: one system message (the system blocks
+/// joined), tools as functions, the messages flattened to text (the blocks
+/// a profile places in the first user message at its start).
 pub fn openai_body(a: &Assembly, model: &str, messages: &[Message], max_tokens: u32) -> Value {
     let system: String = a
         .blocks
         .iter()
+        .filter(|b| b.placement.is_system())
         .map(|b| b.text.as_str())
         .collect::<Vec<_>>()
         .join("\n\n");
@@ -72,6 +119,9 @@ pub fn openai_body(a: &Assembly, model: &str, messages: &[Message], max_tokens: 
         };
         msgs.push(json!({"role": role, "content": m.flat_text()}));
     }
+    let mut rest = msgs.split_off(1);
+    with_first_user_blocks(a, &mut rest, true);
+    msgs.extend(rest);
     let mut body = json!({"model": model, "max_tokens": max_tokens, "messages": msgs});
     if !a.tools.is_empty() {
         body["tools"] = Value::Array(

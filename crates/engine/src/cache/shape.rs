@@ -220,10 +220,20 @@ fn system_segments(
     counter: &TokenCounter,
 ) -> Vec<Segment> {
     if strategy != Strategy::SingleString {
-        return a
+        // The system blocks, then those placed in the first user message
+        // (after every system block, never a breakpoint of their own).
+        let system = a
             .blocks
             .iter()
             .enumerate()
+            .filter(|(_, b)| b.placement.is_system());
+        let message = a
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.placement.is_system());
+        return system
+            .chain(message)
             .map(|(i, b)| Segment {
                 kind: SegKind::System {
                     layer: b.layer,
@@ -237,15 +247,17 @@ fn system_segments(
             })
             .collect();
     }
-    let text = a
-        .blocks
-        .iter()
+    // Blocks placed in the first user message are not part of the one
+    // string: they follow it, uncached.
+    let system = a.blocks.iter().filter(|b| b.placement.is_system());
+    let text = system
+        .clone()
         .map(|b| b.text.as_str())
         .collect::<Vec<_>>()
         .join("\n\n");
     let mut spans = Vec::new();
     let mut offset = 0;
-    for b in &a.blocks {
+    for b in system {
         spans.extend(b.spans.iter().map(|s| Span {
             id: s.id.clone(),
             start: s.start + offset,
@@ -253,17 +265,33 @@ fn system_segments(
         }));
         offset += b.text.len() + 2;
     }
-    if text.is_empty() {
-        return Vec::new();
+    let mut out = Vec::new();
+    if !text.is_empty() {
+        out.push(Segment {
+            kind: SegKind::System { layer: 0, block: 0 },
+            tokens: counter.count(a.tokenizer, &text),
+            text,
+            breakpoint: Some(Ttl::FiveMinutes),
+            spans,
+            source_block: None,
+        });
     }
-    vec![Segment {
-        kind: SegKind::System { layer: 0, block: 0 },
-        tokens: counter.count(a.tokenizer, &text),
-        text,
-        breakpoint: Some(Ttl::FiveMinutes),
-        spans,
-        source_block: None,
-    }]
+    for (i, b) in a.blocks.iter().enumerate() {
+        if !b.placement.is_system() {
+            out.push(Segment {
+                kind: SegKind::System {
+                    layer: b.layer,
+                    block: i,
+                },
+                tokens: b.tokens,
+                text: b.text.clone(),
+                breakpoint: None,
+                spans: b.spans.clone(),
+                source_block: None,
+            });
+        }
+    }
+    out
 }
 
 /// (turn, messages sent, gap) of every request; with no turns, the same

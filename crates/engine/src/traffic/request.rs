@@ -255,6 +255,7 @@ pub fn request_snapshot(
             }],
             text: text.clone(),
             label: Some(label.clone()),
+            placement: Default::default(),
         });
         fragments.push(FragmentResult {
             id: label,

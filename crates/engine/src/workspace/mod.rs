@@ -54,15 +54,18 @@ pub fn load_as(
     let mut settings = settings;
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
-    match profiles.get(&chosen.name).filter(|p| p.name != "layered") {
+    match profiles.get(&chosen.id()).filter(|p| p.name != "layered") {
         Some(p) => {
-            let implied = agents::settings(p, r.exists("SOUL.md"));
+            let root = r.root().display().to_string();
+            let implied = agents::settings(p, &root, r.exists("SOUL.md"));
             settings.separator = implied.separator;
             settings.layers = implied.layers;
-            if p.name == "claude-code" {
-                agents::load_claude_code(p, &mut r, extras, &mut fragments, &mut diags);
-            } else {
-                agents::load_openclaw(p, &mut r, extras, &mut fragments, &mut diags);
+            match p.name.as_str() {
+                "claude-code" => {
+                    agents::load_claude_code(p, &mut r, extras, &mut fragments, &mut diags)
+                }
+                "codex" => agents::load_codex(p, &mut r, extras, &mut fragments, &mut diags),
+                _ => agents::load_openclaw(p, &mut r, extras, &mut fragments, &mut diags),
             }
         }
         None => {
@@ -95,7 +98,7 @@ pub fn load_as(
         files: r.files,
         calibration: Default::default(),
         caps: profiles
-            .get(&chosen.name)
+            .get(&chosen.id())
             .and_then(|p| p.caps.as_ref())
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
@@ -140,21 +143,17 @@ fn choose_profile(
 ) -> Result<profile::Chosen, String> {
     Ok(match profile_name.or(settings.profile.as_deref()) {
         Some(name) => {
-            if profiles.get(name).is_none() {
-                return Err(format!(
-                    "unknown profile '{name}' (profiles: {})",
-                    profiles.names().join(", ")
-                ));
-            }
             let why = if profile_name.is_some() {
                 "chosen explicitly (--profile, or in the window)"
             } else {
                 "profile: in workspace.yaml"
             };
-            profile::Chosen {
-                name: name.to_string(),
-                why: why.into(),
-            }
+            profiles.chosen(name, why).ok_or_else(|| {
+                format!(
+                    "unknown profile '{name}' (profiles: {})",
+                    profiles.ids().join(", ")
+                )
+            })?
         }
         None => profiles.detect(r),
     })

@@ -1,9 +1,13 @@
 //! Assembly profiles: how a folder becomes a prompt, as data
 //! (`assets/profiles/*.yaml`, or a folder named by
 //! `PROMPT_INSPECTOR_PROFILES`). `layered` is this tool's own design;
-//! `openclaw` and `claude-code` follow those agents' documentation. A
-//! profile is detected from the files a folder holds, and the detection is
-//! explained; `--profile` or `profile:` in workspace.yaml overrides it.
+//! `openclaw`, `claude-code` and `codex` follow those agents, each profile
+//! naming the agent's version it was verified against (or the docs it was
+//! written from). Several versions of one agent ship side by side, known
+//! as `name@version`; a bare name is the newest. A profile is detected from
+//! the files a folder holds, and the detection is explained (the agent and
+//! version assumed); `--profile` or `profile:` in workspace.yaml overrides
+//! it.
 
 use std::path::Path;
 
@@ -11,10 +15,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};
 
-const BUNDLED: [&str; 3] = [
+/// The bundled profiles, newest of each agent first.
+const BUNDLED: [&str; 6] = [
     include_str!("../../../../assets/profiles/layered.yaml"),
-    include_str!("../../../../assets/profiles/openclaw.yaml"),
-    include_str!("../../../../assets/profiles/claude-code.yaml"),
+    include_str!("../../../../assets/profiles/openclaw-2026.9.yaml"),
+    include_str!("../../../../assets/profiles/openclaw-2026.7.yaml"),
+    include_str!("../../../../assets/profiles/claude-code-2.1.yaml"),
+    include_str!("../../../../assets/profiles/claude-code-2.0.yaml"),
+    include_str!("../../../../assets/profiles/codex-0.169.yaml"),
 ];
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -39,15 +47,78 @@ pub struct ProfileFile {
     /// No missing-file marker when absent.
     #[serde(default)]
     pub optional: bool,
+    /// The file's own cap: the smaller of this and `caps.per_file_chars`
+    /// (OpenClaw 2026.9's USER.md: 4,000).
+    #[serde(default)]
+    pub max_chars: Option<usize>,
+    /// Cut as head + policy digest + tail instead (OpenClaw 2026.9's
+    /// AGENTS.md).
+    #[serde(default)]
+    pub policy_digest: Option<PolicyDigest>,
+    /// `{kind}` of its heading (Claude Code: `project instructions, checked
+    /// into the codebase`).
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// OpenClaw 2026.9's cut of AGENTS.md: the head, a digest of the policy
+/// lines (headings, list items, lines naming a rule), the tail, each a
+/// share of the file's cap; the markers name what was kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyDigest {
+    pub head: f64,
+    pub digest: f64,
+    pub tail: f64,
+    pub max_line_chars: usize,
+    /// A line that is a heading or a list item (always a candidate).
+    pub structure: String,
+    /// Any other line that is a candidate.
+    pub candidate: String,
+    /// Candidates selected first.
+    pub high_priority: String,
+    /// A fence line (resets the prose line attached to a candidate).
+    pub fence: String,
+    /// `{name}`.
+    pub cut_marker: String,
+    /// `{name}`.
+    pub digest_title: String,
+    /// `{n}`.
+    pub omitted: String,
+    /// `{name}`, `{head}`, `{digest}`, `{tail}`, `{total}`.
+    pub summary: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Section {
     #[serde(default)]
     pub title: Option<String>,
+    /// What the section is called in the report (else its title's first
+    /// line).
+    #[serde(default)]
+    pub name: Option<String>,
     /// A line added to the title when SOUL.md is present.
     #[serde(default)]
     pub soul_hint: Option<String>,
+    /// Closes the block, right after its last file (`\n</system-reminder>`).
+    #[serde(default)]
+    pub footer: Option<String>,
+    /// `system` (default) or `first_user_message`.
+    #[serde(default)]
+    pub placement: crate::workspace::settings::Placement,
+    /// A section put before the title when a file was cut (OpenClaw
+    /// 2026.9's `## Bootstrap Context Notice`).
+    #[serde(default)]
+    pub notice: Option<String>,
+    /// Lines added to the title, in this order, for the files sent
+    /// (OpenClaw 2026.9: `SOUL.md: persona/tone. …`).
+    #[serde(default)]
+    pub intros: Vec<Intro>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Intro {
+    pub file: String,
+    pub line: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,6 +131,17 @@ pub struct Caps {
     pub tail: f64,
     /// `{name}`, `{head}`, `{tail}`, `{total}`.
     pub marker: String,
+    /// OpenClaw 2026.9: the marker's length (and the two newlines around
+    /// it) comes off the cap before head and tail are shared out, so the
+    /// cut file is at most the cap.
+    #[serde(default)]
+    pub marker_in_cap: bool,
+    /// With `marker_in_cap`: the marker used when the cap leaves under
+    /// `min_content_chars` for the text (`{head}`, `{tail}`, `{total}`).
+    #[serde(default)]
+    pub compact_marker: Option<String>,
+    #[serde(default)]
+    pub min_content_chars: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -84,6 +166,18 @@ pub struct Skills {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Imports {
     pub max_depth: usize,
+    /// `{kind}` of an imported file's heading; none: its parent's kind.
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// The user's own memory file, read with `--user-memory`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UserMemory {
+    /// Under the home folder (`.claude/CLAUDE.md`).
+    pub path: String,
+    #[serde(default)]
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -98,7 +192,16 @@ pub struct Memory {
 pub struct Profile {
     pub name: String,
     pub agent: String,
+    /// The version this profile follows (`2026.9`): with the name, its id
+    /// (`openclaw@2026.9`); versions of one name compare part by part.
     pub version: String,
+    /// The agent's release the profile was checked against, on its code
+    /// and recorded requests (`2026.9.6`).
+    #[serde(default)]
+    pub verified: Option<String>,
+    /// What it was written from when not verified (`the docs of …`).
+    #[serde(default)]
+    pub written_from: Option<String>,
     #[serde(default)]
     pub description: String,
     #[serde(default)]
@@ -121,6 +224,28 @@ pub struct Profile {
     pub caps: Option<Caps>,
     #[serde(default)]
     pub frontmatter_keys: Vec<String>,
+    /// Frontmatter left out of a file's text (default: OpenClaw's loader
+    /// strips it, Claude Code's keeps it).
+    #[serde(default)]
+    pub strip_frontmatter: Option<bool>,
+    /// Block-level HTML comments (`<!-- … -->` lines) left out.
+    #[serde(default)]
+    pub strip_html_comments: bool,
+    /// Skills and files in one stable system block (its titles as text in
+    /// it): OpenClaw 2026.9's one breakpoint on the stable prefix.
+    #[serde(default)]
+    pub one_stable_block: bool,
+    #[serde(default)]
+    pub user_memory: Option<UserMemory>,
+    /// Codex: the project files' bytes in all (cut at the byte, no marker).
+    #[serde(default)]
+    pub max_project_bytes: Option<usize>,
+    /// Codex: between the user's own file and the project's.
+    #[serde(default)]
+    pub project_separator: Option<String>,
+    /// Codex: said of a nested AGENTS.md (`{path}`).
+    #[serde(default)]
+    pub nested_note: Option<String>,
     #[serde(default)]
     pub skills: Option<Skills>,
     #[serde(default)]
@@ -133,11 +258,52 @@ pub struct Profile {
     pub origin: String,
 }
 
-/// The profile a workspace is assembled with, and why.
+impl Profile {
+    /// `name@version`.
+    pub fn id(&self) -> String {
+        format!("{}@{}", self.name, self.version)
+    }
+
+    /// `OpenClaw 2026.9, verified against 2026.9.6` (or `written from …`).
+    pub fn label(&self) -> String {
+        match (&self.verified, &self.written_from) {
+            (Some(v), _) => format!("{} {}, verified against {v}", self.agent, self.version),
+            (None, Some(w)) => format!("{} {}, written from {w}", self.agent, self.version),
+            (None, None) => format!("{} {}", self.agent, self.version),
+        }
+    }
+}
+
+/// Orders two versions part by part (`2026.10` after `2026.9`), numbers
+/// before words.
+pub fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let parts = |s: &str| -> Vec<(u64, String)> {
+        s.split(['.', '-'])
+            .map(|p| (p.parse::<u64>().unwrap_or(u64::MAX), p.to_string()))
+            .collect()
+    };
+    parts(a).cmp(&parts(b))
+}
+
+/// The profile a workspace is assembled with (its name and version), and
+/// why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chosen {
     pub name: String,
+    #[serde(default)]
+    pub version: String,
     pub why: String,
+}
+
+impl Chosen {
+    /// `name@version` (the name alone when no version is known).
+    pub fn id(&self) -> String {
+        if self.version.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}@{}", self.name, self.version)
+        }
+    }
 }
 
 /// Every known profile.
@@ -243,8 +409,9 @@ impl Profiles {
     }
 
     /// The bundled profiles, with those of `dir` (each `*.yaml` there; one
-    /// with a bundled name replaces it): the folder the caller read from
-    /// `PROMPT_INSPECTOR_PROFILES`.
+    /// with a bundled name and version replaces it, a new version of a
+    /// name is added and is the default if newest): the folder the caller
+    /// read from `PROMPT_INSPECTOR_PROFILES`.
     pub fn load_from(dir: Option<&Path>) -> Result<Profiles, String> {
         let mut p = Profiles::bundled();
         let Some(dir) = dir else {
@@ -255,23 +422,80 @@ impl Profiles {
         for path in names {
             let text = read_text_file(&path, MAX_FILE_BYTES)?;
             let profile = parse(&text, &path.display().to_string())?;
-            p.all.retain(|x| x.name != profile.name);
+            p.all.retain(|x| x.id() != profile.id());
             p.all.push(profile);
         }
         Ok(p)
     }
 
-    pub fn get(&self, name: &str) -> Option<&Profile> {
-        self.all.iter().find(|p| p.name == name)
+    /// `name@version` exactly, or the newest profile of `name`.
+    pub fn get(&self, spec: &str) -> Option<&Profile> {
+        match spec.split_once('@') {
+            Some(_) => self.all.iter().find(|p| p.id() == spec),
+            None => self.newest(spec),
+        }
     }
 
+    /// The newest profile of a name.
+    pub fn newest(&self, name: &str) -> Option<&Profile> {
+        self.all
+            .iter()
+            .filter(|p| p.name == name)
+            .max_by(|a, b| version_cmp(&a.version, &b.version))
+    }
+
+    /// The profiles' names, each once, in order (what `--profile NAME`
+    /// takes; `NAME@VERSION` picks an older one).
     pub fn names(&self) -> Vec<String> {
-        self.all.iter().map(|p| p.name.clone()).collect()
+        let mut out: Vec<String> = Vec::new();
+        for p in &self.all {
+            if !out.contains(&p.name) {
+                out.push(p.name.clone());
+            }
+        }
+        out
     }
 
-    /// Which profile fits the folder, and why (`layered` when none does).
+    /// Every profile's id (`openclaw@2026.9`), the newest of each name
+    /// first.
+    pub fn ids(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for name in self.names() {
+            let mut v: Vec<&Profile> = self.all.iter().filter(|p| p.name == name).collect();
+            v.sort_by(|a, b| version_cmp(&b.version, &a.version));
+            out.extend(v.into_iter().map(Profile::id));
+        }
+        out
+    }
+
+    /// The choice of a profile the caller named (`--profile`, workspace.yaml).
+    pub fn chosen(&self, spec: &str, why: &str) -> Option<Chosen> {
+        let p = self.get(spec)?;
+        let newest =
+            !spec.contains('@') && self.all.iter().filter(|x| x.name == p.name).count() > 1;
+        let why = if newest {
+            format!("{why}; the newest {} profile: {}", p.name, p.label())
+        } else {
+            why.to_string()
+        };
+        Some(Chosen {
+            name: p.name.clone(),
+            version: p.version.clone(),
+            why,
+        })
+    }
+
+    /// Which profile fits the folder, and why (`layered` when none does):
+    /// the newest version of each agent, the files seen, and the agent and
+    /// version assumed.
     pub fn detect(&self, r: &Reader) -> Chosen {
-        for p in self.all.iter().filter(|p| p.name != "layered") {
+        let newest: Vec<&Profile> = self
+            .names()
+            .iter()
+            .filter(|n| n.as_str() != "layered")
+            .filter_map(|n| self.newest(n))
+            .collect();
+        for p in newest {
             let d = &p.detect;
             let all = d.all_of.iter().all(|f| r.exists(f));
             let present: Vec<&str> = d
@@ -291,7 +515,8 @@ impl Profiles {
                 };
                 return Chosen {
                     name: p.name.clone(),
-                    why: format!("{} present{absent}", list(&seen)),
+                    version: p.version.clone(),
+                    why: format!("{} present{absent}: assumed {}", list(&seen), p.label()),
                 };
             }
         }
@@ -304,6 +529,9 @@ impl Profiles {
         };
         Chosen {
             name: "layered".into(),
+            version: self
+                .newest("layered")
+                .map_or(String::new(), |p| p.version.clone()),
             why,
         }
     }
@@ -354,13 +582,44 @@ mod tests {
     #[test]
     fn bundled_profiles_load_and_name_their_version() {
         let p = Profiles::bundled();
-        assert_eq!(p.names(), vec!["layered", "openclaw", "claude-code"]);
+        assert_eq!(
+            p.names(),
+            vec!["layered", "openclaw", "claude-code", "codex"]
+        );
+        assert_eq!(
+            p.ids(),
+            vec![
+                "layered@1",
+                "openclaw@2026.9",
+                "openclaw@2026.7",
+                "claude-code@2.1",
+                "claude-code@2.0",
+                "codex@0.169"
+            ]
+        );
         for x in &p.all {
             assert!(!x.version.is_empty() && !x.agent.is_empty(), "{}", x.name);
+            assert!(
+                x.verified.is_some() || x.written_from.is_some(),
+                "{} says what it rests on",
+                x.id()
+            );
         }
+        // A bare name is the newest version; name@version picks one.
         let oc = p.get("openclaw").unwrap();
+        assert_eq!(oc.id(), "openclaw@2026.9");
+        assert_eq!(oc.verified.as_deref(), Some("2026.9.6"));
         assert_eq!(oc.caps.as_ref().unwrap().per_file_chars, 20_000);
         assert_eq!(oc.files[0].name, "AGENTS.md");
+        assert!(!oc.files.iter().any(|f| f.name == "TOOLS.md"));
+        let old = p.get("openclaw@2026.7").unwrap();
+        assert!(old.files.iter().any(|f| f.name == "TOOLS.md"));
+        assert_eq!(p.get("claude-code").unwrap().version, "2.1");
+        assert!(p.get("openclaw@2026.8").is_none());
+        assert_eq!(
+            version_cmp("2026.10", "2026.9"),
+            std::cmp::Ordering::Greater
+        );
     }
 
     #[test]

@@ -71,11 +71,45 @@ impl Ttl {
     }
 }
 
+/// Where a layer's block goes in the request: a system block (the
+/// default), or the first user message (Claude Code's memory files, Codex's
+/// AGENTS.md): text in a message, never a cached system block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    #[default]
+    System,
+    FirstUserMessage,
+}
+
+impl Placement {
+    pub fn is_system(&self) -> bool {
+        *self == Placement::System
+    }
+    /// `system prompt`, `first user message`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Placement::System => "system prompt",
+            Placement::FirstUserMessage => "first user message",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LayerSettings {
     pub title: Option<String>,
+    /// What the layer is called when its title does not say (an agent
+    /// profile's section with no title, or one that is markup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub cache: bool,
     pub ttl: Ttl,
+    /// Text closing the block, right after its last fragment (no
+    /// separator): `\n</system-reminder>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footer: Option<String>,
+    #[serde(default, skip_serializing_if = "Placement::is_system")]
+    pub placement: Placement,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,8 +181,11 @@ impl Default for Settings {
     fn default() -> Self {
         let layer = |cache| LayerSettings {
             title: None,
+            name: None,
             cache,
             ttl: Ttl::FiveMinutes,
+            footer: None,
+            placement: Placement::System,
         };
         Settings {
             model: None,

@@ -36,6 +36,9 @@ pub fn load_claude_code(
     let mut ex = Expander::new(p);
     let mut walk = Walk {
         root: r.root().display().to_string(),
+        import_kind: p.imports.as_ref().and_then(|i| i.kind.clone()),
+        strip_frontmatter: p.strip_frontmatter.unwrap_or(false),
+        strip_comments: p.strip_html_comments,
         r,
         ex: &mut ex,
         max_depth: p.imports.as_ref().map_or(4, |i| i.max_depth),
@@ -49,10 +52,13 @@ pub fn load_claude_code(
         out,
         diags,
     };
-    match &extras.user_memory {
-        Some(Ok(text)) => walk.user_memory(text),
-        Some(Err(e)) => walk.diags.push(Diagnostic::warning(
-            "~/.claude/CLAUDE.md",
+    match extras.user_memory(p) {
+        Some((path, Ok(text))) => {
+            let kind = p.user_memory.as_ref().and_then(|u| u.kind.clone());
+            walk.user_memory(&path, &text, kind.as_deref().unwrap_or("user"))
+        }
+        Some((path, Err(e))) => walk.diags.push(Diagnostic::warning(
+            path.as_str(),
             None,
             format!("--user-memory: {e} (not read)"),
         )),
@@ -62,13 +68,15 @@ pub fn load_claude_code(
         if !walk.r.exists(&f.name) {
             continue;
         }
-        let kind = if f.name.contains("local") {
-            "project instructions, local, not checked in"
-        } else {
-            "project instructions, checked into the codebase"
-        };
+        let kind = f.kind.clone().unwrap_or_else(|| {
+            if f.name.contains("local") {
+                "project instructions, local, not checked in".into()
+            } else {
+                "project instructions, checked into the codebase".into()
+            }
+        });
         walk.chain = vec![f.name.clone()];
-        walk.memory_file(&f.name, kind, 0, None);
+        walk.memory_file(&f.name, &kind, 0, None);
     }
     load_skill_listing(p, r, out, diags);
     ex.finish(diags);
@@ -81,6 +89,10 @@ struct Walk<'a, 'p> {
     r: &'a mut Reader,
     ex: &'a mut Expander<'p>,
     root: String,
+    /// An import's kind (`imported`); none: its parent's.
+    import_kind: Option<String>,
+    strip_frontmatter: bool,
+    strip_comments: bool,
     max_depth: usize,
     /// The imports that led here (to name a loop).
     chain: Vec<String>,
@@ -97,24 +109,38 @@ struct Walk<'a, 'p> {
 
 impl Walk<'_, '_> {
     /// The user's own memory file comes first (user level, then project).
-    fn user_memory(&mut self, text: &str) {
+    fn user_memory(&mut self, path: &str, text: &str, kind: &str) {
         self.order += 1;
-        let heading = self.ex.heading(
-            "~/.claude",
-            "CLAUDE.md",
-            "user's private global instructions for all projects",
-        );
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("~", path));
+        let heading = self.ex.heading(dir, name, kind);
+        let body = self.clean(text);
         let mut f = base(
             "user.claude".into(),
             2,
             1000 - self.order,
-            format!("{heading}\n\n{}", text.trim_end()),
-            "~/.claude/CLAUDE.md",
+            format!("{heading}\n\n{body}"),
+            path,
             1,
             FragmentKind::Markdown,
         );
         f.interpolate = false;
         self.out.push(f);
+    }
+
+    /// A memory file's text as the agent sends it: its frontmatter and
+    /// block-level HTML comments left out when the profile says so,
+    /// trimmed.
+    fn clean(&self, text: &str) -> String {
+        let text = if self.strip_frontmatter {
+            super::strip_frontmatter(text)
+        } else {
+            text
+        };
+        if self.strip_comments && text.contains("<!--") {
+            strip_comment_blocks(text).trim().to_string()
+        } else {
+            text.trim().to_string()
+        }
     }
 
     /// What a file is known by: its real path, else (a link out, a broken
@@ -165,7 +191,8 @@ impl Walk<'_, '_> {
         }
         self.files += 1;
         self.bytes += text.len();
-        let body = text.trim_end();
+        let body = self.clean(&text);
+        let body = body.as_str();
         let id = if depth == 0 {
             rel.to_ascii_lowercase()
                 .trim_end_matches(".md")
@@ -204,7 +231,8 @@ impl Walk<'_, '_> {
             }
             if let Some(path) = self.follow(rel, line, &target, depth) {
                 self.chain.push(path.clone());
-                self.memory_file(&path, "imported", depth + 1, Some((rel, line)));
+                let kind = self.import_kind.clone().unwrap_or_else(|| kind.to_string());
+                self.memory_file(&path, &kind, depth + 1, Some((rel, line)));
                 self.chain.pop();
             }
         }
@@ -255,6 +283,63 @@ impl Walk<'_, '_> {
         }
         Some(path)
     }
+}
+
+/// Block-level HTML comments left out, as Claude Code's markdown pass
+/// does: a block that starts with `<!--` (outside fenced code) and holds
+/// `-->` loses its comments, the rest of it stays; a comment inside a
+/// paragraph stays.
+fn strip_comment_blocks(text: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut fenced) = (0, false);
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        }
+        let indent = line.len() - t.len();
+        if !fenced && indent < 4 && t.starts_with("<!--") {
+            let end = (i..lines.len()).find(|&j| lines[j].contains("-->"));
+            if let Some(end) = end {
+                // The block runs to the line holding `-->` and then to the
+                // next blank line.
+                let mut last = end;
+                while last + 1 < lines.len() && !lines[last + 1].trim().is_empty() {
+                    last += 1;
+                }
+                let block: String = lines[i..=last].concat();
+                let rest = remove_comments(&block);
+                if !rest.trim().is_empty() {
+                    out.push_str(&rest);
+                }
+                i = last + 1;
+                continue;
+            }
+        }
+        out.push_str(line);
+        i += 1;
+    }
+    out
+}
+
+/// Every `<!-- … -->` of `s` left out.
+fn remove_comments(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(a) = rest.find("<!--") {
+        out.push_str(&rest[..a]);
+        match rest[a..].find("-->") {
+            Some(b) => rest = &rest[a + b + 3..],
+            None => {
+                rest = &rest[a..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `@path` imports of a memory file, with their 1-based lines: outside code

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::workspace::diag::Diagnostic;
-use crate::workspace::profile::{Caps, Profile, js_len, js_prefix, js_suffix};
+use crate::workspace::profile::{Caps, PolicyDigest, Profile, js_len, js_prefix, js_suffix};
 use crate::workspace::reader::Reader;
 use crate::workspace::settings::Settings;
 use crate::workspace::sources::base;
@@ -16,20 +16,37 @@ use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
 use crate::workspace::yaml::{self, Node, split_frontmatter};
 
 mod claude_code;
+mod codex;
+mod cut;
 mod expand;
 pub use claude_code::load_claude_code;
+pub use codex::load_codex;
 
 use expand::Expander;
 
 /// What the caller adds to an agent's folder: OpenClaw's startup context
-/// (the daily memory of these days, as on `/new`), Claude Code's user-level
-/// memory file (`~/.claude/CLAUDE.md`, read by the caller through the
-/// guarded reader: its text, or why it could not be read, which is one
-/// diagnostic).
+/// (the daily memory of these days, as on `/new`); with `--user-memory`,
+/// the home folder whose user-level memory file the profile names
+/// (`~/.claude/CLAUDE.md`, `~/.codex/AGENTS.md`), read through the guarded
+/// reader: a file that cannot be read is one diagnostic.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extras {
     pub startup_days: Vec<String>,
-    pub user_memory: Option<Result<String, String>>,
+    pub user_memory_home: Option<std::path::PathBuf>,
+}
+
+impl Extras {
+    /// The profile's user-level memory file, when asked for: its shown path
+    /// (`~/.codex/AGENTS.md`) and its text, or why it could not be read.
+    pub fn user_memory(&self, p: &Profile) -> Option<(String, Result<String, String>)> {
+        let home = self.user_memory_home.as_ref()?;
+        let rel = p.user_memory.as_ref()?.path.as_str();
+        let text = crate::workspace::reader::read_text_file(
+            &home.join(rel),
+            crate::workspace::MAX_FILE_BYTES,
+        );
+        Some((format!("~/{rel}"), text))
+    }
 }
 
 /// OpenClaw's startup-context limits (characters per file, in all).
@@ -37,19 +54,33 @@ const STARTUP_FILE_CHARS: usize = 1200;
 const STARTUP_TOTAL_CHARS: usize = 2800;
 
 /// Settings an agent profile implies: its separator, the titles of its
-/// sections, the cache boundary after the stable files.
-pub fn settings(p: &Profile, soul_present: bool) -> Settings {
+/// sections (`{root}` the folder), their footers and placement, the cache
+/// boundary after the stable files.
+pub fn settings(p: &Profile, root: &str, soul_present: bool) -> Settings {
     let mut s = Settings {
         separator: p.separator.clone(),
         ..Settings::default()
     };
-    let stable_title = p.stable.title.clone().map(|t| match &p.stable.soul_hint {
-        Some(h) if soul_present => format!("{t}\n{h}"),
-        _ => t,
-    });
-    s.layers[0].title = p.skills.as_ref().and_then(|k| k.title.clone());
-    s.layers[1].title = stable_title;
-    s.layers[3].title = p.dynamic.title.clone();
+    let with_root =
+        |t: &str| expand::expand_capped(t, &[("root", root)], expand::MAX_EXPANSION_BYTES).0;
+    let stable_title = p
+        .stable
+        .title
+        .as_deref()
+        .map(|t| match &p.stable.soul_hint {
+            Some(h) if soul_present => format!("{}\n{h}", with_root(t)),
+            _ => with_root(t),
+        });
+    if !p.one_stable_block {
+        s.layers[0].title = p.skills.as_ref().and_then(|k| k.title.clone());
+        s.layers[1].title = stable_title;
+    }
+    s.layers[3].title = p.dynamic.title.as_deref().map(with_root);
+    for (i, section) in [(1, &p.stable), (3, &p.dynamic)] {
+        s.layers[i].footer = section.footer.as_deref().map(with_root);
+        s.layers[i].placement = section.placement;
+        s.layers[i].name = section.name.clone();
+    }
     for (i, cache) in [true, true, true, false].into_iter().enumerate() {
         s.layers[i].cache = cache;
     }
@@ -58,7 +89,7 @@ pub fn settings(p: &Profile, soul_present: bool) -> Settings {
 
 /// Strips a leading frontmatter block (the agents' templates carry one of
 /// their own metadata, which the agent removes; it is never content).
-fn strip_frontmatter(text: &str) -> &str {
+pub(crate) fn strip_frontmatter(text: &str) -> &str {
     match split_frontmatter(text) {
         (Some(_), body, _) => body.trim_start(),
         _ => text,
@@ -93,7 +124,10 @@ fn cut_file(
 }
 
 /// Loads OpenClaw's bootstrap files under its caps, its skills and the
-/// daily memory files (read on demand, listed as such).
+/// daily memory files (read on demand, listed as such). With
+/// `one_stable_block` (2026.9), the skills, the truncation notice, the
+/// context's title with the intro lines of the files in it, and the files
+/// are one stable block.
 pub fn load_openclaw(
     p: &Profile,
     r: &mut Reader,
@@ -105,6 +139,9 @@ pub fn load_openclaw(
     let mut ex = Expander::new(p);
     let caps = p.caps.clone();
     let mut remaining = caps.as_ref().map_or(usize::MAX, |c| c.total_chars);
+    let strip = p.strip_frontmatter.unwrap_or(true);
+    let mut sent: Vec<&str> = Vec::new();
+    let mut any_cut = false;
     for f in &p.files {
         // MEMORY.md only with that exact case (a lowercase memory.md is not
         // injected): the listing is case-sensitive.
@@ -116,7 +153,8 @@ pub fn load_openclaw(
         let layer = if f.dynamic { 4 } else { 2 };
         let (text, full_len) = if exists {
             let Some(raw) = r.read(&f.name) else { continue };
-            let body = strip_frontmatter(&raw).trim_end().to_string();
+            let body = if strip { strip_frontmatter(&raw) } else { &raw };
+            let body = body.trim_end().to_string();
             let n = js_len(&body);
             (body, n)
         } else {
@@ -138,13 +176,28 @@ pub fn load_openclaw(
         let kept = match &caps {
             None => text,
             Some(c) => {
-                let (kept, preset) = apply_caps(&text, &f.name, exists, c, &mut remaining, &mut ex);
+                let mut file = FileCut {
+                    name: &f.name,
+                    exists,
+                    own_max: f.max_chars,
+                    digest: f.policy_digest.as_ref(),
+                    diags,
+                };
+                let (kept, preset) = apply_caps(&text, &mut file, c, &mut remaining, &mut ex);
                 frag.preset = preset;
                 kept
             }
         };
         if exists {
             frag.chars = Some((full_len, js_len(&kept)));
+        }
+        match &frag.preset {
+            Some(Preset::Dropped(_)) => {}
+            Some(Preset::Truncated(_)) => any_cut = true,
+            _ => {}
+        }
+        if !matches!(frag.preset, Some(Preset::Dropped(_))) {
+            sent.push(f.name.as_str());
         }
         let heading = ex.heading(&root, &f.name, "");
         frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
@@ -154,21 +207,79 @@ pub fn load_openclaw(
         };
         out.push(frag);
     }
+    let skills_from = out.len();
     load_skill_listing(p, r, out, diags);
+    if p.one_stable_block {
+        one_stable_block(p, out, skills_from, &sent, any_cut);
+    }
     list_daily_memory(p, r, &extras.startup_days, out, &mut ex);
     ex.finish(diags);
 }
 
+/// OpenClaw 2026.9's stable prefix as one block: the skills section (its
+/// title, then the listing), the truncation notice when a file was cut,
+/// the context's title with the intro lines of the files in it (in the
+/// profile's order), the files.
+fn one_stable_block(
+    p: &Profile,
+    out: &mut Vec<FragmentDef>,
+    skills_from: usize,
+    sent: &[&str],
+    any_cut: bool,
+) {
+    let mut extra = Vec::new();
+    for f in &mut out[skills_from..] {
+        f.layer = 2;
+        f.priority += 4000;
+    }
+    if out.len() > skills_from
+        && let Some(t) = p.skills.as_ref().and_then(|k| k.title.as_deref())
+    {
+        extra.push(listing_fragment("skills.title", 5000, t, "skills"));
+    }
+    if any_cut && let Some(n) = &p.stable.notice {
+        extra.push(listing_fragment("context.notice", 3000, n, "profile"));
+    }
+    if let Some(t) = &p.stable.title {
+        let mut title = t.clone();
+        for i in p
+            .stable
+            .intros
+            .iter()
+            .filter(|i| sent.contains(&i.file.as_str()))
+        {
+            title.push('\n');
+            title.push_str(&i.line);
+        }
+        extra.push(listing_fragment("context.title", 2000, &title, "profile"));
+    }
+    for mut f in extra {
+        f.layer = 2;
+        out.push(f);
+    }
+}
+
+/// One file going through the caps: its name, whether it exists, its own
+/// cap, its digest rule; a digest rule's bad pattern is one diagnostic.
+struct FileCut<'a> {
+    name: &'a str,
+    exists: bool,
+    own_max: Option<usize>,
+    digest: Option<&'a PolicyDigest>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
 /// OpenClaw's budget loop for one file (in load order): the total left,
-/// the per-file cap, the head/tail cut, the final clamp.
+/// the per-file cap (the file's own when smaller), the cut (head/tail, or
+/// head + policy digest + tail), the final clamp.
 fn apply_caps(
     text: &str,
-    name: &str,
-    exists: bool,
+    file: &mut FileCut,
     c: &Caps,
     remaining: &mut usize,
     ex: &mut Expander,
 ) -> (String, Option<Preset>) {
+    let name = file.name;
     let n = js_len(text);
     if *remaining < c.min_remaining_chars.max(1) {
         return (
@@ -181,28 +292,61 @@ fn apply_caps(
             ))),
         );
     }
-    let file_max = c.per_file_chars.min(*remaining);
+    let own = file
+        .own_max
+        .map_or(c.per_file_chars, |m| m.min(c.per_file_chars));
+    let file_max = own.min(*remaining).max(1);
     let (mut kept, mut preset) = (text.to_string(), None);
-    if exists && n > file_max {
-        let (cut, h, t) = cut_file(text, name, file_max, c, ex);
-        let cap = if file_max < c.per_file_chars {
+    if file.exists && n > file_max {
+        let cap = if file_max < own {
             format!("the {} chars left of the total cap", thousands(file_max))
+        } else if own < c.per_file_chars {
+            format!("{name}'s own {} cap", thousands(own))
         } else {
             format!(
                 "the {} cap (bootstrapMaxChars)",
                 thousands(c.per_file_chars)
             )
         };
+        let patterns = file.digest.map(|d| (d, cut::Patterns::new(d)));
+        let done = match patterns {
+            Some((d, Ok(pat))) => cut::cut_with_digest(text, name, file_max, d, &pat, ex),
+            Some((_, Err(e))) => {
+                file.diags.push(Diagnostic::warning(
+                    name,
+                    None,
+                    format!("the profile's {e}: cut head and tail instead"),
+                ));
+                cut::cut_in_cap(text, name, file_max, c, ex)
+            }
+            None if c.marker_in_cap => cut::cut_in_cap(text, name, file_max, c, ex),
+            None => {
+                let (t, h, tl) = cut_file(text, name, file_max, c, ex);
+                cut::Cut {
+                    text: t,
+                    head: h,
+                    tail: tl,
+                    digest: None,
+                }
+            }
+        };
+        let digest = done.digest.map_or(String::new(), |d| {
+            format!(" + policy digest {}", thousands(d))
+        });
         preset = Some(Preset::Truncated(format!(
-            "{name}: {} chars over {cap}: kept head {} + tail {}",
+            "{name}: {} chars over {cap}: kept head {}{digest} + tail {}",
             thousands(n - file_max),
-            thousands(h),
-            thousands(t)
+            thousands(done.head),
+            thousands(done.tail)
         )));
-        kept = cut;
+        kept = done.text;
     }
     if js_len(&kept) > *remaining {
-        kept = format!("{}…", js_prefix(&kept, remaining.saturating_sub(1)));
+        kept = if *remaining <= 3 {
+            js_prefix(&kept, *remaining).to_string()
+        } else {
+            format!("{}…", js_prefix(&kept, remaining.saturating_sub(1)))
+        };
         preset.get_or_insert(Preset::Truncated(format!(
             "{name}: clamped to the {} chars left of the total cap",
             thousands(*remaining)
@@ -228,13 +372,24 @@ fn xml_escape(s: &str) -> String {
 fn skill_meta(text: &str, default_name: &str, hide_key: Option<&str>) -> (String, String, bool) {
     let (fm, body, _) = split_frontmatter(text);
     let node = fm.and_then(|f| yaml::parse(f).ok()).unwrap_or(Node::Null);
+    // A frontmatter that is not strict YAML (`description: a: b`) is read
+    // line by line, `key: value`, as the agents' own parsers read it.
+    let loose = |key: &str| {
+        fm?.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key && !v.trim().is_empty())
+                .then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
+        })
+    };
     let name = node
         .get("name")
         .and_then(Node::scalar_text)
+        .or_else(|| loose("name"))
         .unwrap_or_else(|| default_name.to_string());
     let description = node
         .get("description")
         .and_then(Node::scalar_text)
+        .or_else(|| loose("description"))
         .unwrap_or_else(|| {
             body.lines()
                 .map(|l| l.trim_start_matches('#').trim())
@@ -434,6 +589,9 @@ mod tests {
             head: 0.7,
             tail: 0.2,
             marker: "[cut {name}: {head}+{tail} of {total}]".into(),
+            marker_in_cap: false,
+            compact_marker: None,
+            min_content_chars: 0,
         };
         let text: String = ('a'..='z').cycle().take(250).collect();
         let p = Profile::default();

@@ -1,0 +1,180 @@
+//! Codex CLI's AGENTS.md files (profile `codex`): the user's own
+//! `~/.codex/AGENTS.md` (with `--user-memory`), then the folder's
+//! AGENTS.md (AGENTS.override.md first), in the first user message as
+//! `# AGENTS.md instructions for <cwd>` … `<INSTRUCTIONS>` … (the profile's
+//! title, separator and footer), the project files within Codex's byte cap
+//! (cut at the byte, no marker). A nested AGENTS.md joins them only when
+//! Codex runs in its folder: listed, not sent, saying so.
+
+use super::Extras;
+use super::expand::Expander;
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::profile::Profile;
+use crate::workspace::reader::Reader;
+use crate::workspace::sources::base;
+use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
+
+/// How deep nested AGENTS.md files are looked for, and in how many folders.
+const MAX_NESTED_DEPTH: usize = 6;
+const MAX_NESTED_FOLDERS: usize = 2000;
+
+/// The longest prefix of `s` of at most `max` bytes, at a character
+/// boundary.
+fn byte_prefix(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+pub fn load_codex(
+    p: &Profile,
+    r: &mut Reader,
+    extras: &Extras,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut ex = Expander::new(p);
+    let sep = p.separator.as_deref().unwrap_or("\n\n");
+    let mut user = false;
+    match extras.user_memory(p) {
+        Some((path, Ok(text))) if !text.trim().is_empty() => {
+            let mut f = base(
+                "user.agents".into(),
+                2,
+                1000,
+                text.trim().to_string(),
+                &path,
+                1,
+                FragmentKind::Markdown,
+            );
+            f.interpolate = false;
+            out.push(f);
+            user = true;
+        }
+        Some((path, Err(e))) => diags.push(Diagnostic::warning(
+            path.as_str(),
+            None,
+            format!("--user-memory: {e} (not read)"),
+        )),
+        _ => {}
+    }
+    let mut left = p.max_project_bytes.unwrap_or(usize::MAX);
+    let mut first_project = true;
+    for f in &p.files {
+        // AGENTS.override.md is read instead of AGENTS.md when present.
+        let over = f.name.replace(".md", ".override.md");
+        let name = if f.name == "AGENTS.md" && r.exists(&over) {
+            over
+        } else {
+            f.name.clone()
+        };
+        if !r.exists(&name) {
+            continue;
+        }
+        let Some(raw) = r.read(&name) else { continue };
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let kept = byte_prefix(&raw, left);
+        left -= kept.len();
+        // Between the user's text and the project's: the profile's
+        // separator (`--- project-doc ---`), less the block's own.
+        let lead = match (&p.project_separator, user && first_project) {
+            (Some(s), true) => s.strip_prefix(sep).unwrap_or(s).to_string(),
+            _ if !first_project => sep.to_string(),
+            _ => String::new(),
+        };
+        first_project = false;
+        let mut frag = base(
+            name.trim_end_matches(".md").to_ascii_lowercase(),
+            2,
+            1000 - f.rank,
+            format!("{lead}{kept}"),
+            &name,
+            1,
+            FragmentKind::Markdown,
+        );
+        frag.interpolate = false;
+        frag.chars = Some((raw.chars().count(), kept.chars().count()));
+        if kept.len() < raw.len() {
+            frag.preset = Some(Preset::Truncated(format!(
+                "{name}: cut at byte {} of {}: Codex's project_doc_max_bytes ({} bytes for the project's files in all), no marker",
+                kept.len(),
+                raw.len(),
+                p.max_project_bytes.unwrap_or(0)
+            )));
+        }
+        out.push(frag);
+    }
+    list_nested(p, r, out, &mut ex);
+    ex.finish(diags);
+}
+
+/// AGENTS.md files in subfolders: sent only when Codex runs in that
+/// folder (or below it), after the root's; listed as such.
+fn list_nested(p: &Profile, r: &mut Reader, out: &mut Vec<FragmentDef>, ex: &mut Expander) {
+    let mut queue: Vec<(String, usize)> = vec![(String::new(), 0)];
+    let mut seen = 0;
+    while let Some((dir, depth)) = queue.pop() {
+        seen += 1;
+        if seen > MAX_NESTED_FOLDERS {
+            break;
+        }
+        let mut entries = r.list(if dir.is_empty() { "." } else { &dir });
+        entries.sort();
+        for (name, is_dir) in entries.into_iter().rev() {
+            if !is_dir
+                || name.starts_with('.')
+                || matches!(name.as_str(), "node_modules" | "target")
+            {
+                continue;
+            }
+            let sub = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            let rel = format!("{sub}/AGENTS.md");
+            if r.exists(&rel)
+                && let Some(text) = r.read(&rel)
+            {
+                let note = p.nested_note.as_deref().unwrap_or(
+                    "applies only when Codex runs in {path} or below it: then it follows the root's AGENTS.md",
+                );
+                let why = ex.expand("nested_note", note, &[("path", &sub)]);
+                let mut f = base(
+                    format!("nested.{}", sub.replace('/', ".")),
+                    2,
+                    0,
+                    text,
+                    &rel,
+                    1,
+                    FragmentKind::Markdown,
+                );
+                f.interpolate = false;
+                f.preset = Some(Preset::Disabled(why));
+                out.push(f);
+            }
+            if depth + 1 < MAX_NESTED_DEPTH {
+                queue.push((sub, depth + 1));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_at_the_byte_within_a_character() {
+        assert_eq!(byte_prefix("ab界", 4), "ab");
+        assert_eq!(byte_prefix("ab界", 5), "ab界");
+        assert_eq!(byte_prefix("abc", 2), "ab");
+    }
+}
