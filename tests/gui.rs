@@ -271,12 +271,12 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     let mut h = harness(ws.path().to_path_buf());
     h.get_by_label("Test run").click();
     h.run_steps(2);
-    h.state_mut().as_mut().unwrap().run_panel.base_url = server.url.clone();
+    h.state_mut().as_mut().unwrap().test_run.base_url = server.url.clone();
     h.get_by_label("Start run").click();
     h.run_steps(2);
-    assert!(app(&h).run_panel.is_running());
+    assert!(app(&h).test_run.is_running());
     let start = Instant::now();
-    while !app(&h).run_panel.status.starts_with("sending") {
+    while !app(&h).test_run.status.starts_with("sending") {
         h.step();
         assert!(
             start.elapsed() < Duration::from_secs(20),
@@ -288,7 +288,7 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     h.get_by_label_contains("sending 1/7");
     // Wait for the first result, then cancel.
     let start = Instant::now();
-    while app(&h).run_panel.done == 0 {
+    while app(&h).test_run.done == 0 {
         h.step();
         assert!(
             start.elapsed() < Duration::from_secs(20),
@@ -298,7 +298,7 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     }
     h.get_by_label("Cancel run").click();
     let start = Instant::now();
-    while app(&h).run_panel.is_running() {
+    while app(&h).test_run.is_running() {
         h.step();
         assert!(
             start.elapsed() < Duration::from_secs(20),
@@ -307,7 +307,7 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
         std::thread::sleep(Duration::from_millis(20));
     }
     h.run_steps(2);
-    let record = app(&h).run_panel.record.clone().unwrap();
+    let record = app(&h).test_run.record.clone().unwrap();
     assert!(record.cancelled);
     assert!(
         !record.rows.is_empty() && record.rows.len() < 7,

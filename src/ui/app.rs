@@ -56,7 +56,7 @@ pub struct App {
     pub(crate) applied_theme: Option<ThemeChoice>,
     pub(crate) shots: Option<super::shots::ShotPlan>,
     pub cache_view: super::cache::CacheView,
-    pub run_panel: test_run::RunPanel,
+    pub test_run: test_run::TestRunPanel,
     pub diff_view: super::diff::DiffView,
     pub traffic_view: super::traffic::TrafficView,
     /// Snapshots of the workspace (newest first) and the newest one's key.
@@ -107,7 +107,7 @@ impl App {
             applied_theme: None,
             shots: super::shots::ShotPlan::from_env(),
             cache_view: super::cache::CacheView::default(),
-            run_panel: test_run::RunPanel::default(),
+            test_run: test_run::TestRunPanel::default(),
             diff_view: super::diff::DiffView::default(),
             traffic_view: super::traffic::TrafficView::default(),
             snapshots: Vec::new(),
@@ -258,8 +258,8 @@ impl App {
             Command::Select(target) => self.select(target),
             Command::ClearSelection => self.state.selected = None,
             Command::SetProvider(p) => self.state.provider = p,
-            Command::StartRun => self.start_run(),
-            Command::CancelRun => self.run_panel.cancel(),
+            Command::StartTestRun => self.start_test_run(),
+            Command::CancelTestRun => self.test_run.cancel(),
             Command::SaveSnapshot => self.save_snapshot(),
             Command::ComputeDiff => self.compute_diff(),
             Command::CopyText(t) => self.ctx.copy_text(t),
@@ -396,7 +396,7 @@ impl App {
                     }
                 }
             }
-            Done::Run(msg) => self.run_panel.apply(msg),
+            Done::TestRun(msg) => self.test_run.apply(msg),
             Done::Traffic(result) => self.traffic_view.read(*result),
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
@@ -509,26 +509,26 @@ impl App {
         }
     }
 
-    fn start_run(&mut self) {
+    fn start_test_run(&mut self) {
         let Some(ins) = self.inspection() else { return };
-        let other = if self.run_panel.plan == test_run::PlanKind::ThenSession {
-            match ins.other_session(&self.run_panel.then_session, &self.table, &self.counter) {
+        let other = if self.test_run.plan == test_run::PlanKind::ThenSession {
+            match ins.other_session(&self.test_run.then_session, &self.table, &self.counter) {
                 Ok(o) => Some(o),
                 Err(_) => {
-                    self.run_panel.status = "choose the second session".into();
+                    self.test_run.status = "choose the second session".into();
                     return;
                 }
             }
         } else {
             None
         };
-        let predict_with = self.state.provider.unwrap_or(match self.run_panel.api {
+        let predict_with = self.state.provider.unwrap_or(match self.test_run.api {
             Provider::Anthropic => Provider::Anthropic,
             _ if ins.prepared.model.provider == Provider::Prefix => Provider::Prefix,
             _ => Provider::Openai,
         });
         if let Some(job) = self
-            .run_panel
+            .test_run
             .start(&ins, other.as_ref(), predict_with, &self.counter)
         {
             self.worker.submit(Job::TestRun(Box::new(job)));

@@ -12,13 +12,13 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
 use crate::engine::cache::prediction::{self, Prediction};
-use crate::engine::cache::testrun::{self, Planned, RunRecord};
+use crate::engine::cache::test_run::{self, Planned, TestRunRecord};
 use crate::engine::compare::diff::{self, Diff};
 use crate::engine::compare::snapshot::Snapshot;
 use crate::engine::traffic::{Analyser, CaptureLine, Row, Totals};
 use crate::engine::{self, Inspection, ModelInfo, ModelTable, Options, Provider, TokenCounter};
 use crate::net::Endpoint;
-use crate::net::run::{Progress, RunOptions};
+use crate::net::test_run::{Progress, TestRunOptions};
 
 use super::fonts::SystemFont;
 use super::watch::Watcher;
@@ -51,12 +51,12 @@ pub enum FolderAsk {
 }
 
 /// A test run to execute.
-pub struct TestRun {
+pub struct TestRunJob {
     pub endpoint: Endpoint,
     pub model: ModelInfo,
     pub planned: Vec<Planned>,
-    pub options: RunOptions,
-    pub record: RunRecord,
+    pub options: TestRunOptions,
+    pub record: TestRunRecord,
     pub cancel: tokio::sync::watch::Receiver<bool>,
     pub root: PathBuf,
 }
@@ -92,7 +92,7 @@ pub enum Job {
         generation: u64,
     },
     PickFolder,
-    TestRun(Box<TestRun>),
+    TestRun(Box<TestRunJob>),
     /// Read and explain a capture or a transcript.
     Traffic(PathBuf),
     /// Resolve a path to a folder (is it one, its canonical path): the UI
@@ -122,9 +122,9 @@ pub enum Job {
     Recorded(Box<CaptureLine>),
 }
 
-pub enum RunMsg {
+pub enum TestRunMsg {
     Progress(Progress),
-    Done(Box<RunRecord>, Option<String>),
+    Done(Box<TestRunRecord>, Option<String>),
 }
 
 pub enum Done {
@@ -157,7 +157,7 @@ pub enum Done {
         result: Box<Result<Diff, String>>,
     },
     Picked(Option<PathBuf>),
-    Run(RunMsg),
+    TestRun(TestRunMsg),
     Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
     /// The next request of the capture being recorded, and the totals
     /// with it.
@@ -506,7 +506,7 @@ impl Worker {
                         .pick_folder(),
                 )
             }),
-            Job::TestRun(run) => self.spawn_run(*run),
+            Job::TestRun(run) => self.spawn_test_run(*run),
             other => {
                 let _ = self.tx.send(other);
             }
@@ -547,36 +547,36 @@ impl Worker {
             .map_err(Clone::clone)
     }
 
-    fn spawn_run(&self, run: TestRun) {
+    fn spawn_test_run(&self, run: TestRunJob) {
         let (done, ctx) = (self.done.clone(), self.ctx.clone());
         let rt = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => {
                 let mut rec = run.record;
                 rec.cancelled = true;
-                return self.send_done(Done::Run(RunMsg::Done(Box::new(rec), Some(e))));
+                return self.send_done(Done::TestRun(TestRunMsg::Done(Box::new(rec), Some(e))));
             }
         };
         rt.spawn(async move {
             let progress_done = done.clone();
             let c = ctx.clone();
-            let rec = crate::net::run::execute(
+            let rec = crate::net::test_run::execute(
                 &run.endpoint,
                 &run.model,
                 &run.planned,
                 &run.options,
                 run.cancel,
                 move |p| {
-                    let _ = progress_done.send(Done::Run(RunMsg::Progress(p)));
+                    let _ = progress_done.send(Done::TestRun(TestRunMsg::Progress(p)));
                     c.request_repaint();
                 },
                 run.record,
             )
             .await;
-            let saved = testrun::save(&run.root, &rec)
+            let saved = test_run::save(&run.root, &rec)
                 .ok()
                 .map(|p| p.display().to_string());
-            let _ = done.send(Done::Run(RunMsg::Done(Box::new(rec), saved)));
+            let _ = done.send(Done::TestRun(TestRunMsg::Done(Box::new(rec), saved)));
             ctx.request_repaint();
         });
     }
