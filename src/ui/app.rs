@@ -368,14 +368,7 @@ impl App {
                     self.latest_snapshot = latest;
                 }
             }
-            Done::SnapshotSaved(Ok(path)) => {
-                self.state.error = None;
-                self.refresh_snapshots();
-                // The new snapshot against the live state.
-                self.diff_view.a = super::diff::Side::Snapshot(path);
-                self.diff_view.b = super::diff::Side::Live;
-                self.diff_view.dirty = true;
-            }
+            Done::SnapshotSaved(Ok(path)) => self.on_snapshot_saved(path),
             Done::SnapshotSaved(Err(e)) => {
                 self.state.error = Some(format!("snapshot not saved: {e}"));
             }
@@ -384,18 +377,7 @@ impl App {
                 self.diff_view.result = Some(*result);
             }
             Done::Diffed { .. } => {}
-            Done::Picked(choice) => {
-                self.open.picking = false;
-                match choice {
-                    Some(p) => self.apply(Command::Open(p)),
-                    None => {
-                        self.open.note = Some(
-                            "No folder was chosen. If no dialog appeared, this desktop offers no file dialog: type the folder's path above."
-                                .into(),
-                        )
-                    }
-                }
-            }
+            Done::Picked(choice) => self.on_picked(choice),
             Done::TestRun(msg) => self.test_run.apply(msg),
             Done::Traffic(result) => self.traffic_view.read(*result),
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
@@ -430,6 +412,30 @@ impl App {
                 }
             }
         }
+    }
+
+    /// The folder picker closed: the folder chosen is opened.
+    fn on_picked(&mut self, choice: Option<PathBuf>) {
+        self.open.picking = false;
+        match choice {
+            Some(p) => self.apply(Command::Open(p)),
+            None => {
+                self.open.note = Some(
+                    "No folder was chosen. If no dialog appeared, this desktop offers no file dialog: type the folder's path above."
+                        .into(),
+                )
+            }
+        }
+    }
+
+    /// A snapshot was saved: the Diff tab compares it with the live state.
+    fn on_snapshot_saved(&mut self, path: PathBuf) {
+        self.state.error = None;
+        self.refresh_snapshots();
+        // The new snapshot against the live state.
+        self.diff_view.a = super::diff::Side::Snapshot(path);
+        self.diff_view.b = super::diff::Side::Live;
+        self.diff_view.dirty = true;
     }
 
     /// A path the worker resolved: opened when it is a folder (or named on
