@@ -33,8 +33,7 @@ mod count;
 mod intake;
 mod record;
 
-pub use answer::diagnostics_of;
-use answer::{StreamEnd, error_message, stream_error};
+use answer::{StreamEnd, diagnostics_of, error_message, stream_error};
 use count::count_parts;
 use record::Record;
 
