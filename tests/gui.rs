@@ -451,3 +451,31 @@ fn a_typed_file_is_not_a_folder_and_a_dropped_file_opens_its_folder() {
         a.state.root.as_ref() == Some(&root) && a.is_idle() && a.state.loaded.is_some()
     });
 }
+
+/// A run that goes on to another session is planned by the worker: a
+/// second session that does not assemble ends the run with the reason,
+/// nothing sent.
+#[test]
+fn a_test_run_to_a_missing_session_is_refused_by_the_worker() {
+    let server = fake::FakeServer::start("");
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.get_by_label("Test run").click();
+    h.run_steps(2);
+    {
+        let app = h.state_mut().as_mut().unwrap();
+        app.test_run.base_url = server.url.clone();
+        app.test_run.plan = prompt_inspector::ui::test_run::PlanKind::ThenSession;
+        app.test_run.then_session = "no-such-session".into();
+    }
+    h.get_by_label("Start run").click();
+    h.run_steps(2);
+    let start = Instant::now();
+    while app(&h).test_run.is_running() || app(&h).test_run.status.is_empty() {
+        h.step();
+        assert!(start.elapsed() < Duration::from_secs(20), "never refused");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(app(&h).test_run.status, "choose the second session");
+    assert!(app(&h).test_run.record.is_none());
+}

@@ -509,33 +509,22 @@ impl App {
         let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
         let p = &mut self.traffic_view.proxy;
         if p.stop.is_none()
-            && let Some(cfg) = p.config(root.as_deref())
+            && let Some(cfg) = p.config()
         {
-            p.stop = Some(self.worker.start_proxy(cfg));
+            p.stop = Some(self.worker.start_proxy(cfg, root));
         }
     }
 
     fn start_test_run(&mut self) {
         let Some(ins) = self.inspection() else { return };
-        let other = if self.test_run.plan == test_run::PlanKind::ThenSession {
-            match ins.other_session(&self.test_run.then_session, &self.table, &self.counter) {
-                Ok(o) => Some(o),
-                Err(_) => {
-                    self.test_run.status = "choose the second session".into();
-                    return;
-                }
-            }
-        } else {
-            None
-        };
         let predict_with = self.state.provider.unwrap_or(match self.test_run.api {
             Provider::Anthropic => Provider::Anthropic,
             _ if ins.prepared.model.provider == Provider::Prefix => Provider::Prefix,
             _ => Provider::Openai,
         });
-        if let Some(job) = self
-            .test_run
-            .start(&ins, other.as_ref(), predict_with, &self.counter)
+        if let Some(job) =
+            self.test_run
+                .start(ins, predict_with, self.table.clone(), self.counter.clone())
         {
             self.worker.submit(Job::TestRun(Box::new(job)));
         }

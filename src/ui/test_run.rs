@@ -2,12 +2,14 @@
 //! server), with progress and cancel, and put real usage beside the
 //! prediction. The run is a job of the worker; the UI never waits.
 
+use std::sync::Arc;
+
 use egui::{RichText, Ui};
 
 use super::command::Command;
 use super::worker::{TestRunJob, TestRunMsg};
-use crate::engine::cache::test_run::{self, Plan, TestRunRecord, TestRunRow};
-use crate::engine::{Inspection, Provider, TokenCounter};
+use crate::engine::cache::test_run::{Plan, TestRunRecord, TestRunRow};
+use crate::engine::{Inspection, ModelTable, Provider, TokenCounter};
 use crate::net::test_run::{Progress, TestRunOptions};
 use crate::net::{ApiKey, Endpoint};
 
@@ -71,8 +73,16 @@ impl TestRunPanel {
 
     /// Applies what the run job reported.
     pub fn apply(&mut self, msg: TestRunMsg) {
-        let Some(r) = &self.running else { return };
+        let Some(r) = &mut self.running else { return };
         match msg {
+            TestRunMsg::Planned(total) => {
+                r.total = total;
+                self.status = format!("starting {total} requests…");
+            }
+            TestRunMsg::Failed(e) => {
+                self.status = e;
+                self.running = None;
+            }
             TestRunMsg::Progress(Progress::Sending {
                 index,
                 total,
@@ -104,14 +114,14 @@ impl TestRunPanel {
         }
     }
 
-    /// Prepares a run of the current state: the job to submit, or `None`
-    /// with the reason in `status`.
+    /// Prepares a run of the current state: the job to submit (the worker
+    /// plans its requests), or `None` with the reason in `status`.
     pub fn start(
         &mut self,
-        ins: &Inspection,
-        other: Option<&Inspection>,
+        ins: Inspection,
         predict_with: Provider,
-        counter: &TokenCounter,
+        table: Arc<ModelTable>,
+        counter: Arc<TokenCounter>,
     ) -> Option<TestRunJob> {
         let key = self.key();
         if key.is_none() && self.base_url.trim().is_empty() {
@@ -127,7 +137,6 @@ impl TestRunPanel {
             PlanKind::ThenSession => Plan::ThenSession(self.then_session.clone()),
         };
         let model = ins.prepared.model.clone();
-        let planned = test_run::plan(ins, other, &plan, predict_with, &model, counter);
         let base = self.base_url.trim();
         let endpoint = Endpoint::new(self.api, (!base.is_empty()).then_some(base), key);
         if let Err(e) =
@@ -145,24 +154,28 @@ impl TestRunPanel {
             crate::unix_now(),
         );
         let (cancel, cancel_rx) = tokio::sync::watch::channel(false);
-        let total = planned.len();
         self.rows.clear();
         self.record = None;
         self.saved = None;
         self.done = 0;
-        self.status = format!("starting {total} requests…");
-        self.running = Some(Running { cancel, total });
+        self.status = "planning the requests…".into();
+        self.running = Some(Running { cancel, total: 0 });
+        let root = ins.workspace.root.clone();
         Some(TestRunJob {
             endpoint,
             model,
-            planned,
+            inspection: Box::new(ins),
+            plan,
+            predict_with,
+            table,
+            counter,
             options: TestRunOptions {
                 honour_gaps: self.honour_gaps,
                 deadline: None,
             },
             record,
             cancel: cancel_rx,
-            root: ins.workspace.root.clone(),
+            root,
         })
     }
 }
