@@ -91,7 +91,7 @@ pub fn snapshot_now(
     ins: &engine::Inspection,
     counter: &engine::TokenCounter,
 ) -> engine::compare::snapshot::Snapshot {
-    let runs = engine::cache::testrun::load_runs(&ins.workspace.root, Some(&ins.session().name));
+    let runs = engine::cache::test_run::load_runs(&ins.workspace.root, Some(&ins.session().name));
     engine::compare::snapshot::Snapshot::take(ins, counter, unix_now(), runs)
 }
 

@@ -1,3 +1,6 @@
+//! The binary: with no argument or a folder, the window ([`prompt_inspector::ui::run`]);
+//! otherwise the subcommand ([`prompt_inspector::cli::run`]).
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -271,12 +271,12 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     let mut h = harness(ws.path().to_path_buf());
     h.get_by_label("Test run").click();
     h.run_steps(2);
-    h.state_mut().as_mut().unwrap().run_panel.base_url = server.url.clone();
+    h.state_mut().as_mut().unwrap().test_run.base_url = server.url.clone();
     h.get_by_label("Start run").click();
     h.run_steps(2);
-    assert!(app(&h).run_panel.is_running());
+    assert!(app(&h).test_run.is_running());
     let start = Instant::now();
-    while !app(&h).run_panel.status.starts_with("sending") {
+    while !app(&h).test_run.status.starts_with("sending") {
         h.step();
         assert!(
             start.elapsed() < Duration::from_secs(20),
@@ -288,7 +288,7 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     h.get_by_label_contains("sending 1/7");
     // Wait for the first result, then cancel.
     let start = Instant::now();
-    while app(&h).run_panel.done == 0 {
+    while app(&h).test_run.done == 0 {
         h.step();
         assert!(
             start.elapsed() < Duration::from_secs(20),
@@ -298,7 +298,7 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
     }
     h.get_by_label("Cancel run").click();
     let start = Instant::now();
-    while app(&h).run_panel.is_running() {
+    while app(&h).test_run.is_running() {
         h.step();
         assert!(
             start.elapsed() < Duration::from_secs(20),
@@ -307,7 +307,7 @@ fn test_run_shows_progress_can_be_cancelled_and_shows_the_table() {
         std::thread::sleep(Duration::from_millis(20));
     }
     h.run_steps(2);
-    let record = app(&h).run_panel.record.clone().unwrap();
+    let record = app(&h).test_run.record.clone().unwrap();
     assert!(record.cancelled);
     assert!(
         !record.rows.is_empty() && record.rows.len() < 7,
@@ -450,4 +450,32 @@ fn a_typed_file_is_not_a_folder_and_a_dropped_file_opens_its_folder() {
     wait_for(&mut h, "the dropped file's folder", |a| {
         a.state.root.as_ref() == Some(&root) && a.is_idle() && a.state.loaded.is_some()
     });
+}
+
+/// A run that goes on to another session is planned by the worker: a
+/// second session that does not assemble ends the run with the reason,
+/// nothing sent.
+#[test]
+fn a_test_run_to_a_missing_session_is_refused_by_the_worker() {
+    let server = fake::FakeServer::start("");
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    h.get_by_label("Test run").click();
+    h.run_steps(2);
+    {
+        let app = h.state_mut().as_mut().unwrap();
+        app.test_run.base_url = server.url.clone();
+        app.test_run.plan = prompt_inspector::ui::test_run::PlanKind::ThenSession;
+        app.test_run.then_session = "no-such-session".into();
+    }
+    h.get_by_label("Start run").click();
+    h.run_steps(2);
+    let start = Instant::now();
+    while app(&h).test_run.is_running() || app(&h).test_run.status.is_empty() {
+        h.step();
+        assert!(start.elapsed() < Duration::from_secs(20), "never refused");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(app(&h).test_run.status, "choose the second session");
+    assert!(app(&h).test_run.record.is_none());
 }

@@ -90,10 +90,10 @@ fn a_failed_test_run_counts_failures_as_failures() {
     let mut h = harness(ws.path().to_path_buf());
     h.get_by_label("Test run").click();
     h.run_steps(2);
-    h.state_mut().as_mut().unwrap().run_panel.base_url = format!("http://127.0.0.1:{port}");
+    h.state_mut().as_mut().unwrap().test_run.base_url = format!("http://127.0.0.1:{port}");
     h.get_by_label("Start run").click();
-    wait_for(&mut h, "the run to end", |a| !a.run_panel.is_running());
-    let status = app(&h).run_panel.status.clone();
+    wait_for(&mut h, "the run to end", |a| !a.test_run.is_running());
+    let status = app(&h).test_run.status.clone();
     assert!(
         status.contains("0 of 0 measured requests") && status.contains("failed: cannot connect"),
         "{status}"

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use prompt_inspector::engine::cache::testrun::{self, Plan};
+use prompt_inspector::engine::cache::test_run::{self, Plan};
 use prompt_inspector::engine::{self, ModelTable, Provider, TokenCounter, cache::predictors};
 use serde_json::{Value, json};
 
@@ -102,7 +102,7 @@ fn prefix_predictor_matches_llama_server_cached_tokens() {
     let model = table.get("local-llama").unwrap().clone();
     let plan_of = |dir: &Path| {
         let ins = engine::inspect(dir, &engine::Options::default(), &table, &counter).unwrap();
-        testrun::plan(
+        test_run::plan(
             &ins,
             None,
             &Plan::Session,

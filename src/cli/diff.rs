@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use super::{Format, fail, out, out_json};
 use crate::engine::TokenCounter;
-use crate::engine::compare::diff;
+use crate::engine::compare::{diff, diff_report};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -29,9 +29,9 @@ pub fn run(a: Args) -> ExitCode {
     };
     let d = diff::diff(&sa, &sb, &a.a, &a.b);
     match a.format {
-        Format::Text => out(&diff::to_text(&d)),
-        Format::Json => out_json(&diff::to_json(&d)),
-        Format::Markdown => out(&diff::to_markdown(&d)),
+        Format::Text => out(&diff_report::to_text(&d)),
+        Format::Json => out_json(&diff_report::to_json(&d)),
+        Format::Markdown => out(&diff_report::to_markdown(&d)),
     }
     if d.identical {
         ExitCode::SUCCESS

@@ -7,9 +7,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Common, Format, fail, inspect, out};
-use crate::engine::cache::testrun::{self, Plan, RunRecord};
+use crate::engine::cache::test_run::{self, Plan, TestRunRecord};
 use crate::engine::{self, Provider};
-use crate::net::{self, ApiKey, Endpoint, run::RunOptions};
+use crate::net::{self, ApiKey, Endpoint, test_run::TestRunOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct SendArgs {
@@ -48,7 +48,7 @@ pub struct SendArgs {
     pub format: Format,
 }
 
-pub fn record_json(r: &RunRecord) -> Value {
+pub fn record_json(r: &TestRunRecord) -> Value {
     json!({
         "provider": r.provider,
         "base_url": r.base_url,
@@ -79,7 +79,7 @@ pub fn record_json(r: &RunRecord) -> Value {
     })
 }
 
-pub fn record_text(r: &RunRecord) -> String {
+pub fn record_text(r: &TestRunRecord) -> String {
     let mut o = format!(
         "{} · {} · model {} · session {} · {}\n\n",
         r.provider, r.base_url, r.model, r.session, r.plan
@@ -152,7 +152,7 @@ pub fn run(a: SendArgs) -> ExitCode {
         _ => Plan::Session,
     };
     let model = ins.prepared.model.clone();
-    let planned = testrun::plan(&ins, other.as_ref(), &plan, predict_with, &model, &counter);
+    let planned = test_run::plan(&ins, other.as_ref(), &plan, predict_with, &model, &counter);
     let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
     ep.timeout = Duration::from_secs(a.timeout.max(1));
     ep.max_retries = a.max_retries;
@@ -162,7 +162,7 @@ pub fn run(a: SendArgs) -> ExitCode {
     {
         return fail(&e);
     }
-    let record = RunRecord::new(
+    let record = TestRunRecord::new(
         api,
         &ep.shown_url(),
         &model.id,
@@ -171,7 +171,7 @@ pub fn run(a: SendArgs) -> ExitCode {
         crate::unix_now(),
     );
     let calibrating = api == Provider::Anthropic && model.estimate && !planned.is_empty();
-    let opts = RunOptions {
+    let opts = TestRunOptions {
         honour_gaps: a.honour_gaps,
         deadline: None,
     };
@@ -183,23 +183,23 @@ pub fn run(a: SendArgs) -> ExitCode {
         None
     };
     let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let opts = RunOptions {
+    let opts = TestRunOptions {
         deadline: Some(deadline),
         ..opts
     };
-    let record = net::run::execute_blocking(
+    let record = net::test_run::execute_blocking(
         &ep,
         &model,
         &planned,
         &opts,
         cancel,
         |p| match &p {
-            net::run::Progress::Sending {
+            net::test_run::Progress::Sending {
                 index,
                 total,
                 label,
             } if !quiet => super::say(&format!("[{}/{}] {label}", index + 1, total)),
-            net::run::Progress::Note(n) if !quiet => super::say(n),
+            net::test_run::Progress::Note(n) if !quiet => super::say(n),
             _ => {}
         },
         record,
@@ -215,12 +215,12 @@ pub fn run(a: SendArgs) -> ExitCode {
 /// front unless the output is JSON.
 fn announce(
     ep: &Endpoint,
-    planned: &[testrun::Planned],
-    opts: &RunOptions,
+    planned: &[test_run::Planned],
+    opts: &TestRunOptions,
     calibrating: bool,
     quiet: bool,
 ) -> net::Deadline {
-    let limit = net::run::time_limit(ep, planned, opts)
+    let limit = net::test_run::time_limit(ep, planned, opts)
         + if calibrating {
             ep.timeout
         } else {
@@ -255,8 +255,8 @@ fn providers(a: &SendArgs) -> Result<(Provider, Provider), String> {
     Ok((api, predict_with))
 }
 
-fn save(root: &std::path::Path, record: &RunRecord) -> Option<String> {
-    match testrun::save(root, record) {
+fn save(root: &std::path::Path, record: &TestRunRecord) -> Option<String> {
+    match test_run::save(root, record) {
         Ok(p) => Some(p.display().to_string()),
         Err(e) => {
             super::say(&format!("prompt-inspector: results not saved: {e}"));
@@ -268,7 +268,7 @@ fn save(root: &std::path::Path, record: &RunRecord) -> Option<String> {
 /// Prints the results; exit 1 when a request failed.
 fn report(
     a: &SendArgs,
-    record: &RunRecord,
+    record: &TestRunRecord,
     saved: Option<String>,
     calibration: Option<f64>,
     model: &str,
@@ -307,7 +307,7 @@ fn calibrate(
     ep: &Endpoint,
     root: &std::path::Path,
     model: &str,
-    first: &testrun::Planned,
+    first: &test_run::Planned,
     deadline: net::Deadline,
 ) -> Option<f64> {
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -225,9 +225,9 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
     match a.format {
-        Format::Text => out_report(&crate::engine::compare::diff::to_text(&d)),
-        Format::Json => out_json(&crate::engine::compare::diff::to_json(&d)),
-        Format::Markdown => out_report(&crate::engine::compare::diff::to_markdown(&d)),
+        Format::Text => out_report(&crate::engine::compare::diff_report::to_text(&d)),
+        Format::Json => out_json(&crate::engine::compare::diff_report::to_json(&d)),
+        Format::Markdown => out_report(&crate::engine::compare::diff_report::to_markdown(&d)),
     }
     ExitCode::SUCCESS
 }

@@ -56,7 +56,7 @@ pub struct App {
     pub(crate) applied_theme: Option<ThemeChoice>,
     pub(crate) shots: Option<super::shots::ShotPlan>,
     pub cache_view: super::cache::CacheView,
-    pub run_panel: test_run::RunPanel,
+    pub test_run: test_run::TestRunPanel,
     pub diff_view: super::diff::DiffView,
     pub traffic_view: super::traffic::TrafficView,
     /// Snapshots of the workspace (newest first) and the newest one's key.
@@ -109,7 +109,7 @@ impl App {
             applied_theme: None,
             shots: super::shots::ShotPlan::from_env(),
             cache_view: super::cache::CacheView::default(),
-            run_panel: test_run::RunPanel::default(),
+            test_run: test_run::TestRunPanel::default(),
             diff_view: super::diff::DiffView::default(),
             traffic_view: super::traffic::TrafficView::default(),
             snapshots: Vec::new(),
@@ -260,8 +260,8 @@ impl App {
             Command::Select(target) => self.select(target),
             Command::ClearSelection => self.state.selected = None,
             Command::SetProvider(p) => self.state.provider = p,
-            Command::StartRun => self.start_run(),
-            Command::CancelRun => self.run_panel.cancel(),
+            Command::StartTestRun => self.start_test_run(),
+            Command::CancelTestRun => self.test_run.cancel(),
             Command::SaveSnapshot => self.save_snapshot(),
             Command::ComputeDiff => self.compute_diff(),
             Command::CopyText(t) => self.ctx.copy_text(t),
@@ -370,14 +370,7 @@ impl App {
                     self.latest_snapshot = latest;
                 }
             }
-            Done::SnapshotSaved(Ok(path)) => {
-                self.state.error = None;
-                self.refresh_snapshots();
-                // The new snapshot against the live state.
-                self.diff_view.a = super::diff::Side::Snapshot(path);
-                self.diff_view.b = super::diff::Side::Live;
-                self.diff_view.dirty = true;
-            }
+            Done::SnapshotSaved(Ok(path)) => self.on_snapshot_saved(path),
             Done::SnapshotSaved(Err(e)) => {
                 self.state.error = Some(format!("snapshot not saved: {e}"));
             }
@@ -386,19 +379,8 @@ impl App {
                 self.diff_view.result = Some(*result);
             }
             Done::Diffed { .. } => {}
-            Done::Picked(choice) => {
-                self.open.picking = false;
-                match choice {
-                    Some(p) => self.apply(Command::Open(p)),
-                    None => {
-                        self.open.note = Some(
-                            "No folder was chosen. If no dialog appeared, this desktop offers no file dialog: type the folder's path above."
-                                .into(),
-                        )
-                    }
-                }
-            }
-            Done::Run(msg) => self.run_panel.apply(msg),
+            Done::Picked(choice) => self.on_picked(choice),
+            Done::TestRun(msg) => self.test_run.apply(msg),
             Done::Traffic(result) => self.traffic_view.read(*result),
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
@@ -432,6 +414,30 @@ impl App {
                 }
             }
         }
+    }
+
+    /// The folder picker closed: the folder chosen is opened.
+    fn on_picked(&mut self, choice: Option<PathBuf>) {
+        self.open.picking = false;
+        match choice {
+            Some(p) => self.apply(Command::Open(p)),
+            None => {
+                self.open.note = Some(
+                    "No folder was chosen. If no dialog appeared, this desktop offers no file dialog: type the folder's path above."
+                        .into(),
+                )
+            }
+        }
+    }
+
+    /// A snapshot was saved: the Diff tab compares it with the live state.
+    fn on_snapshot_saved(&mut self, path: PathBuf) {
+        self.state.error = None;
+        self.refresh_snapshots();
+        // The new snapshot against the live state.
+        self.diff_view.a = super::diff::Side::Snapshot(path);
+        self.diff_view.b = super::diff::Side::Live;
+        self.diff_view.dirty = true;
     }
 
     /// A path the worker resolved: opened when it is a folder (or named on
@@ -505,33 +511,22 @@ impl App {
         let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
         let p = &mut self.traffic_view.proxy;
         if p.stop.is_none()
-            && let Some(cfg) = p.config(root.as_deref())
+            && let Some(cfg) = p.config()
         {
-            p.stop = Some(self.worker.start_proxy(cfg));
+            p.stop = Some(self.worker.start_proxy(cfg, root));
         }
     }
 
-    fn start_run(&mut self) {
+    fn start_test_run(&mut self) {
         let Some(ins) = self.inspection() else { return };
-        let other = if self.run_panel.plan == test_run::PlanKind::ThenSession {
-            match ins.other_session(&self.run_panel.then_session, &self.table, &self.counter) {
-                Ok(o) => Some(o),
-                Err(_) => {
-                    self.run_panel.status = "choose the second session".into();
-                    return;
-                }
-            }
-        } else {
-            None
-        };
-        let predict_with = self.state.provider.unwrap_or(match self.run_panel.api {
+        let predict_with = self.state.provider.unwrap_or(match self.test_run.api {
             Provider::Anthropic => Provider::Anthropic,
             _ if ins.prepared.model.provider == Provider::Prefix => Provider::Prefix,
             _ => Provider::Openai,
         });
-        if let Some(job) = self
-            .run_panel
-            .start(&ins, other.as_ref(), predict_with, &self.counter)
+        if let Some(job) =
+            self.test_run
+                .start(ins, predict_with, self.table.clone(), self.counter.clone())
         {
             self.worker.submit(Job::TestRun(Box::new(job)));
         }

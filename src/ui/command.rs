@@ -41,8 +41,8 @@ pub enum Command {
     ClearSelection,
     /// The cache rules to predict with (`None`: the model's own).
     SetProvider(Option<Provider>),
-    StartRun,
-    CancelRun,
+    StartTestRun,
+    CancelTestRun,
     SaveSnapshot,
     ComputeDiff,
     CopyText(String),

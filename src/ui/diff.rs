@@ -9,7 +9,8 @@ use egui::{Color32, RichText, Ui};
 
 use super::command::{self, Command};
 
-use crate::engine::compare::diff::{self, Diff, DiffLine};
+use crate::engine::compare::diff::{Diff, DiffLine};
+use crate::engine::compare::diff_report;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Side {
@@ -123,7 +124,7 @@ fn summary(ui: &mut Ui, d: &Diff) {
         );
         return;
     }
-    for (i, line) in diff::change_lines(d, false).iter().enumerate() {
+    for (i, line) in diff_report::change_lines(d, false).iter().enumerate() {
         if i == 0 {
             ui.strong(line.trim());
         } else {
@@ -139,7 +140,7 @@ fn summary(ui: &mut Ui, d: &Diff) {
             );
         }
     });
-    ui.label(diff::rewrite_line(d));
+    ui.label(diff_report::rewrite_line(d));
 }
 
 /// Groups of consecutive lines of one fragment (changed groups first open).

@@ -175,7 +175,7 @@ impl App {
                 Tab::Cache => self.cache_tab(ui, out),
                 Tab::Run => {
                     let sessions = self.session_names();
-                    test_run::show(ui, &mut self.run_panel, &sessions, out);
+                    test_run::show(ui, &mut self.test_run, &sessions, out);
                 }
                 Tab::Traffic => traffic::show(ui, &mut self.traffic_view, out),
                 Tab::Diff => {

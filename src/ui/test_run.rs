@@ -2,13 +2,15 @@
 //! server), with progress and cancel, and put real usage beside the
 //! prediction. The run is a job of the worker; the UI never waits.
 
+use std::sync::Arc;
+
 use egui::{RichText, Ui};
 
 use super::command::Command;
-use super::worker::{RunMsg, TestRun};
-use crate::engine::cache::testrun::{self, Plan, RunRecord, RunRow};
-use crate::engine::{Inspection, Provider, TokenCounter};
-use crate::net::run::{Progress, RunOptions};
+use super::worker::{TestRunJob, TestRunMsg};
+use crate::engine::cache::test_run::{Plan, TestRunRecord, TestRunRow};
+use crate::engine::{Inspection, ModelTable, Provider, TokenCounter};
+use crate::net::test_run::{Progress, TestRunOptions};
 use crate::net::{ApiKey, Endpoint};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,7 +25,7 @@ struct Running {
     total: usize,
 }
 
-pub struct RunPanel {
+pub struct TestRunPanel {
     pub api: Provider,
     pub base_url: String,
     /// Typed key: memory only, never persisted, shown masked.
@@ -35,14 +37,14 @@ pub struct RunPanel {
     running: Option<Running>,
     pub status: String,
     pub done: usize,
-    pub rows: Vec<RunRow>,
-    pub record: Option<RunRecord>,
+    pub rows: Vec<TestRunRow>,
+    pub record: Option<TestRunRecord>,
     pub saved: Option<String>,
 }
 
-impl Default for RunPanel {
+impl Default for TestRunPanel {
     fn default() -> Self {
-        RunPanel {
+        TestRunPanel {
             api: Provider::Anthropic,
             base_url: String::new(),
             key_input: String::new(),
@@ -60,7 +62,7 @@ impl Default for RunPanel {
     }
 }
 
-impl RunPanel {
+impl TestRunPanel {
     pub fn is_running(&self) -> bool {
         self.running.is_some()
     }
@@ -70,23 +72,31 @@ impl RunPanel {
     }
 
     /// Applies what the run job reported.
-    pub fn apply(&mut self, msg: RunMsg) {
-        let Some(r) = &self.running else { return };
+    pub fn apply(&mut self, msg: TestRunMsg) {
+        let Some(r) = &mut self.running else { return };
         match msg {
-            RunMsg::Progress(Progress::Sending {
+            TestRunMsg::Planned(total) => {
+                r.total = total;
+                self.status = format!("starting {total} requests…");
+            }
+            TestRunMsg::Failed(e) => {
+                self.status = e;
+                self.running = None;
+            }
+            TestRunMsg::Progress(Progress::Sending {
                 index,
                 total,
                 label,
             }) => self.status = format!("sending {}/{total}: {label}", index + 1),
-            RunMsg::Progress(Progress::Waiting { secs }) => {
+            TestRunMsg::Progress(Progress::Waiting { secs }) => {
                 self.status = format!("waiting the session's gap of {secs} s")
             }
-            RunMsg::Progress(Progress::Note(n)) => self.status = n,
-            RunMsg::Progress(Progress::Row { row }) => {
+            TestRunMsg::Progress(Progress::Note(n)) => self.status = n,
+            TestRunMsg::Progress(Progress::Row { row }) => {
                 self.done += 1;
                 self.rows.push(row);
             }
-            RunMsg::Done(rec, saved) => {
+            TestRunMsg::Done(rec, saved) => {
                 let _ = r.total;
                 self.status = rec.verdict();
                 self.rows = rec.rows.clone();
@@ -104,15 +114,15 @@ impl RunPanel {
         }
     }
 
-    /// Prepares a run of the current state: the job to submit, or `None`
-    /// with the reason in `status`.
+    /// Prepares a run of the current state: the job to submit (the worker
+    /// plans its requests), or `None` with the reason in `status`.
     pub fn start(
         &mut self,
-        ins: &Inspection,
-        other: Option<&Inspection>,
+        ins: Inspection,
         predict_with: Provider,
-        counter: &TokenCounter,
-    ) -> Option<TestRun> {
+        table: Arc<ModelTable>,
+        counter: Arc<TokenCounter>,
+    ) -> Option<TestRunJob> {
         let key = self.key();
         if key.is_none() && self.base_url.trim().is_empty() {
             let var = crate::net::key_var(self.api);
@@ -127,7 +137,6 @@ impl RunPanel {
             PlanKind::ThenSession => Plan::ThenSession(self.then_session.clone()),
         };
         let model = ins.prepared.model.clone();
-        let planned = testrun::plan(ins, other, &plan, predict_with, &model, counter);
         let base = self.base_url.trim();
         let endpoint = Endpoint::new(self.api, (!base.is_empty()).then_some(base), key);
         if let Err(e) =
@@ -136,7 +145,7 @@ impl RunPanel {
             self.status = e;
             return None;
         }
-        let record = RunRecord::new(
+        let record = TestRunRecord::new(
             self.api,
             &endpoint.shown_url(),
             &model.id,
@@ -145,24 +154,28 @@ impl RunPanel {
             crate::unix_now(),
         );
         let (cancel, cancel_rx) = tokio::sync::watch::channel(false);
-        let total = planned.len();
         self.rows.clear();
         self.record = None;
         self.saved = None;
         self.done = 0;
-        self.status = format!("starting {total} requests…");
-        self.running = Some(Running { cancel, total });
-        Some(TestRun {
+        self.status = "planning the requests…".into();
+        self.running = Some(Running { cancel, total: 0 });
+        let root = ins.workspace.root.clone();
+        Some(TestRunJob {
             endpoint,
             model,
-            planned,
-            options: RunOptions {
+            inspection: Box::new(ins),
+            plan,
+            predict_with,
+            table,
+            counter,
+            options: TestRunOptions {
                 honour_gaps: self.honour_gaps,
                 deadline: None,
             },
             record,
             cancel: cancel_rx,
-            root: ins.workspace.root.clone(),
+            root,
         })
     }
 }
@@ -186,8 +199,8 @@ fn pair(ui: &mut Ui, p: u64, a: Option<u64>) {
 }
 
 /// Draws the form, progress and results; Start and Cancel push
-/// [`Command::StartRun`] and [`Command::CancelRun`].
-pub fn show(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String], out: &mut Vec<Command>) {
+/// [`Command::StartTestRun`] and [`Command::CancelTestRun`].
+pub fn show(ui: &mut Ui, panel: &mut TestRunPanel, sessions: &[String], out: &mut Vec<Command>) {
     form(ui, panel, sessions);
     controls(ui, panel, out);
     ui.separator();
@@ -199,7 +212,7 @@ pub fn show(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String], out: &mut Ve
 }
 
 /// Where to send, with which key, which requests.
-fn form(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String]) {
+fn form(ui: &mut Ui, panel: &mut TestRunPanel, sessions: &[String]) {
     egui::Grid::new("run-form")
         .num_columns(2)
         .spacing([10.0, 6.0])
@@ -261,19 +274,19 @@ fn form(ui: &mut Ui, panel: &mut RunPanel, sessions: &[String]) {
 }
 
 /// Start, cancel, progress and the verdict.
-fn controls(ui: &mut Ui, panel: &RunPanel, out: &mut Vec<Command>) {
+fn controls(ui: &mut Ui, panel: &TestRunPanel, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         if ui
             .add_enabled(!panel.is_running(), egui::Button::new("Start run"))
             .clicked()
         {
-            out.push(Command::StartRun);
+            out.push(Command::StartTestRun);
         }
         if ui
             .add_enabled(panel.is_running(), egui::Button::new("Cancel run"))
             .clicked()
         {
-            out.push(Command::CancelRun);
+            out.push(Command::CancelTestRun);
         }
         if let Some(r) = &panel.running {
             ui.add(
@@ -293,7 +306,7 @@ fn controls(ui: &mut Ui, panel: &RunPanel, out: &mut Vec<Command>) {
 }
 
 /// Predicted and real usage, request by request.
-fn results(ui: &mut Ui, panel: &RunPanel) {
+fn results(ui: &mut Ui, panel: &TestRunPanel) {
     egui::ScrollArea::vertical()
         .id_salt("run-rows")
         .auto_shrink([false, false])

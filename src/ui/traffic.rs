@@ -119,8 +119,10 @@ impl ProxyPanel {
 
     /// The proxy's configuration from the fields as typed, or the reason
     /// it cannot start (kept in `error`); a non-loopback address starts
-    /// with a warning.
-    pub fn config(&mut self, workspace: Option<&std::path::Path>) -> Option<ProxyConfig> {
+    /// with a warning. Its capture is left empty: the worker creates it
+    /// ([`crate::ui::worker::Worker::start_proxy`]), the UI thread touches
+    /// no file.
+    pub fn config(&mut self) -> Option<ProxyConfig> {
         self.error = None;
         let Ok(listen) = self.listen.trim().parse::<std::net::SocketAddr>() else {
             self.error = Some(format!(
@@ -128,13 +130,6 @@ impl ProxyPanel {
                 self.listen.trim()
             ));
             return None;
-        };
-        let capture = match crate::net::proxy::default_capture(workspace, crate::unix_now()) {
-            Ok(c) => c,
-            Err(e) => {
-                self.error = Some(e);
-                return None;
-            }
         };
         if !listen.ip().is_loopback() {
             self.error = Some(format!(
@@ -145,7 +140,7 @@ impl ProxyPanel {
             listen,
             anthropic_upstream: self.anthropic_upstream.trim().to_string(),
             openai_upstream: self.openai_upstream.trim().to_string(),
-            capture,
+            capture: PathBuf::new(),
             allow_insecure_http: false,
             timeout: std::time::Duration::from_secs(600),
             limits: crate::net::proxy::Limits::default(),

@@ -12,13 +12,13 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
 use crate::engine::cache::prediction::{self, Prediction};
-use crate::engine::cache::testrun::{self, Planned, RunRecord};
+use crate::engine::cache::test_run::{self, Plan, Planned, TestRunRecord};
 use crate::engine::compare::diff::{self, Diff};
 use crate::engine::compare::snapshot::Snapshot;
 use crate::engine::traffic::{Analyser, CaptureLine, Row, Totals};
 use crate::engine::{self, Inspection, ModelInfo, ModelTable, Options, Provider, TokenCounter};
 use crate::net::Endpoint;
-use crate::net::run::{Progress, RunOptions};
+use crate::net::test_run::{Progress, TestRunOptions};
 
 use super::fonts::SystemFont;
 use super::watch::Watcher;
@@ -50,13 +50,18 @@ pub enum FolderAsk {
     Given,
 }
 
-/// A test run to execute.
-pub struct TestRun {
+/// A test run to plan and execute: the requests are planned off the UI
+/// thread (another session assembled, each request's prediction counted).
+pub struct TestRunJob {
     pub endpoint: Endpoint,
     pub model: ModelInfo,
-    pub planned: Vec<Planned>,
-    pub options: RunOptions,
-    pub record: RunRecord,
+    pub inspection: Box<Inspection>,
+    pub plan: Plan,
+    pub predict_with: Provider,
+    pub table: Arc<ModelTable>,
+    pub counter: Arc<TokenCounter>,
+    pub options: TestRunOptions,
+    pub record: TestRunRecord,
     pub cancel: tokio::sync::watch::Receiver<bool>,
     pub root: PathBuf,
 }
@@ -92,7 +97,7 @@ pub enum Job {
         generation: u64,
     },
     PickFolder,
-    TestRun(Box<TestRun>),
+    TestRun(Box<TestRunJob>),
     /// Read and explain a capture or a transcript.
     Traffic(PathBuf),
     /// Resolve a path to a folder (is it one, its canonical path): the UI
@@ -122,9 +127,13 @@ pub enum Job {
     Recorded(Box<CaptureLine>),
 }
 
-pub enum RunMsg {
+pub enum TestRunMsg {
+    /// The requests are planned: this many will be sent.
+    Planned(usize),
+    /// The run could not be planned (the second session does not assemble).
+    Failed(String),
     Progress(Progress),
-    Done(Box<RunRecord>, Option<String>),
+    Done(Box<TestRunRecord>, Option<String>),
 }
 
 pub enum Done {
@@ -157,7 +166,7 @@ pub enum Done {
         result: Box<Result<Diff, String>>,
     },
     Picked(Option<PathBuf>),
-    Run(RunMsg),
+    TestRun(TestRunMsg),
     Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
     /// The next request of the capture being recorded, and the totals
     /// with it.
@@ -506,7 +515,7 @@ impl Worker {
                         .pick_folder(),
                 )
             }),
-            Job::TestRun(run) => self.spawn_run(*run),
+            Job::TestRun(run) => self.spawn_test_run(*run),
             other => {
                 let _ = self.tx.send(other);
             }
@@ -547,36 +556,57 @@ impl Worker {
             .map_err(Clone::clone)
     }
 
-    fn spawn_run(&self, run: TestRun) {
+    fn spawn_test_run(&self, run: TestRunJob) {
         let (done, ctx) = (self.done.clone(), self.ctx.clone());
         let rt = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => {
                 let mut rec = run.record;
                 rec.cancelled = true;
-                return self.send_done(Done::Run(RunMsg::Done(Box::new(rec), Some(e))));
+                return self.send_done(Done::TestRun(TestRunMsg::Done(Box::new(rec), Some(e))));
             }
         };
         rt.spawn(async move {
+            let report = |m: TestRunMsg| {
+                let _ = done.send(Done::TestRun(m));
+                ctx.request_repaint();
+            };
+            let (ins, plan, predict_with, model) = (
+                run.inspection,
+                run.plan,
+                run.predict_with,
+                run.model.clone(),
+            );
+            let (table, counter) = (run.table, run.counter);
+            let planning = tokio::task::spawn_blocking(move || {
+                plan_test_run(&ins, &plan, predict_with, &model, &table, &counter)
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+            let planned = match planning {
+                Ok(p) => p,
+                Err(e) => return report(TestRunMsg::Failed(e)),
+            };
+            report(TestRunMsg::Planned(planned.len()));
             let progress_done = done.clone();
             let c = ctx.clone();
-            let rec = crate::net::run::execute(
+            let rec = crate::net::test_run::execute(
                 &run.endpoint,
                 &run.model,
-                &run.planned,
+                &planned,
                 &run.options,
                 run.cancel,
                 move |p| {
-                    let _ = progress_done.send(Done::Run(RunMsg::Progress(p)));
+                    let _ = progress_done.send(Done::TestRun(TestRunMsg::Progress(p)));
                     c.request_repaint();
                 },
                 run.record,
             )
             .await;
-            let saved = testrun::save(&run.root, &rec)
+            let saved = test_run::save(&run.root, &rec)
                 .ok()
                 .map(|p| p.display().to_string());
-            let _ = done.send(Done::Run(RunMsg::Done(Box::new(rec), saved)));
+            let _ = done.send(Done::TestRun(TestRunMsg::Done(Box::new(rec), saved)));
             ctx.request_repaint();
         });
     }
@@ -586,10 +616,12 @@ impl Worker {
     /// this worker (`Job::Recorded`), which explains it from the ones
     /// before it and hands the row to the Traffic tab: the capture is never
     /// read again. Dropping or sending `true` on the returned sender stops
-    /// the proxy.
+    /// the proxy. Its capture is created here, off the UI thread: a new
+    /// file under `workspace`'s state folder (else the current directory).
     pub fn start_proxy(
         &self,
         mut cfg: crate::net::proxy::ProxyConfig,
+        workspace: Option<PathBuf>,
     ) -> tokio::sync::watch::Sender<bool> {
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
         let (done, ctx, jobs) = (self.done.clone(), self.ctx.clone(), self.tx.clone());
@@ -608,7 +640,16 @@ impl Worker {
                 let _ = done.send(d);
                 ctx.request_repaint();
             };
-            let capture = cfg.capture.clone();
+            let created = tokio::task::spawn_blocking(move || {
+                crate::net::proxy::default_capture(workspace.as_deref(), crate::unix_now())
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+            let capture = match created {
+                Ok(c) => c,
+                Err(e) => return report(Done::ProxyStopped(Some(e))),
+            };
+            cfg.capture = capture.clone();
             let mut watch_stop = stop_rx.clone();
             let result = async move {
                 let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
@@ -637,4 +678,31 @@ impl Worker {
         });
         stop
     }
+}
+
+/// The requests of a test run, each with its prediction; for a run that
+/// goes on to another session, that session assembled first.
+fn plan_test_run(
+    ins: &Inspection,
+    plan: &Plan,
+    predict_with: Provider,
+    model: &ModelInfo,
+    table: &ModelTable,
+    counter: &TokenCounter,
+) -> Result<Vec<Planned>, String> {
+    let other = match plan {
+        Plan::ThenSession(name) => Some(
+            ins.other_session(name, table, counter)
+                .map_err(|_| "choose the second session".to_string())?,
+        ),
+        _ => None,
+    };
+    Ok(test_run::plan(
+        ins,
+        other.as_ref(),
+        plan,
+        predict_with,
+        model,
+        counter,
+    ))
 }

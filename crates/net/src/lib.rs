@@ -9,7 +9,7 @@ pub mod guard;
 pub mod llama;
 pub mod proxy;
 mod redact;
-pub mod run;
+pub mod test_run;
 
 use std::time::{Duration, Instant};
 
@@ -18,7 +18,7 @@ use serde_json::Value;
 use prompt_inspector_engine as engine;
 
 use crate::engine::Provider;
-use crate::engine::cache::testrun::Actual;
+use crate::engine::cache::test_run::Actual;
 
 pub use fetch::fetch_text;
 

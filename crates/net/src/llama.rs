@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{Endpoint, NetError};
 use crate::engine::ModelInfo;
 use crate::engine::cache::predictors;
-use crate::engine::cache::testrun::Planned;
+use crate::engine::cache::test_run::Planned;
 
 async fn post(
     client: &reqwest::Client,

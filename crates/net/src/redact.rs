@@ -2,7 +2,8 @@
 //! before it is shown, saved or recorded (matched case-insensitively and
 //! through percent-encoding, rolled over the text without per-character
 //! tables), and strings shaped like a provider's key out of what is
-//! recorded whatever header carried it. Used through [`crate::guard`].
+//! recorded whatever header carried it. Callers use it through the guard
+//! module, which re-exports it; this module imports nothing of the crate.
 
 use std::collections::HashSet;
 

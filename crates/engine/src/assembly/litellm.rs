@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::models::{Lifecycle, ModelInfo, Provider};
+use super::models::{Lifecycle, ModelInfo, ModelTable, Provider};
 use super::tokens::Encoding;
 
 /// The bundled snapshot.
@@ -270,4 +270,44 @@ pub fn layer(ours: Vec<ModelInfo>, litellm: Vec<ModelInfo>) -> Vec<ModelInfo> {
     // This tool's rows LiteLLM does not have (a local server), in their order.
     out.extend(ours.into_iter().filter(|o| mine.contains_key(&o.id)));
     out
+}
+
+/// The model table with LiteLLM's rows under this tool's: built here, where
+/// the layering is, so that `models.rs` (the types) imports nothing of this
+/// module.
+impl ModelTable {
+    /// The table from files the caller names (read through the guarded
+    /// reader): this tool's rows (`PROMPT_INSPECTOR_MODELS`, else the
+    /// bundled ones) over a LiteLLM snapshot (the user's refreshed one, else
+    /// the bundled one). The engine reads no environment: the edge does.
+    pub fn from_files(
+        ours: Option<&std::path::Path>,
+        snapshot: Option<&std::path::Path>,
+    ) -> Result<ModelTable, String> {
+        use crate::workspace::reader::read_text_file;
+        let snapshot = match snapshot {
+            Some(p) => read_text_file(p, MAX_SOURCE_BYTES)?,
+            None => BUNDLED_SNAPSHOT.to_string(),
+        };
+        match ours {
+            Some(path) => {
+                let text = read_text_file(path, crate::workspace::MAX_FILE_BYTES)?;
+                ModelTable::build(&text, &snapshot).map_err(|e| format!("{}: {e}", path.display()))
+            }
+            None => ModelTable::build(super::models::BUNDLED_TABLE, &snapshot),
+        }
+    }
+
+    pub fn bundled() -> ModelTable {
+        ModelTable::build(super::models::BUNDLED_TABLE, BUNDLED_SNAPSHOT)
+            .expect("the bundled model table is valid JSON")
+    }
+
+    /// This tool's table (`models.json`'s shape) over a LiteLLM snapshot.
+    pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, String> {
+        let mut table = ModelTable::parse(ours)?;
+        let litellm = rows(snapshot)?;
+        table.models = layer(std::mem::take(&mut table.models), litellm);
+        Ok(table)
+    }
 }

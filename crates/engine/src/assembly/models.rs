@@ -167,41 +167,6 @@ pub struct ModelTable {
 }
 
 impl ModelTable {
-    /// The table from files the caller names (read through the guarded
-    /// reader): this tool's rows (`PROMPT_INSPECTOR_MODELS`, else the
-    /// bundled ones) over a LiteLLM snapshot (the user's refreshed one, else
-    /// the bundled one). The engine reads no environment: the edge does.
-    pub fn from_files(
-        ours: Option<&std::path::Path>,
-        snapshot: Option<&std::path::Path>,
-    ) -> Result<ModelTable, String> {
-        use crate::workspace::reader::read_text_file;
-        let snapshot = match snapshot {
-            Some(p) => read_text_file(p, super::litellm::MAX_SOURCE_BYTES)?,
-            None => super::litellm::BUNDLED_SNAPSHOT.to_string(),
-        };
-        match ours {
-            Some(path) => {
-                let text = read_text_file(path, crate::workspace::MAX_FILE_BYTES)?;
-                ModelTable::build(&text, &snapshot).map_err(|e| format!("{}: {e}", path.display()))
-            }
-            None => ModelTable::build(BUNDLED_TABLE, &snapshot),
-        }
-    }
-
-    pub fn bundled() -> ModelTable {
-        ModelTable::build(BUNDLED_TABLE, super::litellm::BUNDLED_SNAPSHOT)
-            .expect("the bundled model table is valid JSON")
-    }
-
-    /// This tool's table (`models.json`'s shape) over a LiteLLM snapshot.
-    pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, String> {
-        let mut table = ModelTable::parse(ours)?;
-        let litellm = super::litellm::rows(snapshot)?;
-        table.models = super::litellm::layer(std::mem::take(&mut table.models), litellm);
-        Ok(table)
-    }
-
     /// This tool's rows alone (`models.json`'s shape).
     pub fn parse(text: &str) -> Result<ModelTable, String> {
         let table: ModelTable = serde_json::from_str(text)

@@ -11,7 +11,7 @@ pub mod prediction;
 pub mod predictors;
 pub mod request;
 pub mod shape;
-pub mod testrun;
+pub mod test_run;
 
 #[cfg(test)]
 mod predict_tests;

@@ -10,8 +10,6 @@ use crate::assembly::assemble::{BlockResult, Status};
 use crate::cache::shape::first_difference;
 use crate::compare::snapshot::Snapshot;
 
-pub use super::diff_report::{change_lines, rewrite_line, to_json, to_markdown, to_text};
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {

@@ -2,7 +2,7 @@
 //! moment, saved as versioned JSON) and the diff between any two of them.
 
 pub mod diff;
-mod diff_report;
+pub mod diff_report;
 pub mod snapshot;
 
 #[cfg(test)]

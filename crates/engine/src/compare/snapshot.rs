@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::Inspection;
 use crate::assembly::assemble::{BlockResult, FragmentResult, LayerResult};
 use crate::assembly::tokens::TokenCounter;
-use crate::cache::testrun::RunRecord;
+use crate::cache::test_run::TestRunRecord;
 use crate::workspace::settings::Settings;
 use crate::{assembly::report, cache::prediction, workspace::store as fsutil};
 
@@ -39,7 +39,7 @@ pub struct Snapshot {
     pub prediction: Value,
     /// Test-request results of this session saved in the workspace.
     #[serde(default)]
-    pub runs: Vec<RunRecord>,
+    pub runs: Vec<TestRunRecord>,
     /// A recorded request (its blocks are the request's positions), not an
     /// assembly.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -54,7 +54,7 @@ impl Snapshot {
         ins: &Inspection,
         counter: &TokenCounter,
         now: u64,
-        runs: Vec<RunRecord>,
+        runs: Vec<TestRunRecord>,
     ) -> Snapshot {
         let a = &ins.assembly;
         let mut settings = ins.prepared.settings.clone();

@@ -32,31 +32,10 @@ fn fmt_gap(s: f64) -> String {
 /// The reason a request wrote (or read nothing), most specific first.
 pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &ModelInfo) -> Miss {
     if let Some(r) = &x.miss_reason {
-        let kind = crate::clean(r["type"].as_str().unwrap_or("provider"), 64);
-        let missed = r["cache_missed_input_tokens"].as_u64();
-        return miss(
-            MissKind::Provider,
-            format!(
-                "Anthropic's cache diagnostics: {kind}{}",
-                missed.map_or(String::new(), |n| format!(
-                    " ({} tokens missed)",
-                    crate::thousands(n.min(MAX_TOKENS))
-                ))
-            ),
-        );
+        return provider_said(r);
     }
-    // A prompt under the model's minimum is never cached, whatever changed.
-    let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
-    if u.cache_read_input_tokens == 0 && prompt < model.min_cacheable_tokens {
-        return miss(
-            MissKind::Minimum,
-            format!(
-                "the prompt ({}) is under {}'s {}-token minimum: silently not cached",
-                crate::plural(prompt, "token"),
-                model.id,
-                crate::thousands(model.min_cacheable_tokens)
-            ),
-        );
+    if let Some(m) = under_minimum(u, model) {
+        return m;
     }
     let Some(p) = prev else {
         return miss(
@@ -72,26 +51,8 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
             "a compaction boundary: the conversation was summarised, so everything after the system prompt is new".into(),
         );
     }
-    if let (Some(a), Some(b)) = (p.at, x.at) {
-        // The TTL of what the previous request left cached.
-        let ttl = if p.usage.is_some_and(|pu| pu.written_1h() > 0) {
-            3600.0
-        } else {
-            300.0
-        };
-        if b - a > ttl {
-            return Miss {
-                expired_ttl: Some(ttl as u64),
-                ..miss(
-                    MissKind::Ttl,
-                    format!(
-                        "{} since the previous request of this chain, longer than the {} TTL: the cached prefix expired",
-                        fmt_gap(b - a),
-                        if ttl > 300.0 { "1h" } else { "5m" }
-                    ),
-                )
-            };
-        }
+    if let Some(m) = ttl_expired(p, x) {
+        return m;
     }
     if p.model != x.model {
         return miss(
@@ -148,6 +109,66 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
             "nothing in the recorded data explains it (a transcript has no bodies: no gap, no compaction)".into()
         },
     )
+}
+
+/// The provider's own diagnostics of a miss (Anthropic's `cache_miss_reason`).
+fn provider_said(r: &Value) -> Miss {
+    let kind = crate::clean(r["type"].as_str().unwrap_or("provider"), 64);
+    let missed = r["cache_missed_input_tokens"].as_u64();
+    miss(
+        MissKind::Provider,
+        format!(
+            "Anthropic's cache diagnostics: {kind}{}",
+            missed.map_or(String::new(), |n| format!(
+                " ({} tokens missed)",
+                crate::thousands(n.min(MAX_TOKENS))
+            ))
+        ),
+    )
+}
+
+/// A prompt under the model's minimum is never cached, whatever changed.
+fn under_minimum(u: &Usage, model: &ModelInfo) -> Option<Miss> {
+    let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    if u.cache_read_input_tokens == 0 && prompt < model.min_cacheable_tokens {
+        return Some(miss(
+            MissKind::Minimum,
+            format!(
+                "the prompt ({}) is under {}'s {}-token minimum: silently not cached",
+                crate::plural(prompt, "token"),
+                model.id,
+                crate::thousands(model.min_cacheable_tokens)
+            ),
+        ));
+    }
+    None
+}
+
+/// A gap since the previous request of the chain longer than the TTL of
+/// what it left cached.
+fn ttl_expired(p: &Exchange, x: &Exchange) -> Option<Miss> {
+    if let (Some(a), Some(b)) = (p.at, x.at) {
+        // The TTL of what the previous request left cached.
+        let ttl = if p.usage.is_some_and(|pu| pu.written_1h() > 0) {
+            3600.0
+        } else {
+            300.0
+        };
+        if b - a > ttl {
+            return Some(Miss {
+                expired_ttl: Some(ttl as u64),
+                ..miss(
+                    MissKind::Ttl,
+                    format!(
+                        "{} since the previous request of this chain, longer than the {} TTL: the cached prefix expired",
+                        fmt_gap(b - a),
+                        if ttl > 300.0 { "1h" } else { "5m" }
+                    ),
+                )
+            });
+        }
+    }
+    None
 }
 
 /// The tool set of `b` against that of `a`, as a miss when it changed

@@ -287,15 +287,6 @@ impl Lines {
     }
 }
 
-/// Reads either format from its text, also saying which lines were not read.
-pub fn parse_lines(text: &str) -> Result<(Source, Vec<Exchange>, Skipped), String> {
-    let mut lines = Lines::default();
-    for l in text.lines() {
-        lines.push(l);
-    }
-    lines.finish()
-}
-
 /// The files `path` names: a folder's `*.jsonl` files (a Claude Code
 /// project folder or all of `~/.claude/projects`, Codex's sessions folder),
 /// or one file with its session's subagents

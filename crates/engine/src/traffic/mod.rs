@@ -29,19 +29,16 @@ use serde_json::Value;
 use crate::assembly::models::{ModelInfo, ModelTable};
 use crate::usage::Usage;
 
-pub use crate::usage::MAX_TOKENS;
+use crate::usage::MAX_TOKENS;
+use request::parts;
+
 pub use adopt::to_session;
 pub use analyser::Analyser;
 pub use capture::CaptureLine;
-pub use lines::{
-    MAX_FILE_BYTES, MAX_LINES, MAX_VALUES, Skipped, estimate_values, parse_lines, read_file,
-};
-pub use parse::{format_rfc3339, parse, rfc3339};
-pub use report::{notes, to_json, to_json_text, to_markdown, to_text, write_json};
-pub use request::{
-    Counted, Part, Parts, TEMPLATE, capture_snapshot, diff_at, diff_with_previous, parts,
-    positions, request_snapshot, snapshot_at,
-};
+pub use lines::{MAX_LINES, Skipped, estimate_values, read_file};
+pub use parse::{format_rfc3339, rfc3339};
+pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
+pub use request::{Counted, Part, Parts, TEMPLATE, diff_at, positions, snapshot_at};
 
 /// Where the exchanges come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -274,7 +271,7 @@ pub struct Traffic {
 /// one request at a time, each request body dropped as soon as no later
 /// request is compared with it (the next of its chain has been, or, for the
 /// last of a chain, the next request of any chain).
-pub fn analyze(
+fn analyze(
     source: Source,
     exchanges: Vec<Exchange>,
     table: &ModelTable,

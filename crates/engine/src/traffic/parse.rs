@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{CaptureLine, Counted, Exchange, Source};
+use super::{CaptureLine, Counted, Exchange};
 use crate::clean;
 use crate::usage::Usage;
 
@@ -81,11 +81,6 @@ pub fn format_rfc3339(unix: f64) -> String {
         tod % 3600 / 60,
         tod % 60
     )
-}
-
-/// Reads either format, telling them apart by their fields.
-pub fn parse(text: &str) -> Result<(Source, Vec<Exchange>), String> {
-    super::lines::parse_lines(text).map(|(s, x, _)| (s, x))
 }
 
 /// A capture line as kept: its exchange (the request moved out of the

@@ -7,19 +7,9 @@ use serde_json::{Value, json};
 use super::{Miss, Part, Row, Traffic};
 use crate::text::thousands;
 
-pub fn to_json(t: &Traffic) -> Value {
-    json!({
-        "schema": 1,
-        "source": t.source.as_str(),
-        "requests": t.requests.iter().map(request_json).collect::<Vec<_>>(),
-        "totals": totals_json(t),
-        "skipped": t.skipped,
-    })
-}
-
-/// [`to_json`] as pretty-printed text and a line break, the same bytes as
-/// printing it, written one request at a time rather than built as one
-/// tree of every request.
+/// The JSON view (schema 1: source, requests, totals, skipped) as
+/// pretty-printed text and a line break, written one request at a time
+/// rather than built as one tree of every request.
 pub fn write_json(t: &Traffic, mut w: impl std::io::Write) -> std::io::Result<()> {
     struct Requests<'a>(&'a [Row]);
     impl Serialize for Requests<'_> {
@@ -52,7 +42,7 @@ pub fn to_json_text(t: &Traffic) -> String {
     String::from_utf8(text).unwrap_or_default()
 }
 
-/// One request of [`to_json`], serialized as it is (no tree of its parts).
+/// One request of [`write_json`], serialized as it is (no tree of its parts).
 #[derive(Serialize)]
 struct RequestJson<'a> {
     index: usize,
@@ -115,11 +105,7 @@ impl<'a> RequestJson<'a> {
     }
 }
 
-fn request_json(r: &Row) -> Value {
-    serde_json::to_value(RequestJson::of(r)).unwrap_or_default()
-}
-
-/// The totals of [`to_json`].
+/// The totals of [`write_json`].
 fn totals_json(t: &Traffic) -> Value {
     let mut v = json!({
         "requests": t.totals.requests,

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Exchange, parse};
+use super::Exchange;
 use crate::assembly::models::ModelTable;
 use crate::clean;
 
@@ -302,16 +302,6 @@ pub fn request_snapshot(
     })
 }
 
-/// Request `index` (1-based) of a capture's text, as a snapshot.
-pub fn capture_snapshot(
-    text: &str,
-    index: usize,
-    counter: &crate::TokenCounter,
-    table: &ModelTable,
-) -> Result<crate::compare::snapshot::Snapshot, String> {
-    snapshot_at(&parse(text)?.1, index, counter, table)
-}
-
 /// Request `index` (1-based) of a capture's exchanges, as a snapshot.
 pub fn snapshot_at(
     exchanges: &[Exchange],
@@ -331,19 +321,9 @@ pub fn snapshot_at(
     request_snapshot(x, index, counter, table)
 }
 
-/// Request `index` (1-based) of a capture compared with the previous
-/// request of its chain, by the diff engine: what the Diff view shows for a
-/// recorded request.
-pub fn diff_with_previous(
-    text: &str,
-    index: usize,
-    counter: &crate::TokenCounter,
-    table: &ModelTable,
-) -> Result<crate::compare::diff::Diff, String> {
-    diff_at(&parse(text)?.1, index, counter, table)
-}
-
-/// [`diff_with_previous`] on a capture's exchanges.
+/// Request `index` (1-based) of a capture's exchanges compared with the
+/// previous request of its chain, by the diff engine: what the Diff view
+/// shows for a recorded request.
 pub fn diff_at(
     exchanges: &[Exchange],
     index: usize,

@@ -33,8 +33,7 @@ mod count;
 mod intake;
 mod record;
 
-pub use answer::diagnostics_of;
-use answer::{StreamEnd, error_message, stream_error};
+use answer::{StreamEnd, diagnostics_of, error_message, stream_error};
 use count::count_parts;
 use record::Record;
 
@@ -148,26 +147,7 @@ pub async fn serve(
     // this user (never through a link, never a FIFO).
     let file = crate::engine::workspace::store::open_append(&cfg.capture)
         .map_err(|e| format!("the capture: {e}"))?;
-    // Whether a key may go to each upstream, decided once on the addresses
-    // its name resolves to; the client is pinned to those addresses.
-    let mut client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .read_timeout(cfg.timeout)
-        .tcp_nodelay(true)
-        .no_proxy();
-    let mut key_refused = [None, None];
-    for (i, url) in [&cfg.anthropic_upstream, &cfg.openai_upstream]
-        .into_iter()
-        .enumerate()
-    {
-        match guard::check_transport(url, true, cfg.allow_insecure_http) {
-            Ok(Some((host, addrs))) => client = client.resolve_to_addrs(&host, &addrs),
-            Ok(None) => {}
-            Err(e) => key_refused[i] = Some(e),
-        }
-    }
-    let client = client.build().map_err(|e| e.to_string())?;
+    let (client, key_refused) = upstream_client(&cfg)?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -230,6 +210,32 @@ pub async fn serve(
                 .await;
         });
     }
+}
+
+/// The client to the upstreams, and why a key may not go to the Anthropic
+/// (0) or OpenAI (1) one. Whether a key may go to each upstream is decided
+/// once on the addresses its name resolves to; the client is pinned to
+/// those addresses.
+fn upstream_client(cfg: &ProxyConfig) -> Result<(reqwest::Client, [Option<String>; 2]), String> {
+    let mut client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .read_timeout(cfg.timeout)
+        .tcp_nodelay(true)
+        .no_proxy();
+    let mut key_refused = [None, None];
+    for (i, url) in [&cfg.anthropic_upstream, &cfg.openai_upstream]
+        .into_iter()
+        .enumerate()
+    {
+        match guard::check_transport(url, true, cfg.allow_insecure_http) {
+            Ok(Some((host, addrs))) => client = client.resolve_to_addrs(&host, &addrs),
+            Ok(None) => {}
+            Err(e) => key_refused[i] = Some(e),
+        }
+    }
+    let client = client.build().map_err(|e| e.to_string())?;
+    Ok((client, key_refused))
 }
 
 /// An upstream is an http(s) base URL with a host, nothing after its path.
@@ -361,21 +367,8 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .unwrap_or_default();
     let url = format!("{}{path}{query}", upstream.trim_end_matches('/'));
     let method = req.method().clone();
-    let mut headers = reqwest::header::HeaderMap::new();
-    let mut auth = reqwest::header::HeaderMap::new();
-    for (k, v) in req.headers() {
-        if !hop_by_hop(k.as_str()) {
-            headers.append(k.clone(), v.clone());
-        }
-        if KEY_HEADERS.contains(&k.as_str()) {
-            auth.append(k.clone(), v.clone());
-        }
-    }
-    let content_length = req
-        .headers()
-        .get("content-length")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<usize>().ok());
+    let (headers, auth) = split_headers(&req);
+    let content_length = content_length(&req);
     let (body, held) = match intake::read_body(&shared, req.into_body(), content_length).await {
         Ok(b) => b,
         Err((status, message)) => return error_response(anthropic, status, &message),
@@ -415,23 +408,57 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .body(body)
         .send()
         .await;
-    let resp = match sent {
-        Ok(r) => r,
-        Err(e) => {
-            let (status, what) = if e.is_timeout() {
-                (StatusCode::GATEWAY_TIMEOUT, "timed out")
-            } else {
-                (StatusCode::BAD_GATEWAY, "failed")
-            };
-            let message = record.clean(&format!(
-                "prompt-inspector proxy: the upstream {} {what}: {e}",
-                guard::mask_url(upstream)
-            ));
-            record.write(record.outcome(Some(status.as_u16()), Value::Null, Some(message.clone())));
-            return error_response(anthropic, status, &message);
+    match sent {
+        Ok(resp) => relay(record, resp),
+        Err(e) => upstream_failed(&record, upstream, anthropic, &e),
+    }
+}
+
+/// The headers forwarded upstream (all but the hop-by-hop ones) and the
+/// ones that carry a key (kept to count with a llama.cpp upstream).
+fn split_headers(
+    req: &Request<Incoming>,
+) -> (reqwest::header::HeaderMap, reqwest::header::HeaderMap) {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let mut auth = reqwest::header::HeaderMap::new();
+    for (k, v) in req.headers() {
+        if !hop_by_hop(k.as_str()) {
+            headers.append(k.clone(), v.clone());
         }
+        if KEY_HEADERS.contains(&k.as_str()) {
+            auth.append(k.clone(), v.clone());
+        }
+    }
+    (headers, auth)
+}
+
+/// The request's `content-length`, when it is a number.
+fn content_length(req: &Request<Incoming>) -> Option<usize> {
+    req.headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok())
+}
+
+/// The upstream could not be reached or timed out: the exchange is
+/// recorded with the reason, and the client gets it in its provider's shape.
+fn upstream_failed(
+    record: &Record,
+    upstream: &str,
+    anthropic: bool,
+    e: &reqwest::Error,
+) -> Response<Body> {
+    let (status, what) = if e.is_timeout() {
+        (StatusCode::GATEWAY_TIMEOUT, "timed out")
+    } else {
+        (StatusCode::BAD_GATEWAY, "failed")
     };
-    relay(record, resp)
+    let message = record.clean(&format!(
+        "prompt-inspector proxy: the upstream {} {what}: {e}",
+        guard::mask_url(upstream)
+    ));
+    record.write(record.outcome(Some(status.as_u16()), Value::Null, Some(message.clone())));
+    error_response(anthropic, status, &message)
 }
 
 /// Streams the upstream's answer to the client as it comes, keeping a
@@ -455,109 +482,133 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         .is_some_and(|c| c.starts_with("text/event-stream"));
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(16);
     tokio::spawn(async move {
-        let mut upstream = resp.bytes_stream();
-        let mut copy: Vec<u8> = Vec::new();
-        let mut error = None;
-        // The stream's last event has been relayed: a client that closes
-        // now has had the whole answer (SDKs close at `[DONE]`).
-        let mut ended = false;
-        let mut end = StreamEnd::default();
-        const GONE: &str = "the client disconnected: the upstream request was cancelled";
-        loop {
-            // A client that goes away while the upstream is silent (a long
-            // think, a stalled stream) cancels it at once, not at the next
-            // chunk: dropping the stream closes the upstream connection.
-            let chunk = tokio::select! {
-                c = upstream.next() => c,
-                _ = tx.closed() => {
-                    if !ended {
-                        error = Some(GONE.to_string());
-                    }
-                    break;
-                }
-            };
-            let Some(chunk) = chunk else { break };
-            match chunk {
-                Ok(b) => {
-                    // The copy read for the usage counts against the
-                    // in-flight budget too (past it, the answer still
-                    // streams; only its usage may go unread).
-                    if copy.len() + b.len() <= MAX_BODY && record.held.take(b.len()) {
-                        copy.extend_from_slice(&b);
-                    }
-                    if record.stream {
-                        ended = end.feed(&b);
-                    }
-                    if tx.send(Ok(Frame::data(b))).await.is_err() {
-                        // The client went away: dropping the stream cancels
-                        // the upstream request.
-                        error = Some(GONE.to_string());
-                        break;
-                    }
-                }
-                Err(e) => {
-                    let m = record.clean(&format!("the upstream stream broke: {e}"));
-                    let _ = tx.send(Err(std::io::Error::other(m.clone()))).await;
-                    error = Some(m);
-                    break;
-                }
-            }
-        }
-        // The client's answer ends here, not after the recording.
-        drop(tx);
-        let mut usage = crate::engine::usage::reported(&copy, record.stream);
-        // `count_tokens` answers with its figure at the top level.
-        if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
-            usage = serde_json::from_slice::<Value>(&copy)
-                .ok()
-                .filter(|v| v.get("input_tokens").is_some())
-                .unwrap_or(Value::Null);
-        }
-        record.diagnostics = diagnostics_of(&copy, record.stream);
-        // A refusal (4xx, 5xx), a redirect (not followed) or a stream that
-        // ended in an error event is recorded with what the provider said.
-        let error = error
-            .or_else(|| {
-                (!status.is_success()).then(|| {
-                    let said = if status.is_redirection() {
-                        format!(
-                            "a redirect to {}, not followed",
-                            location
-                                .as_deref()
-                                .map_or("nowhere".into(), guard::mask_url)
-                        )
-                    } else {
-                        error_message(&copy)
-                    };
-                    record.clean(&format!("HTTP {}: {said}", status.as_u16()))
-                })
-            })
-            .or_else(|| {
-                record
-                    .stream
-                    .then(|| stream_error(&copy))
-                    .flatten()
-                    .map(|e| record.clean(&format!("the stream ended in an error: {e}")))
-            });
-        drop(copy);
-        let answered = status.is_success() && error.is_none();
-        record.outcome = Some(record.outcome(Some(status.as_u16()), usage, error));
-        if answered {
-            record.counted = count_parts(&record).await;
-        }
-        // Redacting and writing a large body is CPU work: off the runtime's
-        // workers, so that no exchange in flight waits behind it (a small
-        // one costs less than the hand-over).
-        if record.request.len() > 64 * 1024 {
-            let _ = tokio::task::spawn_blocking(move || record.finish()).await;
-        } else {
-            record.finish();
-        }
+        let (copy, error) = pass_on(&mut record, resp, tx).await;
+        record_answer(record, status, location, copy, error).await;
     });
     let body = BodyExt::boxed(StreamBody::new(tokio_stream_from(rx)));
     builder
         .body(body)
         .unwrap_or_else(|_| Response::new(full("")))
+}
+
+/// Passes the upstream's answer on to the client chunk by chunk, keeping a
+/// bounded copy to read the usage from. Returns the copy and what broke the
+/// exchange (the upstream's stream, the client gone before the end). The
+/// client's answer ends when this returns (`tx` dropped), not after the
+/// recording.
+async fn pass_on(
+    record: &mut Record,
+    resp: reqwest::Response,
+    tx: tokio::sync::mpsc::Sender<Result<Frame<Bytes>, std::io::Error>>,
+) -> (Vec<u8>, Option<String>) {
+    let mut upstream = resp.bytes_stream();
+    let mut copy: Vec<u8> = Vec::new();
+    let mut error = None;
+    // The stream's last event has been relayed: a client that closes
+    // now has had the whole answer (SDKs close at `[DONE]`).
+    let mut ended = false;
+    let mut end = StreamEnd::default();
+    const GONE: &str = "the client disconnected: the upstream request was cancelled";
+    loop {
+        // A client that goes away while the upstream is silent (a long
+        // think, a stalled stream) cancels it at once, not at the next
+        // chunk: dropping the stream closes the upstream connection.
+        let chunk = tokio::select! {
+            c = upstream.next() => c,
+            _ = tx.closed() => {
+                if !ended {
+                    error = Some(GONE.to_string());
+                }
+                break;
+            }
+        };
+        let Some(chunk) = chunk else { break };
+        match chunk {
+            Ok(b) => {
+                // The copy read for the usage counts against the
+                // in-flight budget too (past it, the answer still
+                // streams; only its usage may go unread).
+                if copy.len() + b.len() <= MAX_BODY && record.held.take(b.len()) {
+                    copy.extend_from_slice(&b);
+                }
+                if record.stream {
+                    ended = end.feed(&b);
+                }
+                if tx.send(Ok(Frame::data(b))).await.is_err() {
+                    // The client went away: dropping the stream cancels
+                    // the upstream request.
+                    error = Some(GONE.to_string());
+                    break;
+                }
+            }
+            Err(e) => {
+                let m = record.clean(&format!("the upstream stream broke: {e}"));
+                let _ = tx.send(Err(std::io::Error::other(m.clone()))).await;
+                error = Some(m);
+                break;
+            }
+        }
+    }
+    (copy, error)
+}
+
+/// Records an answer that has been passed on: its usage, diagnostics and
+/// error read from the copy, the parts counted by a llama.cpp upstream.
+async fn record_answer(
+    mut record: Record,
+    status: reqwest::StatusCode,
+    location: Option<String>,
+    copy: Vec<u8>,
+    error: Option<String>,
+) {
+    let mut usage = crate::engine::usage::reported(&copy, record.stream);
+    // `count_tokens` answers with its figure at the top level.
+    if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
+        usage = serde_json::from_slice::<Value>(&copy)
+            .ok()
+            .filter(|v| v.get("input_tokens").is_some())
+            .unwrap_or(Value::Null);
+    }
+    record.diagnostics = diagnostics_of(&copy, record.stream);
+    // A refusal (4xx, 5xx), a redirect (not followed) or a stream that
+    // ended in an error event is recorded with what the provider said.
+    let error = error
+        .or_else(|| {
+            (!status.is_success()).then(|| {
+                let said = if status.is_redirection() {
+                    format!(
+                        "a redirect to {}, not followed",
+                        location
+                            .as_deref()
+                            .map_or("nowhere".into(), guard::mask_url)
+                    )
+                } else {
+                    error_message(&copy)
+                };
+                record.clean(&format!("HTTP {}: {said}", status.as_u16()))
+            })
+        })
+        .or_else(|| {
+            record
+                .stream
+                .then(|| stream_error(&copy))
+                .flatten()
+                .map(|e| record.clean(&format!("the stream ended in an error: {e}")))
+        });
+    drop(copy);
+    let answered = status.is_success() && error.is_none();
+    record.outcome = Some(record.outcome(Some(status.as_u16()), usage, error));
+    if answered {
+        record.counted = count_parts(&record).await;
+    }
+    // Redacting and writing a large body is CPU work: off the runtime's
+    // workers, so that no exchange in flight waits behind it (a small
+    // one costs less than the hand-over).
+    if record.request.len() > 64 * 1024 {
+        let _ = tokio::task::spawn_blocking(move || record.finish()).await;
+    } else {
+        record.finish();
+    }
 }
 
 fn tokio_stream_from(

@@ -99,7 +99,7 @@ impl From<Actual> for SavedActual {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RunRow {
+pub struct TestRunRow {
     pub label: String,
     pub predicted: Input,
     pub predicted_cost_usd: f64,
@@ -110,7 +110,7 @@ pub struct RunRow {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RunRecord {
+pub struct TestRunRecord {
     pub schema: u32,
     pub provider: String,
     pub base_url: String,
@@ -118,16 +118,16 @@ pub struct RunRecord {
     pub session: String,
     pub plan: String,
     pub started_unix: u64,
-    pub rows: Vec<RunRow>,
+    pub rows: Vec<TestRunRow>,
     pub cancelled: bool,
 }
 
-impl RunRecord {
+impl TestRunRecord {
     /// One line on how the run went, the same in every view: failures are
     /// counted as failures (with the first one's reason), not as
     /// disagreements.
     pub fn verdict(&self) -> String {
-        let failed: Vec<&RunRow> = self.rows.iter().filter(|r| r.error.is_some()).collect();
+        let failed: Vec<&TestRunRow> = self.rows.iter().filter(|r| r.error.is_some()).collect();
         let measured = self.rows.len() - failed.len();
         let agree = self.rows.iter().filter(|r| r.agrees).count();
         let mut s = format!(
@@ -157,8 +157,8 @@ impl RunRecord {
         session: &str,
         plan: &Plan,
         started_unix: u64,
-    ) -> RunRecord {
-        RunRecord {
+    ) -> TestRunRecord {
+        TestRunRecord {
             schema: 1,
             provider: provider.as_str().into(),
             base_url: base_url.into(),
@@ -383,7 +383,7 @@ pub fn compare(
 /// Saves a run under `WORKSPACE/.prompt-inspector/runs/` (atomically, under
 /// a name no other run has). The record holds no key: only the masked base
 /// URL and usage.
-pub fn save(root: &std::path::Path, record: &RunRecord) -> Result<std::path::PathBuf, String> {
+pub fn save(root: &std::path::Path, record: &TestRunRecord) -> Result<std::path::PathBuf, String> {
     let stem = format!(
         "{}-{}",
         crate::workspace::store::stamp(record.started_unix),
@@ -398,7 +398,7 @@ pub fn save(root: &std::path::Path, record: &RunRecord) -> Result<std::path::Pat
 
 /// The most recent saved runs of a workspace (newest first), read through
 /// the workspace's guarded reader.
-pub fn load_runs(root: &std::path::Path, session: Option<&str>) -> Vec<RunRecord> {
+pub fn load_runs(root: &std::path::Path, session: Option<&str>) -> Vec<TestRunRecord> {
     let Ok(mut r) = crate::workspace::Reader::new(root) else {
         return Vec::new();
     };
@@ -414,7 +414,7 @@ pub fn load_runs(root: &std::path::Path, session: Option<&str>) -> Vec<RunRecord
         .iter()
         .rev()
         .filter_map(|n| r.read_checked(&format!("{dir}/{n}")).ok())
-        .filter_map(|t| serde_json::from_str::<RunRecord>(&t).ok())
+        .filter_map(|t| serde_json::from_str::<TestRunRecord>(&t).ok())
         .filter(|r| session.is_none_or(|s| r.session == s))
         .collect()
 }

@@ -8,7 +8,7 @@ use tokio::sync::watch;
 use super::{Endpoint, NetError};
 use crate::engine::Provider;
 use crate::engine::assembly::models::ModelInfo;
-use crate::engine::cache::testrun::{Planned, RunRecord, RunRow, compare};
+use crate::engine::cache::test_run::{Planned, TestRunRecord, TestRunRow, compare};
 
 #[derive(Debug, Clone)]
 pub enum Progress {
@@ -21,14 +21,14 @@ pub enum Progress {
         secs: u64,
     },
     Row {
-        row: RunRow,
+        row: TestRunRow,
     },
     /// Something worth saying about the run (how it counts).
     Note(String),
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct RunOptions {
+pub struct TestRunOptions {
     /// Wait the session's gaps for real (off by default).
     pub honour_gaps: bool,
     /// The run-wide time limit (default: the timeout per request).
@@ -38,7 +38,7 @@ pub struct RunOptions {
 /// The longest a run of `planned` requests may take: the timeout per
 /// request (all its attempts and retry waits included), plus the session's
 /// gaps when they are waited for real.
-pub fn time_limit(ep: &Endpoint, planned: &[Planned], opts: &RunOptions) -> Duration {
+pub fn time_limit(ep: &Endpoint, planned: &[Planned], opts: &TestRunOptions) -> Duration {
     let gaps: u64 = if opts.honour_gaps {
         planned.iter().map(|p| p.gap_secs).sum()
     } else {
@@ -64,11 +64,11 @@ pub async fn execute(
     ep: &Endpoint,
     model: &ModelInfo,
     planned: &[Planned],
-    opts: &RunOptions,
+    opts: &TestRunOptions,
     mut cancel: watch::Receiver<bool>,
     mut progress: impl FnMut(Progress),
-    mut record: RunRecord,
-) -> RunRecord {
+    mut record: TestRunRecord,
+) -> TestRunRecord {
     let client = match super::client(ep) {
         Ok(c) => c,
         Err(e) => {
@@ -113,7 +113,7 @@ pub async fn execute(
             Ok(actual) => {
                 let (agrees, explanation) =
                     compare(&p.predicted, &actual, model, ep.provider, gap_skipped);
-                RunRow {
+                TestRunRow {
                     label: p.label.clone(),
                     predicted: p.predicted.usage,
                     predicted_cost_usd: p.predicted.cost_usd,
@@ -184,8 +184,8 @@ async fn exact_plan(
     exact
 }
 
-fn error_row(label: &str, p: Option<&Planned>, e: &NetError) -> RunRow {
-    RunRow {
+fn error_row(label: &str, p: Option<&Planned>, e: &NetError) -> TestRunRow {
+    TestRunRow {
         label: label.to_string(),
         predicted: p.map(|p| p.predicted.usage).unwrap_or_default(),
         predicted_cost_usd: p.map(|p| p.predicted.cost_usd).unwrap_or(0.0),
@@ -201,11 +201,11 @@ pub fn execute_blocking(
     ep: &Endpoint,
     model: &ModelInfo,
     planned: &[Planned],
-    opts: &RunOptions,
+    opts: &TestRunOptions,
     cancel: watch::Receiver<bool>,
     progress: impl FnMut(Progress),
-    record: RunRecord,
-) -> RunRecord {
+    record: TestRunRecord,
+) -> TestRunRecord {
     match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
