@@ -109,104 +109,55 @@ fn print_json(t: &traffic::Traffic) {
     let _ = traffic::write_json(t, &mut w).and_then(|()| w.flush());
 }
 
-/// A recorded request traced back to a workspace's files.
+/// A recorded request traced back to a workspace's files, or (with
+/// --check-profile) the workspace's profile rendering set against it.
 fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
-    use crate::engine::traffic::attribution;
+    use crate::engine::traffic::{attribution, profile_check};
     let exchanges = match traffic::read_file(&a.file) {
         Ok((_, x, _)) => x,
         Err(e) => return fail(&e),
     };
-    let n = match a.request {
-        Some(n) => n,
-        None => match exchanges.iter().rposition(|x| x.request.is_some()) {
-            Some(i) => i + 1,
-            None => {
-                return fail(&format!(
-                    "{}: no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)",
-                    a.file.display()
-                ));
-            }
-        },
+    let picked = match profile_check::pick(&exchanges, a.request) {
+        Ok(p) => p,
+        Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
-    let Some(x) = n.checked_sub(1).and_then(|i| exchanges.get(i)) else {
-        return fail(&format!(
-            "{}: there is no request #{n} ({} recorded)",
-            a.file.display(),
-            exchanges.len()
-        ));
-    };
-    let Some(req) = &x.request else {
-        return fail(&format!(
-            "{}: request #{n} has no recorded body",
-            a.file.display()
-        ));
-    };
-    let workspace = match crate::engine::workspace::load(ws) {
-        Ok(w) => w,
-        Err(e) => return fail(&e),
-    };
-    let files = attribution::workspace_files(&workspace);
-    let counter = crate::engine::TokenCounter::new();
-    let enc = table.resolve(Some(&x.model)).tokenizer;
-    if a.check_profile {
-        return check_profile(a, ws, req, &x.model, &files, (table, &counter, enc));
-    }
-    let at = attribution::attribute(req, &files, &counter, enc);
-    match a.format {
-        Format::Json => out_json(&serde_json::json!({
-            "schema": 1,
-            "request": n,
-            "model": x.model,
-            "workspace": ws.display().to_string(),
-            "attribution": at,
-        })),
-        _ => out_report(&attribution::to_text(&at, n)),
-    }
-    ExitCode::SUCCESS
-}
-
-/// The profile's rendering of the workspace against the real request.
-fn check_profile(
-    a: &Args,
-    ws: &std::path::Path,
-    real: &serde_json::Value,
-    model: &str,
-    files: &[crate::engine::traffic::attribution::SourceFile],
-    (table, counter, enc): (
-        &crate::engine::ModelTable,
-        &crate::engine::TokenCounter,
-        crate::engine::Encoding,
-    ),
-) -> ExitCode {
-    use crate::engine::traffic::profile_check;
     let opts = crate::with_surroundings(crate::engine::Options {
         profile: a.profile.clone(),
         ..crate::engine::Options::default()
     });
-    let ins = match crate::engine::inspect(ws, &opts, table, counter) {
-        Ok(i) => i,
+    let counter = crate::engine::TokenCounter::new();
+    let t = match profile_check::against(ws, &opts, table, &counter, picked) {
+        Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let predicted = crate::engine::cache::request::anthropic_body(
-        &ins.assembly,
-        model,
-        &[],
-        1024,
-        false,
-        false,
-    );
-    let d = profile_check::check(&predicted, real, files, counter, enc);
-    let chosen = &ins.workspace.profile;
+    if !a.check_profile {
+        match a.format {
+            Format::Json => out_json(&serde_json::json!({
+                "schema": 1,
+                "request": t.request,
+                "model": t.model,
+                "workspace": ws.display().to_string(),
+                "attribution": t.attribution,
+            })),
+            _ => out_report(&attribution::to_text(&t.attribution, t.request)),
+        }
+        return ExitCode::SUCCESS;
+    }
     match a.format {
         Format::Json => out_json(&serde_json::json!({
             "schema": 1,
-            "profile": chosen.name,
-            "profile_chosen_because": chosen.why,
-            "differences": d,
+            "request": t.request,
+            "profile": t.profile,
+            "profile_chosen_because": t.profile_chosen_because,
+            "differences": t.differences,
         })),
-        _ => out_report(&profile_check::to_text(&d, &chosen.name, "the agent")),
+        _ => out_report(&profile_check::to_text(
+            &t.differences,
+            &t.profile,
+            "the agent",
+        )),
     }
-    if d.is_empty() {
+    if t.differences.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

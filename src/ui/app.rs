@@ -270,6 +270,19 @@ impl App {
                 self.traffic_view.source = Some(p.clone());
                 self.worker.submit(Job::Traffic(p));
             }
+            Command::SelectRequest { capture, index } => {
+                self.traffic_view.selected = Some(index);
+                self.traffic_view.traced = None;
+                if let (Some(capture), Some(root)) = (capture, self.state.root.clone()) {
+                    self.traffic_view.traced = Some((index, None));
+                    self.worker.submit(Job::Trace {
+                        capture,
+                        index,
+                        root,
+                        options: self.state.options(),
+                    });
+                }
+            }
             Command::StartProxy => self.start_proxy(),
             Command::DiffRequests { capture, a, b } => {
                 self.diff_view.a = super::diff::Side::Request {
@@ -383,6 +396,12 @@ impl App {
             Done::TestRun(msg) => self.test_run.apply(msg),
             Done::Traffic(result) => self.traffic_view.read(*result),
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
+            Done::Traced { index, result } => {
+                // Only the selected request's trace is kept.
+                if self.traffic_view.selected == Some(index) {
+                    self.traffic_view.traced = Some((index, Some(*result)));
+                }
+            }
             Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
             Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
             Done::Folder {

@@ -48,6 +48,13 @@ pub enum Command {
     CopyText(String),
     /// Read a capture or a Claude Code transcript into the Traffic tab.
     OpenTraffic(PathBuf),
+    /// Select request `index` (1-based) of the Traffic tab's capture, and
+    /// trace it back to the open workspace's files (and its profile's
+    /// rendering against it).
+    SelectRequest {
+        capture: Option<PathBuf>,
+        index: usize,
+    },
     /// Start the recording proxy with the Traffic tab's settings; its
     /// capture fills the tab live.
     StartProxy,

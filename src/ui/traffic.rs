@@ -9,6 +9,7 @@ use egui::{Rect, RichText, Sense, Ui, vec2};
 use super::colors;
 use super::command::Command;
 use super::thousands;
+use crate::engine::traffic::profile_check::Against;
 use crate::engine::traffic::{Row, Source, Totals, Traffic};
 use crate::net::proxy::ProxyConfig;
 
@@ -25,6 +26,9 @@ pub struct TrafficView {
     /// Requests of the live capture that finished after a request sent
     /// later had (listed as they finished, not as they were sent).
     pub out_of_order: usize,
+    /// The selected request traced back to the open workspace (None while
+    /// the worker traces it).
+    pub traced: Option<(usize, Option<Result<Against, String>>)>,
 }
 
 /// The proxy's settings as typed, and its state once started.
@@ -294,7 +298,15 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         .auto_shrink([false, false])
         .show(ui, |ui| {
             for r in &t.requests {
-                request_row(ui, r, &mut view.selected, diff_source, (scale, width), out);
+                let traced = view.traced.as_ref().filter(|(i, _)| *i == r.index);
+                request_row(
+                    ui,
+                    r,
+                    (view.selected, traced),
+                    diff_source,
+                    (scale, width),
+                    out,
+                );
             }
         });
 }
@@ -342,7 +354,7 @@ fn totals(ui: &mut Ui, t: &crate::engine::traffic::Traffic) {
 fn request_row(
     ui: &mut Ui,
     r: &crate::engine::traffic::Row,
-    selected: &mut Option<usize>,
+    (selected, traced): (Option<usize>, Option<&Traced>),
     source: Option<&PathBuf>,
     (scale, width): (u64, f32),
     out: &mut Vec<Command>,
@@ -353,14 +365,17 @@ fn request_row(
             .add_sized(
                 [240.0, 18.0],
                 egui::Button::selectable(
-                    *selected == Some(r.index),
+                    selected == Some(r.index),
                     RichText::new(label).monospace(),
                 ),
             )
             .on_hover_text(&r.time)
             .clicked()
         {
-            *selected = Some(r.index);
+            out.push(Command::SelectRequest {
+                capture: source.cloned(),
+                index: r.index,
+            });
         }
         if let Some(u) = &r.usage {
             bar(ui, u, scale, width);
@@ -377,7 +392,9 @@ fn request_row(
             egui::Label::new(RichText::new(format!("  {}: {}", m.kind, m.detail)).weak()).wrap(),
         );
     }
-    if *selected == Some(r.index) {
+    if selected == Some(r.index) {
+        let against = traced.and_then(|(_, t)| t.as_ref());
+        trace_ui(ui, against);
         if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.parts.is_empty())
             && ui
                 .button(format!("Diff with request #{prev}"))
@@ -392,7 +409,10 @@ fn request_row(
                 b: r.index,
             });
         }
-        parts(ui, &r.parts);
+        let attribution = against
+            .and_then(|a| a.as_ref().ok())
+            .map(|a| &a.attribution);
+        parts(ui, &r.parts, attribution);
     }
     if let Some(e) = &r.error {
         ui.colored_label(colors::text(ui, colors::ERROR), e);
@@ -401,7 +421,11 @@ fn request_row(
 
 /// A recorded request's parts (tools, system blocks, messages) as token
 /// bars, coloured as in the Prompt view; breakpoints marked.
-fn parts(ui: &mut Ui, counted: &crate::engine::traffic::Parts) {
+fn parts(
+    ui: &mut Ui,
+    counted: &crate::engine::traffic::Parts,
+    attribution: Option<&crate::engine::traffic::attribution::Attribution>,
+) {
     let parts = &counted.parts;
     if parts.is_empty() {
         ui.weak("  (no request body recorded: a transcript has usage only)");
@@ -415,9 +439,9 @@ fn parts(ui: &mut Ui, counted: &crate::engine::traffic::Parts) {
     // Label, figure, then the bar in what is left (the figure never cut).
     let width = (ui.available_width() - 420.0).clamp(60.0, 480.0);
     egui::Grid::new("traffic-parts")
-        .num_columns(3)
+        .num_columns(4)
         .show(ui, |ui| {
-            for p in parts {
+            for (i, p) in parts.iter().enumerate() {
                 let color = if p.label == crate::engine::traffic::TEMPLATE {
                     colors::faded(colors::HISTORY)
                 } else if p.label.starts_with("tool") {
@@ -447,6 +471,95 @@ fn parts(ui: &mut Ui, counted: &crate::engine::traffic::Parts) {
                     0.0,
                     color,
                 );
+                // Where its text comes from: each file in the file's colour.
+                ui.horizontal_wrapped(|ui| {
+                    let Some(src) = attribution.and_then(|a| a.parts.get(i)) else {
+                        return;
+                    };
+                    for (file, tokens) in &src.from_files {
+                        ui.colored_label(
+                            colors::text(ui, colors::fragment(file, dark)),
+                            format!("{file} {}", thousands(*tokens)),
+                        );
+                    }
+                    if src.from_no_file > 0 && !src.from_files.is_empty() {
+                        ui.weak(format!("· no file {}", thousands(src.from_no_file)));
+                    }
+                });
+                ui.end_row();
+            }
+        });
+}
+
+/// A request traced to the open workspace, as the Traffic tab keeps it.
+pub type Traced = (usize, Option<Result<Against, String>>);
+
+/// The selected request against the open workspace: a banner when its
+/// profile renders it differently, and "your files in this request".
+fn trace_ui(ui: &mut Ui, against: Option<&Result<Against, String>>) {
+    let a = match against {
+        None => return,
+        Some(Err(e)) => {
+            ui.weak(format!("  not traced to the workspace: {e}"));
+            return;
+        }
+        Some(Ok(a)) => a,
+    };
+    let d = &a.differences;
+    if !d.is_empty() {
+        egui::Frame::new()
+            .stroke(egui::Stroke::new(1.0, colors::WARNING))
+            .inner_margin(6.0)
+            .show(ui, |ui| {
+                ui.colored_label(
+                    colors::text(ui, colors::WARNING),
+                    format!(
+                        "Your agent sends this differently from the {} profile: {}",
+                        a.profile,
+                        crate::engine::plural(d.len() as u64, "difference")
+                    ),
+                );
+                for x in d {
+                    let point = serde_json::to_value(x.point)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    ui.label(format!(
+                        "{point}{}: the profile {} · the agent {}",
+                        x.file
+                            .as_deref()
+                            .map(|f| format!(" · {f}"))
+                            .unwrap_or_default(),
+                        x.profile,
+                        x.agent
+                    ));
+                }
+            });
+    }
+    let at = &a.attribution;
+    ui.label(
+        RichText::new(format!(
+            "Your files in this request: {} of {} tokens ({} from no file: the agent's own prompt, tools, runtime context)",
+            thousands(at.from_files),
+            thousands(at.tokens),
+            thousands(at.from_no_file)
+        ))
+        .strong(),
+    );
+    let dark = ui.visuals().dark_mode;
+    egui::Grid::new("traffic-your-files")
+        .num_columns(3)
+        .show(ui, |ui| {
+            for f in &at.files {
+                ui.colored_label(colors::text(ui, colors::fragment(&f.path, dark)), &f.path);
+                ui.label(format!("{} tokens", thousands(f.tokens)));
+                ui.label(match f.sent {
+                    crate::engine::traffic::attribution::Sent::Whole => "whole".to_string(),
+                    crate::engine::traffic::attribution::Sent::Cut => {
+                        format!("cut: {} of {} lines", f.lines_sent, f.lines)
+                    }
+                    crate::engine::traffic::attribution::Sent::Absent => "not sent".to_string(),
+                });
                 ui.end_row();
             }
         });

@@ -125,6 +125,14 @@ pub enum Job {
     Follow,
     /// An exchange the proxy recorded: explained from the ones before it.
     Recorded(Box<CaptureLine>),
+    /// Request `index` of `capture` traced back to the workspace at `root`
+    /// (loaded with `options`), and its profile's rendering against it.
+    Trace {
+        capture: PathBuf,
+        index: usize,
+        root: PathBuf,
+        options: Options,
+    },
 }
 
 pub enum TestRunMsg {
@@ -204,6 +212,11 @@ pub enum Done {
     Tables {
         table: Arc<ModelTable>,
         profiles: Vec<String>,
+    },
+    /// A request traced back to the workspace (see [`Job::Trace`]).
+    Traced {
+        index: usize,
+        result: Box<Result<crate::engine::traffic::profile_check::Against, String>>,
     },
 }
 
@@ -376,6 +389,22 @@ impl Shared {
                         totals: Box::new(self.live.totals()),
                     });
                 }
+            }
+            Job::Trace {
+                capture,
+                index,
+                root,
+                options,
+            } => {
+                use crate::engine::traffic::profile_check;
+                let result = crate::engine::traffic::read_file(&capture).and_then(|(_, x, _)| {
+                    let picked = profile_check::pick(&x, Some(index))?;
+                    profile_check::against(&root, &options, &self.table, &self.counter, picked)
+                });
+                self.send(Done::Traced {
+                    index,
+                    result: Box::new(result),
+                });
             }
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}

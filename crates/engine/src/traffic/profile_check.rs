@@ -276,6 +276,74 @@ pub fn check(
     out
 }
 
+/// A recorded request set against a workspace: its attribution to the
+/// workspace's files, and the workspace's profile rendering against it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Against {
+    /// The request (1-based, as listed).
+    pub request: usize,
+    pub model: String,
+    pub attribution: Attribution,
+    /// The profile the workspace was rendered with (`openclaw@2026.9`) and
+    /// why it was chosen.
+    pub profile: String,
+    pub profile_chosen_because: String,
+    pub differences: Vec<Difference>,
+}
+
+/// Request `n` of `exchanges` (1-based; default: the last one with a
+/// recorded body), with its body; errors say why there is none.
+pub fn pick(
+    exchanges: &[super::Exchange],
+    n: Option<usize>,
+) -> Result<(usize, &super::Exchange, &Value), String> {
+    let n = match n {
+        Some(n) => n,
+        None => exchanges
+            .iter()
+            .rposition(|x| x.request.is_some())
+            .map(|i| i + 1)
+            .ok_or("no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)")?,
+    };
+    let x = n
+        .checked_sub(1)
+        .and_then(|i| exchanges.get(i))
+        .ok_or_else(|| format!("there is no request #{n} ({} recorded)", exchanges.len()))?;
+    let req = x
+        .request
+        .as_ref()
+        .ok_or_else(|| format!("request #{n} has no recorded body"))?;
+    Ok((n, x, req))
+}
+
+/// Request `n` (`x`, its body `req`) against the workspace at `root`
+/// loaded with `opts` (its profile): the one road of `traffic --against`
+/// and the Traffic tab.
+pub fn against(
+    root: &std::path::Path,
+    opts: &crate::Options,
+    table: &crate::ModelTable,
+    counter: &TokenCounter,
+    (n, x, req): (usize, &super::Exchange, &Value),
+) -> Result<Against, String> {
+    let ins = crate::inspect(root, opts, table, counter)?;
+    let files = super::attribution::workspace_files(&ins.workspace);
+    let enc = table.resolve(Some(&x.model)).tokenizer;
+    let attribution = attribute(req, &files, counter, enc);
+    let predicted =
+        crate::cache::request::anthropic_body(&ins.assembly, &x.model, &[], 1024, false, false);
+    let differences = check(&predicted, req, &files, counter, enc);
+    let chosen = &ins.workspace.profile;
+    Ok(Against {
+        request: n,
+        model: x.model.clone(),
+        attribution,
+        profile: chosen.id(),
+        profile_chosen_because: chosen.why.clone(),
+        differences,
+    })
+}
+
 /// The text view.
 pub fn to_text(d: &[Difference], profile: &str, agent: &str) -> String {
     if d.is_empty() {
