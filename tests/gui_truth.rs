@@ -526,12 +526,14 @@ fn a_recorded_request_opens_its_diff_with_the_previous_one_in_the_diff_view() {
     assert!(h.query_all_by_label_contains("message 3 (user)").count() > 0);
 }
 
-#[test]
-fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_differences() {
+/// The window on `workspace` with the recorded OpenClaw capture open in
+/// the Traffic tab and its first request selected and traced.
+fn traced_first_request(
+    workspace: std::path::PathBuf,
+) -> egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>> {
     let agents =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/openclaw");
-    // The workspace as it was at the first turn, opened in the window.
-    let mut h = harness(agents.join("workspace"));
+    let mut h = harness(workspace);
     wait_loaded(&mut h);
     h.get_by_label("Traffic").click();
     h.run_steps(2);
@@ -544,6 +546,15 @@ fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_d
         matches!(&a.traffic_view.traced, Some((1, Some(_))))
     });
     h.run_steps(3);
+    h
+}
+
+#[test]
+fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_differences() {
+    let agents =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/openclaw");
+    // The workspace as it was at the first turn, opened in the window.
+    let h = traced_first_request(agents.join("workspace"));
     // Its files, as the CLI's `traffic --against` lists them.
     assert!(
         h.query_all_by_label_contains("Your files in this request")
@@ -575,8 +586,8 @@ fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_d
         "openclaw@2026.9 renders it as sent: {:?}",
         t.differences
     );
-    // The older profile differs: the banner says so.
     drop(h);
+    // The older profile differs: the banner says so.
     let ws = tempfile::tempdir().unwrap();
     copy_dir(&agents.join("workspace"), ws.path());
     std::fs::write(
@@ -584,19 +595,7 @@ fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_d
         "profile: openclaw@2026.7\n",
     )
     .unwrap();
-    let mut h = harness(ws.path().to_path_buf());
-    wait_loaded(&mut h);
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path =
-        agents.join("capture.jsonl").display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
-    h.get_by_label_contains("#1 ·").click();
-    wait_for(&mut h, "the trace", |a| {
-        matches!(&a.traffic_view.traced, Some((1, Some(_))))
-    });
-    h.run_steps(3);
+    let h = traced_first_request(ws.path().to_path_buf());
     assert!(
         h.query_all_by_label_contains(
             "Your agent sends this differently from the openclaw@2026.7 profile: 2 differences"

@@ -1042,7 +1042,7 @@ fn responses_items_are_compared_by_content_not_ids_and_additional_tools_are_tool
         })
     };
     let u = |cached: u64| json!({"input_tokens": 3000, "input_tokens_details": {"cached_tokens": cached}, "output_tokens": 5});
-    let v = traffic_json(&[
+    let lines = [
         line(
             "2026-11-30T09:00:00Z",
             "gpt-5",
@@ -1056,7 +1056,8 @@ fn responses_items_are_compared_by_content_not_ids_and_additional_tools_are_tool
             body("at_2", "# AGENTS.md\nrule one\nrule two", "2"),
             u(2048),
         ),
-    ]);
+    ];
+    let v = traffic_json(&lines);
     let r = &v["requests"][1];
     let labels: Vec<&str> = r["parts"]
         .as_array()
@@ -1067,25 +1068,7 @@ fn responses_items_are_compared_by_content_not_ids_and_additional_tools_are_tool
     assert_eq!(labels[0], "tool 1 (exec, additional_tools)", "{labels:?}");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("capture.jsonl");
-    std::fs::write(
-        &f,
-        [
-            line(
-                "2026-11-30T09:00:00Z",
-                "gpt-5",
-                body("at_1", "# AGENTS.md\nrule one", "1"),
-                u(0),
-            ),
-            line(
-                "2026-11-30T09:00:10Z",
-                "gpt-5",
-                body("at_2", "# AGENTS.md\nrule one\nrule two", "2"),
-                u(2048),
-            ),
-        ]
-        .join("\n"),
-    )
-    .unwrap();
+    std::fs::write(&f, lines.join("\n")).unwrap();
     let o = run(&[
         "traffic",
         f.to_str().unwrap(),
