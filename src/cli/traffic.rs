@@ -15,8 +15,10 @@ pub struct Args {
     /// Codex session file (~/.codex/sessions/…/rollout-*.jsonl); or a folder
     /// of them (a project folder, ~/.claude/projects, ~/.codex/sessions).
     pub file: PathBuf,
+    /// `jsonl`: one flat row per request (a versioned schema DuckDB, Spark
+    /// and ClickHouse read as a table; see examples/fleet/).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: TrafficFormat,
     /// Adopt the captured conversation as a session file
     /// (WORKSPACE/sessions/NAME.yaml), for predict, send and diff.
     #[arg(long, conflicts_with_all = ["diff", "parts"])]
@@ -55,6 +57,27 @@ pub struct Args {
     pub profile: Option<String>,
 }
 
+/// `traffic`'s formats: the views' three, and flat rows.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum TrafficFormat {
+    Text,
+    Json,
+    Markdown,
+    Jsonl,
+}
+
+impl TrafficFormat {
+    /// The view format of the reports that have no rows (`--diff`,
+    /// `--against`): JSON for `jsonl`.
+    fn view(self) -> Format {
+        match self {
+            TrafficFormat::Text => Format::Text,
+            TrafficFormat::Markdown => Format::Markdown,
+            TrafficFormat::Json | TrafficFormat::Jsonl => Format::Json,
+        }
+    }
+}
+
 pub fn run(a: Args) -> ExitCode {
     let table = match crate::model_table() {
         Ok(t) => t,
@@ -87,13 +110,24 @@ pub fn run(a: Args) -> ExitCode {
                 Err(e) => return fail(&e),
             };
             match a.format {
-                Format::Json => print_json(&t),
-                Format::Text => out_report(&traffic::to_text(&t, a.parts)),
-                Format::Markdown => out_report(&traffic::to_markdown(&t)),
+                TrafficFormat::Json => print_json(&t),
+                TrafficFormat::Text => out_report(&traffic::to_text(&t, a.parts)),
+                TrafficFormat::Markdown => out_report(&traffic::to_markdown(&t)),
+                TrafficFormat::Jsonl => print_rows(&t, &a.file, &table),
             }
             ExitCode::SUCCESS
         }
     }
+}
+
+/// One flat row per request, written as they are made; control
+/// characters in text fields are JSON escapes, so the output is safe on a
+/// terminal as it is.
+fn print_rows(t: &traffic::Traffic, file: &std::path::Path, table: &crate::engine::ModelTable) {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    let file = crate::engine::clean(&file.display().to_string(), 1000);
+    let _ = traffic::rows::write_jsonl(t, &file, table, &mut w).and_then(|()| w.flush());
 }
 
 /// The JSON view, as `out_json` prints it, but written as it is made
@@ -131,7 +165,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
         Err(e) => return fail(&e),
     };
     if !a.check_profile {
-        match a.format {
+        match a.format.view() {
             Format::Json => out_json(&serde_json::json!({
                 "schema": 1,
                 "request": t.request,
@@ -143,7 +177,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
         }
         return ExitCode::SUCCESS;
     }
-    match a.format {
+    match a.format.view() {
         Format::Json => out_json(&serde_json::json!({
             "schema": 1,
             "request": t.request,
@@ -175,7 +209,7 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
         Ok(d) => d,
         Err(e) => return fail(&format!("{}: {e}", a.file.display())),
     };
-    match a.format {
+    match a.format.view() {
         Format::Text => out_report(&crate::engine::compare::diff_report::to_text(&d)),
         Format::Json => out_json(&crate::engine::compare::diff_report::to_json(&d)),
         Format::Markdown => out_report(&crate::engine::compare::diff_report::to_markdown(&d)),

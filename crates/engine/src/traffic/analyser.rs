@@ -182,6 +182,8 @@ fn row(
         error: x.error.clone(),
         advisor_calls: x.advisor.len(),
         agent_cost_usd: x.agent_cost_usd,
+        at: x.at,
+        latency_ms: x.latency_ms,
     }
 }
 

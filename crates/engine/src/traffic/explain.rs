@@ -17,6 +17,7 @@ fn miss(kind: MissKind, detail: String) -> Miss {
         kind,
         detail,
         expired_ttl: None,
+        position: None,
     }
 }
 
@@ -157,6 +158,7 @@ fn ttl_expired(p: &Exchange, x: &Exchange) -> Option<Miss> {
         if b - a > ttl {
             return Some(Miss {
                 expired_ttl: Some(ttl as u64),
+                position: None,
                 ..miss(
                     MissKind::Ttl,
                     format!(
@@ -292,7 +294,7 @@ fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
     let chars = before[..off.min(before.len())].chars().count();
     // Some of what both share, so the change reads in its place.
     let lead = crate::compare::diff::lead(before, off);
-    miss(
+    let m = miss(
         MissKind::Prefix,
         format!(
             "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
@@ -304,7 +306,11 @@ fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
                 "not read from the cache"
             }
         ),
-    )
+    );
+    Miss {
+        position: Some(label.to_string()),
+        ..m
+    }
 }
 
 fn join(v: &[&String]) -> String {

@@ -22,6 +22,7 @@ mod parse;
 pub mod profile_check;
 mod report;
 mod request;
+pub mod rows;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -96,6 +97,8 @@ pub struct Exchange {
     /// What the agent itself says it cost (a transcript line's `costUSD`,
     /// or the growth of Claude Code's `cost-state` total since its last).
     pub agent_cost_usd: Option<f64>,
+    /// Milliseconds from the request to the end of its answer (captures).
+    pub latency_ms: Option<u64>,
 }
 
 /// Why a request wrote or missed the cache.
@@ -106,6 +109,10 @@ pub struct Miss {
     /// For an expiry: the TTL (seconds) of the prefix that expired.
     #[serde(skip)]
     pub expired_ttl: Option<u64>,
+    /// For a changed prefix: the first position that differs
+    /// (`system block 2`, `message 5 (user)`).
+    #[serde(skip)]
+    pub position: Option<String>,
 }
 
 /// The class of a write or a miss, most specific first. Serialized as its
@@ -183,6 +190,9 @@ pub struct Row {
     pub advisor_calls: usize,
     /// What the agent itself says it cost, when it says.
     pub agent_cost_usd: Option<f64>,
+    /// Unix seconds when it was sent, and milliseconds to its answer's end.
+    pub at: Option<f64>,
+    pub latency_ms: Option<u64>,
 }
 
 impl KindCost {

@@ -123,6 +123,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
             shape: None,
             advisor: crate::usage::advisor_calls(&l.usage),
             agent_cost_usd: None,
+            latency_ms: Some(l.latency_ms),
             request: Some(req),
         },
     })
@@ -370,6 +371,7 @@ impl Transcript {
                 .unwrap_or_default(),
             // Older Claude Code wrote each line's own cost.
             agent_cost_usd: l["costUSD"].as_f64().filter(|c| c.is_finite() && *c >= 0.0),
+            latency_ms: None,
         });
     }
 
