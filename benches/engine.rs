@@ -212,9 +212,17 @@ fn bench_attribution(c: &mut Criterion) {
     let sent_files: Vec<&SourceFile> = files.iter().step_by(10).collect();
     let ours = sent_files
         .iter()
-        .filter(|f| found.files.iter().any(|x| x.path == f.path && !x.spans.is_empty()))
+        .filter(|f| {
+            found
+                .files
+                .iter()
+                .any(|x| x.path == f.path && !x.spans.is_empty())
+        })
         .count();
-    let peer = sent_files.iter().filter(|f| sent.contains(f.text.as_str())).count();
+    let peer = sent_files
+        .iter()
+        .filter(|f| sent.contains(f.text.as_str()))
+        .count();
     println!(
         "attribution: of the {} files sent, the line index finds {ours}, a whole-text search {peer}",
         sent_files.len()

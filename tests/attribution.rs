@@ -286,3 +286,81 @@ fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
     let (code, d) = check("openclaw", ws.path(), 3);
     assert_eq!((code, d), (Some(0), vec![]));
 }
+
+/// The text `render` prints for a workspace (its blocks' texts, the block
+/// headers left out), with the fixture's folder written as the agent's.
+fn rendered(ws: &Path, agent_root: &str) -> String {
+    let o = run(&["render", ws.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let root = ws.canonicalize().unwrap().display().to_string();
+    stdout(&o)
+        .lines()
+        .filter(|l| !l.starts_with("────"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace(&root, agent_root)
+}
+
+/// The first request's body as the agent sent it.
+fn first_request(agent: &str) -> Value {
+    let text = std::fs::read_to_string(fixture(agent).join("capture.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    line["request"].clone()
+}
+
+/// The lines of `text` from the one starting with `from` to the one
+/// starting with `to`, inclusive of the first, not of the last.
+fn section(text: &str, from: &str, to: Option<&str>) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let a = lines
+        .iter()
+        .position(|l| l.starts_with(from))
+        .unwrap_or_else(|| panic!("{from} in {text}"));
+    let b = to
+        .and_then(|t| {
+            lines[a + 1..]
+                .iter()
+                .position(|l| l.starts_with(t))
+                .map(|i| a + 1 + i)
+        })
+        .unwrap_or(lines.len());
+    lines[a..b].join("\n")
+}
+
+#[test]
+fn the_profiles_render_the_agents_file_sections_byte_for_byte() {
+    // OpenClaw 2026.9.6: the Project Context, from its title to MEMORY.md's
+    // last line, as in the stable system block it sent.
+    let ours = rendered(
+        &fixture("openclaw").join("workspace"),
+        "/home/user/workspace",
+    );
+    let project = section(&ours, "## Workspace Files (injected)", None);
+    let sent = first_request("openclaw")["system"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let memory_end = project.trim_end();
+    assert!(
+        sent.contains(memory_end),
+        "OpenClaw's Project Context differs:\n{memory_end}"
+    );
+    // Claude Code 2.1.328: the memory files' reminder in the first user
+    // message, whole.
+    let ours = rendered(
+        &fixture("claude-code").join("workspace"),
+        "/home/user/project",
+    );
+    let reminder = section(&ours, "<system-reminder>", None);
+    let reminder =
+        &reminder[..reminder.find("</system-reminder>").unwrap() + "</system-reminder>".len()];
+    let sent = first_request("claude-code")["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        sent.trim(),
+        reminder.trim(),
+        "Claude Code's memory reminder differs"
+    );
+}
