@@ -39,6 +39,16 @@ fn every_row_has_every_field_of_the_schema() {
     assert_eq!(rows[0]["provider"], "anthropic");
 }
 
+/// The totals compared, as `traffic --format json` and totals.sql name them.
+const TOTALS: [&str; 6] = [
+    "requests",
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+    "cost_usd",
+];
+
 #[test]
 #[ignore = "needs the DuckDB Python package (pip install duckdb); .ci/run runs it"]
 fn the_fleet_queries_give_traffics_own_totals() {
@@ -59,17 +69,7 @@ fn the_fleet_queries_give_traffics_own_totals() {
         std::fs::write(&f, &o.stdout).unwrap();
         files.push(f);
         let t = json(&run(&["traffic", s.to_str().unwrap(), "--format", "json"]))["totals"].clone();
-        for (k, key) in [
-            "requests",
-            "input_tokens",
-            "cache_creation_input_tokens",
-            "cache_read_input_tokens",
-            "output_tokens",
-            "cost_usd",
-        ]
-        .iter()
-        .enumerate()
-        {
+        for (k, key) in TOTALS.iter().enumerate() {
             want[k] += t[key].as_f64().unwrap();
         }
     }
@@ -82,17 +82,7 @@ fn the_fleet_queries_give_traffics_own_totals() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got: Value = serde_json::from_slice(&o.stdout).unwrap();
     let totals = &got["totals.sql"][0];
-    for (k, key) in [
-        "requests",
-        "input_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-        "output_tokens",
-        "cost_usd",
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (k, key) in TOTALS.iter().enumerate() {
         let g = totals[key].as_f64().unwrap();
         assert!(
             (g - want[k]).abs() < 1e-5,
