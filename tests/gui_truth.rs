@@ -604,3 +604,24 @@ fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_d
             > 0
     );
 }
+
+#[test]
+fn a_failed_request_shows_its_status_and_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = serde_json::json!({"schema": 1, "id": "1", "ts_start": "2026-11-30T09:00:00Z", "ts_end": "2026-11-30T09:00:01Z",
+        "endpoint": "/v1/messages", "model": "claude-sonnet-4-6", "status": 429, "stream": false, "latency_ms": 137,
+        "error": "HTTP 429: rate limited", "usage": null,
+        "request": {"model": "claude-sonnet-4-6", "system": "s", "messages": [{"role": "user", "content": "hi"}]}});
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, line.to_string()).unwrap();
+    let mut h = harness(sample());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.run_steps(2);
+    assert!(h.query_all_by_label("HTTP 429 · 137 ms").count() > 0);
+    assert!(h.query_all_by_label_contains("no hit ratio").count() > 0);
+    assert_eq!(h.query_all_by_label_contains("hit ratio 0.0").count(), 0);
+}

@@ -1206,3 +1206,24 @@ fn long_context_tiers_fast_speed_and_advisor_calls_are_priced() {
         "{row}"
     );
 }
+
+#[test]
+fn a_capture_of_failed_requests_gives_no_hit_ratio() {
+    let mut l: Value = serde_json::from_str(&line(
+        "2026-11-30T09:00:00Z",
+        "claude-sonnet-4-6",
+        req(&["s"], &[], &["hi"]),
+        Value::Null,
+    ))
+    .unwrap();
+    l["status"] = json!(400);
+    l["error"] = json!("HTTP 400: prompt is too long");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, l.to_string()).unwrap();
+    let o = run(&["traffic", f.to_str().unwrap()]);
+    let t = stdout(&o);
+    assert!(t.contains("no answer reported its usage (1 request: failed, or answered without one): no hit ratio"), "{t}");
+    assert!(!t.contains("hit ratio 0.0"), "{t}");
+    assert!(t.contains("error: HTTP 400: prompt is too long"), "{t}");
+}

@@ -153,7 +153,7 @@ impl ProxyPanel {
     }
 }
 
-fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
+fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, requests: usize, out: &mut Vec<Command>) {
     match (&p.stop, p.addr) {
         (Some(_), Some(addr)) => {
             ui.horizontal_wrapped(|ui| {
@@ -161,6 +161,10 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, out: &mut Vec<Command>) {
                     colors::text(ui, colors::READ),
                     format!("Recording on http://{addr}"),
                 );
+                if requests == 0 {
+                    ui.spinner();
+                    ui.label("waiting for requests");
+                }
                 if ui.button("Stop proxy").clicked() {
                     out.push(Command::StopProxy);
                 }
@@ -238,7 +242,11 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         )
         .wrap(),
     );
-    proxy_row(ui, &mut view.proxy, out);
+    let requests = match &view.result {
+        Some(Ok(t)) => t.requests.len(),
+        _ => 0,
+    };
+    proxy_row(ui, &mut view.proxy, requests, out);
     ui.separator();
     let t = match &view.result {
         None => return,
@@ -385,6 +393,18 @@ fn request_row(
                 "no price".into()
             };
             ui.label(RichText::new(cost).monospace());
+        }
+        // The answer's status and time (captures); a failure in red.
+        if r.status.is_some() || r.latency_ms.is_some() {
+            let status = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
+            let latency = r.latency_ms.map_or(String::new(), |l| format!(" · {l} ms"));
+            let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
+            let text = RichText::new(format!("{status}{latency}")).monospace();
+            if failed {
+                ui.colored_label(colors::text(ui, colors::ERROR), text);
+            } else {
+                ui.weak(text);
+            }
         }
     });
     if let Some(m) = &r.miss {

@@ -231,6 +231,15 @@ impl Totals {
         if self.requests == 0 {
             return "no requests yet".into();
         }
+        // No answer reported a usage (every request failed): no ratio to
+        // give, rather than 0 %.
+        if self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens == 0
+        {
+            return format!(
+                "no answer reported its usage ({}: failed, or answered without one): no hit ratio",
+                crate::plural(self.requests as u64, "request")
+            );
+        }
         format!(
             "read {} · written {} · uncached {} · output {} · ${:.4}{} · hit ratio {:.1}%",
             crate::thousands(self.cache_read_input_tokens),
