@@ -479,3 +479,34 @@ fn a_test_run_to_a_missing_session_is_refused_by_the_worker() {
     assert_eq!(app(&h).test_run.status, "choose the second session");
     assert!(app(&h).test_run.record.is_none());
 }
+
+#[test]
+fn arrow_keys_move_the_fragment_tables_selection() {
+    let mut h = harness(sample());
+    wait_loaded(&mut h);
+    h.state_mut().as_mut().unwrap().state.tab = Tab::Fragments;
+    h.run_steps(2);
+    let order: Vec<String> = {
+        let a = app(&h);
+        let loaded = a.state.loaded.as_ref().unwrap();
+        a.table_view
+            .visible_rows(&loaded.assembly)
+            .into_iter()
+            .map(|i| loaded.assembly.fragments[i].id.clone())
+            .collect()
+    };
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(2);
+    assert_eq!(
+        app(&h).state.selected.as_deref(),
+        Some(order[0].as_str()),
+        "the first row"
+    );
+    h.key_press(egui::Key::ArrowDown);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(2);
+    assert_eq!(app(&h).state.selected.as_deref(), Some(order[2].as_str()));
+    h.key_press(egui::Key::ArrowUp);
+    h.run_steps(2);
+    assert_eq!(app(&h).state.selected.as_deref(), Some(order[1].as_str()));
+}

@@ -53,12 +53,39 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     let rows = view.visible_rows(&loaded.assembly);
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
+    // Arrow keys move the selection through the rows as listed (when no
+    // text field has the keyboard).
+    let mut scroll_to = None;
+    if !ui.ctx().egui_wants_keyboard_input() && !rows.is_empty() {
+        let (up, down) = ui.input(|i| {
+            (
+                i.key_pressed(egui::Key::ArrowUp),
+                i.key_pressed(egui::Key::ArrowDown),
+            )
+        });
+        if up || down {
+            let at = selected.and_then(|id| rows.iter().position(|&r| frags[r].id == id));
+            let next = match (at, down) {
+                (None, _) => 0,
+                (Some(i), true) => (i + 1).min(rows.len() - 1),
+                (Some(i), false) => i.saturating_sub(1),
+            };
+            if Some(next) != at {
+                out.push(Command::Select(frags[rows[next]].id.clone()));
+                scroll_to = Some(next);
+            }
+        }
+    }
     let mut sort_clicks: Vec<SortColumn> = Vec::new();
     // Wide reasons scroll sideways instead of being cut.
     egui::ScrollArea::horizontal()
         .id_salt("fragment-table-h")
         .show(ui, |ui| {
-            TableBuilder::new(ui)
+            let mut builder = TableBuilder::new(ui);
+            if let Some(i) = scroll_to {
+                builder = builder.scroll_to_row(i, None);
+            }
+            builder
                 .id_salt("fragment-table")
                 .striped(true)
                 .resizable(true)
