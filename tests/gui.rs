@@ -421,6 +421,17 @@ fn every_menu_entry_of_the_command_table_is_in_its_menu_and_shortcuts_apply() {
     h.key_press_modifiers(k.modifiers, k.logical_key);
     h.run_steps(3);
     h.get_by_label("Open a workspace folder");
+    // Its field has the keyboard with the current folder selected: typing
+    // replaces it.
+    let before = h.state().as_ref().unwrap().open_path().to_string();
+    assert!(!before.is_empty());
+    h.event(egui::Event::Text("/elsewhere".into()));
+    h.run_steps(2);
+    assert_eq!(h.state().as_ref().unwrap().open_path(), "/elsewhere");
+    // Modal: Escape closes it, and the window behind is untouched.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(3);
+    assert!(h.query_by_label("Open a workspace folder").is_none());
 }
 
 #[test]

@@ -25,6 +25,9 @@ pub(crate) struct OpenDialog {
     pub(crate) path: String,
     pub(crate) picking: bool,
     pub(crate) note: Option<String>,
+    /// The path field takes the keyboard, its text selected, when the
+    /// dialog opens.
+    pub(crate) focus: bool,
 }
 
 /// CPU time of drawing, per frame.
@@ -308,8 +311,14 @@ impl App {
         }
     }
 
+    /// The path typed in the open dialog.
+    pub fn open_path(&self) -> &str {
+        &self.open.path
+    }
+
     pub(crate) fn show_open_dialog(&mut self) {
         self.open.visible = true;
+        self.open.focus = true;
         self.open.note = None;
         if self.open.path.is_empty()
             && let Some(r) = &self.state.root
