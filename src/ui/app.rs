@@ -273,19 +273,7 @@ impl App {
                 self.traffic_view.source = Some(p.clone());
                 self.worker.submit(Job::Traffic(p));
             }
-            Command::SelectRequest { capture, index } => {
-                self.traffic_view.selected = Some(index);
-                self.traffic_view.traced = None;
-                if let (Some(capture), Some(root)) = (capture, self.state.root.clone()) {
-                    self.traffic_view.traced = Some((index, None));
-                    self.worker.submit(Job::Trace {
-                        capture,
-                        index,
-                        root,
-                        options: self.state.options(),
-                    });
-                }
-            }
+            Command::SelectRequest { capture, index } => self.select_request(capture, index),
             Command::StartProxy => self.start_proxy(),
             Command::DiffRequests { capture, a, b } => {
                 self.diff_view.a = super::diff::Side::Request {
@@ -308,6 +296,23 @@ impl App {
                         .copy_text(serde_json::to_string_pretty(&body).unwrap_or_default());
                 }
             }
+        }
+    }
+
+    /// Selects request `index` of the Traffic tab, and has the worker trace
+    /// it to the open workspace (when a workspace is open and the capture
+    /// is a file).
+    fn select_request(&mut self, capture: Option<PathBuf>, index: usize) {
+        self.traffic_view.selected = Some(index);
+        self.traffic_view.traced = None;
+        if let (Some(capture), Some(root)) = (capture, self.state.root.clone()) {
+            self.traffic_view.traced = Some((index, None));
+            self.worker.submit(Job::Trace {
+                capture,
+                index,
+                root,
+                options: self.state.options(),
+            });
         }
     }
 

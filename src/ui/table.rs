@@ -45,6 +45,39 @@ pub fn filters(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter
     });
 }
 
+/// Arrow keys move the selection through the rows as listed (when no text
+/// field has the keyboard): the row moved to, to scroll to it.
+fn arrow_keys(
+    ui: &Ui,
+    rows: &[usize],
+    frags: &[crate::engine::assembly::assemble::FragmentResult],
+    selected: Option<&str>,
+    out: &mut Vec<Command>,
+) -> Option<usize> {
+    if ui.ctx().egui_wants_keyboard_input() || rows.is_empty() {
+        return None;
+    }
+    let (up, down) = ui.input(|i| {
+        (
+            i.key_pressed(egui::Key::ArrowUp),
+            i.key_pressed(egui::Key::ArrowDown),
+        )
+    });
+    if !up && !down {
+        return None;
+    }
+    let at = selected.and_then(|id| rows.iter().position(|&r| frags[r].id == id));
+    let next = match (at, down) {
+        (None, _) => 0,
+        (Some(i), true) => (i + 1).min(rows.len() - 1),
+        (Some(i), false) => i.saturating_sub(1),
+    };
+    (Some(next) != at).then(|| {
+        out.push(Command::Select(frags[rows[next]].id.clone()));
+        next
+    })
+}
+
 /// The table; a clicked row pushes [`Command::Select`].
 pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<Command>) {
     let Some(loaded) = state.loaded.as_ref() else {
@@ -53,29 +86,7 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     let rows = view.visible_rows(&loaded.assembly);
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
-    // Arrow keys move the selection through the rows as listed (when no
-    // text field has the keyboard).
-    let mut scroll_to = None;
-    if !ui.ctx().egui_wants_keyboard_input() && !rows.is_empty() {
-        let (up, down) = ui.input(|i| {
-            (
-                i.key_pressed(egui::Key::ArrowUp),
-                i.key_pressed(egui::Key::ArrowDown),
-            )
-        });
-        if up || down {
-            let at = selected.and_then(|id| rows.iter().position(|&r| frags[r].id == id));
-            let next = match (at, down) {
-                (None, _) => 0,
-                (Some(i), true) => (i + 1).min(rows.len() - 1),
-                (Some(i), false) => i.saturating_sub(1),
-            };
-            if Some(next) != at {
-                out.push(Command::Select(frags[rows[next]].id.clone()));
-                scroll_to = Some(next);
-            }
-        }
-    }
+    let scroll_to = arrow_keys(ui, &rows, frags, selected, out);
     let mut sort_clicks: Vec<SortColumn> = Vec::new();
     // Wide reasons scroll sideways instead of being cut.
     egui::ScrollArea::horizontal()

@@ -241,6 +241,20 @@ struct Shared {
 }
 
 impl Shared {
+    /// Request `index` of `capture` against the workspace at `root`: the
+    /// road of `traffic --against`.
+    fn trace(&self, capture: &Path, index: usize, root: &Path, options: &Options) {
+        use crate::engine::traffic::profile_check;
+        let result = crate::engine::traffic::read_file(capture).and_then(|(_, x, _)| {
+            let picked = profile_check::pick(&x, Some(index))?;
+            profile_check::against(root, options, &self.table, &self.counter, picked)
+        });
+        self.send(Done::Traced {
+            index,
+            result: Box::new(result),
+        });
+    }
+
     fn send(&self, d: Done) {
         let _ = self.done.send(d);
         self.ctx.request_repaint();
@@ -395,17 +409,7 @@ impl Shared {
                 index,
                 root,
                 options,
-            } => {
-                use crate::engine::traffic::profile_check;
-                let result = crate::engine::traffic::read_file(&capture).and_then(|(_, x, _)| {
-                    let picked = profile_check::pick(&x, Some(index))?;
-                    profile_check::against(&root, &options, &self.table, &self.counter, picked)
-                });
-                self.send(Done::Traced {
-                    index,
-                    result: Box::new(result),
-                });
-            }
+            } => self.trace(&capture, index, &root, &options),
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}
             Job::Folder { path, asked } => self.send(folder(path, asked)),

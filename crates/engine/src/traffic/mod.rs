@@ -14,6 +14,8 @@
 mod adopt;
 mod analyser;
 pub mod attribution;
+#[cfg(test)]
+mod attribution_tests;
 mod capture;
 mod codex;
 mod explain;
