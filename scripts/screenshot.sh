@@ -46,15 +46,20 @@ line() { printf '{"type":"assistant","sessionId":"s","timestamp":"%s","requestId
 export PROMPT_INSPECTOR_SHOT_TRAFFIC="$traffic"
 # A capture of the recording proxy (examples/traffic): its last request.
 export PROMPT_INSPECTOR_SHOT_CAPTURE="$PWD/examples/traffic/capture.jsonl"
+# A real agent's folder (the Claude Code fixture): its own parts counted,
+# the context window as /context shows it.
+agent=$(mktemp -d)
+cp -r tests/fixtures/agents/claude-code/workspace "$agent/project"
 # Every view at both sizes, in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
     shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
+    shoot "$size" "$theme" overview,prompt-markers "$agent/project" claude-code
     for ex in ${EXAMPLES:-}; do
       shoot "$size" "$theme" overview "examples/$ex" "$ex"
     done
   done
 done
-rm -rf "$broken" "$traffic"
+rm -rf "$broken" "$traffic" "$agent"
 ls -1 "$out"/*.png

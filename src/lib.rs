@@ -28,6 +28,7 @@ fn env_path(name: &str) -> Option<PathBuf> {
 pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
     opts.home = env_path("HOME");
     opts.profiles_dir = env_path("PROMPT_INSPECTOR_PROFILES");
+    opts.today = Some(local_date(unix_now()));
     opts
 }
 

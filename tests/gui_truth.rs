@@ -625,3 +625,37 @@ fn a_failed_request_shows_its_status_and_latency() {
     assert!(h.query_all_by_label_contains("no hit ratio").count() > 0);
     assert_eq!(h.query_all_by_label_contains("hit ratio 0.0").count(), 0);
 }
+
+/// An agent folder's context window in the left panel: `/context`'s
+/// categories with the agent's own parts, the figures `context` prints,
+/// and the rows per memory file, subagent and skill.
+#[test]
+fn an_agent_folders_context_view_counts_the_agents_own_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("project");
+    copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agents/claude-code/workspace"),
+        &ws,
+    );
+    // Tall enough for the left panel to show the rows without scrolling.
+    let mut h = harness_sized(ws.clone(), egui::vec2(1500.0, 2400.0));
+    let u = app(&h).state.context.clone().expect("a context view");
+    assert_eq!(u.agent.as_deref(), Some("Claude Code 2.1.328"));
+    h.get_by_label_contains("Claude Code 2.1.328 · claude-opus-5-5");
+    let cli = json(&run(&["context", ws.to_str().unwrap(), "--format", "json"]));
+    for r in cli["rows"].as_array().unwrap() {
+        let (name, tokens) = (r["name"].as_str().unwrap(), r["tokens"].as_u64().unwrap());
+        let ours = u.rows.iter().find(|x| x.name == name).unwrap();
+        assert_eq!(ours.tokens, tokens, "{name}: the window and the CLI agree");
+        if r["in_use"] == true && tokens > 0 {
+            let label = format!("{name} · {}", prompt_inspector::engine::thousands(tokens));
+            h.get_by_label_contains(&label);
+        }
+    }
+    h.get_by_label_contains("System tools (deferred): ");
+    h.get_by_label_contains("Autocompact buffer · 33,000");
+    h.get_by_label("Memory files (3)").click();
+    h.run_steps(3);
+    h.get_by_label_contains("/project/CLAUDE.local.md");
+}

@@ -281,8 +281,20 @@ fn claude_code_memory_files_imports_skills_and_agents() {
         ]
     );
     let text = render(&ws);
-    assert!(text.contains("- skill release-notes: Write the release notes"));
-    assert!(text.contains("- agent reviewer: Reviews a diff for money handling"));
+    // In Claude Code's own listing (its system message), in its line
+    // format, among its built-in skills and subagents.
+    assert!(
+        text.contains("\n- release-notes: Write the release notes"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n- reviewer: Reviews a diff for money handling"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n- general-purpose: General-purpose agent"),
+        "{text}"
+    );
     let o = run(&["report", ws.to_str().unwrap()]);
     let t = stdout(&o);
     assert!(
@@ -506,11 +518,22 @@ fn openclaw_2026_9_loads_six_files_in_one_stable_block() {
     assert!(text.contains(&format!(
         "## Workspace Files (injected)\nUser-editable; OpenClaw loads below as Project Context.\n# Project Context\nLoaded project context:\nSOUL.md: persona/tone. Follow it unless higher-priority instructions override.\nMEMORY.md: durable non-profile facts and decisions; use when relevant unless higher-priority instructions override.\nUSER.md: durable user preferences and profile directives; follow unless higher-priority instructions override.\n## {root}/AGENTS.md\n"
     )));
-    // One block: skills first, then the context; one breakpoint.
+    // One stable block: the agent's prompt, the skills, then the context;
+    // one breakpoint. Then the agent's runtime context, uncached.
     let r = report(&ws, &[]);
     let blocks = r["blocks"].as_array().unwrap();
-    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    assert_eq!(blocks.len(), 2);
     assert_eq!(blocks[0]["cache_control"], true);
+    assert_eq!(
+        (
+            blocks[1]["layer"].as_u64(),
+            blocks[1]["cache_control"].as_bool()
+        ),
+        (Some(0), Some(false))
+    );
+    assert!(blocks[0]["text"].as_str().unwrap().starts_with(
+        "<!-- openclaw:attempt:STABLE -->\nYou are a personal assistant running inside OpenClaw."
+    ));
     let b = blocks[0]["text"].as_str().unwrap();
     assert!(b.find("## Skills").unwrap() < b.find("# Project Context").unwrap());
     assert!(!b.contains("## Bootstrap Context Notice"));

@@ -1,6 +1,7 @@
 //! The command line: the headless views of the same engine the window uses.
 //! One file per subcommand, over the shared arguments here.
 
+pub mod context;
 pub mod diff;
 pub mod models;
 pub mod predict;
@@ -102,6 +103,8 @@ pub enum Command {
     Report(report::Args),
     /// The system blocks as the model receives them.
     Render(render::Args),
+    /// The context window as the agent fills it (Claude Code's /context categories for an agent folder).
+    Context(context::Args),
     /// Send the session's requests to a provider and compare real cache usage with the prediction.
     Send(send::SendArgs),
     /// Save a snapshot of the assembled session (default: WORKSPACE/.prompt-inspector/snapshots/).
@@ -174,6 +177,7 @@ pub fn run(command: Command) -> ExitCode {
     match command {
         Command::Report(a) => report::run(a),
         Command::Render(a) => render::run(a),
+        Command::Context(a) => context::run(a),
         Command::Send(a) => send::run(a),
         Command::Snapshot(a) => snapshot::run(a),
         Command::Diff(a) => diff::run(a),

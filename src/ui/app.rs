@@ -145,6 +145,7 @@ impl App {
     pub fn open(&mut self, root: PathBuf) {
         if self.state.root.as_deref() != Some(root.as_path()) {
             self.state.loaded = None;
+            self.state.context = None;
             self.state.selected = None;
             self.state.session = None;
             self.state.profile = None;

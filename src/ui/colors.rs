@@ -140,6 +140,8 @@ pub const UNCACHED: Color32 = Color32::from_rgb(0x78, 0x90, 0x9C);
 pub fn layer(layer: u8, dark: bool) -> Color32 {
     // Okabe–Ito: blue, reddish purple, bluish green, orange; lighter on dark.
     let (light, darkc) = match layer {
+        // The agent's own blocks (not your files): a neutral grey.
+        0 => ((0x5E, 0x5E, 0x5E), (0xA8, 0xA8, 0xA8)),
         1 => ((0x00, 0x72, 0xB2), (0x56, 0xB4, 0xE9)),
         2 => ((0xCC, 0x79, 0xA7), (0xE0, 0x9F, 0xC8)),
         3 => ((0x00, 0x9E, 0x73), (0x3C, 0xC8, 0x9A)),
@@ -155,6 +157,21 @@ pub fn tools(dark: bool) -> Color32 {
         Color32::from_rgb(0xB0, 0xA0, 0x70)
     } else {
         Color32::from_rgb(0x8C, 0x7A, 0x3C)
+    }
+}
+
+/// One `/context` category's colour (the same in every view).
+pub fn category(name: &str, dark: bool) -> Color32 {
+    match name {
+        "System prompt" => layer(0, dark),
+        "System tools" | "Tool definitions" => tools(dark),
+        "Custom agents" => layer(3, dark),
+        "Memory files" => layer(2, dark),
+        "Skills" => layer(1, dark),
+        "Messages" => HISTORY,
+        "Autocompact buffer" | "Reserved output" => UNCACHED,
+        n if n.starts_with("Layer ") => layer(n[6..7].parse().unwrap_or(4), dark),
+        _ => HISTORY,
     }
 }
 

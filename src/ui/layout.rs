@@ -226,7 +226,7 @@ impl App {
                         let Some(l) = &self.state.loaded else { return };
                         overview::layers(ui, &self.state, &l.assembly, out);
                         ui.separator();
-                        overview::request_context_bar(ui, l);
+                        overview::request_context_bar(ui, l, self.state.context.as_ref());
                     });
             });
     }

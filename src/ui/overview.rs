@@ -359,11 +359,20 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     });
 }
 
-/// The context-window bar of the session's request: tools, each system
-/// block, and the output reserved, against the model's window.
-pub fn request_context_bar(ui: &mut Ui, l: &crate::engine::Inspection) {
-    let a = &l.assembly;
+/// The context-window bar of the session's request: for an agent folder,
+/// `/context`'s categories with the agent's own parts (and the rows per
+/// memory file, subagent and skill); else the tools, each system block and
+/// the output reserved, against the model's window.
+pub fn request_context_bar(
+    ui: &mut Ui,
+    l: &crate::engine::Inspection,
+    usage: Option<&crate::engine::assembly::context::ContextUsage>,
+) {
     let dark = ui.visuals().dark_mode;
+    if let Some(u) = usage.filter(|u| u.agent.is_some()) {
+        return agent_context(ui, u, dark);
+    }
+    let a = &l.assembly;
     let mut parts = vec![ContextPart {
         label: "tools".into(),
         tokens: a.tools_tokens as u64,
@@ -387,4 +396,71 @@ pub fn request_context_bar(ui: &mut Ui, l: &crate::engine::Inspection) {
         l.prepared.model.context_window,
         Some(l.workspace.settings.history.auto_compact_threshold),
     );
+}
+
+/// An agent folder's context window as the agent fills it: the categories
+/// in use, the autocompact buffer at the end, and the rows per file.
+fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage, dark: bool) {
+    let mut parts: Vec<ContextPart> = u
+        .rows
+        .iter()
+        .filter(|r| r.in_use)
+        .map(|r| ContextPart {
+            label: r.name.clone(),
+            tokens: r.tokens,
+            color: colors::category(&r.name, dark),
+        })
+        .collect();
+    let buffer = u.rows.iter().find(|r| r.name == "Autocompact buffer");
+    if let Some(b) = buffer {
+        parts.push(ContextPart {
+            label: b.name.clone(),
+            tokens: b.tokens,
+            color: colors::UNCACHED,
+        });
+    }
+    ui.strong(format!(
+        "{} · {}",
+        u.agent.as_deref().unwrap_or(""),
+        u.model
+    ));
+    context_bar(ui, &parts, u.window, None);
+    for r in u.rows.iter().filter(|r| !r.in_use) {
+        ui.weak(format!(
+            "{}: {} tokens{}",
+            r.name,
+            thousands(r.tokens),
+            if r.name.contains("deferred") {
+                " (not sent: loaded on demand)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if u.estimate {
+        ui.weak("Counted with o200k_base: this model's tokenizer is not public.");
+    }
+    for (title, items) in [
+        ("Custom agents", &u.agents),
+        ("Memory files", &u.memory_files),
+        ("Skills", &u.skills),
+    ] {
+        if items.is_empty() {
+            continue;
+        }
+        egui::CollapsingHeader::new(format!("{title} ({})", items.len()))
+            .id_salt(("context-items", title))
+            .show(ui, |ui| {
+                egui::Grid::new(("context-grid", title))
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for i in items {
+                            ui.label(&i.source);
+                            ui.label(&i.name);
+                            ui.label(thousands(i.tokens));
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
 }

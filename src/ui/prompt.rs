@@ -35,8 +35,8 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
     let mut out = Vec::new();
     let mut breakpoint = 0;
     for (i, b) in a.blocks.iter().enumerate() {
-        let cache = if !b.placement.is_system() {
-            " · in the first user message".into()
+        let cache = if !b.placement.is_system() && !b.cache_control {
+            format!(" · {}", b.placement.words())
         } else if b.cache_control {
             breakpoint += 1;
             format!(
@@ -47,12 +47,19 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
             " · not cached".into()
         };
         out.push(Line {
-            text: format!(
-                "━━ system block {} · layer {} · {} tokens{cache} ━━",
-                i + 1,
-                b.layer,
-                b.tokens
-            ),
+            text: match (&b.label, b.layer) {
+                (Some(name), 0) => format!(
+                    "━━ block {} · from {name}, not your files · {} tokens{cache} ━━",
+                    i + 1,
+                    b.tokens
+                ),
+                _ => format!(
+                    "━━ system block {} · layer {} · {} tokens{cache} ━━",
+                    i + 1,
+                    b.layer,
+                    b.tokens
+                ),
+            },
             fragment: None,
             first: false,
             header: true,

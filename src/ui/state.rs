@@ -58,6 +58,9 @@ pub struct AppState {
     pub root: Option<PathBuf>,
     /// The loaded workspace with the current session assembled.
     pub loaded: Option<Inspection>,
+    /// Its context window by category (`/context`'s for an agent folder),
+    /// made again with every assembly.
+    pub context: Option<crate::engine::assembly::context::ContextUsage>,
     pub session: Option<String>,
     pub model: Option<String>,
     /// Live budget (sliders); `budget_touched` keeps it across reloads.
@@ -91,6 +94,7 @@ impl Default for AppState {
         AppState {
             root: None,
             loaded: None,
+            context: None,
             session: None,
             model: None,
             budget: Budget::default(),
@@ -176,6 +180,7 @@ impl AppState {
         {
             self.selected = None;
         }
+        self.context = Some(crate::engine::assembly::context::usage(&ins, counter));
         self.loaded = Some(ins);
         self.busy = None;
         self.error = None;
@@ -187,6 +192,7 @@ impl AppState {
         let t = Instant::now();
         if let Some(l) = &mut self.loaded {
             l.reassemble(&self.budget, self.debug_markers, counter);
+            self.context = Some(crate::engine::assembly::context::usage(l, counter));
         }
         self.last_assemble_us = t.elapsed().as_micros();
     }

@@ -36,6 +36,9 @@ pub struct Options {
     /// OpenClaw: the days whose daily memory the startup context of `/new`
     /// carries (today and yesterday, dated by the caller).
     pub startup_days: Vec<String>,
+    /// Today's date (YYYY-MM-DD), dated by the caller: the agent's own
+    /// text that carries it (Claude Code's `Today's date is …`).
+    pub today: Option<String>,
     /// Claude Code: also the user-level `~/.claude/CLAUDE.md`.
     pub user_memory: bool,
     /// The user's home folder (for `user_memory`), read by the caller: the
@@ -82,6 +85,8 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> 
     let extras = workspace::agents::Extras {
         startup_days: opts.startup_days.clone(),
         user_memory_home,
+        home: opts.home.clone(),
+        today: opts.today.clone(),
     };
     let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
     ws.calibration = calibration::load(&ws.root);
@@ -126,8 +131,13 @@ impl Inspection {
             .or(settings.model.as_deref());
         if settings.budget_line.is_none() {
             let m = table.resolve(model_id);
-            settings.budget =
-                Budget::for_window(m.context_window, settings.history.reserved_output);
+            let window = workspace
+                .builtin
+                .as_ref()
+                .and_then(|b| b.context_window)
+                .unwrap_or(m.context_window);
+            let h = &settings.history;
+            settings.budget = Budget::for_window(window, h.reserved_output + h.autocompact_buffer);
         }
         let default_budget = settings.budget;
         if let Some(b) = opts.budget {

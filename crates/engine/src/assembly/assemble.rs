@@ -5,158 +5,15 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
+use crate::assembly::agent_blocks;
 pub use crate::assembly::prepare::{Prepared, PreparedFragment, prepare};
 use crate::assembly::tokens::{Encoding, TokenCounter};
-use crate::workspace::settings::{Budget, Placement, Ttl};
+use crate::workspace::settings::Budget;
 use crate::workspace::types::Preset;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Kept,
-    Summarized,
-    Truncated,
-    Dropped,
-    Disabled,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Kept => "kept",
-            Status::Summarized => "summarized",
-            Status::Truncated => "truncated",
-            Status::Dropped => "dropped",
-            Status::Disabled => "disabled",
-        }
-    }
-    pub const ALL: [Status; 5] = [
-        Status::Kept,
-        Status::Summarized,
-        Status::Truncated,
-        Status::Dropped,
-        Status::Disabled,
-    ];
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct FragmentResult {
-    pub id: String,
-    pub layer: u8,
-    pub priority: i64,
-    pub source: String,
-    pub line: usize,
-    pub tokens: usize,
-    pub kept_tokens: usize,
-    pub status: Status,
-    pub reason: String,
-    /// The text that went into the block ("" when dropped or disabled).
-    #[serde(with = "arc_str")]
-    pub text: Arc<str>,
-    /// Characters of the file before and after an agent profile's caps.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chars: Option<(usize, usize)>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LayerResult {
-    pub layer: u8,
-    pub title: Option<String>,
-    /// What the profile calls the layer (when its title does not say).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub budget: u64,
-    pub inflow: u64,
-    pub available: u64,
-    pub used: u64,
-    pub overflow: u64,
-    pub cache: bool,
-    pub ttl: Ttl,
-    /// Where the layer's block goes (system prompt or first user message).
-    #[serde(default, skip_serializing_if = "Placement::is_system")]
-    pub placement: Placement,
-    /// Tokens the DEBUG markers add to this layer's block (0 without
-    /// them): `used` counts them, trimming never did.
-    #[serde(default)]
-    pub markers: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Span {
-    /// Fragment id, or "(title)".
-    pub id: String,
-    pub start: usize,
-    pub end: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct BlockResult {
-    pub layer: u8,
-    pub tokens: usize,
-    pub cache_control: bool,
-    pub ttl: Ttl,
-    pub text: String,
-    /// Byte ranges of `text` per fragment (and title).
-    pub spans: Vec<Span>,
-    /// What the block is when it is not an assembled system block: a
-    /// recorded request's position (`message 3 (user)`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// Where the block goes: a system block, or text at the start of the
-    /// first user message (then never `cache_control`: not a cached
-    /// system block).
-    #[serde(default, skip_serializing_if = "Placement::is_system")]
-    pub placement: Placement,
-}
-
-impl BlockResult {
-    /// The block's name in a diff: its label, else `system block N · layer L`
-    /// (`i` is its 0-based index).
-    pub fn name(&self, i: usize) -> String {
-        self.label
-            .clone()
-            .unwrap_or_else(|| format!("system block {} (layer {})", i + 1, self.layer))
-    }
-
-    /// The fragment a byte offset of `text` belongs to.
-    pub fn fragment_at(&self, offset: usize) -> Option<&str> {
-        self.spans
-            .iter()
-            .find(|s| s.start <= offset && offset < s.end)
-            .map(|s| s.id.as_str())
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Assembly {
-    pub model: String,
-    pub tokenizer: Encoding,
-    pub estimate: bool,
-    pub session: String,
-    pub budget: Budget,
-    pub debug_markers: bool,
-    pub layers: Vec<LayerResult>,
-    pub fragments: Vec<FragmentResult>,
-    pub blocks: Vec<BlockResult>,
-    pub tools: Vec<serde_json::Value>,
-    pub tools_tokens: usize,
-    pub total_tokens: usize,
-}
-
-mod arc_str {
-    use std::sync::Arc;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(v)
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
-        Ok(String::deserialize(d)?.into())
-    }
-}
+pub use crate::assembly::results::{
+    Assembly, BlockResult, FragmentResult, LayerResult, Span, Status,
+};
 
 /// Budget of each layer: fixed 1 and 2, the rest split by `layer3_ratio`
 /// (layer 4 takes the remainder so the four sum to the total).
@@ -274,7 +131,7 @@ pub fn assemble(
             l.overflow = marked.saturating_sub(l.available);
         }
     }
-    let blocks: Vec<BlockResult> = blocks.into_iter().flatten().collect();
+    let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
     Assembly {
         model: p.model.id.clone(),
@@ -289,6 +146,9 @@ pub fn assemble(
         tools: p.tools.clone(),
         tools_tokens: p.tools_tokens,
         total_tokens,
+        agent_tools: p.agent_tools,
+        deferred_tools: p.deferred_tools.clone(),
+        agent: p.builtin.as_ref().map(|b| b.source()),
     }
 }
 
@@ -347,6 +207,7 @@ fn results(p: &Prepared, slots: Vec<Slot>) -> Vec<FragmentResult> {
             reason: s.reason,
             text: s.text,
             chars: f.chars,
+            builtin: f.builtin,
         })
         .collect()
 }
@@ -375,7 +236,10 @@ impl LayerCtx<'_> {
     }
 
     fn separator(&self) -> &str {
-        self.p.settings.separator.as_deref().unwrap_or(SEPARATOR)
+        let own = &self.p.settings.layers[(self.layer - 1) as usize].separator;
+        own.as_deref()
+            .or(self.p.settings.separator.as_deref())
+            .unwrap_or(SEPARATOR)
     }
 
     fn title(&self) -> Option<&(Arc<str>, usize)> {
@@ -433,7 +297,7 @@ impl LayerCtx<'_> {
         Some(BlockResult {
             layer: self.layer,
             tokens: count_block(self.counter, self.p.encoding, &text, &spans),
-            cache_control: ls.cache && ls.placement.is_system(),
+            cache_control: ls.cache && ls.placement.cacheable(),
             ttl: ls.ttl,
             text,
             spans,

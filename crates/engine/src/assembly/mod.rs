@@ -3,11 +3,14 @@
 //! token counts); `assemble` applies the budget (trimming, rendering, exact
 //! block counts); `report` renders the result for every view.
 
+pub mod agent_blocks;
 pub mod assemble;
+pub mod context;
 pub mod litellm;
 pub mod models;
 pub mod prepare;
 pub mod report;
+pub mod results;
 pub mod template;
 pub mod tokens;
 

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use crate::assembly::models::ModelInfo;
 use crate::assembly::template::{MAX_OUTPUT_BYTES, facts, interpolate};
 use crate::assembly::tokens::{Encoding, TokenCounter};
+use crate::workspace::agents::builtin::{Builtin, Category};
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::expr::SessionFacts;
 use crate::workspace::session::Session;
 use crate::workspace::settings::Settings;
-use crate::workspace::types::Preset;
+use crate::workspace::types::{FragmentKind, Preset};
 use crate::workspace::{FragmentDef, Workspace};
 
 /// A fragment with the session applied, in sort order.
@@ -38,6 +39,8 @@ pub struct PreparedFragment {
     pub preset: Option<Preset>,
     /// Characters before and after the agent's caps.
     pub chars: Option<(usize, usize)>,
+    /// The agent's own text (see `FragmentKind::Builtin`), by category.
+    pub builtin: Option<Category>,
 }
 
 #[derive(Debug, Clone)]
@@ -49,9 +52,16 @@ pub struct Prepared {
     pub fragments: Vec<PreparedFragment>,
     /// Layer titles with their token counts.
     pub titles: [Option<(Arc<str>, usize)>; 4],
-    /// Tool definitions of the enabled tools, in request order.
+    /// Tool definitions of the enabled tools, in request order: the
+    /// agent's own first (`agent_tools` of them), then the workspace's.
     pub tools: Vec<serde_json::Value>,
     pub tools_tokens: usize,
+    pub agent_tools: usize,
+    /// The agent's own parts (blocks, deferred tools), when its profile
+    /// has them.
+    pub builtin: Option<Arc<Builtin>>,
+    /// The agent's deferred tools, each counted as it would be sent.
+    pub deferred_tools: Vec<(String, usize)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -95,6 +105,10 @@ pub fn prepare(
             truncate: f.truncate,
             preset: f.preset.clone(),
             chars: f.chars,
+            builtin: match &f.kind {
+                FragmentKind::Builtin { category } => Some(*category),
+                _ => None,
+            },
         });
     }
     // Priority descending without negation (-i64::MIN overflows).
@@ -112,15 +126,26 @@ pub fn prepare(
             (t, n)
         })
     });
-    let tools: Vec<serde_json::Value> = ws
-        .tools
+    let builtin = ws.builtin.clone();
+    let mut tools: Vec<serde_json::Value> = builtin
         .iter()
-        .filter(|t| {
-            fragments
-                .iter()
-                .any(|f| f.id == t.fragment_id && f.disabled.is_none())
-        })
-        .map(|t| t.definition.clone())
+        .flat_map(|b| b.tools.iter().map(|t| t.definition.clone()))
+        .collect();
+    let agent_tools = tools.len();
+    tools.extend(
+        ws.tools
+            .iter()
+            .filter(|t| {
+                fragments
+                    .iter()
+                    .any(|f| f.id == t.fragment_id && f.disabled.is_none())
+            })
+            .map(|t| t.definition.clone()),
+    );
+    let deferred_tools = builtin
+        .iter()
+        .flat_map(|b| b.deferred_texts())
+        .map(|(name, text)| (name, counter.count(enc, &text)))
         .collect();
     // Tool-definition tokens: each definition counted as the request sends
     // it (one cache position each), summed: the same figure in every view.
@@ -137,6 +162,9 @@ pub fn prepare(
         titles,
         tools,
         tools_tokens,
+        agent_tools,
+        builtin,
+        deferred_tools,
         diagnostics,
     }
 }

@@ -4,8 +4,9 @@
 use serde_json::{Value, json};
 
 use crate::Inspection;
-use crate::assembly::assemble::{Assembly, Status};
+use crate::assembly::assemble::{Assembly, BlockResult, Status};
 use crate::workspace::diag::{Diagnostic, Severity};
+use crate::workspace::settings::Placement;
 
 pub fn to_json(ins: &Inspection) -> Value {
     let a = &ins.assembly;
@@ -44,12 +45,26 @@ pub fn to_json(ins: &Inspection) -> Value {
             "status": f.status.as_str(), "reason": f.reason,
             "chars_before": f.chars.map(|c| c.0), "chars_after": f.chars.map(|c| c.1),
         })).collect::<Vec<_>>(),
-        "blocks": a.blocks.iter().map(|b| json!({
-            "layer": b.layer, "tokens": b.tokens, "cache_control": b.cache_control,
-            "ttl": b.ttl.as_str(), "placement": b.placement.words(), "text": b.text,
-        })).collect::<Vec<_>>(),
+        "blocks": a.blocks.iter().map(|b| {
+            let mut v = json!({
+                "layer": b.layer, "tokens": b.tokens, "cache_control": b.cache_control,
+                "ttl": b.ttl.as_str(), "placement": b.placement.words(), "text": b.text,
+            });
+            // The agent's own blocks (layer 0) say what they are.
+            if b.layer == 0 {
+                v["from_agent"] = json!(b.label);
+            }
+            v
+        }).collect::<Vec<_>>(),
         "tools": a.tools.iter().map(|t| t["name"].clone()).collect::<Vec<_>>(),
         "tools_tokens": a.tools_tokens,
+        "agent": a.agent.as_ref().map(|name| json!({
+            "source": name,
+            "tools": a.agent_tools,
+            "blocks_tokens": a.blocks.iter().filter(|b| b.layer == 0).map(|b| b.tokens).sum::<usize>(),
+            "fragments": a.fragments.iter().filter(|f| f.builtin.is_some()).map(|f| f.id.clone()).collect::<Vec<_>>(),
+            "deferred_tools": a.deferred_tools.iter().map(|(n, t)| json!({"name": n, "tokens": t})).collect::<Vec<_>>(),
+        })),
         "diagnostics": ins.diagnostics().iter().map(diag_json).collect::<Vec<_>>(),
         "counts": status_counts(a).iter().map(|(s, n)| (s.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "total_tokens": a.total_tokens,
@@ -142,8 +157,17 @@ pub fn to_text(ins: &Inspection) -> String {
         a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
     );
     for l in &a.layers {
-        let cache = if !l.placement.is_system() {
+        let cache = if l.placement == Placement::FirstUserMessage {
             "in the first user message (not a cached system block)".into()
+        } else if l.placement == Placement::SystemMessage {
+            format!(
+                "a system message after the first user message{}",
+                if l.cache {
+                    format!(", cached {}", l.ttl.as_str())
+                } else {
+                    String::new()
+                }
+            )
         } else if l.cache {
             format!("cached {}", l.ttl.as_str())
         } else {
@@ -181,6 +205,7 @@ pub fn to_text(ins: &Inspection) -> String {
         .iter()
         .map(|(s, n)| format!("{n} {}", s.as_str()))
         .collect();
+    o += &agent_parts(a);
     o += &format!(
         "\nsystem: {} tokens in {} blocks, plus {} tokens of tool definitions ({} tools)\nfragments: {}\n",
         a.total_tokens,
@@ -265,16 +290,65 @@ pub fn render_blocks(a: &Assembly) -> String {
         let place = if b.placement.is_system() {
             String::new()
         } else {
-            " · in the first user message".into()
+            format!(" · {}", b.placement.words())
+        };
+        let what = match (&b.label, b.layer) {
+            (Some(l), 0) => format!("from {l}"),
+            _ => format!("layer {}", b.layer),
         };
         o += &format!(
-            "──── block {} · layer {}{place} · {} tokens{cache} ────\n",
+            "──── block {} · {what}{place} · {} tokens{cache} ────\n",
             i + 1,
-            b.layer,
             b.tokens
         );
         o += &b.text;
         o += "\n\n";
+    }
+    o
+}
+
+/// The agent's own parts, from its recorded release: its blocks, its
+/// tools, its deferred tools (counted, not sent).
+fn agent_parts(a: &Assembly) -> String {
+    let Some(agent) = &a.agent else {
+        return String::new();
+    };
+    let own: Vec<&BlockResult> = a.blocks.iter().filter(|b| b.layer == 0).collect();
+    let listed = a.fragments.iter().filter(|f| f.builtin.is_some()).count();
+    let mut o = format!("\nfrom {agent} (built in, not your files):\n");
+    for b in &own {
+        o += &format!(
+            "  {:<44} {:>7} tokens  {}{}\n",
+            clip(b.label.as_deref().unwrap_or(""), 44),
+            b.tokens,
+            b.placement.words(),
+            if b.cache_control {
+                ", cache_control"
+            } else {
+                ""
+            }
+        );
+    }
+    let tools = a.agent_tools.min(a.tools.len());
+    let names: Vec<&str> = a.tools[..tools]
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    o += &format!(
+        "  {tools} tool definitions: {}\n",
+        clip(&names.join(", "), 100)
+    );
+    if !a.deferred_tools.is_empty() {
+        let n: usize = a.deferred_tools.iter().map(|d| d.1).sum();
+        o += &format!(
+            "  {} deferred tools ({n} tokens, not sent: loaded on demand)\n",
+            a.deferred_tools.len()
+        );
+    }
+    if listed > 0 {
+        o += &format!(
+            "  {listed} built-in entries of its listing (fragments from the agent, in layer 1)\n"
+        );
     }
     o
 }

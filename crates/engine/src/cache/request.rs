@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use crate::assembly::assemble::Assembly;
 use crate::workspace::session::Message;
-use crate::workspace::settings::Ttl;
+use crate::workspace::settings::{Placement, Ttl};
 
 fn cache_control(ttl: Ttl) -> Value {
     match ttl {
@@ -20,7 +20,7 @@ fn with_first_user_blocks(a: &Assembly, msgs: &mut Vec<Value>, flat: bool) {
     let texts: Vec<&str> = a
         .blocks
         .iter()
-        .filter(|b| !b.placement.is_system())
+        .filter(|b| b.placement == Placement::FirstUserMessage)
         .map(|b| b.text.as_str())
         .collect();
     if texts.is_empty() {
@@ -55,6 +55,31 @@ fn with_first_user_blocks(a: &Assembly, msgs: &mut Vec<Value>, flat: bool) {
     }
 }
 
+/// The blocks a profile sends as a system-role message of their own (Claude
+/// Code 2.1), right after the first user message.
+fn with_system_messages(a: &Assembly, msgs: &mut Vec<Value>, flat: bool) {
+    let at = msgs
+        .iter()
+        .position(|m| m["role"] == "user")
+        .map_or(msgs.len(), |i| i + 1);
+    let own: Vec<Value> = a
+        .blocks
+        .iter()
+        .filter(|b| b.placement == Placement::SystemMessage)
+        .map(|b| {
+            if flat {
+                return json!({"role": "system", "content": b.text});
+            }
+            let mut v = json!({"type": "text", "text": b.text});
+            if b.cache_control {
+                v["cache_control"] = cache_control(b.ttl);
+            }
+            json!({"role": "system", "content": [v]})
+        })
+        .collect();
+    msgs.splice(at..at, own);
+}
+
 /// The Anthropic Messages request body: system blocks with `cache_control` on
 /// the cached layers, the enabled tools, the given messages (the blocks a
 /// profile places in the first user message at its start).
@@ -84,6 +109,7 @@ pub fn anthropic_body(
     }
     let mut msgs: Vec<Value> = messages.iter().map(Message::to_json).collect();
     with_first_user_blocks(a, &mut msgs, false);
+    with_system_messages(a, &mut msgs, false);
     if message_breakpoint
         && let Some(last) = msgs.last_mut()
         && let Some(blocks) = last.get_mut("content").and_then(Value::as_array_mut)
@@ -121,6 +147,7 @@ pub fn openai_body(a: &Assembly, model: &str, messages: &[Message], max_tokens: 
     }
     let mut rest = msgs.split_off(1);
     with_first_user_blocks(a, &mut rest, true);
+    with_system_messages(a, &mut rest, true);
     msgs.extend(rest);
     let mut body = json!({"model": model, "max_tokens": max_tokens, "messages": msgs});
     if !a.tools.is_empty() {

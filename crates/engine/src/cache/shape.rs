@@ -8,7 +8,7 @@ use crate::assembly::assemble::{Assembly, Span};
 use crate::assembly::tokens::{Encoding, TokenCounter};
 use crate::cache::history::{self, CLEARED};
 use crate::workspace::session::{Block, Message, Role, Session};
-use crate::workspace::settings::{Settings, Ttl};
+use crate::workspace::settings::{Placement, Settings, Ttl};
 
 /// Seconds between requests when a session gives no gap: between turns, and
 /// between the calls of one turn's tool loop.
@@ -72,6 +72,9 @@ impl Segment {
     pub fn label(&self) -> String {
         match &self.kind {
             SegKind::Tool { name } => format!("tool definition '{name}'"),
+            SegKind::System { layer: 0, block } => {
+                format!("block {} (the agent's own)", block + 1)
+            }
             SegKind::System { layer, block } => {
                 format!("system block {} (layer {layer})", block + 1)
             }
@@ -168,6 +171,10 @@ pub fn shapes(
             counter,
             &mut segs,
         );
+        with_system_messages(a, cache_on, &mut segs);
+        if cache_on && settings.history.message_breakpoint {
+            latest_message_breakpoint(&mut segs);
+        }
         out.push(RequestShape {
             turn,
             index: i,
@@ -231,7 +238,7 @@ fn system_segments(
             .blocks
             .iter()
             .enumerate()
-            .filter(|(_, b)| !b.placement.is_system());
+            .filter(|(_, b)| b.placement == Placement::FirstUserMessage);
         return system
             .chain(message)
             .map(|(i, b)| Segment {
@@ -277,7 +284,7 @@ fn system_segments(
         });
     }
     for (i, b) in a.blocks.iter().enumerate() {
-        if !b.placement.is_system() {
+        if b.placement == Placement::FirstUserMessage {
             out.push(Segment {
                 kind: SegKind::System {
                     layer: b.layer,
@@ -292,6 +299,69 @@ fn system_segments(
         }
     }
     out
+}
+
+/// The blocks sent as a system-role message of their own, right after the
+/// first user message (Claude Code 2.1's environment and listing): after
+/// that message's positions, else after the system blocks.
+fn with_system_messages(a: &Assembly, cache_on: bool, segs: &mut Vec<Segment>) {
+    let own: Vec<Segment> = a
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.placement == Placement::SystemMessage)
+        .map(|(i, b)| Segment {
+            kind: SegKind::System {
+                layer: b.layer,
+                block: i,
+            },
+            tokens: b.tokens,
+            text: b.text.clone(),
+            breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
+            spans: b.spans.clone(),
+            source_block: None,
+        })
+        .collect();
+    if own.is_empty() {
+        return;
+    }
+    let first_user = |s: &Segment| {
+        matches!(
+            s.kind,
+            SegKind::Message {
+                index: 0,
+                role: Role::User,
+                ..
+            }
+        )
+    };
+    let at = match segs.iter().rposition(first_user) {
+        Some(i) => i + 1,
+        None => segs
+            .iter()
+            .rposition(|s| matches!(s.kind, SegKind::System { .. } | SegKind::Tool { .. }))
+            .map_or(0, |i| i + 1),
+    };
+    segs.splice(at..at, own);
+}
+
+/// The breakpoint on the latest message goes on the request's last
+/// position: a system message spliced in after the only user message is
+/// that latest message (Claude Code's first request).
+fn latest_message_breakpoint(segs: &mut [Segment]) {
+    let Some(last) = segs.len().checked_sub(1) else {
+        return;
+    };
+    if !matches!(segs[last].kind, SegKind::System { .. }) {
+        return;
+    }
+    if let Some(m) = segs
+        .iter()
+        .rposition(|s| matches!(s.kind, SegKind::Message { .. }) && s.breakpoint.is_some())
+    {
+        segs[m].breakpoint = None;
+        segs[last].breakpoint.get_or_insert(Ttl::FiveMinutes);
+    }
 }
 
 /// (turn, messages sent, gap) of every request; with no turns, the same

@@ -269,6 +269,7 @@ pub fn request_snapshot(
             reason: String::new(),
             text: text.into(),
             chars: None,
+            builtin: None,
         });
     }
     let mut total_tokens: usize = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();

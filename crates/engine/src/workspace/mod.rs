@@ -6,6 +6,8 @@ pub mod agents;
 pub mod diag;
 pub mod expr;
 pub mod profile;
+#[cfg(test)]
+mod profile_tests;
 pub mod reader;
 pub mod session;
 pub mod settings;
@@ -54,12 +56,23 @@ pub fn load_as(
     let mut settings = settings;
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
+    let mut builtin = None;
     match profiles.get(&chosen.id()).filter(|p| p.name != "layered") {
         Some(p) => {
             let root = r.root().display().to_string();
+            let p = &with_parts_filled(p, &root, extras);
+            builtin = p.parts.clone();
             let implied = agents::settings(p, &root, r.exists("SOUL.md"));
             settings.separator = implied.separator;
             settings.layers = implied.layers;
+            if p.parts.is_some() {
+                if settings.model.is_none() {
+                    settings.model = implied.model;
+                }
+                settings.history.message_breakpoint = implied.history.message_breakpoint;
+                settings.history.reserved_output = implied.history.reserved_output;
+                settings.history.autocompact_buffer = implied.history.autocompact_buffer;
+            }
             match p.name.as_str() {
                 "claude-code" => {
                     agents::load_claude_code(p, &mut r, extras, &mut fragments, &mut diags)
@@ -90,6 +103,7 @@ pub fn load_as(
     all.extend(diags);
     Ok(Workspace {
         root: r.root().to_path_buf(),
+        builtin,
         settings,
         fragments,
         tools,
@@ -103,6 +117,25 @@ pub fn load_as(
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
     })
+}
+
+/// The profile with its recorded parts' run values filled in: the folder,
+/// the home folder and today's date the caller gave.
+fn with_parts_filled(
+    p: &profile::Profile,
+    root: &str,
+    extras: &agents::Extras,
+) -> profile::Profile {
+    let mut p = p.clone();
+    if let Some(b) = &p.parts {
+        let home = extras.home.as_ref().map(|h| h.display().to_string());
+        let today = extras
+            .today
+            .as_deref()
+            .or(extras.startup_days.first().map(String::as_str));
+        p.parts = Some(std::sync::Arc::new(b.filled(root, home.as_deref(), today)));
+    }
+    p
 }
 
 /// workspace.yaml's settings (defaults when it is missing or invalid, with

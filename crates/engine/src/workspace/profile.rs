@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::workspace::agents::builtin;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};
 
 /// The bundled profiles, newest of each agent first.
@@ -252,6 +253,14 @@ pub struct Profile {
     pub imports: Option<Imports>,
     #[serde(default)]
     pub memory: Option<Memory>,
+    /// The agent's own parts as recorded from its release: a
+    /// `*.builtin.json` file beside the profile (bundled, or in the same
+    /// folder of `PROMPT_INSPECTOR_PROFILES`).
+    #[serde(default)]
+    pub builtin: Option<String>,
+    /// That file, read.
+    #[serde(skip)]
+    pub parts: Option<std::sync::Arc<crate::workspace::agents::builtin::Builtin>>,
     /// Where it was read from (a file of `PROMPT_INSPECTOR_PROFILES`, or
     /// `bundled profile`), for messages.
     #[serde(skip)]
@@ -322,7 +331,7 @@ pub const MAX_PROFILE_LIST: usize = 1000;
 /// Deepest `imports.max_depth` (Claude Code's is 4; each hop is a frame).
 pub const MAX_IMPORT_DEPTH: usize = 64;
 
-fn parse(text: &str, origin: &str) -> Result<Profile, String> {
+pub(crate) fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Profile>(text));
     match parsed {
         Ok(Ok(mut p)) => {
@@ -403,7 +412,19 @@ impl Profiles {
         Profiles {
             all: BUNDLED
                 .iter()
-                .map(|t| parse(t, "bundled profile").expect("bundled profiles are valid"))
+                .map(|t| {
+                    let mut p = parse(t, "bundled profile").expect("bundled profiles are valid");
+                    p.parts = p.builtin.as_deref().map(|name| {
+                        let (_, text) = builtin::BUNDLED
+                            .iter()
+                            .find(|(n, _)| *n == name)
+                            .expect("a bundled profile's parts are bundled");
+                        std::sync::Arc::new(
+                            builtin::Builtin::parse(text, name).expect("bundled parts are valid"),
+                        )
+                    });
+                    p
+                })
                 .collect(),
         }
     }
@@ -421,7 +442,10 @@ impl Profiles {
             .map_err(|e| format!("PROMPT_INSPECTOR_PROFILES {}: {e}", dir.display()))?;
         for path in names {
             let text = read_text_file(&path, MAX_FILE_BYTES)?;
-            let profile = parse(&text, &path.display().to_string())?;
+            let mut profile = parse(&text, &path.display().to_string())?;
+            if let Some(name) = profile.builtin.clone() {
+                profile.parts = Some(std::sync::Arc::new(own_parts(dir, &name, &p)?));
+            }
             p.all.retain(|x| x.id() != profile.id());
             p.all.push(profile);
         }
@@ -537,8 +561,30 @@ impl Profiles {
     }
 }
 
+/// A profile's parts file: in its folder (a plain file name, read through
+/// the guarded reader's file check), else the bundled one of that name.
+fn own_parts(dir: &Path, name: &str, bundled: &Profiles) -> Result<builtin::Builtin, String> {
+    let plain = !name.contains(['/', '\\']) && name.ends_with(".json") && !name.starts_with('.');
+    if !plain {
+        return Err(format!(
+            "{}: builtin '{name}' must be a .json file name in the same folder",
+            dir.display()
+        ));
+    }
+    let path = dir.join(name);
+    match read_text_file(&path, MAX_FILE_BYTES) {
+        Ok(text) => builtin::Builtin::parse(&text, &path.display().to_string()),
+        Err(e) => bundled
+            .all
+            .iter()
+            .filter(|p| p.builtin.as_deref() == Some(name))
+            .find_map(|p| p.parts.as_deref().cloned())
+            .ok_or(e),
+    }
+}
+
 /// `A`, `A and B`, `A, B and C`.
-fn list(items: &[&str]) -> String {
+pub(crate) fn list(items: &[&str]) -> String {
     match items {
         [] => String::new(),
         [a] => a.to_string(),
@@ -573,84 +619,4 @@ pub fn js_suffix(s: &str, units: usize) -> &str {
         }
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bundled_profiles_load_and_name_their_version() {
-        let p = Profiles::bundled();
-        assert_eq!(
-            p.names(),
-            vec!["layered", "openclaw", "claude-code", "codex"]
-        );
-        assert_eq!(
-            p.ids(),
-            vec![
-                "layered@1",
-                "openclaw@2026.9",
-                "openclaw@2026.7",
-                "claude-code@2.1",
-                "claude-code@2.0",
-                "codex@0.169"
-            ]
-        );
-        for x in &p.all {
-            assert!(!x.version.is_empty() && !x.agent.is_empty(), "{}", x.name);
-            assert!(
-                x.verified.is_some() || x.written_from.is_some(),
-                "{} says what it rests on",
-                x.id()
-            );
-        }
-        // A bare name is the newest version; name@version picks one.
-        let oc = p.get("openclaw").unwrap();
-        assert_eq!(oc.id(), "openclaw@2026.9");
-        assert_eq!(oc.verified.as_deref(), Some("2026.9.6"));
-        assert_eq!(oc.caps.as_ref().unwrap().per_file_chars, 20_000);
-        assert_eq!(oc.files[0].name, "AGENTS.md");
-        assert!(!oc.files.iter().any(|f| f.name == "TOOLS.md"));
-        let old = p.get("openclaw@2026.7").unwrap();
-        assert!(old.files.iter().any(|f| f.name == "TOOLS.md"));
-        assert_eq!(p.get("claude-code").unwrap().version, "2.1");
-        assert!(p.get("openclaw@2026.8").is_none());
-        assert_eq!(
-            version_cmp("2026.10", "2026.9"),
-            std::cmp::Ordering::Greater
-        );
-    }
-
-    #[test]
-    fn a_string_over_its_limit_is_an_error_naming_the_field() {
-        let big = "x".repeat(MAX_PROFILE_STRING + 1);
-        let text =
-            format!("name: t\nagent: a\nversion: '1'\nfiles:\n  - name: A.md\n  - name: {big}\n");
-        let e = parse(&text, "/p/t.yaml").unwrap_err();
-        assert!(
-            e.starts_with("/p/t.yaml: files[1].name is 65537 bytes"),
-            "{e}"
-        );
-        let sep = format!(
-            "name: t\nagent: a\nversion: '1'\nseparator: '{}'\n",
-            "-".repeat(2000)
-        );
-        assert!(parse(&sep, "s").unwrap_err().contains("separator"));
-        let ok = parse(
-            "name: t\nagent: a\nversion: '1'\nfile_heading: '# {name}'\n",
-            "o",
-        );
-        assert_eq!(ok.unwrap().origin, "o");
-        let deep = "name: t\nagent: a\nversion: '1'\nimports:\n  max_depth: 100000\n";
-        assert!(parse(deep, "d").unwrap_err().contains("imports.max_depth"));
-    }
-
-    #[test]
-    fn utf16_cuts() {
-        assert_eq!(js_len("a界😀"), 4);
-        assert_eq!(js_prefix("a界😀b", 3), "a界");
-        assert_eq!(js_suffix("a界😀b", 3), "😀b");
-        assert_eq!(list(&["A", "B", "C"]), "A, B and C");
-    }
 }

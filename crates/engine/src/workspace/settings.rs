@@ -72,26 +72,35 @@ impl Ttl {
 }
 
 /// Where a layer's block goes in the request: a system block (the
-/// default), or the first user message (Claude Code's memory files, Codex's
-/// AGENTS.md): text in a message, never a cached system block.
+/// default), the first user message (Claude Code's memory files, Codex's
+/// AGENTS.md: text in a message, never a cached system block), or a
+/// system-role message of its own right after the first user message
+/// (Claude Code 2.1's environment, subagents and skills).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
     #[default]
     System,
     FirstUserMessage,
+    SystemMessage,
 }
 
 impl Placement {
     pub fn is_system(&self) -> bool {
         *self == Placement::System
     }
-    /// `system prompt`, `first user message`.
+    /// `system prompt`, `first user message`, `system message`.
     pub fn words(self) -> &'static str {
         match self {
             Placement::System => "system prompt",
             Placement::FirstUserMessage => "first user message",
+            Placement::SystemMessage => "system message after the first user message",
         }
+    }
+    /// A block that may carry `cache_control` (not text inside a user
+    /// message).
+    pub fn cacheable(self) -> bool {
+        self != Placement::FirstUserMessage
     }
 }
 
@@ -110,6 +119,10 @@ pub struct LayerSettings {
     pub footer: Option<String>,
     #[serde(default, skip_serializing_if = "Placement::is_system")]
     pub placement: Placement,
+    /// Between the layer's fragments, when not the workspace's separator
+    /// (Claude Code's lists: one line each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separator: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,6 +137,10 @@ pub struct HistorySettings {
     pub message_breakpoint: bool,
     /// Output tokens reserved in the context window.
     pub reserved_output: u64,
+    /// Tokens an agent keeps free before it compacts (Claude Code's
+    /// autocompact buffer), also out of the budget.
+    #[serde(default)]
+    pub autocompact_buffer: u64,
 }
 
 impl Default for HistorySettings {
@@ -135,6 +152,7 @@ impl Default for HistorySettings {
             auto_compact_threshold: 0.8,
             message_breakpoint: false,
             reserved_output: 4096,
+            autocompact_buffer: 0,
         }
     }
 }
@@ -186,6 +204,7 @@ impl Default for Settings {
             ttl: Ttl::FiveMinutes,
             footer: None,
             placement: Placement::System,
+            separator: None,
         };
         Settings {
             model: None,

@@ -16,8 +16,19 @@ use crate::workspace::settings::Settings;
 pub enum FragmentKind {
     Markdown,
     Yaml,
-    Skill { name: String, always: bool },
-    Tool { name: String },
+    Skill {
+        name: String,
+        always: bool,
+    },
+    Tool {
+        name: String,
+    },
+    /// The agent's own text (its built-in skills and subagents, the words
+    /// of its listing), as recorded from its release: shown and counted,
+    /// never edited.
+    Builtin {
+        category: crate::workspace::agents::builtin::Category,
+    },
 }
 
 /// What an agent's own loading rules already did to a fragment (an OpenClaw
@@ -76,6 +87,9 @@ pub struct ToolDef {
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub root: PathBuf,
+    /// The agent's own parts (its profile's recording, the run's values
+    /// filled in), when the profile has them.
+    pub builtin: Option<std::sync::Arc<crate::workspace::agents::builtin::Builtin>>,
     pub settings: Settings,
     pub fragments: Vec<FragmentDef>,
     pub tools: Vec<ToolDef>,

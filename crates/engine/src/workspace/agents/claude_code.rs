@@ -6,8 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use super::Extras;
 use super::expand::Expander;
-use super::{Extras, load_skill_listing};
+use super::listing::load_skill_listing;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
 use crate::workspace::reader::Reader;
@@ -78,7 +79,7 @@ pub fn load_claude_code(
         walk.chain = vec![f.name.clone()];
         walk.memory_file(&f.name, &kind, 0, None);
     }
-    load_skill_listing(p, r, out, diags);
+    load_skill_listing(p, r, extras.home.as_deref(), out, diags);
     ex.finish(diags);
 }
 

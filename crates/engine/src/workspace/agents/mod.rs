@@ -5,24 +5,25 @@
 //! layer 1 the skills (and subagents) listing, layer 2 the stable files
 //! (cached), layer 4 the files below the cache boundary (not cached).
 
-use std::collections::BTreeSet;
-
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::{Caps, PolicyDigest, Profile, js_len, js_prefix, js_suffix};
 use crate::workspace::reader::Reader;
 use crate::workspace::settings::Settings;
 use crate::workspace::sources::base;
 use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
-use crate::workspace::yaml::{self, Node, split_frontmatter};
+use crate::workspace::yaml::split_frontmatter;
 
+pub mod builtin;
 mod claude_code;
 mod codex;
 mod cut;
 mod expand;
+pub mod listing;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
 
 use expand::Expander;
+use listing::{listing_fragment, load_skill_listing};
 
 /// What the caller adds to an agent's folder: OpenClaw's startup context
 /// (the daily memory of these days, as on `/new`); with `--user-memory`,
@@ -33,6 +34,11 @@ use expand::Expander;
 pub struct Extras {
     pub startup_days: Vec<String>,
     pub user_memory_home: Option<std::path::PathBuf>,
+    /// The home folder, for the agent's own text that names it (Claude
+    /// Code's memory folder): shown, never read.
+    pub home: Option<std::path::PathBuf>,
+    /// Today's date, for the agent's own text that carries it.
+    pub today: Option<String>,
 }
 
 impl Extras {
@@ -84,7 +90,30 @@ pub fn settings(p: &Profile, root: &str, soul_present: bool) -> Settings {
     for (i, cache) in [true, true, true, false].into_iter().enumerate() {
         s.layers[i].cache = cache;
     }
+    if let Some(b) = p.parts.as_deref() {
+        builtin_settings(b, &mut s);
+    }
     s
+}
+
+/// What an agent's recorded parts imply: its listing as layer 1 (title,
+/// footer, placement, one line per entry), its model, its breakpoint on
+/// the latest message, the output and autocompact buffer it keeps free.
+fn builtin_settings(b: &builtin::Builtin, s: &mut Settings) {
+    if let Some(l) = b.listing.as_ref().filter(|l| l.agent_line.is_some()) {
+        let l1 = &mut s.layers[0];
+        l1.title = l.title.clone();
+        l1.footer = l.footer.clone();
+        l1.placement = l.placement;
+        l1.separator = l.separator.clone();
+        l1.name = Some("Subagents and skills".into());
+    }
+    if s.model.is_none() {
+        s.model = b.model.clone();
+    }
+    s.history.message_breakpoint = b.message_breakpoint;
+    s.history.reserved_output = b.reserved_output;
+    s.history.autocompact_buffer = b.autocompact_buffer;
 }
 
 /// Strips a leading frontmatter block (the agents' templates carry one of
@@ -208,7 +237,7 @@ pub fn load_openclaw(
         out.push(frag);
     }
     let skills_from = out.len();
-    load_skill_listing(p, r, out, diags);
+    load_skill_listing(p, r, extras.home.as_deref(), out, diags);
     if p.one_stable_block {
         one_stable_block(p, out, skills_from, &sent, any_cut);
     }
@@ -358,162 +387,6 @@ fn apply_caps(
 
 fn thousands(n: usize) -> String {
     crate::text::thousands(n as u64)
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
-}
-
-/// One skill's frontmatter: (name, description, hidden).
-fn skill_meta(text: &str, default_name: &str, hide_key: Option<&str>) -> (String, String, bool) {
-    let (fm, body, _) = split_frontmatter(text);
-    let node = fm.and_then(|f| yaml::parse(f).ok()).unwrap_or(Node::Null);
-    // A frontmatter that is not strict YAML (`description: a: b`) is read
-    // line by line, `key: value`, as the agents' own parsers read it.
-    let loose = |key: &str| {
-        fm?.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key && !v.trim().is_empty())
-                .then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
-        })
-    };
-    let name = node
-        .get("name")
-        .and_then(Node::scalar_text)
-        .or_else(|| loose("name"))
-        .unwrap_or_else(|| default_name.to_string());
-    let description = node
-        .get("description")
-        .and_then(Node::scalar_text)
-        .or_else(|| loose("description"))
-        .unwrap_or_else(|| {
-            body.lines()
-                .map(|l| l.trim_start_matches('#').trim())
-                .find(|l| !l.is_empty())
-                .unwrap_or("")
-                .to_string()
-        });
-    let hidden = hide_key
-        .and_then(|k| node.get(k))
-        .and_then(Node::as_bool)
-        .unwrap_or(false);
-    (name, description, hidden)
-}
-
-/// Skills (and subagents) listed the way the agent lists them: OpenClaw's
-/// `<available_skills>` entries, or Claude Code's name and description.
-fn load_skill_listing(
-    p: &Profile,
-    r: &mut Reader,
-    out: &mut Vec<FragmentDef>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let Some(sk) = &p.skills else { return };
-    let root = r.root().display().to_string();
-    let mut seen = BTreeSet::new();
-    let mut entries = Vec::new();
-    for dir in &sk.dirs {
-        for (name, is_dir) in r.list(dir) {
-            let rel = if is_dir {
-                format!("{dir}/{name}/SKILL.md")
-            } else if name.ends_with(".md") {
-                format!("{dir}/{name}")
-            } else {
-                continue;
-            };
-            if !r.exists(&rel) {
-                continue;
-            }
-            let Some(text) = r.read(&rel) else { continue };
-            let stem = name.trim_end_matches(".md");
-            let (skill, description, hidden) = skill_meta(&text, stem, sk.hide_key.as_deref());
-            // Higher-precedence folders win a name clash.
-            if seen.insert(skill.clone()) {
-                entries.push((skill, description, hidden, rel, "skill"));
-            }
-        }
-    }
-    if let Some(agents) = &sk.agents_dir {
-        for (name, is_dir) in r.list(agents) {
-            if is_dir || !name.ends_with(".md") {
-                continue;
-            }
-            let rel = format!("{agents}/{name}");
-            let Some(text) = r.read(&rel) else { continue };
-            let (agent, description, _) = skill_meta(&text, name.trim_end_matches(".md"), None);
-            entries.push((agent, description, false, rel, "agent"));
-        }
-    }
-    if entries.is_empty() {
-        return;
-    }
-    let openclaw = sk.format == "openclaw";
-    if openclaw {
-        let intro = sk.intro.clone().unwrap_or_default();
-        out.push(listing_fragment(
-            "skills.intro",
-            999,
-            &format!("{intro}\n<available_skills>"),
-            "skills",
-        ));
-        out.push(listing_fragment(
-            "skills.zend",
-            0,
-            "</available_skills>",
-            "skills",
-        ));
-    }
-    for (name, description, hidden, rel, kind) in entries {
-        let body = if openclaw {
-            format!(
-                "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    <location>{}</location>\n  </skill>",
-                xml_escape(&name),
-                xml_escape(&description),
-                xml_escape(&format!("{root}/{rel}"))
-            )
-        } else {
-            format!("- {kind} {name}: {description}")
-        };
-        let mut f = base(
-            format!("{kind}.{name}"),
-            1,
-            500,
-            body,
-            &rel,
-            1,
-            FragmentKind::Skill {
-                name: name.clone(),
-                always: false,
-            },
-        );
-        f.interpolate = false;
-        if hidden {
-            f.preset = Some(Preset::Disabled(format!(
-                "hidden from the model ({}: true): only the user can invoke it",
-                sk.hide_key.as_deref().unwrap_or("")
-            )));
-        }
-        out.push(f);
-    }
-    let _ = diags;
-}
-
-fn listing_fragment(id: &str, priority: i64, body: &str, source: &str) -> FragmentDef {
-    let mut f = base(
-        id.to_string(),
-        1,
-        priority,
-        body.to_string(),
-        source,
-        1,
-        FragmentKind::Markdown,
-    );
-    f.interpolate = false;
-    f
 }
 
 /// `memory/YYYY-MM-DD.md` files: not injected; listed with how the agent

@@ -1,0 +1,315 @@
+//! The context window as the agent fills it, in the manner of Claude Code's
+//! `/context`: for an agent folder whose profile has the agent's recorded
+//! parts, `/context`'s categories (system prompt, system tools, deferred
+//! tools, custom agents, memory files, skills, messages, free space,
+//! autocompact buffer) with a row per memory file, subagent and skill; for
+//! any other workspace, the tools, each layer, the messages, the output
+//! reserved and the free space. Every block is split between categories so
+//! that they add up to its exact count: each fragment's own tokens go to
+//! its category, the rest of the block (titles, headings, separators) to
+//! the block's own (the agent's words, or the layer).
+
+use serde::Serialize;
+
+use crate::Inspection;
+use crate::assembly::assemble::{BlockResult, FragmentResult};
+use crate::assembly::tokens::TokenCounter;
+use crate::text::thousands;
+use crate::workspace::agents::builtin::Category;
+use crate::workspace::agents::listing;
+use crate::workspace::session::Block;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub name: String,
+    pub tokens: u64,
+    /// Part of what is in use (the deferred tools, free space and buffer
+    /// are not).
+    pub in_use: bool,
+}
+
+/// One memory file, subagent or skill.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    /// `Project`, `Local`, `User` or `Built-in`.
+    pub source: String,
+    pub name: String,
+    pub tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextUsage {
+    pub model: String,
+    pub window: u64,
+    /// Counted with o200k for a model whose tokenizer is not public.
+    pub estimate: bool,
+    /// Whose own parts are counted (`Claude Code 2.1.328`).
+    pub agent: Option<String>,
+    pub used: u64,
+    pub rows: Vec<Row>,
+    pub memory_files: Vec<Item>,
+    pub agents: Vec<Item>,
+    pub skills: Vec<Item>,
+}
+
+/// The context window of the inspection's session, at its last request.
+pub fn usage(ins: &Inspection, counter: &TokenCounter) -> ContextUsage {
+    let a = &ins.assembly;
+    let p = &ins.prepared;
+    let window = ins
+        .workspace
+        .builtin
+        .as_ref()
+        .and_then(|b| b.context_window)
+        .unwrap_or(p.model.context_window);
+    let messages = message_tokens(ins, counter);
+    let agent = a.agent.is_some();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut add = |name: &str, tokens: u64, in_use: bool| add_row(&mut rows, name, tokens, in_use);
+    if agent {
+        for c in [
+            Category::SystemPrompt,
+            Category::SystemTools,
+            Category::DeferredTools,
+            Category::CustomAgents,
+            Category::MemoryFiles,
+            Category::Skills,
+            Category::Messages,
+        ] {
+            add(c.label(), 0, c != Category::DeferredTools);
+        }
+        add(Category::SystemTools.label(), a.tools_tokens as u64, true);
+        let deferred: usize = a.deferred_tools.iter().map(|d| d.1).sum();
+        add(Category::DeferredTools.label(), deferred as u64, false);
+        for b in &a.blocks {
+            for (c, n) in split_block(b, &a.fragments, counter, a.tokenizer) {
+                add(c.label(), n, true);
+            }
+        }
+        add(Category::Messages.label(), messages, true);
+    } else {
+        add("Tool definitions", a.tools_tokens as u64, true);
+        for l in &a.layers {
+            let name = crate::assembly::report::layer_name(l, false);
+            add(&format!("Layer {}: {name}", l.layer), l.used, true);
+        }
+        add("Messages", messages, true);
+    }
+    let used: u64 = rows.iter().filter(|r| r.in_use).map(|r| r.tokens).sum();
+    let h = &p.settings.history;
+    let buffer = h.autocompact_buffer;
+    if !agent {
+        add_row(&mut rows, "Reserved output", h.reserved_output, false);
+    }
+    let kept = if agent { buffer } else { h.reserved_output };
+    add_row(
+        &mut rows,
+        "Free space",
+        window.saturating_sub(used + kept),
+        false,
+    );
+    if agent {
+        add_row(&mut rows, "Autocompact buffer", buffer, false);
+    }
+    let (memory_files, agents, skills) = items(ins);
+    ContextUsage {
+        model: a.model.clone(),
+        window,
+        estimate: a.estimate,
+        agent: a.agent.clone(),
+        used,
+        rows,
+        memory_files,
+        agents,
+        skills,
+    }
+}
+
+/// Adds to a row (by name), or appends it.
+fn add_row(rows: &mut Vec<Row>, name: &str, tokens: u64, in_use: bool) {
+    match rows.iter_mut().find(|r| r.name == name) {
+        Some(r) => r.tokens += tokens,
+        None => rows.push(Row {
+            name: name.to_string(),
+            tokens,
+            in_use,
+        }),
+    }
+}
+
+/// A block's tokens by category: each fragment's (and each joined agent
+/// text's) own count, capped so the parts add up to the block's exact
+/// count; the rest to the block's own category.
+fn split_block(
+    b: &BlockResult,
+    fragments: &[FragmentResult],
+    counter: &TokenCounter,
+    enc: crate::assembly::tokens::Encoding,
+) -> Vec<(Category, u64)> {
+    let own = match b.layer {
+        0 | 1 => Category::SystemPrompt,
+        _ => Category::MemoryFiles,
+    };
+    let mut out: Vec<(Category, u64)> = Vec::new();
+    let mut left = b.tokens as u64;
+    for s in &b.spans {
+        let (c, n) = match fragments.iter().find(|f| f.id == s.id) {
+            Some(f) => (category_of(f), f.kept_tokens as u64),
+            None if s.id.starts_with('(') && s.id.contains(": ") && b.layer != 0 => (
+                Category::SystemPrompt,
+                counter.count(enc, &b.text[s.start..s.end]) as u64,
+            ),
+            None => continue,
+        };
+        let n = n.min(left);
+        left -= n;
+        out.push((c, n));
+    }
+    out.push((own, left));
+    out
+}
+
+/// A fragment's `/context` category: the agent's own by its recording; a
+/// workspace's subagent or skill entry (and the listing's own lines) as
+/// such; a profile's headings as the agent's words; every other file a
+/// memory file.
+fn category_of(f: &FragmentResult) -> Category {
+    if let Some(c) = f.builtin {
+        return c;
+    }
+    if f.id.starts_with("agent.") || f.id.starts_with("skill.") || f.id.starts_with("skills.") {
+        return listing::own_category(&f.id);
+    }
+    if f.source == "profile" {
+        return Category::SystemPrompt;
+    }
+    Category::MemoryFiles
+}
+
+/// The session's messages as its last request sends them.
+fn message_tokens(ins: &Inspection, counter: &TokenCounter) -> u64 {
+    let Ok(s) = crate::inspection::pick_session(&ins.workspace, Some(&ins.prepared.session)) else {
+        return 0;
+    };
+    let enc = ins.assembly.tokenizer;
+    let text = |b: &Block| match b {
+        Block::Text { text } => text.clone(),
+        Block::ToolUse { name, input, .. } => format!("tool_use {name} {input}"),
+        Block::ToolResult { content, .. } => content.clone(),
+    };
+    s.messages
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .map(|b| counter.count(enc, &text(b)) as u64)
+        .sum()
+}
+
+/// The memory files, subagents and skills, each with its tokens.
+fn items(ins: &Inspection) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
+    let a = &ins.assembly;
+    let root = ins.workspace.root.display().to_string();
+    let (mut memory, mut agents, mut skills) = (Vec::new(), Vec::new(), Vec::new());
+    for f in a.fragments.iter().filter(|f| f.kept_tokens > 0) {
+        let name = |prefix: &str| f.id.strip_prefix(prefix).unwrap_or(&f.id).to_string();
+        let source = if f.builtin.is_some() {
+            "Built-in".to_string()
+        } else if f.source.contains("CLAUDE.local") {
+            "Local".to_string()
+        } else if f.source.starts_with("~/") {
+            "User".to_string()
+        } else {
+            "Project".to_string()
+        };
+        let tokens = f.kept_tokens as u64;
+        match category_of(f) {
+            Category::Skills => skills.push(Item {
+                source,
+                name: name("skill."),
+                tokens,
+            }),
+            Category::CustomAgents => agents.push(Item {
+                source,
+                name: name("agent."),
+                tokens,
+            }),
+            Category::MemoryFiles if a.agent.is_some() => {
+                let path = if f.source.starts_with("~/") || f.source.starts_with('/') {
+                    f.source.clone()
+                } else {
+                    format!("{root}/{}", f.source)
+                };
+                memory.push(Item {
+                    source,
+                    name: path,
+                    tokens,
+                })
+            }
+            _ => {}
+        }
+    }
+    (memory, agents, skills)
+}
+
+fn share(n: u64, of: u64) -> String {
+    format!("{:.1}%", n as f64 * 100.0 / of.max(1) as f64)
+}
+
+/// The text view: `/context`'s table, then the rows per file.
+pub fn to_text(u: &ContextUsage) -> String {
+    let mut o = format!(
+        "Context usage: {} ({}), {} of {} tokens in use ({}){}\n\n",
+        u.model,
+        u.agent
+            .as_deref()
+            .map_or("this workspace".to_string(), |a| format!(
+                "{a}'s own parts included"
+            )),
+        thousands(u.used),
+        thousands(u.window),
+        share(u.used, u.window),
+        if u.estimate {
+            "; an estimate: this model's tokenizer is not public, counted with o200k_base"
+        } else {
+            ""
+        }
+    );
+    o += &format!("  {:<28} {:>10} {:>7}\n", "Category", "Tokens", "Share");
+    for r in &u.rows {
+        let note = if r.in_use || r.name == "Free space" {
+            ""
+        } else {
+            "  (not in use)"
+        };
+        o += &format!(
+            "  {:<28} {:>10} {:>7}{note}\n",
+            r.name,
+            thousands(r.tokens),
+            share(r.tokens, u.window)
+        );
+    }
+    for (title, items) in [
+        ("Custom agents", &u.agents),
+        ("Memory files", &u.memory_files),
+        ("Skills", &u.skills),
+    ] {
+        if items.is_empty() {
+            continue;
+        }
+        o += &format!("\n{title}\n");
+        for i in items {
+            o += &format!(
+                "  {:<10} {:<52} {:>8}\n",
+                i.source,
+                i.name,
+                thousands(i.tokens)
+            );
+        }
+    }
+    o
+}
+
+pub fn to_json(u: &ContextUsage) -> serde_json::Value {
+    let mut v = serde_json::to_value(u).unwrap_or_default();
+    v["schema"] = serde_json::json!(1);
+    v
+}

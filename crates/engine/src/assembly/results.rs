@@ -1,0 +1,186 @@
+//! What an assembly gives every view: each fragment's status and kept
+//! tokens, each layer's budget and use, each block's exact text and count,
+//! the tools, the agent's own parts (re-exported by `assemble`).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::assembly::tokens::{Encoding, TokenCounter};
+use crate::workspace::agents::builtin::Category;
+use crate::workspace::settings::{Budget, Placement, Ttl};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Kept,
+    Summarized,
+    Truncated,
+    Dropped,
+    Disabled,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Kept => "kept",
+            Status::Summarized => "summarized",
+            Status::Truncated => "truncated",
+            Status::Dropped => "dropped",
+            Status::Disabled => "disabled",
+        }
+    }
+    pub const ALL: [Status; 5] = [
+        Status::Kept,
+        Status::Summarized,
+        Status::Truncated,
+        Status::Dropped,
+        Status::Disabled,
+    ];
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FragmentResult {
+    pub id: String,
+    pub layer: u8,
+    pub priority: i64,
+    pub source: String,
+    pub line: usize,
+    pub tokens: usize,
+    pub kept_tokens: usize,
+    pub status: Status,
+    pub reason: String,
+    /// The text that went into the block ("" when dropped or disabled).
+    #[serde(with = "arc_str")]
+    pub text: Arc<str>,
+    /// Characters of the file before and after an agent profile's caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<(usize, usize)>,
+    /// The agent's own text (a built-in skill or subagent, the words of its
+    /// listing), by `/context` category: from the agent, not your files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<Category>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LayerResult {
+    pub layer: u8,
+    pub title: Option<String>,
+    /// What the profile calls the layer (when its title does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub budget: u64,
+    pub inflow: u64,
+    pub available: u64,
+    pub used: u64,
+    pub overflow: u64,
+    pub cache: bool,
+    pub ttl: Ttl,
+    /// Where the layer's block goes (system prompt or first user message).
+    #[serde(default, skip_serializing_if = "Placement::is_system")]
+    pub placement: Placement,
+    /// Tokens the DEBUG markers add to this layer's block (0 without
+    /// them): `used` counts them, trimming never did.
+    #[serde(default)]
+    pub markers: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Span {
+    /// Fragment id, or "(title)".
+    pub id: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockResult {
+    pub layer: u8,
+    pub tokens: usize,
+    pub cache_control: bool,
+    pub ttl: Ttl,
+    pub text: String,
+    /// Byte ranges of `text` per fragment (and title).
+    pub spans: Vec<Span>,
+    /// What the block is when it is not an assembled system block: a
+    /// recorded request's position (`message 3 (user)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Where the block goes: a system block, or text at the start of the
+    /// first user message (then never `cache_control`: not a cached
+    /// system block).
+    #[serde(default, skip_serializing_if = "Placement::is_system")]
+    pub placement: Placement,
+}
+
+impl BlockResult {
+    /// The block's name in a diff: its label, else `system block N · layer L`
+    /// (`i` is its 0-based index).
+    pub fn name(&self, i: usize) -> String {
+        self.label
+            .clone()
+            .unwrap_or_else(|| format!("system block {} (layer {})", i + 1, self.layer))
+    }
+
+    /// The fragment a byte offset of `text` belongs to.
+    pub fn fragment_at(&self, offset: usize) -> Option<&str> {
+        self.spans
+            .iter()
+            .find(|s| s.start <= offset && offset < s.end)
+            .map(|s| s.id.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Assembly {
+    pub model: String,
+    pub tokenizer: Encoding,
+    pub estimate: bool,
+    pub session: String,
+    pub budget: Budget,
+    pub debug_markers: bool,
+    pub layers: Vec<LayerResult>,
+    pub fragments: Vec<FragmentResult>,
+    pub blocks: Vec<BlockResult>,
+    pub tools: Vec<serde_json::Value>,
+    pub tools_tokens: usize,
+    pub total_tokens: usize,
+    /// The first `agent_tools` of `tools` are the agent's own.
+    #[serde(default)]
+    pub agent_tools: usize,
+    /// The agent's deferred tools (counted, not sent): name and tokens.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferred_tools: Vec<(String, usize)>,
+    /// Whose own parts the blocks of layer 0 are (`Claude Code 2.1.328`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+impl Assembly {
+    /// Tokens of the agent's own tool definitions (the first
+    /// `agent_tools`), counted as sent.
+    pub fn agent_tools_tokens(&self, counter: &TokenCounter) -> usize {
+        self.tools[..self.agent_tools.min(self.tools.len())]
+            .iter()
+            .map(|t| {
+                counter.count(
+                    self.tokenizer,
+                    &serde_json::to_string(t).unwrap_or_default(),
+                )
+            })
+            .sum()
+    }
+}
+
+mod arc_str {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        Ok(String::deserialize(d)?.into())
+    }
+}

@@ -1,0 +1,299 @@
+//! An agent's own parts, as recorded from one of its releases
+//! (`assets/profiles/*.builtin.json`, written by `scripts/agent-builtins.py`
+//! from the fixtures of the real agents): its built-in system prompt, its
+//! tool definitions (the deferred ones apart), its built-in skills and
+//! subagents, its runtime context, and its default model and limits. Every
+//! view shows and counts them as parts "from the agent, not your files";
+//! they are never edited. The values that depend on the run (`{root}`,
+//! `{project_slug}`, `{home}`, `{today}`) are filled in when a folder is
+//! loaded ([`Builtin::filled`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::expand::{MAX_EXPANSION_BYTES, expand_capped};
+use crate::workspace::settings::Placement;
+
+/// Most parts (blocks, tools, entries) one recorded file may hold.
+pub const MAX_BUILTIN_PARTS: usize = 1000;
+
+/// What `/context` calls a part of the context window (Claude Code's
+/// categories; the other agents' parts use the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    SystemPrompt,
+    SystemTools,
+    DeferredTools,
+    CustomAgents,
+    MemoryFiles,
+    Skills,
+    Messages,
+}
+
+impl Category {
+    /// As `/context` names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::SystemPrompt => "System prompt",
+            Category::SystemTools => "System tools",
+            Category::DeferredTools => "System tools (deferred)",
+            Category::CustomAgents => "Custom agents",
+            Category::MemoryFiles => "Memory files",
+            Category::Skills => "Skills",
+            Category::Messages => "Messages",
+        }
+    }
+}
+
+/// Where a recorded block's text goes in the agent's own request, when it
+/// shares a system block with the user's files (OpenClaw's one stable
+/// block: its prompt, the skills, its workspace notes, then the files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Join {
+    /// At the start of the first system block the profile renders.
+    BeforeStable,
+    /// In that block, right before the user's files (the profile's title
+    /// of its file section).
+    BeforeFiles,
+    /// At the end of that block, after a newline.
+    AfterStable,
+}
+
+/// One block of the agent's own text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuiltinBlock {
+    pub name: String,
+    pub category: Category,
+    #[serde(default)]
+    pub placement: Placement,
+    /// Sent with `cache_control`.
+    #[serde(default)]
+    pub cache: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
+    /// A system block after the layers' system blocks (OpenClaw's
+    /// runtime context), not before.
+    #[serde(default)]
+    pub after_files: bool,
+    pub text: String,
+}
+
+/// One tool definition as the agent sends it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuiltinTool {
+    pub category: Category,
+    pub definition: serde_json::Value,
+}
+
+impl BuiltinTool {
+    pub fn name(&self) -> &str {
+        self.definition["name"].as_str().unwrap_or("")
+    }
+}
+
+/// A built-in skill or subagent, one line (or a few) of the agent's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// `skill` or `agent`.
+    pub kind: String,
+    pub name: String,
+    pub category: Category,
+    pub text: String,
+}
+
+/// The agent's listing of subagents and skills, into which the
+/// workspace's own go: with its own words and line format (Claude Code
+/// 2.1: a system-role message after the first user message), or, with no
+/// `agent_line`, the profile's own listing with the built-in entries among
+/// the workspace's (OpenClaw's `<available_skills>`, by name).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Listing {
+    #[serde(default)]
+    pub placement: Placement,
+    #[serde(default)]
+    pub separator: Option<String>,
+    /// Everything before the first subagent.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Between the subagents and the skills.
+    #[serde(default)]
+    pub between: Option<String>,
+    /// After the last skill.
+    #[serde(default)]
+    pub footer: Option<String>,
+    /// `{name}`, `{description}`, `{tools}` of a subagent file.
+    #[serde(default)]
+    pub agent_line: Option<String>,
+    /// `{name}`, `{description}` of a skill.
+    #[serde(default)]
+    pub skill_line: Option<String>,
+    #[serde(default)]
+    pub agents: Vec<Entry>,
+    #[serde(default)]
+    pub skills: Vec<Entry>,
+}
+
+/// One agent release's own parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Builtin {
+    pub schema: u32,
+    pub agent: String,
+    pub release: String,
+    /// The fixture it was taken from.
+    pub recorded_from: String,
+    /// The agent's default model (none: the table's default).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The agent's window when it differs from the table's.
+    #[serde(default)]
+    pub context_window: Option<u64>,
+    /// Tokens the agent keeps free before it compacts (Claude Code's
+    /// autocompact buffer).
+    #[serde(default)]
+    pub autocompact_buffer: u64,
+    #[serde(default)]
+    pub reserved_output: u64,
+    /// A breakpoint on the latest message of every request.
+    #[serde(default)]
+    pub message_breakpoint: bool,
+    #[serde(default)]
+    pub blocks: Vec<BuiltinBlock>,
+    #[serde(default)]
+    pub tools: Vec<BuiltinTool>,
+    /// Counted, not sent (loaded on demand by the agent's tool search).
+    #[serde(default)]
+    pub deferred_tools: Vec<BuiltinTool>,
+    #[serde(default)]
+    pub listing: Option<Listing>,
+}
+
+impl Builtin {
+    /// Reads a recorded file, within its bounds; `origin` names it.
+    pub fn parse(text: &str, origin: &str) -> Result<Builtin, String> {
+        let b: Builtin = serde_json::from_str(text)
+            .map_err(|e| format!("{origin}: not an agent's parts: {e}"))?;
+        let n = b.blocks.len()
+            + b.tools.len()
+            + b.deferred_tools.len()
+            + b.listing
+                .as_ref()
+                .map_or(0, |l| l.agents.len() + l.skills.len());
+        if n > MAX_BUILTIN_PARTS {
+            return Err(format!(
+                "{origin}: {n} parts, over the limit of {MAX_BUILTIN_PARTS}"
+            ));
+        }
+        if b.schema != 1 {
+            return Err(format!(
+                "{origin}: schema {} (this build reads 1)",
+                b.schema
+            ));
+        }
+        Ok(b)
+    }
+
+    /// `Claude Code 2.1.328`.
+    pub fn source(&self) -> String {
+        format!("{} {}", self.agent, self.release)
+    }
+
+    /// The texts with the run's values filled in: the folder (`{root}`,
+    /// Claude Code's project folder name `{project_slug}`), the home folder
+    /// (`~` when unknown) and the date (left as `{today}` when the caller
+    /// gave none).
+    pub fn filled(&self, root: &str, home: Option<&str>, today: Option<&str>) -> Builtin {
+        // Claude Code's project folder name: every character but a letter
+        // or a digit made `-`.
+        let slug: String = root
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let mut vars = vec![
+            ("root", root),
+            ("project_slug", slug.as_str()),
+            ("home", home.unwrap_or("~")),
+        ];
+        if let Some(t) = today {
+            vars.push(("today", t));
+        }
+        let fill = |t: &str| expand_capped(t, &vars, MAX_EXPANSION_BYTES).0;
+        let mut b = self.clone();
+        for x in &mut b.blocks {
+            x.text = fill(&x.text);
+        }
+        if let Some(l) = &mut b.listing {
+            for t in [&mut l.title, &mut l.between, &mut l.footer]
+                .into_iter()
+                .flatten()
+            {
+                *t = fill(t);
+            }
+            for e in l.agents.iter_mut().chain(l.skills.iter_mut()) {
+                e.text = fill(&e.text);
+            }
+        }
+        b
+    }
+
+    /// Tokens the deferred tools' definitions would take, counted as sent.
+    pub fn deferred_texts(&self) -> Vec<(String, String)> {
+        self.deferred_tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name().to_string(),
+                    serde_json::to_string(&t.definition).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The bundled recordings, by the file name a profile gives.
+pub const BUNDLED: [(&str, &str); 3] = [
+    (
+        "claude-code-2.1.builtin.json",
+        include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
+    ),
+    (
+        "codex-0.169.builtin.json",
+        include_str!("../../../../../assets/profiles/codex-0.169.builtin.json"),
+    ),
+    (
+        "openclaw-2026.9.builtin.json",
+        include_str!("../../../../../assets/profiles/openclaw-2026.9.builtin.json"),
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_recordings_parse_and_fill_in() {
+        for (name, text) in BUNDLED {
+            let b = Builtin::parse(text, name).unwrap();
+            assert!(!b.tools.is_empty(), "{name}");
+            let f = b.filled("/w/p", Some("/h"), Some("2027-01-02"));
+            let all: String = f.blocks.iter().map(|x| x.text.as_str()).collect();
+            assert!(
+                !all.contains("{root}") && !all.contains("{today}"),
+                "{name}"
+            );
+        }
+        let cc = Builtin::parse(BUNDLED[0].1, "cc").unwrap();
+        assert_eq!(
+            (cc.model.as_deref(), cc.autocompact_buffer),
+            (Some("claude-opus-5-5"), 33_000)
+        );
+        let l = cc.filled("/w/p", None, Some("2027-01-02")).listing.unwrap();
+        assert_eq!(l.footer.unwrap(), "\n\nToday's date is 2027-01-02.");
+        assert!(
+            l.title
+                .unwrap()
+                .contains("Primary working directory: /w/p\n")
+        );
+        assert!(Builtin::parse("{\"schema\": 2}", "x").is_err());
+    }
+}

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Writes an agent's own parts, as recorded, for its profile.
+
+    scripts/agent-builtins.py claude-code|codex|openclaw [OUT.json]
+
+Reads the agent's recorded fixture (tests/fixtures/agents/AGENT/: the proxy's
+capture of a real run, already redacted by scripts/record-agent.sh) and writes
+assets/profiles/<profile>.builtin.json: the parts of the first request that do
+not come from the user's files (the agent's built-in system prompt, its tool
+definitions, its built-in skills and subagents, its runtime context), with the
+values that depend on the run put back as placeholders ({root} the working
+folder, {project_slug} Claude Code's project folder name, {home}, {today}).
+The user's own files, skills and subagents are left out: the profile renders
+them from the workspace. Nothing here is run or fetched; the script only reads
+the committed fixture, so the file can be checked against it (tests/builtin.rs).
+"""
+import json
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOME = "/home/user"
+
+
+def capture(agent, name="capture.jsonl"):
+    path = os.path.join(REPO, "tests", "fixtures", "agents", agent, name)
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def meta(agent):
+    path = os.path.join(REPO, "tests", "fixtures", "agents", agent, "meta.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def placeholders(text, root, today):
+    slug = root.replace("/", "-")
+    text = text.replace(root, "{root}").replace(slug, "{project_slug}")
+    text = text.replace(HOME, "{home}")
+    return text.replace(today, "{today}")
+
+
+def claude_code():
+    reqs = capture("claude-code")
+    first = reqs[0]["request"]
+    root = HOME + "/project"
+    today = re.search(r"Today's date is (\d{4}-\d\d-\d\d)\.", json.dumps(first)).group(1)
+    fill = lambda t: placeholders(t, root, today)
+    ws = os.path.join(REPO, "tests", "fixtures", "agents", "claude-code", "workspace")
+    user_skills = set(os.listdir(os.path.join(ws, ".claude", "skills")))
+    user_agents = {n[:-3] for n in os.listdir(os.path.join(ws, ".claude", "agents"))}
+    blocks = []
+    names = ["billing header", "identity", "system prompt"]
+    for name, s in zip(names, first["system"]):
+        blocks.append({
+            "name": name,
+            "category": "system_prompt",
+            "placement": "system",
+            "cache": "cache_control" in s,
+            "text": fill(s["text"]),
+        })
+    # The first user message: the memory reminder (the user's files), then
+    # the agent's own reminders, then what the user typed.
+    user0 = first["messages"][0]["content"]
+    memory = [b for b in user0 if "Codebase and user instructions" in b.get("text", "")]
+    assert len(memory) == 1, "the memory reminder is in the first user message"
+    for b in user0[1:-1]:
+        blocks.append({
+            "name": "attribution reminder" if "Attribution" in b["text"] else "reminder",
+            "category": "system_prompt",
+            "placement": "first_user_message",
+            "cache": False,
+            "text": fill(b["text"]),
+        })
+    tools = [{"category": "system_tools", "definition": t} for t in first["tools"]]
+    # The deferred tools' own definitions, as /context counted them (each in a
+    # count_tokens request of its own): not sent until ToolSearch loads them.
+    deferred = []
+    sent = {t["name"] for t in first["tools"]}
+    for line in capture("claude-code", "context-capture.jsonl"):
+        for t in line["request"].get("tools", []):
+            if len(line["request"]["tools"]) == 1 and t["name"] not in sent:
+                deferred.append({"category": "deferred_tools", "definition": t})
+    deferred.sort(key=lambda t: t["definition"]["name"])
+    # The system-role message after the first user message: the environment,
+    # the deferred tools' names, the subagents, the skills, the date.
+    sysmsg = [m for m in first["messages"] if m["role"] == "system"]
+    assert len(sysmsg) == 1
+    text = sysmsg[0]["content"][0]["text"]
+    head, rest = text.split("\nAvailable agent types for the Agent tool:\n", 1)
+    agents_text, rest = rest.split("\n\nWhen you launch multiple agents", 1)
+    mid, rest = ("When you launch multiple agents" + rest).split(
+        "\n\nThe following skills are available for use with the Skill tool:\n\n", 1)
+    skills_text, tail = rest.rsplit("\n\nToday's date is ", 1)
+    entries = lambda t: [l for l in t.split("\n") if l.startswith("- ")]
+
+    def listed(lines, own, category, kind):
+        out = []
+        for l in lines:
+            name = l[2:].split(":", 1)[0]
+            if name in own:
+                continue
+            out.append({"kind": kind, "name": name, "category": category, "text": l})
+        return out
+
+    agents = listed(entries(agents_text), user_agents, "system_prompt", "agent")
+    skills = listed(entries(skills_text), user_skills, "skills", "skill")
+    # A skill entry may run over several lines (claude-api's TRIGGER/SKIP).
+    for s in skills:
+        start = skills_text.index(s["text"])
+        nxt = [skills_text.find("\n- ", start + 1)]
+        end = min([n for n in nxt if n != -1] or [len(skills_text)])
+        s["text"] = skills_text[start:end]
+    m = meta("claude-code")
+    return {
+        "schema": 1,
+        "agent": "Claude Code",
+        "release": m["version"].split()[0],
+        "recorded_from": "tests/fixtures/agents/claude-code/capture.jsonl, request 1 "
+        "(and context-capture.jsonl for the deferred tools), written by scripts/agent-builtins.py",
+        "model": first["model"],
+        "context_window": 1000000,
+        "autocompact_buffer": 33000,
+        "reserved_output": 0,
+        "message_breakpoint": True,
+        "blocks": blocks,
+        "tools": tools,
+        "deferred_tools": deferred,
+        "listing": {
+            "placement": "system_message",
+            "separator": "\n",
+            "title": fill(head + "\nAvailable agent types for the Agent tool:"),
+            "between": "\n" + fill(mid) + "\n\nThe following skills are available for use with the Skill tool:\n",
+            "footer": "\n\nToday's date is " + fill(tail),
+            "agent_line": "- {name}: {description} (Tools: {tools})",
+            "skill_line": "- {name}: {description}",
+            "agents": agents,
+            "skills": skills,
+        },
+    }
+
+
+def codex():
+    reqs = capture("codex")
+    first = reqs[0]["request"]
+    root = HOME + "/repo/tools"
+    today = re.search(r"<current_date>(\d{4}-\d\d-\d\d)</current_date>", json.dumps(first)).group(1)
+    fill = lambda t: placeholders(t, root, today).replace(HOME + "/repo", "{repo}")
+    blocks, tools = [], []
+    for item in first["input"]:
+        if item.get("type") == "additional_tools":
+            for ns in item["tools"]:
+                for t in ns.get("tools", [ns]):
+                    tools.append({"category": "system_tools", "definition": t})
+            continue
+        for c in item.get("content", []):
+            text = c.get("text", "")
+            if item.get("role") == "developer":
+                tag = re.match(r"<([a-z_ ]+)>", text)
+                name = tag.group(1).replace("_", " ") if tag else "instructions"
+                blocks.append({"name": name, "category": "system_prompt", "placement": "system",
+                               "cache": False, "text": fill(text)})
+            elif text.startswith("<environment_context>"):
+                blocks.append({"name": "environment context", "category": "system_prompt",
+                               "placement": "first_user_message", "cache": False, "text": fill(text)})
+    m = meta("codex")
+    return {
+        "schema": 1,
+        "agent": "Codex CLI",
+        "release": m["version"].split()[-1] if m["version"][0].isalpha() else m["version"],
+        "recorded_from": "tests/fixtures/agents/codex/capture.jsonl, request 1, written by scripts/agent-builtins.py",
+        "model": first["model"],
+        "context_window": 272000,
+        "autocompact_buffer": 0,
+        "reserved_output": 0,
+        "message_breakpoint": False,
+        "blocks": blocks,
+        "tools": tools,
+        "deferred_tools": [],
+    }
+
+
+def openclaw():
+    reqs = capture("openclaw")
+    first = reqs[0]["request"]
+    root = HOME + "/workspace"
+    today = re.search(r"Current date: (\d{4}-\d\d-\d\d)", json.dumps(first)).group(1)
+    fill = lambda t: placeholders(t, root, today)
+    stable, dynamic = first["system"][0]["text"], first["system"][1]["text"]
+    # The agent's own text before the skills section the profile renders,
+    # and between it and the Project Context (the user's files).
+    before, rest = stable.split("\n## Skills\n", 1)
+    skills_end = rest.index("\n## Skill Workshop\n")
+    between, files = rest[skills_end + 1:].split("\n## Workspace Files (injected)\n", 1)
+    end = files.rsplit("\n", 1)[1]
+    assert end.startswith("<!-- /openclaw:attempt:"), end
+    # Its built-in skills (bundled, custodian and plugin skills), entries of
+    # <available_skills> as sent; the workspace's own are left out.
+    listed = rest[:skills_end]
+    own = set(os.listdir(os.path.join(REPO, "tests", "fixtures", "agents", "openclaw", "workspace", "skills")))
+    skills = []
+    for entry in re.findall(r"  <skill>\n.*?\n  </skill>", listed, re.S):
+        name = re.search(r"<name>(.*?)</name>", entry).group(1)
+        if name not in own:
+            skills.append({"kind": "skill", "name": name, "category": "skills", "text": fill(entry)})
+    m = meta("openclaw")
+    return {
+        "schema": 1,
+        "agent": "OpenClaw",
+        "release": m["version"].split()[-1] if m["version"][0].isalpha() else m["version"],
+        "recorded_from": "tests/fixtures/agents/openclaw/capture.jsonl, request 1, written by scripts/agent-builtins.py",
+        "model": None,
+        "context_window": None,
+        "autocompact_buffer": 0,
+        "reserved_output": 0,
+        "message_breakpoint": True,
+        "blocks": [
+            {"name": "system prompt", "category": "system_prompt", "placement": "system",
+             "cache": False, "join": "before_stable", "text": fill(before)},
+            {"name": "workspace and docs", "category": "system_prompt", "placement": "system",
+             "cache": False, "join": "before_files", "text": fill(between.rstrip("\n"))},
+            {"name": "end of the stable block", "category": "system_prompt", "placement": "system",
+             "cache": False, "join": "after_stable", "text": end},
+            {"name": "runtime context", "category": "system_prompt", "placement": "system",
+             "cache": False, "after_files": True, "text": fill(dynamic)},
+        ],
+        "tools": [{"category": "system_tools", "definition": t} for t in first["tools"]],
+        "deferred_tools": [],
+        "listing": {"placement": "system", "agents": [], "skills": skills},
+    }
+
+
+def main():
+    agent = sys.argv[1] if len(sys.argv) > 1 else ""
+    makers = {"claude-code": (claude_code, "claude-code-2.1"), "codex": (codex, "codex-0.169"),
+              "openclaw": (openclaw, "openclaw-2026.9")}
+    if agent not in makers:
+        sys.exit("usage: scripts/agent-builtins.py claude-code|codex|openclaw [OUT.json]")
+    make, profile = makers[agent]
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(REPO, "assets", "profiles", profile + ".builtin.json")
+    data = make()
+    for t in data["tools"] + data["deferred_tools"]:
+        t["definition"].pop("cache_control", None)
+    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    if re.search(r"sk-(ant-|proj-)?[A-Za-z0-9_-]{16,}", text):
+        sys.exit("a key-like string is in the output: not written")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"{out}: {len(data['blocks'])} blocks, {len(data['tools'])} tools, "
+          f"{len(data['deferred_tools'])} deferred tools")
+
+
+if __name__ == "__main__":
+    main()

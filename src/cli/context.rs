@@ -1,0 +1,29 @@
+//! `prompt-inspector context`: the context window as the agent fills it, in
+//! the manner of Claude Code's `/context` (its categories for an agent
+//! folder, the agent's own parts included; the layers for any other).
+
+use std::process::ExitCode;
+
+use super::{Common, Format, fail, inspect, out, out_json};
+use crate::engine::assembly::context;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let (ins, counter, _) = match inspect(&a.common) {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    let u = context::usage(&ins, &counter);
+    match a.format {
+        Format::Json => out_json(&context::to_json(&u)),
+        Format::Text | Format::Markdown => out(&context::to_text(&u)),
+    }
+    ExitCode::SUCCESS
+}

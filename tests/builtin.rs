@@ -1,0 +1,380 @@
+//! The agent's own parts (its built-in prompt, tools, skills and subagents,
+//! runtime context, default model and limits) in every view: rendered for a
+//! fixture's folder, they are what the real agent sent byte for byte
+//! (Claude Code 2.1.328, OpenClaw 2026.9.6, Codex 0.169.0: the fixtures of
+//! tests/fixtures/agents, recorded by scripts/record-agent.sh); the
+//! recordings are what scripts/agent-builtins.py makes of those fixtures;
+//! `context` lists `/context`'s categories and rows.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use common::*;
+
+fn fixture(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(agent)
+}
+
+/// The first request the agent sent.
+fn first_request(agent: &str) -> Value {
+    let text = std::fs::read_to_string(fixture(agent).join("capture.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    line["request"].clone()
+}
+
+/// The agent's recorded date (its `{today}`).
+const RECORDED_DAY: &str = "2026-12-01";
+
+/// The fixture's workspace copied to `HOME/<at>` of a private home, as the
+/// agent had it under `/home/user/<at>`.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn with(agent: &str, at: &str) -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&fixture(agent).join("workspace"), &dir.path().join(at));
+        Home { dir }
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    /// A subcommand run with this HOME, its output with the home written
+    /// as the agent's and today's date as the recorded one.
+    fn run(&self, args: &[&str]) -> String {
+        let o = Command::new(bin())
+            .args(args)
+            .env("HOME", self.path())
+            .env("TZ", "UTC")
+            .env_remove("ANTHROPIC_API_KEY")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let today = today();
+        let home = self.path().display().to_string();
+        // Claude Code's project folder name: every character but a letter
+        // or a digit made `-`.
+        let slug = |p: &str| -> String {
+            p.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        stdout(&o)
+            .replace(&slug(&home), &slug("/home/user"))
+            .replace(&home, "/home/user")
+            .replace(&today, RECORDED_DAY)
+    }
+
+    /// `render --request-json` of `HOME/<folder>`.
+    fn request(&self, folder: &str) -> Value {
+        let ws = self.path().join(folder);
+        serde_json::from_str(&self.run(&["render", ws.to_str().unwrap(), "--request-json"]))
+            .unwrap()
+    }
+}
+
+/// Today's date as the binary dates it (in UTC, as `TZ` says here).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let days = secs.div_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn texts(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .map(|b| b["text"].as_str().unwrap_or("").to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn without_cache_control(tools: &Value) -> Vec<Value> {
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let mut t = t.clone();
+            t.as_object_mut().unwrap().remove("cache_control");
+            t
+        })
+        .collect()
+}
+
+#[test]
+fn claude_codes_own_parts_are_rendered_as_it_sent_them() {
+    let home = Home::with("claude-code", "project");
+    let ours = home.request("project");
+    let sent = first_request("claude-code");
+    // Its 12 tools (the deferred ones apart), in its order.
+    assert_eq!(
+        without_cache_control(&ours["tools"]),
+        without_cache_control(&sent["tools"])
+    );
+    // Its three system blocks (billing header, identity, prompt) with its
+    // breakpoints on the last two.
+    assert_eq!(ours["system"], sent["system"]);
+    // The first user message: the memory reminder (the user's files), its
+    // attribution reminder, then what was typed.
+    let (o, s) = (
+        texts(&ours["messages"][0]["content"]),
+        texts(&sent["messages"][0]["content"]),
+    );
+    assert_eq!(o[..2], s[..2]);
+    // Then a system-role message: the environment, the deferred tools, the
+    // subagents (the project's file-lister among the built-in ones, by
+    // name), the skills (the project's release-notes first), the date.
+    // (The agent also sets `output_config` on it: a setting, no text.)
+    assert_eq!(ours["messages"][1]["role"], "system");
+    assert_eq!(
+        ours["messages"][1]["content"],
+        sent["messages"][1]["content"]
+    );
+}
+
+#[test]
+fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
+    // Codex ran in repo/tools: its developer messages and its environment
+    // context, then its tools (Responses items, sent as definitions).
+    let home = Home::with("codex", "repo");
+    let ours = home.request("repo/tools");
+    let sent = first_request("codex");
+    let developer: Vec<String> = sent["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "developer" && i["content"].is_array())
+        .flat_map(|i| texts(&i["content"]))
+        .collect();
+    assert_eq!(texts(&ours["system"]), developer);
+    let user: Vec<String> = sent["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "user" && i["content"].is_array())
+        .flat_map(|i| texts(&i["content"]))
+        .collect();
+    let o = texts(&ours["messages"][0]["content"]);
+    assert!(o[1].starts_with("<environment_context>"), "{o:?}");
+    assert_eq!(o[1], user[1], "the environment context as sent");
+    let tools: Vec<Value> = sent["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "additional_tools")
+        .flat_map(|i| i["tools"].as_array().unwrap().clone())
+        .flat_map(|ns| ns["tools"].as_array().cloned().unwrap_or(vec![ns]))
+        .collect();
+    assert_eq!(ours["tools"].as_array().unwrap(), &tools);
+    // OpenClaw: one stable block (its prompt, its skills with the
+    // workspace's among its built-in ones by name, its notes, the files,
+    // its end marker), then its runtime context; its 14 tools.
+    let home = Home::with("openclaw", "workspace");
+    let ours = home.request("workspace");
+    let sent = first_request("openclaw");
+    assert_eq!(
+        without_cache_control(&ours["tools"]),
+        without_cache_control(&sent["tools"])
+    );
+    assert_eq!(texts(&ours["system"]), texts(&sent["system"]));
+    assert_eq!(
+        ours["system"][0]["cache_control"],
+        sent["system"][0]["cache_control"]
+    );
+}
+
+#[test]
+fn the_recordings_are_what_the_script_makes_of_the_fixtures() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (agent, file) in [
+        ("claude-code", "claude-code-2.1.builtin.json"),
+        ("codex", "codex-0.169.builtin.json"),
+        ("openclaw", "openclaw-2026.9.builtin.json"),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let made = out.path().join(file);
+        let o = Command::new("python3")
+            .arg(repo.join("scripts/agent-builtins.py"))
+            .args([agent, made.to_str().unwrap()])
+            .output()
+            .expect("python3 runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let committed = std::fs::read_to_string(repo.join("assets/profiles").join(file)).unwrap();
+        assert_eq!(std::fs::read_to_string(&made).unwrap(), committed, "{file}");
+    }
+}
+
+/// `/context`'s categories, in its order, from its recorded output.
+fn context_categories(text: &str) -> Vec<String> {
+    let table = &text[text.find("| Category").unwrap()..];
+    table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(1).unwrap().trim().to_string())
+        .collect()
+}
+
+/// The rows of one of `/context`'s per-item tables: (source, name).
+fn context_rows(text: &str, title: &str) -> Vec<(String, String)> {
+    let Some(at) = text.find(&format!("### {title}")) else {
+        return Vec::new();
+    };
+    text[at..]
+        .lines()
+        .skip(4)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let c: Vec<&str> = l.split('|').map(str::trim).collect();
+            match title {
+                "Memory Files" => (c[1].to_string(), c[2].to_string()),
+                _ => (c[2].to_string(), c[1].to_string()),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn context_lists_the_categories_and_rows_of_claude_codes_own_context() {
+    let recorded = std::fs::read_to_string(fixture("claude-code").join("context.txt")).unwrap();
+    let home = Home::with("claude-code", "project");
+    let ws = home.path().join("project");
+    let u: Value =
+        serde_json::from_str(&home.run(&["context", ws.to_str().unwrap(), "--format", "json"]))
+            .unwrap();
+    let names: Vec<String> = u["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, context_categories(&recorded));
+    // The model and window Claude Code 2.1.328 runs with by default.
+    assert!(recorded.contains(&format!("**Model:** {}", u["model"].as_str().unwrap())));
+    assert_eq!(u["window"], 1_000_000);
+    let row = |n: &str| {
+        u["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("Autocompact buffer")["tokens"], 33_000);
+    // In use: everything but the deferred tools, the free space and the
+    // buffer, which with it make the window.
+    let used = u["used"].as_u64().unwrap();
+    let sum: u64 = [
+        "System prompt",
+        "System tools",
+        "Custom agents",
+        "Memory files",
+        "Skills",
+        "Messages",
+    ]
+    .iter()
+    .map(|n| row(n)["tokens"].as_u64().unwrap())
+    .sum();
+    assert_eq!(used, sum);
+    assert_eq!(
+        used + row("Free space")["tokens"].as_u64().unwrap() + 33_000,
+        1_000_000
+    );
+    assert!(row("System tools (deferred)")["tokens"].as_u64().unwrap() > 1000);
+    // The rows: the same memory files, subagents and skills, from the same
+    // sources, in the same order.
+    let items = |key: &str| -> Vec<(String, String)> {
+        u[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    i["source"].as_str().unwrap().to_string(),
+                    i["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        items("memory_files"),
+        context_rows(&recorded, "Memory Files")
+    );
+    assert_eq!(items("agents"), context_rows(&recorded, "Custom Agents"));
+    assert_eq!(items("skills"), context_rows(&recorded, "Skills"));
+}
+
+#[test]
+fn the_report_and_every_view_count_the_agents_parts() {
+    let home = Home::with("claude-code", "project");
+    let ws = home.path().join("project");
+    let w = ws.to_str().unwrap();
+    let report: Value =
+        serde_json::from_str(&home.run(&["report", w, "--format", "json"])).unwrap();
+    assert_eq!(report["model"], "claude-opus-5-5");
+    assert_eq!(report["agent"]["source"], "Claude Code 2.1.328");
+    assert_eq!(report["agent"]["tools"], 12);
+    assert_eq!(report["budget"]["total"], 1_000_000 - 33_000);
+    let blocks = report["blocks"].as_array().unwrap();
+    let own: usize = blocks
+        .iter()
+        .filter(|b| b["layer"] == 0)
+        .map(|b| b["tokens"].as_u64().unwrap() as usize)
+        .sum();
+    assert_eq!(
+        report["agent"]["blocks_tokens"].as_u64().unwrap() as usize,
+        own
+    );
+    let total: u64 = blocks.iter().map(|b| b["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(report["total_tokens"].as_u64().unwrap(), total);
+    // The prediction reads the same request: tools, the agent's system
+    // blocks, the first user message, the system message.
+    let p: Value = serde_json::from_str(&home.run(&["predict", w, "--format", "json"])).unwrap();
+    let first = &p["requests"][0];
+    assert_eq!(first["tools_tokens"], report["tools_tokens"]);
+    let input = first["input_tokens"].as_u64().unwrap()
+        + first["cache_creation_input_tokens"].as_u64().unwrap()
+        + first["cache_read_input_tokens"].as_u64().unwrap();
+    assert_eq!(input, first["total_tokens"].as_u64().unwrap());
+    // Everything the report counts, and the user's message.
+    let sent = total + report["tools_tokens"].as_u64().unwrap();
+    assert!(input >= sent && input < sent + 10, "{first}");
+    // The text views name the parts as the agent's.
+    let t = home.run(&["report", w]);
+    assert!(
+        t.contains("from Claude Code 2.1.328 (built in, not your files):"),
+        "{t}"
+    );
+    assert!(t.contains("11 deferred tools"), "{t}");
+    let r = home.run(&["render", w]);
+    assert!(
+        r.contains("from system prompt (Claude Code 2.1.328)"),
+        "{r}"
+    );
+}
