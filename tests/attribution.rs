@@ -258,6 +258,10 @@ fn the_profile_check_names_where_the_real_agents_differ_from_the_profiles() {
     // tools/, whose AGENTS.md joins only there.
     let (_, d) = check("codex", &fixture("codex").join("workspace"), 1);
     assert_eq!(d, vec![pair("added", "tools/AGENTS.md")]);
+    // Given the folder it ran in, the profile sends both, as Codex did.
+    let ws = fixture("codex").join("workspace");
+    let (code, d) = check_with("codex", &ws, 1, &["--workdir", "tools"]);
+    assert_eq!((code, d), (Some(0), vec![]));
 }
 
 #[test]

@@ -74,11 +74,12 @@ impl Home {
             .replace(&today, RECORDED_DAY)
     }
 
-    /// `render --request-json` of `HOME/<folder>`.
-    fn request(&self, folder: &str) -> Value {
+    /// `render --request-json` of `HOME/<folder>`, with `extra` arguments.
+    fn request(&self, folder: &str, extra: &[&str]) -> Value {
         let ws = self.path().join(folder);
-        serde_json::from_str(&self.run(&["render", ws.to_str().unwrap(), "--request-json"]))
-            .unwrap()
+        let mut args = vec!["render", ws.to_str().unwrap(), "--request-json"];
+        args.extend(extra);
+        serde_json::from_str(&self.run(&args)).unwrap()
     }
 }
 
@@ -129,7 +130,7 @@ fn without_cache_control(tools: &Value) -> Vec<Value> {
 #[test]
 fn claude_codes_own_parts_are_rendered_as_it_sent_them() {
     let home = Home::with("claude-code", "project");
-    let ours = home.request("project");
+    let ours = home.request("project", &[]);
     let sent = first_request("claude-code");
     // Its 12 tools (the deferred ones apart), in its order.
     assert_eq!(
@@ -159,10 +160,12 @@ fn claude_codes_own_parts_are_rendered_as_it_sent_them() {
 
 #[test]
 fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
-    // Codex ran in repo/tools: its developer messages and its environment
-    // context, then its tools (Responses items, sent as definitions).
+    // Codex ran in repo/tools: its developer messages, the AGENTS.md of
+    // the repository's root then of tools/ (`--workdir tools`), its
+    // environment context, its tools (Responses items, sent as
+    // definitions).
     let home = Home::with("codex", "repo");
-    let ours = home.request("repo/tools");
+    let ours = home.request("repo", &["--workdir", "tools"]);
     let sent = first_request("codex");
     let developer: Vec<String> = sent["input"]
         .as_array()
@@ -181,7 +184,11 @@ fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
         .collect();
     let o = texts(&ours["messages"][0]["content"]);
     assert!(o[1].starts_with("<environment_context>"), "{o:?}");
-    assert_eq!(o[1], user[1], "the environment context as sent");
+    assert_eq!(
+        o[..2],
+        user[..2],
+        "AGENTS.md and the environment context as sent"
+    );
     let tools: Vec<Value> = sent["input"]
         .as_array()
         .unwrap()
@@ -195,7 +202,7 @@ fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
     // workspace's among its built-in ones by name, its notes, the files,
     // its end marker), then its runtime context; its 14 tools.
     let home = Home::with("openclaw", "workspace");
-    let ours = home.request("workspace");
+    let ours = home.request("workspace", &[]);
     let sent = first_request("openclaw");
     assert_eq!(
         without_cache_control(&ours["tools"]),
@@ -377,4 +384,28 @@ fn the_report_and_every_view_count_the_agents_parts() {
         r.contains("from system prompt (Claude Code 2.1.328)"),
         "{r}"
     );
+}
+
+#[test]
+fn a_working_folder_outside_the_workspace_or_not_a_folder_is_one_clear_error() {
+    let ws = fixture("codex").join("workspace");
+    for bad in ["../x", "/etc", "tools/AGENTS.md", "nowhere", "tools/../.."] {
+        let o = run(&["report", ws.to_str().unwrap(), "--workdir", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&o).contains(&format!("--workdir {bad}: not a folder inside the workspace")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = run(&["report", ws.to_str().unwrap(), "--workdir", "tools", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = json(&o)["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "kept")
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, vec!["agents", "tools.agents"]);
 }

@@ -74,6 +74,10 @@ pub struct Common {
     /// ~/.codex/AGENTS.md.
     #[arg(long)]
     pub user_memory: bool,
+    /// Codex: the folder it runs in, relative to the workspace (its root's
+    /// AGENTS.md, then each one down to that folder, are sent).
+    #[arg(long)]
+    pub workdir: Option<String>,
 }
 
 impl Common {
@@ -92,6 +96,7 @@ impl Common {
                 Vec::new()
             },
             user_memory: self.user_memory,
+            workdir: self.workdir.clone(),
             ..Options::default()
         })
     }

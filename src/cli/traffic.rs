@@ -55,6 +55,9 @@ pub struct Args {
     /// workspace declares or is detected as).
     #[arg(long, requires = "check_profile")]
     pub profile: Option<String>,
+    /// With --against: Codex's working folder, relative to the workspace.
+    #[arg(long, requires = "against")]
+    pub workdir: Option<String>,
 }
 
 /// `traffic`'s formats: the views' three, and flat rows.
@@ -157,6 +160,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     };
     let opts = crate::with_surroundings(crate::engine::Options {
         profile: a.profile.clone(),
+        workdir: a.workdir.clone(),
         ..crate::engine::Options::default()
     });
     let counter = crate::engine::TokenCounter::new();

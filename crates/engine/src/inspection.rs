@@ -36,6 +36,10 @@ pub struct Options {
     /// OpenClaw: the days whose daily memory the startup context of `/new`
     /// carries (today and yesterday, dated by the caller).
     pub startup_days: Vec<String>,
+    /// Codex: the folder it runs in, inside the workspace (relative): the
+    /// AGENTS.md files from the workspace's root down to it are sent, and
+    /// its own text names it.
+    pub workdir: Option<String>,
     /// Today's date (YYYY-MM-DD), dated by the caller: the agent's own
     /// text that carries it (Claude Code's `Today's date is …`).
     pub today: Option<String>,
@@ -87,6 +91,7 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> 
         user_memory_home,
         home: opts.home.clone(),
         today: opts.today.clone(),
+        workdir: opts.workdir.clone(),
     };
     let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
     ws.calibration = calibration::load(&ws.root);

@@ -59,7 +59,13 @@ pub fn load_as(
     let mut builtin = None;
     match profiles.get(&chosen.id()).filter(|p| p.name != "layered") {
         Some(p) => {
-            let root = r.root().display().to_string();
+            let root = match &extras.workdir {
+                Some(w) => {
+                    check_workdir(&mut r, w)?;
+                    format!("{}/{w}", r.root().display())
+                }
+                None => r.root().display().to_string(),
+            };
             let p = &with_parts_filled(p, &root, extras);
             builtin = p.parts.clone();
             let implied = agents::settings(p, &root, r.exists("SOUL.md"));
@@ -117,6 +123,21 @@ pub fn load_as(
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
     })
+}
+
+/// `--workdir`: a folder inside the workspace, named by a relative path
+/// without `..`.
+fn check_workdir(r: &mut Reader, w: &str) -> Result<(), String> {
+    let plain = !w.is_empty()
+        && !w.starts_with('/')
+        && w.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+    let (parent, name) = w.rsplit_once('/').unwrap_or((".", w));
+    if plain && r.list(parent).iter().any(|(n, dir)| n == name && *dir) {
+        return Ok(());
+    }
+    Err(format!(
+        "--workdir {w}: not a folder inside the workspace (a relative path without ..)"
+    ))
 }
 
 /// The profile with its recorded parts' run values filled in: the folder,

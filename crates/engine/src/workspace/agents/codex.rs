@@ -18,6 +18,22 @@ use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
 const MAX_NESTED_DEPTH: usize = 6;
 const MAX_NESTED_FOLDERS: usize = 2000;
 
+/// The folders from the workspace's root down to the working folder
+/// (`a`, `a/b` for `a/b`), the root itself left out.
+fn on_the_way(workdir: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = String::new();
+    for c in workdir.unwrap_or("").split('/').filter(|c| !c.is_empty()) {
+        at = if at.is_empty() {
+            c.to_string()
+        } else {
+            format!("{at}/{c}")
+        };
+        out.push(at.clone());
+    }
+    out
+}
+
 /// The longest prefix of `s` of at most `max` bytes, at a character
 /// boundary.
 fn byte_prefix(s: &str, max: usize) -> &str {
@@ -65,13 +81,23 @@ pub fn load_codex(
     }
     let mut left = p.max_project_bytes.unwrap_or(usize::MAX);
     let mut first_project = true;
-    for f in &p.files {
+    // The root's files, then each folder's down to the working folder.
+    let mut files: Vec<(String, i64)> = p
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), 1000 - f.rank))
+        .collect();
+    let path = on_the_way(extras.workdir.as_deref());
+    for (i, dir) in path.iter().enumerate() {
+        files.push((format!("{dir}/AGENTS.md"), 900 - i as i64));
+    }
+    for (fname, priority) in &files {
         // AGENTS.override.md is read instead of AGENTS.md when present.
-        let over = f.name.replace(".md", ".override.md");
-        let name = if f.name == "AGENTS.md" && r.exists(&over) {
+        let over = fname.replace("AGENTS.md", "AGENTS.override.md");
+        let name = if fname.ends_with("AGENTS.md") && r.exists(&over) {
             over
         } else {
-            f.name.clone()
+            fname.clone()
         };
         if !r.exists(&name) {
             continue;
@@ -91,9 +117,11 @@ pub fn load_codex(
         };
         first_project = false;
         let mut frag = base(
-            name.trim_end_matches(".md").to_ascii_lowercase(),
+            name.trim_end_matches(".md")
+                .replace('/', ".")
+                .to_ascii_lowercase(),
             2,
-            1000 - f.rank,
+            *priority,
             format!("{lead}{kept}"),
             &name,
             1,
@@ -111,13 +139,19 @@ pub fn load_codex(
         }
         out.push(frag);
     }
-    list_nested(p, r, out, &mut ex);
+    list_nested(p, r, &path, out, &mut ex);
     ex.finish(diags);
 }
 
 /// AGENTS.md files in subfolders: sent only when Codex runs in that
 /// folder (or below it), after the root's; listed as such.
-fn list_nested(p: &Profile, r: &mut Reader, out: &mut Vec<FragmentDef>, ex: &mut Expander) {
+fn list_nested(
+    p: &Profile,
+    r: &mut Reader,
+    sent: &[String],
+    out: &mut Vec<FragmentDef>,
+    ex: &mut Expander,
+) {
     let mut queue: Vec<(String, usize)> = vec![(String::new(), 0)];
     let mut seen = 0;
     while let Some((dir, depth)) = queue.pop() {
@@ -140,7 +174,8 @@ fn list_nested(p: &Profile, r: &mut Reader, out: &mut Vec<FragmentDef>, ex: &mut
                 format!("{dir}/{name}")
             };
             let rel = format!("{sub}/AGENTS.md");
-            if r.exists(&rel)
+            if !sent.contains(&sub)
+                && r.exists(&rel)
                 && let Some(text) = r.read(&rel)
             {
                 let note = p.nested_note.as_deref().unwrap_or(

@@ -39,6 +39,8 @@ pub struct Extras {
     pub home: Option<std::path::PathBuf>,
     /// Today's date, for the agent's own text that carries it.
     pub today: Option<String>,
+    /// Codex: the folder it runs in (relative to the workspace, checked).
+    pub workdir: Option<String>,
 }
 
 impl Extras {
