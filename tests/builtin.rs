@@ -393,12 +393,21 @@ fn a_working_folder_outside_the_workspace_or_not_a_folder_is_one_clear_error() {
         let o = run(&["report", ws.to_str().unwrap(), "--workdir", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(
-            stderr(&o).contains(&format!("--workdir {bad}: not a folder inside the workspace")),
+            stderr(&o).contains(&format!(
+                "--workdir {bad}: not a folder inside the workspace"
+            )),
             "{}",
             stderr(&o)
         );
     }
-    let o = run(&["report", ws.to_str().unwrap(), "--workdir", "tools", "--format", "json"]);
+    let o = run(&[
+        "report",
+        ws.to_str().unwrap(),
+        "--workdir",
+        "tools",
+        "--format",
+        "json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let ids: Vec<String> = json(&o)["fragments"]
         .as_array()
@@ -408,4 +417,36 @@ fn a_working_folder_outside_the_workspace_or_not_a_folder_is_one_clear_error() {
         .map(|f| f["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids, vec!["agents", "tools.agents"]);
+}
+
+#[test]
+fn claude_code_in_a_subfolder_loads_the_ancestors_memory_files_first() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            ("CLAUDE.md", "# Root rules\n"),
+            ("app/CLAUDE.md", "# App rules\n"),
+            ("app/sub/CLAUDE.local.md", "# Sub notes\n"),
+            ("other/CLAUDE.md", "# Not on the way\n"),
+        ],
+    );
+    let root = dir.path().canonicalize().unwrap();
+    let o = run(&["render", root.to_str().unwrap(), "--workdir", "app/sub"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    let at = |s: &str| t.find(s).unwrap_or_else(|| panic!("{s} in {t}"));
+    let r = root.display();
+    assert!(
+        at(&format!("Contents of {r}/CLAUDE.md")) < at(&format!("Contents of {r}/app/CLAUDE.md"))
+    );
+    assert!(
+        at(&format!("Contents of {r}/app/CLAUDE.md"))
+            < at(&format!("Contents of {r}/app/sub/CLAUDE.local.md"))
+    );
+    assert!(!t.contains("Not on the way"), "{t}");
+    assert!(
+        t.contains(&format!(" - Primary working directory: {r}/app/sub\n")),
+        "{t}"
+    );
 }

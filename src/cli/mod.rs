@@ -74,8 +74,9 @@ pub struct Common {
     /// ~/.codex/AGENTS.md.
     #[arg(long)]
     pub user_memory: bool,
-    /// Codex: the folder it runs in, relative to the workspace (its root's
-    /// AGENTS.md, then each one down to that folder, are sent).
+    /// Codex or Claude Code: the folder the agent runs in, relative to the
+    /// workspace (the AGENTS.md or CLAUDE.md files of the root, then of
+    /// each folder down to it, are sent).
     #[arg(long)]
     pub workdir: Option<String>,
 }

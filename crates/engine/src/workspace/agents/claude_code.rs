@@ -65,19 +65,30 @@ pub fn load_claude_code(
         )),
         None => {}
     }
-    for f in &p.files {
-        if !walk.r.exists(&f.name) {
-            continue;
-        }
-        let kind = f.kind.clone().unwrap_or_else(|| {
-            if f.name.contains("local") {
-                "project instructions, local, not checked in".into()
+    // The workspace's root first, then each folder down to the one Claude
+    // Code runs in (`--workdir`): the farthest ancestor's files first.
+    let mut dirs = vec![String::new()];
+    dirs.extend(super::codex::on_the_way(extras.workdir.as_deref()));
+    for dir in &dirs {
+        for f in &p.files {
+            let rel = if dir.is_empty() {
+                f.name.clone()
             } else {
-                "project instructions, checked into the codebase".into()
+                format!("{dir}/{}", f.name)
+            };
+            if !walk.r.exists(&rel) {
+                continue;
             }
-        });
-        walk.chain = vec![f.name.clone()];
-        walk.memory_file(&f.name, &kind, 0, None);
+            let kind = f.kind.clone().unwrap_or_else(|| {
+                if f.name.contains("local") {
+                    "project instructions, local, not checked in".into()
+                } else {
+                    "project instructions, checked into the codebase".into()
+                }
+            });
+            walk.chain = vec![rel.clone()];
+            walk.memory_file(&rel, &kind, 0, None);
+        }
     }
     load_skill_listing(p, r, extras.home.as_deref(), out, diags);
     ex.finish(diags);
