@@ -450,3 +450,47 @@ fn claude_code_in_a_subfolder_loads_the_ancestors_memory_files_first() {
         "{t}"
     );
 }
+
+#[test]
+fn a_real_requests_parts_are_named_as_the_agents_own_when_they_are_as_recorded() {
+    let cap = fixture("claude-code").join("capture.jsonl");
+    let ws = fixture("claude-code").join("workspace");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let parts = json(&o)["attribution"]["parts"].as_array().unwrap().clone();
+    let agent = |label: &str| {
+        parts
+            .iter()
+            .find(|p| p["label"] == label)
+            .unwrap_or_else(|| panic!("{label}"))["agent"]
+            .as_str()
+            .map(str::to_string)
+    };
+    assert_eq!(
+        agent("tool 1 (Agent)").as_deref(),
+        Some("Claude Code 2.1.328's tool Agent")
+    );
+    assert_eq!(
+        agent("system block 1").as_deref(),
+        Some("Claude Code 2.1.328's billing header")
+    );
+    assert_eq!(
+        agent("message 1 (user) block 2").as_deref(),
+        Some("Claude Code 2.1.328's attribution reminder")
+    );
+    // What the user typed is nobody's recording; the prompt names this
+    // run's folder, which the recording's does not.
+    assert_eq!(agent("message 1 (user) block 3"), None);
+    assert_eq!(agent("system block 3"), None);
+    let n = parts.iter().filter(|p| p["agent"].is_string()).count();
+    assert_eq!(n, 12 + 2 + 1, "every tool, two system blocks, the reminder");
+}

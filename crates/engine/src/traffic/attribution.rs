@@ -101,6 +101,10 @@ pub struct PartSource {
     pub from_files: Vec<(String, u64)>,
     /// The rest: the agent's own text (its prompt, tools, runtime context).
     pub from_no_file: u64,
+    /// The part is, as sent, one of the agent's own parts its profile
+    /// recorded (`Claude Code 2.1.328: system prompt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// A request traced back to the files.
@@ -278,6 +282,31 @@ fn runs(
 
 /// Traces `request` (a captured body) back to `files`; tokens are counted
 /// with `enc`.
+/// Names the parts that are, as sent, the agent's own as its profile
+/// recorded them: the same text as one of the agent's blocks the profile
+/// renders (layer 0), or the same definition as one of its tools.
+pub fn mark_agent_parts(a: &mut Attribution, request: &Value, asm: &crate::Assembly) {
+    let Some(agent) = &asm.agent else { return };
+    let blocks: Vec<&crate::assembly::assemble::BlockResult> =
+        asm.blocks.iter().filter(|b| b.layer == 0).collect();
+    let tools = &asm.tools[..asm.agent_tools.min(asm.tools.len())];
+    let positions = super::request::each_position(request);
+    for (p, (_, text, _)) in a.parts.iter_mut().zip(positions) {
+        if let Some(b) = blocks.iter().find(|b| b.text == text) {
+            let name = b.label.as_deref().unwrap_or("");
+            let name = name.split(" (").next().unwrap_or(name);
+            p.agent = Some(format!("{agent}'s {name}"));
+        } else if let Ok(v) = serde_json::from_str::<Value>(&text)
+            && let Some(t) = tools.iter().find(|t| **t == v)
+        {
+            p.agent = Some(format!(
+                "{agent}'s tool {}",
+                t["name"].as_str().unwrap_or("")
+            ));
+        }
+    }
+}
+
 pub fn attribute(
     request: &Value,
     files: &[SourceFile],
@@ -341,6 +370,7 @@ pub fn attribute(
             tokens,
             from_files,
             from_no_file: tokens.saturating_sub(attributed),
+            agent: None,
         });
     }
     let files: Vec<FileInRequest> = files
@@ -561,10 +591,10 @@ pub fn to_text(a: &Attribution, request: usize) -> String {
             } else {
                 format!("{} · ", files.join(", "))
             },
-            if p.from_no_file > 0 {
-                format!("from no file {}", crate::thousands(p.from_no_file))
-            } else {
-                String::new()
+            match (&p.agent, p.from_no_file) {
+                (_, 0) => String::new(),
+                (Some(a), n) => format!("from no file {}: {a}, as recorded", crate::thousands(n)),
+                (None, n) => format!("from no file {}", crate::thousands(n)),
             }
         );
     }

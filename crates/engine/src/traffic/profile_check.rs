@@ -329,7 +329,8 @@ pub fn against(
     let ins = crate::inspect(root, opts, table, counter)?;
     let files = super::attribution::workspace_files(&ins.workspace);
     let enc = table.resolve(Some(&x.model)).tokenizer;
-    let attribution = attribute(req, &files, counter, enc);
+    let mut attribution = attribute(req, &files, counter, enc);
+    super::attribution::mark_agent_parts(&mut attribution, req, &ins.assembly);
     let predicted =
         crate::cache::request::anthropic_body(&ins.assembly, &x.model, &[], 1024, false, false);
     let differences = check(&predicted, req, &files, counter, enc);
