@@ -180,7 +180,16 @@ fn live_reload_after_atomic_save_and_broken_yaml_shows_a_problem() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    h.get_by_label_contains("Problems (1)").click();
+    // One error, beside the sample's own two cache breakers.
+    let errors = app(&h)
+        .state
+        .problems
+        .iter()
+        .filter(|p| p.kind == prompt_inspector::engine::problems::Kind::Error)
+        .count();
+    assert_eq!(errors, 1);
+    let n = app(&h).state.problems.len();
+    h.get_by_label_contains(&format!("Problems ({n})")).click();
     h.run_steps(3);
     assert_eq!(app(&h).state.tab, Tab::Problems);
     h.get_by_label_contains("fragments/memory.yaml:2");
@@ -520,4 +529,81 @@ fn arrow_keys_move_the_fragment_tables_selection() {
     h.key_press(egui::Key::ArrowUp);
     h.run_steps(2);
     assert_eq!(app(&h).state.selected.as_deref(), Some(order[1].as_str()));
+}
+
+/// One Problems list: errors first, then warnings, then cache breakers;
+/// the tab and the status bar count the same; a location selects a
+/// fragment of that file (never another file's of the same id); a file
+/// that could not be read has nothing to select; filters by kind.
+#[test]
+fn the_problems_list_counts_once_selects_the_right_fragment_and_filters_by_kind() {
+    let dir = copy_sample();
+    write_ws(
+        dir.path(),
+        &[
+            (
+                "fragments/broken.yaml",
+                "- id: broken\n  layer: 3\n  content: [unclosed\n",
+            ),
+            (
+                "fragments/bad.yaml",
+                "- id: soul\n  layer: 9\n  content: dup\n- id: bad.extra\n  layer: 3\n  content: x\n  colour: red\n",
+            ),
+        ],
+    );
+    let mut h = harness(dir.path().to_path_buf());
+    let problems = app(&h).state.problems.clone();
+    let n = problems.len();
+    assert!(n >= 4, "{problems:?}");
+    let kinds: Vec<_> = problems.iter().map(|p| p.kind).collect();
+    let mut sorted = kinds.clone();
+    sorted.sort();
+    assert_eq!(kinds, sorted, "errors, then warnings, then cache breakers");
+    h.get_by_label_contains(&format!("● {n} problems")).click();
+    h.run_steps(3);
+    assert_eq!(app(&h).state.tab, Tab::Problems);
+    h.get_by_label_contains(&format!("Problems ({n})"));
+    // bad.yaml's `soul` (layer 9) was skipped: its error selects nothing,
+    // never SOUL.md's fragment of the same id; the warning about the next
+    // fragment's key selects that fragment.
+    let skipped = problems
+        .iter()
+        .find(|p| p.file == "fragments/bad.yaml" && p.message.contains("layer 9"))
+        .unwrap();
+    assert_eq!(skipped.fragment, None);
+    let bad = problems
+        .iter()
+        .find(|p| p.file == "fragments/bad.yaml" && p.message.contains("colour"))
+        .unwrap();
+    assert_eq!(bad.fragment.as_deref(), Some("bad.extra"));
+    h.get_by_label(&bad.location()).click();
+    h.run_steps(3);
+    let sel = app(&h).state.selected.clone().unwrap();
+    let source = &app(&h)
+        .state
+        .assembly()
+        .unwrap()
+        .fragments
+        .iter()
+        .find(|f| f.id == sel)
+        .unwrap()
+        .source;
+    assert_eq!(source, "fragments/bad.yaml");
+    // broken.yaml gave no fragment: nothing to select.
+    let broken = problems
+        .iter()
+        .find(|p| p.file == "fragments/broken.yaml")
+        .unwrap();
+    assert_eq!(broken.fragment, None);
+    // Hiding the cache breakers hides their rows.
+    let breakers = problems
+        .iter()
+        .filter(|p| p.kind == prompt_inspector::engine::problems::Kind::CacheBreaker)
+        .count();
+    assert!(breakers > 0);
+    h.get_by_label_contains("a timestamp (");
+    h.get_by_label_contains(&format!("{breakers} cache breaker"))
+        .click();
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("a timestamp (").is_none());
 }

@@ -54,6 +54,7 @@ pub struct App {
     pub(crate) token_cache: TokenViewCache,
     pub(crate) prompt_cache: PromptLines,
     pub table_view: TableView,
+    pub problems_view: super::problems::ProblemsView,
     pub(crate) focus_filter: bool,
     pub(crate) ctx: egui::Context,
     pub(crate) applied_theme: Option<ThemeChoice>,
@@ -107,6 +108,7 @@ impl App {
             token_cache: TokenViewCache::default(),
             prompt_cache: PromptLines::default(),
             table_view: TableView::default(),
+            problems_view: Default::default(),
             focus_filter: false,
             ctx: ctx.clone(),
             applied_theme: None,
@@ -146,6 +148,7 @@ impl App {
         if self.state.root.as_deref() != Some(root.as_path()) {
             self.state.loaded = None;
             self.state.context = None;
+            self.state.problems.clear();
             self.state.selected = None;
             self.state.session = None;
             self.state.profile = None;
@@ -262,6 +265,7 @@ impl App {
             }
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
             Command::Select(target) => self.select(target),
+            Command::OpenInEditor(path, line) => self.open_in_editor(path, line),
             Command::ClearSelection => self.state.selected = None,
             Command::SetProvider(p) => self.state.provider = p,
             Command::StartTestRun => self.start_test_run(),
@@ -331,6 +335,39 @@ impl App {
         {
             self.open.path = r.display().to_string();
         }
+    }
+
+    /// The user's editor (`$VISUAL`, else `$EDITOR`, with `+LINE`), else
+    /// the desktop's opener, on a file of the workspace; started on its own
+    /// thread (the UI never waits), a failure said in the status bar.
+    fn open_in_editor(&mut self, path: PathBuf, line: Option<usize>) {
+        let editor = ["VISUAL", "EDITOR"]
+            .iter()
+            .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()));
+        let (tx, ctx) = (self.worker.done_sender(), self.ctx.clone());
+        std::thread::spawn(move || {
+            let mut cmd = match &editor {
+                Some(e) => {
+                    let mut parts = e.split_whitespace();
+                    let mut c = std::process::Command::new(parts.next().unwrap_or("xdg-open"));
+                    c.args(parts);
+                    if let Some(l) = line {
+                        c.arg(format!("+{l}"));
+                    }
+                    c
+                }
+                None => std::process::Command::new("xdg-open"),
+            };
+            let r = cmd.arg(&path).stdin(std::process::Stdio::null()).spawn();
+            if let Err(e) = r {
+                let what = editor.as_deref().unwrap_or("xdg-open");
+                let _ = tx.send(Done::EditorFailed(format!(
+                    "could not open {} with {what}: {e}",
+                    path.display()
+                )));
+                ctx.request_repaint();
+            }
+        });
     }
 
     fn select(&mut self, target: String) {
@@ -447,6 +484,7 @@ impl App {
                     plan.saved(result);
                 }
             }
+            Done::EditorFailed(message) => self.state.error = Some(message),
         }
     }
 

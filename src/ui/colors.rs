@@ -132,6 +132,9 @@ pub const WARNING: Color32 = Color32::from_rgb(0xFB, 0x8C, 0x00);
 /// Agreement and additions.
 pub const GOOD: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 
+/// Content that silently breaks caching (a problem of its own kind).
+pub const CACHE_BREAKER: Color32 = Color32::from_rgb(0xAB, 0x47, 0xBC);
+
 pub const READ: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 pub const WRITE: Color32 = Color32::from_rgb(0xFB, 0x8C, 0x00);
 pub const UNCACHED: Color32 = Color32::from_rgb(0x78, 0x90, 0x9C);

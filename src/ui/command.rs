@@ -38,6 +38,8 @@ pub enum Command {
     ToggleMarkers,
     /// Select a fragment by id, or the first fragment of a file.
     Select(String),
+    /// Open a workspace file at a line in the user's editor.
+    OpenInEditor(PathBuf, Option<usize>),
     ClearSelection,
     /// The cache rules to predict with (`None`: the model's own).
     SetProvider(Option<Provider>),

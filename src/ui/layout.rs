@@ -27,7 +27,7 @@ impl App {
         let mut out = command::pressed(&ctx, &self.facts());
         dropped_folder(&ctx, &mut out);
         self.menu_bar(ui, &mut out);
-        self.status_bar(ui);
+        self.status_bar(ui, &mut out);
         if self.state.loaded.is_some() {
             self.main_view(ui, &mut out);
         } else {
@@ -119,7 +119,7 @@ impl App {
         }
     }
 
-    fn status_bar(&self, ui: &mut Ui) {
+    fn status_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
         egui::Panel::bottom("status-bar").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 if let Some(l) = &self.state.loaded {
@@ -150,6 +150,7 @@ impl App {
                         ui.separator();
                         ui.weak(format!("reloaded {}×", self.state.reloads));
                     }
+                    self.problems_badge(ui, out);
                 }
                 if let Some(e) = &self.state.error {
                     ui.separator();
@@ -157,6 +158,33 @@ impl App {
                 }
             });
         });
+    }
+
+    /// The problems' count in the status bar (the tab's), in the colour of
+    /// the worst; a click opens the list.
+    fn problems_badge(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        use crate::engine::problems::Kind;
+        let all = &self.state.problems;
+        let Some(worst) = all.iter().map(|p| p.kind).min() else {
+            return;
+        };
+        let color = match worst {
+            Kind::Error => colors::ERROR,
+            Kind::Warning => colors::WARNING,
+            Kind::CacheBreaker => colors::CACHE_BREAKER,
+        };
+        ui.separator();
+        let text = format!("● {}", super::problems::plural(all.len(), "problem"));
+        if ui
+            .add(
+                egui::Button::new(egui::RichText::new(text).color(colors::text(ui, color)))
+                    .frame(false),
+            )
+            .on_hover_text("Open the Problems tab")
+            .clicked()
+        {
+            out.push(Command::SetTab(Tab::Problems));
+        }
     }
 
     fn main_view(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
@@ -182,18 +210,13 @@ impl App {
                     let sessions = self.session_names();
                     diff::show(ui, &mut self.diff_view, &sessions, &self.snapshots, out);
                 }
-                Tab::Problems => problems::show(ui, &self.state, out),
+                Tab::Problems => problems::show(ui, &self.state, &mut self.problems_view, out),
             }
         });
     }
 
     fn tab_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
-        let problems = self
-            .state
-            .loaded
-            .as_ref()
-            .map(|l| l.diagnostics().len())
-            .unwrap_or(0);
+        let problems = self.state.problems.len();
         ui.horizontal(|ui| {
             for (tab, label) in [
                 (Tab::Fragments, "Fragments".to_string()),

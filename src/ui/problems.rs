@@ -1,52 +1,91 @@
-//! The problems panel: every diagnostic with its file, line and fragment; a
-//! click selects what it is about.
+//! The problems panel: one list (errors first, then warnings, then cache
+//! breakers), filtered by kind, each with its file, line and fragment; a
+//! click selects the fragment it is about, "Open at line" opens the file in
+//! the user's editor. The tab and the status bar show the same count.
 
 use egui::{RichText, Ui};
 
 use super::colors;
 use super::command::Command;
 use super::state::AppState;
-use crate::engine::Severity;
+use crate::engine::problems::{Kind, Problem};
 
-/// The panel; a clicked location pushes [`Command::Select`].
-pub fn show(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
-    let Some(l) = state.loaded.as_ref() else {
-        return;
-    };
-    let all = l.diagnostics();
-    if all.is_empty() {
-        ui.label("No problems: every file was read and understood.");
+/// Which kinds are shown (all by default).
+#[derive(Debug, Clone, Default)]
+pub struct ProblemsView {
+    pub hidden: Vec<Kind>,
+}
+
+fn color(k: Kind) -> egui::Color32 {
+    match k {
+        Kind::Error => colors::ERROR,
+        Kind::Warning => colors::WARNING,
+        Kind::CacheBreaker => colors::CACHE_BREAKER,
+    }
+}
+
+/// The panel; a clicked location pushes [`Command::Select`], "Open at
+/// line" [`Command::OpenInEditor`].
+pub fn show(ui: &mut Ui, state: &AppState, view: &mut ProblemsView, out: &mut Vec<Command>) {
+    let all = &state.problems;
+    if state.loaded.is_none() {
         return;
     }
-    let errors = all.iter().filter(|d| d.severity == Severity::Error).count();
-    ui.label(format!(
-        "{}, {}",
-        plural(errors, "error"),
-        plural(all.len() - errors, "warning")
-    ));
+    if all.is_empty() {
+        ui.label("No problems: every file was read and understood, nothing over budget, no cache breaker.");
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        for k in Kind::ALL {
+            let n = all.iter().filter(|p| p.kind == k).count();
+            let mut on = !view.hidden.contains(&k);
+            let label = RichText::new(plural(n, k.word())).color(colors::text(ui, color(k)));
+            if ui.checkbox(&mut on, label).changed() {
+                view.hidden.retain(|h| *h != k);
+                if !on {
+                    view.hidden.push(k);
+                }
+            }
+        }
+    });
     egui::ScrollArea::vertical()
         .id_salt("problems-scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            for d in &all {
-                ui.horizontal_wrapped(|ui| {
-                    let (icon, color) = match d.severity {
-                        Severity::Error => ("error", colors::ERROR),
-                        Severity::Warning => ("warning", colors::WARNING),
-                    };
-                    ui.colored_label(colors::text(ui, color), icon);
-                    let target = d.fragment.clone().unwrap_or_else(|| d.file.clone());
-                    if ui
-                        .link(RichText::new(d.location()).monospace())
-                        .on_hover_text(format!("Select {target}"))
-                        .clicked()
-                    {
-                        out.push(Command::Select(target));
-                    }
-                    ui.label(&d.message);
-                });
+            for p in all.iter().filter(|p| !view.hidden.contains(&p.kind)) {
+                row(ui, state, p, out);
             }
         });
+}
+
+fn row(ui: &mut Ui, state: &AppState, p: &Problem, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(colors::text(ui, color(p.kind)), p.kind.word());
+        let link = ui.add_enabled(
+            p.fragment.is_some(),
+            egui::Link::new(RichText::new(p.location()).monospace()),
+        );
+        let link = match &p.fragment {
+            Some(f) => link.on_hover_text(format!("Select {f}")),
+            None => link
+                .on_disabled_hover_text("No fragment comes from this file: it could not be read"),
+        };
+        if link.clicked()
+            && let Some(f) = &p.fragment
+        {
+            out.push(Command::Select(f.clone()));
+        }
+        ui.label(&p.message);
+        if let Some(root) = &state.root
+            && !p.file.is_empty()
+            && !p.file.starts_with('/')
+            && !p.file.starts_with("~/")
+            && !p.file.split('/').any(|c| c == "..")
+            && ui.small_button("Open at line").clicked()
+        {
+            out.push(Command::OpenInEditor(root.join(&p.file), p.line));
+        }
+    });
 }
 
 /// `1 warning`, `2 warnings`.

@@ -61,6 +61,9 @@ pub struct AppState {
     /// Its context window by category (`/context`'s for an agent folder),
     /// made again with every assembly.
     pub context: Option<crate::engine::assembly::context::ContextUsage>,
+    /// Every problem (errors, warnings, cache breakers), made again with
+    /// every assembly: the list, the tab and the status bar count these.
+    pub problems: Vec<crate::engine::problems::Problem>,
     pub session: Option<String>,
     pub model: Option<String>,
     /// Live budget (sliders); `budget_touched` keeps it across reloads.
@@ -95,6 +98,7 @@ impl Default for AppState {
             root: None,
             loaded: None,
             context: None,
+            problems: Vec::new(),
             session: None,
             model: None,
             budget: Budget::default(),
@@ -181,6 +185,7 @@ impl AppState {
             self.selected = None;
         }
         self.context = Some(crate::engine::assembly::context::usage(&ins, counter));
+        self.problems = crate::engine::problems::problems(&ins);
         self.loaded = Some(ins);
         self.busy = None;
         self.error = None;
@@ -193,6 +198,7 @@ impl AppState {
         if let Some(l) = &mut self.loaded {
             l.reassemble(&self.budget, self.debug_markers, counter);
             self.context = Some(crate::engine::assembly::context::usage(l, counter));
+            self.problems = crate::engine::problems::problems(l);
         }
         self.last_assemble_us = t.elapsed().as_micros();
     }

@@ -218,6 +218,8 @@ pub enum Done {
         index: usize,
         result: Box<Result<crate::engine::traffic::profile_check::Against, String>>,
     },
+    /// The user's editor could not be started (why).
+    EditorFailed(String),
 }
 
 pub struct Worker {
@@ -537,6 +539,11 @@ impl Worker {
             ctx,
             runtime: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The results channel, for work started elsewhere (the editor).
+    pub fn done_sender(&self) -> Sender<Done> {
+        self.done.clone()
     }
 
     pub fn submit(&self, job: Job) {
