@@ -454,7 +454,7 @@ fn a_typed_file_is_not_a_folder_and_a_dropped_file_opens_its_folder() {
     };
     apply(&mut h, Command::ShowOpenDialog);
     apply(&mut h, Command::Open(file.clone()));
-    let note = format!("{} is not a folder", file.display());
+    let note = format!("There is no folder at {}.", file.display());
     let start = Instant::now();
     while h.query_by_label(&note).is_none() {
         assert!(
@@ -606,4 +606,67 @@ fn the_problems_list_counts_once_selects_the_right_fragment_and_filters_by_kind(
         .click();
     h.run_steps(3);
     assert!(h.query_by_label_contains("a timestamp (").is_none());
+}
+
+/// Empty states and feedback: an empty folder says what a workspace needs
+/// and offers the sample; a path that does not exist is one sentence and
+/// is not remembered; Start is off without a key, saying why; Ctrl+S says
+/// which snapshot it saved.
+#[test]
+fn empty_states_and_feedback_say_what_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(dir.path().to_path_buf());
+    h.get_by_label("Nothing to assemble in this folder yet");
+    h.get_by_label_contains("A workspace needs at least one file");
+    h.get_by_label("Open the sample workspace");
+    // Nothing there: one sentence, not in Recent.
+    let nowhere = dir.path().join("nowhere");
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::Open(nowhere.clone()));
+    wait_for(&mut h, "the folder check", |a| {
+        a.state.error.is_some() || a.open_note().is_some()
+    });
+    let said = app(&h)
+        .state
+        .error
+        .clone()
+        .or(app(&h).open_note().map(str::to_string))
+        .unwrap();
+    assert_eq!(
+        said,
+        format!("There is no folder at {}.", nowhere.display())
+    );
+    assert!(!app(&h).state.recent.contains(&nowhere));
+    // Start is off without a key or a base URL.
+    if std::env::var("ANTHROPIC_API_KEY").is_err() {
+        h.state_mut()
+            .as_mut()
+            .unwrap()
+            .apply(Command::SetTab(Tab::Run));
+        h.run_steps(3);
+        h.get_by_label_contains("Start is off: no key: type one, set ANTHROPIC_API_KEY");
+    }
+    // Ctrl+S: the snapshot's name in the status bar.
+    let ws = copy_sample();
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::Open(ws.path().to_path_buf()));
+    let root = ws.path().canonicalize().unwrap();
+    wait_for(&mut h, "the sample's copy", |a| {
+        a.state.root.as_deref() == Some(root.as_path()) && a.state.loaded.is_some() && a.is_idle()
+    });
+    h.state_mut().as_mut().unwrap().apply(Command::SaveSnapshot);
+    wait_for(&mut h, "the snapshot", |a| {
+        a.state.notice.is_some() || a.state.error.is_some()
+    });
+    assert_eq!(app(&h).state.error, None);
+    let n = app(&h).state.notice.clone().unwrap();
+    assert!(
+        n.starts_with("Snapshot saved: ") && n.contains(".json"),
+        "{n}"
+    );
+    h.get_by_label(&n);
 }

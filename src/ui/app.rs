@@ -73,6 +73,8 @@ pub struct App {
     /// The bundled sample workspace, looked for once at start by the
     /// worker (not on disk each frame, never on this thread).
     pub sample: Option<PathBuf>,
+    /// The example workspaces beside it, found the same way.
+    pub examples: Vec<PathBuf>,
 }
 
 impl App {
@@ -122,6 +124,7 @@ impl App {
             prediction: None,
             prediction_pending: None,
             sample: None,
+            examples: Vec::new(),
         };
         app.worker.submit(Job::Startup);
         let folder = match (path, persisted.last_workspace) {
@@ -149,6 +152,7 @@ impl App {
             self.state.loaded = None;
             self.state.context = None;
             self.state.problems.clear();
+            self.state.notice = None;
             self.state.selected = None;
             self.state.session = None;
             self.state.profile = None;
@@ -326,6 +330,11 @@ impl App {
         &self.open.path
     }
 
+    /// What the open dialog says about the path last asked for.
+    pub fn open_note(&self) -> Option<&str> {
+        self.open.note.as_deref()
+    }
+
     pub(crate) fn show_open_dialog(&mut self) {
         self.open.visible = true;
         self.open.focus = true;
@@ -469,8 +478,13 @@ impl App {
                     }
                 }
             }
-            Done::Startup { sample, font } => {
+            Done::Startup {
+                sample,
+                font,
+                examples,
+            } => {
                 self.sample = sample;
+                self.examples = examples;
                 if font.is_some() {
                     fonts::install(&self.ctx, font);
                 }
@@ -505,6 +519,14 @@ impl App {
     /// A snapshot was saved: the Diff tab compares it with the live state.
     fn on_snapshot_saved(&mut self, path: PathBuf) {
         self.state.error = None;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        self.state.notice = Some(format!(
+            "Snapshot saved: {} (in {})",
+            name.unwrap_or_default(),
+            path.parent()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        ));
         self.refresh_snapshots();
         // The new snapshot against the live state.
         self.diff_view.a = super::diff::Side::Snapshot(path);
@@ -520,10 +542,13 @@ impl App {
                 self.open.visible = false;
                 self.open(path);
             }
-            FolderAsk::Given => self.open(path),
+            // Not opened, not remembered: one plain sentence.
+            FolderAsk::Given => {
+                self.state.error = Some(format!("There is no folder at {}.", path.display()));
+            }
             FolderAsk::Remembered => {}
             FolderAsk::Typed | FolderAsk::Dropped => {
-                self.open.note = Some(format!("{} is not a folder", path.display()));
+                self.open.note = Some(format!("There is no folder at {}.", path.display()));
             }
         }
     }

@@ -156,6 +156,10 @@ impl App {
                     ui.separator();
                     ui.colored_label(colors::text(ui, colors::ERROR), e);
                 }
+                if let Some(n) = &self.state.notice {
+                    ui.separator();
+                    ui.colored_label(colors::text(ui, colors::GOOD), n.as_str());
+                }
             });
         });
     }
@@ -193,6 +197,14 @@ impl App {
         egui::CentralPanel::default().show(ui, |ui| {
             self.tab_bar(ui, out);
             ui.separator();
+            let empty = self
+                .state
+                .assembly()
+                .is_some_and(|a| a.fragments.is_empty() && a.blocks.is_empty());
+            if empty && matches!(self.state.tab, Tab::Fragments | Tab::Prompt) {
+                welcome::empty(ui, self.sample.is_some(), &self.examples, out);
+                return;
+            }
             match self.state.tab {
                 Tab::Fragments => {
                     let focus = std::mem::take(&mut self.focus_filter);

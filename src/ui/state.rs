@@ -81,6 +81,8 @@ pub struct AppState {
     pub tab: Tab,
     pub busy: Option<String>,
     pub error: Option<String>,
+    /// What just happened, said once in the status bar (a snapshot saved).
+    pub notice: Option<String>,
     pub recent: Vec<PathBuf>,
     pub theme: ThemeChoice,
     /// Generation of the newest job; older results are ignored.
@@ -111,6 +113,7 @@ impl Default for AppState {
             tab: Tab::Fragments,
             busy: None,
             error: None,
+            notice: None,
             recent: Vec::new(),
             theme: ThemeChoice::System,
             generation: 0,

@@ -275,11 +275,22 @@ fn form(ui: &mut Ui, panel: &mut TestRunPanel, sessions: &[String]) {
 
 /// Start, cancel, progress and the verdict.
 fn controls(ui: &mut Ui, panel: &TestRunPanel, out: &mut Vec<Command>) {
+    // Nothing to send with: no key and no base URL (a proxy or a local
+    // server needs none).
+    let blocked = (panel.key().is_none() && panel.base_url.trim().is_empty()).then(|| {
+        format!(
+            "no key: type one, set {}, or give a base URL (a proxy or a local server)",
+            crate::net::key_var(panel.api)
+        )
+    });
     ui.horizontal(|ui| {
-        if ui
-            .add_enabled(!panel.is_running(), egui::Button::new("Start run"))
-            .clicked()
-        {
+        let start = ui.add_enabled(
+            !panel.is_running() && blocked.is_none(),
+            egui::Button::new("Start run"),
+        );
+        if let Some(why) = &blocked {
+            start.on_disabled_hover_text(why);
+        } else if start.clicked() {
             out.push(Command::StartTestRun);
         }
         if ui
@@ -297,6 +308,12 @@ fn controls(ui: &mut Ui, panel: &TestRunPanel, out: &mut Vec<Command>) {
             ui.spinner();
         }
     });
+    if let Some(why) = &blocked {
+        ui.colored_label(
+            super::colors::text(ui, super::colors::WARNING),
+            format!("Start is off: {why}"),
+        );
+    }
     if let Some(p) = &panel.saved {
         ui.weak(format!("saved to {p}"));
     }

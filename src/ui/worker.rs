@@ -204,6 +204,8 @@ pub enum Done {
     Startup {
         sample: Option<PathBuf>,
         font: Option<SystemFont>,
+        /// The example workspaces beside the sample (`examples/*`).
+        examples: Vec<PathBuf>,
     },
     /// A screenshot written (or why not).
     ShotSaved(Result<PathBuf, String>),
@@ -419,10 +421,18 @@ impl Shared {
                 let watcher = Watcher::start(&root, self.ctx.clone(), tx);
                 self.send(Done::Watching { root, watcher });
             }
-            Job::Startup => self.send(Done::Startup {
-                sample: sample_workspace(),
-                font: super::fonts::read_system(),
-            }),
+            Job::Startup => {
+                let sample = sample_workspace();
+                let examples = sample
+                    .as_deref()
+                    .map(example_workspaces)
+                    .unwrap_or_default();
+                self.send(Done::Startup {
+                    sample,
+                    font: super::fonts::read_system(),
+                    examples,
+                })
+            }
             Job::SaveShot { path, image } => self.send(Done::ShotSaved(save_png(&path, &image))),
         }
     }
@@ -464,6 +474,30 @@ fn sample_workspace() -> Option<PathBuf> {
         .into_iter()
         .find(|p| p.join("workspace.yaml").is_file())?;
     Some(found.canonicalize().unwrap_or(found))
+}
+
+/// The example workspaces shipped beside the sample (`examples/NAME/`
+/// holding a Markdown file or a workspace.yaml), by name, at most 20.
+fn example_workspaces(sample: &Path) -> Vec<PathBuf> {
+    let Some(dir) = sample.parent().map(|p| p.join("examples")) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && ["workspace.yaml", "SOUL.md", "AGENTS.md", "CLAUDE.md"]
+                    .iter()
+                    .any(|f| p.join(f).is_file())
+        })
+        .take(20)
+        .collect();
+    out.sort();
+    out
 }
 
 /// Writes `image` as a PNG at `path` (its folder made if need be).
