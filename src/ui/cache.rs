@@ -200,28 +200,37 @@ fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
         label: "tools".into(),
         tokens: c.tools,
         color: colors::tools(dark),
+        in_use: true,
     }];
     for (layer, t) in &c.system {
         parts.push(ContextPart {
-            label: format!("layer {layer}"),
+            label: if *layer == 0 {
+                "the agent's own".to_string()
+            } else {
+                format!("layer {layer}")
+            },
             tokens: *t,
             color: colors::layer(*layer, dark),
+            in_use: true,
         });
     }
     parts.push(ContextPart {
         label: "history".into(),
         tokens: c.history,
         color: colors::HISTORY,
+        in_use: true,
     });
     parts.push(ContextPart {
         label: "user input".into(),
         tokens: c.current,
         color: colors::CURRENT,
+        in_use: true,
     });
     parts.push(ContextPart {
         label: "reserved output".into(),
         tokens: c.reserved_output,
         color: colors::UNCACHED,
+        in_use: true,
     });
     overview::context_bar(ui, &parts, c.window, Some(c.threshold));
     if c.crosses_threshold {

@@ -207,6 +207,23 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
                 ));
                 ui.end_row();
             }
+            if let Some(agent) = &a.agent {
+                let own: usize = a
+                    .blocks
+                    .iter()
+                    .filter(|b| b.layer == 0)
+                    .map(|b| b.tokens)
+                    .sum();
+                ui.colored_label(
+                    colors::text(ui, colors::layer(0, dark)),
+                    format!("from {agent}"),
+                )
+                .on_hover_text(
+                    "the agent's own blocks, as recorded from its release: not your files",
+                );
+                ui.label(format!("{} tokens", thousands(own as u64)));
+                ui.end_row();
+            }
             ui.label("tool definitions");
             ui.label(format!("{} tokens", thousands(a.tools_tokens as u64)));
             ui.end_row();

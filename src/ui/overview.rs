@@ -82,10 +82,14 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
             .strong()
             .color(colors::text(ui, colors::layer(l.layer, dark))),
         );
-        ui.weak(if l.cache {
-            format!("cached {}", l.ttl.as_str())
-        } else {
-            "not cached".to_string()
+        use crate::engine::workspace::settings::Placement;
+        ui.weak(match (l.placement, l.cache) {
+            (Placement::FirstUserMessage, _) => "in the first user message, not cached".to_string(),
+            (Placement::SystemMessage, true) => {
+                format!("a system message, cached {}", l.ttl.as_str())
+            }
+            (_, true) => format!("cached {}", l.ttl.as_str()),
+            (_, false) => "not cached".to_string(),
         });
     });
     let text = format!(
@@ -308,10 +312,12 @@ pub struct ContextPart {
     pub label: String,
     pub tokens: u64,
     pub color: Color32,
+    /// Counted as in use (an autocompact buffer is drawn, not used).
+    pub in_use: bool,
 }
 
 pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: Option<f64>) {
-    let used: u64 = parts.iter().map(|p| p.tokens).sum();
+    let used: u64 = parts.iter().filter(|p| p.in_use).map(|p| p.tokens).sum();
     ui.add(
         egui::Label::new(format!(
             "Context window: {} of {} tokens ({:.1}%)",
@@ -377,18 +383,25 @@ pub fn request_context_bar(
         label: "tools".into(),
         tokens: a.tools_tokens as u64,
         color: colors::tools(dark),
+        in_use: true,
     }];
     for b in &a.blocks {
         parts.push(ContextPart {
-            label: format!("layer {}", b.layer),
+            label: if b.layer == 0 {
+                "the agent's own".to_string()
+            } else {
+                format!("layer {}", b.layer)
+            },
             tokens: b.tokens as u64,
             color: colors::layer(b.layer, dark),
+            in_use: true,
         });
     }
     parts.push(ContextPart {
         label: "reserved output".into(),
         tokens: l.workspace.settings.history.reserved_output,
         color: colors::UNCACHED,
+        in_use: true,
     });
     context_bar(
         ui,
@@ -409,6 +422,7 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
             label: r.name.clone(),
             tokens: r.tokens,
             color: colors::category(&r.name, dark),
+            in_use: true,
         })
         .collect();
     let buffer = u.rows.iter().find(|r| r.name == "Autocompact buffer");
@@ -417,6 +431,7 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
             label: b.name.clone(),
             tokens: b.tokens,
             color: colors::UNCACHED,
+            in_use: false,
         });
     }
     ui.strong(format!(
