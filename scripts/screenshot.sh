@@ -50,8 +50,8 @@ export PROMPT_INSPECTOR_SHOT_CAPTURE="$PWD/examples/traffic/capture.jsonl"
 # the context window as /context shows it.
 agent=$(mktemp -d)
 cp -r tests/fixtures/agents/claude-code/workspace "$agent/project"
-# Every view at both sizes, in both themes (SIZES and THEMES narrow it).
-for size in ${SIZES:-1280x800 1920x1080}; do
+# Every view at each size (1024x640 included), in both themes (SIZES and THEMES narrow it).
+for size in ${SIZES:-1024x640 1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
     shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff sample-workspace
     shoot "$size" "$theme" problems "$broken" broken

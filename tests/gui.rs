@@ -670,3 +670,25 @@ fn empty_states_and_feedback_say_what_happened() {
     );
     h.get_by_label(&n);
 }
+
+/// At 1024×640 every tab is reachable with the mouse: the side panels give
+/// way and the tab bar wraps.
+#[test]
+fn every_tab_is_reachable_in_a_1024_by_640_window() {
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    for (label, tab) in [
+        ("Prompt", Tab::Prompt),
+        ("Cache", Tab::Cache),
+        ("Test run", Tab::Run),
+        ("Traffic", Tab::Traffic),
+        ("Diff", Tab::Diff),
+        ("Fragments", Tab::Fragments),
+    ] {
+        h.get_by_role_and_label(Role::Button, label).click();
+        h.run_steps(3);
+        assert_eq!(app(&h).state.tab, tab, "{label}");
+    }
+    h.get_by_label_contains("Problems (").click();
+    h.run_steps(3);
+    assert_eq!(app(&h).state.tab, Tab::Problems);
+}

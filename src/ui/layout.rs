@@ -17,6 +17,9 @@ use super::{
     welcome,
 };
 
+/// Below this width (logical points) the side panels give way to the tabs.
+const NARROW: f32 = 1200.0;
+
 impl App {
     /// Draws the whole window (also used by the GUI tests).
     pub fn show(&mut self, ui: &mut Ui) {
@@ -192,8 +195,15 @@ impl App {
     }
 
     fn main_view(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
-        self.left_panel(ui, out);
-        self.detail_panel(ui);
+        // A narrow window gives its width to the tabs: the side panels
+        // shrink, and the detail panel shows only while a fragment is
+        // selected.
+        let width = ui.available_width();
+        let narrow = width < NARROW;
+        self.left_panel(ui, out, narrow);
+        if !narrow || self.state.selected.is_some() {
+            self.detail_panel(ui, narrow);
+        }
         egui::CentralPanel::default().show(ui, |ui| {
             self.tab_bar(ui, out);
             ui.separator();
@@ -229,7 +239,8 @@ impl App {
 
     fn tab_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
         let problems = self.state.problems.len();
-        ui.horizontal(|ui| {
+        // Wrapped, so that every tab stays reachable in a narrow window.
+        ui.horizontal_wrapped(|ui| {
             for (tab, label) in [
                 (Tab::Fragments, "Fragments".to_string()),
                 (Tab::Prompt, "Prompt".into()),
@@ -246,31 +257,45 @@ impl App {
         });
     }
 
-    fn left_panel(&self, ui: &mut Ui, out: &mut Vec<Command>) {
-        egui::Panel::left("controls")
-            .resizable(true)
-            .default_size(340.0)
-            .min_size(260.0)
-            .max_size(520.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("left-scroll")
-                    .show(ui, |ui| {
-                        controls::show(ui, &self.state, &self.table, &self.profiles, out);
-                        ui.separator();
-                        let Some(l) = &self.state.loaded else { return };
-                        overview::layers(ui, &self.state, &l.assembly, out);
-                        ui.separator();
-                        overview::request_context_bar(ui, l, self.state.context.as_ref());
-                    });
-            });
+    fn left_panel(&self, ui: &mut Ui, out: &mut Vec<Command>, narrow: bool) {
+        let (default, min) = if narrow {
+            (260.0, 220.0)
+        } else {
+            (340.0, 260.0)
+        };
+        egui::Panel::left(if narrow {
+            "controls-narrow"
+        } else {
+            "controls"
+        })
+        .resizable(true)
+        .default_size(default)
+        .min_size(min)
+        .max_size(520.0)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("left-scroll")
+                .show(ui, |ui| {
+                    controls::show(ui, &self.state, &self.table, &self.profiles, out);
+                    ui.separator();
+                    let Some(l) = &self.state.loaded else { return };
+                    overview::layers(ui, &self.state, &l.assembly, out);
+                    ui.separator();
+                    overview::request_context_bar(ui, l, self.state.context.as_ref());
+                });
+        });
     }
 
-    fn detail_panel(&mut self, ui: &mut Ui) {
-        egui::Panel::right("detail")
+    fn detail_panel(&mut self, ui: &mut Ui, narrow: bool) {
+        let (default, min) = if narrow {
+            (260.0, 200.0)
+        } else {
+            (360.0, 240.0)
+        };
+        egui::Panel::right(if narrow { "detail-narrow" } else { "detail" })
             .resizable(true)
-            .default_size(360.0)
-            .min_size(240.0)
+            .default_size(default)
+            .min_size(min)
             .max_size(560.0)
             .show(ui, |ui| {
                 let Some(l) = &self.state.loaded else { return };

@@ -351,6 +351,35 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
             Stroke::new(2.0, super::colors::ERROR),
         );
     }
+    // A window far larger than what is in it: the same parts again on an
+    // axis of what is drawn, so a 300-token part of a 1M window shows.
+    let drawn: u64 = parts.iter().map(|p| p.tokens).sum();
+    if drawn > 0 && drawn * 10 < window {
+        ui.weak(format!(
+            "zoomed: 0 to {} tokens (the parts above, not the window)",
+            thousands(drawn)
+        ));
+        let (zoom, _) = ui.allocate_exact_size(vec2(width, 12.0), Sense::hover());
+        let painter = ui.painter_at(zoom.expand(3.0));
+        painter.rect_filled(zoom, 3.0, ui.visuals().extreme_bg_color);
+        let mut x = zoom.left();
+        for p in parts {
+            let w = (zoom.width() * p.tokens as f32 / drawn as f32).max(if p.tokens > 0 {
+                2.0
+            } else {
+                0.0
+            });
+            let r = Rect::from_min_size(pos2(x, zoom.top()), vec2(w, zoom.height()));
+            painter.rect_filled(r, 0.0, p.color);
+            ui.interact(
+                r,
+                ui.scope_id().with(("ctx-zoom", &p.label)),
+                Sense::hover(),
+            )
+            .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
+            x += w;
+        }
+    }
     ui.horizontal_wrapped(|ui| {
         for p in parts.iter().filter(|p| p.tokens > 0) {
             colors::swatch_label(
