@@ -661,3 +661,26 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     h.run_steps(3);
     h.get_by_label_contains("/project/CLAUDE.local.md");
 }
+
+/// The Diff view of two recorded requests states the provider's cause: an
+/// expiry with the tokens written again, as `traffic --diff` says it.
+#[test]
+fn the_request_diff_in_the_window_states_an_expiry() {
+    let cap =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let mut h = harness(sample());
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(prompt_inspector::ui::command::Command::DiffRequests {
+            capture: cap.clone(),
+            a: 3,
+            b: 4,
+        });
+    wait_for(&mut h, "the request diff", |a| {
+        matches!(&a.diff_view.result, Some(Ok(_)))
+    });
+    h.get_by_label("expired after 7m25s (the 5m TTL): 2,996 tokens written again");
+    let cli = stdout(&run(&["traffic", cap.to_str().unwrap(), "--diff", "4"]));
+    assert!(cli.contains("expired after 7m25s (the 5m TTL): 2,996 tokens written again"));
+}

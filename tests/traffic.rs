@@ -1227,3 +1227,37 @@ fn a_capture_of_failed_requests_gives_no_hit_ratio() {
     assert!(!t.contains("hit ratio 0.0"), "{t}");
     assert!(t.contains("error: HTTP 400: prompt is too long"), "{t}");
 }
+
+// A request diff after an expiry says so, with the tokens the provider
+// says were written, the same cause as the request's row; never "0 tokens
+// written again" beside a request that wrote 2,996.
+#[test]
+fn a_request_diff_after_an_expiry_states_the_expiry_and_what_was_written() {
+    let cap =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let c = cap.to_str().unwrap();
+    let t = stdout(&run(&["traffic", c, "--diff", "4"]));
+    assert!(
+        t.contains("expired after 7m25s (the 5m TTL): 2,996 tokens written again"),
+        "{t}"
+    );
+    assert!(
+        t.contains("breakpoint 1 at system block 1, 2,248 tokens: expired (its TTL ran out)"),
+        "{t}"
+    );
+    assert!(!t.contains("0 tokens of what"), "{t}");
+    let v = json(&run(&["traffic", c, "--diff", "4", "--format", "json"]));
+    assert_eq!(
+        v["cause"],
+        "expired after 7m25s (the 5m TTL): 2,996 tokens written again"
+    );
+    let rows = json(&run(&["traffic", c, "--format", "json"]));
+    assert_eq!(rows["requests"][3]["miss"]["kind"], "ttl");
+    assert_eq!(rows["requests"][3]["cache_creation_input_tokens"], 2996);
+    // A request that only grew keeps the prefix's account.
+    let t = stdout(&run(&["traffic", c, "--diff", "3"]));
+    assert!(
+        t.contains("0 tokens of what request #2 had cached were written again by request #3"),
+        "{t}"
+    );
+}

@@ -269,7 +269,9 @@ impl App {
             }
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
             Command::Select(target) => self.select(target),
-            Command::OpenInEditor(path, line) => self.open_in_editor(path, line),
+            Command::OpenInEditor(path, line) => {
+                super::editor::open(path, line, self.worker.done_sender(), self.ctx.clone())
+            }
             Command::ClearSelection => self.state.selected = None,
             Command::SetProvider(p) => self.state.provider = p,
             Command::StartTestRun => self.start_test_run(),
@@ -344,39 +346,6 @@ impl App {
         {
             self.open.path = r.display().to_string();
         }
-    }
-
-    /// The user's editor (`$VISUAL`, else `$EDITOR`, with `+LINE`), else
-    /// the desktop's opener, on a file of the workspace; started on its own
-    /// thread (the UI never waits), a failure said in the status bar.
-    fn open_in_editor(&mut self, path: PathBuf, line: Option<usize>) {
-        let editor = ["VISUAL", "EDITOR"]
-            .iter()
-            .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()));
-        let (tx, ctx) = (self.worker.done_sender(), self.ctx.clone());
-        std::thread::spawn(move || {
-            let mut cmd = match &editor {
-                Some(e) => {
-                    let mut parts = e.split_whitespace();
-                    let mut c = std::process::Command::new(parts.next().unwrap_or("xdg-open"));
-                    c.args(parts);
-                    if let Some(l) = line {
-                        c.arg(format!("+{l}"));
-                    }
-                    c
-                }
-                None => std::process::Command::new("xdg-open"),
-            };
-            let r = cmd.arg(&path).stdin(std::process::Stdio::null()).spawn();
-            if let Err(e) = r {
-                let what = editor.as_deref().unwrap_or("xdg-open");
-                let _ = tx.send(Done::EditorFailed(format!(
-                    "could not open {} with {what}: {e}",
-                    path.display()
-                )));
-                ctx.request_repaint();
-            }
-        });
     }
 
     fn select(&mut self, target: String) {

@@ -9,6 +9,7 @@ pub mod command;
 pub mod controls;
 pub mod detail;
 pub mod diff;
+mod editor;
 pub mod fonts;
 mod layout;
 mod open_dialog;

@@ -336,6 +336,28 @@ impl Shared {
         }
     }
 
+    /// A diff's two sides compared; two requests of one capture with the
+    /// provider's cause, as `traffic --diff` says it.
+    fn diff(&self, a: DiffInput, b: DiffInput, labels: &(String, String)) -> Result<Diff, String> {
+        match (a, b) {
+            (
+                DiffInput::Request { capture, index: ia },
+                DiffInput::Request {
+                    capture: cb,
+                    index: ib,
+                },
+            ) if capture == cb => crate::engine::traffic::read_file(&capture)
+                .and_then(|(_, x, _)| {
+                    crate::engine::traffic::diff_between(&x, ia, ib, &self.counter, &self.table)
+                })
+                .map_err(|e| format!("{}: {e}", capture.display())),
+            (a, b) => match (self.snapshot_of(a), self.snapshot_of(b)) {
+                (Ok(x), Ok(y)) => Ok(diff::diff(&x, &y, &labels.0, &labels.1)),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            },
+        }
+    }
+
     fn run(&mut self, job: Job) {
         match job {
             Job::Load {
@@ -385,10 +407,7 @@ impl Shared {
                 labels,
                 generation,
             } => {
-                let result = match (self.snapshot_of(a), self.snapshot_of(b)) {
-                    (Ok(x), Ok(y)) => Ok(diff::diff(&x, &y, &labels.0, &labels.1)),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                };
+                let result = self.diff(a, b, &labels);
                 self.send(Done::Diffed {
                     generation,
                     result: Box::new(result),

@@ -99,3 +99,41 @@ pub fn thousands(n: u64) -> String {
     }
     out
 }
+
+/// `7m25s`, `42s`: a gap as every view writes it.
+pub fn duration(secs: u64) -> String {
+    if secs >= 60 {
+        format!("{}m{:02}s", secs / 60, secs % 60)
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// UTF-16 length, as the JavaScript agents count characters.
+pub fn js_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// The longest prefix of `s` of at most `units` UTF-16 units.
+pub fn js_prefix(s: &str, units: usize) -> &str {
+    let mut n = 0;
+    for (i, c) in s.char_indices() {
+        n += c.len_utf16();
+        if n > units {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest suffix of `s` of at most `units` UTF-16 units.
+pub fn js_suffix(s: &str, units: usize) -> &str {
+    let mut n = 0;
+    for (i, c) in s.char_indices().rev() {
+        n += c.len_utf16();
+        if n > units {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}

@@ -70,11 +70,7 @@ pub fn cost(m: &ModelInfo, u: &Input, creation_1h: u64) -> f64 {
 }
 
 fn fmt_secs(s: u64) -> String {
-    if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
+    crate::text::duration(s)
 }
 
 struct Entry {

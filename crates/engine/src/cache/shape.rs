@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::assembly::assemble::{Assembly, Span};
+use crate::assembly::assemble::{Assembly, BlockResult, Span};
 use crate::assembly::tokens::{Encoding, TokenCounter};
 use crate::cache::history::{self, CLEARED};
 use crate::workspace::session::{Block, Message, Role, Session};
@@ -241,17 +241,7 @@ fn system_segments(
             .filter(|(_, b)| b.placement == Placement::FirstUserMessage);
         return system
             .chain(message)
-            .map(|(i, b)| Segment {
-                kind: SegKind::System {
-                    layer: b.layer,
-                    block: i,
-                },
-                tokens: b.tokens,
-                text: b.text.clone(),
-                breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
-                spans: b.spans.clone(),
-                source_block: None,
-            })
+            .map(|(i, b)| block_segment(i, b, (cache_on && b.cache_control).then_some(b.ttl)))
             .collect();
     }
     // Blocks placed in the first user message are not part of the one
@@ -285,20 +275,25 @@ fn system_segments(
     }
     for (i, b) in a.blocks.iter().enumerate() {
         if b.placement == Placement::FirstUserMessage {
-            out.push(Segment {
-                kind: SegKind::System {
-                    layer: b.layer,
-                    block: i,
-                },
-                tokens: b.tokens,
-                text: b.text.clone(),
-                breakpoint: None,
-                spans: b.spans.clone(),
-                source_block: None,
-            });
+            out.push(block_segment(i, b, None));
         }
     }
     out
+}
+
+/// Block `i` of the assembly as one position of the request.
+fn block_segment(i: usize, b: &BlockResult, breakpoint: Option<Ttl>) -> Segment {
+    Segment {
+        kind: SegKind::System {
+            layer: b.layer,
+            block: i,
+        },
+        tokens: b.tokens,
+        text: b.text.clone(),
+        breakpoint,
+        spans: b.spans.clone(),
+        source_block: None,
+    }
 }
 
 /// The blocks sent as a system-role message of their own, right after the
@@ -310,17 +305,7 @@ fn with_system_messages(a: &Assembly, cache_on: bool, segs: &mut Vec<Segment>) {
         .iter()
         .enumerate()
         .filter(|(_, b)| b.placement == Placement::SystemMessage)
-        .map(|(i, b)| Segment {
-            kind: SegKind::System {
-                layer: b.layer,
-                block: i,
-            },
-            tokens: b.tokens,
-            text: b.text.clone(),
-            breakpoint: (cache_on && b.cache_control).then_some(b.ttl),
-            spans: b.spans.clone(),
-            source_block: None,
-        })
+        .map(|(i, b)| block_segment(i, b, (cache_on && b.cache_control).then_some(b.ttl)))
         .collect();
     if own.is_empty() {
         return;

@@ -52,6 +52,10 @@ pub struct Breakpoint {
     /// On a block B adds after all of A's: written now, nothing to keep.
     #[serde(default)]
     pub new: bool,
+    /// A recorded request sent after its prefix's TTL ran out: the prefix
+    /// was the same, the entry gone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expired: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -103,6 +107,11 @@ pub struct Diff {
     /// Two recorded requests (positions, not layers).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recorded: bool,
+    /// For recorded requests: what the provider's figures say happened when
+    /// it is not the prompt (`expired after 7m25s (5m TTL): 2,996 tokens
+    /// written again`), from the same analysis as every traffic view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 impl FragmentChange {
@@ -239,6 +248,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         divergence,
         rewrite_tokens: last_invalid.saturating_sub(still_read),
         lines: line_diff(a, b),
+        cause: None,
         recorded,
     }
 }
@@ -284,6 +294,8 @@ impl Breakpoint {
     pub fn state(&self) -> &'static str {
         if self.new {
             "new (written now)"
+        } else if self.expired {
+            "expired (its TTL ran out)"
         } else if self.invalidated {
             "invalidated"
         } else {
@@ -383,6 +395,7 @@ fn breakpoints(b: &Snapshot, diverges_at: Option<usize>, a_blocks: usize) -> Vec
                 prefix_tokens: prefix,
                 invalidated: diverges_at.is_some_and(|d| i >= d),
                 new: i >= a_blocks,
+                expired: false,
             });
         }
     }

@@ -106,6 +106,9 @@ pub fn rewrite_line(d: &Diff) -> String {
             format!("no cache breakpoints in {}", d.b)
         };
     }
+    if let Some(c) = &d.cause {
+        return c.clone();
+    }
     if d.recorded {
         return format!(
             "{} of what {} had cached {} written again by {}",

@@ -22,12 +22,7 @@ fn miss(kind: MissKind, detail: String) -> Miss {
 }
 
 fn fmt_gap(s: f64) -> String {
-    let s = s.max(0.0) as u64;
-    if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
+    crate::text::duration(s.max(0.0) as u64)
 }
 
 /// The reason a request wrote (or read nothing), most specific first.

@@ -24,6 +24,7 @@ mod parse;
 pub mod profile_check;
 mod report;
 mod request;
+mod request_diff;
 pub mod rows;
 
 use serde::Serialize;
@@ -41,7 +42,8 @@ pub use capture::CaptureLine;
 pub use lines::{MAX_LINES, Skipped, estimate_values, read_file};
 pub use parse::{format_rfc3339, rfc3339};
 pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
-pub use request::{Counted, Part, Parts, TEMPLATE, diff_at, positions, snapshot_at};
+pub use request::{Counted, Part, Parts, TEMPLATE, positions, snapshot_at};
+pub use request_diff::{diff_at, diff_between};
 
 /// Where the exchanges come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

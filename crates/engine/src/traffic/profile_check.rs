@@ -330,7 +330,7 @@ pub fn against(
     let files = super::attribution::workspace_files(&ins.workspace);
     let enc = table.resolve(Some(&x.model)).tokenizer;
     let mut attribution = attribute(req, &files, counter, enc);
-    super::attribution::mark_agent_parts(&mut attribution, req, &ins.assembly);
+    mark_agent_parts(&mut attribution, req, &ins.assembly);
     let predicted =
         crate::cache::request::anthropic_body(&ins.assembly, &x.model, &[], 1024, false, false);
     let differences = check(&predicted, req, &files, counter, enc);
@@ -343,6 +343,31 @@ pub fn against(
         profile_chosen_because: chosen.why.clone(),
         differences,
     })
+}
+
+/// Names the parts that are, as sent, the agent's own as its profile
+/// recorded them: the same text as one of the agent's blocks the profile
+/// renders (layer 0), or the same definition as one of its tools.
+pub fn mark_agent_parts(a: &mut Attribution, request: &Value, asm: &crate::Assembly) {
+    let Some(agent) = &asm.agent else { return };
+    let blocks: Vec<&crate::assembly::assemble::BlockResult> =
+        asm.blocks.iter().filter(|b| b.layer == 0).collect();
+    let tools = &asm.tools[..asm.agent_tools.min(asm.tools.len())];
+    let positions = super::request::each_position(request);
+    for (p, (_, text, _)) in a.parts.iter_mut().zip(positions) {
+        if let Some(b) = blocks.iter().find(|b| b.text == text) {
+            let name = b.label.as_deref().unwrap_or("");
+            let name = name.split(" (").next().unwrap_or(name);
+            p.agent = Some(format!("{agent}'s {name}"));
+        } else if let Ok(v) = serde_json::from_str::<Value>(&text)
+            && let Some(t) = tools.iter().find(|t| **t == v)
+        {
+            p.agent = Some(format!(
+                "{agent}'s tool {}",
+                t["name"].as_str().unwrap_or("")
+            ));
+        }
+    }
 }
 
 /// The text view.

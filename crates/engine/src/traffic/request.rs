@@ -322,44 +322,6 @@ pub fn snapshot_at(
     request_snapshot(x, index, counter, table)
 }
 
-/// Request `index` (1-based) of a capture's exchanges compared with the
-/// previous request of its chain, by the diff engine: what the Diff view
-/// shows for a recorded request.
-pub fn diff_at(
-    exchanges: &[Exchange],
-    index: usize,
-    counter: &crate::TokenCounter,
-    table: &ModelTable,
-) -> Result<crate::compare::diff::Diff, String> {
-    let i = index
-        .checked_sub(1)
-        .filter(|&i| i < exchanges.len())
-        .ok_or_else(|| {
-            format!(
-                "there is no request #{index} ({} recorded)",
-                exchanges.len()
-            )
-        })?;
-    let x = &exchanges[i];
-    let p = exchanges[..i]
-        .iter()
-        .rposition(|p| p.chain == x.chain)
-        .ok_or_else(|| {
-            format!(
-                "request #{index} is the first of its chain ({}): nothing before it",
-                x.chain
-            )
-        })?;
-    let a = request_snapshot(&exchanges[p], p + 1, counter, table)?;
-    let b = request_snapshot(x, index, counter, table)?;
-    Ok(crate::compare::diff::diff(
-        &a,
-        &b,
-        &format!("request #{}", p + 1),
-        &format!("request #{index}"),
-    ))
-}
-
 /// One part of a recorded request in cache order, with its tokens.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Part {

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::text::{js_len, js_prefix, js_suffix};
 use crate::workspace::agents::builtin;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};
 
@@ -590,33 +591,4 @@ pub(crate) fn list(items: &[&str]) -> String {
         [a] => a.to_string(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
-}
-
-/// UTF-16 length, as the JavaScript agents count characters.
-pub fn js_len(s: &str) -> usize {
-    s.encode_utf16().count()
-}
-
-/// The longest prefix of `s` of at most `units` UTF-16 units.
-pub fn js_prefix(s: &str, units: usize) -> &str {
-    let mut n = 0;
-    for (i, c) in s.char_indices() {
-        n += c.len_utf16();
-        if n > units {
-            return &s[..i];
-        }
-    }
-    s
-}
-
-/// The longest suffix of `s` of at most `units` UTF-16 units.
-pub fn js_suffix(s: &str, units: usize) -> &str {
-    let mut n = 0;
-    for (i, c) in s.char_indices().rev() {
-        n += c.len_utf16();
-        if n > units {
-            return &s[i + c.len_utf8()..];
-        }
-    }
-    s
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use super::builtin::{Builtin, Category, Entry, Listing};
 use super::expand::Expander;
 use crate::workspace::diag::Diagnostic;
-use crate::workspace::profile::Profile;
+use crate::workspace::profile::{Profile, Skills};
 use crate::workspace::reader::Reader;
 use crate::workspace::sources::base;
 use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
@@ -39,6 +39,8 @@ pub struct Own {
     pub rel: String,
     /// `skill` or `agent`.
     pub kind: &'static str,
+    /// Hidden from the model by the profile's `hide_key`.
+    pub hidden: bool,
 }
 
 /// A frontmatter key's value as the agents read it, one `key: value` line.
@@ -206,20 +208,11 @@ fn skill_meta(text: &str, default_name: &str, hide_key: Option<&str>) -> (String
     (name, description, hidden)
 }
 
-/// Skills (and subagents) listed the way the agent lists them: OpenClaw's
-/// `<available_skills>` entries, or Claude Code's name and description.
-pub(super) fn load_skill_listing(
-    p: &Profile,
-    r: &mut Reader,
-    home: Option<&Path>,
-    out: &mut Vec<FragmentDef>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let Some(sk) = &p.skills else { return };
-    let root = r.root().display().to_string();
+/// The workspace's skills (each folder of the profile's, the first of a
+/// name winning) and subagents, with their frontmatter read.
+fn read_entries(sk: &Skills, r: &mut Reader) -> Vec<Own> {
     let mut seen = BTreeSet::new();
-    let mut entries = Vec::new();
-    let mut tools: Vec<(String, Option<String>)> = Vec::new();
+    let mut out = Vec::new();
     for dir in &sk.dirs {
         for (name, is_dir) in r.list(dir) {
             let rel = if is_dir {
@@ -237,7 +230,14 @@ pub(super) fn load_skill_listing(
             let (skill, description, hidden) = skill_meta(&text, stem, sk.hide_key.as_deref());
             // Higher-precedence folders win a name clash.
             if seen.insert(skill.clone()) {
-                entries.push((skill, description, hidden, rel, "skill"));
+                out.push(Own {
+                    name: skill,
+                    description,
+                    tools: String::new(),
+                    rel,
+                    kind: "skill",
+                    hidden,
+                });
             }
         }
     }
@@ -249,36 +249,59 @@ pub(super) fn load_skill_listing(
             let rel = format!("{agents}/{name}");
             let Some(text) = r.read(&rel) else { continue };
             let (agent, description, _) = skill_meta(&text, name.trim_end_matches(".md"), None);
-            tools.push((agent.clone(), frontmatter_value(&text, "tools")));
-            entries.push((agent, description, false, rel, "agent"));
+            out.push(Own {
+                name: agent,
+                description,
+                tools: frontmatter_value(&text, "tools").unwrap_or_else(|| "*".into()),
+                rel,
+                kind: "agent",
+                hidden: false,
+            });
         }
     }
+    out
+}
+
+/// Skills (and subagents) listed the way the agent lists them: in the
+/// agent's own listing when its recording has one (Claude Code 2.1), else
+/// the profile's (OpenClaw's `<available_skills>` entries with the agent's
+/// built-in ones among them, or a name and description).
+pub(super) fn load_skill_listing(
+    p: &Profile,
+    r: &mut Reader,
+    home: Option<&Path>,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(sk) = &p.skills else { return };
+    let own = read_entries(sk, r);
     let parts = p
         .parts
         .as_deref()
         .and_then(|b| Some((b, b.listing.as_ref()?)));
     if let Some((b, l)) = parts.filter(|(_, l)| l.agent_line.is_some()) {
-        let own: Vec<Own> = entries
-            .into_iter()
-            .map(|(name, description, _, rel, kind)| Own {
-                tools: tools
-                    .iter()
-                    .find(|(n, _)| *n == name && kind == "agent")
-                    .and_then(|(_, t)| t.clone())
-                    .unwrap_or_else(|| "*".into()),
-                name,
-                description,
-                rel,
-                kind,
-            })
-            .collect();
         let mut ex = Expander::new(p);
         fragments(b, l, &own, &mut ex, out);
         ex.finish(diags);
         return;
     }
+    let root = r.root().display().to_string();
+    profile_listing(sk, &root, home, &own, parts, out);
+}
+
+/// The profile's own listing of the workspace's entries, with the agent's
+/// built-in skills among them by name (a workspace skill of the same name
+/// wins).
+fn profile_listing(
+    sk: &Skills,
+    root: &str,
+    home: Option<&Path>,
+    own: &[Own],
+    parts: Option<(&Builtin, &Listing)>,
+    out: &mut Vec<FragmentDef>,
+) {
     let builtin_skills = parts.map_or(&[][..], |(_, l)| &l.skills[..]);
-    if entries.is_empty() && builtin_skills.is_empty() {
+    if own.is_empty() && builtin_skills.is_empty() {
         return;
     }
     let openclaw = sk.format == "openclaw";
@@ -297,39 +320,39 @@ pub(super) fn load_skill_listing(
             "skills",
         ));
     }
-    // The agent's own skills among the workspace's, by name (a workspace
-    // skill of the same name wins).
     if let Some((b, _)) = parts {
         let src = builtin_source(b);
-        for e in builtin_skills {
-            if !entries.iter().any(|x| x.0 == e.name) {
-                out.push(builtin_fragment(
-                    format!("skill.{}", e.name),
-                    500,
-                    &e.text,
-                    e.category,
-                    &src,
-                ));
-            }
+        for e in builtin_skills
+            .iter()
+            .filter(|e| !own.iter().any(|o| o.name == e.name))
+        {
+            out.push(builtin_fragment(
+                format!("skill.{}", e.name),
+                500,
+                &e.text,
+                e.category,
+                &src,
+            ));
         }
     }
-    for (name, description, hidden, rel, kind) in entries {
+    for o in own {
+        let (name, kind) = (&o.name, o.kind);
         let body = if openclaw {
             format!(
                 "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    <location>{}</location>\n  </skill>",
-                xml_escape(&name),
-                xml_escape(&description),
-                xml_escape(&home_relative(&format!("{root}/{rel}"), home))
+                xml_escape(name),
+                xml_escape(&o.description),
+                xml_escape(&home_relative(&format!("{root}/{}", o.rel), home))
             )
         } else {
-            format!("- {kind} {name}: {description}")
+            format!("- {kind} {name}: {}", o.description)
         };
         let mut f = base(
             format!("{kind}.{name}"),
             1,
             500,
             body,
-            &rel,
+            &o.rel,
             1,
             FragmentKind::Skill {
                 name: name.clone(),
@@ -337,7 +360,7 @@ pub(super) fn load_skill_listing(
             },
         );
         f.interpolate = false;
-        if hidden {
+        if o.hidden {
             f.preset = Some(Preset::Disabled(format!(
                 "hidden from the model ({}: true): only the user can invoke it",
                 sk.hide_key.as_deref().unwrap_or("")
@@ -345,7 +368,6 @@ pub(super) fn load_skill_listing(
         }
         out.push(f);
     }
-    let _ = diags;
 }
 
 pub(super) fn listing_fragment(id: &str, priority: i64, body: &str, source: &str) -> FragmentDef {

@@ -1,0 +1,101 @@
+//! Two recorded requests compared by the diff engine, with the provider's
+//! cause when it is not the prompt (an expired TTL, from the same
+//! analysis as every traffic view): what `traffic --diff N` and the Diff
+//! view of the Traffic tab show.
+
+use super::Exchange;
+use super::request::request_snapshot;
+use crate::assembly::models::ModelTable;
+
+/// Request `index` (1-based) of a capture's exchanges compared with the
+/// previous request of its chain, by the diff engine: what the Diff view
+/// shows for a recorded request.
+pub fn diff_at(
+    exchanges: &[Exchange],
+    index: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::diff::Diff, String> {
+    let i = index
+        .checked_sub(1)
+        .filter(|&i| i < exchanges.len())
+        .ok_or_else(|| {
+            format!(
+                "there is no request #{index} ({} recorded)",
+                exchanges.len()
+            )
+        })?;
+    let x = &exchanges[i];
+    let p = exchanges[..i]
+        .iter()
+        .rposition(|p| p.chain == x.chain)
+        .ok_or_else(|| {
+            format!(
+                "request #{index} is the first of its chain ({}): nothing before it",
+                x.chain
+            )
+        })?;
+    diff_between(exchanges, p + 1, index, counter, table)
+}
+
+/// Requests `a` and `b` (1-based) of a capture compared by the diff
+/// engine; when `a` is the request of `b`'s chain just before it, with
+/// the provider's cause when it is not the prompt (an expired TTL).
+pub fn diff_between(
+    exchanges: &[Exchange],
+    a: usize,
+    b: usize,
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::diff::Diff, String> {
+    let get = |n: usize| {
+        n.checked_sub(1)
+            .and_then(|i| exchanges.get(i))
+            .ok_or_else(|| format!("there is no request #{n} ({} recorded)", exchanges.len()))
+    };
+    let (xa, xb) = (get(a)?, get(b)?);
+    let mut d = crate::compare::diff::diff(
+        &request_snapshot(xa, a, counter, table)?,
+        &request_snapshot(xb, b, counter, table)?,
+        &format!("request #{a}"),
+        &format!("request #{b}"),
+    );
+    let previous = exchanges[..b - 1].iter().rposition(|p| p.chain == xb.chain);
+    if previous == Some(a - 1) {
+        with_cause(&mut d, xa, xb, table);
+    }
+    Ok(d)
+}
+
+/// What the provider's figures say of request `x` when it is not the
+/// prompt: an expired TTL (the analysis' own explanation), with the
+/// tokens it wrote; its breakpoints then expired, not still valid.
+fn with_cause(
+    d: &mut crate::compare::diff::Diff,
+    prev: &Exchange,
+    x: &Exchange,
+    table: &ModelTable,
+) {
+    let Some(u) = x.usage else { return };
+    let m = super::explain::explain(x, Some(prev), &u, table.resolve(Some(&x.model)));
+    if m.kind != super::MissKind::Ttl {
+        return;
+    }
+    let gap =
+        x.at.zip(prev.at)
+            .map_or(0, |(b, a)| (b - a).max(0.0) as u64);
+    let ttl = m.expired_ttl.unwrap_or(300);
+    d.cause = Some(format!(
+        "expired after {} (the {} TTL): {} written again",
+        crate::text::duration(gap),
+        if ttl > 300 { "1h" } else { "5m" },
+        crate::plural(u.cache_creation_input_tokens, "token")
+    ));
+    for b in d
+        .breakpoints
+        .iter_mut()
+        .filter(|b| !b.new && !b.invalidated)
+    {
+        b.expired = true;
+    }
+}
