@@ -1261,3 +1261,28 @@ fn a_request_diff_after_an_expiry_states_the_expiry_and_what_was_written() {
         "{t}"
     );
 }
+
+// When the parts do not add up to what the provider reported, the
+// difference is a part of its own (text and JSON), not only a summary.
+#[test]
+fn what_the_provider_counted_beyond_the_parts_is_a_part_of_its_own() {
+    let cap =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let c = cap.to_str().unwrap();
+    let v = json(&run(&["traffic", c, "--format", "json"]));
+    let r = &v["requests"][0];
+    let (sum, reported) = (
+        r["parts_tokens"].as_i64().unwrap(),
+        r["reported_prompt_tokens"].as_i64().unwrap(),
+    );
+    assert_ne!(sum, reported);
+    assert_eq!(r["unaccounted_tokens"].as_i64().unwrap(), reported - sum);
+    let t = stdout(&run(&["traffic", c, "--parts"]));
+    assert!(
+        t.contains(&format!(
+            "{:>+8}  (not in the parts: what the provider counted beyond our count)",
+            reported - sum
+        )),
+        "{t}"
+    );
+}

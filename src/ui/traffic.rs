@@ -508,6 +508,22 @@ fn parts(
                 });
                 ui.end_row();
             }
+            // What the provider counted beyond the parts: a part of its own.
+            if let Some((what, d)) = counted.unaccounted() {
+                ui.label(RichText::new(format!("  ({what})")).monospace());
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.label(format!("{:+} tokens", d));
+                });
+                let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
+                let w = rect.width() * (d.unsigned_abs() as f32 / max as f32).min(1.0);
+                ui.painter().rect_stroke(
+                    Rect::from_min_size(rect.min, vec2(w, rect.height())),
+                    0.0,
+                    egui::Stroke::new(1.5, colors::WARNING),
+                    egui::StrokeKind::Inside,
+                );
+                ui.end_row();
+            }
         });
 }
 

@@ -64,6 +64,9 @@ struct RequestJson<'a> {
     parts_tokens: Option<u64>,
     reported_prompt_tokens: Option<u64>,
     parts_summary: Option<String>,
+    /// The provider's prompt tokens less the parts' sum, when they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unaccounted_tokens: Option<i64>,
     /// Advisor calls within the request (priced in `cost_usd`).
     #[serde(skip_serializing_if = "is_zero")]
     advisor_calls: usize,
@@ -99,6 +102,7 @@ impl<'a> RequestJson<'a> {
             parts_tokens: some.then(|| r.parts.sum()),
             reported_prompt_tokens: r.parts.reported,
             parts_summary: some.then(|| r.parts.summary()),
+            unaccounted_tokens: r.parts.unaccounted().map(|u| u.1),
             advisor_calls: r.advisor_calls,
             agent_cost_usd: r.agent_cost_usd.map(|c| (c * 1e6).round() / 1e6),
         }
@@ -169,6 +173,9 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
                     p.label,
                     if p.breakpoint { " · breakpoint" } else { "" }
                 );
+            }
+            if let Some((what, d)) = r.parts.unaccounted() {
+                o += &format!("       {:>+8}  ({what})\n", d);
             }
             o += &format!("       {}\n", r.parts.summary());
         }

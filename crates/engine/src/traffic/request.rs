@@ -407,6 +407,23 @@ impl Parts {
         self.parts.iter().map(|p| p.tokens as u64).sum()
     }
 
+    /// What the provider reported beyond the parts' sum (its tokenizer
+    /// counting more than ours, or text the body does not show): a part
+    /// of its own in every view, not a grey line. None when they agree or
+    /// the server counted the parts itself.
+    pub fn unaccounted(&self) -> Option<(String, i64)> {
+        let r = self.reported? as i64;
+        let d = r - self.sum() as i64;
+        (d != 0 && !self.by_server).then(|| {
+            let what = if d > 0 {
+                "not in the parts: what the provider counted beyond our count"
+            } else {
+                "counted in the parts beyond what the provider reported"
+            };
+            (what.to_string(), d)
+        })
+    }
+
     /// One line for every view: the parts' sum, who counted, and how that
     /// compares with what the provider reported.
     pub fn summary(&self) -> String {
