@@ -26,6 +26,7 @@ mod report;
 mod request;
 mod request_diff;
 pub mod rows;
+pub mod timeline;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -73,11 +73,7 @@ fn agent_of(t: &Traffic) -> Option<&'static str> {
 /// Request `r` of `t` (read from `file`) as a flat row.
 pub fn flat<'a>(t: &'a Traffic, r: &'a Row, file: &'a str, table: &ModelTable) -> FlatRow<'a> {
     let u = r.usage.unwrap_or_default();
-    let previous = r.previous.and_then(|p| t.requests.get(p - 1));
-    let gap_s = match (previous.and_then(|p| p.at), r.at) {
-        (Some(a), Some(b)) => Some(((b - a) * 1000.0).round() / 1000.0),
-        _ => None,
-    };
+    let gap_s = super::timeline::gap(t, r);
     let w1h = u.written_1h().min(u.cache_creation_input_tokens);
     FlatRow {
         schema: 1,

@@ -1,0 +1,113 @@
+//! Time in a traffic view: the gap since the previous request of a chain,
+//! and each cache entry a chain wrote, from the request that wrote it to
+//! when it expires (its TTL from the last request that read or grew it),
+//! so a write after a long gap is seen on a timeline, not only read.
+
+use serde::Serialize;
+
+use super::{Row, Traffic};
+
+/// Seconds since the previous request of `r`'s chain, when both are dated.
+pub fn gap(t: &Traffic, r: &Row) -> Option<f64> {
+    let previous = r
+        .previous
+        .and_then(|p| t.requests.iter().find(|x| x.index == p))?;
+    Some(((r.at? - previous.at?) * 1000.0).round() / 1000.0)
+}
+
+/// One cache entry of a chain, as the provider's figures show it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheEntry {
+    pub chain: String,
+    /// The request that wrote it first, and the last that read or grew it.
+    pub first: usize,
+    pub last: usize,
+    /// Tokens cached at its largest (written and read).
+    pub tokens: u64,
+    /// Unix seconds: written, and when it expires (or expired).
+    pub written_at: f64,
+    pub expires_at: f64,
+    pub ttl_secs: u64,
+    /// The request that found it gone (sent after `expires_at`), if any.
+    pub ended_by: Option<usize>,
+}
+
+/// Every cache entry of every chain, in the order written.
+pub fn entries(t: &Traffic) -> Vec<CacheEntry> {
+    let mut open: Vec<CacheEntry> = Vec::new();
+    let mut done: Vec<CacheEntry> = Vec::new();
+    for r in &t.requests {
+        let (Some(at), Some(u)) = (r.at, r.usage) else {
+            continue;
+        };
+        let ttl = if u.written_1h() > 0 { 3600 } else { 300 };
+        let live = open.iter().position(|e| e.chain == r.chain);
+        if let Some(i) = live {
+            let e = &mut open[i];
+            if u.cache_read_input_tokens > 0 && at <= e.expires_at {
+                e.last = r.index;
+                e.tokens = e
+                    .tokens
+                    .max(u.cache_read_input_tokens + u.cache_creation_input_tokens);
+                e.ttl_secs = e.ttl_secs.max(ttl);
+                e.expires_at = at + e.ttl_secs as f64;
+                continue;
+            }
+            let mut e = open.remove(i);
+            if at > e.expires_at {
+                e.ended_by = Some(r.index);
+            }
+            done.push(e);
+        }
+        if u.cache_creation_input_tokens > 0 {
+            open.push(CacheEntry {
+                chain: r.chain.clone(),
+                first: r.index,
+                last: r.index,
+                tokens: u.cache_creation_input_tokens + u.cache_read_input_tokens,
+                written_at: at,
+                expires_at: at + ttl as f64,
+                ttl_secs: ttl,
+                ended_by: None,
+            });
+        }
+    }
+    done.extend(open);
+    done.sort_by(|a, b| a.written_at.total_cmp(&b.written_at));
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_entry_lives_while_it_is_read_and_a_write_after_its_ttl_starts_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |ts: &str, id: &str, write: u64, read: u64| {
+            serde_json::json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "requestId": id,
+                "message": {"id": id, "model": "claude-sonnet-4-6", "usage": {"input_tokens": 3,
+                "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 5}}})
+            .to_string()
+        };
+        let f = dir.path().join("s.jsonl");
+        let text = [
+            line("2026-11-30T10:00:00Z", "m1", 9000, 0),
+            line("2026-11-30T10:01:00Z", "m2", 100, 9000),
+            line("2026-11-30T10:08:00Z", "m3", 9100, 0),
+        ]
+        .join("\n");
+        std::fs::write(&f, text).unwrap();
+        let table = crate::ModelTable::bundled();
+        let t = crate::traffic::read(&f, &table, &crate::TokenCounter::new()).unwrap();
+        let e = super::entries(&t);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!(
+            (e[0].first, e[0].last, e[0].tokens, e[0].ended_by),
+            (1, 2, 9100, Some(3))
+        );
+        // Read at 10:01, so it expired at 10:06; request 3 came at 10:08.
+        assert_eq!(e[0].expires_at - e[0].written_at, 360.0);
+        assert_eq!((e[1].first, e[1].ended_by), (3, None));
+        assert_eq!(super::gap(&t, &t.requests[2]), Some(420.0));
+        assert_eq!(super::gap(&t, &t.requests[0]), None);
+    }
+}

@@ -1,0 +1,409 @@
+//! The Traffic tab's requests as a table in the manner of a browser's
+//! network panel: one row per request (#, time, gap since the previous
+//! request of its chain, chain, model, status, latency, input, written,
+//! read, output, cost, reason), sortable by any column, filtered by chain
+//! and by miss kind; and a timeline of the cache entries each chain wrote,
+//! from the write to the expiry, with every request on it.
+
+use egui::{RichText, Sense, Ui, pos2, vec2};
+use egui_extras::{Column, TableBuilder};
+
+use super::colors;
+use super::command::Command;
+use crate::engine::thousands;
+use crate::engine::traffic::{MissKind, Row, Traffic, timeline};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Col {
+    Index,
+    Time,
+    Gap,
+    Chain,
+    Model,
+    Status,
+    Latency,
+    Input,
+    Written,
+    Read,
+    Output,
+    Cost,
+    Reason,
+}
+
+const COLUMNS: [(Col, &str); 13] = [
+    (Col::Index, "#"),
+    (Col::Time, "time"),
+    (Col::Gap, "gap"),
+    (Col::Chain, "chain"),
+    (Col::Model, "model"),
+    (Col::Status, "status"),
+    (Col::Latency, "latency"),
+    (Col::Input, "input"),
+    (Col::Written, "write"),
+    (Col::Read, "read"),
+    (Col::Output, "output"),
+    (Col::Cost, "cost $"),
+    (Col::Reason, "reason"),
+];
+
+/// How the table is sorted and filtered.
+#[derive(Debug, Clone)]
+pub struct TableState {
+    pub sort: Col,
+    pub ascending: bool,
+    /// Only this chain (None: every chain).
+    pub chain: Option<String>,
+    /// Miss kinds hidden.
+    pub hidden: Vec<MissKind>,
+}
+
+impl Default for TableState {
+    fn default() -> Self {
+        TableState {
+            sort: Col::Index,
+            ascending: true,
+            chain: None,
+            hidden: Vec::new(),
+        }
+    }
+}
+
+fn kind_of(r: &Row) -> Option<MissKind> {
+    r.miss.as_ref().map(|m| m.kind)
+}
+
+/// The rows shown, in the order shown.
+pub fn visible<'t>(t: &'t Traffic, s: &TableState) -> Vec<&'t Row> {
+    let mut rows: Vec<&Row> = t
+        .requests
+        .iter()
+        .filter(|r| s.chain.as_ref().is_none_or(|c| *c == r.chain))
+        .filter(|r| kind_of(r).is_none_or(|k| !s.hidden.contains(&k)))
+        .collect();
+    let u = |r: &Row| r.usage.unwrap_or_default();
+    let f = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
+    rows.sort_by(|a, b| {
+        let o = match s.sort {
+            Col::Index => a.index.cmp(&b.index),
+            Col::Time => f(a.at).total_cmp(&f(b.at)).then(a.index.cmp(&b.index)),
+            Col::Gap => f(timeline::gap(t, a)).total_cmp(&f(timeline::gap(t, b))),
+            Col::Chain => a.chain.cmp(&b.chain),
+            Col::Model => a.model.cmp(&b.model),
+            Col::Status => a.status.cmp(&b.status),
+            Col::Latency => a.latency_ms.cmp(&b.latency_ms),
+            Col::Input => u(a).input_tokens.cmp(&u(b).input_tokens),
+            Col::Written => u(a)
+                .cache_creation_input_tokens
+                .cmp(&u(b).cache_creation_input_tokens),
+            Col::Read => u(a)
+                .cache_read_input_tokens
+                .cmp(&u(b).cache_read_input_tokens),
+            Col::Output => u(a).output_tokens.cmp(&u(b).output_tokens),
+            Col::Cost => a.cost_usd.total_cmp(&b.cost_usd),
+            Col::Reason => kind_of(a)
+                .map(|k| k.to_string())
+                .cmp(&kind_of(b).map(|k| k.to_string())),
+        };
+        let o = o.then(a.index.cmp(&b.index));
+        if s.ascending { o } else { o.reverse() }
+    });
+    rows
+}
+
+/// The chain and miss-kind filters, with the counts they leave.
+pub fn filters(ui: &mut Ui, t: &Traffic, s: &mut TableState) {
+    let mut chains: Vec<&str> = Vec::new();
+    for r in &t.requests {
+        if !chains.contains(&r.chain.as_str()) {
+            chains.push(&r.chain);
+        }
+    }
+    let mut kinds: Vec<MissKind> = Vec::new();
+    for k in t.requests.iter().filter_map(kind_of) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Chain");
+        egui::ComboBox::new("traffic-chain", "")
+            .selected_text(s.chain.as_deref().unwrap_or("every chain"))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut s.chain, None, "every chain");
+                for c in &chains {
+                    ui.selectable_value(&mut s.chain, Some(c.to_string()), *c);
+                }
+            });
+        ui.separator();
+        ui.label("Reasons");
+        for k in kinds {
+            let n = t.requests.iter().filter(|r| kind_of(r) == Some(k)).count();
+            let mut on = !s.hidden.contains(&k);
+            if ui.checkbox(&mut on, format!("{k} ({n})")).changed() {
+                s.hidden.retain(|h| *h != k);
+                if !on {
+                    s.hidden.push(k);
+                }
+            }
+        }
+    });
+}
+
+/// `10:09:30`, the time of day of an RFC 3339 time (else as it is).
+fn clock(time: &str) -> &str {
+    time.get(11..19).unwrap_or(time)
+}
+
+/// The table: a click on a header sorts by it (again: the other way), a
+/// click on a row selects that request.
+pub fn table(
+    ui: &mut Ui,
+    t: &Traffic,
+    s: &mut TableState,
+    selected: Option<usize>,
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let rows = visible(t, s);
+    let mut sort_click: Option<Col> = None;
+    let height = (ui.available_height() * 0.45).clamp(120.0, 420.0);
+    let mut b = TableBuilder::new(ui)
+        .id_salt("traffic-table")
+        .striped(true)
+        .resizable(true)
+        .sense(Sense::click())
+        .max_scroll_height(height)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
+    for (col, _) in COLUMNS {
+        b = b.column(match col {
+            Col::Reason => Column::remainder().at_least(160.0).clip(true),
+            Col::Model | Col::Time => Column::initial(130.0).at_least(60.0).clip(true),
+            _ => Column::auto().at_least(36.0),
+        });
+    }
+    b.header(22.0, |mut h| {
+        for (col, label) in COLUMNS {
+            h.col(|ui| {
+                let arrow = match (s.sort == col, s.ascending) {
+                    (true, true) => " ▲",
+                    (true, false) => " ▼",
+                    _ => "",
+                };
+                if ui
+                    .button(RichText::new(format!("{label}{arrow}")).strong())
+                    .on_hover_text(format!("Sort by {label}"))
+                    .clicked()
+                {
+                    sort_click = Some(col);
+                }
+            });
+        }
+    })
+    .body(|body| {
+        body.rows(20.0, rows.len(), |mut row| {
+            let r = rows[row.index()];
+            row.set_selected(selected == Some(r.index));
+            cells(&mut row, t, r);
+            if row.response().clicked() {
+                out.push(Command::SelectRequest {
+                    capture: source.cloned(),
+                    index: r.index,
+                });
+            }
+        });
+    });
+    if let Some(c) = sort_click {
+        s.ascending = if s.sort == c { !s.ascending } else { true };
+        s.sort = c;
+    }
+}
+
+/// A cell's text: not selectable, so that a click selects the row.
+fn cell(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
+    ui.add(egui::Label::new(text).truncate().selectable(false))
+}
+
+/// One request's cells, in the columns' order.
+fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row) {
+    let u = r.usage;
+    let n = |x: Option<u64>| x.map_or("–".to_string(), thousands);
+    let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
+    let colored = |ui: &Ui, c, s: String| RichText::new(s).color(colors::text(ui, c));
+    row.col(|ui| {
+        cell(ui, RichText::new(format!("#{}", r.index)).monospace());
+    });
+    row.col(|ui| {
+        cell(ui, clock(&r.time)).on_hover_text(&r.time);
+    });
+    row.col(|ui| {
+        cell(
+            ui,
+            timeline::gap(t, r).map_or(String::new(), |g| crate::engine::duration(g as u64)),
+        );
+    });
+    row.col(|ui| {
+        cell(ui, r.chain.as_str());
+    });
+    row.col(|ui| {
+        cell(ui, r.model.as_str());
+    });
+    row.col(|ui| {
+        let text = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
+        if failed {
+            cell(ui, colored(ui, colors::ERROR, text));
+        } else {
+            cell(ui, text);
+        }
+    });
+    row.col(|ui| {
+        cell(
+            ui,
+            r.latency_ms.map_or(String::new(), |l| format!("{l} ms")),
+        );
+    });
+    row.col(|ui| {
+        cell(ui, n(u.map(|u| u.input_tokens)));
+    });
+    row.col(|ui| {
+        cell(
+            ui,
+            colored(
+                ui,
+                colors::WRITE,
+                n(u.map(|u| u.cache_creation_input_tokens)),
+            ),
+        );
+    });
+    row.col(|ui| {
+        cell(
+            ui,
+            colored(ui, colors::READ, n(u.map(|u| u.cache_read_input_tokens))),
+        );
+    });
+    row.col(|ui| {
+        cell(ui, n(u.map(|u| u.output_tokens)));
+    });
+    row.col(|ui| {
+        cell(
+            ui,
+            if r.priced {
+                format!("{:.5}", r.cost_usd)
+            } else {
+                "no price".into()
+            },
+        );
+    });
+    row.col(|ui| {
+        let text = match (&r.miss, &r.error) {
+            (_, Some(e)) => e.clone(),
+            (Some(m), None) => format!("{}: {}", m.kind, m.detail),
+            (None, None) => String::new(),
+        };
+        cell(ui, text.as_str()).on_hover_text(text.as_str());
+    });
+}
+
+/// The cache entries on a time axis, a lane per chain: each from its write
+/// to its expiry (the TTL after the last request that read it), every
+/// request a tick (a write orange, a read green, a failure red); a click on
+/// a tick selects its request.
+pub fn timeline_view(
+    ui: &mut Ui,
+    t: &Traffic,
+    selected: Option<usize>,
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let entries = timeline::entries(t);
+    let dated: Vec<&Row> = t.requests.iter().filter(|r| r.at.is_some()).collect();
+    let (Some(first), Some(end)) = (
+        dated.iter().filter_map(|r| r.at).reduce(f64::min),
+        entries
+            .iter()
+            .map(|e| e.expires_at)
+            .chain(dated.iter().filter_map(|r| r.at))
+            .reduce(f64::max),
+    ) else {
+        return;
+    };
+    let mut chains: Vec<&str> = Vec::new();
+    for r in &dated {
+        if !chains.contains(&r.chain.as_str()) {
+            chains.push(&r.chain);
+        }
+    }
+    let span = (end - first).max(1.0);
+    ui.label(RichText::new(format!(
+        "Cache entries over time: {} from the first request (each bar from its write to its expiry)",
+        crate::engine::duration(span as u64)
+    )).weak());
+    let lane = 18.0;
+    let width = ui.available_width().max(200.0);
+    let (rect, _) = ui.allocate_exact_size(
+        vec2(width, lane * chains.len() as f32 + 4.0),
+        Sense::hover(),
+    );
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let x = |at: f64| rect.left() + 4.0 + (rect.width() - 8.0) * ((at - first) / span) as f32;
+    let y = |chain: &str| {
+        rect.top() + 2.0 + lane * chains.iter().position(|c| *c == chain).unwrap_or(0) as f32
+    };
+    for e in &entries {
+        let top = y(&e.chain) + 4.0;
+        let r = egui::Rect::from_min_max(
+            pos2(x(e.written_at), top),
+            pos2(x(e.expires_at).max(x(e.written_at) + 2.0), top + lane - 8.0),
+        );
+        painter.rect_filled(r, 2.0, colors::faded(colors::READ));
+        ui.interact(r, ui.scope_id().with(("entry", e.first, &e.chain)), Sense::hover()).on_hover_text(format!(
+            "{}: {} tokens written by request #{}, last read by #{}; {} TTL, expires {} after its write{}",
+            e.chain,
+            thousands(e.tokens),
+            e.first,
+            e.last,
+            if e.ttl_secs > 300 { "1h" } else { "5m" },
+            crate::engine::duration((e.expires_at - e.written_at) as u64),
+            e.ended_by.map_or(String::new(), |n| format!("; gone when request #{n} came"))
+        ));
+    }
+    for r in dated {
+        let (Some(at), Some(u)) = (r.at, r.usage.or(Some(Default::default()))) else {
+            continue;
+        };
+        let color = if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
+            colors::ERROR
+        } else if u.cache_read_input_tokens > 0
+            && u.cache_creation_input_tokens <= u.cache_read_input_tokens / 10
+        {
+            colors::READ
+        } else {
+            colors::WRITE
+        };
+        let cx = x(at);
+        let top = y(&r.chain);
+        let tick =
+            egui::Rect::from_min_max(pos2(cx - 2.0, top + 1.0), pos2(cx + 2.0, top + lane - 1.0));
+        let stroke = if selected == Some(r.index) { 4.0 } else { 2.0 };
+        painter.line_segment(
+            [pos2(cx, top + 1.0), pos2(cx, top + lane - 1.0)],
+            egui::Stroke::new(stroke, color),
+        );
+        let resp = ui
+            .interact(tick, ui.scope_id().with(("tick", r.index)), Sense::click())
+            .on_hover_text(format!(
+                "#{} {} · {}",
+                r.index,
+                clock(&r.time),
+                r.miss
+                    .as_ref()
+                    .map_or(String::new(), |m| format!("{}: {}", m.kind, m.detail))
+            ));
+        if resp.clicked() {
+            out.push(Command::SelectRequest {
+                capture: source.cloned(),
+                index: r.index,
+            });
+        }
+    }
+}
