@@ -517,6 +517,11 @@ fn a_recorded_request_opens_its_diff_with_the_previous_one_in_the_diff_view() {
     h.get_by_label("Open").click();
     wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
     h.get_by_label("#2").click();
+    // The trace against the open workspace arrives and moves what is
+    // below it: the button is clicked once it has.
+    wait_for(&mut h, "the trace", |a| {
+        matches!(&a.traffic_view.traced, Some((2, Some(_))))
+    });
     h.run_steps(2);
     h.get_by_label("Diff with request #1").click();
     wait_for(&mut h, "the diff", |a| {
