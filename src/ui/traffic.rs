@@ -420,7 +420,6 @@ fn request_row(
     }
     if selected == Some(r.index) {
         let against = traced.and_then(|(_, t)| t.as_ref());
-        trace_ui(ui, against);
         if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.parts.is_empty())
             && ui
                 .button(format!("Diff with request #{prev}"))
@@ -435,6 +434,9 @@ fn request_row(
                 b: r.index,
             });
         }
+        // Its files below the way to its diff (a trace arriving late moves
+        // nothing above it).
+        trace_ui(ui, against);
         let attribution = against
             .and_then(|a| a.as_ref().ok())
             .map(|a| &a.attribution);
