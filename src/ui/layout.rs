@@ -202,7 +202,13 @@ impl App {
         let width = ui.available_width();
         let narrow = width < NARROW;
         self.left_panel(ui, out, narrow);
-        if !narrow || self.state.selected.is_some() {
+        // The fragment's detail beside the views of fragments; the Traffic,
+        // Diff and Test run tabs have their own and take the width.
+        let fragment_views = matches!(
+            self.state.tab,
+            Tab::Fragments | Tab::Prompt | Tab::Cache | Tab::Problems
+        );
+        if fragment_views && (!narrow || self.state.selected.is_some()) {
             self.detail_panel(ui, narrow);
         }
         egui::CentralPanel::default().show(ui, |ui| {

@@ -166,6 +166,23 @@ pub fn table(
 ) {
     let rows = visible(t, s);
     let mut sort_click: Option<Col> = None;
+    sorted_table(ui, t, &rows, s, (selected, source), &mut sort_click, out);
+    if let Some(c) = sort_click {
+        s.ascending = if s.sort == c { !s.ascending } else { true };
+        s.sort = c;
+    }
+}
+
+/// The table itself, its header clicks into `sort_click`.
+fn sorted_table(
+    ui: &mut Ui,
+    t: &Traffic,
+    rows: &[&Row],
+    s: &TableState,
+    (selected, source): (Option<usize>, Option<&std::path::PathBuf>),
+    sort_click: &mut Option<Col>,
+    out: &mut Vec<Command>,
+) {
     let height = (ui.available_height() * 0.45).clamp(120.0, 420.0);
     let mut b = TableBuilder::new(ui)
         .id_salt("traffic-table")
@@ -176,8 +193,9 @@ pub fn table(
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
     for (col, _) in COLUMNS {
         b = b.column(match col {
-            Col::Reason => Column::remainder().at_least(160.0).clip(true),
-            Col::Model | Col::Time => Column::initial(130.0).at_least(60.0).clip(true),
+            Col::Reason => Column::initial(420.0).at_least(160.0).clip(true),
+            Col::Model => Column::initial(130.0).at_least(60.0).clip(true),
+            Col::Time => Column::initial(72.0).at_least(50.0).clip(true),
             _ => Column::auto().at_least(36.0),
         });
     }
@@ -194,7 +212,7 @@ pub fn table(
                     .on_hover_text(format!("Sort by {label}"))
                     .clicked()
                 {
-                    sort_click = Some(col);
+                    *sort_click = Some(col);
                 }
             });
         }
@@ -212,10 +230,6 @@ pub fn table(
             }
         });
     });
-    if let Some(c) = sort_click {
-        s.ascending = if s.sort == c { !s.ascending } else { true };
-        s.sort = c;
-    }
 }
 
 /// A cell's text: not selectable, so that a click selects the row.
