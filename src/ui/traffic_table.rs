@@ -196,6 +196,7 @@ fn sorted_table(
             Col::Reason => Column::initial(420.0).at_least(160.0).clip(true),
             Col::Model => Column::initial(130.0).at_least(60.0).clip(true),
             Col::Time => Column::initial(72.0).at_least(50.0).clip(true),
+            Col::Status => Column::initial(74.0).at_least(60.0).clip(true),
             _ => Column::auto().at_least(36.0),
         });
     }
