@@ -64,6 +64,9 @@ pub struct AppState {
     /// Every problem (errors, warnings, cache breakers), made again with
     /// every assembly: the list, the tab and the status bar count these.
     pub problems: Vec<crate::engine::problems::Problem>,
+    /// The cache breakers of the last assembly, by what they depend on
+    /// (a slider move that changes no fragment reuses them).
+    pub breakers: Option<(u64, Vec<crate::engine::problems::Problem>)>,
     pub session: Option<String>,
     pub model: Option<String>,
     /// Live budget (sliders); `budget_touched` keeps it across reloads.
@@ -101,6 +104,7 @@ impl Default for AppState {
             loaded: None,
             context: None,
             problems: Vec::new(),
+            breakers: None,
             session: None,
             model: None,
             budget: Budget::default(),
@@ -188,7 +192,9 @@ impl AppState {
             self.selected = None;
         }
         self.context = Some(crate::engine::assembly::context::usage(&ins, counter));
-        self.problems = crate::engine::problems::problems(&ins);
+        // A new load: its texts may differ at the same lengths.
+        self.breakers = None;
+        self.problems = crate::engine::problems::problems_with(&ins, &mut self.breakers);
         self.loaded = Some(ins);
         self.busy = None;
         self.error = None;
@@ -201,7 +207,7 @@ impl AppState {
         if let Some(l) = &mut self.loaded {
             l.reassemble(&self.budget, self.debug_markers, counter);
             self.context = Some(crate::engine::assembly::context::usage(l, counter));
-            self.problems = crate::engine::problems::problems(l);
+            self.problems = crate::engine::problems::problems_with(l, &mut self.breakers);
         }
         self.last_assemble_us = t.elapsed().as_micros();
     }

@@ -55,6 +55,38 @@ impl Problem {
 /// Every problem of the inspection, errors first, then warnings, then
 /// cache breakers, each group in the order found.
 pub fn problems(ins: &Inspection) -> Vec<Problem> {
+    problems_with(ins, &mut None)
+}
+
+/// What the cache breakers of one prepared session depend on: each
+/// fragment's id, status and the length of its kept text (re-assembly
+/// changes a text only by trimming it), and which layers are cached.
+fn breakers_key(ins: &Inspection) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for f in &ins.assembly.fragments {
+        h.update(f.id.as_bytes());
+        h.update(&[f.status as u8, f.layer]);
+        h.update(&(f.text.len() as u64).to_le_bytes());
+    }
+    for l in &ins.assembly.layers {
+        h.update(&[l.cache as u8]);
+    }
+    h.digest()
+}
+
+/// [`problems`], the cache breakers taken from `cache` while what they
+/// depend on is unchanged (a slider moved without changing a fragment's
+/// status or kept text): the window calls this at every re-assembly.
+pub fn problems_with(ins: &Inspection, cache: &mut Option<(u64, Vec<Problem>)>) -> Vec<Problem> {
+    let key = breakers_key(ins);
+    let breakers = match cache {
+        Some((k, list)) if *k == key => list.clone(),
+        _ => {
+            let list = breakers(ins);
+            *cache = Some((key, list.clone()));
+            list
+        }
+    };
     let mut out: Vec<Problem> = ins
         .diagnostics()
         .into_iter()
@@ -69,20 +101,24 @@ pub fn problems(ins: &Inspection) -> Vec<Problem> {
             message: d.message,
         })
         .collect();
-    out.extend(
-        crate::cache::lint::lint(&ins.assembly, &ins.prepared)
-            .into_iter()
-            .map(|w| Problem {
-                kind: Kind::CacheBreaker,
-                fragment: fragment_at(ins, &w.file, Some(w.line), Some(&w.fragment)),
-                file: w.file,
-                line: Some(w.line),
-                message: w.message,
-            }),
-    );
+    out.extend(breakers);
     // Stable: the order found is kept within each kind.
     out.sort_by_key(|p| p.kind);
     out
+}
+
+/// Content that silently breaks caching in a cached layer.
+fn breakers(ins: &Inspection) -> Vec<Problem> {
+    crate::cache::lint::lint(&ins.assembly, &ins.prepared)
+        .into_iter()
+        .map(|w| Problem {
+            kind: Kind::CacheBreaker,
+            fragment: fragment_at(ins, &w.file, Some(w.line), Some(&w.fragment)),
+            file: w.file,
+            line: Some(w.line),
+            message: w.message,
+        })
+        .collect()
 }
 
 /// The fragment a problem at `file:line` is about: the one it names when
@@ -172,5 +208,20 @@ mod tests {
             fragment_at(&ins, "fragments/time.yaml", Some(3), None).as_deref(),
             Some("stamp")
         );
+        // The window's cached breakers give the same list as a fresh one,
+        // budget after budget (a dropped fragment's breaker goes, and
+        // comes back with it).
+        let mut cache = None;
+        let mut ins = ins;
+        for total in [5000, 40, 5000, 41] {
+            let mut b = ins.assembly.budget;
+            b.total = total;
+            ins.reassemble(&b, false, &counter);
+            assert_eq!(
+                problems_with(&ins, &mut cache),
+                problems(&ins),
+                "total {total}"
+            );
+        }
     }
 }
