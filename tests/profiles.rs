@@ -648,3 +648,76 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
     assert!(text.contains("é\n</INSTRUCTIONS>"), "no marker");
     assert!(!text.contains("nested rules"));
 }
+
+/// OpenClaw 2026.9.6's bootstrap files by kind of session (its
+/// filterBootstrapFilesForSession): a subagent AGENTS.md only, a cron job
+/// four files, a group chat all but MEMORY.md; the others listed, not sent.
+#[test]
+fn openclaw_sends_each_kind_of_session_its_own_bootstrap_files() {
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/openclaw/workspace");
+    let w = ws.to_str().unwrap();
+    let root = ws.canonicalize().unwrap().display().to_string();
+    let sent = |kind: &str| -> Vec<String> {
+        let o = run(&["render", w, "--session-kind", kind]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let t = stdout(&o);
+        [
+            "AGENTS.md",
+            "SOUL.md",
+            "IDENTITY.md",
+            "USER.md",
+            "MEMORY.md",
+        ]
+        .iter()
+        .filter(|f| t.contains(&format!("## {root}/{f}\n")))
+        .map(|f| f.to_string())
+        .collect()
+    };
+    assert_eq!(
+        sent("main"),
+        [
+            "AGENTS.md",
+            "SOUL.md",
+            "IDENTITY.md",
+            "USER.md",
+            "MEMORY.md"
+        ]
+    );
+    assert_eq!(sent("subagent"), ["AGENTS.md"]);
+    assert_eq!(
+        sent("cron"),
+        ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"]
+    );
+    assert_eq!(
+        sent("group"),
+        ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"]
+    );
+    let r = json(&run(&[
+        "report",
+        w,
+        "--session-kind",
+        "subagent",
+        "--format",
+        "json",
+    ]));
+    let soul = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "soul")
+        .unwrap()
+        .clone();
+    assert_eq!(soul["status"], "disabled");
+    assert!(
+        soul["reason"]
+            .as_str()
+            .unwrap()
+            .contains("subagents AGENTS.md only"),
+        "{soul}"
+    );
+    let o = run(&["report", w, "--session-kind", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(
+        "--session-kind nope: the openclaw@2026.9 profile knows cron, group, main, subagent"
+    ));
+}

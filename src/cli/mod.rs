@@ -79,6 +79,10 @@ pub struct Common {
     /// each folder down to it, are sent).
     #[arg(long)]
     pub workdir: Option<String>,
+    /// OpenClaw: the kind of session (subagent, cron, group; default the
+    /// main session): the bootstrap files that kind gets.
+    #[arg(long)]
+    pub session_kind: Option<String>,
 }
 
 impl Common {
@@ -98,6 +102,7 @@ impl Common {
             },
             user_memory: self.user_memory,
             workdir: self.workdir.clone(),
+            session_kind: self.session_kind.clone(),
             ..Options::default()
         })
     }

@@ -40,6 +40,8 @@ pub struct Options {
     /// AGENTS.md files from the workspace's root down to it are sent, and
     /// its own text names it.
     pub workdir: Option<String>,
+    /// OpenClaw: the kind of session (`subagent`, `cron`, `group`).
+    pub session_kind: Option<String>,
     /// Today's date (YYYY-MM-DD), dated by the caller: the agent's own
     /// text that carries it (Claude Code's `Today's date is …`).
     pub today: Option<String>,
@@ -92,6 +94,7 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> 
         home: opts.home.clone(),
         today: opts.today.clone(),
         workdir: opts.workdir.clone(),
+        session_kind: opts.session_kind.clone(),
     };
     let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
     ws.calibration = calibration::load(&ws.root);

@@ -66,6 +66,23 @@ pub fn load_as(
                 }
                 None => r.root().display().to_string(),
             };
+            if let Some(k) = &extras.session_kind
+                && !p.session_kinds.contains_key(k)
+            {
+                let kinds: Vec<&str> = p.session_kinds.keys().map(String::as_str).collect();
+                return Err(if kinds.is_empty() {
+                    format!(
+                        "--session-kind {k}: the {} profile has no kinds of session",
+                        p.id()
+                    )
+                } else {
+                    format!(
+                        "--session-kind {k}: the {} profile knows {}",
+                        p.id(),
+                        kinds.join(", ")
+                    )
+                });
+            }
             let p = &with_parts_filled(p, &root, extras);
             builtin = p.parts.clone();
             let implied = agents::settings(p, &root, r.exists("SOUL.md"));

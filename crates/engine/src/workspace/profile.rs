@@ -189,6 +189,28 @@ pub struct Memory {
     pub note: Option<String>,
 }
 
+/// Which of the profile's files a kind of session gets: `only` these, or
+/// all `without` these.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionKind {
+    #[serde(default)]
+    pub only: Option<Vec<String>>,
+    #[serde(default)]
+    pub without: Vec<String>,
+    /// Said of a file left out (`{kind}`, `{name}`).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+impl SessionKind {
+    pub fn sends(&self, name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|n| n == name))
+            && !self.without.iter().any(|n| n == name)
+    }
+}
+
 /// One profile, as read from its YAML file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -254,6 +276,11 @@ pub struct Profile {
     pub imports: Option<Imports>,
     #[serde(default)]
     pub memory: Option<Memory>,
+    /// The bootstrap files each kind of session gets (OpenClaw: a subagent
+    /// only AGENTS.md, a cron job four files, a group chat all but
+    /// MEMORY.md), by kind.
+    #[serde(default)]
+    pub session_kinds: std::collections::BTreeMap<String, SessionKind>,
     /// The agent's own parts as recorded from its release: a
     /// `*.builtin.json` file beside the profile (bundled, or in the same
     /// folder of `PROMPT_INSPECTOR_PROFILES`).

@@ -41,6 +41,9 @@ pub struct Extras {
     pub today: Option<String>,
     /// Codex: the folder it runs in (relative to the workspace, checked).
     pub workdir: Option<String>,
+    /// OpenClaw: the kind of session (`subagent`, `cron`, `group`; none:
+    /// the main session), checked against the profile's kinds.
+    pub session_kind: Option<String>,
 }
 
 impl Extras {
@@ -55,6 +58,39 @@ impl Extras {
         );
         Some((format!("~/{rel}"), text))
     }
+}
+
+/// A bootstrap file this kind of session does not get: listed, disabled,
+/// saying so.
+fn not_for_this_kind(
+    f: &crate::workspace::profile::ProfileFile,
+    kind: &str,
+    sk: &crate::workspace::profile::SessionKind,
+    r: &mut Reader,
+    out: &mut Vec<FragmentDef>,
+) {
+    if !r.exists(&f.name) {
+        return;
+    }
+    let Some(text) = r.read(&f.name) else { return };
+    let mut frag = base(
+        f.name.trim_end_matches(".md").to_ascii_lowercase(),
+        2,
+        1000 - f.rank,
+        text.trim_end().to_string(),
+        &f.name,
+        1,
+        FragmentKind::Markdown,
+    );
+    frag.interpolate = false;
+    let note = sk
+        .note
+        .as_deref()
+        .unwrap_or("not sent in a {kind} session")
+        .replace("{kind}", kind)
+        .replace("{name}", &f.name);
+    frag.preset = Some(Preset::Disabled(note));
+    out.push(frag);
 }
 
 /// OpenClaw's startup-context limits (characters per file, in all).
@@ -173,7 +209,15 @@ pub fn load_openclaw(
     let strip = p.strip_frontmatter.unwrap_or(true);
     let mut sent: Vec<&str> = Vec::new();
     let mut any_cut = false;
+    let kind = extras
+        .session_kind
+        .as_deref()
+        .and_then(|k| Some((k, p.session_kinds.get(k)?)));
     for f in &p.files {
+        if let Some((k, sk)) = kind.filter(|(_, sk)| !sk.sends(&f.name)) {
+            not_for_this_kind(f, k, sk, r, out);
+            continue;
+        }
         // MEMORY.md only with that exact case (a lowercase memory.md is not
         // injected): the listing is case-sensitive.
         let exists = r.exists(&f.name);
