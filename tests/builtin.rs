@@ -494,3 +494,46 @@ fn a_real_requests_parts_are_named_as_the_agents_own_when_they_are_as_recorded()
     let n = parts.iter().filter(|p| p["agent"].is_string()).count();
     assert_eq!(n, 12 + 2 + 1, "every tool, two system blocks, the reminder");
 }
+
+/// One truth: `context`'s categories are the report's blocks and tools,
+/// split, never recounted apart (every agent's folder).
+#[test]
+fn the_context_categories_add_up_to_the_reports_blocks_and_tools() {
+    for (agent, at) in [
+        ("claude-code", "project"),
+        ("openclaw", "workspace"),
+        ("codex", "repo"),
+    ] {
+        let home = Home::with(agent, at);
+        let ws = home.path().join(at);
+        let w = ws.to_str().unwrap();
+        let r: Value = serde_json::from_str(&home.run(&["report", w, "--format", "json"])).unwrap();
+        let c: Value =
+            serde_json::from_str(&home.run(&["context", w, "--format", "json"])).unwrap();
+        let row = |n: &str| -> u64 {
+            c["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == n)
+                .unwrap()["tokens"]
+                .as_u64()
+                .unwrap()
+        };
+        let blocks: u64 = ["System prompt", "Custom agents", "Memory files", "Skills"]
+            .iter()
+            .map(|n| row(n))
+            .sum();
+        assert_eq!(blocks, r["total_tokens"].as_u64().unwrap(), "{agent}");
+        assert_eq!(
+            row("System tools"),
+            r["tools_tokens"].as_u64().unwrap(),
+            "{agent}"
+        );
+        assert_eq!(
+            c["used"].as_u64().unwrap(),
+            blocks + row("System tools") + row("Messages"),
+            "{agent}"
+        );
+    }
+}
