@@ -113,6 +113,23 @@ def claude_code():
         nxt = [skills_text.find("\n- ", start + 1)]
         end = min([n for n in nxt if n != -1] or [len(skills_text)])
         s["text"] = skills_text[start:end]
+    # On --resume, a memory file changed since the session began is sent
+    # again at the start of the next user message, in a reminder of its own.
+    resume = None
+    for line in reqs:
+        for msg in line["request"]["messages"][1:]:
+            for b in msg["content"] if isinstance(msg["content"], list) else []:
+                t = b.get("text", "")
+                if t.startswith("<system-reminder>\nInstruction files were re-read"):
+                    title = t.split("\n\nContents of ", 1)[0]
+                    resume = {"title": title, "between": "\n\n", "footer": "\n</system-reminder>\n"}
+                    assert t.endswith(resume["footer"]), t[-40:]
+                    break
+            if resume:
+                break
+        if resume:
+            break
+    assert resume, "the recording has a resumed turn with a changed memory file"
     m = meta("claude-code")
     return {
         "schema": 1,
@@ -128,6 +145,7 @@ def claude_code():
         "blocks": blocks,
         "tools": tools,
         "deferred_tools": deferred,
+        "resume_reminder": resume,
         "listing": {
             "placement": "system_message",
             "separator": "\n",

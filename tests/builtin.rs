@@ -58,7 +58,9 @@ impl Home {
             .env_remove("ANTHROPIC_API_KEY")
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        // `diff` exits 1 when the two differ.
+        let differ = args[0] == "diff" && o.status.code() == Some(1);
+        assert!(o.status.success() || differ, "{}", stderr(&o));
         let today = today();
         let home = self.path().display().to_string();
         // Claude Code's project folder name: every character but a letter
@@ -536,4 +538,54 @@ fn the_context_categories_add_up_to_the_reports_blocks_and_tools() {
             "{agent}"
         );
     }
+}
+
+/// A memory file changed since a session began: on `--resume` Claude Code
+/// keeps the first message as it was and sends the file again in a
+/// reminder at the start of the next message. The diff of a snapshot and
+/// the edited folder renders that reminder as Claude Code 2.1.328 sent it
+/// in the recorded resumed turn, byte for byte.
+#[test]
+fn a_memory_file_changed_before_a_resume_is_the_reminder_claude_code_sends() {
+    let home = Home::with("claude-code", "project");
+    let ws = home.path().join("project");
+    let snap = home.path().join("before.json");
+    home.run(&[
+        "snapshot",
+        ws.to_str().unwrap(),
+        "-o",
+        snap.to_str().unwrap(),
+    ]);
+    copy_dir(&fixture("claude-code").join("workspace-after"), &ws);
+    let live = format!("{}@default", ws.display());
+    let d: Value = serde_json::from_str(&home.run(&[
+        "diff",
+        snap.to_str().unwrap(),
+        &live,
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let r = &d["resume"];
+    assert_eq!(r["files"], serde_json::json!(["CLAUDE.md"]));
+    let capture = std::fs::read_to_string(fixture("claude-code").join("capture.jsonl")).unwrap();
+    let resumed = capture
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .flat_map(|l| {
+            l["request"]["messages"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|b| b["text"].as_str().map(str::to_string))
+        .find(|t| t.starts_with("<system-reminder>\nInstruction files were re-read"))
+        .unwrap();
+    assert_eq!(r["text"].as_str().unwrap(), resumed);
+    let t = home.run(&["diff", snap.to_str().unwrap(), &live]);
+    assert!(
+        t.contains("on a resumed one Claude Code 2.1.328 keeps the first message as it was"),
+        "{t}"
+    );
 }

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
-use crate::assembly::assemble::{BlockResult, Status};
+use crate::assembly::assemble::{BlockResult, FragmentResult, Status};
 use crate::cache::shape::first_difference;
 use crate::compare::snapshot::Snapshot;
 
@@ -112,6 +112,23 @@ pub struct Diff {
     /// written again`), from the same analysis as every traffic view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// For an agent that keeps a resumed session's first message as it was
+    /// (Claude Code): what it sends instead when files placed there
+    /// changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Resume>,
+}
+
+/// The reminder a resumed session carries for the changed files.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Resume {
+    pub agent: String,
+    /// The files, as their sections name them.
+    pub files: Vec<String>,
+    /// The reminder's text, as the agent sends it.
+    pub text: String,
+    /// The files' sections' tokens (each counted alone).
+    pub tokens: u64,
 }
 
 impl FragmentChange {
@@ -249,6 +266,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         rewrite_tokens: last_invalid.saturating_sub(still_read),
         lines: line_diff(a, b),
         cause: None,
+        resume: resume(a, b),
         recorded,
     }
 }
@@ -302,6 +320,46 @@ impl Breakpoint {
             "still valid"
         }
     }
+}
+
+/// On a resumed session, an agent that keeps the first user message as it
+/// was re-sends the files placed there that changed (or were added) in a
+/// reminder of its own at the start of the next user message.
+fn resume(a: &Snapshot, b: &Snapshot) -> Option<Resume> {
+    let (agent, r) = (b.agent.as_ref()?, b.resume_reminder.as_ref()?);
+    let first: Vec<u8> = b
+        .layers
+        .iter()
+        .filter(|l| l.placement == crate::workspace::settings::Placement::FirstUserMessage)
+        .map(|l| l.layer)
+        .collect();
+    let changed: Vec<&FragmentResult> = b
+        .fragments
+        .iter()
+        .filter(|f| first.contains(&f.layer) && !f.text.is_empty())
+        .filter(|f| {
+            a.fragments
+                .iter()
+                .find(|x| x.id == f.id)
+                .is_none_or(|x| x.text != f.text)
+        })
+        .collect();
+    if changed.is_empty() {
+        return None;
+    }
+    let sections: Vec<&str> = changed.iter().map(|f| &*f.text).collect();
+    Some(Resume {
+        agent: agent.clone(),
+        files: changed.iter().map(|f| f.source.clone()).collect(),
+        text: format!(
+            "{}{}{}{}",
+            r.title,
+            r.between,
+            sections.join(&r.between),
+            r.footer
+        ),
+        tokens: changed.iter().map(|f| f.kept_tokens as u64).sum(),
+    })
 }
 
 /// Fragments added, changed (text or status) and removed.

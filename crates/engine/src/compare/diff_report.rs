@@ -109,6 +109,16 @@ pub fn rewrite_line(d: &Diff) -> String {
     if let Some(c) = &d.cause {
         return c.clone();
     }
+    if let Some(r) = &d.resume {
+        return format!(
+            "{} would be written instead of read by a new session of {}; on a resumed one {} keeps the first message as it was (read from the cache) and sends {} again at the start of the next message, in a reminder ({} of their sections)",
+            crate::plural(d.rewrite_tokens, "token"),
+            d.b,
+            r.agent,
+            r.files.join(", "),
+            crate::plural(r.tokens, "token")
+        );
+    }
     if d.recorded {
         return format!(
             "{} of what {} had cached {} written again by {}",

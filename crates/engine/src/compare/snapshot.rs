@@ -44,6 +44,12 @@ pub struct Snapshot {
     /// assembly.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recorded: bool,
+    /// The agent whose own parts the assembly holds, and what it sends on
+    /// a resumed session for a memory file changed since it began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_reminder: Option<crate::workspace::agents::builtin::Reminder>,
 }
 
 impl Snapshot {
@@ -79,6 +85,12 @@ impl Snapshot {
             prediction: prediction::to_json(&prediction::predict(ins, None, counter)),
             runs,
             recorded: false,
+            agent: a.agent.clone(),
+            resume_reminder: ins
+                .workspace
+                .builtin
+                .as_ref()
+                .and_then(|b| b.resume_reminder.clone()),
         }
     }
 

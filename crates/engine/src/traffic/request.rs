@@ -299,6 +299,8 @@ pub fn request_snapshot(
         report: Value::Null,
         prediction: Value::Null,
         runs: Vec::new(),
+        agent: None,
+        resume_reminder: None,
         recorded: true,
     })
 }

@@ -166,6 +166,20 @@ pub struct Builtin {
     pub deferred_tools: Vec<BuiltinTool>,
     #[serde(default)]
     pub listing: Option<Listing>,
+    /// What the agent sends on a resumed session for a memory file changed
+    /// since the session began (Claude Code: a reminder at the start of the
+    /// next user message; the first message keeps the old text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_reminder: Option<Reminder>,
+}
+
+/// A reminder that carries files again: its title, the files' sections
+/// joined by `between`, its footer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reminder {
+    pub title: String,
+    pub between: String,
+    pub footer: String,
 }
 
 impl Builtin {
