@@ -122,7 +122,8 @@ def claude_code():
                 t = b.get("text", "")
                 if t.startswith("<system-reminder>\nInstruction files were re-read"):
                     title = t.split("\n\nContents of ", 1)[0]
-                    resume = {"title": title, "between": "\n\n", "footer": "\n</system-reminder>\n"}
+                    resume = {"title": title, "between": "\n\n", "footer": "\n</system-reminder>\n",
+                              "how": "at the start of the next user message, in a reminder"}
                     assert t.endswith(resume["footer"]), t[-40:]
                     break
             if resume:
@@ -183,6 +184,20 @@ def codex():
             elif text.startswith("<environment_context>"):
                 blocks.append({"name": "environment context", "category": "system_prompt",
                                "placement": "first_user_message", "cache": False, "text": fill(text)})
+    # An AGENTS.md edited before a later turn: the whole section again, as
+    # a message of its own, saying it replaces the earlier one.
+    resume = None
+    marker = "<INSTRUCTIONS>\n"
+    for line in reqs[1:]:
+        for item in line["request"]["input"]:
+            for c in item.get("content", []) if isinstance(item.get("content"), list) else []:
+                t = c.get("text", "")
+                if item.get("role") == "user" and t.startswith("# AGENTS.md instructions") and "replace all previously" in t:
+                    after = t.index(marker) + len(marker)
+                    insert = t[after:].split("# AGENTS.md", 1)[0]
+                    resume = {"title": "", "between": "", "footer": "", "after": marker, "insert": insert,
+                              "how": "in a message of its own that replaces the earlier instructions, before the next user message"}
+    assert resume, "the recording has a later turn with an edited AGENTS.md"
     m = meta("codex")
     return {
         "schema": 1,
@@ -197,6 +212,7 @@ def codex():
         "blocks": blocks,
         "tools": tools,
         "deferred_tools": [],
+        "resume_reminder": resume,
     }
 
 

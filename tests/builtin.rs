@@ -585,7 +585,53 @@ fn a_memory_file_changed_before_a_resume_is_the_reminder_claude_code_sends() {
     assert_eq!(r["text"].as_str().unwrap(), resumed);
     let t = home.run(&["diff", snap.to_str().unwrap(), &live]);
     assert!(
-        t.contains("on a resumed one Claude Code 2.1.328 keeps the first message as it was"),
+        t.contains("a session that goes on (Claude Code 2.1.328) keeps its first message as it was, so that prefix is still read, and sends CLAUDE.md again at the start of the next user message, in a reminder"),
         "{t}"
     );
+}
+
+/// Codex: an AGENTS.md edited before a later turn is sent again, the whole
+/// section, in a message saying it replaces the earlier one: rendered as
+/// Codex 0.169.0 sent it in the recorded second turn, byte for byte.
+#[test]
+fn an_agents_md_edited_before_a_later_turn_is_the_message_codex_sends() {
+    let home = Home::with("codex", "repo");
+    let ws = home.path().join("repo");
+    let snap = home.path().join("before.json");
+    home.run(&[
+        "snapshot",
+        ws.to_str().unwrap(),
+        "--workdir",
+        "tools",
+        "-o",
+        snap.to_str().unwrap(),
+    ]);
+    copy_dir(&fixture("codex").join("workspace-after"), &ws);
+    let live = format!("{}@default", ws.display());
+    let args = [
+        "diff",
+        snap.to_str().unwrap(),
+        &live,
+        "--workdir",
+        "tools",
+        "--format",
+        "json",
+    ];
+    let d: Value = serde_json::from_str(&home.run(&args)).unwrap();
+    let capture = std::fs::read_to_string(fixture("codex").join("capture.jsonl")).unwrap();
+    let sent = capture
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .flat_map(|l| {
+            l["request"]["input"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .flat_map(|i| i["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|c| c["text"].as_str().map(str::to_string))
+        .find(|t| t.contains("replace all previously provided AGENTS.md"))
+        .unwrap();
+    assert_eq!(d["resume"]["files"], serde_json::json!(["tools/AGENTS.md"]));
+    assert_eq!(d["resume"]["text"].as_str().unwrap(), sent);
 }

@@ -14,6 +14,10 @@ pub struct Args {
     pub b: String,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// For a WORKSPACE@SESSION side: the folder the agent runs in (Codex,
+    /// Claude Code), as `report --workdir`.
+    #[arg(long)]
+    pub workdir: Option<String>,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -22,7 +26,7 @@ pub fn run(a: Args) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let counter = TokenCounter::new();
-    let side = |arg: &str| super::snapshot::side(arg, &table, &counter);
+    let side = |arg: &str| super::snapshot::side(arg, a.workdir.as_deref(), &table, &counter);
     let (sa, sb) = match (side(&a.a), side(&a.b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => return fail(&e),

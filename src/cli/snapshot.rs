@@ -41,6 +41,7 @@ pub fn run(a: Args) -> ExitCode {
 /// folder (assembled live), else a snapshot file.
 pub fn side(
     arg: &str,
+    workdir: Option<&str>,
     table: &crate::engine::ModelTable,
     counter: &crate::engine::TokenCounter,
 ) -> Result<Snapshot, String> {
@@ -53,6 +54,7 @@ pub fn side(
         Some(d) => {
             let opts = crate::with_surroundings(crate::engine::Options {
                 session,
+                workdir: workdir.map(str::to_string),
                 ..Default::default()
             });
             let ins = crate::engine::inspect(std::path::Path::new(d), &opts, table, counter)?;

@@ -125,9 +125,13 @@ pub struct Resume {
     pub agent: String,
     /// The files, as their sections name them.
     pub files: Vec<String>,
+    /// Where it goes, in words (`at the start of the next user message, in
+    /// a reminder`).
+    pub how: String,
     /// The reminder's text, as the agent sends it.
     pub text: String,
-    /// The files' sections' tokens (each counted alone).
+    /// Tokens of what is sent again: the files' sections (each counted
+    /// alone), or the whole block (its exact count).
     pub tokens: u64,
 }
 
@@ -348,17 +352,32 @@ fn resume(a: &Snapshot, b: &Snapshot) -> Option<Resume> {
         return None;
     }
     let sections: Vec<&str> = changed.iter().map(|f| &*f.text).collect();
-    Some(Resume {
-        agent: agent.clone(),
-        files: changed.iter().map(|f| f.source.clone()).collect(),
-        text: format!(
+    let mut tokens: u64 = changed.iter().map(|f| f.kept_tokens as u64).sum();
+    let text = match (&r.after, &r.insert) {
+        // The whole block again, said to replace the earlier one.
+        (Some(after), Some(insert)) => {
+            let block = b.blocks.iter().find(|x| {
+                first.contains(&x.layer)
+                    && x.placement == crate::workspace::settings::Placement::FirstUserMessage
+            })?;
+            let at = block.text.find(after.as_str())? + after.len();
+            tokens = block.tokens as u64;
+            format!("{}{insert}{}", &block.text[..at], &block.text[at..])
+        }
+        _ => format!(
             "{}{}{}{}",
             r.title,
             r.between,
             sections.join(&r.between),
             r.footer
         ),
-        tokens: changed.iter().map(|f| f.kept_tokens as u64).sum(),
+    };
+    Some(Resume {
+        agent: agent.clone(),
+        files: changed.iter().map(|f| f.source.clone()).collect(),
+        how: r.how.clone(),
+        text,
+        tokens,
     })
 }
 

@@ -96,6 +96,21 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
 
 /// How many tokens the first request would rewrite.
 pub fn rewrite_line(d: &Diff) -> String {
+    let base = cache_line(d);
+    match &d.resume {
+        Some(r) => format!(
+            "{base}; a session that goes on ({}) keeps its first message as it was, so that prefix is still read, and sends {} again {} ({} of their text)",
+            r.agent,
+            r.files.join(", "),
+            r.how,
+            crate::plural(r.tokens, "token")
+        ),
+        None => base,
+    }
+}
+
+/// What B's first request would write again, or why nothing is said.
+fn cache_line(d: &Diff) -> String {
     if d.breakpoints.is_empty() {
         return if d.divergence.is_some() {
             format!(
@@ -108,16 +123,6 @@ pub fn rewrite_line(d: &Diff) -> String {
     }
     if let Some(c) = &d.cause {
         return c.clone();
-    }
-    if let Some(r) = &d.resume {
-        return format!(
-            "{} would be written instead of read by a new session of {}; on a resumed one {} keeps the first message as it was (read from the cache) and sends {} again at the start of the next message, in a reminder ({} of their sections)",
-            crate::plural(d.rewrite_tokens, "token"),
-            d.b,
-            r.agent,
-            r.files.join(", "),
-            crate::plural(r.tokens, "token")
-        );
     }
     if d.recorded {
         return format!(

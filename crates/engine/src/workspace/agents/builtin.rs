@@ -174,12 +174,21 @@ pub struct Builtin {
 }
 
 /// A reminder that carries files again: its title, the files' sections
-/// joined by `between`, its footer.
+/// joined by `between`, its footer (Claude Code); or, with `after` and
+/// `insert`, the whole block again with `insert` right after `after`
+/// (Codex's replacement AGENTS.md message).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reminder {
     pub title: String,
     pub between: String,
     pub footer: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insert: Option<String>,
+    /// Where it goes, in words.
+    #[serde(default)]
+    pub how: String,
 }
 
 impl Builtin {
