@@ -6,6 +6,7 @@ pub mod agents;
 pub mod diag;
 pub mod expr;
 pub mod profile;
+mod profile_bounds;
 #[cfg(test)]
 mod profile_tests;
 pub mod reader;

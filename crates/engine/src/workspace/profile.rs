@@ -363,7 +363,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Profile>(text));
     match parsed {
         Ok(Ok(mut p)) => {
-            check_bounds(&p, origin)?;
+            super::profile_bounds::check_bounds(&p, origin)?;
             p.origin = origin.to_string();
             Ok(p)
         }
@@ -373,65 +373,6 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         )),
         Err(_) => Err(format!("{origin}: the YAML parser failed")),
     }
-}
-
-/// Refuses a profile with a string or a list over its limit, naming the
-/// file and the field (`files[3].name`).
-fn check_bounds(p: &Profile, origin: &str) -> Result<(), String> {
-    if let Some(i) = &p.imports
-        && i.max_depth > MAX_IMPORT_DEPTH
-    {
-        return Err(format!(
-            "{origin}: imports.max_depth is {}, over the limit of {MAX_IMPORT_DEPTH}",
-            i.max_depth
-        ));
-    }
-    let tree = serde_json::to_value(p).map_err(|e| format!("{origin}: {e}"))?;
-    check_value(&tree, "", origin)
-}
-
-fn check_value(v: &serde_json::Value, field: &str, origin: &str) -> Result<(), String> {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => {
-            let max = if field == "separator" {
-                MAX_PROFILE_SEPARATOR
-            } else {
-                MAX_PROFILE_STRING
-            };
-            if s.len() > max {
-                return Err(format!(
-                    "{origin}: {field} is {} bytes, over the limit of {} bytes ({} KiB) for a profile's text",
-                    s.len(),
-                    max,
-                    max / 1024
-                ));
-            }
-        }
-        Value::Array(items) => {
-            if items.len() > MAX_PROFILE_LIST {
-                return Err(format!(
-                    "{origin}: {field} has {} entries, over the limit of {MAX_PROFILE_LIST}",
-                    items.len()
-                ));
-            }
-            for (i, x) in items.iter().enumerate() {
-                check_value(x, &format!("{field}[{i}]"), origin)?;
-            }
-        }
-        Value::Object(m) => {
-            for (k, x) in m {
-                let f = if field.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{field}.{k}")
-                };
-                check_value(x, &f, origin)?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
 }
 
 impl Profiles {
