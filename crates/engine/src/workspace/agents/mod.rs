@@ -446,10 +446,22 @@ fn list_daily_memory(
 ) {
     let Some(m) = &p.memory else { return };
     let mut startup_left = STARTUP_TOTAL_CHARS;
-    for (name, is_dir) in r.list(&m.dir) {
-        if is_dir || !name.ends_with(".md") {
-            continue;
-        }
+    // The startup days in their order (today first, as OpenClaw loads
+    // them and spends the total on them), then the other notes by name.
+    let rank = |n: &str| {
+        startup
+            .iter()
+            .position(|d| n.trim_end_matches(".md").starts_with(d.as_str()))
+            .unwrap_or(usize::MAX)
+    };
+    let mut names: Vec<String> = r
+        .list(&m.dir)
+        .into_iter()
+        .filter(|(n, is_dir)| !is_dir && n.ends_with(".md"))
+        .map(|(n, _)| n)
+        .collect();
+    names.sort_by_key(|n| (rank(n), n.clone()));
+    for name in names {
         let rel = format!("{}/{name}", m.dir);
         let Some(text) = r.read(&rel) else { continue };
         let mut f = base(
@@ -479,7 +491,7 @@ fn list_daily_memory(
                 "[Untrusted daily memory: {rel}]\nBEGIN_QUOTED_NOTES\n```text\n{}\n```\nEND_QUOTED_NOTES",
                 kept.replace("```", "\\`\\`\\`")
             );
-            f.priority = 10;
+            f.priority = 10 + (startup.len() - rank(&name).min(startup.len())) as i64;
             if n > cap {
                 f.preset = Some(Preset::Truncated(format!(
                     "startup context on /new: {rel} cut to {cap} chars (of {n}); prepended to the first user message, not the system prompt"
