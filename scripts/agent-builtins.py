@@ -143,6 +143,7 @@ def claude_code():
         "autocompact_buffer": 33000,
         "reserved_output": 0,
         "message_breakpoint": True,
+        "cache_tools": "cache_control" in first["tools"][-1],
         "blocks": blocks,
         "tools": tools,
         "deferred_tools": deferred,
@@ -250,6 +251,7 @@ def openclaw():
         "autocompact_buffer": 0,
         "reserved_output": 0,
         "message_breakpoint": True,
+        "cache_tools": "cache_control" in first["tools"][-1],
         "blocks": [
             {"name": "system prompt", "category": "system_prompt", "placement": "system",
              "cache": False, "join": "before_stable", "text": fill(before)},

@@ -421,8 +421,14 @@ fn openclaw_startup_context_on_new_is_an_option() {
     // buildStartupContext), a blank line, then today's note first.
     let header = "[Startup context loaded by runtime]\nBootstrap files like SOUL.md, USER.md, and MEMORY.md are already provided separately when eligible.\n";
     let at = text.find(header).expect("the startup header");
-    let note = text.find(&format!("[Untrusted daily memory: memory/{today}.md]")).unwrap();
-    assert!(at < note && text[at..note].ends_with("the user asks.\n\n"), "{}", &text[at..note]);
+    let note = text
+        .find(&format!("[Untrusted daily memory: memory/{today}.md]"))
+        .unwrap();
+    assert!(
+        at < note && text[at..note].ends_with("the user asks.\n\n"),
+        "{}",
+        &text[at..note]
+    );
 }
 
 /// `report --format json` with the host's time zone set to `tz` (a POSIX

@@ -94,6 +94,7 @@ pub fn load_as(
                     settings.model = implied.model;
                 }
                 settings.history.message_breakpoint = implied.history.message_breakpoint;
+                settings.cache_tools = implied.cache_tools;
                 settings.history.reserved_output = implied.history.reserved_output;
                 settings.history.autocompact_buffer = implied.history.autocompact_buffer;
             }

@@ -157,6 +157,9 @@ pub struct Builtin {
     /// A breakpoint on the latest message of every request.
     #[serde(default)]
     pub message_breakpoint: bool,
+    /// A breakpoint on the last tool definition (OpenClaw's).
+    #[serde(default)]
+    pub cache_tools: bool,
     #[serde(default)]
     pub blocks: Vec<BuiltinBlock>,
     #[serde(default)]

@@ -150,6 +150,7 @@ fn builtin_settings(b: &builtin::Builtin, s: &mut Settings) {
         s.model = b.model.clone();
     }
     s.history.message_breakpoint = b.message_breakpoint;
+    s.cache_tools = b.cache_tools;
     s.history.reserved_output = b.reserved_output;
     s.history.autocompact_buffer = b.autocompact_buffer;
 }
