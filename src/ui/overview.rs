@@ -484,11 +484,7 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
     if u.estimate {
         ui.weak("Counted with o200k_base: this model's tokenizer is not public.");
     }
-    for (title, items) in [
-        ("Custom agents", &u.agents),
-        ("Memory files", &u.memory_files),
-        ("Skills", &u.skills),
-    ] {
+    for (title, items) in u.item_groups() {
         if items.is_empty() {
             continue;
         }

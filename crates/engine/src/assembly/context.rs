@@ -17,7 +17,6 @@ use crate::assembly::tokens::TokenCounter;
 use crate::text::thousands;
 use crate::workspace::agents::builtin::Category;
 use crate::workspace::agents::listing;
-use crate::workspace::session::Block;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -50,6 +49,17 @@ pub struct ContextUsage {
     pub memory_files: Vec<Item>,
     pub agents: Vec<Item>,
     pub skills: Vec<Item>,
+}
+
+impl ContextUsage {
+    /// The rows per item, under `/context`'s titles, in its order.
+    pub fn item_groups(&self) -> [(&'static str, &[Item]); 3] {
+        [
+            ("Custom agents", &self.agents),
+            ("Memory files", &self.memory_files),
+            ("Skills", &self.skills),
+        ]
+    }
 }
 
 /// The context window of the inspection's session, at its last request.
@@ -192,15 +202,10 @@ fn message_tokens(ins: &Inspection, counter: &TokenCounter) -> u64 {
         return 0;
     };
     let enc = ins.assembly.tokenizer;
-    let text = |b: &Block| match b {
-        Block::Text { text } => text.clone(),
-        Block::ToolUse { name, input, .. } => format!("tool_use {name} {input}"),
-        Block::ToolResult { content, .. } => content.clone(),
-    };
     s.messages
         .iter()
         .flat_map(|m| m.content.iter())
-        .map(|b| counter.count(enc, &text(b)) as u64)
+        .map(|b| counter.count(enc, &crate::cache::shape::block_text(b)) as u64)
         .sum()
 }
 
@@ -287,11 +292,7 @@ pub fn to_text(u: &ContextUsage) -> String {
             share(r.tokens, u.window)
         );
     }
-    for (title, items) in [
-        ("Custom agents", &u.agents),
-        ("Memory files", &u.memory_files),
-        ("Skills", &u.skills),
-    ] {
+    for (title, items) in u.item_groups() {
         if items.is_empty() {
             continue;
         }

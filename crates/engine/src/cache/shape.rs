@@ -122,7 +122,8 @@ impl RequestShape {
     }
 }
 
-fn block_text(b: &Block) -> String {
+/// A message block's text as it is counted.
+pub(crate) fn block_text(b: &Block) -> String {
     match b {
         Block::Text { text } => text.clone(),
         Block::ToolUse { name, input, .. } => format!("tool_use {name} {input}"),
