@@ -692,3 +692,180 @@ fn every_tab_is_reachable_in_a_1024_by_640_window() {
     h.run_steps(3);
     assert_eq!(app(&h).state.tab, Tab::Problems);
 }
+
+/// The budget lanes: the upper lane is what the block sends (its end is the
+/// layer's `used`, never past the available line unless it overflows), the
+/// lower lane what trimming cut and what was dropped, each a labelled part
+/// a click selects.
+#[test]
+fn the_budget_lanes_keep_sent_text_inside_the_line_and_show_what_was_cut_apart() {
+    use prompt_inspector::ui::lanes::{self, Part};
+    let mut h = harness(sample());
+    let slider = h.get_by_role_and_label(Role::SpinButton, "Total budget");
+    slider.set_value_accesskit(1300.0);
+    h.run_steps(3);
+    let a = app(&h).state.assembly().unwrap().clone();
+    let mut cut_somewhere = false;
+    for l in &a.layers {
+        let x = lanes::lanes(&a, l);
+        let sent_end = x.sent.last().map_or(0, |s| s.end());
+        assert_eq!(
+            sent_end, l.used,
+            "layer {}: the upper lane is the block",
+            l.layer
+        );
+        if l.overflow == 0 {
+            assert!(
+                sent_end <= l.available,
+                "layer {} runs past its line",
+                l.layer
+            );
+            assert_eq!(x.free, l.available - l.used);
+        }
+        let cut: u64 = x.cut.iter().map(|s| s.tokens).sum();
+        let removed: u64 = a
+            .fragments
+            .iter()
+            .filter(|f| f.layer == l.layer)
+            .map(|f| (f.tokens - f.kept_tokens) as u64)
+            .sum();
+        assert_eq!(
+            cut, removed,
+            "layer {}: the lower lane is what was cut",
+            l.layer
+        );
+        for s in &x.cut {
+            let Part::Fragment(f) = s.part else {
+                panic!("only fragments are cut")
+            };
+            cut_somewhere = true;
+            assert!(f.kept_tokens < f.tokens);
+        }
+        // In order: no part of the upper lane overlaps the next.
+        for w in x.sent.windows(2) {
+            assert_eq!(w[0].end(), w[1].start);
+        }
+    }
+    assert!(cut_somewhere, "a 1,300-token budget cuts something");
+    // The dropped tool is a part of the lower lane, found by its label.
+    let f = a
+        .fragments
+        .iter()
+        .find(|f| f.id == "tool.file_read")
+        .unwrap();
+    assert_eq!(f.status, Status::Dropped);
+    let label = format!(
+        "tool.file_read: {} tokens dropped",
+        prompt_inspector::ui::thousands(f.tokens as u64)
+    );
+    h.get_by_label(&label).click();
+    h.run_steps(3);
+    assert_eq!(app(&h).state.selected.as_deref(), Some("tool.file_read"));
+    // A kept fragment is in the upper lane under its own label.
+    let soul = a.fragments.iter().find(|f| f.id == "soul").unwrap();
+    h.get_by_label(&format!(
+        "soul: {} tokens sent (kept)",
+        prompt_inspector::ui::thousands(soul.kept_tokens as u64)
+    ));
+}
+
+/// The prompt view wraps long lines at its width (a continuation marked
+/// `↪`) and scrolls a fragment selected elsewhere into view.
+#[test]
+fn the_prompt_view_wraps_long_lines_and_scrolls_to_the_selected_fragment() {
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    h.get_by_label("Prompt").click();
+    h.run_steps(4);
+    assert!(
+        h.query_all_by_label("↪").next().is_some(),
+        "a long line of the sample wraps at 1024 px"
+    );
+    let a = app(&h).state.assembly().unwrap().clone();
+    let last = prompt_inspector::ui::prompt::lines(&a, 0)
+        .into_iter()
+        .rev()
+        .find(|l| l.first)
+        .and_then(|l| l.fragment)
+        .unwrap();
+    assert!(
+        h.query_by_label(&last).is_none(),
+        "{last} starts below the first screen"
+    );
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::Select(last.clone()));
+    h.run_steps(4);
+    assert!(
+        h.query_all_by_label(&last).next().is_some(),
+        "the view scrolled to {last}"
+    );
+}
+
+/// At 1280 px the fragment table shows status and reason; scrolled
+/// sideways, the id column stays where it is; scrolled down, the ids follow
+/// the rows.
+#[test]
+fn the_fragment_tables_id_column_is_frozen_while_the_rest_scrolls() {
+    let mut h = harness_sized(sample(), egui::vec2(1280.0, 520.0));
+    wait_loaded(&mut h);
+    h.state_mut().as_mut().unwrap().state.tab = Tab::Fragments;
+    h.run_steps(3);
+    let first = {
+        let a = app(&h);
+        let loaded = a.state.loaded.as_ref().unwrap();
+        let rows = a.table_view.visible_rows(&loaded.assembly);
+        loaded.assembly.fragments[rows[0]].id.clone()
+    };
+    let id_x = h.get_by_label(&first).rect().left();
+    let status = h.get_by_role_and_label(Role::Button, "status").rect();
+    let reason = h.get_by_role_and_label(Role::Button, "reason ▲").rect();
+    assert!(status.left() > id_x, "status beside the id");
+    assert!(
+        reason.left() < 1280.0,
+        "the reason column is on screen at 1280 px"
+    );
+    let wheel = |h: &mut Harness<'static, Option<App>>, at: egui::Pos2, d: egui::Vec2| {
+        h.hover_at(at);
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: d,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Wheel,
+            modifiers: egui::Modifiers::SHIFT,
+        });
+        h.run_steps(6);
+    };
+    let over = egui::pos2(status.center().x, status.bottom() + 40.0);
+    wheel(&mut h, over, egui::vec2(0.0, -600.0));
+    let moved = h
+        .get_by_role_and_label(Role::Button, "reason ▲")
+        .rect()
+        .left();
+    assert!(
+        moved < reason.left() - 50.0,
+        "the columns scrolled sideways ({} → {moved})",
+        reason.left()
+    );
+    assert_eq!(
+        h.get_by_label(&first).rect().left(),
+        id_x,
+        "the id column stayed"
+    );
+    // Down, the wheel over the columns: the ids follow the rows.
+    h.hover_at(over);
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -2000.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(8);
+    let y = app(&h).table_view.scroll_y;
+    assert!(y > 100.0, "the rows scrolled ({y})");
+    assert!(
+        h.query_by_label(&first).is_none(),
+        "the first id scrolled away with its row"
+    );
+}

@@ -12,7 +12,7 @@ pub fn status(s: Status) -> Color32 {
         Status::Kept => Color32::from_rgb(0x43, 0xA0, 0x47),
         Status::Summarized => Color32::from_rgb(0x1E, 0x88, 0xE5),
         Status::Truncated => Color32::from_rgb(0xFB, 0x8C, 0x00),
-        Status::Dropped => Color32::from_rgb(0xE5, 0x39, 0x35),
+        Status::Dropped => Color32::from_rgb(0x8D, 0x6E, 0x63),
         Status::Disabled => Color32::from_rgb(0x9E, 0x9E, 0x9E),
     }
 }
@@ -135,6 +135,9 @@ pub const GOOD: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 /// Content that silently breaks caching (a problem of its own kind).
 pub const CACHE_BREAKER: Color32 = Color32::from_rgb(0xAB, 0x47, 0xBC);
 
+/// DEBUG markers (in the prompt view and the budget lanes).
+pub const MARKER: Color32 = Color32::from_rgb(0xFD, 0xD8, 0x35);
+
 pub const READ: Color32 = Color32::from_rgb(0x43, 0xA0, 0x47);
 pub const WRITE: Color32 = Color32::from_rgb(0xFB, 0x8C, 0x00);
 pub const UNCACHED: Color32 = Color32::from_rgb(0x78, 0x90, 0x9C);
@@ -251,6 +254,7 @@ mod tests {
                 READ,
                 WRITE,
                 UNCACHED,
+                MARKER,
                 HISTORY,
                 CURRENT,
                 tools(dark),

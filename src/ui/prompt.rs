@@ -1,6 +1,9 @@
 //! The prompt view: the system blocks as the model receives them, every line
 //! coloured by the fragment it came from, block boundaries and cache
-//! breakpoints marked. Virtualised by line, so long prompts scroll smoothly.
+//! breakpoints marked, DEBUG markers styled apart. Long lines wrap at the
+//! view's width (a continuation shows `↪` in the gutter); virtualised by
+//! row, so long prompts scroll smoothly; a fragment selected elsewhere is
+//! scrolled into view.
 
 use egui::{RichText, Ui};
 
@@ -14,12 +17,19 @@ pub struct Line {
     /// First line of its fragment (the gutter shows the id there).
     pub first: bool,
     pub header: bool,
+    /// A `[[DEBUG:id]]` or `[[/DEBUG:id]]` line.
+    pub marker: bool,
+    /// The continuation of a line wrapped at the view's width.
+    pub wrapped: bool,
 }
 
 #[derive(Default)]
 pub struct PromptLines {
     key: u64,
+    cols: usize,
     pub lines: Vec<Line>,
+    /// The selection last scrolled to (a new one scrolls the view).
+    scrolled_to: Option<String>,
 }
 
 fn key(a: &Assembly) -> u64 {
@@ -30,40 +40,101 @@ fn key(a: &Assembly) -> u64 {
     h
 }
 
-/// Splits the blocks into attributed lines.
-pub fn lines(a: &Assembly) -> Vec<Line> {
+fn is_marker(line: &str) -> bool {
+    let l = line.trim();
+    (l.starts_with("[[DEBUG:") || l.starts_with("[[/DEBUG:")) && l.ends_with("]]")
+}
+
+/// Columns a character takes in monospace text: East Asian wide and
+/// fullwidth characters and emoji take two.
+fn char_cols(c: char) -> usize {
+    let u = c as u32;
+    let wide = matches!(u,
+        0x1100..=0x115F
+        | 0x2E80..=0x303E
+        | 0x3041..=0x33FF
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xA000..=0xA4CF
+        | 0xAC00..=0xD7A3
+        | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F
+        | 0xFF00..=0xFF60
+        | 0xFFE0..=0xFFE6
+        | 0x1F300..=0x1F64F
+        | 0x1F900..=0x1F9FF
+        | 0x20000..=0x3FFFD);
+    if wide { 2 } else { 1 }
+}
+
+/// `line` in rows of at most `cols` columns (one row when it fits or
+/// `cols` is 0), split on character boundaries.
+fn wrap(line: &str, cols: usize) -> Vec<&str> {
+    if cols == 0 || line.len() <= cols {
+        return vec![line];
+    }
+    let mut rows = Vec::new();
+    let mut start = 0;
+    let mut n = 0;
+    for (i, c) in line.char_indices() {
+        let w = char_cols(c);
+        if n + w > cols && n > 0 {
+            rows.push(&line[start..i]);
+            start = i;
+            n = 0;
+        }
+        n += w;
+    }
+    rows.push(&line[start..]);
+    rows
+}
+
+fn header(a: &Assembly, i: usize, breakpoint: &mut usize) -> String {
+    let b = &a.blocks[i];
+    let cache = if !b.placement.is_system() && !b.cache_control {
+        format!(" · {}", b.placement.words())
+    } else if b.cache_control {
+        *breakpoint += 1;
+        format!(
+            " · cache_control {} ◀ breakpoint {breakpoint}",
+            b.ttl.as_str()
+        )
+    } else {
+        " · not cached".into()
+    };
+    match (&b.label, b.layer) {
+        (Some(name), 0) => format!(
+            "━━ block {} · from {name}, not your files · {} tokens{cache} ━━",
+            i + 1,
+            b.tokens
+        ),
+        _ => format!(
+            "━━ system block {} · layer {} · {} tokens{cache} ━━",
+            i + 1,
+            b.layer,
+            b.tokens
+        ),
+    }
+}
+
+/// Splits the blocks into attributed rows, wrapping at `cols` characters
+/// (0: no wrapping).
+pub fn lines(a: &Assembly, cols: usize) -> Vec<Line> {
     let mut out = Vec::new();
     let mut breakpoint = 0;
-    for (i, b) in a.blocks.iter().enumerate() {
-        let cache = if !b.placement.is_system() && !b.cache_control {
-            format!(" · {}", b.placement.words())
-        } else if b.cache_control {
-            breakpoint += 1;
-            format!(
-                " · cache_control {} ◀ breakpoint {breakpoint}",
-                b.ttl.as_str()
-            )
-        } else {
-            " · not cached".into()
-        };
-        out.push(Line {
-            text: match (&b.label, b.layer) {
-                (Some(name), 0) => format!(
-                    "━━ block {} · from {name}, not your files · {} tokens{cache} ━━",
-                    i + 1,
-                    b.tokens
-                ),
-                _ => format!(
-                    "━━ system block {} · layer {} · {} tokens{cache} ━━",
-                    i + 1,
-                    b.layer,
-                    b.tokens
-                ),
-            },
-            fragment: None,
-            first: false,
-            header: true,
-        });
+    for i in 0..a.blocks.len() {
+        let title = header(a, i, &mut breakpoint);
+        for (k, row) in wrap(&title, cols).into_iter().enumerate() {
+            out.push(Line {
+                text: row.to_string(),
+                fragment: None,
+                first: false,
+                header: true,
+                marker: false,
+                wrapped: k > 0,
+            });
+        }
+        let b = &a.blocks[i];
         let mut offset = 0;
         let mut last: Option<&str> = None;
         for line in b.text.split('\n') {
@@ -75,12 +146,17 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
             } else {
                 frag
             };
-            out.push(Line {
-                text: line.to_string(),
-                fragment: frag.map(str::to_string),
-                first: frag.is_some() && frag != last,
-                header: false,
-            });
+            let marker = is_marker(line);
+            for (k, row) in wrap(line, cols).into_iter().enumerate() {
+                out.push(Line {
+                    text: row.to_string(),
+                    fragment: frag.map(str::to_string),
+                    first: k == 0 && frag.is_some() && frag != last,
+                    header: false,
+                    marker,
+                    wrapped: k > 0,
+                });
+            }
             if frag.is_some() {
                 last = frag;
             }
@@ -91,16 +167,37 @@ pub fn lines(a: &Assembly) -> Vec<Line> {
 }
 
 impl PromptLines {
-    pub fn refresh(&mut self, a: &Assembly) {
+    /// The rows for these blocks at `cols` characters a row, made again
+    /// only when the blocks or the width changed.
+    pub fn refresh(&mut self, a: &Assembly, cols: usize) {
         let k = key(a);
-        if k != self.key || self.lines.is_empty() {
-            self.lines = lines(a);
+        if k != self.key || cols != self.cols || self.lines.is_empty() {
+            self.lines = lines(a, cols);
             self.key = k;
+            self.cols = cols;
         }
+    }
+
+    /// The first row of fragment `id`.
+    pub fn row_of(&self, id: &str) -> Option<usize> {
+        self.lines
+            .iter()
+            .position(|l| l.fragment.as_deref() == Some(id))
     }
 }
 
-/// Draws the prompt; clicking a line (its text or its gutter) pushes
+const GUTTER: f32 = 150.0;
+const ROW_H: f32 = 18.0;
+
+/// Characters of monospace text that fit beside the gutter.
+fn columns(ui: &Ui) -> usize {
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let w = ui.fonts_mut(|f| f.glyph_width(&font, 'M')).max(1.0);
+    let text = ui.available_width() - GUTTER - 24.0;
+    ((text / w).floor() as usize).max(20)
+}
+
+/// Draws the prompt; clicking a row (its text or its gutter) pushes
 /// [`Command::Select`] for the fragment it belongs to.
 pub fn show(
     ui: &mut Ui,
@@ -109,58 +206,84 @@ pub fn show(
     selected: Option<&str>,
     out: &mut Vec<Command>,
 ) {
-    cache.refresh(a);
+    cache.refresh(a, columns(ui));
     let dark = ui.visuals().dark_mode;
-    let row_h = 18.0;
     ui.spacing_mut().item_spacing.y = 0.0;
-    egui::ScrollArea::both()
+    let mut area = egui::ScrollArea::both()
         .id_salt("prompt-scroll")
-        .auto_shrink([false, false])
-        .show_rows(ui, row_h, cache.lines.len(), |ui, range| {
-            for line in &cache.lines[range] {
-                ui.allocate_ui_with_layout(
-                    egui::vec2(ui.available_width(), row_h),
-                    egui::Layout::left_to_right(egui::Align::Center),
-                    |ui| {
-                        let gutter = if line.first {
-                            line.fragment.clone().unwrap_or_default()
-                        } else {
-                            String::new()
-                        };
-                        let g = ui
-                            .allocate_ui_with_layout(
-                                egui::vec2(150.0, row_h),
-                                egui::Layout::left_to_right(egui::Align::Center),
-                                |ui| {
-                                    ui.set_min_width(150.0);
-                                    ui.add(
-                                        egui::Label::new(RichText::new(gutter).monospace().weak())
-                                            .truncate()
-                                            .sense(egui::Sense::click()),
-                                    )
-                                },
-                            )
-                            .inner;
-                        let mut clicked = g.clicked();
-                        let mut text = RichText::new(&line.text).monospace();
-                        if line.header {
-                            text = text.strong().color(ui.visuals().strong_text_color());
-                        } else if let Some(f) = &line.fragment {
-                            text = text.color(colors::text(ui, colors::fragment(f, dark)));
-                            if selected == Some(f.as_str()) {
-                                text = text.background_color(
-                                    ui.visuals().selection.bg_fill.gamma_multiply(0.35),
-                                );
-                            }
-                        }
-                        clicked |= ui
-                            .add(egui::Label::new(text).extend().sense(egui::Sense::click()))
-                            .clicked();
-                        if clicked && let Some(f) = &line.fragment {
-                            out.push(Command::Select(f.clone()));
-                        }
-                    },
-                );
-            }
-        });
+        .auto_shrink([false, false]);
+    if selected.map(str::to_string) != cache.scrolled_to {
+        cache.scrolled_to = selected.map(str::to_string);
+        if let Some(row) = selected.and_then(|id| cache.row_of(id)) {
+            area = area.vertical_scroll_offset((row as f32 - 2.0).max(0.0) * ROW_H);
+        }
+    }
+    let marker_color = colors::text(ui, colors::MARKER);
+    area.show_rows(ui, ROW_H, cache.lines.len(), |ui, range| {
+        for line in &cache.lines[range] {
+            ui.allocate_ui_with_layout(
+                egui::vec2(ui.available_width(), ROW_H),
+                egui::Layout::left_to_right(egui::Align::Center),
+                |ui| {
+                    let gutter = match (line.first, line.wrapped) {
+                        (true, _) => line.fragment.clone().unwrap_or_default(),
+                        (_, true) => "↪".to_string(),
+                        _ => String::new(),
+                    };
+                    let g = ui
+                        .allocate_ui_with_layout(
+                            egui::vec2(GUTTER, ROW_H),
+                            egui::Layout::left_to_right(egui::Align::Center),
+                            |ui| {
+                                ui.set_min_width(GUTTER);
+                                ui.add(
+                                    egui::Label::new(RichText::new(gutter).monospace().weak())
+                                        .truncate()
+                                        .sense(egui::Sense::click()),
+                                )
+                            },
+                        )
+                        .inner;
+                    let mut clicked = g.clicked();
+                    let mut text = RichText::new(&line.text).monospace();
+                    if line.header {
+                        text = text.strong().color(ui.visuals().strong_text_color());
+                    } else if line.marker {
+                        text = text.italics().color(marker_color);
+                    } else if let Some(f) = &line.fragment {
+                        text = text.color(colors::text(ui, colors::fragment(f, dark)));
+                    }
+                    if !line.header
+                        && line.fragment.is_some()
+                        && selected == line.fragment.as_deref()
+                    {
+                        text = text
+                            .background_color(ui.visuals().selection.bg_fill.gamma_multiply(0.35));
+                    }
+                    clicked |= ui
+                        .add(egui::Label::new(text).extend().sense(egui::Sense::click()))
+                        .clicked();
+                    if clicked && let Some(f) = &line.fragment {
+                        out.push(Command::Select(f.clone()));
+                    }
+                },
+            );
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn a_long_line_wraps_at_the_width_on_character_boundaries() {
+        assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
+        assert_eq!(wrap("abcd", 4), ["abcd"]);
+        assert_eq!(wrap("", 4), [""]);
+        // Wide characters take two columns.
+        assert_eq!(wrap("日本語のテキスト", 6), ["日本語", "のテキ", "スト"]);
+        assert_eq!(wrap("ab日本", 3), ["ab", "日", "本"]);
+        assert_eq!(wrap("abc", 0), ["abc"]);
+    }
 }

@@ -232,6 +232,9 @@ pub struct TableView {
     pub status_filter: [bool; 5],
     pub sort: SortColumn,
     pub sort_ascending: bool,
+    /// The rows' vertical offset, shared by the frozen id column and the
+    /// columns that scroll sideways beside it.
+    pub scroll_y: f32,
 }
 
 impl Default for TableView {
@@ -241,6 +244,7 @@ impl Default for TableView {
             status_filter: [true; 5],
             sort: SortColumn::Order,
             sort_ascending: true,
+            scroll_y: 0.0,
         }
     }
 }
