@@ -104,7 +104,13 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
         } else {
             base(id.clone(), 3, 40, entry, &rel, 1, kind)
         };
-        apply_common(&mut f, &node, &text, 1, diags);
+        apply_common(
+            &mut f,
+            &node,
+            &crate::workspace::yaml::Lines::new(&text),
+            1,
+            diags,
+        );
         out.push(f);
     }
 }

@@ -8,7 +8,7 @@ use crate::workspace::expr;
 use crate::workspace::reader::{Reader, check_relative};
 use crate::workspace::settings::Settings;
 use crate::workspace::types::{FragmentDef, FragmentKind};
-use crate::workspace::yaml::{self, Node, key_line, split_frontmatter, unknown_keys};
+use crate::workspace::yaml::{self, Lines, Node, key_line, split_frontmatter, unknown_keys};
 
 /// (file, layer, priority, truncate) of the conventional Markdown files.
 const CONVENTIONS: &[(&str, u8, i64, bool)] = &[
@@ -117,11 +117,11 @@ pub(crate) fn set_condition(
 pub(crate) fn apply_common(
     f: &mut FragmentDef,
     node: &Node,
-    text: &str,
+    text: &Lines,
     from: usize,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let line = |k: &str| key_line(text, k, from).or(Some(from.max(1)));
+    let line = |k: &str| text.key_line(k, from).or(Some(from.max(1)));
     if let Some(p) = node.get("priority") {
         match p.as_i64() {
             Some(n) => f.priority = n,
@@ -285,7 +285,7 @@ pub fn load_markdown_files(
             continue;
         }
         f.layer = layer as u8;
-        apply_common(&mut f, &node, &text, 1, diags);
+        apply_common(&mut f, &node, &Lines::new(&text), 1, diags);
         out.push(f);
     }
 }
@@ -293,7 +293,7 @@ pub fn load_markdown_files(
 fn yaml_fragment(
     node: &Node,
     rel: &str,
-    text: &str,
+    text: &Lines,
     from: usize,
     r: &mut Reader,
     diags: &mut Vec<Diagnostic>,
@@ -318,12 +318,12 @@ fn yaml_fragment(
         ));
         return None;
     };
-    let line = key_line(text, "id", from).unwrap_or(from);
+    let line = text.key_line("id", from).unwrap_or(from);
     for k in unknown_keys(node, FRAGMENT_KEYS) {
         diags.push(
             Diagnostic::warning(
                 rel,
-                key_line(text, k, line),
+                text.key_line(k, line),
                 format!("unknown key '{k}' in fragment '{id}' (ignored)"),
             )
             .for_fragment(&id),
@@ -342,11 +342,10 @@ fn yaml_fragment(
     );
     if let Some(l) = ["content", "template"]
         .iter()
-        .find_map(|k| node.get(k).and(key_line(text, k, line)))
+        .find_map(|k| node.get(k).and(text.key_line(k, line)))
     {
         let block = text
-            .lines()
-            .nth(l - 1)
+            .get(l)
             .map(|t| t.trim_end().ends_with(['|', '>', '-', '+']))
             .unwrap_or(false);
         f.body_line = if block { l + 1 } else { l };
@@ -362,7 +361,7 @@ fn fragment_layer(
     node: &Node,
     id: &str,
     rel: &str,
-    text: &str,
+    text: &Lines,
     line: usize,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<u8> {
@@ -382,7 +381,7 @@ fn fragment_layer(
             Some(n @ 1..=4) => Some(n as u8),
             _ => {
                 let shown = l.scalar_text().unwrap_or_else(|| l.type_name().into());
-                let at = key_line(text, "layer", line);
+                let at = text.key_line("layer", line);
                 diags.push(
                     Diagnostic::error(
                         rel,
@@ -403,7 +402,7 @@ fn fragment_body(
     node: &Node,
     id: &str,
     rel: &str,
-    text: &str,
+    text: &Lines,
     line: usize,
     r: &mut Reader,
     diags: &mut Vec<Diagnostic>,
@@ -419,7 +418,7 @@ fn fragment_body(
                 diags.push(
                     Diagnostic::error(
                         rel,
-                        key_line(text, "file", line),
+                        text.key_line("file", line),
                         format!("fragment '{id}': file '{path}': {m}"),
                     )
                     .for_fragment(id),
@@ -486,23 +485,20 @@ pub fn load_fragment_files(
                 continue;
             }
         };
+        // One pass: each item's `id:` line is looked for after the last.
+        let lines = Lines::new(&text);
         let mut cursor = 1;
         for item in items {
             let from = item
                 .get("id")
                 .and_then(Node::scalar_text)
                 .and_then(|id| {
-                    (cursor..=text.lines().count()).find(|&l| {
-                        key_line(&text, "id", l) == Some(l)
-                            && text
-                                .lines()
-                                .nth(l - 1)
-                                .map(|s| s.contains(id.as_str()))
-                                .unwrap_or(false)
+                    lines.find(cursor, |l| {
+                        yaml::defines(l, "id") && l.contains(id.as_str())
                     })
                 })
                 .unwrap_or(cursor);
-            if let Some(f) = yaml_fragment(item, &rel, &text, from, r, diags) {
+            if let Some(f) = yaml_fragment(item, &rel, &lines, from, r, diags) {
                 out.push(f);
             }
             cursor = from + 1;

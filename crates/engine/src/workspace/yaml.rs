@@ -219,19 +219,70 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
     }
 }
 
+/// Whether a line defines `key:` (optionally as a list item `- key:`,
+/// the key optionally quoted).
+pub(crate) fn defines(line: &str, key: &str) -> bool {
+    let t = line.trim_start().trim_start_matches("- ").trim_start();
+    let t = t.trim_start_matches(['"', '\'']);
+    t.strip_prefix(key)
+        .map(|rest| rest.trim_start_matches(['"', '\'']).starts_with(':'))
+        .unwrap_or(false)
+}
+
+/// A file's lines, split once: a line by its number and a search from a
+/// line cost only what they read, never a rescan from line 1 (so finding
+/// every fragment's lines is one pass over the file, not one per fragment).
+pub struct Lines<'a> {
+    lines: Vec<&'a str>,
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Lines {
+            lines: text.lines().collect(),
+        }
+    }
+
+    /// How many lines the file has.
+    pub fn count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Line `n` (1-based).
+    pub fn get(&self, n: usize) -> Option<&'a str> {
+        self.lines.get(n.checked_sub(1)?).copied()
+    }
+
+    /// 1-based line of the first line at or after `from` (1-based) that
+    /// defines `key:`, or `None`.
+    pub fn key_line(&self, key: &str, from: usize) -> Option<usize> {
+        self.find(from, |l| defines(l, key))
+    }
+
+    /// 1-based line of the first line at or after `from` that contains
+    /// `needle`.
+    pub fn text_line(&self, needle: &str, from: usize) -> Option<usize> {
+        self.find(from, |l| l.contains(needle))
+    }
+
+    /// 1-based line of the first line at or after `from` that `pred` holds.
+    pub fn find(&self, from: usize, pred: impl Fn(&str) -> bool) -> Option<usize> {
+        let start = from.saturating_sub(1).min(self.lines.len());
+        self.lines[start..]
+            .iter()
+            .position(|l| pred(l))
+            .map(|i| start + i + 1)
+    }
+}
+
 /// 1-based line of the first line at or after `from` (1-based) that defines
-/// `key:` (optionally as a list item `- key:`), or `None`.
+/// `key:` (optionally as a list item `- key:`), or `None`. For one search
+/// in a file; many in one file go through [`Lines`].
 pub fn key_line(text: &str, key: &str, from: usize) -> Option<usize> {
     text.lines()
         .enumerate()
         .skip(from.saturating_sub(1))
-        .find(|(_, l)| {
-            let t = l.trim_start().trim_start_matches("- ").trim_start();
-            let t = t.trim_start_matches(['"', '\'']);
-            t.strip_prefix(key)
-                .map(|rest| rest.trim_start_matches(['"', '\'']).starts_with(':'))
-                .unwrap_or(false)
-        })
+        .find(|(_, l)| defines(l, key))
         .map(|(i, _)| i + 1)
 }
 
@@ -324,5 +375,20 @@ mod tests {
         let t = "- id: a\n  layer: 3\n- id: b\n  layer: 9\n";
         assert_eq!(key_line(t, "layer", 3), Some(4));
         assert_eq!(key_line(t, "id", 2), Some(3));
+        // The index answers as the one-shot search does, from any line.
+        let lines = Lines::new(t);
+        assert_eq!(lines.count(), 4);
+        for from in 0..=6 {
+            for k in ["id", "layer", "none"] {
+                assert_eq!(
+                    lines.key_line(k, from),
+                    key_line(t, k, from),
+                    "{k} from {from}"
+                );
+            }
+            assert_eq!(lines.text_line("b", from), text_line(t, "b", from));
+        }
+        assert_eq!(lines.get(3), Some("- id: b"));
+        assert_eq!((lines.get(0), lines.get(5)), (None, None));
     }
 }
