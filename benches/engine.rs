@@ -143,6 +143,83 @@ fn compare_with_python(text: &str) {
     }
 }
 
+/// A cold `report` of the generated workspace (load, line numbers, count,
+/// assemble) beside Python tiktoken only counting the same fragment texts,
+/// in one run.
+fn report_beside_python(dir: &Path) {
+    let table = ModelTable::bundled();
+    TokenCounter::warm(Encoding::O200kBase);
+    let mut best = f64::MAX;
+    let mut ins = None;
+    for _ in 0..3 {
+        let counter = TokenCounter::new();
+        let t = Instant::now();
+        let i = engine::inspect(dir, &Options::default(), &table, &counter).unwrap();
+        best = best.min(t.elapsed().as_secs_f64());
+        ins = Some(i);
+    }
+    let ins = ins.unwrap();
+    let texts: Vec<&str> = ins.prepared.fragments.iter().map(|f| &*f.full).collect();
+    let ours: usize = ins.prepared.fragments.iter().map(|f| f.tokens).sum();
+    println!(
+        "\ncold report of {} fragments ({ours} tokens, {} cores): {:.3} s",
+        texts.len(),
+        engine::assembly::tokens::cores(),
+        best
+    );
+    let path = std::env::temp_dir().join("prompt-inspector-bench-texts.json");
+    std::fs::write(&path, serde_json::to_string(&texts).unwrap()).unwrap();
+    let Some(ranks) = find_ranks() else {
+        println!("  python tiktoken: skipped (rank file not found)");
+        return;
+    };
+    let out = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/tiktoken_count_texts.py"
+        ))
+        .arg(&path)
+        .arg(&ranks)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let line = String::from_utf8_lossy(&o.stdout);
+            let mut parts = line.split_whitespace();
+            let py: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
+            let py_n: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            println!(
+                "  python tiktoken counting the same texts: {py:.3} s ({py_n} tokens{})",
+                if py_n == ours {
+                    ", same count"
+                } else {
+                    ", DIFFERENT count"
+                }
+            );
+            println!("  report / python counting: {:.2}×", best / py);
+        }
+        _ => println!("  python tiktoken: skipped (pip install tiktoken to compare)"),
+    }
+}
+
+/// One long piece with no pre-token break (1 and 8 MB of one letter):
+/// the counter stays linear in size.
+fn long_piece() {
+    let counter = Encoding::O200kBase.counter();
+    let mut per_mb = Vec::new();
+    for mb in [1usize, 8] {
+        let text = "x".repeat(mb << 20);
+        let t = Instant::now();
+        let n = counter.count(text.as_str());
+        let s = t.elapsed().as_secs_f64();
+        per_mb.push(s / mb as f64);
+        println!("one {mb} MB piece: {n} tokens in {s:.3} s");
+    }
+    println!(
+        "  time per MB, 8 MB against 1 MB: {:.2}× (1.00 is linear)",
+        per_mb[1] / per_mb[0]
+    );
+}
+
 fn find_ranks() -> Option<PathBuf> {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -173,6 +250,8 @@ fn main() {
     bench_attribution(&mut c);
     c.final_summary();
     compare_with_python(&text);
+    report_beside_python(dir.path());
+    long_piece();
     ui_frame_times(dir.path());
 }
 

@@ -105,6 +105,16 @@ fn head(
     });
 }
 
+/// What both halves of the table show.
+struct Rows<'a> {
+    rows: &'a [usize],
+    frags: &'a [crate::engine::assembly::assemble::FragmentResult],
+    selected: Option<&'a str>,
+    scroll_to: Option<usize>,
+    /// The shared vertical offset at the start of this frame.
+    offset: f32,
+}
+
 /// The table: the id column frozen at the left, the other columns beside
 /// it scrolling sideways when the panel is narrow, both on one vertical
 /// offset; a clicked row pushes [`Command::Select`].
@@ -116,127 +126,31 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
     let scroll_to = arrow_keys(ui, &rows, frags, selected, out);
+    let r = Rows {
+        rows: &rows,
+        frags,
+        selected,
+        scroll_to,
+        offset: view.scroll_y,
+    };
     let mut sort_clicks: Vec<SortColumn> = Vec::new();
-    let shared = view.scroll_y;
-    let mut offsets = [shared; 2];
     let full = ui.available_rect_before_wrap();
     let id_w = 165.0_f32.min(full.width() * 0.4);
     let left = egui::Rect::from_min_size(full.min, egui::vec2(id_w, full.height()));
     let right =
         egui::Rect::from_min_max(egui::pos2(full.left() + id_w + 4.0, full.top()), full.max);
-    {
-        ui.scope_builder(egui::UiBuilder::new().max_rect(left), |ui| {
-            let mut b = TableBuilder::new(ui)
-                .id_salt("fragment-table-id")
-                .vertical_scroll_offset(shared)
-                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden);
-            if let Some(i) = scroll_to {
-                b = b.scroll_to_row(i, None);
-            }
-            let body = b
-                .striped(true)
-                .sense(Sense::click())
-                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                .column(Column::exact(id_w - 8.0).clip(true))
-                .header(HEAD_H, |mut h| {
-                    head(&mut h, view, "id", SortColumn::Id, &mut sort_clicks)
-                })
-                .body(|body| {
-                    body.rows(ROW_H, rows.len(), |mut row| {
-                        let f = &frags[rows[row.index()]];
-                        row.set_selected(selected == Some(f.id.as_str()));
-                        row.col(|ui| {
-                            ui.add(egui::Label::new(&f.id).truncate().selectable(false));
-                        });
-                        if row.response().clicked() {
-                            out.push(Command::Select(f.id.clone()));
-                        }
-                    });
-                });
-            offsets[0] = body.state.clamped_offset().y;
-        });
-        ui.painter().vline(
-            full.left() + id_w + 2.0,
-            full.y_range(),
-            ui.visuals().widgets.noninteractive.bg_stroke,
-        );
-        ui.scope_builder(egui::UiBuilder::new().max_rect(right), |ui| {
-            // Wide reasons scroll sideways (shift+wheel); the id column stays;
-            // the wheel alone scrolls the rows.
-            ui.style_mut().always_scroll_the_only_direction = false;
-            let rows_h = (ui.available_height() - HEAD_H).max(ROW_H);
-            egui::ScrollArea::horizontal()
-                .id_salt("fragment-table-h")
-                .show(ui, |ui| {
-                    let mut b = TableBuilder::new(ui)
-                        .id_salt("fragment-table")
-                        .max_scroll_height(rows_h)
-                        .vertical_scroll_offset(shared);
-                    if let Some(i) = scroll_to {
-                        b = b.scroll_to_row(i, None);
-                    }
-                    let body = b
-                        .striped(true)
-                        .resizable(true)
-                        .sense(Sense::click())
-                        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                        .column(Column::exact(96.0))
-                        .column(Column::exact(70.0))
-                        .column(Column::exact(58.0))
-                        .column(Column::exact(50.0))
-                        .column(Column::exact(50.0))
-                        .column(Column::initial(120.0).at_least(60.0).clip(true))
-                        .column(Column::initial(520.0).at_least(120.0).clip(true))
-                        .header(HEAD_H, |mut h| {
-                            for (label, col) in [
-                                ("status", SortColumn::Status),
-                                ("tokens", SortColumn::Tokens),
-                                ("kept", SortColumn::Kept),
-                                ("layer", SortColumn::Layer),
-                                ("prio", SortColumn::Priority),
-                                ("source", SortColumn::Source),
-                                ("reason", SortColumn::Order),
-                            ] {
-                                head(&mut h, view, label, col, &mut sort_clicks);
-                            }
-                        })
-                        .body(|body| {
-                            body.rows(ROW_H, rows.len(), |mut row| {
-                                let f = &frags[rows[row.index()]];
-                                row.set_selected(selected == Some(f.id.as_str()));
-                                row.col(|ui| {
-                                    ui.colored_label(
-                                        colors::text(ui, colors::status(f.status)),
-                                        f.status.as_str(),
-                                    );
-                                });
-                                for n in [f.tokens, f.kept_tokens] {
-                                    row.col(|ui| {
-                                        ui.label(n.to_string());
-                                    });
-                                }
-                                row.col(|ui| {
-                                    ui.label(f.layer.to_string());
-                                });
-                                row.col(|ui| {
-                                    ui.label(f.priority.to_string());
-                                });
-                                for text in [&f.source, &f.reason] {
-                                    row.col(|ui| {
-                                        ui.add(egui::Label::new(text).truncate().selectable(false));
-                                    });
-                                }
-                                if row.response().clicked() {
-                                    out.push(Command::Select(f.id.clone()));
-                                }
-                            });
-                        });
-                    offsets[1] = body.state.clamped_offset().y;
-                });
-        });
-    }
+    let offsets = [
+        id_column(ui, left, &r, view, &mut sort_clicks, out),
+        other_columns(ui, right, &r, view, &mut sort_clicks, out),
+    ];
+    ui.painter().vline(
+        full.left() + id_w + 2.0,
+        full.y_range(),
+        ui.visuals().widgets.noninteractive.bg_stroke,
+    );
     ui.allocate_rect(full, Sense::hover());
     // Whichever column moved (wheel, scroll bar, a row scrolled to) leads.
+    let shared = r.offset;
     let moved = offsets.into_iter().find(|o| (o - shared).abs() > 0.5);
     if let Some(o) = moved {
         view.scroll_y = o;
@@ -245,4 +159,139 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     for c in sort_clicks {
         view.toggle_sort(c);
     }
+}
+
+/// The frozen id column; returns its vertical offset after this frame.
+fn id_column(
+    ui: &mut Ui,
+    rect: egui::Rect,
+    r: &Rows,
+    view: &TableView,
+    sort_clicks: &mut Vec<SortColumn>,
+    out: &mut Vec<Command>,
+) -> f32 {
+    let (rows, frags, selected, scroll_to, shared) =
+        (r.rows, r.frags, r.selected, r.scroll_to, r.offset);
+    let mut offset = shared;
+    ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
+        let mut b = TableBuilder::new(ui)
+            .id_salt("fragment-table-id")
+            .vertical_scroll_offset(shared)
+            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden);
+        if let Some(i) = scroll_to {
+            b = b.scroll_to_row(i, None);
+        }
+        let body = b
+            .striped(true)
+            .sense(Sense::click())
+            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+            .column(Column::exact(rect.width() - 8.0).clip(true))
+            .header(HEAD_H, |mut h| {
+                head(&mut h, view, "id", SortColumn::Id, sort_clicks)
+            })
+            .body(|body| {
+                body.rows(ROW_H, rows.len(), |mut row| {
+                    let f = &frags[rows[row.index()]];
+                    row.set_selected(selected == Some(f.id.as_str()));
+                    row.col(|ui| {
+                        ui.add(egui::Label::new(&f.id).truncate().selectable(false));
+                    });
+                    if row.response().clicked() {
+                        out.push(Command::Select(f.id.clone()));
+                    }
+                });
+            });
+        offset = body.state.clamped_offset().y;
+    });
+    offset
+}
+
+/// The columns beside the ids, scrolling sideways; returns their
+/// vertical offset after this frame.
+fn other_columns(
+    ui: &mut Ui,
+    rect: egui::Rect,
+    r: &Rows,
+    view: &TableView,
+    sort_clicks: &mut Vec<SortColumn>,
+    out: &mut Vec<Command>,
+) -> f32 {
+    let (rows, frags, selected, scroll_to, shared) =
+        (r.rows, r.frags, r.selected, r.scroll_to, r.offset);
+    let mut offset = shared;
+    ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
+        // Wide reasons scroll sideways (shift+wheel); the id column stays;
+        // the wheel alone scrolls the rows.
+        ui.style_mut().always_scroll_the_only_direction = false;
+        let rows_h = (ui.available_height() - HEAD_H).max(ROW_H);
+        egui::ScrollArea::horizontal()
+            .id_salt("fragment-table-h")
+            .show(ui, |ui| {
+                let mut b = TableBuilder::new(ui)
+                    .id_salt("fragment-table")
+                    .max_scroll_height(rows_h)
+                    .vertical_scroll_offset(shared);
+                if let Some(i) = scroll_to {
+                    b = b.scroll_to_row(i, None);
+                }
+                let body = b
+                    .striped(true)
+                    .resizable(true)
+                    .sense(Sense::click())
+                    .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                    .column(Column::exact(96.0))
+                    .column(Column::exact(70.0))
+                    .column(Column::exact(58.0))
+                    .column(Column::exact(50.0))
+                    .column(Column::exact(50.0))
+                    .column(Column::initial(120.0).at_least(60.0).clip(true))
+                    .column(Column::initial(520.0).at_least(120.0).clip(true))
+                    .header(HEAD_H, |mut h| {
+                        for (label, col) in [
+                            ("status", SortColumn::Status),
+                            ("tokens", SortColumn::Tokens),
+                            ("kept", SortColumn::Kept),
+                            ("layer", SortColumn::Layer),
+                            ("prio", SortColumn::Priority),
+                            ("source", SortColumn::Source),
+                            ("reason", SortColumn::Order),
+                        ] {
+                            head(&mut h, view, label, col, sort_clicks);
+                        }
+                    })
+                    .body(|body| {
+                        body.rows(ROW_H, rows.len(), |mut row| {
+                            let f = &frags[rows[row.index()]];
+                            row.set_selected(selected == Some(f.id.as_str()));
+                            row.col(|ui| {
+                                ui.colored_label(
+                                    colors::text(ui, colors::status(f.status)),
+                                    f.status.as_str(),
+                                );
+                            });
+                            for n in [f.tokens, f.kept_tokens] {
+                                row.col(|ui| {
+                                    ui.label(n.to_string());
+                                });
+                            }
+                            row.col(|ui| {
+                                ui.label(f.layer.to_string());
+                            });
+                            row.col(|ui| {
+                                ui.label(f.priority.to_string());
+                            });
+                            for text in [&f.source, &f.reason] {
+                                row.col(|ui| {
+                                    ui.add(egui::Label::new(text).truncate().selectable(false));
+                                });
+                            }
+                            if row.response().clicked() {
+                                out.push(Command::Select(f.id.clone()));
+                            }
+                        });
+                    });
+                offset = body.state.clamped_offset().y;
+            });
+    });
+    offset
 }

@@ -46,17 +46,21 @@ impl Slot {
 /// newline). Each segment is counted through the content cache, so a budget
 /// change re-counts only the fragments whose text changed.
 fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> usize {
-    let mut total = 0;
+    let mut segments = Vec::with_capacity(spans.len());
     let mut seg_start = 0;
     for s in spans.iter().skip(1) {
         let first = text[s.start..].chars().next();
         let safe = matches!(first, Some(c) if !c.is_whitespace() && c != '/');
         if safe {
-            total += counter.count(enc, &text[seg_start..s.start]);
+            segments.push(&text[seg_start..s.start]);
             seg_start = s.start;
         }
     }
-    total + counter.count(enc, &text[seg_start..])
+    segments.push(&text[seg_start..]);
+    counter
+        .count_many(enc, &segments, crate::assembly::tokens::cores())
+        .into_iter()
+        .sum()
 }
 
 /// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts

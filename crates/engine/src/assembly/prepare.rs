@@ -65,31 +65,42 @@ pub struct Prepared {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Applies a session to a workspace: evaluates conditions, interpolates and
-/// counts every fragment (through the content-keyed cache).
-pub fn prepare(
+/// Every fragment rendered (diagnostics in file order), then counted at
+/// once on every core.
+fn prepared_fragments(
     ws: &Workspace,
     session: &Session,
-    settings: &Settings,
-    model: &ModelInfo,
+    facts: &SessionFacts,
+    root: &str,
+    enc: Encoding,
     counter: &TokenCounter,
-) -> Prepared {
-    let enc = model.tokenizer;
-    let facts = facts(ws, session);
-    let root = ws.root.to_string_lossy().into_owned();
-    let mut diagnostics = Vec::new();
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<PreparedFragment> {
+    let rendered: Vec<(Arc<str>, Option<Arc<str>>)> =
+        ws.fragments
+            .iter()
+            .map(|f| {
+                let mut render = |text: &str| render_text(f, text, root, session, diagnostics);
+                let body = render(&f.body);
+                let full: Arc<str> = format!("{}{}{}", f.prefix, body, f.suffix).into();
+                let summary = f.summary.as_ref().map(|s| -> Arc<str> {
+                    format!("{}{}{}", f.prefix, render(s), f.suffix).into()
+                });
+                (full, summary)
+            })
+            .collect();
+    let texts: Vec<&str> = rendered
+        .iter()
+        .flat_map(|(full, summary)| std::iter::once(&**full).chain(summary.as_deref()))
+        .collect();
+    let mut counts = counter
+        .count_many(enc, &texts, crate::assembly::tokens::cores())
+        .into_iter();
     let mut fragments: Vec<PreparedFragment> = Vec::with_capacity(ws.fragments.len());
-    for f in &ws.fragments {
-        let disabled = disabled_reason(f, &facts);
-        let mut render = |text: &str| render_text(f, text, &root, session, &mut diagnostics);
-        let body = render(&f.body);
-        let full: Arc<str> = format!("{}{}{}", f.prefix, body, f.suffix).into();
-        let summary = f.summary.as_ref().map(|s| {
-            let s: Arc<str> = format!("{}{}{}", f.prefix, render(s), f.suffix).into();
-            let n = counter.count(enc, &s);
-            (s, n)
-        });
-        let tokens = counter.count(enc, &full);
+    for (f, (full, summary)) in ws.fragments.iter().zip(rendered) {
+        let disabled = disabled_reason(f, facts);
+        let tokens = counts.next().unwrap_or(0);
+        let summary = summary.map(|s| (s, counts.next().unwrap_or(0)));
         fragments.push(PreparedFragment {
             id: f.id.clone(),
             layer: f.layer,
@@ -111,6 +122,24 @@ pub fn prepare(
             },
         });
     }
+    fragments
+}
+
+/// Applies a session to a workspace: evaluates conditions, interpolates and
+/// counts every fragment (through the content-keyed cache).
+pub fn prepare(
+    ws: &Workspace,
+    session: &Session,
+    settings: &Settings,
+    model: &ModelInfo,
+    counter: &TokenCounter,
+) -> Prepared {
+    let enc = model.tokenizer;
+    let facts = facts(ws, session);
+    let root = ws.root.to_string_lossy().into_owned();
+    let mut diagnostics = Vec::new();
+    let mut fragments =
+        prepared_fragments(ws, session, &facts, &root, enc, counter, &mut diagnostics);
     // Priority descending without negation (-i64::MIN overflows).
     fragments.sort_by(|a, b| {
         (a.layer, std::cmp::Reverse(a.priority), &a.id).cmp(&(
