@@ -547,6 +547,14 @@ fn a_recorded_request_opens_its_diff_with_the_previous_one_in_the_diff_view() {
 fn traced_first_request(
     workspace: std::path::PathBuf,
 ) -> egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>> {
+    traced_request(workspace, 1)
+}
+
+/// The same with request `n` selected and traced.
+fn traced_request(
+    workspace: std::path::PathBuf,
+    n: usize,
+) -> egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>> {
     let agents =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/openclaw");
     let mut h = harness(workspace);
@@ -557,12 +565,59 @@ fn traced_first_request(
         agents.join("capture.jsonl").display().to_string();
     h.get_by_label("Open").click();
     wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
-    h.get_by_label("#1").click();
-    wait_for(&mut h, "the trace", |a| {
-        matches!(&a.traffic_view.traced, Some((1, Some(_))))
-    });
+    h.get_by_label(&format!("#{n}")).click();
+    wait_for(
+        &mut h,
+        "the trace",
+        |a| matches!(&a.traffic_view.traced, Some((i, Some(_))) if *i == n),
+    );
     h.run_steps(3);
     h
+}
+
+/// A recorded request's diff names, beside each part, the workspace files
+/// its text came from (as the trace found them), each opening the file.
+#[test]
+fn a_request_diff_links_each_part_to_the_files_it_came_from() {
+    let agents =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/openclaw");
+    let mut h = traced_request(agents.join("workspace"), 3);
+    // OpenClaw's own prompt has an emoji (🪶) no bundled font draws: the
+    // window shows a box for it, as egui does outside tests.
+    h.ctx
+        .set_missing_glyph_policy(egui::MissingGlyphPolicy::Tofu);
+    h.get_by_label("Diff with request #2").click();
+    wait_for(&mut h, "the diff", |a| {
+        !a.diff_view.pending && a.diff_view.result.is_some()
+    });
+    h.run_steps(3);
+    let a = app(&h);
+    let sources = a
+        .diff_view
+        .sources
+        .clone()
+        .expect("the trace of request #3");
+    assert_eq!(sources.request, 3);
+    let block = sources
+        .parts
+        .iter()
+        .find(|p| p.label == "system block 1")
+        .expect("system block 1 traced");
+    assert!(
+        block.from_files.iter().any(|(f, _)| f == "SOUL.md"),
+        "{:?}",
+        block.from_files
+    );
+    // The changed block's group shows each of its files as a button.
+    for (file, tokens) in &block.from_files {
+        let label = format!("{file} · {}", prompt_inspector::ui::thousands(*tokens));
+        assert!(
+            h.query_all_by_role_and_label(egui::accesskit::Role::Button, &label)
+                .count()
+                > 0,
+            "{label} beside system block 1"
+        );
+    }
 }
 
 #[test]

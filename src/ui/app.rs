@@ -292,6 +292,8 @@ impl App {
                     index: a,
                 };
                 self.diff_view.b = super::diff::Side::Request { capture, index: b };
+                let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
+                self.diff_view.sources = root.and_then(|r| self.traffic_view.sources(b, r));
                 self.state.tab = Tab::Diff;
                 self.compute_diff();
             }

@@ -53,6 +53,18 @@ pub struct DiffView {
     /// Bumped on every comparison asked for; a result of an older one is
     /// ignored, and groups open afresh for a new one.
     pub generation: u64,
+    /// Side B's request traced to the open workspace: each part's files
+    /// (shown under the part's group, each opening in the editor).
+    pub sources: Option<Sources>,
+}
+
+/// A recorded request's parts traced to the workspace they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sources {
+    pub root: PathBuf,
+    /// The request traced (1-based): shown only while it is side B.
+    pub request: usize,
+    pub parts: Vec<crate::engine::traffic::attribution::PartSource>,
 }
 
 impl Default for DiffView {
@@ -66,6 +78,7 @@ impl Default for DiffView {
             dirty: true,
             pending: false,
             generation: 0,
+            sources: None,
         }
     }
 }
@@ -204,13 +217,16 @@ pub fn show(
         .show(ui, |ui| {
             summary(ui, d);
             ui.separator();
-            fragment_groups(ui, view, d);
+            fragment_groups(ui, view, d, out);
         });
 }
 
 /// The lines of the diff grouped by fragment, each group collapsible (the
 /// changed ones open); unchanged groups hidden unless asked for.
-fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff) {
+fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff, out: &mut Vec<Command>) {
+    let sources = view.sources.as_ref().filter(|s| {
+        d.recorded && matches!(view.b, Side::Request { index, .. } if index == s.request)
+    });
     let groups = groups(&d.lines);
     // Which block each group belongs to, and which blocks changed.
     let mut block_of = Vec::with_capacity(groups.len());
@@ -255,10 +271,16 @@ fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff) {
                 .map(|l| l.text.trim_matches(['=', ' ']).to_string())
                 .unwrap_or_else(|| format!("system block {blk}")),
         };
-        egui::CollapsingHeader::new(RichText::new(title).monospace())
-            .id_salt(("diff-group", view.generation, i))
-            .default_open(changed)
-            .show(ui, |ui| {
+        let id = ui.make_persistent_id(("diff-group", view.generation, i));
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, changed)
+            .show_header(ui, |ui| {
+                ui.label(RichText::new(title).monospace());
+                // Where a recorded part's text came from, beside its name.
+                if let (Some(s), Some(f)) = (sources, &frag) {
+                    part_files(ui, s, f, out);
+                }
+            })
+            .body(|ui| {
                 if view.side_by_side {
                     ui.columns(2, |cols| {
                         for l in &lines {
@@ -278,5 +300,32 @@ fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff) {
                     }
                 }
             });
+    }
+}
+
+/// The workspace files a recorded part's text came from, each a button
+/// that opens the file in the editor.
+fn part_files(ui: &mut Ui, s: &Sources, part: &str, out: &mut Vec<Command>) {
+    let Some(p) = s.parts.iter().find(|p| p.label == part) else {
+        return;
+    };
+    if p.from_files.is_empty() {
+        return;
+    }
+    let dark = ui.visuals().dark_mode;
+    ui.weak("from");
+    for (file, tokens) in &p.from_files {
+        let text = RichText::new(format!("{file} · {}", super::thousands(*tokens)))
+            .color(super::colors::text(ui, super::colors::fragment(file, dark)));
+        if ui
+            .button(text)
+            .on_hover_text(format!("Open {file} in the editor"))
+            .clicked()
+        {
+            out.push(Command::OpenInEditor(s.root.join(file), None));
+        }
+    }
+    if p.from_no_file > 0 {
+        ui.weak(format!("· no file {}", super::thousands(p.from_no_file)));
     }
 }

@@ -146,9 +146,15 @@ impl App {
                     ));
                     if let Some(name) = self.changed_since_snapshot() {
                         ui.separator();
-                        ui.colored_label(colors::text(ui, colors::WARNING),
-                            format!("● changed since snapshot {name}"),
-                        );
+                        // One line, whatever the name: cut with "…", whole on hover.
+                        let text = format!("● changed since snapshot {name}");
+                        ui.add(
+                            egui::Label::new(
+                                egui::RichText::new(&text).color(colors::text(ui, colors::WARNING)),
+                            )
+                            .truncate(),
+                        )
+                        .on_hover_text(text);
                     }
                     if self.state.reloads > 0 {
                         ui.separator();

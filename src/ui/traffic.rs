@@ -61,6 +61,18 @@ impl Default for ProxyPanel {
 }
 
 impl TrafficView {
+    /// Request `request`'s parts traced to the workspace at `root`, when
+    /// that is the request traced.
+    pub fn sources(&self, request: usize, root: PathBuf) -> Option<super::diff::Sources> {
+        let (i, traced) = self.traced.as_ref()?;
+        let a = traced.as_ref()?.as_ref().ok()?;
+        (*i == request).then(|| super::diff::Sources {
+            root,
+            request,
+            parts: a.attribution.parts.clone(),
+        })
+    }
+
     /// A capture or transcript was read (again, for a live capture).
     pub fn read(&mut self, result: Result<Traffic, String>) {
         self.pending = false;
@@ -201,16 +213,18 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, requests: usize, out: &mut Vec<Com
             egui::CollapsingHeader::new("Upstreams")
                 .id_salt("proxy-upstreams")
                 .show(ui, |ui| {
+                    // A whole URL readable at a glance.
+                    let url_w = (ui.available_width() - 120.0).clamp(320.0, 640.0);
                     egui::Grid::new("proxy-upstream-grid").show(ui, |ui| {
                         ui.label("Anthropic");
                         ui.add(
                             egui::TextEdit::singleline(&mut p.anthropic_upstream)
-                                .desired_width(320.0),
+                                .desired_width(url_w),
                         );
                         ui.end_row();
                         ui.label("OpenAI");
                         ui.add(
-                            egui::TextEdit::singleline(&mut p.openai_upstream).desired_width(320.0),
+                            egui::TextEdit::singleline(&mut p.openai_upstream).desired_width(url_w),
                         );
                         ui.end_row();
                     });
