@@ -43,24 +43,42 @@ impl Slot {
 /// pre-tokenizer is certain to split: at a fragment whose text starts with a
 /// character other than white space or '/', right after the "\n\n"
 /// separator (no o200k/cl100k pre-token crosses into such a character from a
-/// newline). Each segment is counted through the content cache, so a budget
-/// change re-counts only the fragments whose text changed.
+/// newline). A segment that opens with a fragment counted before (in
+/// `prepare`) costs only that fragment's last pre-token and what follows it
+/// ([`TokenCounter::count_joined`]); the others are counted whole, on every
+/// core, through the content cache.
 fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> usize {
-    let mut segments = Vec::with_capacity(spans.len());
+    // Each segment: its range and the end of the span it opens with.
+    let mut segments: Vec<(usize, usize, usize)> = Vec::with_capacity(spans.len());
     let mut seg_start = 0;
+    let mut first_end = spans.first().map_or(0, |s| s.end);
     for s in spans.iter().skip(1) {
         let first = text[s.start..].chars().next();
         let safe = matches!(first, Some(c) if !c.is_whitespace() && c != '/');
         if safe {
-            segments.push(&text[seg_start..s.start]);
+            segments.push((seg_start, s.start, first_end));
             seg_start = s.start;
+            first_end = s.end;
         }
     }
-    segments.push(&text[seg_start..]);
-    counter
-        .count_many(enc, &segments, crate::assembly::tokens::cores())
-        .into_iter()
-        .sum()
+    segments.push((seg_start, text.len(), first_end.max(seg_start)));
+    let mut total = 0;
+    let mut whole = Vec::new();
+    for (start, end, first_end) in segments {
+        let first_end = first_end.min(end);
+        let joined = (first_end > start)
+            .then(|| counter.count_joined(enc, &text[start..first_end], &text[first_end..end]))
+            .flatten();
+        match joined {
+            Some(n) => total += n,
+            None => whole.push(&text[start..end]),
+        }
+    }
+    total
+        + counter
+            .count_many(enc, &whole, crate::assembly::tokens::cores())
+            .into_iter()
+            .sum::<usize>()
 }
 
 /// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts

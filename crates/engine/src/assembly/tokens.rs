@@ -56,6 +56,22 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// A text's count and its last pre-token (start, count).
+type Measured = (usize, (usize, usize));
+
+/// A text's count, and where its last pre-token starts with that
+/// pre-token's count (one pass of the pre-tokenizer).
+fn measure(enc: Encoding, text: &str) -> Measured {
+    let t = enc.counter();
+    let (mut n, mut tail) = (0, (0, 0));
+    for piece in t.split(text) {
+        let c = t.bpe.count(piece.as_bytes());
+        n += c;
+        tail = (piece.as_ptr() as usize - text.as_ptr() as usize, c);
+    }
+    (n, tail)
+}
+
 /// Uncounted bytes below which threads cost more than they save.
 const PARALLEL_BYTES: usize = 256 * 1024;
 
@@ -83,6 +99,9 @@ pub struct Truncation {
 #[derive(Default)]
 pub struct TokenCounter {
     counts: Mutex<HashMap<Key, usize>>,
+    /// Of a text counted: where its last pre-token starts and what that
+    /// pre-token counts (see [`TokenCounter::count_joined`]).
+    tails: Mutex<HashMap<Key, (usize, usize)>>,
     ids: Mutex<HashMap<Key, Arc<[u32]>>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -119,9 +138,28 @@ impl TokenCounter {
             return *n;
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let n = enc.counter().count(text);
+        let (n, tail) = measure(enc, text);
         self.counts.lock().unwrap().insert(k, n);
+        self.tails.lock().unwrap().insert(k, tail);
         n
+    }
+
+    /// Exact token count of `a` followed by `b`, from `a`'s remembered
+    /// count when there is one: the pre-tokenizer splits `a + b` as it
+    /// splits `a` up to `a`'s last pre-token, unless `a` ends in white
+    /// space (a run that `b` may continue, or that `\s+$` or `\s+(?!\S)`
+    /// judge by what follows). So only that last pre-token and `b` are
+    /// tokenized again: a block costs its separators, not its fragments
+    /// twice.
+    pub fn count_joined(&self, enc: Encoding, a: &str, b: &str) -> Option<usize> {
+        if a.is_empty() || a.ends_with(char::is_whitespace) {
+            return None;
+        }
+        let k = key(enc, a);
+        let n = *self.counts.lock().unwrap().get(&k)?;
+        let (start, last) = *self.tails.lock().unwrap().get(&k)?;
+        let rest = format!("{}{b}", &a[start..]);
+        Some(n - last + self.count(enc, &rest))
     }
 
     /// Exact token counts of many texts, in order: those not yet counted
@@ -148,10 +186,8 @@ impl TokenCounter {
         self.misses.fetch_add(todo.len() as u64, Ordering::Relaxed);
         let bytes: usize = todo.iter().map(|(i, _)| texts[*i].len()).sum();
         let threads = threads.clamp(1, 64);
-        let counted: Vec<usize> = if threads == 1 || bytes < PARALLEL_BYTES {
-            todo.iter()
-                .map(|(i, _)| enc.counter().count(texts[*i]))
-                .collect()
+        let counted: Vec<Measured> = if threads == 1 || bytes < PARALLEL_BYTES {
+            todo.iter().map(|(i, _)| measure(enc, texts[*i])).collect()
         } else {
             // Contiguous runs of about equal bytes, one per thread.
             let share = bytes.div_ceil(threads);
@@ -171,8 +207,8 @@ impl TokenCounter {
                     .map(|run| {
                         s.spawn(move || {
                             run.iter()
-                                .map(|(i, _)| enc.counter().count(texts[*i]))
-                                .collect::<Vec<usize>>()
+                                .map(|(i, _)| measure(enc, texts[*i]))
+                                .collect::<Vec<Measured>>()
                         })
                     })
                     .collect();
@@ -183,9 +219,11 @@ impl TokenCounter {
             })
         };
         let mut counts = self.counts.lock().unwrap();
-        for ((i, k), n) in todo.into_iter().zip(counted) {
+        let mut tails = self.tails.lock().unwrap();
+        for ((i, k), (n, tail)) in todo.into_iter().zip(counted) {
             out[i] = n;
             counts.insert(k, n);
+            tails.insert(k, tail);
         }
         out
     }
@@ -355,6 +393,36 @@ mod tests {
             let misses = c.misses();
             assert_eq!(c.count_many(enc, &texts, 4), exact);
             assert_eq!(c.misses(), misses);
+            // A counted text joined with what follows it in a block counts
+            // as the whole would, whatever the two are.
+            let seps = [
+                "\n\n",
+                "\n",
+                " ",
+                "",
+                "\n\n## Title\n",
+                "'s",
+                "/x",
+                "\r\n",
+                "123",
+                "字",
+            ];
+            for (i, a) in texts.iter().enumerate().filter(|(_, a)| a.len() < 2_000) {
+                for b in seps.iter().copied().chain(texts.get(i + 1).copied()) {
+                    let whole = format!("{a}{b}");
+                    match c.count_joined(enc, a, b) {
+                        Some(n) => assert_eq!(
+                            n,
+                            enc.bpe().encode_ordinary(&whole).len(),
+                            "{} on {:?} + {:?}",
+                            enc.as_str(),
+                            &a[..a.len().min(60)],
+                            &b[..b.len().min(20)]
+                        ),
+                        None => assert!(a.is_empty() || a.ends_with(char::is_whitespace)),
+                    }
+                }
+            }
         }
     }
 

@@ -444,13 +444,64 @@ pub fn load_fragment_files(
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    for (name, is_dir) in r.list("fragments") {
-        if is_dir || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
-            continue;
+    let names: Vec<String> = r
+        .list("fragments")
+        .into_iter()
+        .filter(|(name, is_dir)| !is_dir && (name.ends_with(".yaml") || name.ends_with(".yml")))
+        .map(|(name, _)| format!("fragments/{name}"))
+        .collect();
+    // Read in order, parsed a batch at a time on every core (a batch holds
+    // at most BATCH_BYTES of text), then made into fragments in order.
+    let mut names = names.into_iter().peekable();
+    while names.peek().is_some() {
+        let mut batch: Vec<(String, String)> = Vec::new();
+        let mut bytes = 0;
+        while bytes < BATCH_BYTES
+            && let Some(rel) = names.next()
+        {
+            if let Some(text) = r.read(&rel) {
+                bytes += text.len();
+                batch.push((rel, text));
+            }
         }
-        let rel = format!("fragments/{name}");
-        let Some(text) = r.read(&rel) else { continue };
-        let node = match yaml::parse(&text) {
+        let parsed = parse_all(&batch);
+        fragment_files(r, batch, parsed, out, diags);
+    }
+}
+
+/// Text of fragment files parsed at once at most.
+const BATCH_BYTES: usize = 32 << 20;
+
+/// The files' YAML parsed, in order, on every core when there is enough.
+fn parse_all(files: &[(String, String)]) -> Vec<Result<Node, yaml::YamlError>> {
+    let threads = crate::assembly::tokens::cores().min(files.len()).max(1);
+    let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    if threads == 1 || bytes < 256 * 1024 {
+        return files.iter().map(|(_, t)| yaml::parse(t)).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|run| s.spawn(move || run.iter().map(|(_, t)| yaml::parse(t)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a parsing thread panicked"))
+            .collect()
+    })
+}
+
+/// Fragments of parsed fragment files, in file order.
+fn fragment_files(
+    r: &mut Reader,
+    files: Vec<(String, String)>,
+    parsed: Vec<Result<Node, yaml::YamlError>>,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for ((rel, text), node) in files.into_iter().zip(parsed) {
+        let node = match node {
             Ok(n) => n,
             Err(e) => {
                 diags.push(Diagnostic::error(
