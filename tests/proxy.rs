@@ -341,6 +341,39 @@ fn fifty_concurrent_exchanges_are_all_recorded() {
     assert_eq!(ids.len(), 50, "every exchange its own line and id");
 }
 
+/// Forty clients at once with agent-sized bodies (150 KB, redacted off the
+/// runtime): the recordings take turns, one per core, and every exchange
+/// is in the capture with its whole request.
+#[test]
+fn forty_large_exchanges_at_once_take_turns_recording_and_are_all_recorded() {
+    let upstream = fake::FakeServer::start("");
+    let p = proxy(&upstream.url, &upstream.url, &[]);
+    let filler = "lorem ipsum dolor ".repeat(8_500);
+    let handles: Vec<_> = (0..40)
+        .map(|i| {
+            let url = p.url.clone();
+            let body = MESSAGE.replace("hi", &format!("hi {i} {filler}"));
+            std::thread::spawn(move || post(&url, "/v1/messages", &body, &[]).0)
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap().contains("200"));
+    }
+    let lines = capture_lines(&p, 40);
+    assert_eq!(lines.len(), 40);
+    let mut firsts: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let text = l["request"]["messages"][0]["content"].as_str().unwrap();
+            assert!(text.len() > 150_000, "the whole request recorded");
+            text.split(' ').take(2).collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    firsts.sort();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 40, "each client's own request");
+}
+
 #[test]
 fn listening_beyond_loopback_is_a_warning() {
     let upstream = fake::FakeServer::start("");

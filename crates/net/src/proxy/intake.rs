@@ -27,6 +27,11 @@ impl Reservation {
         Reservation { shared, bytes: 0 }
     }
 
+    /// The proxy this exchange belongs to.
+    pub(super) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     /// Takes `n` more bytes of the budget; false (and nothing taken) when
     /// that would go over it.
     pub(super) fn take(&mut self, n: usize) -> bool {

@@ -123,6 +123,12 @@ struct Shared {
     count_skipped: std::sync::atomic::AtomicBool,
     /// Bytes held in flight now (see [`Limits::in_flight_bytes`]).
     in_flight: std::sync::atomic::AtomicUsize,
+    /// Exchanges being recorded at once (redacted, counted, written): one
+    /// per core. The others wait their turn holding their bytes of the
+    /// in-flight budget, so a recording that falls behind slows new
+    /// requests (past the budget they are refused) instead of growing
+    /// without bound; no exchange is dropped from the capture.
+    recorders: tokio::sync::Semaphore,
     /// Token counts a llama.cpp upstream gave, by upstream and text hash
     /// (successive requests of a conversation repeat most of their parts).
     counts: Mutex<HashMap<(String, u64), usize>>,
@@ -163,6 +169,9 @@ pub async fn serve(
         write_failed: std::sync::atomic::AtomicBool::new(false),
         llama: Mutex::new(HashMap::new()),
         in_flight: std::sync::atomic::AtomicUsize::new(0),
+        recorders: tokio::sync::Semaphore::new(
+            std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
+        ),
         count_skipped: std::sync::atomic::AtomicBool::new(false),
         counts: Mutex::new(HashMap::new()),
     });
@@ -561,6 +570,10 @@ async fn record_answer(
     copy: Vec<u8>,
     error: Option<String>,
 ) {
+    // One recording per core at a time (the copy and the request stay
+    // held, inside the in-flight budget, while this one waits).
+    let shared = record.held.shared().clone();
+    let _turn = shared.recorders.acquire().await;
     let mut usage = crate::engine::usage::reported(&copy, record.stream);
     // `count_tokens` answers with its figure at the top level.
     if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
