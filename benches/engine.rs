@@ -115,31 +115,48 @@ fn compare_with_python(text: &str) {
         println!("  python tiktoken: skipped (rank file not found)");
         return;
     };
+    let Some((py, py_n)) = python_peer("tiktoken_reference.py", &path, &ranks) else {
+        return;
+    };
+    println!(
+        "  python tiktoken o200k_base: {py:.2} MB/s ({py_n} tokens{})",
+        same(py_n == n)
+    );
+    println!("  ratio rust/python: {:.2}×", rust / py);
+}
+
+/// Runs `scripts/SCRIPT INPUT RANKS`; its line "<figure> <tokens>", or None
+/// (said) when Python's tiktoken is not there.
+fn python_peer(script: &str, input: &Path, ranks: &Path) -> Option<(f64, usize)> {
     let out = std::process::Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/tiktoken_reference.py"
-        ))
-        .arg(&path)
-        .arg(&ranks)
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scripts")
+                .join(script),
+        )
+        .arg(input)
+        .arg(ranks)
         .output();
     match out {
         Ok(o) if o.status.success() => {
             let line = String::from_utf8_lossy(&o.stdout);
             let mut parts = line.split_whitespace();
-            let py: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
-            let py_n: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-            println!(
-                "  python tiktoken o200k_base: {py:.2} MB/s ({py_n} tokens{})",
-                if py_n == n {
-                    ", same count"
-                } else {
-                    ", DIFFERENT count"
-                }
-            );
-            println!("  ratio rust/python: {:.2}×", rust / py);
+            let figure = parts.next().and_then(|s| s.parse().ok())?;
+            let tokens = parts.next().and_then(|s| s.parse().ok())?;
+            Some((figure, tokens))
         }
-        _ => println!("  python tiktoken: skipped (pip install tiktoken to compare)"),
+        _ => {
+            println!("  python tiktoken: skipped (pip install tiktoken to compare)");
+            None
+        }
+    }
+}
+
+fn same(yes: bool) -> &'static str {
+    if yes {
+        ", same count"
+    } else {
+        ", DIFFERENT count"
     }
 }
 
@@ -173,32 +190,14 @@ fn report_beside_python(dir: &Path) {
         println!("  python tiktoken: skipped (rank file not found)");
         return;
     };
-    let out = std::process::Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/tiktoken_count_texts.py"
-        ))
-        .arg(&path)
-        .arg(&ranks)
-        .output();
-    match out {
-        Ok(o) if o.status.success() => {
-            let line = String::from_utf8_lossy(&o.stdout);
-            let mut parts = line.split_whitespace();
-            let py: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
-            let py_n: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-            println!(
-                "  python tiktoken counting the same texts: {py:.3} s ({py_n} tokens{})",
-                if py_n == ours {
-                    ", same count"
-                } else {
-                    ", DIFFERENT count"
-                }
-            );
-            println!("  report / python counting: {:.2}×", best / py);
-        }
-        _ => println!("  python tiktoken: skipped (pip install tiktoken to compare)"),
-    }
+    let Some((py, py_n)) = python_peer("tiktoken_count_texts.py", &path, &ranks) else {
+        return;
+    };
+    println!(
+        "  python tiktoken counting the same texts: {py:.3} s ({py_n} tokens{})",
+        same(py_n == ours)
+    );
+    println!("  report / python counting: {:.2}×", best / py);
 }
 
 /// One long piece with no pre-token break (1 and 8 MB of one letter):

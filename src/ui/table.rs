@@ -81,25 +81,29 @@ fn arrow_keys(
 const ROW_H: f32 = 20.0;
 const HEAD_H: f32 = 22.0;
 
+/// A column's header button: its label with ▲ or ▼ when the table is
+/// sorted by it (`ascending`); true when clicked.
+pub(super) fn sort_button(ui: &mut Ui, label: &str, ascending: Option<bool>) -> bool {
+    let arrow = match ascending {
+        Some(true) => " ▲",
+        Some(false) => " ▼",
+        None => "",
+    };
+    ui.button(RichText::new(format!("{label}{arrow}")).strong())
+        .on_hover_text(format!("Sort by {label}"))
+        .clicked()
+}
+
 /// A sortable header cell.
 fn head(
     h: &mut egui_extras::TableRow,
-    view: &TableView,
+    sort: (SortColumn, bool),
     label: &str,
     col: SortColumn,
     clicks: &mut Vec<SortColumn>,
 ) {
     h.col(|ui| {
-        let arrow = match (view.sort == col, view.sort_ascending) {
-            (true, true) => " ▲",
-            (true, false) => " ▼",
-            _ => "",
-        };
-        if ui
-            .button(RichText::new(format!("{label}{arrow}")).strong())
-            .on_hover_text(format!("Sort by {label}"))
-            .clicked()
-        {
+        if sort_button(ui, label, (sort.0 == col).then_some(sort.1)) {
             clicks.push(col);
         }
     });
@@ -113,6 +117,10 @@ struct Rows<'a> {
     scroll_to: Option<usize>,
     /// The shared vertical offset at the start of this frame.
     offset: f32,
+    /// How the table is sorted.
+    sort: (SortColumn, bool),
+    /// Headers clicked, carried out after the frame.
+    sort_clicks: Vec<SortColumn>,
 }
 
 /// The table: the id column frozen at the left, the other columns beside
@@ -126,22 +134,23 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
     let scroll_to = arrow_keys(ui, &rows, frags, selected, out);
-    let r = Rows {
+    let mut r = Rows {
         rows: &rows,
         frags,
         selected,
         scroll_to,
         offset: view.scroll_y,
+        sort: (view.sort, view.sort_ascending),
+        sort_clicks: Vec::new(),
     };
-    let mut sort_clicks: Vec<SortColumn> = Vec::new();
     let full = ui.available_rect_before_wrap();
     let id_w = 165.0_f32.min(full.width() * 0.4);
     let left = egui::Rect::from_min_size(full.min, egui::vec2(id_w, full.height()));
     let right =
         egui::Rect::from_min_max(egui::pos2(full.left() + id_w + 4.0, full.top()), full.max);
     let offsets = [
-        id_column(ui, left, &r, view, &mut sort_clicks, out),
-        other_columns(ui, right, &r, view, &mut sort_clicks, out),
+        id_column(ui, left, &mut r, out),
+        other_columns(ui, right, &mut r, out),
     ];
     ui.painter().vline(
         full.left() + id_w + 2.0,
@@ -156,22 +165,16 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
         view.scroll_y = o;
         ui.ctx().request_repaint();
     }
-    for c in sort_clicks {
+    for c in r.sort_clicks {
         view.toggle_sort(c);
     }
 }
 
 /// The frozen id column; returns its vertical offset after this frame.
-fn id_column(
-    ui: &mut Ui,
-    rect: egui::Rect,
-    r: &Rows,
-    view: &TableView,
-    sort_clicks: &mut Vec<SortColumn>,
-    out: &mut Vec<Command>,
-) -> f32 {
-    let (rows, frags, selected, scroll_to, shared) =
-        (r.rows, r.frags, r.selected, r.scroll_to, r.offset);
+fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>) -> f32 {
+    let (rows, frags, selected, scroll_to) = (r.rows, r.frags, r.selected, r.scroll_to);
+    let (shared, sort) = (r.offset, r.sort);
+    let sort_clicks = &mut r.sort_clicks;
     let mut offset = shared;
     ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
         let mut b = TableBuilder::new(ui)
@@ -187,7 +190,7 @@ fn id_column(
             .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
             .column(Column::exact(rect.width() - 8.0).clip(true))
             .header(HEAD_H, |mut h| {
-                head(&mut h, view, "id", SortColumn::Id, sort_clicks)
+                head(&mut h, sort, "id", SortColumn::Id, sort_clicks)
             })
             .body(|body| {
                 body.rows(ROW_H, rows.len(), |mut row| {
@@ -208,16 +211,10 @@ fn id_column(
 
 /// The columns beside the ids, scrolling sideways; returns their
 /// vertical offset after this frame.
-fn other_columns(
-    ui: &mut Ui,
-    rect: egui::Rect,
-    r: &Rows,
-    view: &TableView,
-    sort_clicks: &mut Vec<SortColumn>,
-    out: &mut Vec<Command>,
-) -> f32 {
-    let (rows, frags, selected, scroll_to, shared) =
-        (r.rows, r.frags, r.selected, r.scroll_to, r.offset);
+fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>) -> f32 {
+    let (rows, frags, selected, scroll_to) = (r.rows, r.frags, r.selected, r.scroll_to);
+    let (shared, sort) = (r.offset, r.sort);
+    let sort_clicks = &mut r.sort_clicks;
     let mut offset = shared;
     ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
         // Wide reasons scroll sideways (shift+wheel); the id column stays;
@@ -256,7 +253,7 @@ fn other_columns(
                             ("source", SortColumn::Source),
                             ("reason", SortColumn::Order),
                         ] {
-                            head(&mut h, view, label, col, sort_clicks);
+                            head(&mut h, sort, label, col, sort_clicks);
                         }
                     })
                     .body(|body| {

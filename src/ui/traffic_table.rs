@@ -203,16 +203,7 @@ fn sorted_table(
     b.header(22.0, |mut h| {
         for (col, label) in COLUMNS {
             h.col(|ui| {
-                let arrow = match (s.sort == col, s.ascending) {
-                    (true, true) => " ▲",
-                    (true, false) => " ▼",
-                    _ => "",
-                };
-                if ui
-                    .button(RichText::new(format!("{label}{arrow}")).strong())
-                    .on_hover_text(format!("Sort by {label}"))
-                    .clicked()
-                {
+                if super::table::sort_button(ui, label, (s.sort == col).then_some(s.ascending)) {
                     *sort_click = Some(col);
                 }
             });
