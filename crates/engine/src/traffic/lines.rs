@@ -10,13 +10,24 @@ use serde_json::Value;
 
 use super::parse::{Sent, Transcript, capture_exchanges, sent};
 use super::{CaptureLine, Exchange, Source};
+use crate::workspace::reader::{LineFile, Span};
 use crate::{plural, thousands};
 
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
 
-/// Largest traffic file read (a capture or a transcript).
+/// Largest traffic file read whole, its requests held (a capture or a
+/// transcript, for a request's diff or trace).
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Largest traffic file analysed ([`read_file_lazy`]): a capture's
+/// requests are read again one at a time, so its size costs time, not
+/// memory.
+pub const MAX_STREAMED_BYTES: u64 = 1 << 40;
+
+/// Longest line read when a file is streamed (a capture's line holds one
+/// request of at most 16 MiB and a copy of its answer).
+pub const MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Files read at most from a folder (a project's transcripts, all of
 /// `~/.claude/projects`, `~/.codex/sessions`); they share [`MAX_LINES`]
@@ -200,6 +211,53 @@ pub struct Lines {
     /// A line was a Codex session file's line.
     codex: bool,
     rollout: super::codex::Rollout,
+    /// Streamed: a capture's requests are left in the file (where each
+    /// line is, to read it again), not held.
+    lazy: bool,
+    /// The file being read (its index) and where the line is in it.
+    file_index: usize,
+    span: Option<Span>,
+    /// Requests left in their file so far.
+    left_in_file: usize,
+}
+
+/// Where a capture line is, to read its request again.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BodyAt {
+    pub file: usize,
+    pub span: Span,
+}
+
+/// The files of a streamed read, open, to read each request again when it
+/// is analysed.
+#[derive(Debug, Default)]
+pub struct Bodies {
+    /// By file index: the files some request was left in (the others are
+    /// closed at once).
+    files: Vec<Option<LineFile>>,
+}
+
+/// Files held open at most for their requests; a folder's later captures
+/// are held in memory as [`read_file`] holds them.
+const MAX_OPEN: usize = 256;
+
+impl Bodies {
+    /// Puts `x`'s request back from its file (when it was left there).
+    /// A line that no longer reads as it did leaves the request out.
+    pub fn load(&self, x: &mut Exchange) {
+        let (None, Some(at)) = (&x.request, x.body) else {
+            return;
+        };
+        let Some(Some(f)) = self.files.get(at.file) else {
+            return;
+        };
+        x.request = f
+            .read_span(at.span)
+            .ok()
+            .and_then(|line| serde_json::from_str::<Value>(&line).ok())
+            .and_then(|mut v| v.get_mut("request").map(Value::take))
+            .filter(|r| !r.is_null());
+    }
 }
 
 impl Lines {
@@ -254,9 +312,20 @@ impl Lines {
         }
         // Only the request is kept (the rest of the line is dropped here).
         if v.get("request").is_some()
-            && let Some(s) = CaptureLine::from_value(v).and_then(sent)
+            && let Some(mut s) = CaptureLine::from_value(v).and_then(sent)
         {
-            self.values += s.x.request.as_ref().map_or(0, values_of);
+            match (self.lazy, self.span) {
+                // Left in the file, read again when it is analysed.
+                (true, Some(span)) => {
+                    s.x.request = None;
+                    s.x.body = Some(BodyAt {
+                        file: self.file_index,
+                        span,
+                    });
+                    self.left_in_file += 1;
+                }
+                _ => self.values += s.x.request.as_ref().map_or(0, values_of),
+            }
             self.sent.push(s);
         }
     }
@@ -313,17 +382,55 @@ fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), String> {
 /// guarded reader (each a regular file of at most [`MAX_FILE_BYTES`]): a
 /// file with its subagents' files, or a folder's files (a file of a folder
 /// that cannot be read is named in what was skipped); errors name the file.
+/// Every request is held.
 pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    read_files(path, false).map(|(s, x, k, _)| (s, x, k))
+}
+
+/// [`read_file`] for an analysis, streamed: files of up to
+/// [`MAX_STREAMED_BYTES`], a capture's requests left in their file (each
+/// read again by [`Bodies::load`] when its turn comes), so what is held is
+/// a summary per request and one request at a time.
+pub fn read_file_lazy(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
+    read_files(path, true)
+}
+
+fn read_files(path: &Path, lazy: bool) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
     let (files, more) = files_of(path)?;
-    let mut lines = Lines::default();
+    let mut lines = Lines {
+        lazy,
+        ..Lines::default()
+    };
+    let mut bodies = Bodies::default();
     let several = files.len() > 1;
+    let (max, max_line) = if lazy {
+        (MAX_STREAMED_BYTES, MAX_LINE_BYTES)
+    } else {
+        (MAX_FILE_BYTES, MAX_FILE_BYTES)
+    };
     for f in &files {
         lines.line_in_file = 0;
+        lines.file_index = bodies.files.len();
+        lines.lazy = lazy && bodies.files.iter().flatten().count() < MAX_OPEN;
+        let before = lines.left_in_file;
         if several {
             lines.file = Some(crate::clean(&f.display().to_string(), 300));
         }
-        let read =
-            crate::workspace::reader::for_each_line_lossy(f, MAX_FILE_BYTES, |l| lines.push(l));
+        let read = LineFile::open(f, max).and_then(|file| {
+            let read = file.for_each_line(max, max_line, |l, span| {
+                lines.span = span;
+                lines.push(l)
+            });
+            // Kept open only if a request was left in it.
+            bodies
+                .files
+                .push((lines.left_in_file > before).then_some(file));
+            read
+        });
+        // One entry per file, read or not: indices stay those of the files.
+        if bodies.files.len() == lines.file_index {
+            bodies.files.push(None);
+        }
         match read {
             Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e, 500)),
             r => r?,
@@ -341,7 +448,7 @@ pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String
             at(a).total_cmp(&at(b))
         });
     }
-    Ok((source, x, skipped))
+    Ok((source, x, skipped, bodies))
 }
 
 #[cfg(test)]

@@ -40,7 +40,9 @@ use request::parts;
 pub use adopt::to_session;
 pub use analyser::Analyser;
 pub use capture::CaptureLine;
-pub use lines::{MAX_LINES, Skipped, estimate_values, read_file};
+pub use lines::{
+    Bodies, MAX_LINES, MAX_STREAMED_BYTES, Skipped, estimate_values, read_file, read_file_lazy,
+};
 pub use parse::{format_rfc3339, rfc3339};
 pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
 pub use request::{Counted, Part, Parts, TEMPLATE, positions, snapshot_at};
@@ -104,6 +106,9 @@ pub struct Exchange {
     pub agent_cost_usd: Option<f64>,
     /// Milliseconds from the request to the end of its answer (captures).
     pub latency_ms: Option<u64>,
+    /// Where its request is in its capture, when it was left there to be
+    /// read again ([`lines::Bodies::load`]).
+    pub body: Option<lines::BodyAt>,
 }
 
 /// Why a request wrote or missed the cache.
@@ -298,6 +303,7 @@ pub struct Traffic {
 fn analyze(
     source: Source,
     exchanges: Vec<Exchange>,
+    bodies: &Bodies,
     table: &ModelTable,
     counter: &crate::TokenCounter,
 ) -> Traffic {
@@ -315,7 +321,9 @@ fn analyze(
     // The last of a chain is kept until the next request (of any chain)
     // has been compared with it: a new conversation's first request is.
     let mut done_with: Option<String> = None;
-    for (x, followed) in exchanges.into_iter().zip(followed) {
+    for (mut x, followed) in exchanges.into_iter().zip(followed) {
+        // A streamed capture's request, read again for its turn.
+        bodies.load(&mut x);
         let last = (!followed).then(|| x.chain.clone());
         requests.push(a.push(x, table, counter));
         if let Some(chain) = done_with.take() {
@@ -339,8 +347,8 @@ pub fn read(
     table: &ModelTable,
     counter: &crate::TokenCounter,
 ) -> Result<Traffic, String> {
-    let (source, exchanges, skipped) = read_file(path)?;
-    let mut t = analyze(source, exchanges, table, counter);
+    let (source, exchanges, skipped, bodies) = read_file_lazy(path)?;
+    let mut t = analyze(source, exchanges, &bodies, table, counter);
     t.skipped = skipped;
     Ok(t)
 }

@@ -125,6 +125,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
             agent_cost_usd: None,
             latency_ms: Some(l.latency_ms),
             request: Some(req),
+            body: None,
         },
     })
 }
@@ -372,6 +373,7 @@ impl Transcript {
             // Older Claude Code wrote each line's own cost.
             agent_cost_usd: l["costUSD"].as_f64().filter(|c| c.is_finite() && *c >= 0.0),
             latency_ms: None,
+            body: None,
         });
     }
 

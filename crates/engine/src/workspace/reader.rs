@@ -82,47 +82,130 @@ pub fn for_each_line_lossy(
     max: u64,
     mut each: impl FnMut(&str),
 ) -> Result<(), String> {
-    use std::io::BufRead;
-    let named = |e: String| format!("{}: {e}", path.display());
-    let (f, _) = open_regular(path, max).map_err(named)?;
-    let mut r = std::io::BufReader::new(f.take(max + 1));
-    let (mut buf, mut read, mut first) = (Vec::new(), 0u64, true);
-    loop {
-        buf.clear();
-        let n = r
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| named(format!("unreadable: {e}")))?;
-        if n == 0 {
-            return Ok(());
-        }
-        read += n as u64;
-        if read > max {
-            return Err(named(format!(
-                "file grew over the {} MiB limit while it was read (skipped)",
-                max / (1024 * 1024)
-            )));
-        }
-        let ended = buf.last() == Some(&b'\n');
-        if ended {
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
+    LineFile::open(path, max)?.for_each_line(max, max, |l, _| each(l))
+}
+
+/// Where a line's text is in its file (its line ending left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// A regular file opened once, read line by line, then read again a line
+/// at a time through the same handle (what is read again is the file that
+/// was checked, never another swapped in at its path).
+#[derive(Debug)]
+pub struct LineFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl LineFile {
+    /// Opens `path`: a regular file of at most `max` bytes.
+    pub fn open(path: &Path, max: u64) -> Result<LineFile, String> {
+        let (file, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(LineFile {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Each line (see [`for_each_line_lossy`]) with where it is when it
+    /// can be read again as it is (valid UTF-8, no lone CR in it). At most
+    /// `max` bytes are read; a line longer than `max_line` is not held: it
+    /// goes to `each` as [`LONG_LINE`].
+    pub fn for_each_line(
+        &self,
+        max: u64,
+        max_line: u64,
+        mut each: impl FnMut(&str, Option<Span>),
+    ) -> Result<(), String> {
+        use std::io::BufRead;
+        let named = |e: String| format!("{}: {e}", self.path.display());
+        let mut r = std::io::BufReader::new((&self.file).take(max + 1));
+        let (mut buf, mut read, mut first) = (Vec::new(), 0u64, true);
+        loop {
+            buf.clear();
+            let n = (&mut r)
+                .take(max_line + 1)
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| named(format!("unreadable: {e}")))?;
+            if n == 0 {
+                return Ok(());
             }
-        }
-        let text = String::from_utf8_lossy(&buf);
-        let mut text: &str = &text;
-        if std::mem::take(&mut first) {
-            text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        }
-        // A lone CR ends a line; one at the very end leaves no line after it.
-        let mut pieces = text.split('\r').peekable();
-        while let Some(line) = pieces.next() {
-            if ended || pieces.peek().is_some() || !line.is_empty() {
-                each(line);
+            let offset = read;
+            read += n as u64;
+            if buf.len() as u64 > max_line && buf.last() != Some(&b'\n') {
+                // Too long to hold: skipped to its end, said as one line.
+                loop {
+                    buf.clear();
+                    let m = (&mut r)
+                        .take(1 << 20)
+                        .read_until(b'\n', &mut buf)
+                        .map_err(|e| named(format!("unreadable: {e}")))?;
+                    read += m as u64;
+                    if m == 0 || buf.last() == Some(&b'\n') {
+                        break;
+                    }
+                }
+                first = false;
+                each(LONG_LINE, None);
+                continue;
+            }
+            if read > max {
+                return Err(named(format!(
+                    "file grew over the {} MiB limit while it was read (skipped)",
+                    max / (1024 * 1024)
+                )));
+            }
+            let ended = buf.last() == Some(&b'\n');
+            if ended {
+                buf.pop();
+                if buf.last() == Some(&b'\r') {
+                    buf.pop();
+                }
+            }
+            let len = buf.len();
+            let text = String::from_utf8_lossy(&buf);
+            let exact = matches!(text, std::borrow::Cow::Borrowed(_));
+            let mut text: &str = &text;
+            let mut start = offset;
+            if std::mem::take(&mut first)
+                && let Some(t) = text.strip_prefix('\u{feff}')
+            {
+                text = t;
+                start += 3;
+            }
+            // A lone CR ends a line; one at the very end leaves no line after it.
+            let mut pieces = text.split('\r').peekable();
+            let single = !text.contains('\r');
+            let span = (exact && single).then(|| Span {
+                offset: start,
+                len: (len - (start - offset) as usize) as u32,
+            });
+            while let Some(line) = pieces.next() {
+                if ended || pieces.peek().is_some() || !line.is_empty() {
+                    each(line, span);
+                }
             }
         }
     }
+
+    /// The line at `span`, read again through the same handle.
+    pub fn read_span(&self, span: Span) -> Result<String, String> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; span.len as usize];
+        self.file
+            .read_exact_at(&mut buf, span.offset)
+            .map_err(|e| format!("{}: unreadable: {e}", self.path.display()))?;
+        String::from_utf8(buf).map_err(|_| format!("{}: the line changed", self.path.display()))
+    }
 }
+
+/// What [`LineFile::for_each_line`] gives for a line too long to hold
+/// (not JSON: counted among the lines skipped).
+pub const LONG_LINE: &str = "(a line too long to read)";
 
 /// The files of a folder named outside any workspace (a profiles folder)
 /// whose extension is one of `exts`, sorted. Each is then read with
