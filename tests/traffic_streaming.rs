@@ -105,6 +105,11 @@ fn a_capture_past_the_whole_read_limit_is_analysed_not_refused() {
     let t = traffic::read(&path, &ModelTable::bundled(), &TokenCounter::new()).unwrap();
     assert_eq!(t.requests.len(), 2);
     assert_eq!(t.skipped.lines, 1, "{:?}", t.skipped);
+    // A request's diff reads it, and the previous of its chain, again.
+    let (_, x, _) = traffic::read_file_for(&path, &[2]).unwrap();
+    assert!(x[0].request.is_some() && x[1].request.is_some());
+    let d = traffic::diff_at(&x, 2, &TokenCounter::new(), &ModelTable::bundled()).unwrap();
+    assert!(!d.identical);
     const { assert!(MAX_STREAMED_BYTES > 300 << 20) };
 }
 

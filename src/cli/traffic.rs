@@ -150,7 +150,8 @@ fn print_json(t: &traffic::Traffic) {
 /// --check-profile) the workspace's profile rendering set against it.
 fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
     use crate::engine::traffic::{attribution, profile_check};
-    let exchanges = match traffic::read_file(&a.file) {
+    let wanted: Vec<usize> = a.request.into_iter().collect();
+    let exchanges = match traffic::read_file_for(&a.file, &wanted) {
         Ok((_, x, _)) => x,
         Err(e) => return fail(&e),
     };
@@ -204,7 +205,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
 
 /// Request `n` compared with the previous request of its chain.
 fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
-    let exchanges = match traffic::read_file(&a.file) {
+    let exchanges = match traffic::read_file_for(&a.file, &[n]) {
         Ok((_, x, _)) => x,
         Err(e) => return fail(&e),
     };

@@ -249,10 +249,11 @@ impl Shared {
     /// road of `traffic --against`.
     fn trace(&self, capture: &Path, index: usize, root: &Path, options: &Options) {
         use crate::engine::traffic::profile_check;
-        let result = crate::engine::traffic::read_file(capture).and_then(|(_, x, _)| {
-            let picked = profile_check::pick(&x, Some(index))?;
-            profile_check::against(root, options, &self.table, &self.counter, picked)
-        });
+        let result =
+            crate::engine::traffic::read_file_for(capture, &[index]).and_then(|(_, x, _)| {
+                let picked = profile_check::pick(&x, Some(index))?;
+                profile_check::against(root, options, &self.table, &self.counter, picked)
+            });
         self.send(Done::Traced {
             index,
             result: Box::new(result),
@@ -325,11 +326,12 @@ impl Shared {
             DiffInput::Inspection(ins) => Ok(crate::snapshot_now(&ins, &self.counter)),
             DiffInput::File(p) => Snapshot::load(&p),
             // The capture read as the Traffic tab reads it.
-            DiffInput::Request { capture, index } => crate::engine::traffic::read_file(&capture)
-                .and_then(|(_, x, _)| {
+            DiffInput::Request { capture, index } => {
+                crate::engine::traffic::read_file_for(&capture, &[index]).and_then(|(_, x, _)| {
                     crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
                         .map_err(|e| format!("{}: {e}", capture.display()))
-                }),
+                })
+            }
             DiffInput::Session { base, name } => base
                 .other_session(&name, &self.table, &self.counter)
                 .map(|ins| crate::snapshot_now(&ins, &self.counter)),
@@ -346,7 +348,7 @@ impl Shared {
                     capture: cb,
                     index: ib,
                 },
-            ) if capture == cb => crate::engine::traffic::read_file(&capture)
+            ) if capture == cb => crate::engine::traffic::read_file_for(&capture, &[ia, ib])
                 .and_then(|(_, x, _)| {
                     crate::engine::traffic::diff_between(&x, ia, ib, &self.counter, &self.table)
                 })

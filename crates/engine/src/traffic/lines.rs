@@ -395,6 +395,38 @@ pub fn read_file_lazy(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped, Bo
     read_files(path, true)
 }
 
+/// [`read_file`] for some requests only: the file streamed, and the
+/// requests `wanted` (1-based, as listed; none: the last with a body) read
+/// again with the previous request of each one's chain (what it is
+/// compared with). What a diff or a trace needs, from a capture of any size.
+pub fn read_file_for(
+    path: &Path,
+    wanted: &[usize],
+) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    let (source, mut x, skipped, bodies) = read_file_lazy(path)?;
+    let mut idx: Vec<usize> = wanted
+        .iter()
+        .filter(|&&n| n >= 1 && n <= x.len())
+        .map(|n| n - 1)
+        .collect();
+    if wanted.is_empty()
+        && let Some(i) = x
+            .iter()
+            .rposition(|e| e.request.is_some() || e.body.is_some())
+    {
+        idx.push(i);
+    }
+    for i in idx.clone() {
+        if let Some(j) = x[..i].iter().rposition(|e| e.chain == x[i].chain) {
+            idx.push(j);
+        }
+    }
+    for i in idx {
+        bodies.load(&mut x[i]);
+    }
+    Ok((source, x, skipped))
+}
+
 fn read_files(path: &Path, lazy: bool) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
     let (files, more) = files_of(path)?;
     let mut lines = Lines {

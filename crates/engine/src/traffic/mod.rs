@@ -41,7 +41,8 @@ pub use adopt::to_session;
 pub use analyser::Analyser;
 pub use capture::CaptureLine;
 pub use lines::{
-    Bodies, MAX_LINES, MAX_STREAMED_BYTES, Skipped, estimate_values, read_file, read_file_lazy,
+    Bodies, MAX_LINES, MAX_STREAMED_BYTES, Skipped, estimate_values, read_file, read_file_for,
+    read_file_lazy,
 };
 pub use parse::{format_rfc3339, rfc3339};
 pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
