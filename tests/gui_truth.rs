@@ -800,3 +800,40 @@ fn the_traffic_table_sorts_filters_and_shows_the_cache_entries_over_time() {
     assert_eq!(app(&h).traffic_view.selected, Some(4));
     h.get_by_label("Diff with request #3");
 }
+
+/// A long capture opened in the Traffic tab shows how far its reading has
+/// come while the worker reads it, then the table.
+#[test]
+fn a_long_capture_shows_its_progress_in_the_traffic_tab() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("long.jsonl");
+    let pad = "x".repeat(2_500);
+    let lines: Vec<String> = (0..4_000)
+        .map(|i| {
+            serde_json::json!({"schema": 1, "id": i.to_string(), "ts_start": format!("2026-12-01T10:{:02}:{:02}Z", i / 60 % 60, i % 60),
+                "ts_end": "2026-12-01T10:00:00Z", "endpoint": "/v1/messages", "model": "claude-sonnet-4-6", "status": 200,
+                "stream": false, "latency_ms": 5, "error": null,
+                "usage": {"input_tokens": 3, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1200, "output_tokens": 5},
+                "request": {"model": "claude-sonnet-4-6", "system": format!("You are Kestrel. {pad}"),
+                    "messages": [{"role": "user", "content": format!("hi {i}")}]}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let mut h = harness(sample());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
+    h.get_by_label("Open").click();
+    let start = std::time::Instant::now();
+    let mut shown = false;
+    while app(&h).traffic_view.result.is_none() {
+        assert!(start.elapsed() < std::time::Duration::from_secs(120));
+        h.step();
+        shown |= h.query_all_by_label_contains("explaining").count() > 0
+            || h.query_all_by_label_contains("reading ").count() > 0;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(shown, "a progress bar while it was read");
+    assert!(app(&h).traffic_view.progress.is_none(), "gone once read");
+}

@@ -140,3 +140,60 @@ fn a_streamed_capture_is_not_held_to_the_value_budget_of_a_whole_read() {
     assert_eq!(streamed.len(), 3, "{:?}", skipped);
     assert_eq!(skipped.over_budget, 0);
 }
+
+/// A long analysis says how far it has come: bytes read (never past the
+/// file's size), then requests explained, up to all of them.
+#[test]
+fn a_long_analysis_reports_its_progress_reading_then_explaining() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let pad = "x".repeat(2_500);
+    let mut f = std::fs::File::create(&path).unwrap();
+    for i in 0..3_000 {
+        writeln!(f, "{}", line(i, &pad)).unwrap();
+    }
+    drop(f);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mut seen = Vec::new();
+    let t = traffic::read_with(
+        &path,
+        &ModelTable::bundled(),
+        &TokenCounter::new(),
+        &mut |p| seen.push(p),
+    )
+    .unwrap();
+    assert_eq!(t.requests.len(), 3_000);
+    let reading: Vec<u64> = seen
+        .iter()
+        .filter_map(|p| match p {
+            traffic::Progress::Reading { bytes, total } => {
+                assert_eq!(*total, size);
+                Some(*bytes)
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(reading.len() >= 2, "{seen:?}");
+    assert!(reading.windows(2).all(|w| w[0] < w[1]) && *reading.last().unwrap() <= size);
+    let explained: Vec<usize> = seen
+        .iter()
+        .filter_map(|p| match p {
+            traffic::Progress::Explaining { done, total } => {
+                assert_eq!(*total, 3_000);
+                Some(*done)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(explained, [1_000, 2_000, 3_000]);
+    // Reading comes first.
+    let first_explaining = seen
+        .iter()
+        .position(|p| matches!(p, traffic::Progress::Explaining { .. }))
+        .unwrap();
+    assert!(
+        seen[..first_explaining]
+            .iter()
+            .all(|p| matches!(p, traffic::Progress::Reading { .. }))
+    );
+}

@@ -108,7 +108,10 @@ pub fn run(a: Args) -> ExitCode {
             // The parts are counted as the window counts them (one truth);
             // the file is read line by line, as the window reads it.
             let counter = crate::engine::TokenCounter::new();
-            let t = match traffic::read(&a.file, &table, &counter) {
+            let bar = progress_bar();
+            let read = traffic::read_with(&a.file, &table, &counter, &mut |p| bar.show(p));
+            bar.done();
+            let t = match read {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
@@ -252,5 +255,55 @@ fn adopt(exchanges: &[traffic::Exchange], target: &std::path::Path, chain: &str)
             ExitCode::SUCCESS
         }
         Err(e) => fail(&format!("cannot write {}: {e}", target.display())),
+    }
+}
+
+/// A progress bar on standard error for a long analysis (reading, then
+/// explaining), only when standard error is a terminal; nothing otherwise.
+struct Bar(Option<indicatif::ProgressBar>);
+
+fn progress_bar() -> Bar {
+    use std::io::IsTerminal;
+    Bar(std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::hidden();
+        b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        b
+    }))
+}
+
+impl Bar {
+    fn show(&self, p: traffic::Progress) {
+        let Some(b) = &self.0 else { return };
+        let style = |t: &str| indicatif::ProgressStyle::with_template(t).ok();
+        match p {
+            traffic::Progress::Reading { bytes, total } => {
+                if b.length() != Some(total) {
+                    if let Some(s) =
+                        style("reading   {bar:40} {binary_bytes}/{binary_total_bytes} {eta}")
+                    {
+                        b.set_style(s);
+                    }
+                    b.set_length(total);
+                }
+                b.set_position(bytes);
+            }
+            traffic::Progress::Explaining { done, total } => {
+                if b.length() != Some(total as u64) {
+                    // The style first: the bytes' style never shows a count.
+                    if let Some(s) = style("explaining {bar:40} {pos}/{len} requests {eta}") {
+                        b.set_style(s);
+                    }
+                    b.set_position(0);
+                    b.set_length(total as u64);
+                }
+                b.set_position(done as u64);
+            }
+        }
+    }
+
+    fn done(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
     }
 }

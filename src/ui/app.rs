@@ -427,6 +427,7 @@ impl App {
             Done::Picked(choice) => self.on_picked(choice),
             Done::TestRun(msg) => self.test_run.apply(msg),
             Done::Traffic(result) => self.traffic_view.read(*result),
+            Done::TrafficProgress(p) => self.traffic_view.progress = Some(p),
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::Traced { index, result } => {
                 // Only the selected request's trace is kept.

@@ -17,6 +17,8 @@ use crate::net::proxy::ProxyConfig;
 pub struct TrafficView {
     pub path: String,
     pub pending: bool,
+    /// How far the file being read has come (a long one).
+    pub progress: Option<crate::engine::traffic::Progress>,
     pub result: Option<Result<Traffic, String>>,
     pub selected: Option<usize>,
     /// The file the result was read from.
@@ -76,6 +78,7 @@ impl TrafficView {
     /// A capture or transcript was read (again, for a live capture).
     pub fn read(&mut self, result: Result<Traffic, String>) {
         self.pending = false;
+        self.progress = None;
         // A live capture grows under the selection: keep it.
         if self.proxy.addr.is_none() {
             self.selected = None;
@@ -354,8 +357,31 @@ fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         }
         if view.pending {
             ui.spinner();
+            if let Some(p) = view.progress {
+                progress(ui, p);
+            }
         }
     });
+}
+
+/// A long read's progress: bytes read, then requests explained.
+fn progress(ui: &mut Ui, p: crate::engine::traffic::Progress) {
+    use crate::engine::traffic::Progress;
+    let (part, text) = match p {
+        Progress::Reading { bytes, total } => (
+            bytes as f32 / total.max(1) as f32,
+            format!("reading {} of {} MiB", bytes >> 20, total >> 20),
+        ),
+        Progress::Explaining { done, total } => (
+            done as f32 / total.max(1) as f32,
+            format!(
+                "explaining {} of {} requests",
+                thousands(done as u64),
+                thousands(total as u64)
+            ),
+        ),
+    };
+    ui.add(egui::ProgressBar::new(part).desired_width(220.0).text(text));
 }
 
 /// Totals, what each class of miss cost, and the 1-hour-TTL counterfactual.

@@ -176,6 +176,8 @@ pub enum Done {
     Picked(Option<PathBuf>),
     TestRun(TestRunMsg),
     Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
+    /// How far the traffic being read has come.
+    TrafficProgress(crate::engine::traffic::Progress),
     /// The next request of the capture being recorded, and the totals
     /// with it.
     Recorded {
@@ -417,7 +419,12 @@ impl Shared {
             }
             Job::Traffic(path) => {
                 // As the `traffic` command reads it: line by line, bounded.
-                let result = crate::engine::traffic::read(&path, &self.table, &self.counter);
+                let result = crate::engine::traffic::read_with(
+                    &path,
+                    &self.table,
+                    &self.counter,
+                    &mut |p| self.send(Done::TrafficProgress(p)),
+                );
                 self.send(Done::Traffic(Box::new(result)));
             }
             Job::Follow => self.live = Analyser::default(),

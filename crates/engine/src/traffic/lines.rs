@@ -384,7 +384,7 @@ fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), String> {
 /// that cannot be read is named in what was skipped); errors name the file.
 /// Every request is held.
 pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String> {
-    read_files(path, false).map(|(s, x, k, _)| (s, x, k))
+    read_files(path, false, &mut |_| {}).map(|(s, x, k, _)| (s, x, k))
 }
 
 /// [`read_file`] for an analysis, streamed: files of up to
@@ -392,8 +392,20 @@ pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String
 /// read again by [`Bodies::load`] when its turn comes), so what is held is
 /// a summary per request and one request at a time.
 pub fn read_file_lazy(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
-    read_files(path, true)
+    read_files(path, true, &mut |_| {})
 }
+
+/// How far a long read or analysis has come (for a progress bar).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress {
+    /// Bytes of the file(s) read, of the total.
+    Reading { bytes: u64, total: u64 },
+    /// Requests explained, of the total.
+    Explaining { done: usize, total: usize },
+}
+
+/// Bytes read between two [`Progress::Reading`] reports.
+const REPORT_BYTES: u64 = 4 << 20;
 
 /// [`read_file`] for some requests only: the file streamed, and the
 /// requests `wanted` (1-based, as listed; none: the last with a body) read
@@ -427,8 +439,25 @@ pub fn read_file_for(
     Ok((source, x, skipped))
 }
 
-fn read_files(path: &Path, lazy: bool) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
+/// [`read_file_lazy`], saying how far it has come.
+pub fn read_file_lazy_with(
+    path: &Path,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
+    read_files(path, true, progress)
+}
+
+fn read_files(
+    path: &Path,
+    lazy: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
     let (files, more) = files_of(path)?;
+    let total: u64 = files
+        .iter()
+        .map(|f| crate::workspace::reader::size_of(f))
+        .sum();
+    let (mut done, mut reported) = (0u64, 0u64);
     let mut lines = Lines {
         lazy,
         ..Lines::default()
@@ -451,7 +480,15 @@ fn read_files(path: &Path, lazy: bool) -> Result<(Source, Vec<Exchange>, Skipped
         let read = LineFile::open(f, max).and_then(|file| {
             let read = file.for_each_line(max, max_line, |l, span| {
                 lines.span = span;
-                lines.push(l)
+                lines.push(l);
+                done += l.len() as u64 + 1;
+                if done - reported >= REPORT_BYTES {
+                    reported = done;
+                    progress(Progress::Reading {
+                        bytes: done.min(total),
+                        total,
+                    });
+                }
             });
             // Kept open only if a request was left in it.
             bodies

@@ -41,8 +41,8 @@ pub use adopt::to_session;
 pub use analyser::Analyser;
 pub use capture::CaptureLine;
 pub use lines::{
-    Bodies, MAX_LINES, MAX_STREAMED_BYTES, Skipped, estimate_values, read_file, read_file_for,
-    read_file_lazy,
+    Bodies, MAX_LINES, MAX_STREAMED_BYTES, Progress, Skipped, estimate_values, read_file,
+    read_file_for, read_file_lazy, read_file_lazy_with,
 };
 pub use parse::{format_rfc3339, rfc3339};
 pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
@@ -307,7 +307,9 @@ fn analyze(
     bodies: &Bodies,
     table: &ModelTable,
     counter: &crate::TokenCounter,
+    progress: &mut dyn FnMut(Progress),
 ) -> Traffic {
+    let total = exchanges.len();
     // Whether a later request of the same chain follows each one (the
     // last of a chain is compared with nothing: its body goes at once).
     let mut followed = vec![false; exchanges.len()];
@@ -327,6 +329,12 @@ fn analyze(
         bodies.load(&mut x);
         let last = (!followed).then(|| x.chain.clone());
         requests.push(a.push(x, table, counter));
+        if requests.len() % 1000 == 0 {
+            progress(Progress::Explaining {
+                done: requests.len(),
+                total,
+            });
+        }
         if let Some(chain) = done_with.take() {
             a.forget_request(&chain);
         }
@@ -348,8 +356,19 @@ pub fn read(
     table: &ModelTable,
     counter: &crate::TokenCounter,
 ) -> Result<Traffic, String> {
-    let (source, exchanges, skipped, bodies) = read_file_lazy(path)?;
-    let mut t = analyze(source, exchanges, &bodies, table, counter);
+    read_with(path, table, counter, &mut |_| {})
+}
+
+/// [`read`], saying how far it has come: bytes read, then requests
+/// explained.
+pub fn read_with(
+    path: &std::path::Path,
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Traffic, String> {
+    let (source, exchanges, skipped, bodies) = read_file_lazy_with(path, progress)?;
+    let mut t = analyze(source, exchanges, &bodies, table, counter, progress);
     t.skipped = skipped;
     Ok(t)
 }

@@ -203,6 +203,12 @@ impl LineFile {
     }
 }
 
+/// The size of the file at `path` (the link itself, never followed), 0
+/// when there is none: for a progress bar's total, never to bound a read.
+pub fn size_of(path: &Path) -> u64 {
+    std::fs::symlink_metadata(path).map_or(0, |m| m.len())
+}
+
 /// What [`LineFile::for_each_line`] gives for a line too long to hold
 /// (not JSON: counted among the lines skipped).
 pub const LONG_LINE: &str = "(a line too long to read)";
