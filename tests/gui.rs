@@ -256,7 +256,7 @@ fn cache_panel_shows_the_requests_and_follows_the_slider() {
         "a smaller prompt costs less: {before} → {after}"
     );
     // The provider selector switches the predictor.
-    h.get_by_label("openai").click();
+    h.get_by_label("OpenAI").click();
     h.run_steps(3);
     let _ = cost(&mut h);
     let p = h

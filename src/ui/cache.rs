@@ -93,10 +93,10 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
     ui.horizontal_wrapped(|ui| {
         ui.label("Provider:");
         for (label, prov) in [
-            ("model's", None),
-            ("anthropic", Some(Provider::Anthropic)),
-            ("openai", Some(Provider::Openai)),
-            ("prefix (local)", Some(Provider::Prefix)),
+            ("as the model's", None),
+            ("Anthropic", Some(Provider::Anthropic)),
+            ("OpenAI", Some(Provider::Openai)),
+            ("prefix match (local)", Some(Provider::Prefix)),
         ] {
             if ui.selectable_label(provider == prov, label).clicked() && provider != prov {
                 out.push(Command::SetProvider(prov));
@@ -178,7 +178,7 @@ fn strategies(ui: &mut Ui, p: &Prediction) {
             }
             ui.end_row();
             for s in &p.strategies {
-                ui.label(s.name);
+                ui.label(strategy_words(s.name));
                 ui.label(thousands(s.usage.cache_read_input_tokens));
                 ui.label(thousands(s.usage.cache_creation_input_tokens));
                 ui.label(thousands(s.usage.input_tokens));
@@ -191,6 +191,16 @@ fn strategies(ui: &mut Ui, p: &Prediction) {
         "Saving of the best strategy over no caching: ${:.5}",
         p.saving_usd
     ));
+}
+
+/// A strategy as a user would name it (the CLI's JSON keeps the id).
+fn strategy_words(name: &str) -> &str {
+    match name {
+        "layered" => "layered: a breakpoint per cached layer",
+        "single_string" => "one string: the whole prompt, one breakpoint",
+        "none" => "no caching",
+        other => other,
+    }
 }
 
 fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {

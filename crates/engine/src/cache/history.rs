@@ -69,8 +69,8 @@ pub fn build(conversation: &[Message], s: &HistorySettings) -> BuiltHistory {
     }
     if !compacted.is_empty() {
         notes.push(format!(
-            "{} old tool result(s) micro-compacted (keep_recent {})",
-            compacted.len(),
+            "{} micro-compacted (the {} most recent kept whole)",
+            crate::plural(compacted.len() as u64, "old tool result"),
             s.keep_recent
         ));
     }
