@@ -61,19 +61,22 @@ pub fn show(ui: &mut Ui, state: &AppState, view: &mut ProblemsView, out: &mut Ve
 fn row(ui: &mut Ui, state: &AppState, p: &Problem, out: &mut Vec<Command>) {
     ui.horizontal_wrapped(|ui| {
         ui.colored_label(colors::text(ui, color(p.kind)), p.kind.word());
-        let link = ui.add_enabled(
-            p.fragment.is_some(),
-            egui::Link::new(RichText::new(p.location()).monospace()),
-        );
-        let link = match &p.fragment {
-            Some(f) => link.on_hover_text(format!("Select {f}")),
-            None => link
-                .on_disabled_hover_text("No fragment comes from this file: it could not be read"),
-        };
-        if link.clicked()
-            && let Some(f) = &p.fragment
-        {
-            out.push(Command::Select(f.clone()));
+        // A location with a fragment is a link that selects it; one without
+        // (a file that could not be read) is plain text, as readable.
+        match &p.fragment {
+            Some(f) => {
+                if ui
+                    .link(RichText::new(p.location()).monospace())
+                    .on_hover_text(format!("Select {f}"))
+                    .clicked()
+                {
+                    out.push(Command::Select(f.clone()));
+                }
+            }
+            None => {
+                ui.label(RichText::new(p.location()).monospace())
+                    .on_hover_text("No fragment comes from here to select");
+            }
         }
         ui.label(&p.message);
         if let Some(root) = &state.root

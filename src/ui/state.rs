@@ -33,6 +33,7 @@ pub enum SortColumn {
     Tokens,
     Kept,
     Status,
+    Reason,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -273,6 +274,7 @@ impl TableView {
             SortColumn::Tokens => rows.sort_by_key(|i| (f(i).tokens, *i)),
             SortColumn::Kept => rows.sort_by_key(|i| (f(i).kept_tokens, *i)),
             SortColumn::Status => rows.sort_by_key(|i| (f(i).status, *i)),
+            SortColumn::Reason => rows.sort_by(|x, y| f(x).reason.cmp(&f(y).reason).then(x.cmp(y))),
         }
         if !self.sort_ascending {
             rows.reverse();

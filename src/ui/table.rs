@@ -38,9 +38,22 @@ pub fn filters(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter
                 .assembly()
                 .map(|a| a.fragments.iter().filter(|f| f.status == s).count())
                 .unwrap_or(0);
-            let text = RichText::new(format!("{} {count}", s.as_str()))
-                .color(colors::text(ui, colors::status(s)));
-            ui.toggle_value(&mut view.status_filter[i], text);
+            // The status's colour on a swatch, the words in the theme's
+            // text colour: readable on the chip's fill, selected or not.
+            let font = egui::TextStyle::Button.resolve(ui.style());
+            let mut job = egui::text::LayoutJob::default();
+            let format = |color| egui::TextFormat {
+                font_id: font.clone(),
+                color,
+                ..Default::default()
+            };
+            job.append("● ", 0.0, format(colors::status(s)));
+            job.append(
+                &format!("{} {count}", s.as_str()),
+                0.0,
+                format(ui.visuals().text_color()),
+            );
+            ui.toggle_value(&mut view.status_filter[i], job);
         }
     });
 }
@@ -251,7 +264,7 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                             ("layer", SortColumn::Layer),
                             ("prio", SortColumn::Priority),
                             ("source", SortColumn::Source),
-                            ("reason", SortColumn::Order),
+                            ("reason", SortColumn::Reason),
                         ] {
                             head(&mut h, sort, label, col, sort_clicks);
                         }

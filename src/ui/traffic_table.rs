@@ -166,7 +166,13 @@ pub fn table(
 ) {
     let rows = visible(t, s);
     let mut sort_click: Option<Col> = None;
-    sorted_table(ui, t, &rows, s, (selected, source), &mut sort_click, out);
+    // In a box of its own height: the columns' lines end with the table.
+    let height = (ui.available_height() * 0.45).clamp(120.0, 420.0);
+    let size = vec2(ui.available_width(), height + 26.0);
+    ui.allocate_ui(size, |ui| {
+        ui.set_max_height(size.y);
+        sorted_table(ui, t, &rows, s, (selected, source), &mut sort_click, out);
+    });
     if let Some(c) = sort_click {
         s.ascending = if s.sort == c { !s.ascending } else { true };
         s.sort = c;
@@ -183,7 +189,8 @@ fn sorted_table(
     sort_click: &mut Option<Col>,
     out: &mut Vec<Command>,
 ) {
-    let height = (ui.available_height() * 0.45).clamp(120.0, 420.0);
+    // The box it was given, less its header.
+    let height = (ui.available_height() - 26.0).max(94.0);
     let mut b = TableBuilder::new(ui)
         .id_salt("traffic-table")
         .striped(true)
@@ -193,7 +200,8 @@ fn sorted_table(
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
     for (col, _) in COLUMNS {
         b = b.column(match col {
-            Col::Reason => Column::initial(420.0).at_least(160.0).clip(true),
+            // What is left of the width: the table never runs past it.
+            Col::Reason => Column::remainder().at_least(160.0).clip(true),
             Col::Model => Column::initial(130.0).at_least(60.0).clip(true),
             Col::Time => Column::initial(72.0).at_least(50.0).clip(true),
             Col::Status => Column::initial(74.0).at_least(60.0).clip(true),

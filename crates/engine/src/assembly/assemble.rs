@@ -437,8 +437,11 @@ impl LayerCtx<'_> {
         let was = if summarized { "its summary " } else { "" };
         match cut {
             Some(t) => {
+                // One number per concept: what was cut, what the marker
+                // saying so costs, and the result.
+                let marker = (t.tokens + t.cut).saturating_sub(before);
                 slots[i].reason = format!(
-                    "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, {before} → {} tokens)",
+                    "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, a {marker}-token marker added: {before} → {} tokens)",
                     t.cut, t.tokens
                 );
                 slots[i].status = Status::Truncated;
