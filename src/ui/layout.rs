@@ -140,10 +140,18 @@ impl App {
                     ))
                     .on_hover_text("system tokens: the exact count of every system block; tool definitions: each definition counted as sent, summed");
                     ui.separator();
-                    ui.weak(format!(
-                        "loaded in {} ms · re-assembly {} µs · frame {} µs",
-                        self.state.last_load_ms, self.state.last_assemble_us, self.frames.last_us
-                    ));
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(format!(
+                                "loaded in {} ms · re-assembly {} µs · frame {} µs",
+                                self.state.last_load_ms,
+                                self.state.last_assemble_us,
+                                self.frames.last_us
+                            ))
+                            .weak(),
+                        )
+                        .truncate(),
+                    );
                     if let Some(name) = self.changed_since_snapshot() {
                         ui.separator();
                         // One line, whatever the name: cut with "…", whole on hover.
@@ -286,8 +294,10 @@ impl App {
         .min_size(min)
         .max_size(520.0)
         .show(ui, |ui| {
+            // Its scroll bar always shown: more lies below at small sizes.
             egui::ScrollArea::vertical()
                 .id_salt("left-scroll")
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
                 .show(ui, |ui| {
                     controls::show(ui, &self.state, &self.table, &self.profiles, out);
                     ui.separator();

@@ -68,7 +68,8 @@ fn char_cols(c: char) -> usize {
 }
 
 /// `line` in rows of at most `cols` columns (one row when it fits or
-/// `cols` is 0), split on character boundaries.
+/// `cols` is 0), split after the last space of a row when there is one in
+/// its second half (words stay whole), else on a character boundary.
 fn wrap(line: &str, cols: usize) -> Vec<&str> {
     if cols == 0 || line.len() <= cols {
         return vec![line];
@@ -76,14 +77,30 @@ fn wrap(line: &str, cols: usize) -> Vec<&str> {
     let mut rows = Vec::new();
     let mut start = 0;
     let mut n = 0;
+    // The byte after the row's last space, and the columns up to it.
+    let mut space: Option<(usize, usize)> = None;
     for (i, c) in line.char_indices() {
         let w = char_cols(c);
+        if n + w > cols && n > 0 && c == ' ' {
+            // A space past the edge ends the row (it shows as nothing).
+            rows.push(&line[start..i + 1]);
+            (start, n, space) = (i + 1, 0, None);
+            continue;
+        }
         if n + w > cols && n > 0 {
-            rows.push(&line[start..i]);
-            start = i;
-            n = 0;
+            let cut = match space {
+                Some((at, upto)) if upto * 2 >= cols => (at, n - upto),
+                _ => (i, 0),
+            };
+            rows.push(&line[start..cut.0]);
+            start = cut.0;
+            n = cut.1;
+            space = None;
         }
         n += w;
+        if c == ' ' {
+            space = Some((i + 1, n));
+        }
     }
     rows.push(&line[start..]);
     rows
@@ -279,6 +296,12 @@ mod tests {
     #[test]
     fn a_long_line_wraps_at_the_width_on_character_boundaries() {
         assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
+        // Words stay whole when a space falls in a row's second half.
+        assert_eq!(wrap("the coding session", 10), ["the coding ", "session"]);
+        assert_eq!(
+            wrap("one two three four", 9),
+            ["one two ", "three ", "four"]
+        );
         assert_eq!(wrap("abcd", 4), ["abcd"]);
         assert_eq!(wrap("", 4), [""]);
         // Wide characters take two columns.

@@ -201,10 +201,10 @@ fn sorted_table(
     for (col, _) in COLUMNS {
         b = b.column(match col {
             // What is left of the width: the table never runs past it.
-            Col::Reason => Column::remainder().at_least(160.0).clip(true),
-            Col::Model => Column::initial(130.0).at_least(60.0).clip(true),
-            Col::Time => Column::initial(72.0).at_least(50.0).clip(true),
-            Col::Status => Column::initial(74.0).at_least(60.0).clip(true),
+            Col::Reason => Column::remainder().at_least(60.0).clip(true),
+            Col::Model => Column::initial(104.0).at_least(60.0).clip(true),
+            Col::Time => Column::initial(68.0).at_least(50.0).clip(true),
+            Col::Status => Column::initial(58.0).at_least(44.0).clip(true),
             _ => Column::auto().at_least(36.0),
         });
     }
