@@ -869,3 +869,23 @@ fn the_fragment_tables_id_column_is_frozen_while_the_rest_scrolls() {
         "the first id scrolled away with its row"
     );
 }
+
+/// In a narrow window the Traffic, Diff and Test run tabs take the whole
+/// width: the budget controls show beside the views of fragments only.
+#[test]
+fn a_narrow_window_gives_the_traffic_tab_the_whole_width() {
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    assert!(h.query_all_by_label("Total budget").next().is_some());
+    for tab in ["Traffic", "Diff", "Test run"] {
+        h.get_by_label(tab).click();
+        h.run_steps(3);
+        assert!(
+            h.query_all_by_label("Total budget").next().is_none(),
+            "{tab}"
+        );
+    }
+    h.get_by_label("Fragments").click();
+    h.run_steps(3);
+    assert!(h.query_all_by_label("Total budget").next().is_some());
+}

@@ -215,13 +215,17 @@ impl App {
         // selected.
         let width = ui.available_width();
         let narrow = width < NARROW;
-        self.left_panel(ui, out, narrow);
         // The fragment's detail beside the views of fragments; the Traffic,
-        // Diff and Test run tabs have their own and take the width.
+        // Diff and Test run tabs have their own and take the width (in a
+        // narrow window the whole width: the budget controls are for the
+        // views of fragments).
         let fragment_views = matches!(
             self.state.tab,
             Tab::Fragments | Tab::Prompt | Tab::Cache | Tab::Problems
         );
+        if fragment_views || !narrow {
+            self.left_panel(ui, out, narrow);
+        }
         if fragment_views && (!narrow || self.state.selected.is_some()) {
             self.detail_panel(ui, narrow);
         }
