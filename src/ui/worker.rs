@@ -262,6 +262,16 @@ impl Shared {
         });
     }
 
+    /// A capture or transcript read as the `traffic` command reads it
+    /// (streamed, bounded), saying how far it has come.
+    fn traffic(&self, path: &Path) {
+        let result =
+            crate::engine::traffic::read_with(path, &self.table, &self.counter, &mut |p| {
+                self.send(Done::TrafficProgress(p))
+            });
+        self.send(Done::Traffic(Box::new(result)));
+    }
+
     fn send(&self, d: Done) {
         let _ = self.done.send(d);
         self.ctx.request_repaint();
@@ -417,16 +427,7 @@ impl Shared {
                     result: Box::new(result),
                 });
             }
-            Job::Traffic(path) => {
-                // As the `traffic` command reads it: line by line, bounded.
-                let result = crate::engine::traffic::read_with(
-                    &path,
-                    &self.table,
-                    &self.counter,
-                    &mut |p| self.send(Done::TrafficProgress(p)),
-                );
-                self.send(Done::Traffic(Box::new(result)));
-            }
+            Job::Traffic(path) => self.traffic(&path),
             Job::Follow => self.live = Analyser::default(),
             Job::Recorded(line) => {
                 if let Some(row) = self.live.push_line(*line, &self.table, &self.counter) {

@@ -393,34 +393,38 @@ mod tests {
             let misses = c.misses();
             assert_eq!(c.count_many(enc, &texts, 4), exact);
             assert_eq!(c.misses(), misses);
-            // A counted text joined with what follows it in a block counts
-            // as the whole would, whatever the two are.
-            let seps = [
-                "\n\n",
-                "\n",
-                " ",
-                "",
-                "\n\n## Title\n",
-                "'s",
-                "/x",
-                "\r\n",
-                "123",
-                "字",
-            ];
-            for (i, a) in texts.iter().enumerate().filter(|(_, a)| a.len() < 2_000) {
-                for b in seps.iter().copied().chain(texts.get(i + 1).copied()) {
-                    let whole = format!("{a}{b}");
-                    match c.count_joined(enc, a, b) {
-                        Some(n) => assert_eq!(
-                            n,
-                            enc.bpe().encode_ordinary(&whole).len(),
-                            "{} on {:?} + {:?}",
-                            enc.as_str(),
-                            &a[..a.len().min(60)],
-                            &b[..b.len().min(20)]
-                        ),
-                        None => assert!(a.is_empty() || a.ends_with(char::is_whitespace)),
-                    }
+            joined_counts_as_the_whole(&c, enc, &texts);
+        }
+    }
+
+    /// A counted text joined with what follows it in a block counts as the
+    /// whole would, whatever the two are.
+    fn joined_counts_as_the_whole(c: &TokenCounter, enc: Encoding, texts: &[&str]) {
+        let seps = [
+            "\n\n",
+            "\n",
+            " ",
+            "",
+            "\n\n## Title\n",
+            "'s",
+            "/x",
+            "\r\n",
+            "123",
+            "字",
+        ];
+        for (i, a) in texts.iter().enumerate().filter(|(_, a)| a.len() < 2_000) {
+            for b in seps.iter().copied().chain(texts.get(i + 1).copied()) {
+                let whole = format!("{a}{b}");
+                match c.count_joined(enc, a, b) {
+                    Some(n) => assert_eq!(
+                        n,
+                        enc.bpe().encode_ordinary(&whole).len(),
+                        "{} on {:?} + {:?}",
+                        enc.as_str(),
+                        &a[..a.len().min(60)],
+                        &b[..b.len().min(20)]
+                    ),
+                    None => assert!(a.is_empty() || a.ends_with(char::is_whitespace)),
                 }
             }
         }
