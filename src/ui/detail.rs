@@ -57,12 +57,15 @@ fn token_view(ui: &mut Ui, text: &str, spans: &[Range<usize>]) {
     for (i, r) in spans.iter().enumerate() {
         let bg = TOKEN_COLORS[i % TOKEN_COLORS.len()].gamma_multiply(0.45);
         let piece = text[r.clone()].replace('\n', "↵\n");
+        // The text readable (WCAG AA) on the fill as it shows on the panel.
+        let shown = super::colors::over(bg, ui.visuals().panel_fill);
+        let color = super::colors::readable_on(ui.visuals().text_color(), &[shown]);
         job.append(
             &piece,
             0.0,
             TextFormat {
                 font_id: font.clone(),
-                color: ui.visuals().text_color(),
+                color,
                 background: bg,
                 ..Default::default()
             },
@@ -233,4 +236,25 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
         });
     ui.add_space(8.0);
     ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
+}
+
+#[cfg(test)]
+mod token_view_tests {
+    use super::TOKEN_COLORS;
+    use crate::ui::colors::{MIN_CONTRAST, contrast, over, readable_on, visuals};
+
+    /// The token view's text reaches WCAG AA on every token's fill, in
+    /// both themes.
+    #[test]
+    fn token_text_is_readable_on_every_fill() {
+        for dark in [false, true] {
+            let v = visuals(dark);
+            for c in TOKEN_COLORS {
+                let shown = over(c.gamma_multiply(0.45), v.panel_fill);
+                let text = readable_on(v.text_color(), &[shown]);
+                let r = contrast(text, shown);
+                assert!(r >= MIN_CONTRAST, "{c:?} (dark {dark}): {r:.2}");
+            }
+        }
+    }
 }
