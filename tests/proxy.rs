@@ -892,6 +892,7 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
         timeout: Duration::from_secs(30),
         limits: Limits::default(),
         recorded: Some(recorded),
+        otlp: None,
     };
     let (ready, addr) = tokio::sync::oneshot::channel();
     let (stop, stop_rx) = tokio::sync::watch::channel(false);

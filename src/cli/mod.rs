@@ -4,6 +4,7 @@
 pub mod context;
 pub mod diff;
 pub mod models;
+pub mod otlp;
 pub mod predict;
 pub mod proxy;
 pub mod render;

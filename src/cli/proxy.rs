@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use super::fail;
+use crate::net::otlp::{Exporter, Feed, OtlpConfig};
 use crate::net::proxy::{Limits, ProxyConfig, serve};
 use crate::net::{ANTHROPIC_BASE, OPENAI_BASE};
 
@@ -45,6 +48,48 @@ pub struct Args {
     /// Client connections open at once (more wait to be accepted).
     #[arg(long, default_value_t = 512)]
     pub max_connections: usize,
+    /// Export one OpenTelemetry span per exchange to this OTLP/HTTP
+    /// collector (its base, `http://127.0.0.1:4318`, or its `/v1/traces`
+    /// URL; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, then
+    /// OTEL_EXPORTER_OTLP_ENDPOINT). Plain HTTP only to this machine.
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// Put each request body in its span (`prompt_inspector.request.body`,
+    /// redacted as in captures); without it no prompt text leaves.
+    #[arg(long)]
+    pub otlp_content: bool,
+}
+
+/// The OTLP feed the flags or the environment ask for (None: no export).
+fn otlp_feed(a: &Args, capture: &std::path::Path) -> Result<Option<Arc<Feed>>, String> {
+    let Some(endpoint) = super::otlp::endpoint(a.otlp_endpoint.as_deref()) else {
+        return Ok(None);
+    };
+    let cfg = OtlpConfig {
+        content: a.otlp_content,
+        allow_insecure_http: a.allow_insecure_http,
+        ..OtlpConfig::new(endpoint)
+    };
+    let exporter = Exporter::start(&cfg)?;
+    let table = crate::model_table()?;
+    let file = crate::engine::clean(&capture.display().to_string(), 1000);
+    Ok(Some(Arc::new(Feed::start(exporter, table, file))))
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
 }
 
 fn capture_path(a: &Args) -> Result<PathBuf, String> {
@@ -77,6 +122,13 @@ pub fn run(a: Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
+    if a.otlp_content && super::otlp::endpoint(a.otlp_endpoint.as_deref()).is_none() {
+        return fail("--otlp-content needs an OTLP endpoint (--otlp-endpoint URL)");
+    }
+    let feed = match otlp_feed(&a, &capture) {
+        Ok(f) => f,
+        Err(e) => return fail(&e),
+    };
     let cfg = ProxyConfig {
         listen: a.listen,
         anthropic_upstream: a.anthropic_upstream.clone(),
@@ -91,6 +143,7 @@ pub fn run(a: Args) -> ExitCode {
             max_connections: a.max_connections.max(1),
         },
         recorded: None,
+        otlp: feed.clone(),
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -100,17 +153,37 @@ pub fn run(a: Args) -> ExitCode {
         Err(e) => return fail(&e.to_string()),
     };
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
-    let (_stop, stop_rx) = tokio::sync::watch::channel(false);
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
+    let spans = feed.as_ref().map(|f| {
+        format!(
+            ", a span per exchange to {}",
+            crate::net::guard::mask_url(f.endpoint())
+        )
+    });
     let result = rt.block_on(async move {
-        let server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
+        let mut server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
         if let Ok(addr) = ready_rx.await {
             super::out(&format!(
-                "prompt-inspector proxy on http://{addr}, recording to {}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\n",
-                capture.display()
+                "prompt-inspector proxy on http://{addr}, recording to {}{}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\n",
+                capture.display(),
+                spans.unwrap_or_default()
             ));
         }
-        server.await.map_err(|e| e.to_string())?
+        tokio::select! {
+            r = &mut server => r.map_err(|e| e.to_string())?,
+            _ = stop_signal() => {
+                let _ = stop.send(true);
+                server.await.map_err(|e| e.to_string())?
+            }
+        }
     });
+    // Spans still queued are exported before the proxy goes.
+    if let Some(f) = &feed {
+        super::say(&format!(
+            "prompt-inspector proxy: {}",
+            f.finish().summary(f.endpoint())
+        ));
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),

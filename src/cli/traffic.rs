@@ -58,6 +58,19 @@ pub struct Args {
     /// With --against: Codex's working folder, relative to the workspace.
     #[arg(long, requires = "against")]
     pub workdir: Option<String>,
+    /// Export one OpenTelemetry span per request to this OTLP/HTTP
+    /// collector (its base, `http://127.0.0.1:4318`, or its `/v1/traces`
+    /// URL), as the proxy does live, instead of printing the report.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["to_session", "diff", "against"])]
+    pub otlp_endpoint: Option<String>,
+    /// With --otlp-endpoint: put each request body in its span (redacted
+    /// as in captures); without it no prompt text leaves.
+    #[arg(long, requires = "otlp_endpoint")]
+    pub otlp_content: bool,
+    /// With --otlp-endpoint: allow plain HTTP to a collector that is not
+    /// this machine.
+    #[arg(long, requires = "otlp_endpoint")]
+    pub allow_insecure_http: bool,
 }
 
 /// `traffic`'s formats: the views' three, and flat rows.
@@ -115,6 +128,15 @@ pub fn run(a: Args) -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
+            if let Some(url) = a.otlp_endpoint.as_deref() {
+                let x = super::otlp::Export {
+                    endpoint: crate::net::otlp::traces_url(url),
+                    content: a.otlp_content,
+                    allow_insecure_http: a.allow_insecure_http,
+                    file: &a.file,
+                };
+                return super::otlp::export_traffic(&t, &x, &table);
+            }
             match a.format {
                 TrafficFormat::Json => print_json(&t),
                 TrafficFormat::Text => out_report(&traffic::to_text(&t, a.parts)),

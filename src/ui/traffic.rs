@@ -166,6 +166,7 @@ impl ProxyPanel {
             timeout: std::time::Duration::from_secs(600),
             limits: crate::net::proxy::Limits::default(),
             recorded: None,
+            otlp: None,
         })
     }
 }

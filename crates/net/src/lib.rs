@@ -7,6 +7,7 @@ pub mod clock;
 mod fetch;
 pub mod guard;
 pub mod llama;
+pub mod otlp;
 pub mod proxy;
 mod redact;
 pub mod test_run;

@@ -184,6 +184,7 @@ fn row(
         agent_cost_usd: x.agent_cost_usd,
         at: x.at,
         latency_ms: x.latency_ms,
+        api: x.api,
     }
 }
 

@@ -129,6 +129,19 @@ impl CaptureLine {
     pub fn is_count(&self) -> bool {
         self.endpoint.ends_with("/count_tokens")
     }
+
+    /// The API its endpoint speaks: `anthropic` (`/v1/messages`) or
+    /// `openai` (`/v1/chat/completions`, `/v1/responses`).
+    pub fn api(&self) -> Option<&'static str> {
+        let e = self.endpoint.as_str();
+        if e.contains("/messages") {
+            Some("anthropic")
+        } else if e.contains("/chat/completions") || e.contains("/responses") {
+            Some("openai")
+        } else {
+            None
+        }
+    }
 }
 
 #[cfg(test)]

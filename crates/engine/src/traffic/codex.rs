@@ -105,6 +105,7 @@ impl Rollout {
             ),
         };
         Exchange {
+            api: Some("openai"),
             at: rfc3339(&time),
             time,
             chain,

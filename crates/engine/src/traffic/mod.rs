@@ -110,6 +110,9 @@ pub struct Exchange {
     /// Where its request is in its capture, when it was left there to be
     /// read again ([`lines::Bodies::load`]).
     pub body: Option<lines::BodyAt>,
+    /// The API it was sent to (`anthropic`, `openai`), when known: a
+    /// capture's endpoint, a transcript's agent.
+    pub api: Option<&'static str>,
 }
 
 /// Why a request wrote or missed the cache.
@@ -204,6 +207,9 @@ pub struct Row {
     /// Unix seconds when it was sent, and milliseconds to its answer's end.
     pub at: Option<f64>,
     pub latency_ms: Option<u64>,
+    /// The API it was sent to (`anthropic`, `openai`), when known.
+    #[serde(skip)]
+    pub api: Option<&'static str>,
 }
 
 impl KindCost {

@@ -99,6 +99,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
     if l.is_count() {
         return None;
     }
+    let api = l.api();
     let req = l.request?;
     let time = clean(&l.ts_start, 40);
     Some(Sent {
@@ -126,6 +127,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
             latency_ms: Some(l.latency_ms),
             request: Some(req),
             body: None,
+            api,
         },
     })
 }
@@ -354,6 +356,7 @@ impl Transcript {
             .remove(agent)
             .and_then(|h| self.shapes.get(&h).cloned());
         self.out.push(Exchange {
+            api: Some("anthropic"),
             at: rfc3339(&time),
             time,
             shape,

@@ -14,7 +14,9 @@
 //! | `time`, `at` | when it was sent (RFC 3339 as recorded, Unix seconds) |
 //! | `gap_s` | seconds since the previous request of its chain (null for the first) |
 //! | `model`, `provider` | as sent; the provider from the model table (null when unknown) |
+//! | `api` | the API it was sent to: `anthropic` or `openai` (a capture's endpoint, a transcript's agent) |
 //! | `status`, `latency_ms` | the answer's HTTP status and time to its end (captures) |
+//! | `error` | what went wrong with the exchange, when something did (cleaned) |
 //! | `input_tokens` | uncached input |
 //! | `cache_read_input_tokens`, `cache_creation_input_tokens` | read and written |
 //! | `cache_creation_5m_input_tokens`, `cache_creation_1h_input_tokens` | the writes by TTL (the 5-minute part is all writes when not split) |
@@ -43,8 +45,10 @@ pub struct FlatRow<'a> {
     pub gap_s: Option<f64>,
     pub model: &'a str,
     pub provider: Option<&'static str>,
+    pub api: Option<&'static str>,
     pub status: Option<u16>,
     pub latency_ms: Option<u64>,
+    pub error: Option<&'a str>,
     pub input_tokens: u64,
     pub cache_read_input_tokens: u64,
     pub cache_creation_input_tokens: u64,
@@ -62,8 +66,8 @@ pub struct FlatRow<'a> {
 }
 
 /// The agent a source names, when it names one.
-fn agent_of(t: &Traffic) -> Option<&'static str> {
-    match t.source {
+fn agent_of(source: super::Source) -> Option<&'static str> {
+    match source {
         super::Source::ClaudeCode => Some("claude-code"),
         super::Source::Codex => Some("codex"),
         super::Source::Capture => None,
@@ -72,12 +76,24 @@ fn agent_of(t: &Traffic) -> Option<&'static str> {
 
 /// Request `r` of `t` (read from `file`) as a flat row.
 pub fn flat<'a>(t: &'a Traffic, r: &'a Row, file: &'a str, table: &ModelTable) -> FlatRow<'a> {
+    flat_of(t.source, super::timeline::gap(t, r), r, file, table)
+}
+
+/// Request `r` as a flat row, its source and the gap since the previous
+/// request of its chain given (a request analysed as it comes, not read
+/// from a file: the proxy's).
+pub fn flat_of<'a>(
+    source: super::Source,
+    gap_s: Option<f64>,
+    r: &'a Row,
+    file: &'a str,
+    table: &ModelTable,
+) -> FlatRow<'a> {
     let u = r.usage.unwrap_or_default();
-    let gap_s = super::timeline::gap(t, r);
     let w1h = u.written_1h().min(u.cache_creation_input_tokens);
     FlatRow {
         schema: 1,
-        source: t.source.as_str(),
+        source: source.as_str(),
         file,
         chain: &r.chain,
         index: r.index,
@@ -86,8 +102,10 @@ pub fn flat<'a>(t: &'a Traffic, r: &'a Row, file: &'a str, table: &ModelTable) -
         gap_s,
         model: &r.model,
         provider: table.get(&r.model).map(|m| m.provider.as_str()),
+        api: r.api,
         status: r.status,
         latency_ms: r.latency_ms,
+        error: r.error.as_deref(),
         input_tokens: u.input_tokens,
         cache_read_input_tokens: u.cache_read_input_tokens,
         cache_creation_input_tokens: u.cache_creation_input_tokens,
@@ -100,7 +118,7 @@ pub fn flat<'a>(t: &'a Traffic, r: &'a Row, file: &'a str, table: &ModelTable) -
         miss_kind: r.miss.as_ref().map(|m| m.kind.as_str()),
         miss_detail: r.miss.as_ref().map(|m| m.detail.as_str()),
         first_difference: r.miss.as_ref().and_then(|m| m.position.as_deref()),
-        agent: agent_of(t),
+        agent: agent_of(source),
         profile: None,
     }
 }

@@ -9,9 +9,14 @@ use super::{Row, Traffic};
 
 /// Seconds since the previous request of `r`'s chain, when both are dated.
 pub fn gap(t: &Traffic, r: &Row) -> Option<f64> {
-    let previous = r
-        .previous
-        .and_then(|p| t.requests.iter().find(|x| x.index == p))?;
+    // Rows are numbered from 1 in their order: the previous one is found
+    // at its place (searched for only in a list that is not numbered so).
+    let p = r.previous?;
+    let previous = t
+        .requests
+        .get(p.wrapping_sub(1))
+        .filter(|x| x.index == p)
+        .or_else(|| t.requests.iter().find(|x| x.index == p))?;
     Some(((r.at? - previous.at?) * 1000.0).round() / 1000.0)
 }
 

@@ -55,6 +55,9 @@ pub struct ProxyConfig {
     /// Who follows the capture (the window): each exchange is sent here as
     /// its line is written, in the file's order.
     pub recorded: Option<tokio::sync::mpsc::UnboundedSender<crate::engine::traffic::CaptureLine>>,
+    /// Where each exchange also goes as an OpenTelemetry span (handed over
+    /// once its line is written, never waited for).
+    pub otlp: Option<Arc<crate::otlp::Feed>>,
 }
 
 /// What clients may hold of the proxy, whatever they send: memory, time
@@ -185,7 +188,7 @@ pub async fn serve(
                 Ok(p) => p,
                 Err(_) => return Ok(()),
             },
-            _ = shutdown.changed() => return Ok(()),
+            _ = shutdown.changed() => return drain(&shared).await,
         };
         let (stream, _) = tokio::select! {
             r = listener.accept() => match r {
@@ -197,7 +200,7 @@ pub async fn serve(
                     continue;
                 }
             },
-            _ = shutdown.changed() => return Ok(()),
+            _ = shutdown.changed() => return drain(&shared).await,
         };
         // Small writes (SSE events) go out at once: no Nagle delay.
         let _ = stream.set_nodelay(true);
@@ -219,6 +222,21 @@ pub async fn serve(
                 .await;
         });
     }
+}
+
+/// How long a stopping proxy waits for the exchanges in flight to be
+/// answered and recorded.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Waits (within [`SHUTDOWN_GRACE`]) until no exchange holds bytes in
+/// flight: each has been recorded, and handed to whoever follows.
+async fn drain(shared: &Shared) -> Result<(), String> {
+    let until = Instant::now() + SHUTDOWN_GRACE;
+    while shared.in_flight.load(std::sync::atomic::Ordering::Relaxed) > 0 && Instant::now() < until
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
 }
 
 /// The client to the upstreams, and why a key may not go to the Anthropic

@@ -158,6 +158,9 @@ impl Record {
         match f.write_all(&bytes) {
             // Handed over while the capture is locked: in the file's order.
             Ok(()) => {
+                if let Some(feed) = &self.shared.cfg.otlp {
+                    feed.send(&line, &request, &self.upstream);
+                }
                 if let Some(tx) = &self.shared.cfg.recorded {
                     let _ = tx.send(line);
                 }

@@ -1,0 +1,551 @@
+//! OpenTelemetry export: one span per request to a model, over OTLP/HTTP
+//! (protobuf), with the GenAI semantic conventions (`gen_ai.*`,
+//! `server.address`, `error.type`) and this tool's own figures under
+//! `prompt_inspector.*`. The attributes come from the engine's flat row
+//! ([`FlatRow`]), so a span says what `traffic --format jsonl` says.
+//!
+//! Spans go through the SDK's batch processor: a bounded queue drained by a
+//! thread of its own, so a slow or absent collector never slows the proxy's
+//! clients (past the queue, spans are dropped and counted, never waited
+//! for). No prompt text leaves in a span unless the user asks for it
+//! (`content`), and then redacted as captures are. Plain HTTP goes only to
+//! this machine; redirects are not followed.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use opentelemetry::trace::{Span, SpanKind, Status, Tracer, TracerProvider};
+use opentelemetry::{KeyValue, Value};
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{
+    BatchConfigBuilder, BatchSpanProcessor, SdkTracer, SdkTracerProvider, SpanData, SpanExporter,
+};
+
+use crate::engine::traffic::rows::FlatRow;
+use crate::guard;
+
+mod feed;
+
+pub use feed::{Feed, MAX_CHAINS, MAX_HELD_BYTES, MAX_QUEUED, server_of};
+
+/// The prefix of this tool's own attributes.
+pub const PREFIX: &str = "prompt_inspector";
+
+/// The largest request body a span carries with `content` (bytes); a
+/// longer one is cut, saying so.
+pub const MAX_CONTENT_BYTES: usize = 1 << 20;
+
+/// Where and how spans are exported.
+#[derive(Debug, Clone)]
+pub struct OtlpConfig {
+    /// The collector's traces URL (`…/v1/traces`, see [`traces_url`]).
+    pub endpoint: String,
+    /// Request bodies go in spans (redacted).
+    pub content: bool,
+    /// Plain HTTP to a host that is not this machine.
+    pub allow_insecure_http: bool,
+    /// Time one export may take, retries included.
+    pub timeout: Duration,
+    /// Spans waiting to be exported at most; more are dropped (counted).
+    pub queue: usize,
+}
+
+impl OtlpConfig {
+    pub fn new(endpoint: String) -> OtlpConfig {
+        OtlpConfig {
+            endpoint,
+            content: false,
+            allow_insecure_http: false,
+            timeout: Duration::from_secs(10),
+            queue: 4096,
+        }
+    }
+}
+
+/// The traces URL of a collector given by its base (`http://host:4318`,
+/// as `OTEL_EXPORTER_OTLP_ENDPOINT` gives it) or by its traces URL.
+pub fn traces_url(url: &str) -> String {
+    let u = url.trim().trim_end_matches('/');
+    if u.ends_with("/v1/traces") {
+        u.to_string()
+    } else {
+        format!("{u}/v1/traces")
+    }
+}
+
+/// The traces URL to export to: the flag, else
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` (the specification's
+/// order). None when none is set.
+pub fn endpoint_from(
+    flag: Option<&str>,
+    traces_env: Option<&str>,
+    base_env: Option<&str>,
+) -> Option<String> {
+    let set = |s: &&str| !s.trim().is_empty();
+    if let Some(f) = flag.filter(set) {
+        return Some(traces_url(f));
+    }
+    if let Some(t) = traces_env.filter(set) {
+        return Some(t.trim().to_string());
+    }
+    base_env.filter(set).map(traces_url)
+}
+
+/// What became of the spans handed over.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Delivery {
+    pub submitted: u64,
+    pub exported: u64,
+    /// Spans the collector did not take (down, refused, timed out).
+    pub failed: u64,
+    /// Spans dropped because the queue was full (never sent).
+    pub dropped: u64,
+    /// The last export error, cleaned and bounded.
+    pub error: Option<String>,
+}
+
+impl Delivery {
+    /// One line for the terminal.
+    pub fn summary(&self, endpoint: &str) -> String {
+        let mut s = format!(
+            "{} of {} spans exported to {}",
+            self.exported,
+            self.submitted,
+            guard::mask_url(endpoint)
+        );
+        if self.failed > 0 {
+            s.push_str(&format!("; {} not taken by the collector", self.failed));
+        }
+        if self.dropped > 0 {
+            s.push_str(&format!(
+                "; {} dropped before export (the queue full, or the export stopped)",
+                self.dropped
+            ));
+        }
+        if let Some(e) = &self.error {
+            s.push_str(&format!(" ({e})"));
+        }
+        s
+    }
+}
+
+#[derive(Debug, Default)]
+struct Stats {
+    exported: AtomicU64,
+    failed: AtomicU64,
+    error: Mutex<Option<String>>,
+}
+
+/// The OTLP exporter, counting what each export did.
+#[derive(Debug)]
+struct Counting {
+    inner: opentelemetry_otlp::SpanExporter,
+    stats: Arc<Stats>,
+}
+
+impl SpanExporter for Counting {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let n = batch.len() as u64;
+        let r = self.inner.export(batch).await;
+        match &r {
+            Ok(()) => self.stats.exported.fetch_add(n, Ordering::Relaxed),
+            Err(e) => {
+                let msg = guard::clean(&e.to_string(), guard::MAX_MESSAGE_CHARS);
+                *self.stats.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
+                self.stats.failed.fetch_add(n, Ordering::Relaxed)
+            }
+        };
+        r
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
+        self.inner.set_resource(resource);
+    }
+}
+
+/// Spans on their way to a collector.
+pub struct Exporter {
+    provider: SdkTracerProvider,
+    tracer: SdkTracer,
+    stats: Arc<Stats>,
+    submitted: AtomicU64,
+    content: bool,
+    endpoint: String,
+}
+
+/// What a span says beyond the row: the upstream that answered, and the
+/// request body (sent only with `content`).
+#[derive(Debug, Default)]
+pub struct Extra<'a> {
+    pub server: Option<(String, Option<u16>)>,
+    pub body: Option<&'a str>,
+}
+
+impl Exporter {
+    /// An exporter to `cfg.endpoint`, checked (scheme, plain HTTP only to
+    /// this machine, no credentials in the URL) before anything is sent.
+    pub fn start(cfg: &OtlpConfig) -> Result<Exporter, String> {
+        let shown = guard::mask_url(&cfg.endpoint);
+        let u = reqwest::Url::parse(&cfg.endpoint)
+            .map_err(|e| format!("the OTLP endpoint {shown}: {e}"))?;
+        if !u.username().is_empty() || u.password().is_some() {
+            return Err(format!(
+                "the OTLP endpoint {shown} has credentials in it: give them in OTEL_EXPORTER_OTLP_HEADERS"
+            ));
+        }
+        let pin =
+            guard::check_transport(&cfg.endpoint, true, cfg.allow_insecure_http).map_err(|e| {
+                format!(
+                    "the OTLP endpoint {shown}: {}",
+                    e.replace("an API key", "spans")
+                )
+            })?;
+        let timeout = cfg.timeout;
+        // The blocking client is built off any async runtime (it has one of
+        // its own); redirects are not followed.
+        let client = std::thread::spawn(move || {
+            let mut b = reqwest::blocking::Client::builder()
+                .timeout(timeout)
+                .redirect(reqwest::redirect::Policy::none());
+            if let Some((host, addrs)) = pin {
+                b = b.resolve_to_addrs(&host, &addrs);
+            }
+            b.build()
+        })
+        .join()
+        .map_err(|_| "the OTLP client could not be built".to_string())?
+        .map_err(|e| format!("the OTLP client: {e}"))?;
+        let inner = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_http_client(client)
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(cfg.endpoint.clone())
+            .with_timeout(cfg.timeout)
+            .build()
+            .map_err(|e| format!("the OTLP exporter for {shown}: {e}"))?;
+        let stats = Arc::new(Stats::default());
+        let exporter = Counting {
+            inner,
+            stats: stats.clone(),
+        };
+        let batch = BatchConfigBuilder::default()
+            .with_max_queue_size(cfg.queue.max(1))
+            .with_max_export_batch_size(512.min(cfg.queue.max(1)))
+            .with_scheduled_delay(Duration::from_secs(1))
+            .build();
+        let processor = BatchSpanProcessor::builder(exporter)
+            .with_batch_config(batch)
+            .build();
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(processor)
+            .with_resource(resource())
+            .build();
+        let tracer = provider.tracer("prompt-inspector");
+        Ok(Exporter {
+            provider,
+            tracer,
+            stats,
+            submitted: AtomicU64::new(0),
+            content: cfg.content,
+            endpoint: cfg.endpoint.clone(),
+        })
+    }
+
+    /// The URL spans go to.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// One request as one span, queued (never waits for the collector).
+    pub fn export(&self, row: &FlatRow, extra: &Extra) {
+        let body = if self.content { extra.body } else { None };
+        let attrs = attributes(row, extra.server.as_ref(), body);
+        let start = row.at.map_or(SystemTime::now(), unix_time);
+        let end = start + Duration::from_millis(row.latency_ms.unwrap_or(0));
+        let mut span = self
+            .tracer
+            .span_builder(span_name(row))
+            .with_kind(SpanKind::Client)
+            .with_start_time(start)
+            .with_attributes(attrs)
+            .start(&self.tracer);
+        if let Some(e) = error_type(row) {
+            let why = row
+                .error
+                .map_or(e, |m| guard::clean(m, guard::MAX_MESSAGE_CHARS));
+            span.set_status(Status::error(why));
+        }
+        span.end_with_timestamp(end);
+        self.submitted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Exports every span queued so far, waiting for it (for a batch
+    /// export: no span is dropped when this is called before the queue
+    /// fills).
+    pub fn flush(&self) {
+        let _ = self.provider.force_flush();
+    }
+
+    /// Spans waiting to be exported (queued, not yet taken or refused).
+    pub fn pending(&self) -> u64 {
+        let d = self.delivery();
+        d.submitted.saturating_sub(d.exported + d.failed)
+    }
+
+    /// What became of the spans so far (those still queued count as
+    /// neither exported nor failed).
+    pub fn delivery(&self) -> Delivery {
+        Delivery {
+            submitted: self.submitted.load(Ordering::Relaxed),
+            exported: self.stats.exported.load(Ordering::Relaxed),
+            failed: self.stats.failed.load(Ordering::Relaxed),
+            dropped: 0,
+            error: self
+                .stats
+                .error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+        }
+    }
+
+    /// Exports what is queued (within `timeout`) and stops; what never
+    /// reached the exporter counts as dropped.
+    pub fn finish(self, timeout: Duration) -> Delivery {
+        let _ = self.provider.force_flush();
+        let _ = self.provider.shutdown_with_timeout(timeout);
+        let mut d = self.delivery();
+        d.dropped = d.submitted.saturating_sub(d.exported + d.failed);
+        d
+    }
+}
+
+/// `service.name` (unless `OTEL_SERVICE_NAME` names it) and `host.name`,
+/// over what `OTEL_RESOURCE_ATTRIBUTES` says.
+fn resource() -> opentelemetry_sdk::Resource {
+    let mut b = opentelemetry_sdk::Resource::builder();
+    if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
+        b = b.with_service_name("prompt-inspector");
+    }
+    if let Some(h) = hostname() {
+        b = b.with_attribute(KeyValue::new("host.name", h));
+    }
+    b.build()
+}
+
+fn hostname() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; the name is cut there.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        return None;
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let s = guard::clean(&String::from_utf8_lossy(&buf[..n]), 255);
+    (!s.is_empty()).then_some(s)
+}
+
+fn unix_time(secs: f64) -> SystemTime {
+    if secs.is_finite() && secs >= 0.0 {
+        SystemTime::UNIX_EPOCH + Duration::from_secs_f64(secs.min(1e11))
+    } else {
+        SystemTime::UNIX_EPOCH
+    }
+}
+
+/// `chat MODEL`, as the conventions name a span.
+pub fn span_name(row: &FlatRow) -> String {
+    format!("chat {}", row.model)
+}
+
+/// The provider the conventions name: the model table's, else the API's.
+pub fn provider_name(row: &FlatRow) -> &'static str {
+    row.provider.or(row.api).unwrap_or("_OTHER")
+}
+
+/// `error.type`: the HTTP status of a failed answer, else `_OTHER` for an
+/// exchange that failed without one.
+pub fn error_type(row: &FlatRow) -> Option<String> {
+    match row.status {
+        Some(s) if s >= 400 => Some(s.to_string()),
+        _ => row.error.map(|_| "_OTHER".to_string()),
+    }
+}
+
+/// A span's attributes for a row: the conventions', then this tool's.
+pub fn attributes(
+    row: &FlatRow,
+    server: Option<&(String, Option<u16>)>,
+    body: Option<&str>,
+) -> Vec<KeyValue> {
+    let mut a = vec![
+        KeyValue::new("gen_ai.operation.name", "chat"),
+        KeyValue::new("gen_ai.provider.name", provider_name(row)),
+        KeyValue::new("gen_ai.request.model", row.model.to_string()),
+        KeyValue::new("gen_ai.response.model", row.model.to_string()),
+        int("gen_ai.usage.input_tokens", input_tokens(row)),
+        int("gen_ai.usage.output_tokens", row.output_tokens),
+        int(
+            "gen_ai.usage.cache_read.input_tokens",
+            row.cache_read_input_tokens,
+        ),
+        int(
+            "gen_ai.usage.cache_creation.input_tokens",
+            row.cache_creation_input_tokens,
+        ),
+    ];
+    if let Some((host, port)) = server {
+        a.push(KeyValue::new("server.address", host.clone()));
+        if let Some(p) = port {
+            a.push(KeyValue::new("server.port", i64::from(*p)));
+        }
+    }
+    if let Some(s) = row.status {
+        a.push(KeyValue::new("http.response.status_code", i64::from(s)));
+    }
+    if let Some(e) = error_type(row) {
+        a.push(KeyValue::new("error.type", e));
+    }
+    own(&mut a, row);
+    if let Some(b) = body {
+        a.push(KeyValue::new(
+            format!("{PREFIX}.request.body"),
+            redacted_body(b),
+        ));
+    }
+    a
+}
+
+/// The conventions' input tokens: all the prompt's, cached or not (the
+/// cache attributes say how many of them were read and written).
+fn input_tokens(row: &FlatRow) -> u64 {
+    row.input_tokens + row.cache_read_input_tokens + row.cache_creation_input_tokens
+}
+
+/// This tool's attributes, under [`PREFIX`].
+fn own(a: &mut Vec<KeyValue>, row: &FlatRow) {
+    let k = |name: &str| format!("{PREFIX}.{name}");
+    a.push(KeyValue::new(k("schema"), i64::from(row.schema)));
+    a.push(KeyValue::new(k("source"), row.source));
+    a.push(KeyValue::new(k("file"), row.file.to_string()));
+    a.push(KeyValue::new(k("chain"), row.chain.to_string()));
+    a.push(int(&k("index"), row.index as u64));
+    a.push(int(&k("uncached_input_tokens"), row.input_tokens));
+    a.push(int(
+        &k("cache_creation_5m_input_tokens"),
+        row.cache_creation_5m_input_tokens,
+    ));
+    a.push(int(
+        &k("cache_creation_1h_input_tokens"),
+        row.cache_creation_1h_input_tokens,
+    ));
+    a.push(int(&k("reasoning_tokens"), row.reasoning_tokens));
+    let floats = [
+        ("gap_s", row.gap_s),
+        ("cost_usd", row.cost_usd),
+        ("agent_cost_usd", row.agent_cost_usd),
+    ];
+    for (name, v) in floats {
+        if let Some(v) = v.filter(|v| v.is_finite()) {
+            a.push(KeyValue::new(k(name), v));
+        }
+    }
+    let texts = [
+        ("miss.kind", row.miss_kind.map(str::to_string)),
+        ("miss.detail", row.miss_detail.map(str::to_string)),
+        ("first_difference", row.first_difference.map(str::to_string)),
+        ("agent", row.agent.map(str::to_string)),
+        ("profile", row.profile.map(str::to_string)),
+    ];
+    for (name, v) in texts {
+        if let Some(v) = v {
+            a.push(KeyValue::new(k(name), v));
+        }
+    }
+}
+
+fn int(key: &str, v: u64) -> KeyValue {
+    KeyValue::new(key.to_string(), Value::I64(v.min(i64::MAX as u64) as i64))
+}
+
+/// A body as a span carries it: key shapes redacted (as in captures),
+/// within [`MAX_CONTENT_BYTES`].
+fn redacted_body(b: &str) -> String {
+    let r = crate::redact::redact_shapes(b);
+    if r.len() <= MAX_CONTENT_BYTES {
+        return r.into_owned();
+    }
+    let mut cut = MAX_CONTENT_BYTES;
+    while !r.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…[cut: {} more bytes]", &r[..cut], r.len() - cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_endpoint_comes_from_the_flag_then_the_traces_variable_then_the_base() {
+        assert_eq!(
+            endpoint_from(Some("http://127.0.0.1:4318"), Some("x"), Some("y")).as_deref(),
+            Some("http://127.0.0.1:4318/v1/traces")
+        );
+        assert_eq!(
+            endpoint_from(None, Some("https://c.example/custom"), Some("y")).as_deref(),
+            Some("https://c.example/custom")
+        );
+        assert_eq!(
+            endpoint_from(None, None, Some("https://c.example:4318/")).as_deref(),
+            Some("https://c.example:4318/v1/traces")
+        );
+        assert_eq!(
+            traces_url("http://localhost:4318/v1/traces"),
+            "http://localhost:4318/v1/traces"
+        );
+        assert_eq!(endpoint_from(None, Some(" "), None), None);
+    }
+
+    #[test]
+    fn plain_http_to_another_machine_and_credentials_in_the_url_are_refused() {
+        let e = Exporter::start(&OtlpConfig::new("http://192.0.2.7:4318/v1/traces".into()))
+            .err()
+            .unwrap();
+        assert!(e.contains("plain HTTP") && e.contains("spans"), "{e}");
+        let e = Exporter::start(&OtlpConfig::new(
+            "https://user:secretpass@c.example/v1/traces".into(),
+        ))
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("credentials") && !e.contains("secretpass"),
+            "{e}"
+        );
+        let e = Exporter::start(&OtlpConfig::new("ftp://c.example/v1/traces".into()))
+            .err()
+            .unwrap();
+        assert!(e.contains("scheme"), "{e}");
+    }
+
+    #[test]
+    fn a_long_body_is_cut_on_a_character_and_key_shapes_are_redacted() {
+        let key = format!("sk-ant-api03-{}", "a".repeat(90));
+        let b = format!(
+            "{{\"k\":\"{key}\",\"t\":\"{}\"}}",
+            "é".repeat(MAX_CONTENT_BYTES)
+        );
+        let r = redacted_body(&b);
+        assert!(!r.contains(&key));
+        assert!(r.len() < MAX_CONTENT_BYTES + 64);
+        assert!(r.ends_with("more bytes]"));
+    }
+}

@@ -1,0 +1,85 @@
+//! OpenTelemetry export from the command line: the endpoint the flags or
+//! the environment name, and `traffic FILE --otlp-endpoint URL` (a capture,
+//! transcript or folder sent as one span per request, as the proxy sends
+//! them live).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::engine::ModelTable;
+use crate::engine::traffic::{self, Traffic, rows};
+use crate::net::otlp::{Exporter, Extra, OtlpConfig};
+
+/// The traces URL: the flag, else the standard OpenTelemetry variables.
+pub fn endpoint(flag: Option<&str>) -> Option<String> {
+    let var = |n: &str| std::env::var(n).ok();
+    crate::net::otlp::endpoint_from(
+        flag,
+        var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").as_deref(),
+        var("OTEL_EXPORTER_OTLP_ENDPOINT").as_deref(),
+    )
+}
+
+/// What `traffic --otlp-endpoint` was asked for.
+pub struct Export<'a> {
+    pub endpoint: String,
+    pub content: bool,
+    pub allow_insecure_http: bool,
+    pub file: &'a Path,
+}
+
+/// Every request of `t` as a span; the request bodies, with `content`,
+/// read again one at a time from the file. Waits until the collector has
+/// taken them (or refused) and says how many it took: exit 1 when any is
+/// missing.
+pub fn export_traffic(t: &Traffic, x: &Export, table: &ModelTable) -> ExitCode {
+    let cfg = OtlpConfig {
+        content: x.content,
+        allow_insecure_http: x.allow_insecure_http,
+        ..OtlpConfig::new(x.endpoint.clone())
+    };
+    let exporter = match Exporter::start(&cfg) {
+        Ok(e) => e,
+        Err(e) => return super::fail(&e),
+    };
+    let file = crate::engine::clean(&x.file.display().to_string(), 1000);
+    // Bodies are read again in the order the rows were made.
+    let mut bodies = match x.content {
+        true => match traffic::read_file_lazy(x.file) {
+            Ok((_, exchanges, _, b)) => Some((exchanges.into_iter(), b)),
+            Err(e) => return super::fail(&e),
+        },
+        false => None,
+    };
+    let half = (cfg.queue / 2).max(1) as u64;
+    for r in &t.requests {
+        let body = bodies.as_mut().and_then(|(it, b)| {
+            let mut e = it.next()?;
+            b.load(&mut e);
+            match (&e.request, &e.shape) {
+                (Some(v), _) => serde_json::to_string(v).ok(),
+                (None, Some(s)) => serde_json::to_string(&**s).ok(),
+                _ => None,
+            }
+        });
+        let row = rows::flat(t, r, &file, table);
+        let extra = Extra {
+            server: None,
+            body: body.as_deref(),
+        };
+        exporter.export(&row, &extra);
+        // A batch export waits for the collector rather than drop spans.
+        if exporter.pending() >= half {
+            exporter.flush();
+        }
+    }
+    let endpoint = exporter.endpoint().to_string();
+    let d = exporter.finish(Duration::from_secs(30));
+    super::out(&format!("{}\n", d.summary(&endpoint)));
+    if d.exported == d.submitted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
