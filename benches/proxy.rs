@@ -4,7 +4,11 @@
 //! with a tiny body, and with a body the size of a coding agent's request
 //! (about 150 KB: system blocks, 20 tools, 60 messages), every request
 //! carrying a key as real clients do (the proxy redacts it from what it
-//! records).
+//! records). Beside it, in the same run: the proxy exporting a span per
+//! exchange to a loopback OTLP collector, and mitmproxy's `mitmdump`
+//! recording the same load as a reverse proxy (`-w`), when it is installed
+//! (`mitmdump` on PATH, or PROMPT_INSPECTOR_MITMDUMP naming it;
+//! `scripts/mitmdump.sh` installs it in a virtual environment).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -100,6 +104,104 @@ async fn upstream() -> SocketAddr {
     addr
 }
 
+/// A loopback OTLP/HTTP collector that decodes each export and counts its
+/// spans.
+async fn collector(spans: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> SocketAddr {
+    use prost::Message;
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((s, _)) = l.accept().await else {
+                continue;
+            };
+            let spans = spans.clone();
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let spans = spans.clone();
+                        async move {
+                            let body = req
+                                .into_body()
+                                .collect()
+                                .await
+                                .map(|b| b.to_bytes())
+                                .unwrap_or_default();
+                            let r = opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest::decode(body).unwrap_or_default();
+                            let n: usize = r
+                                .resource_spans
+                                .iter()
+                                .flat_map(|r| &r.scope_spans)
+                                .map(|s| s.spans.len())
+                                .sum();
+                            spans.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                            Ok::<_, std::convert::Infallible>(
+                                hyper::Response::builder()
+                                    .header("content-type", "application/x-protobuf")
+                                    .body(Full::new(Bytes::new()))
+                                    .unwrap(),
+                            )
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(s), svc)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// mitmdump as a reverse proxy to `up`, recording every flow to a file, if
+/// it is installed; killed when dropped.
+struct Mitm(std::process::Child, String);
+
+impl Drop for Mitm {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn mitmdump(up: SocketAddr, dir: &std::path::Path) -> Option<Mitm> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let exe = std::env::var("PROMPT_INSPECTOR_MITMDUMP")
+        .ok()
+        .or_else(|| {
+            let venv = format!("{home}/.cache/mitm-venv/bin/mitmdump");
+            std::path::Path::new(&venv).exists().then_some(venv)
+        })
+        .unwrap_or_else(|| "mitmdump".into());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()?
+        .port();
+    let child = std::process::Command::new(&exe)
+        .args([
+            "-q",
+            "--mode",
+            &format!("reverse:http://{up}"),
+            "--listen-host",
+            "127.0.0.1",
+        ])
+        .args(["--listen-port", &port.to_string(), "-w"])
+        .arg(dir.join("mitm.flows"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let m = Mitm(child, format!("http://127.0.0.1:{port}"));
+    for _ in 0..300 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some(m);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
 fn pct(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[((v.len() as f64 - 1.0) * p).round() as usize]
@@ -173,9 +275,35 @@ fn main() {
             timeout: Duration::from_secs(30),
             limits: prompt_inspector::net::proxy::Limits::default(),
             recorded: None,
+            otlp: None,
         };
-        tokio::spawn(serve(cfg, ready, stop));
+        tokio::spawn(serve(cfg.clone(), ready, stop.clone()));
         let proxy = format!("http://{}", addr.await.unwrap());
+        // The same proxy exporting a span per exchange.
+        let spans = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let col = collector(spans.clone()).await;
+        let exporter = prompt_inspector::net::otlp::Exporter::start(
+            &prompt_inspector::net::otlp::OtlpConfig::new(format!("http://{col}/v1/traces")),
+        )
+        .unwrap();
+        let feed = std::sync::Arc::new(prompt_inspector::net::otlp::Feed::start(
+            exporter,
+            prompt_inspector::model_table().unwrap(),
+            "bench-otlp.jsonl".into(),
+        ));
+        let (ready, addr) = tokio::sync::oneshot::channel();
+        let cfg_otlp = ProxyConfig {
+            capture: dir.path().join("bench-otlp.jsonl"),
+            otlp: Some(feed.clone()),
+            ..cfg
+        };
+        tokio::spawn(serve(cfg_otlp, ready, stop));
+        let otlp = format!("http://{}", addr.await.unwrap());
+        let mitm = mitmdump(up, dir.path());
+        if mitm.is_none() {
+            println!("proxy/mitmdump: not installed (scripts/mitmdump.sh): its columns are left out");
+        }
+        let peer = mitm.as_ref().map(|m| m.1.clone());
         let direct = format!("http://{up}");
         let client = reqwest::Client::builder().no_proxy().build().unwrap();
         let small = Bytes::from_static(SMALL.as_bytes());
@@ -183,6 +311,10 @@ fn main() {
         // Warm both paths.
         latencies(&client, &direct, 50, false, &small).await;
         latencies(&client, &proxy, 50, false, &small).await;
+        latencies(&client, &otlp, 50, false, &small).await;
+        if let Some(m) = &peer {
+            latencies(&client, m, 50, false, &small).await;
+        }
         for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 150 KB body", &agent, 300)] {
             let (mut d, mut p) = (
                 latencies(&client, &direct, n, false, body).await,
@@ -190,6 +322,14 @@ fn main() {
             );
             let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
             println!("proxy/latency ({what}, {} bytes): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms", body.len(), p50 - d50, p99 - d99);
+            let mut o = latencies(&client, &otlp, n, false, body).await;
+            let (o50, o99) = (pct(&mut o, 0.5), pct(&mut o, 0.99));
+            println!("proxy/latency with OTLP export ({what}): added p50 {:.3} ms, p99 {:.3} ms", o50 - d50, o99 - d99);
+            if let Some(m) = &peer {
+                let mut x = latencies(&client, m, n, false, body).await;
+                let (x50, x99) = (pct(&mut x, 0.5), pct(&mut x, 0.99));
+                println!("proxy/latency through mitmdump ({what}): added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99);
+            }
         }
         let (mut ds, mut ps) = (
             latencies(&client, &direct, 200, true, &small).await,
@@ -208,8 +348,16 @@ fn main() {
         ] {
             let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
             let rp = rps(&client, &format!("{proxy}{path}"), n, body).await;
+            let ro = rps(&client, &format!("{otlp}{path}"), n, body).await;
+            let peer_part = match &peer {
+                Some(m) => {
+                    let rm = rps(&client, &format!("{m}{path}"), n, body).await;
+                    format!(" · mitmdump recording {rm:.0} req/s: the proxy {:.1}× mitmdump", rp / rm)
+                }
+                None => String::new(),
+            };
             println!(
-                "proxy/throughput (8 concurrent, {what}): direct {rd:.0} req/s · through the proxy {rp:.0} req/s · {:.0}% of direct",
+                "proxy/throughput (8 concurrent, {what}): direct {rd:.0} req/s · through the proxy {rp:.0} req/s ({:.0}% of direct) · with OTLP export {ro:.0} req/s{peer_part}",
                 rp * 100.0 / rd
             );
         }
@@ -237,5 +385,13 @@ fn main() {
         assert!(!text.contains("bench-KEY"), "no key in the capture");
         let lines = text.lines().count();
         println!("proxy/capture: {lines} exchanges recorded");
+        let d = feed.finish();
+        println!(
+            "proxy/otlp: {} of {} spans exported ({} dropped), {} received by the collector",
+            d.exported,
+            d.submitted,
+            d.dropped,
+            spans.load(std::sync::atomic::Ordering::Relaxed)
+        );
     });
 }
