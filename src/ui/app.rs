@@ -96,10 +96,7 @@ impl App {
         let app = App {
             state: AppState::from_persisted(&persisted),
             counter,
-            table: Arc::new(ModelTable {
-                default_model: String::new(),
-                models: Vec::new(),
-            }),
+            table: Arc::new(ModelTable::new(String::new(), Vec::new())),
             profiles: Vec::new(),
             frames: FrameStats::default(),
             worker,

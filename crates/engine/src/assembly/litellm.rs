@@ -307,7 +307,7 @@ impl ModelTable {
     pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, String> {
         let mut table = ModelTable::parse(ours)?;
         let litellm = rows(snapshot)?;
-        table.models = layer(std::mem::take(&mut table.models), litellm);
-        Ok(table)
+        let models = layer(std::mem::take(&mut table.models), litellm);
+        Ok(ModelTable::new(table.default_model, models))
     }
 }

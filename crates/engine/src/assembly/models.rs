@@ -164,6 +164,40 @@ impl ModelInfo {
 pub struct ModelTable {
     pub default_model: String,
     pub models: Vec<ModelInfo>,
+    /// Each id's row, made at the first lookup (a traffic analysis looks a
+    /// model up several times per request, in a table of a thousand rows).
+    /// A hit is checked against the row; a miss is trusted only while the
+    /// table has as many rows as when it was made.
+    #[serde(skip)]
+    index: std::sync::OnceLock<(usize, std::collections::HashMap<String, usize>)>,
+}
+
+impl ModelTable {
+    /// A table of these rows.
+    pub fn new(default_model: String, models: Vec<ModelInfo>) -> ModelTable {
+        ModelTable {
+            default_model,
+            models,
+            index: Default::default(),
+        }
+    }
+
+    /// The row whose id is exactly `id`.
+    fn find(&self, id: &str) -> Option<&ModelInfo> {
+        let (rows, index) = self.index.get_or_init(|| {
+            let mut m = std::collections::HashMap::with_capacity(self.models.len());
+            for (i, row) in self.models.iter().enumerate() {
+                m.entry(row.id.clone()).or_insert(i);
+            }
+            (self.models.len(), m)
+        });
+        match index.get(id).and_then(|&i| self.models.get(i)) {
+            Some(m) if m.id == id => Some(m),
+            None if *rows == self.models.len() => None,
+            // Rows were changed since: looked for one by one.
+            _ => self.models.iter().find(|m| m.id == id),
+        }
+    }
 }
 
 impl ModelTable {
@@ -182,7 +216,7 @@ impl ModelTable {
     /// `claude-sonnet-4-5@20250929`, `anthropic.claude-sonnet-4-5-20250929-v1:0`,
     /// `gpt-4o-2024-08-06`).
     pub fn get(&self, id: &str) -> Option<&ModelInfo> {
-        let find = |id: &str| self.models.iter().find(|m| m.id == id);
+        let find = |id: &str| self.find(id);
         if let Some(m) = find(id) {
             return Some(m);
         }

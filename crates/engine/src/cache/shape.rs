@@ -404,33 +404,49 @@ fn message_segments(
 }
 
 fn excerpt(text: &str, at: usize, before: bool) -> String {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let idx = chars
-        .iter()
-        .position(|(b, _)| *b >= at)
-        .unwrap_or(chars.len());
-    let (lo, hi) = if before {
-        (idx.saturating_sub(24), idx)
+    // The first character at or after `at`, and 24 characters on one side
+    // of it (only those are walked).
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    let s = if before {
+        let head = &text[..at];
+        let start = head
+            .char_indices()
+            .rev()
+            .take(24)
+            .last()
+            .map_or(at, |(i, _)| i);
+        head[start..].to_string()
     } else {
-        (idx, (idx + 24).min(chars.len()))
+        text[at..].chars().take(24).collect()
     };
-    chars[lo..hi]
-        .iter()
-        .map(|(_, c)| *c)
-        .collect::<String>()
-        .replace('\n', "¶")
+    s.replace('\n', "¶")
 }
 
 /// Byte offset (on a char boundary of both) where two texts first differ.
 pub fn first_difference(a: &str, b: &str) -> usize {
-    let mut offset = 0;
-    for (ca, cb) in a.chars().zip(b.chars()) {
-        if ca != cb {
-            return offset;
-        }
-        offset += ca.len_utf8();
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let n = x.len().min(y.len());
+    // Compared a block at a time (successive requests share long prefixes),
+    // then byte by byte within the block that differs.
+    let mut i = x[..n]
+        .chunks_exact(64)
+        .zip(y[..n].chunks_exact(64))
+        .take_while(|(p, q)| p == q)
+        .count()
+        * 64;
+    while i < n && x[i] == y[i] {
+        i += 1;
     }
-    offset
+    // The bytes before i are the same in both, so a character boundary of
+    // one is one of the other: back to the start of the character that
+    // differs.
+    while !a.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// Where `cur` first differs from `prev`, in words: the position, the
@@ -539,5 +555,99 @@ fn list(v: &[&str]) -> String {
         "none".into()
     } else {
         v.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod first_difference_tests {
+    use super::first_difference;
+
+    /// The character-by-character definition the block compare must equal.
+    fn by_chars(a: &str, b: &str) -> usize {
+        let mut offset = 0;
+        for (ca, cb) in a.chars().zip(b.chars()) {
+            if ca != cb {
+                return offset;
+            }
+            offset += ca.len_utf8();
+        }
+        offset
+    }
+
+    #[test]
+    fn the_first_difference_is_at_the_start_of_the_character_that_differs() {
+        let long = "x".repeat(200);
+        let cases = [
+            ("", ""),
+            ("abc", "abc"),
+            ("abc", "abd"),
+            ("abc", "ab"),
+            ("é", "è"),
+            ("aé", "aê"),
+            ("日本語", "日本人"),
+            ("🪶a", "🪶b"),
+            ("👍🏽", "👍🏿"),
+        ];
+        for (a, b) in cases {
+            for (p, q) in [
+                (a.to_string(), b.to_string()),
+                (format!("{long}{a}"), format!("{long}{b}")),
+            ] {
+                assert_eq!(first_difference(&p, &q), by_chars(&p, &q), "{p:?} {q:?}");
+                assert_eq!(first_difference(&q, &p), by_chars(&q, &p), "{q:?} {p:?}");
+            }
+        }
+        // A difference in the last byte of a multi-byte character, past a block.
+        let (a, b) = (
+            format!("{}日", "y".repeat(127)),
+            format!("{}旦", "y".repeat(127)),
+        );
+        assert_eq!(first_difference(&a, &b), 127);
+    }
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    use super::excerpt;
+
+    /// The definition over every character, that `excerpt` must equal.
+    fn over_all(text: &str, at: usize, before: bool) -> String {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let idx = chars
+            .iter()
+            .position(|(b, _)| *b >= at)
+            .unwrap_or(chars.len());
+        let (lo, hi) = if before {
+            (idx.saturating_sub(24), idx)
+        } else {
+            (idx, (idx + 24).min(chars.len()))
+        };
+        chars[lo..hi]
+            .iter()
+            .map(|(_, c)| *c)
+            .collect::<String>()
+            .replace('\n', "¶")
+    }
+
+    #[test]
+    fn an_excerpt_is_the_24_characters_on_its_side_as_before() {
+        let texts = [
+            "",
+            "short",
+            "The quick brown fox jumps over the lazy dog\nand then some more words follow",
+            "日本語のテキストがここにあります、そして変更はこの後に来ます。さらに続く",
+            "a 🪶 feather and 👍🏽 thumbs in a sentence long enough to be cut somewhere",
+        ];
+        for t in texts {
+            for at in 0..=t.len() + 2 {
+                for before in [true, false] {
+                    assert_eq!(
+                        excerpt(t, at, before),
+                        over_all(t, at, before),
+                        "{t:?} at {at}"
+                    );
+                }
+            }
+        }
     }
 }

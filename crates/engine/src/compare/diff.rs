@@ -173,17 +173,19 @@ fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
 /// word's start when cut (then `…` first); line breaks as `¶`.
 pub fn lead(s: &str, at: usize) -> String {
     let same = &s[..at.min(s.len())];
-    let n = same.chars().count();
-    if n <= 24 {
+    // Read from the end: the last 24 characters and the one before them
+    // (a long prefix is not walked from its start).
+    let mut back = same.char_indices().rev();
+    let start = back.by_ref().take(24).last().map_or(0, |(i, _)| i);
+    let Some((_, before)) = back.next() else {
         return same.replace('\n', "¶");
-    }
-    let cut_mid_word = same.chars().nth(n - 25).is_some_and(char::is_alphanumeric);
-    let tail: String = same.chars().skip(n - 24).collect();
+    };
+    let tail = &same[start..];
     // Not from the middle of a word: from the next one.
-    let tail = if cut_mid_word {
+    let tail = if before.is_alphanumeric() {
         tail.trim_start_matches(char::is_alphanumeric)
     } else {
-        &tail
+        tail
     };
     format!("…{}", tail.trim_start().replace('\n', "¶"))
 }
@@ -572,4 +574,45 @@ fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
 
 fn status(s: Option<Status>) -> &'static str {
     s.map(|s| s.as_str()).unwrap_or("—")
+}
+
+#[cfg(test)]
+mod lead_tests {
+    use super::lead;
+
+    /// The definition walked from the start, that `lead` must equal.
+    fn from_start(s: &str, at: usize) -> String {
+        let same = &s[..at.min(s.len())];
+        let n = same.chars().count();
+        if n <= 24 {
+            return same.replace('\n', "¶");
+        }
+        let cut_mid_word = same.chars().nth(n - 25).is_some_and(char::is_alphanumeric);
+        let tail: String = same.chars().skip(n - 24).collect();
+        let tail = if cut_mid_word {
+            tail.trim_start_matches(char::is_alphanumeric)
+        } else {
+            &tail
+        };
+        format!("…{}", tail.trim_start().replace('\n', "¶"))
+    }
+
+    #[test]
+    fn the_lead_reads_the_last_characters_before_the_change_as_before() {
+        let texts = [
+            "",
+            "short",
+            "exactly twenty-four char",
+            "exactly twenty-five chars",
+            "The quick brown fox jumps over the lazy dog and then some more words follow",
+            "日本語のテキストがここにあります、そして変更はこの後に来ます。さらに続く",
+            "line one\nline two\nline three\nline four\nline five",
+            "a 🪶 feather and 👍🏽 thumbs in a sentence long enough to be cut somewhere",
+        ];
+        for t in texts {
+            for (at, _) in t.char_indices().chain([(t.len(), ' ')]) {
+                assert_eq!(lead(t, at), from_start(t, at), "{t:?} at {at}");
+            }
+        }
+    }
 }

@@ -215,14 +215,12 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
     // What the previous request could have left cached ends at its last
     // breakpoint: a difference after it (an agent's transient context after
     // the last breakpoint, replaced each turn) loses nothing cached.
-    let cached_end = each_position(a)
-        .enumerate()
-        .filter(|(_, p)| p.2)
-        .map(|(i, _)| i)
-        .last();
+    // The previous request's positions, made once for both uses.
+    let positions: Vec<_> = each_position(a).collect();
+    let cached_end = positions.iter().rposition(|p| p.2);
     // The positions side by side, one pair at a time: the first whose text
     // differs (or that `b` lacks), else the last breakpoint of each.
-    let (mut pa, mut pb) = (each_position(a), each_position(b));
+    let (mut pa, mut pb) = (positions.into_iter(), each_position(b));
     let (mut prev_last, mut last) = (None, None);
     for i in 0usize.. {
         match (pa.next(), pb.next()) {

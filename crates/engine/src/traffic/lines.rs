@@ -13,6 +13,10 @@ use super::{CaptureLine, Exchange, Source};
 use crate::workspace::reader::{LineFile, Span};
 use crate::{plural, thousands};
 
+mod parallel;
+
+pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS};
+
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
 
@@ -152,22 +156,32 @@ impl Skipped {
 /// strings: every value but the first follows a `,` or opens a container
 /// that is not empty, and every key is followed by a `:`.
 pub fn estimate_values(line: &str) -> usize {
-    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    let (mut n, bytes) = (1usize, line.as_bytes());
     // The last byte outside strings that is not white space.
     let mut last = 0u8;
-    for &b in line.as_bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        i += 1;
+        if b == b'"' {
+            // A string: skipped to its closing quote, a run at a time.
+            loop {
+                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    Some(j) if bytes[i + j] == b'\\' => i = (i + j + 2).min(bytes.len()),
+                    Some(j) => {
+                        i += j + 1;
+                        break;
+                    }
+                    None => {
+                        i = bytes.len();
+                        break;
+                    }
+                }
             }
+            last = b'"';
             continue;
         }
         match b {
-            b'"' => in_string = true,
             b',' | b':' => n += 1,
             // An empty container has no first value.
             b'}' | b']' if last != b'{' && last != b'[' => n += 1,
@@ -262,7 +276,15 @@ impl Bodies {
 
 impl Lines {
     /// Reads the next line (without its line ending).
+    #[cfg(test)]
     pub fn push(&mut self, line: &str) {
+        self.push_parsed(line, None);
+    }
+
+    /// Reads the next line (without its line ending), parsed already (on
+    /// another core) when `parsed` holds it: what it holds is taken only
+    /// where the line would have been parsed.
+    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<Result<Value, ()>>) {
         let i = self.line_in_file;
         self.line_in_file += 1;
         self.seen += 1;
@@ -282,7 +304,8 @@ impl Lines {
             self.skipped.first_over_budget.get_or_insert(i + 1);
             return;
         }
-        match serde_json::from_str::<Value>(line) {
+        let v = parsed.unwrap_or_else(|| serde_json::from_str::<Value>(line).map_err(|_| ()));
+        match v {
             Ok(v) if v.is_object() => self.object(v),
             _ => {
                 self.skipped.lines += 1;
@@ -478,9 +501,9 @@ fn read_files(
             lines.file = Some(crate::clean(&f.display().to_string(), 300));
         }
         let read = LineFile::open(f, max).and_then(|file| {
+            let mut batch = parallel::Batch::default();
             let read = file.for_each_line(max, max_line, |l, span| {
-                lines.span = span;
-                lines.push(l);
+                batch.add(l, span, &mut lines);
                 done += l.len() as u64 + 1;
                 if done - reported >= REPORT_BYTES {
                     reported = done;
@@ -490,6 +513,7 @@ fn read_files(
                     });
                 }
             });
+            batch.flush(&mut lines);
             // Kept open only if a request was left in it.
             bodies
                 .files
@@ -539,6 +563,9 @@ mod tests {
         }
         // Text inside strings is one value, however many commas it holds.
         assert_eq!(estimate_values(r#""a,b,c,[{""#), 1);
+        // A line cut inside a string or after a lone backslash ends there.
+        assert_eq!(estimate_values(r#"{"a":"x\"#), 2);
+        assert_eq!(estimate_values("{\"a\":\"x\\"), 2);
     }
 
     #[test]

@@ -330,21 +330,36 @@ fn analyze(
     // The last of a chain is kept until the next request (of any chain)
     // has been compared with it: a new conversation's first request is.
     let mut done_with: Option<String> = None;
-    for (mut x, followed) in exchanges.into_iter().zip(followed) {
-        // A streamed capture's request, read again for its turn.
-        bodies.load(&mut x);
-        let last = (!followed).then(|| x.chain.clone());
-        requests.push(a.push(x, table, counter));
-        if requests.len() % 1000 == 0 {
-            progress(Progress::Explaining {
-                done: requests.len(),
-                total,
-            });
+    let mut all = exchanges.into_iter().zip(followed).peekable();
+    while all.peek().is_some() {
+        // A window of a streamed capture's requests, read again together
+        // (on every core), then explained one by one in order.
+        let (mut window, mut flags, mut bytes) = (Vec::new(), Vec::new(), 0);
+        while let Some((x, f)) =
+            all.next_if(|_| bytes < lines::BATCH_BYTES && window.len() < lines::BATCH_ITEMS)
+        {
+            bytes += x.body.map_or(0, |b| b.span.len as usize);
+            window.push(x);
+            flags.push(f);
         }
-        if let Some(chain) = done_with.take() {
-            a.forget_request(&chain);
+        bodies.load_all(&mut window);
+        for (x, followed) in window.into_iter().zip(flags) {
+            explain_next(
+                &mut a,
+                &mut requests,
+                &mut done_with,
+                x,
+                followed,
+                table,
+                counter,
+            );
+            if requests.len() % 1000 == 0 {
+                progress(Progress::Explaining {
+                    done: requests.len(),
+                    total,
+                });
+            }
         }
-        done_with = last;
     }
     Traffic {
         source,
@@ -352,6 +367,25 @@ fn analyze(
         totals: a.totals(),
         skipped: Skipped::default(),
     }
+}
+
+/// Explains the next request and forgets what no later request is
+/// compared with.
+fn explain_next(
+    a: &mut Analyser,
+    requests: &mut Vec<Row>,
+    done_with: &mut Option<String>,
+    x: Exchange,
+    followed: bool,
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+) {
+    let last = (!followed).then(|| x.chain.clone());
+    requests.push(a.push(x, table, counter));
+    if let Some(chain) = done_with.take() {
+        a.forget_request(&chain);
+    }
+    *done_with = last;
 }
 
 /// A capture or a transcript read from disk (line by line, within

@@ -167,7 +167,11 @@ impl LineFile {
                 }
             }
             let len = buf.len();
-            let text = String::from_utf8_lossy(&buf);
+            // Checked at full speed first; mended only when it is not UTF-8.
+            let text = match std::str::from_utf8(&buf) {
+                Ok(s) => std::borrow::Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(&buf),
+            };
             let exact = matches!(text, std::borrow::Cow::Borrowed(_));
             let mut text: &str = &text;
             let mut start = offset;
