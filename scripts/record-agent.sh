@@ -20,6 +20,9 @@
 # The private HOME and other machine paths are replaced by /home/user and the
 # like; keys are fake, and the script checks that no key-like string is left.
 #
+# PROXY_ARGS adds flags to the proxy (e.g. "--otlp-endpoint http://127.0.0.1:4318"
+# with scripts/otlp-receiver.py listening there).
+#
 # The prompt-inspector binary: $PROMPT_INSPECTOR, else target/release or
 # target/debug of this repository, else `prompt-inspector` on PATH.
 # No network is needed once the agents are installed: the agents talk only to
@@ -149,8 +152,9 @@ start_pair() {
   for i in $(seq 1 100); do [[ -s $run/$name-upstream.port ]] && break; sleep 0.1; done
   up_port=$(head -n1 "$run/$name-upstream.port")
   [[ -n $up_port ]] || { say "the upstream did not start"; cat "$run/$name-upstream.err" >&2; exit 1; }
+  # shellcheck disable=SC2086 # PROXY_ARGS: extra flags, split on spaces
   "$bin" proxy --listen 127.0.0.1:0 --anthropic-upstream "http://127.0.0.1:$up_port" \
-    --openai-upstream "http://127.0.0.1:$up_port" -o "$run/$name-capture.jsonl" \
+    --openai-upstream "http://127.0.0.1:$up_port" -o "$run/$name-capture.jsonl" ${PROXY_ARGS:-} \
     >"$run/$name-proxy.out" 2>"$run/$name-proxy.err" &
   pids+=($!)
   proxy_port=""
