@@ -32,8 +32,7 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
             .iter()
             .map(|s| s.iter().map(|&c| c as u8).collect())
             .collect();
-        let marked = mark_ascii(text.as_bytes(), &secrets);
-        return replace_marked(text, &marked, |i| (i, i + 1));
+        return replace_spans(text, mark_ascii(text.as_bytes(), &secrets));
     }
     // Decoded, case-folded characters of `text`, rolled through once per
     // secret without being stored: memory is the output and the spans found.
@@ -44,12 +43,14 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
     replace_spans(text, spans)
 }
 
-/// [`mark`] for ASCII text and secrets: a window of up to 8 bytes is
-/// itself a u64 (no hash, no collision), rolled one byte at a time and
-/// tested against a bitmap of the secret's windows before the exact set.
-fn mark_ascii(text: &[u8], secrets: &[Vec<u8>]) -> Vec<bool> {
+/// The byte spans of ASCII `text` that are a window of a secret (ASCII,
+/// folded): a window of up to 8 bytes is itself a u64 (no hash, no
+/// collision); 8-byte windows are looked up at every 4th position
+/// ([`mark_strided`]), shorter ones rolled one byte at a time and tested
+/// against a bitmap of the secret's windows before the exact set.
+fn mark_ascii(text: &[u8], secrets: &[Vec<u8>]) -> Vec<(usize, usize)> {
     const _: () = assert!(MIN_FRAGMENT <= 8);
-    let mut marked = vec![false; text.len()];
+    let mut marked = Vec::new();
     let pack = |win: &[u8]| win.iter().fold(0u64, |h, &b| (h << 8) | u64::from(b));
     for secret in secrets {
         let w = secret.len().min(MIN_FRAGMENT);
@@ -57,6 +58,10 @@ fn mark_ascii(text: &[u8], secrets: &[Vec<u8>]) -> Vec<bool> {
             continue;
         }
         let windows: HashSet<u64> = secret.windows(w).map(pack).collect();
+        if w == 8 {
+            mark_strided(text, secret, &windows, &mut marked);
+            continue;
+        }
         let mut filter = vec![0u64; FILTER_WORDS];
         for &x in &windows {
             let k = filter_bit(x);
@@ -73,12 +78,63 @@ fn mark_ascii(text: &[u8], secrets: &[Vec<u8>]) -> Vec<bool> {
             if i + 1 >= w {
                 let k = filter_bit(h);
                 if filter[k >> 6] & (1 << (k & 63)) != 0 && windows.contains(&h) {
-                    marked[i + 1 - w..=i].iter_mut().for_each(|m| *m = true);
+                    marked.push((i + 1 - w, i + 1));
                 }
             }
         }
     }
     marked
+}
+
+/// Bytes of a gram looked up at every [`GRAM`]-th position.
+const GRAM: usize = 4;
+
+/// [`mark_ascii`] for 8-byte windows, looked up at every 4th position
+/// only: an 8-byte window of the text that is one of the secret's holds, at
+/// the first multiple of 4 within its first 4 bytes, 4 consecutive bytes of
+/// the secret. Where those 4 bytes are one of the secret's 4-byte grams (a
+/// bitmap, then nothing more if the bit is clear), the 4 windows whose
+/// first multiple of 4 that is are compared exactly with the secret's
+/// windows. The same windows are marked as by testing every position.
+fn mark_strided(
+    text: &[u8],
+    secret: &[u8],
+    windows: &HashSet<u64>,
+    marked: &mut Vec<(usize, usize)>,
+) {
+    const _: () = assert!(MIN_FRAGMENT == 2 * GRAM);
+    let pack = |win: &[u8]| {
+        win.iter()
+            .fold(0u64, |h, &b| (h << 8) | u64::from(b.to_ascii_lowercase()))
+    };
+    let mut grams = vec![0u64; FILTER_WORDS];
+    for g in secret.windows(GRAM) {
+        let k = filter_bit(pack(g));
+        grams[k >> 6] |= 1 << (k & 63);
+    }
+    for (n, g) in text.chunks_exact(GRAM).enumerate() {
+        let k = filter_bit(u64::from(lower4(g)));
+        if grams[k >> 6] & (1 << (k & 63)) == 0 {
+            continue;
+        }
+        let q = n * GRAM;
+        for p in q.saturating_sub(GRAM - 1)..=q {
+            if p + MIN_FRAGMENT <= text.len() && windows.contains(&pack(&text[p..p + MIN_FRAGMENT]))
+            {
+                marked.push((p, p + MIN_FRAGMENT));
+            }
+        }
+    }
+}
+
+/// 4 ASCII bytes as a big-endian u32, upper case folded to lower, all four
+/// at once: a byte is upper case when adding 0x3f sets its high bit ('A'
+/// and above) and adding 0x25 does not ('Z' and below); no byte carries
+/// into the next, each being under 0x80.
+fn lower4(g: &[u8]) -> u32 {
+    let x = u32::from_be_bytes([g[0], g[1], g[2], g[3]]);
+    let upper = x.wrapping_add(0x3f3f_3f3f) & !x.wrapping_add(0x2525_2525) & 0x8080_8080;
+    x | (upper >> 2)
 }
 
 /// A window of up to [`MIN_FRAGMENT`] characters, padded, as a set key.
@@ -161,29 +217,6 @@ fn replace_spans(text: &str, mut spans: Vec<(usize, usize)>) -> String {
         i += 1;
     }
     out.push_str(&text[at..]);
-    out
-}
-
-/// `text` with each run of marked units (unit `i` spans the bytes
-/// `span(i)`) replaced by [`REDACTED`].
-fn replace_marked(text: &str, marked: &[bool], span: impl Fn(usize) -> (usize, usize)) -> String {
-    if !marked.iter().any(|m| *m) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < marked.len() {
-        let (start, end) = span(i);
-        if marked[i] {
-            while i + 1 < marked.len() && marked[i + 1] {
-                i += 1;
-            }
-            out.push_str(REDACTED);
-        } else {
-            out.push_str(&text[start..end]);
-        }
-        i += 1;
-    }
     out
 }
 
@@ -329,6 +362,54 @@ mod tests {
                 .map(|_| pieces[next() % pieces.len()])
                 .collect();
             assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_strided_lookup_marks_what_every_position_marks() {
+        // ASCII only, no `%`: the strided path, at every alignment.
+        let key = "sk-ant-api03-Zq8_Lm-77xY-abcdefgh";
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let pieces = [
+            "a",
+            "hello ",
+            "sk-ant-",
+            "API03-zq8_l",
+            "m-77XY",
+            "Zq8_Lm-7",
+            "7xY\n",
+            "api03-Zq",
+            "8_Lm",
+            " ",
+            "-",
+            "{\"k\":\"",
+            "-ABCDEFG",
+            "h",
+            "xY-abcd",
+            "efgh",
+        ];
+        for _ in 0..3000 {
+            let text: String = (0..next() % 16)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
+        }
+        // The whole key at each of the 4 alignments, and cut at each end.
+        for pad in 0..8 {
+            let text = format!("{}{key}{}", "x".repeat(pad), "y".repeat(pad));
+            assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
+            for cut in 8..key.len() {
+                let text = format!("{}{}", "x".repeat(pad), &key[..cut]);
+                assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
+                let text = format!("{}{}", "x".repeat(pad), &key[key.len() - cut..]);
+                assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
+            }
         }
     }
 
