@@ -331,16 +331,29 @@ mod tests {
         out
     }
 
-    #[test]
-    fn the_rolling_filter_finds_what_the_plain_definition_finds() {
-        let key = "sk-ant-api03-Zq8_Lm-77xY";
-        let mut seed = 7u64;
+    /// Pseudo-random texts of up to `most` pieces (a fixed seed: the same
+    /// texts every run).
+    fn texts<'a>(
+        seed: u64,
+        pieces: &'a [&'a str],
+        most: usize,
+    ) -> impl Iterator<Item = String> + 'a {
+        let mut seed = seed;
         let mut next = move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
+        std::iter::repeat_with(move || {
+            let n = next() % most;
+            (0..n).map(|_| pieces[next() % pieces.len()]).collect()
+        })
+    }
+
+    #[test]
+    fn the_rolling_filter_finds_what_the_plain_definition_finds() {
+        let key = "sk-ant-api03-Zq8_Lm-77xY";
         let pieces = [
             "hello ",
             "sk-ant-",
@@ -357,10 +370,7 @@ mod tests {
             "-",
             "{\"k\":\"",
         ];
-        for _ in 0..400 {
-            let text: String = (0..next() % 12)
-                .map(|_| pieces[next() % pieces.len()])
-                .collect();
+        for text in texts(7, &pieces, 12).take(400) {
             assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
         }
     }
@@ -369,13 +379,6 @@ mod tests {
     fn the_strided_lookup_marks_what_every_position_marks() {
         // ASCII only, no `%`: the strided path, at every alignment.
         let key = "sk-ant-api03-Zq8_Lm-77xY-abcdefgh";
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
         let pieces = [
             "a",
             "hello ",
@@ -394,10 +397,7 @@ mod tests {
             "xY-abcd",
             "efgh",
         ];
-        for _ in 0..3000 {
-            let text: String = (0..next() % 16)
-                .map(|_| pieces[next() % pieces.len()])
-                .collect();
+        for text in texts(11, &pieces, 16).take(3000) {
             assert_eq!(redact(&text, &[key]), reference(&text, key), "{text:?}");
         }
         // The whole key at each of the 4 alignments, and cut at each end.
