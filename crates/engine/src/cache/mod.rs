@@ -15,3 +15,5 @@ pub mod test_run;
 
 #[cfg(test)]
 mod predict_tests;
+#[cfg(test)]
+mod shape_tests;

@@ -1,6 +1,6 @@
 //! Diff engine tests on real workspaces edited between two snapshots.
 
-use crate::compare::diff::{ChangeKind, diff};
+use crate::compare::diff::{ChangeKind, diff, lead};
 use crate::compare::snapshot::Snapshot;
 use crate::test_support::write_ws;
 use crate::*;
@@ -166,4 +166,41 @@ fn snapshots_round_trip_refuse_newer_schemas_and_write_atomically() {
     // A second snapshot of the same moment gets its own name.
     let second = s.save_new(d.path()).unwrap();
     assert_ne!(second, path);
+}
+
+// The lead before a change (`diff::lead`), read from its end.
+/// The definition walked from the start, that `lead` must equal.
+fn from_start(s: &str, at: usize) -> String {
+    let same = &s[..at.min(s.len())];
+    let n = same.chars().count();
+    if n <= 24 {
+        return same.replace('\n', "¶");
+    }
+    let cut_mid_word = same.chars().nth(n - 25).is_some_and(char::is_alphanumeric);
+    let tail: String = same.chars().skip(n - 24).collect();
+    let tail = if cut_mid_word {
+        tail.trim_start_matches(char::is_alphanumeric)
+    } else {
+        &tail
+    };
+    format!("…{}", tail.trim_start().replace('\n', "¶"))
+}
+
+#[test]
+fn the_lead_reads_the_last_characters_before_the_change_as_before() {
+    let texts = [
+        "",
+        "short",
+        "exactly twenty-four char",
+        "exactly twenty-five chars",
+        "The quick brown fox jumps over the lazy dog and then some more words follow",
+        "日本語のテキストがここにあります、そして変更はこの後に来ます。さらに続く",
+        "line one\nline two\nline three\nline four\nline five",
+        "a 🪶 feather and 👍🏽 thumbs in a sentence long enough to be cut somewhere",
+    ];
+    for t in texts {
+        for (at, _) in t.char_indices().chain([(t.len(), ' ')]) {
+            assert_eq!(lead(t, at), from_start(t, at), "{t:?} at {at}");
+        }
+    }
 }

@@ -14,7 +14,6 @@ use crate::workspace::reader::{LineFile, Span};
 use crate::{plural, thousands};
 
 mod parallel;
-
 pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS};
 
 /// Lines read at most (a transcript of a very long session is cut there).
@@ -275,15 +274,14 @@ impl Bodies {
 }
 
 impl Lines {
-    /// Reads the next line (without its line ending).
+    /// Reads the next line (without its line ending; tests).
     #[cfg(test)]
     pub fn push(&mut self, line: &str) {
-        self.push_parsed(line, None);
+        self.push_parsed(line, None)
     }
 
-    /// Reads the next line (without its line ending), parsed already (on
-    /// another core) when `parsed` holds it: what it holds is taken only
-    /// where the line would have been parsed.
+    /// Reads the next line, parsed already (on another core) when `parsed`
+    /// holds it (taken only where it would have been parsed).
     pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<Result<Value, ()>>) {
         let i = self.line_in_file;
         self.line_in_file += 1;

@@ -30,11 +30,13 @@ use super::guard;
 
 mod answer;
 mod count;
+mod headers;
 mod intake;
 mod record;
 
 use answer::{StreamEnd, diagnostics_of, error_message, stream_error};
 use count::count_parts;
+use headers::{content_length, hop_by_hop, keys_of, split_headers};
 use record::Record;
 
 /// Largest request or recorded response body (as in the clients).
@@ -188,7 +190,7 @@ pub async fn serve(
                 Ok(p) => p,
                 Err(_) => return Ok(()),
             },
-            _ = shutdown.changed() => return drain(&shared).await,
+            _ = shutdown.changed() => return intake::drain(&shared).await,
         };
         let (stream, _) = tokio::select! {
             r = listener.accept() => match r {
@@ -200,7 +202,7 @@ pub async fn serve(
                     continue;
                 }
             },
-            _ = shutdown.changed() => return drain(&shared).await,
+            _ = shutdown.changed() => return intake::drain(&shared).await,
         };
         // Small writes (SSE events) go out at once: no Nagle delay.
         let _ = stream.set_nodelay(true);
@@ -222,21 +224,6 @@ pub async fn serve(
                 .await;
         });
     }
-}
-
-/// How long a stopping proxy waits for the exchanges in flight to be
-/// answered and recorded.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-/// Waits (within [`SHUTDOWN_GRACE`]) until no exchange holds bytes in
-/// flight: each has been recorded, and handed to whoever follows.
-async fn drain(shared: &Shared) -> Result<(), String> {
-    let until = Instant::now() + SHUTDOWN_GRACE;
-    while shared.in_flight.load(std::sync::atomic::Ordering::Relaxed) > 0 && Instant::now() < until
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Ok(())
 }
 
 /// The client to the upstreams, and why a key may not go to the Anthropic
@@ -304,64 +291,6 @@ const FORWARDED: &[&str] = &[
     "/v1/chat/completions",
     "/v1/responses",
 ];
-
-/// Headers never forwarded (hop by hop, or recomputed).
-fn hop_by_hop(name: &str) -> bool {
-    matches!(
-        name,
-        "host"
-            | "connection"
-            | "keep-alive"
-            | "transfer-encoding"
-            | "te"
-            | "trailer"
-            | "upgrade"
-            | "proxy-authorization"
-            | "proxy-connection"
-            | "content-length"
-            | "accept-encoding"
-    )
-}
-
-/// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
-const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
-
-/// The keys a request carries, to redact them from what is recorded: each
-/// header's value as bytes (a value that is not ASCII is a key too), its
-/// `Bearer`/`Basic` scheme dropped.
-fn keys_of(req: &Request<Incoming>) -> Vec<String> {
-    let mut v = Vec::new();
-    for name in KEY_HEADERS {
-        for h in req.headers().get_all(*name) {
-            let value = String::from_utf8_lossy(h.as_bytes()).trim().to_string();
-            let key = match value.split_once(' ') {
-                Some((scheme, rest))
-                    if scheme.eq_ignore_ascii_case("bearer")
-                        || scheme.eq_ignore_ascii_case("basic") =>
-                {
-                    rest.trim().to_string()
-                }
-                _ => value,
-            };
-            v.push(key);
-        }
-    }
-    // Credentials outside the authentication headers (`?key=`, cookies)
-    // are keys too: refused over plain HTTP off this machine, redacted.
-    let cookies: Vec<String> = req
-        .headers()
-        .get_all("cookie")
-        .iter()
-        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
-        .collect();
-    let cookies: Vec<&str> = cookies.iter().map(String::as_str).collect();
-    v.extend(guard::credentials_outside_headers(
-        req.uri().query(),
-        &cookies,
-    ));
-    v.retain(|k| !k.is_empty());
-    v
-}
 
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().to_string();
@@ -439,32 +368,6 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         Ok(resp) => relay(record, resp),
         Err(e) => upstream_failed(&record, upstream, anthropic, &e),
     }
-}
-
-/// The headers forwarded upstream (all but the hop-by-hop ones) and the
-/// ones that carry a key (kept to count with a llama.cpp upstream).
-fn split_headers(
-    req: &Request<Incoming>,
-) -> (reqwest::header::HeaderMap, reqwest::header::HeaderMap) {
-    let mut headers = reqwest::header::HeaderMap::new();
-    let mut auth = reqwest::header::HeaderMap::new();
-    for (k, v) in req.headers() {
-        if !hop_by_hop(k.as_str()) {
-            headers.append(k.clone(), v.clone());
-        }
-        if KEY_HEADERS.contains(&k.as_str()) {
-            auth.append(k.clone(), v.clone());
-        }
-    }
-    (headers, auth)
-}
-
-/// The request's `content-length`, when it is a number.
-fn content_length(req: &Request<Incoming>) -> Option<usize> {
-    req.headers()
-        .get("content-length")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<usize>().ok())
 }
 
 /// The upstream could not be reached or timed out: the exchange is

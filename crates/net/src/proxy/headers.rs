@@ -1,0 +1,91 @@
+//! A client's request headers: which are forwarded upstream, which carry
+//! a key (to forward, never record, and to redact everywhere), its length.
+
+use hyper::Request;
+use hyper::body::Incoming;
+
+use crate::guard;
+
+/// Headers never forwarded (hop by hop, or recomputed).
+pub(super) fn hop_by_hop(name: &str) -> bool {
+    matches!(
+        name,
+        "host"
+            | "connection"
+            | "keep-alive"
+            | "transfer-encoding"
+            | "te"
+            | "trailer"
+            | "upgrade"
+            | "proxy-authorization"
+            | "proxy-connection"
+            | "content-length"
+            | "accept-encoding"
+    )
+}
+
+/// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
+const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
+
+/// The keys a request carries, to redact them from what is recorded: each
+/// header's value as bytes (a value that is not ASCII is a key too), its
+/// `Bearer`/`Basic` scheme dropped.
+pub(super) fn keys_of(req: &Request<Incoming>) -> Vec<String> {
+    let mut v = Vec::new();
+    for name in KEY_HEADERS {
+        for h in req.headers().get_all(*name) {
+            let value = String::from_utf8_lossy(h.as_bytes()).trim().to_string();
+            let key = match value.split_once(' ') {
+                Some((scheme, rest))
+                    if scheme.eq_ignore_ascii_case("bearer")
+                        || scheme.eq_ignore_ascii_case("basic") =>
+                {
+                    rest.trim().to_string()
+                }
+                _ => value,
+            };
+            v.push(key);
+        }
+    }
+    // Credentials outside the authentication headers (`?key=`, cookies)
+    // are keys too: refused over plain HTTP off this machine, redacted.
+    let cookies: Vec<String> = req
+        .headers()
+        .get_all("cookie")
+        .iter()
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .collect();
+    let cookies: Vec<&str> = cookies.iter().map(String::as_str).collect();
+    v.extend(guard::credentials_outside_headers(
+        req.uri().query(),
+        &cookies,
+    ));
+    v.retain(|k| !k.is_empty());
+    v
+}
+
+/// The headers forwarded upstream (all but the hop-by-hop ones) and the
+/// ones that carry a key (kept to count with a llama.cpp upstream).
+pub(super) fn split_headers(
+    req: &Request<Incoming>,
+) -> (reqwest::header::HeaderMap, reqwest::header::HeaderMap) {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let mut auth = reqwest::header::HeaderMap::new();
+    for (k, v) in req.headers() {
+        if !hop_by_hop(k.as_str()) {
+            headers.append(k.clone(), v.clone());
+        }
+        if KEY_HEADERS.contains(&k.as_str()) {
+            auth.append(k.clone(), v.clone());
+        }
+    }
+    (headers, auth)
+}
+
+/// The request's `content-length`, when it is a number.
+pub(super) fn content_length(req: &Request<Incoming>) -> Option<usize> {
+    req.headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok())
+}
