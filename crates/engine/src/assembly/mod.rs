@@ -9,6 +9,7 @@ pub mod context;
 pub mod litellm;
 pub mod models;
 pub mod prepare;
+mod pretoken;
 pub mod report;
 pub mod results;
 pub mod template;

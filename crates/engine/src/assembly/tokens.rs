@@ -62,14 +62,7 @@ type Measured = (usize, (usize, usize));
 /// A text's count, and where its last pre-token starts with that
 /// pre-token's count (one pass of the pre-tokenizer).
 fn measure(enc: Encoding, text: &str) -> Measured {
-    let t = enc.counter();
-    let (mut n, mut tail) = (0, (0, 0));
-    for piece in t.split(text) {
-        let c = t.bpe.count(piece.as_bytes());
-        n += c;
-        tail = (piece.as_ptr() as usize - text.as_ptr() as usize, c);
-    }
-    (n, tail)
+    super::pretoken::measure(enc, text)
 }
 
 /// Uncounted bytes below which threads cost more than they save.
@@ -372,9 +365,13 @@ mod tests {
         }
         for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
             for t in &corpus {
+                let exact = enc.bpe().encode_ordinary(t).len();
+                assert_eq!(enc.counter().count(t.as_str()), exact);
+                // Ours, cold and then with the thread's pieces remembered.
+                assert_eq!(measure(enc, t).0, exact, "cold");
                 assert_eq!(
-                    enc.counter().count(t.as_str()),
-                    enc.bpe().encode_ordinary(t).len(),
+                    measure(enc, t).0,
+                    exact,
                     "{} on {:?}",
                     enc.as_str(),
                     &t[..t.len().min(80)]

@@ -472,24 +472,39 @@ pub fn load_fragment_files(
 /// Text of fragment files parsed at once at most.
 const BATCH_BYTES: usize = 32 << 20;
 
-/// The files' YAML parsed, in order, on every core when there is enough.
+/// The files' YAML parsed, in order, on every core when there is enough:
+/// a big file's items are cut into runs ([`yaml::split_items`]) so that one
+/// file of a thousand fragments is parsed on every core too.
 fn parse_all(files: &[(String, String)]) -> Vec<Result<Node, yaml::YamlError>> {
-    let threads = crate::assembly::tokens::cores().min(files.len()).max(1);
+    let cores = crate::assembly::tokens::cores();
     let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
-    if threads == 1 || bytes < 256 * 1024 {
+    if cores == 1 || bytes < 256 * 1024 {
         return files.iter().map(|(_, t)| yaml::parse(t)).collect();
     }
-    let chunk = files.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = files
+    // Every file's runs, in order: big files in one run per core.
+    let share = bytes.div_ceil(cores);
+    let runs: Vec<Vec<&str>> = files
+        .iter()
+        .map(|(_, t)| yaml::split_items(t, if t.len() >= share / 2 { cores } else { 1 }))
+        .collect();
+    let all: Vec<&str> = runs.iter().flatten().copied().collect();
+    let chunk = all.len().div_ceil(cores);
+    let parsed: Vec<Result<Node, yaml::YamlError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = all
             .chunks(chunk)
-            .map(|run| s.spawn(move || run.iter().map(|(_, t)| yaml::parse(t)).collect::<Vec<_>>()))
+            .map(|run| s.spawn(move || run.iter().map(|t| yaml::parse(t)).collect::<Vec<_>>()))
             .collect();
         handles
             .into_iter()
             .flat_map(|h| h.join().expect("a parsing thread panicked"))
             .collect()
-    })
+    });
+    let mut parsed = parsed.into_iter();
+    files
+        .iter()
+        .zip(&runs)
+        .map(|((_, text), r)| yaml::parse_runs(text, parsed.by_ref().take(r.len()).collect()))
+        .collect()
 }
 
 /// Fragments of parsed fragment files, in file order.

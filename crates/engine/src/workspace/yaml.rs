@@ -219,6 +219,63 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
     }
 }
 
+/// A top-level block sequence cut into about `parts` runs of whole items,
+/// each a YAML sequence of its own (cut only before a `- ` at the start of a
+/// line), so a big fragment file is parsed on every core. One run when the
+/// text is not such a sequence or could hold a second document.
+///
+/// Sound with [`parse_runs`]: a cut inside a quoted scalar or a flow
+/// collection leaves the run before it unterminated, and an alias to an
+/// anchor of an earlier run is unknown in its own, so either fails that
+/// run's parse and the whole text is parsed at once instead.
+pub fn split_items(text: &str, parts: usize) -> Vec<&str> {
+    let first = text
+        .lines()
+        .map(str::trim_end)
+        .find(|l| !l.is_empty() && !l.starts_with('#'));
+    let is_sequence = first.is_some_and(|l| l == "-" || l.starts_with("- "));
+    let bytes = text.as_bytes();
+    if parts < 2
+        || !is_sequence
+        || text.starts_with('%')
+        || memchr::memmem::find(bytes, b"\n---").is_some()
+        || memchr::memmem::find(bytes, b"\n...").is_some()
+    {
+        return vec![text];
+    }
+    let mut runs = Vec::with_capacity(parts);
+    let mut start = 0;
+    for i in 1..parts {
+        let target = (text.len() * i / parts).max(start);
+        let found = memchr::memmem::find_iter(&bytes[target..], b"\n-")
+            .map(|p| target + p + 1)
+            .find(|&p| matches!(bytes.get(p + 1), Some(b' ' | b'\n' | b'\r')));
+        let Some(cut) = found else { break };
+        runs.push(&text[start..cut]);
+        start = cut;
+    }
+    runs.push(&text[start..]);
+    runs
+}
+
+/// The runs of [`split_items`] parsed (each on its own thread when there
+/// are several) and joined into the one list the whole text is; the whole
+/// text parsed at once when any run fails (so an error's line and message
+/// are the whole file's).
+pub fn parse_runs(text: &str, runs: Vec<Result<Node, YamlError>>) -> Result<Node, YamlError> {
+    if runs.len() == 1 {
+        return runs.into_iter().next().expect("one run");
+    }
+    let mut items = Vec::new();
+    for run in runs {
+        match run {
+            Ok(Node::List(l)) => items.extend(l),
+            _ => return parse(text),
+        }
+    }
+    Ok(Node::List(items))
+}
+
 /// Whether a line defines `key:` (optionally as a list item `- key:`,
 /// the key optionally quoted).
 pub(crate) fn defines(line: &str, key: &str) -> bool {
@@ -341,6 +398,46 @@ pub fn string_map(node: Option<&Node>) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parsed in runs on threads, as [`crate::workspace::sources`] does.
+    fn in_runs(text: &str, parts: usize) -> (usize, Result<Node, YamlError>) {
+        let runs = split_items(text, parts);
+        let parsed = runs.iter().map(|r| parse(r)).collect();
+        (runs.len(), parse_runs(text, parsed))
+    }
+
+    #[test]
+    fn a_sequence_parsed_in_runs_is_the_sequence_parsed_whole() {
+        let mut text = String::from("# fragments\n\n");
+        for i in 0..40 {
+            text += &format!("- id: f{i}\n  priority: {i}\n  content: \"x - y\\n\"\n");
+            text += "  tags: [a, b]\n  body: |\n    - not an item\n";
+        }
+        let (runs, parsed) = in_runs(&text, 4);
+        assert_eq!(runs, 4);
+        assert_eq!(parsed, parse(&text));
+        assert!(matches!(parsed, Ok(Node::List(ref l)) if l.len() == 40));
+        // Cuts inside a quoted scalar or a flow list that runs over a line
+        // starting with "- ", and an alias to an earlier run's anchor: each
+        // run that breaks sends the whole text to one parse, so the result
+        // (value or error, with its line) is the whole text's.
+        let tricky = [
+            format!("{text}- a: \"open\n- b: c\"\n{text}"),
+            format!("{text}- a: [1,\n- 2]\n{text}"),
+            format!("- &x {{id: a}}\n{text}- *x\n"),
+            format!("- a: 'it\n- b'\n{text}"),
+            format!("{text}- broken: [\n"),
+        ];
+        for t in &tricky {
+            for parts in [2, 3, 8] {
+                assert_eq!(in_runs(t, parts).1, parse(t), "{parts} parts");
+            }
+        }
+        // Not a top-level sequence, or maybe several documents: one run.
+        assert_eq!(split_items("fragments:\n- a\n- b\n", 4).len(), 1);
+        assert_eq!(split_items("- a\n---\n- b\n", 4).len(), 1);
+        assert_eq!(split_items("%YAML 1.2\n---\n- a\n", 4).len(), 1);
+    }
 
     #[test]
     fn parses_int_keys_and_reports_error_lines() {
