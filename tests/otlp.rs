@@ -601,5 +601,9 @@ fn plain_http_to_another_machine_is_refused_before_anything_is_sent() {
         "http://192.0.2.10:4318",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("plain HTTP"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("refusing to send spans over plain HTTP to 192.0.2.10"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -184,20 +184,30 @@ pub fn check_transport(
     has_key: bool,
     allow_insecure: bool,
 ) -> Result<Option<Pin>, String> {
+    check_transport_of(base_url, has_key.then_some("an API key"), allow_insecure)
+}
+
+/// [`check_transport`] for what a request carries that no one on the way
+/// may read (`an API key`, `spans`); `None` when it carries nothing such.
+pub fn check_transport_of(
+    base_url: &str,
+    carrying: Option<&str>,
+    allow_insecure: bool,
+) -> Result<Option<Pin>, String> {
     let shown = mask_url(base_url);
     let u = reqwest::Url::parse(base_url).map_err(|e| format!("invalid base URL {shown}: {e}"))?;
     match u.scheme() {
         "https" => Ok(None),
         "http" => {
             let host = u.host_str().unwrap_or("");
-            if !has_key || allow_insecure {
+            let Some(what) = carrying.filter(|_| !allow_insecure) else {
                 return Ok(None);
-            }
+            };
             match resolve_loopback(host, u.port_or_known_default().unwrap_or(80)) {
                 Ok(addrs) if addrs.is_empty() => Ok(None),
                 Ok(addrs) => Ok(Some((host.to_string(), addrs))),
                 Err(why) => Err(format!(
-                    "refusing to send an API key over plain HTTP to {host} ({why}; anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
+                    "refusing to send {what} over plain HTTP to {host} ({why}; anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
                 )),
             }
         }

@@ -201,13 +201,8 @@ impl Exporter {
                 "the OTLP endpoint {shown} has credentials in it: give them in OTEL_EXPORTER_OTLP_HEADERS"
             ));
         }
-        let pin =
-            guard::check_transport(&cfg.endpoint, true, cfg.allow_insecure_http).map_err(|e| {
-                format!(
-                    "the OTLP endpoint {shown}: {}",
-                    e.replace("an API key", "spans")
-                )
-            })?;
+        let pin = guard::check_transport_of(&cfg.endpoint, Some("spans"), cfg.allow_insecure_http)
+            .map_err(|e| format!("the OTLP endpoint {shown}: {e}"))?;
         let timeout = cfg.timeout;
         // The blocking client is built off any async runtime (it has one of
         // its own); redirects are not followed.
