@@ -13,6 +13,7 @@ use super::{CaptureLine, Exchange, Source};
 use crate::workspace::reader::{LineFile, Span};
 use crate::{plural, thousands};
 
+mod head;
 mod parallel;
 pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS};
 
@@ -193,6 +194,12 @@ pub fn estimate_values(line: &str) -> usize {
     n
 }
 
+/// What parsing `line` holds at once, in values: its tree's and its text's
+/// (one value per [`TEXT_PER_VALUE`] bytes).
+fn parse_cost(line: &str) -> usize {
+    estimate_values(line).saturating_add(line.len() / TEXT_PER_VALUE)
+}
+
 /// The values (object keys included) of a parsed tree.
 fn values_of(v: &Value) -> usize {
     1 + match v {
@@ -267,9 +274,7 @@ impl Bodies {
         x.request = f
             .read_span(at.span)
             .ok()
-            .and_then(|line| serde_json::from_str::<Value>(&line).ok())
-            .and_then(|mut v| v.get_mut("request").map(Value::take))
-            .filter(|r| !r.is_null());
+            .and_then(|line| head::request_of(&line));
     }
 }
 
@@ -282,7 +287,7 @@ impl Lines {
 
     /// Reads the next line, parsed already (on another core) when `parsed`
     /// holds it (taken only where it would have been parsed).
-    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<Result<Value, ()>>) {
+    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<(usize, Result<Value, ()>)>) {
         let i = self.line_in_file;
         self.line_in_file += 1;
         self.seen += 1;
@@ -296,13 +301,17 @@ impl Lines {
         // A line is parsed only if its tree fits beside what is held; its
         // text, held with the tree while it is parsed, counts one value per
         // 128 bytes.
-        let cost = estimate_values(line).saturating_add(line.len() / TEXT_PER_VALUE);
+        let (cost, parsed) = match parsed {
+            Some((cost, v)) => (cost, Some(v)),
+            None => (parse_cost(line), None),
+        };
         if self.values.saturating_add(cost) > MAX_VALUES {
             self.skipped.over_budget += 1;
             self.skipped.first_over_budget.get_or_insert(i + 1);
             return;
         }
-        let v = parsed.unwrap_or_else(|| serde_json::from_str::<Value>(line).map_err(|_| ()));
+        let lazy = self.lazy && self.span.is_some();
+        let v = parsed.unwrap_or_else(|| head::first_pass(line, lazy));
         match v {
             Ok(v) if v.is_object() => self.object(v),
             _ => {

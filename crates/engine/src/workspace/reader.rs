@@ -85,6 +85,41 @@ pub fn for_each_line_lossy(
     LineFile::open(path, max)?.for_each_line(max, max, |l, _| each(l))
 }
 
+/// Bytes read from a file at once when it is read line by line.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// Reads up to and including the next `\n` into `buf`, at most `limit`
+/// bytes (`BufRead::read_until` under `take`, with a vectorised search).
+fn read_line(
+    r: &mut impl std::io::BufRead,
+    limit: u64,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    let mut n = 0usize;
+    loop {
+        let avail = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let room = usize::try_from(limit.saturating_sub(n as u64))
+            .unwrap_or(usize::MAX)
+            .min(avail.len());
+        if room == 0 {
+            return Ok(n);
+        }
+        let chunk = &avail[..room];
+        if let Some(i) = memchr::memchr(b'\n', chunk) {
+            buf.extend_from_slice(&chunk[..=i]);
+            r.consume(i + 1);
+            return Ok(n + i + 1);
+        }
+        buf.extend_from_slice(chunk);
+        r.consume(room);
+        n += room;
+    }
+}
+
 /// Where a line's text is in its file (its line ending left out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
@@ -121,15 +156,12 @@ impl LineFile {
         max_line: u64,
         mut each: impl FnMut(&str, Option<Span>),
     ) -> Result<(), String> {
-        use std::io::BufRead;
         let named = |e: String| format!("{}: {e}", self.path.display());
-        let mut r = std::io::BufReader::new((&self.file).take(max + 1));
+        let mut r = std::io::BufReader::with_capacity(READ_BUFFER, (&self.file).take(max + 1));
         let (mut buf, mut read, mut first) = (Vec::new(), 0u64, true);
         loop {
             buf.clear();
-            let n = (&mut r)
-                .take(max_line + 1)
-                .read_until(b'\n', &mut buf)
+            let n = read_line(&mut r, max_line + 1, &mut buf)
                 .map_err(|e| named(format!("unreadable: {e}")))?;
             if n == 0 {
                 return Ok(());
@@ -140,9 +172,7 @@ impl LineFile {
                 // Too long to hold: skipped to its end, said as one line.
                 loop {
                     buf.clear();
-                    let m = (&mut r)
-                        .take(1 << 20)
-                        .read_until(b'\n', &mut buf)
+                    let m = read_line(&mut r, 1 << 20, &mut buf)
                         .map_err(|e| named(format!("unreadable: {e}")))?;
                     read += m as u64;
                     if m == 0 || buf.last() == Some(&b'\n') {
@@ -168,7 +198,7 @@ impl LineFile {
             }
             let len = buf.len();
             // Checked at full speed first; mended only when it is not UTF-8.
-            let text = match std::str::from_utf8(&buf) {
+            let text = match simdutf8::basic::from_utf8(&buf) {
                 Ok(s) => std::borrow::Cow::Borrowed(s),
                 Err(_) => String::from_utf8_lossy(&buf),
             };
@@ -182,12 +212,18 @@ impl LineFile {
                 start += 3;
             }
             // A lone CR ends a line; one at the very end leaves no line after it.
-            let mut pieces = text.split('\r').peekable();
-            let single = !text.contains('\r');
+            let single = memchr::memchr(b'\r', text.as_bytes()).is_none();
             let span = (exact && single).then(|| Span {
                 offset: start,
                 len: (len - (start - offset) as usize) as u32,
             });
+            if single {
+                if ended || !text.is_empty() {
+                    each(text, span);
+                }
+                continue;
+            }
+            let mut pieces = text.split('\r').peekable();
             while let Some(line) = pieces.next() {
                 if ended || pieces.peek().is_some() || !line.is_empty() {
                     each(line, span);

@@ -57,9 +57,13 @@ impl Batch {
     /// them) and takes them into `into` in their order, as they would have
     /// been taken one by one.
     pub(in crate::traffic) fn flush(&mut self, into: &mut Lines) {
-        let parsed: Vec<Option<Result<Value, ()>>> = if self.bytes >= PARALLEL_BYTES {
-            on_every_core(&mut self.lines, |(l, _)| {
-                (!l.trim().is_empty()).then(|| serde_json::from_str::<Value>(l).map_err(|_| ()))
+        let lazy = into.lazy;
+        let parsed: Vec<Option<(usize, Result<Value, ()>)>> = if self.bytes >= PARALLEL_BYTES {
+            on_every_core(&mut self.lines, |(l, span)| {
+                (!l.trim().is_empty()).then(|| {
+                    let cost = super::parse_cost(l);
+                    (cost, super::head::first_pass(l, lazy && span.is_some()))
+                })
             })
         } else {
             vec![None; self.lines.len()]

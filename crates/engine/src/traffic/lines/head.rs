@@ -1,0 +1,236 @@
+//! A capture's line read for what each pass needs of it, not as a whole
+//! tree: the first pass keeps of a request left in the file only what
+//! names its chain and model (the request is read again when it is
+//! explained); the second reads only the request.
+
+use serde::Deserializer as _;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+/// A request's fields the first pass reads ([`super::super::parse::sent`]:
+/// its chain's key and its model).
+const HEAD_FIELDS: [&str; 4] = ["model", "prompt_cache_key", "system", "instructions"];
+
+/// A line of the first pass. With `lazy` (its request will be read again
+/// from the file), the `request` of a capture line (one that named its
+/// `endpoint` first, as the proxy writes it) holds only the fields the
+/// first pass reads and its first message; the rest of the line is as
+/// parsed whole. Anything that is not a JSON object is an error, as it is
+/// for the reader.
+pub(in crate::traffic) fn first_pass(line: &str, lazy: bool) -> Result<Value, ()> {
+    if !lazy {
+        return serde_json::from_str::<Value>(line).map_err(|_| ());
+    }
+    let mut d = serde_json::Deserializer::from_str(line);
+    let v = d.deserialize_map(LineVisitor).map_err(|_| ())?;
+    d.end().map_err(|_| ())?;
+    Ok(v)
+}
+
+/// The `request` of a line of the second pass (`None` when there is none,
+/// or it is `null`, or the line is not a JSON object).
+pub(in crate::traffic) fn request_of(line: &str) -> Option<Value> {
+    let mut d = serde_json::Deserializer::from_str(line);
+    let v = d.deserialize_map(RequestOnly).ok()?;
+    d.end().ok()?;
+    v.filter(|r| !r.is_null())
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let mut endpoint = false;
+        while let Some(k) = map.next_key::<String>()? {
+            let v = if k == "request" && endpoint {
+                map.next_value_seed(Head)?
+            } else {
+                map.next_value::<Value>()?
+            };
+            endpoint |= k == "endpoint";
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+struct RequestOnly;
+
+impl<'de> Visitor<'de> for RequestOnly {
+    type Value = Option<Value>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
+        let mut request = None;
+        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if k == "request" {
+                request = Some(map.next_value::<Value>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(request)
+    }
+}
+
+/// A request as the first pass keeps it: an object's [`HEAD_FIELDS`] and
+/// its first message; anything else whole.
+struct Head;
+
+impl<'de> DeserializeSeed<'de> for Head {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(HeadVisitor)
+    }
+}
+
+struct HeadVisitor;
+
+impl<'de> Visitor<'de> for HeadVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        serde::Deserialize::deserialize(de::value::SeqAccessDeserializer::new(seq))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if k == "messages" {
+                let v = map.next_value_seed(FirstMessage)?;
+                out.insert(k, v);
+            } else if HEAD_FIELDS.contains(&k.as_str()) {
+                let v = map.next_value::<Value>()?;
+                out.insert(k, v);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// `messages` as the first pass keeps it: a list's first element (the
+/// rest read past); anything else whole.
+struct FirstMessage;
+
+impl<'de> DeserializeSeed<'de> for FirstMessage {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(FirstMessageVisitor)
+    }
+}
+
+struct FirstMessageVisitor;
+
+impl<'de> Visitor<'de> for FirstMessageVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        serde::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let first = seq.next_element::<Value>()?;
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Array(first.into_iter().collect()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_pass_keeps_what_names_the_chain_and_the_second_only_the_request() {
+        let line = r#"{"schema":1,"endpoint":"/v1/messages","usage":{"input_tokens":3},"request":{"model":"m","max_tokens":9,"system":[{"type":"text","text":"You are K."}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}],"tools":[{"name":"t"}]}}"#;
+        let full: Value = serde_json::from_str(line).unwrap();
+        let head = first_pass(line, true).unwrap();
+        assert_eq!(head["usage"], full["usage"]);
+        assert_eq!(head["request"]["system"], full["request"]["system"]);
+        assert_eq!(head["request"]["model"], "m");
+        assert_eq!(
+            head["request"]["messages"],
+            serde_json::json!([{"role":"user","content":"hi"}])
+        );
+        assert!(head["request"].get("tools").is_none());
+        assert_eq!(first_pass(line, false).unwrap(), full);
+        assert_eq!(request_of(line).unwrap(), full["request"]);
+        // No endpoint before it: the request is whole.
+        let t = r#"{"request":{"a":[1,2]},"endpoint":"/x"}"#;
+        assert_eq!(
+            first_pass(t, true).unwrap(),
+            serde_json::from_str::<Value>(t).unwrap()
+        );
+        // Non-object requests, duplicates (the last wins, as for a tree),
+        // and what is not an object or not JSON.
+        for t in [
+            r#"{"endpoint":"/x","request":null}"#,
+            r#"{"endpoint":"/x","request":[1,{"a":2}]}"#,
+            r#"{"endpoint":"/x","request":{"messages":"text","system":1}}"#,
+            r#"{"endpoint":"/x","request":{"system":"a","system":"b"},"request":{"model":"z"}}"#,
+        ] {
+            let full: Value = serde_json::from_str(t).unwrap();
+            assert_eq!(first_pass(t, true).unwrap(), full, "{t}");
+        }
+        assert_eq!(request_of(r#"{"endpoint":"/x","request":null}"#), None);
+        assert_eq!(
+            request_of(r#"{"request":1,"request":2}"#),
+            Some(Value::from(2))
+        );
+        for bad in ["[1]", "3", "{\"a\":", "{\"endpoint\":1} x", ""] {
+            assert!(first_pass(bad, true).is_err(), "{bad}");
+            assert_eq!(request_of(bad), None, "{bad}");
+        }
+    }
+}
