@@ -40,6 +40,10 @@ fn rewritten_by_agent(source: &str) -> bool {
     REWRITTEN.contains(&name) || source.starts_with("memory/")
 }
 
+// Word boundaries are ASCII's (`(?-u:\b)`): a date or an id beside a CJK
+// character is still found (Unicode's `\b` sees none there), and the
+// regexes run on their fast engine (a 1,000-fragment workspace's lint took
+// half of every re-assembly with Unicode's).
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let rule = |what, pat: &str, generated| Rule {
         what,
@@ -51,25 +55,28 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
         r(
             "a timestamp",
-            r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?\b",
+            r"(?-u:\b)\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?(?-u:\b)",
         ),
         r(
             "a UUID",
-            r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+            r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)",
         ),
         weak(
             "a date",
-            r"\b\d{4}[-/]\d{1,2}[-/]\d{1,2}\b|\d{4}年\d{1,2}月\d{1,2}日",
+            r"(?-u:\b)\d{4}[-/]\d{1,2}[-/]\d{1,2}(?-u:\b)|\d{4}年\d{1,2}月\d{1,2}日",
         ),
-        weak("a time of day", r"\b([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?\b"),
-        r("a Unix timestamp", r"\b1[6-9]\d{8}(\d{3})?\b"),
+        weak(
+            "a time of day",
+            r"(?-u:\b)([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(?-u:\b)",
+        ),
+        r("a Unix timestamp", r"(?-u:\b)1[6-9]\d{8}(\d{3})?(?-u:\b)"),
         r(
             "a random-looking id",
-            r"(?i)\b(?:[0-9a-f]{16,}|(?:req|msg|run|sess|trace|request)[_-][0-9a-z]{6,})\b",
+            r"(?i)(?-u:\b)(?:[0-9a-f]{16,}|(?:req|msg|run|sess|trace|request)[_-][0-9a-z]{6,})(?-u:\b)",
         ),
         weak(
             "a counter",
-            r"(?i)\b(?:turn|request|attempt|iteration|call)\s*(?:#|no\.?\s*)?\d+\b|第\s*\d+\s*[轮次]",
+            r"(?i)(?-u:\b)(?:turn|request|attempt|iteration|call)\s*(?:#|no\.?\s*)?\d+(?-u:\b)|第\s*\d+\s*[轮次]",
         ),
     ]
 });
@@ -226,6 +233,9 @@ mod tests {
         assert!(hits("id 7f3d214c-81d0-4605-9a1b-2c3d4e5f6a7b").contains(&"a UUID"));
         assert!(hits("today is 2026/11/29").contains(&"a date"));
         assert!(hits("今天是2026年11月29日").contains(&"a date"));
+        // Beside CJK characters (no Unicode word boundary there).
+        assert!(hits("截止日期2026-11-29之前").contains(&"a date"));
+        assert!(hits("会话sess_8fj3k2l9x已开始").contains(&"a random-looking id"));
         assert!(hits("at 09:30 sharp").contains(&"a time of day"));
         assert!(hits("trace req_8fj3k2l9x").contains(&"a random-looking id"));
         assert!(hits("this is turn 7").contains(&"a counter"));
