@@ -331,6 +331,24 @@ fn main() {
                 println!("proxy/latency through mitmdump ({what}): added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99);
             }
         }
+        // One client at a time against an upstream that answers in 5 ms
+        // (as a model would, if a fast one), an agent's body: what a
+        // coding agent waits for the proxy.
+        let slow = |base: &str| format!("{base}/v1/messages?slow");
+        let (mut d, mut p) = (
+            timed(&client, &slow(&direct), 300, &agent).await,
+            timed(&client, &slow(&proxy), 300, &agent).await,
+        );
+        let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
+        let peer_part = match &peer {
+            Some(m) => {
+                let mut x = timed(&client, &slow(m), 300, &agent).await;
+                let (x50, x99) = (pct(&mut x, 0.5), pct(&mut x, 0.99));
+                format!(" · mitmdump added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99)
+            }
+            None => String::new(),
+        };
+        println!("proxy/latency (an agent's body, an upstream that answers in 5 ms): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms{peer_part}", p50 - d50, p99 - d99);
         let (mut ds, mut ps) = (
             latencies(&client, &direct, 200, true, &small).await,
             latencies(&client, &proxy, 200, true, &small).await,
