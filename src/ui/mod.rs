@@ -11,6 +11,7 @@ pub mod detail;
 pub mod diff;
 mod editor;
 pub mod fonts;
+pub mod jobs;
 pub mod lanes;
 mod layout;
 mod open_dialog;

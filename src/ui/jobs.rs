@@ -1,0 +1,247 @@
+//! What the worker is asked ([`Job`]) and what it answers ([`Done`]), with
+//! the parts of a job: a diff's sides, a folder to open, a test run.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+use crate::engine::cache::prediction::Prediction;
+use crate::engine::cache::test_run::{self, Plan, Planned, TestRunRecord};
+use crate::engine::compare::diff::Diff;
+use crate::engine::traffic::{CaptureLine, Row, Totals};
+use crate::engine::{self, Inspection, ModelInfo, ModelTable, Options, Provider, TokenCounter};
+use crate::net::Endpoint;
+use crate::net::test_run::{Progress, TestRunOptions};
+
+use super::fonts::SystemFont;
+use super::watch::Watcher;
+
+/// One side of a diff, as the worker receives it.
+pub enum DiffInput {
+    /// An inspection as it is (the live state, or another session).
+    Inspection(Box<Inspection>),
+    /// A snapshot file.
+    File(PathBuf),
+    /// Request `index` (1-based) of a capture.
+    Request { capture: PathBuf, index: usize },
+    /// Another session of an inspection, assembled here (not on the UI
+    /// thread).
+    Session { base: Box<Inspection>, name: String },
+}
+
+/// Why a path is resolved to a folder: what the app does with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderAsk {
+    /// Typed in the open dialog or picked: a folder, else a note.
+    Typed,
+    /// Dropped onto the window: a file stands for its folder.
+    Dropped,
+    /// The workspace of the last run: opened only if still a folder.
+    Remembered,
+    /// Named on the command line: opened whatever it is (loading says
+    /// what is wrong).
+    Given,
+}
+
+/// A test run to plan and execute: the requests are planned off the UI
+/// thread (another session assembled, each request's prediction counted).
+pub struct TestRunJob {
+    pub endpoint: Endpoint,
+    pub model: ModelInfo,
+    pub inspection: Box<Inspection>,
+    pub plan: Plan,
+    pub predict_with: Provider,
+    pub table: Arc<ModelTable>,
+    pub counter: Arc<TokenCounter>,
+    pub options: TestRunOptions,
+    pub record: TestRunRecord,
+    pub cancel: tokio::sync::watch::Receiver<bool>,
+    pub root: PathBuf,
+}
+
+pub enum Job {
+    /// (Re)load the folder and assemble the session asked for.
+    Load {
+        root: PathBuf,
+        options: Options,
+        generation: u64,
+    },
+    /// Assemble another session or model of the loaded workspace.
+    Prepare {
+        workspace: Arc<engine::Workspace>,
+        options: Options,
+        generation: u64,
+    },
+    Predict {
+        key: u64,
+        inspection: Box<Inspection>,
+        provider: Option<Provider>,
+    },
+    /// Take a snapshot of the inspection and save it in its workspace.
+    Snapshot {
+        inspection: Box<Inspection>,
+    },
+    /// List the workspace's snapshots and read the newest one's key.
+    Snapshots(PathBuf),
+    Diff {
+        a: DiffInput,
+        b: DiffInput,
+        labels: (String, String),
+        generation: u64,
+    },
+    PickFolder,
+    TestRun(Box<TestRunJob>),
+    /// Read and explain a capture or a transcript.
+    Traffic(PathBuf),
+    /// Resolve a path to a folder (is it one, its canonical path): the UI
+    /// thread touches no file.
+    Folder {
+        path: PathBuf,
+        asked: FolderAsk,
+    },
+    /// Watch a workspace folder for live reload (a recursive watch walks
+    /// the whole tree); each change sends on `tx`.
+    Watch {
+        root: PathBuf,
+        tx: Sender<()>,
+    },
+    /// What the window looks for on disk once, at start: the bundled
+    /// sample workspace and a system CJK font.
+    Startup,
+    /// Write a screenshot of the screenshot plan as a PNG.
+    SaveShot {
+        path: PathBuf,
+        image: Arc<egui::ColorImage>,
+    },
+    /// The proxy started from the window records into a new capture: its
+    /// exchanges are analysed from nothing.
+    Follow,
+    /// An exchange the proxy recorded: explained from the ones before it.
+    Recorded(Box<CaptureLine>),
+    /// Request `index` of `capture` traced back to the workspace at `root`
+    /// (loaded with `options`), and its profile's rendering against it.
+    Trace {
+        capture: PathBuf,
+        index: usize,
+        root: PathBuf,
+        options: Options,
+    },
+}
+
+pub enum TestRunMsg {
+    /// The requests are planned: this many will be sent.
+    Planned(usize),
+    /// The run could not be planned (the second session does not assemble).
+    Failed(String),
+    Progress(Progress),
+    Done(Box<TestRunRecord>, Option<String>),
+}
+
+pub enum Done {
+    Progress(String),
+    /// A load or a preparation finished (`fresh`: the folder was read).
+    Assembled {
+        generation: u64,
+        inspection: Box<Inspection>,
+        millis: u128,
+        fresh: bool,
+    },
+    Failed {
+        generation: u64,
+        message: String,
+    },
+    Predicted {
+        key: u64,
+        prediction: Box<Prediction>,
+    },
+    SnapshotSaved(Result<PathBuf, String>),
+    /// A workspace's snapshots (newest first) and the newest one's
+    /// session, content key and name.
+    Snapshots {
+        root: PathBuf,
+        list: Vec<PathBuf>,
+        latest: Option<(String, u64, String)>,
+    },
+    Diffed {
+        generation: u64,
+        result: Box<Result<Diff, String>>,
+    },
+    Picked(Option<PathBuf>),
+    TestRun(TestRunMsg),
+    Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
+    /// How far the traffic being read has come.
+    TrafficProgress(crate::engine::traffic::Progress),
+    /// The next request of the capture being recorded, and the totals
+    /// with it.
+    Recorded {
+        row: Box<Row>,
+        totals: Box<Totals>,
+    },
+    /// The recording proxy listens on `addr` and records into `capture`.
+    ProxyStarted {
+        addr: std::net::SocketAddr,
+        capture: PathBuf,
+    },
+    /// The proxy stopped (with the reason when it failed).
+    ProxyStopped(Option<String>),
+    /// A path resolved: canonical when it is a folder (a dropped file's
+    /// folder in its place), else as given.
+    Folder {
+        asked: FolderAsk,
+        path: PathBuf,
+        is_dir: bool,
+    },
+    /// The live-reload watch of `root` (or why there is none).
+    Watching {
+        root: PathBuf,
+        watcher: Result<Watcher, String>,
+    },
+    Startup {
+        sample: Option<PathBuf>,
+        font: Option<SystemFont>,
+        /// The example workspaces beside the sample (`examples/*`).
+        examples: Vec<PathBuf>,
+    },
+    /// A screenshot written (or why not).
+    ShotSaved(Result<PathBuf, String>),
+    /// The model table and the profiles' names, read by the worker first
+    /// of all (before any job's result).
+    Tables {
+        table: Arc<ModelTable>,
+        profiles: Vec<String>,
+    },
+    /// A request traced back to the workspace (see [`Job::Trace`]).
+    Traced {
+        index: usize,
+        result: Box<Result<crate::engine::traffic::profile_check::Against, String>>,
+    },
+    /// The user's editor could not be started (why).
+    EditorFailed(String),
+}
+
+/// The requests of a test run, each with its prediction; for a run that
+/// goes on to another session, that session assembled first.
+pub(super) fn plan_test_run(
+    ins: &Inspection,
+    plan: &Plan,
+    predict_with: Provider,
+    model: &ModelInfo,
+    table: &ModelTable,
+    counter: &TokenCounter,
+) -> Result<Vec<Planned>, String> {
+    let other = match plan {
+        Plan::ThenSession(name) => Some(
+            ins.other_session(name, table, counter)
+                .map_err(|_| "choose the second session".to_string())?,
+        ),
+        _ => None,
+    };
+    Ok(test_run::plan(
+        ins,
+        other.as_ref(),
+        plan,
+        predict_with,
+        model,
+        counter,
+    ))
+}
