@@ -368,17 +368,9 @@ mod tests {
         let pool: Vec<char> = "aAzZsStTrReEvVlLmMdD09 '\t\n\r\x0b\x0c!./-_(\x01\u{e9}\u{a0}\u{17f}\u{2028}中\u{301}\u{663}"
             .chars()
             .collect();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        for len in [1usize, 2, 3, 5, 8, 20, 200] {
-            for _ in 0..3000 {
-                let t: String = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        pool[(x % pool.len() as u64) as usize]
-                    })
-                    .collect();
+        for (i, len) in [1usize, 2, 3, 5, 8, 20, 200].into_iter().enumerate() {
+            let seed = 0x2545_F491_4F6C_DD1D + i as u64;
+            for t in crate::test_support::random_texts(&pool, seed, len, 3000) {
                 assert_eq!(by_fast_path(&t), by_regex(&t), "{t:?}");
             }
         }

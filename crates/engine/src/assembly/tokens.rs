@@ -349,19 +349,9 @@ mod tests {
         let pool: Vec<char> = "a Z 9 ' s\n\r\t/中語한😀👍🏽\u{301}-_.,:;!?(){}[]\"ll'VE  Ωк"
             .chars()
             .collect();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for len in [10usize, 100, 1_000, 10_000] {
-            for _ in 0..20 {
-                let t: String = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        pool[(x % pool.len() as u64) as usize]
-                    })
-                    .collect();
-                corpus.push(t);
-            }
+        for (i, len) in [10usize, 100, 1_000, 10_000].into_iter().enumerate() {
+            let seed = 0x9E37_79B9_7F4A_7C15 + i as u64;
+            corpus.extend(crate::test_support::random_texts(&pool, seed, len, 20));
         }
         for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
             for t in &corpus {

@@ -48,7 +48,7 @@ impl<'de> Visitor<'de> for LineVisitor {
         let mut endpoint = false;
         while let Some(k) = map.next_key::<String>()? {
             let v = if k == "request" && endpoint {
-                map.next_value_seed(Head)?
+                map.next_value_seed(Keep::Head)?
             } else {
                 map.next_value::<Value>()?
             };
@@ -79,20 +79,24 @@ impl<'de> Visitor<'de> for RequestOnly {
     }
 }
 
-/// A request as the first pass keeps it: an object's [`HEAD_FIELDS`] and
-/// its first message; anything else whole.
-struct Head;
+/// How much of a value the first pass keeps: of a request ([`Keep::Head`])
+/// an object's [`HEAD_FIELDS`] and its first message, of `messages`
+/// ([`Keep::FirstMessage`]) a list's first element (the rest read past);
+/// anything else whole.
+#[derive(Clone, Copy)]
+enum Keep {
+    Head,
+    FirstMessage,
+}
 
-impl<'de> DeserializeSeed<'de> for Head {
+impl<'de> DeserializeSeed<'de> for Keep {
     type Value = Value;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(HeadVisitor)
+        d.deserialize_any(self)
     }
 }
 
-struct HeadVisitor;
-
-impl<'de> Visitor<'de> for HeadVisitor {
+impl<'de> Visitor<'de> for Keep {
     type Value = Value;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("any JSON value")
@@ -118,14 +122,26 @@ impl<'de> Visitor<'de> for HeadVisitor {
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        serde::Deserialize::deserialize(de::value::SeqAccessDeserializer::new(seq))
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        match self {
+            Keep::Head => {
+                serde::Deserialize::deserialize(de::value::SeqAccessDeserializer::new(seq))
+            }
+            Keep::FirstMessage => {
+                let first = seq.next_element::<Value>()?;
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Value::Array(first.into_iter().collect()))
+            }
+        }
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if let Keep::FirstMessage = self {
+            return serde::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map));
+        }
         let mut out = Map::new();
         while let Some(k) = map.next_key::<String>()? {
             if k == "messages" {
-                let v = map.next_value_seed(FirstMessage)?;
+                let v = map.next_value_seed(Keep::FirstMessage)?;
                 out.insert(k, v);
             } else if HEAD_FIELDS.contains(&k.as_str()) {
                 let v = map.next_value::<Value>()?;
@@ -135,55 +151,6 @@ impl<'de> Visitor<'de> for HeadVisitor {
             }
         }
         Ok(Value::Object(out))
-    }
-}
-
-/// `messages` as the first pass keeps it: a list's first element (the
-/// rest read past); anything else whole.
-struct FirstMessage;
-
-impl<'de> DeserializeSeed<'de> for FirstMessage {
-    type Value = Value;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(FirstMessageVisitor)
-    }
-}
-
-struct FirstMessageVisitor;
-
-impl<'de> Visitor<'de> for FirstMessageVisitor {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        serde::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let first = seq.next_element::<Value>()?;
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Value::Array(first.into_iter().collect()))
     }
 }
 
