@@ -443,7 +443,11 @@ async fn pass_on(
         // A client that goes away while the upstream is silent (a long
         // think, a stalled stream) cancels it at once, not at the next
         // chunk: dropping the stream closes the upstream connection.
+        // The upstream first: a client that closes once it has the whole
+        // answer (its length read) is not one that left early, and when
+        // both are ready an unbiased choice would say so half the time.
         let chunk = tokio::select! {
+            biased;
             c = upstream.next() => c,
             _ = tx.closed() => {
                 if !ended {
