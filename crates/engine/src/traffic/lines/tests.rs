@@ -1,0 +1,55 @@
+//! Unit tests of the line reader's bounds.
+
+use super::*;
+
+#[test]
+fn the_estimate_is_the_number_of_values_parsed() {
+    for line in [
+        r#"{}"#,
+        r#"{"a":1}"#,
+        r#"{"a":[1,2,{"b":"x,y{[\"z"}],"c":null}"#,
+        r#"[{},{},{},[],[[]]]"#,
+        r#"[ { } , [ 1 , 2 ] , { "k" : [ ] } ]"#,
+        r#""a string, with [brackets] and {braces}""#,
+    ] {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(estimate_values(line), values_of(&v), "{line}");
+    }
+    // Text inside strings is one value, however many commas it holds.
+    assert_eq!(estimate_values(r#""a,b,c,[{""#), 1);
+    // A line cut inside a string or after a lone backslash ends there.
+    assert_eq!(estimate_values(r#"{"a":"x\"#), 2);
+    assert_eq!(estimate_values("{\"a\":\"x\\"), 2);
+}
+
+#[test]
+fn lines_over_the_budget_are_counted_and_named() {
+    let tiny = |n: usize| {
+        format!(
+            r#"{{"endpoint":"/v1/messages","ts_start":"2026-11-30T10:00:00Z","request":{{"system":"s","messages":[{}]}}}}"#,
+            vec!["{}"; n].join(",")
+        )
+    };
+    let mut l = Lines::default();
+    l.push(&tiny(MAX_VALUES / 2));
+    l.push(&tiny(MAX_VALUES / 2));
+    l.push(&tiny(10));
+    let (source, x, skipped) = l.finish().unwrap();
+    assert_eq!(source, Source::Capture);
+    assert_eq!(x.len(), 2, "the first and the last fit");
+    assert_eq!(skipped.over_budget, 1);
+    assert_eq!(skipped.first_over_budget, Some(2));
+    let d = skipped.describe().unwrap();
+    assert!(
+        d.contains("1 line over the 4,000,000-value budget not read (the first is line 2)"),
+        "{d}"
+    );
+    // Nothing read at all: the error says why.
+    let mut l = Lines::default();
+    l.push(&tiny(MAX_VALUES + 1));
+    let e = l.finish().unwrap_err();
+    assert!(
+        e.starts_with("nothing read: 1 line over the 4,000,000-value budget"),
+        "{e}"
+    );
+}
