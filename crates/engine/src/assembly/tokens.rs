@@ -59,11 +59,7 @@ pub fn cores() -> usize {
 /// A text's count and its last pre-token (start, count).
 type Measured = (usize, (usize, usize));
 
-/// A text's count, and where its last pre-token starts with that
-/// pre-token's count (one pass of the pre-tokenizer).
-fn measure(enc: Encoding, text: &str) -> Measured {
-    super::pretoken::measure(enc, text)
-}
+use super::pretoken::measure;
 
 /// Uncounted bytes below which threads cost more than they save.
 const PARALLEL_BYTES: usize = 256 * 1024;

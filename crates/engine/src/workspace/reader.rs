@@ -475,27 +475,25 @@ impl Reader {
         let hash = hex(&Sha256::digest(&bytes));
         // Validated with SIMD (a big fragment file of CJK text took std's
         // validation several milliseconds); std names where it breaks.
-        if simdutf8::basic::from_utf8(&bytes).is_ok() {
+        let text = if simdutf8::basic::from_utf8(&bytes).is_ok() {
             // SAFETY: `bytes` was just validated as UTF-8.
-            let text = unsafe { String::from_utf8_unchecked(bytes) };
-            self.files.insert(rel_string(Path::new(rel)), hash);
-            return Ok(normalize_text(text));
-        }
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                self.files.insert(rel_string(Path::new(rel)), hash);
-                Ok(normalize_text(text))
+            unsafe { String::from_utf8_unchecked(bytes) }
+        } else {
+            match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    let valid = e.utf8_error().valid_up_to();
+                    let bytes = e.into_bytes();
+                    let line = bytes[..valid].iter().filter(|b| **b == b'\n').count() + 1;
+                    return Err((
+                        Some(line),
+                        format!("not valid UTF-8 (byte {valid}); save the file as UTF-8"),
+                    ));
+                }
             }
-            Err(e) => {
-                let valid = e.utf8_error().valid_up_to();
-                let bytes = e.into_bytes();
-                let line = bytes[..valid].iter().filter(|b| **b == b'\n').count() + 1;
-                Err((
-                    Some(line),
-                    format!("not valid UTF-8 (byte {valid}); save the file as UTF-8"),
-                ))
-            }
-        }
+        };
+        self.files.insert(rel_string(Path::new(rel)), hash);
+        Ok(normalize_text(text))
     }
 
     /// Sorted names of the entries of a workspace folder (empty when absent).
