@@ -437,7 +437,11 @@ fn send(proxy: &Proxy, turn: usize) -> u16 {
         .body(message(turn))
         .send()
         .unwrap();
-    r.status().as_u16()
+    let status = r.status().as_u16();
+    // Read to its end, as a client does: one that drops the answer unread
+    // is recorded as gone before the end (and its span says so).
+    r.bytes().unwrap();
+    status
 }
 
 /// Waits until the capture has `n` lines (an exchange is recorded once its
