@@ -12,7 +12,7 @@ pub const MAX_MESSAGE_CHARS: usize = 300;
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
 /// Redaction lives in its own module; the choke point re-exports it.
-pub use crate::redact::{redact, redact_shapes};
+pub use crate::redact::{Redactor, redact, redact_shapes};
 
 /// Why an answer was not read whole.
 #[derive(Debug)]
