@@ -113,14 +113,21 @@ impl CaptureLine {
     /// The line as the capture holds it (without its line break): the
     /// fields in order, then `request`, the body's JSON text as given.
     pub fn to_line(&self, request: &str) -> String {
+        let mut line = self.line_head();
+        line.push_str(request);
+        line.push('}');
+        line
+    }
+
+    /// The line up to its request: what [`CaptureLine::to_line`] writes
+    /// before the body's text (and `}` after it).
+    pub fn line_head(&self) -> String {
         let mut line = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
         line.pop();
         if line.len() > 1 {
             line.push(',');
         }
         line.push_str("\"request\":");
-        line.push_str(request);
-        line.push('}');
         line
     }
 

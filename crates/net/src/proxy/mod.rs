@@ -134,6 +134,9 @@ struct Shared {
     /// requests (past the budget they are refused) instead of growing
     /// without bound; no exchange is dropped from the capture.
     recorders: tokio::sync::Semaphore,
+    /// The redactor of the keys the last exchange carried (an agent sends
+    /// the same ones every time), made once for them.
+    redactor: Mutex<Option<(Vec<String>, Arc<guard::Redactor>)>>,
     /// Token counts a llama.cpp upstream gave, by upstream and text hash
     /// (successive requests of a conversation repeat most of their parts).
     counts: Mutex<HashMap<(String, u64), usize>>,
@@ -179,6 +182,7 @@ pub async fn serve(
         ),
         count_skipped: std::sync::atomic::AtomicBool::new(false),
         counts: Mutex::new(HashMap::new()),
+        redactor: Mutex::new(None),
     });
     let connections = Arc::new(tokio::sync::Semaphore::new(
         shared.cfg.limits.max_connections.max(1),

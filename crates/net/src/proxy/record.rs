@@ -3,6 +3,7 @@
 //! once, also when the client or the proxy goes away first, and handed to
 //! whoever follows the capture (`ProxyConfig::recorded`).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
@@ -96,6 +97,25 @@ impl Record {
         }
     }
 
+    /// The redactor of this exchange's keys (the last one made, when the
+    /// keys are the same).
+    fn redactor(&self) -> Arc<guard::Redactor> {
+        let mut last = self
+            .shared
+            .redactor
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((keys, r)) = &*last
+            && *keys == self.keys
+        {
+            return r.clone();
+        }
+        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        let r = Arc::new(guard::Redactor::new(&refs));
+        *last = Some((self.keys.clone(), r.clone()));
+        r
+    }
+
     pub(super) fn clean(&self, text: &str) -> String {
         let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
         let redacted = guard::redact(text, &refs);
@@ -116,11 +136,11 @@ impl Record {
             *s += 1;
             *s
         };
-        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-        let (request, model) = recorded_request(&self.request, &refs);
+        let redactor = self.redactor();
+        let (request, model) = recorded_request(&self.request, &redactor);
         // What the upstream sent (usage, diagnostics, error) is redacted too.
         let mut usage = o.usage;
-        redact_value(&mut usage, &refs);
+        redact_value(&mut usage, &redactor);
         let mut line = CaptureLine {
             schema: 1,
             id: format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance),
@@ -136,15 +156,14 @@ impl Record {
             counted: self.counted.clone(),
             diagnostics: (!self.diagnostics.is_null()).then(|| {
                 let mut d = self.diagnostics.clone();
-                redact_value(&mut d, &refs);
+                redact_value(&mut d, &redactor);
                 d
             }),
             request: None,
         };
         // The request goes in as it came (redacted, on one line), not
-        // parsed and printed again.
-        let mut bytes = line.to_line(&request).into_bytes();
-        bytes.push(b'\n');
+        // parsed and printed again, nor copied into the line.
+        let head = line.line_head();
         // Whoever follows the capture gets the exchange with its request
         // parsed (here, before the capture is locked).
         if self.shared.cfg.recorded.is_some() {
@@ -155,7 +174,7 @@ impl Record {
             .capture
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        match f.write_all(&bytes) {
+        match write_line(&mut f, &[head.as_bytes(), request.as_bytes(), b"}\n"]) {
             // Handed over while the capture is locked: in the file's order.
             Ok(()) => {
                 if let Some(feed) = &self.shared.cfg.otlp {
@@ -181,32 +200,62 @@ impl Record {
     }
 }
 
+/// Writes the parts of one line, in one system call when the file takes
+/// them all at once (it does unless the disk is full).
+fn write_line(f: &mut std::fs::File, parts: &[&[u8]]) -> std::io::Result<()> {
+    let mut slices: Vec<std::io::IoSlice> =
+        parts.iter().map(|p| std::io::IoSlice::new(p)).collect();
+    let mut slices = &mut slices[..];
+    while !slices.is_empty() {
+        match f.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => std::io::IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// A request body as a capture records it: the body verbatim, any key in it
 /// redacted, on one line (line breaks outside JSON strings are whitespace);
 /// `null` when it is not a JSON object. With the request's model.
-pub(super) fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
+pub(super) fn recorded_request<'a>(
+    body: &'a [u8],
+    redactor: &guard::Redactor,
+) -> (Cow<'a, str>, Value) {
     #[derive(serde::Deserialize)]
     struct Head {
         #[serde(default)]
         model: Value,
     }
-    let Ok(text) = std::str::from_utf8(body) else {
-        return ("null".into(), Value::Null);
+    let null = || (Cow::Borrowed("null"), Value::Null);
+    let Ok(text) = simdutf8::basic::from_utf8(body) else {
+        return null();
     };
     // A key spelled with JSON escapes (`\u0073k-…`) is not in the raw text:
     // those escapes are written plainly first (the same JSON, no tree).
     let text = if escapes_ascii(text) {
-        std::borrow::Cow::Owned(unescape_ascii(text))
+        Cow::Owned(unescape_ascii(text))
     } else {
-        std::borrow::Cow::Borrowed(text)
+        Cow::Borrowed(text)
     };
-    let mut redacted = guard::redact(&text, keys);
+    // Copied only where something changes: most bodies go to the capture
+    // as they came.
+    let mut redacted = match redactor.redact(&text) {
+        Cow::Owned(r) => Cow::Owned(r),
+        Cow::Borrowed(_) => text.clone(),
+    };
     // Keys the request carries without an authentication header, by shape.
-    if let std::borrow::Cow::Owned(r) = guard::redact_shapes(&redacted) {
-        redacted = r;
+    let shaped = match guard::redact_shapes(&redacted) {
+        Cow::Owned(r) => Some(r),
+        Cow::Borrowed(_) => None,
+    };
+    if let Some(r) = shaped {
+        redacted = Cow::Owned(r);
     }
-    if redacted.contains(['\n', '\r']) {
-        redacted = redacted.replace(['\n', '\r'], " ");
+    if memchr::memchr2(b'\n', b'\r', redacted.as_bytes()).is_some() {
+        redacted = Cow::Owned(redacted.replace(['\n', '\r'], " "));
     }
     match serde_json::from_str::<Head>(&redacted) {
         Ok(h) => (redacted, h.model),
@@ -216,13 +265,13 @@ pub(super) fn recorded_request(body: &[u8], keys: &[&str]) -> (String, Value) {
         // size (a body of many tiny values is not parsed: recorded as null).
         Err(_) if tree_is_small(&text) => match serde_json::from_str::<Value>(&text) {
             Ok(mut v) if v.is_object() => {
-                redact_value(&mut v, keys);
+                redact_value(&mut v, redactor);
                 let model = v["model"].clone();
-                (v.to_string(), model)
+                (Cow::Owned(v.to_string()), model)
             }
-            _ => ("null".into(), Value::Null),
+            _ => null(),
         },
-        Err(_) => ("null".into(), Value::Null),
+        Err(_) => null(),
     }
 }
 
@@ -274,17 +323,33 @@ fn unescape_ascii(text: &str) -> String {
 
 /// Redacts every string (and object key) in `v`; numbers cannot hold a
 /// key's text and are left as they are.
-fn redact_value(v: &mut Value, keys: &[&str]) {
+fn redact_value(v: &mut Value, redactor: &guard::Redactor) {
     match v {
-        Value::String(s) => *s = guard::redact_shapes(&guard::redact(s, keys)).into_owned(),
-        Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, keys)),
-        Value::Object(o) => {
-            let entries = std::mem::take(o);
-            for (k, mut x) in entries {
-                redact_value(&mut x, keys);
-                o.insert(guard::redact(&k, keys), x);
+        Value::String(s) => {
+            let changed = match redactor.redact(s) {
+                Cow::Borrowed(b) => match guard::redact_shapes(b) {
+                    Cow::Owned(x) => Some(x),
+                    Cow::Borrowed(_) => None,
+                },
+                Cow::Owned(o) => Some(guard::redact_shapes(&o).into_owned()),
+            };
+            if let Some(x) = changed {
+                *s = x;
             }
         }
+        Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, redactor)),
+        // Rebuilt only when a name holds a secret.
+        Value::Object(o)
+            if o.keys()
+                .any(|k| matches!(redactor.redact(k), Cow::Owned(_))) =>
+        {
+            let entries = std::mem::take(o);
+            for (k, mut x) in entries {
+                redact_value(&mut x, redactor);
+                o.insert(redactor.redact(&k).into_owned(), x);
+            }
+        }
+        Value::Object(o) => o.values_mut().for_each(|x| redact_value(x, redactor)),
         _ => {}
     }
 }
@@ -309,13 +374,36 @@ mod tests {
         let body = format!(
             "{{\n  \"model\": \"claude-sonnet-4-6\",\n  \"messages\": [{{\"role\": \"user\", \"content\": \"my key is {KEY}\"}}]\n}}"
         );
-        let (line, model) = recorded_request(body.as_bytes(), &[KEY]);
+        let (line, model) = recorded_request(body.as_bytes(), &guard::Redactor::new(&[KEY]));
         assert_eq!(model, "claude-sonnet-4-6");
         assert!(!line.contains('\n') && !line.contains("RECORDED"), "{line}");
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["messages"][0]["content"], "my key is [REDACTED]");
         // Spacing as the client sent it.
         assert!(line.starts_with("{   \"model\": \"claude"), "{line}");
+    }
+
+    #[test]
+    fn a_key_in_a_body_with_dashes_arrows_and_percents_is_redacted() {
+        // Like a real agent's body: non-ASCII punctuation and `%` around
+        // the key, its fragments and an escaped copy.
+        let body = format!(
+            "{{\"model\":\"m\",\"messages\":[{{\"role\":\"user\",\"content\":\"100% — {KEY} → {} … ?q={}&x=1\"}}]}}",
+            &KEY[10..30],
+            KEY.replace('-', "%2D")
+        );
+        let (line, model) = recorded_request(body.as_bytes(), &guard::Redactor::new(&[KEY]));
+        assert_eq!(model, "m");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        let content = v["messages"][0]["content"].as_str().unwrap();
+        for w in KEY.as_bytes().windows(crate::redact::MIN_FRAGMENT) {
+            let w = std::str::from_utf8(w).unwrap();
+            assert!(!content.contains(w), "{w} survives in {content}");
+        }
+        assert!(
+            content.starts_with("100% — [REDACTED] → [REDACTED] … "),
+            "{content}"
+        );
     }
 
     #[test]
@@ -328,7 +416,7 @@ mod tests {
             "{{\"model\":\"m\",\"messages\":[{{\"role\":\"user\",\"content\":\"{escaped}\"}}]}}"
         );
         assert!(escapes_ascii(&body));
-        let (line, _) = recorded_request(body.as_bytes(), &[KEY]);
+        let (line, _) = recorded_request(body.as_bytes(), &guard::Redactor::new(&[KEY]));
         assert!(
             !line.contains("RECORDED") && line.contains("[REDACTED]"),
             "{line}"
@@ -346,14 +434,14 @@ mod tests {
         let body = format!(
             r#"{{"model":"m","max_tokens":1234567890,"messages":[{{"role":"user","content":"{key}"}}]}}"#
         );
-        let (line, model) = recorded_request(body.as_bytes(), &[key]);
+        let (line, model) = recorded_request(body.as_bytes(), &guard::Redactor::new(&[key]));
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(model, "m");
         assert_eq!(v["max_tokens"], 1234567890);
         assert_eq!(v["messages"][0]["content"], "[REDACTED]");
         let mut usage =
             serde_json::json!({"input_tokens": 5, "note": format!("echo {key}"), key: 1});
-        redact_value(&mut usage, &[key]);
+        redact_value(&mut usage, &guard::Redactor::new(&[key]));
         assert!(!usage.to_string().contains("3456789"), "{usage}");
     }
 
@@ -379,8 +467,17 @@ mod tests {
 
     #[test]
     fn what_is_not_a_json_object_is_recorded_as_null() {
-        assert_eq!(recorded_request(b"not json", &[KEY]).0, "null");
-        assert_eq!(recorded_request(&[0xff, 0xfe], &[KEY]).0, "null");
-        assert_eq!(recorded_request(b"[1,2]", &[KEY]).0, "null");
+        assert_eq!(
+            recorded_request(b"not json", &guard::Redactor::new(&[KEY])).0,
+            "null"
+        );
+        assert_eq!(
+            recorded_request(&[0xff, 0xfe], &guard::Redactor::new(&[KEY])).0,
+            "null"
+        );
+        assert_eq!(
+            recorded_request(b"[1,2]", &guard::Redactor::new(&[KEY])).0,
+            "null"
+        );
     }
 }
