@@ -258,7 +258,9 @@ pub(super) fn recorded_request<'a>(
         redacted = Cow::Owned(redacted.replace(['\n', '\r'], " "));
     }
     match serde_json::from_str::<Head>(&redacted) {
-        Ok(h) => (redacted, h.model),
+        // An object, not an array the struct would also be read from.
+        Ok(h) if redacted.trim_start().starts_with('{') => (redacted, h.model),
+        Ok(_) => null(),
         // Redaction can only break the JSON where a key's fragment matched
         // outside a string (digits in a number): redact the strings of the
         // parsed body instead, if its tree stays within a few times its
@@ -477,6 +479,10 @@ mod tests {
         );
         assert_eq!(
             recorded_request(b"[1,2]", &guard::Redactor::new(&[KEY])).0,
+            "null"
+        );
+        assert_eq!(
+            recorded_request(br#"["m"]"#, &guard::Redactor::new(&[KEY])).0,
             "null"
         );
     }
