@@ -110,17 +110,9 @@ impl CaptureLine {
         CaptureLine::from_value(serde_json::from_str(line).ok()?)
     }
 
-    /// The line as the capture holds it (without its line break): the
-    /// fields in order, then `request`, the body's JSON text as given.
-    pub fn to_line(&self, request: &str) -> String {
-        let mut line = self.line_head();
-        line.push_str(request);
-        line.push('}');
-        line
-    }
-
-    /// The line up to its request: what [`CaptureLine::to_line`] writes
-    /// before the body's text (and `}` after it).
+    /// The line as the capture holds it, up to its request: the fields in
+    /// order, then `"request":`. The writer adds the body's JSON text as
+    /// given, then `}` and the line break.
     pub fn line_head(&self) -> String {
         let mut line = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
         line.pop();
@@ -174,7 +166,7 @@ mod tests {
             diagnostics: Some(json!({"cache_miss_reason": null})),
             request: None,
         };
-        let text = l.to_line(r#"{ "model": "m" }"#);
+        let text = format!("{}{}}}", l.line_head(), r#"{ "model": "m" }"#);
         assert_eq!(
             text,
             r#"{"schema":1,"id":"t-1","ts_start":"2026-11-30T10:00:00.000Z","ts_end":"2026-11-30T10:00:00.900Z","endpoint":"/v1/messages","model":"m","status":200,"stream":true,"usage":{"input_tokens":4},"latency_ms":900,"error":null,"diagnostics":{"cache_miss_reason":null},"request":{ "model": "m" }}"#

@@ -117,8 +117,7 @@ impl Record {
     }
 
     pub(super) fn clean(&self, text: &str) -> String {
-        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-        let redacted = guard::redact(text, &refs);
+        let redacted = self.redactor().redact(text).into_owned();
         guard::clean(&guard::redact_shapes(&redacted), guard::MAX_MESSAGE_CHARS)
     }
 
