@@ -95,24 +95,28 @@ impl Usage {
 
     /// [`Usage::parse`] but for the speed.
     fn parse_shape(u: &Value) -> Option<Usage> {
-        let at = |p: &str| {
-            u.pointer(p)
+        // A field, or a field of a field (`at(&[object, field])`), looked
+        // up without building a pointer.
+        let at = |path: &[&str]| {
+            path.iter()
+                .try_fold(u, |v, k| v.get(k))
                 .and_then(Value::as_u64)
                 .map(|n| n.min(MAX_TOKENS))
         };
-        let n = |k: &str| at(&format!("/{k}"));
+        let n = |k: &str| at(&[k]);
         // OpenAI Chat Completions: prompt tokens, of which cached.
         if let Some(prompt) = n("prompt_tokens") {
-            let cached = at("/prompt_tokens_details/cached_tokens").unwrap_or(0);
+            let cached = at(&["prompt_tokens_details", "cached_tokens"]).unwrap_or(0);
             return Some(Usage {
                 input_tokens: prompt.saturating_sub(cached),
                 cache_read_input_tokens: cached.min(prompt),
                 output_tokens: n("completion_tokens").unwrap_or(0),
-                reasoning_tokens: at("/completion_tokens_details/reasoning_tokens").unwrap_or(0),
+                reasoning_tokens: at(&["completion_tokens_details", "reasoning_tokens"])
+                    .unwrap_or(0),
                 ..Usage::default()
             });
         }
-        let reasoning_tokens = at("/output_tokens_details/reasoning_tokens").unwrap_or(0);
+        let reasoning_tokens = at(&["output_tokens_details", "reasoning_tokens"]).unwrap_or(0);
         // Codex's session files: input tokens, of which cached and written.
         if let Some(cached) = n("cached_input_tokens") {
             let input = n("input_tokens").unwrap_or(0);
@@ -129,7 +133,7 @@ impl Usage {
             });
         }
         // OpenAI Responses: input tokens, of which cached.
-        if let Some(cached) = at("/input_tokens_details/cached_tokens") {
+        if let Some(cached) = at(&["input_tokens_details", "cached_tokens"]) {
             let input = n("input_tokens").unwrap_or(0);
             return Some(Usage {
                 input_tokens: input.saturating_sub(cached),
@@ -145,8 +149,8 @@ impl Usage {
             cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
             cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
             output_tokens: n("output_tokens").unwrap_or(0),
-            ephemeral_5m_input_tokens: at("/cache_creation/ephemeral_5m_input_tokens"),
-            ephemeral_1h_input_tokens: at("/cache_creation/ephemeral_1h_input_tokens"),
+            ephemeral_5m_input_tokens: at(&["cache_creation", "ephemeral_5m_input_tokens"]),
+            ephemeral_1h_input_tokens: at(&["cache_creation", "ephemeral_1h_input_tokens"]),
             reasoning_tokens,
             reports_creation: u.get("cache_creation_input_tokens").is_some(),
             fast: false,
