@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::explain::explain;
 use super::parse::{Chains, sent};
-use super::{CaptureLine, Exchange, KindCost, MissKind, Row, Totals, cost, parts};
+use super::{CaptureLine, Exchange, KindCost, MissKind, Parts, Row, Totals, cost, parts};
 use crate::assembly::models::ModelTable;
 use crate::usage::Usage;
 
@@ -31,10 +31,17 @@ impl Analyser {
     /// Explains the next request (its chain already named) from the state
     /// so far, and adds it to the totals.
     pub fn push(&mut self, x: Exchange, table: &ModelTable, counter: &crate::TokenCounter) -> Row {
+        let p = parts(&x, counter, table);
+        self.push_counted(x, p, table)
+    }
+
+    /// [`Analyser::push`] with the request's parts counted already
+    /// ([`parts`], on another core).
+    pub fn push_counted(&mut self, x: Exchange, parts: Parts, table: &ModelTable) -> Row {
         let i = self.count;
         self.count += 1;
         let prev = self.latest.get(&x.chain).map(|(j, p)| (*j, p));
-        let mut r = row(i, &x, prev, table, counter);
+        let mut r = row(i, &x, prev, parts, table);
         // The first request of a chain may still owe its reads, or its
         // misses, to another conversation.
         if prev.is_none()
@@ -135,7 +142,9 @@ fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange) {
 /// message).
 fn first_position(x: &Exchange) -> Option<String> {
     let r = x.request.as_ref()?;
-    super::request::each_position(r).next().map(|p| p.1)
+    super::request::each_position(r)
+        .next()
+        .map(|p| p.1.into_owned())
 }
 
 /// Request `i` (0-based) compared with `prev`, the previous request of its
@@ -144,8 +153,8 @@ fn row(
     i: usize,
     x: &Exchange,
     prev: Option<(usize, &Exchange)>,
+    parts: Parts,
     table: &ModelTable,
-    counter: &crate::TokenCounter,
 ) -> Row {
     let model = table.resolve(Some(&x.model));
     // A model the table does not know has no price: its cost is not
@@ -170,7 +179,7 @@ fn row(
     Row {
         index: i + 1,
         previous: prev.map(|(j, _)| j + 1),
-        parts: parts(x, counter, table),
+        parts,
         time: x.time.clone(),
         chain: x.chain.clone(),
         model: x.model.clone(),

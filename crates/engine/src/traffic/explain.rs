@@ -225,7 +225,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
     for i in 0usize.. {
         match (pa.next(), pb.next()) {
             (Some((label, before, bp_a)), y) => {
-                let after = y.as_ref().map_or("", |p| p.1.as_str());
+                let after = y.as_ref().map_or("", |p| &*p.1);
                 // Per-session metadata (a billing header) is not prompt.
                 let metadata = label.starts_with("system")
                     && super::parse::is_metadata(&before, bp_a)

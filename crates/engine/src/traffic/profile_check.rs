@@ -78,7 +78,7 @@ type Texts = Vec<(String, String)>;
 
 fn texts(req: &Value) -> Texts {
     super::request::each_position(req)
-        .map(|(label, text, _)| (label, text))
+        .map(|(label, text, _)| (label, text.into_owned()))
         .collect()
 }
 

@@ -3,6 +3,8 @@
 //! snapshot, so the diff engine compares two requests as it compares two
 //! assemblies.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -10,14 +12,14 @@ use super::Exchange;
 use crate::assembly::models::ModelTable;
 use crate::clean;
 
-/// A position of a request: its label, its text and whether it carries a
-/// breakpoint.
-pub type Position = (String, String, bool);
+/// A position of a request: its label, its text (borrowed from the request
+/// where it is one of its strings) and whether it carries a breakpoint.
+pub type Position<'a> = (String, Cow<'a, str>, bool);
 
 /// Positions of a request in cache order: tools, then system blocks, then
 /// message content blocks; each with a label, its text and whether it
 /// carries a breakpoint.
-pub fn positions(req: &Value) -> Vec<Position> {
+pub fn positions(req: &Value) -> Vec<Position<'_>> {
     each_position(req).collect()
 }
 
@@ -34,13 +36,13 @@ fn stripped(v: &Value) -> String {
     v.to_string()
 }
 
-fn text_of(c: &Value) -> String {
+fn text_of(c: &Value) -> Cow<'_, str> {
     c["text"]
         .as_str()
-        .map_or_else(|| stripped(c), str::to_string)
+        .map_or_else(|| Cow::Owned(stripped(c)), Cow::Borrowed)
 }
 
-type Positions<'a> = Box<dyn Iterator<Item = Position> + 'a>;
+type Positions<'a> = Box<dyn Iterator<Item = Position<'a>> + 'a>;
 
 /// A tool definition's name: Anthropic's `name`, OpenAI's `function.name`,
 /// a built-in tool's `type` (`web_search`).
@@ -86,7 +88,7 @@ fn item_text(m: &Value) -> String {
 
 /// [`positions`] one at a time, so that a request of many positions is
 /// taken apart without holding all their texts.
-pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
+pub fn each_position(req: &Value) -> impl Iterator<Item = Position<'_>> + '_ {
     let tools = req["tools"]
         .as_array()
         .into_iter()
@@ -95,14 +97,16 @@ pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
         .map(|(i, t)| {
             (
                 format!("tool {} ({})", i + 1, clean(tool_name(t), 64)),
-                stripped(t),
+                Cow::Owned(stripped(t)),
                 breakpoint(t),
             )
         });
     let system: Positions = match (&req["system"], &req["instructions"]) {
-        (Value::String(s), _) | (Value::Null, Value::String(s)) => {
-            Box::new(std::iter::once(("system block 1".into(), s.clone(), false)))
-        }
+        (Value::String(s), _) | (Value::Null, Value::String(s)) => Box::new(std::iter::once((
+            "system block 1".into(),
+            Cow::Borrowed(s.as_str()),
+            false,
+        ))),
         (Value::Array(blocks), _) => Box::new(
             blocks
                 .iter()
@@ -116,7 +120,7 @@ pub fn each_position(req: &Value) -> impl Iterator<Item = Position> + '_ {
     let messages: Positions = match &req["input"] {
         Value::String(s) => Box::new(std::iter::once((
             "message 1 (user)".into(),
-            s.clone(),
+            Cow::Borrowed(s.as_str()),
             false,
         ))),
         Value::Array(items) if req.get("messages").is_none() => {
@@ -148,7 +152,7 @@ fn input_positions(items: &[Value], before: usize) -> Positions<'_> {
                                 first + j + 1,
                                 clean(tool_name(t), 64)
                             ),
-                            stripped(t),
+                            Cow::Owned(stripped(t)),
                             breakpoint(t),
                         )
                     }));
@@ -163,7 +167,7 @@ fn message_positions(messages: &[Value]) -> Positions<'_> {
 }
 
 /// [`message_positions`] of `messages`, the first numbered `offset + 1`.
-fn message_positions_at(messages: &[Value], offset: usize) -> Positions<'_> {
+fn message_positions_at<'a>(messages: &'a [Value], offset: usize) -> Positions<'a> {
     Box::new(messages.iter().enumerate().flat_map(move |(i, m)| {
         let i = i + offset;
         let role = clean(
@@ -173,7 +177,7 @@ fn message_positions_at(messages: &[Value], offset: usize) -> Positions<'_> {
                 .unwrap_or("?"),
             24,
         );
-        let one = |text: String, bp: bool| -> Positions<'_> {
+        let one = |text: Cow<'a, str>, bp: bool| -> Positions<'a> {
             Box::new(std::iter::once((
                 format!("message {} ({role})", i + 1),
                 text,
@@ -181,7 +185,7 @@ fn message_positions_at(messages: &[Value], offset: usize) -> Positions<'_> {
             )))
         };
         match &m["content"] {
-            Value::String(s) => one(s.clone(), false),
+            Value::String(s) => one(Cow::Borrowed(s.as_str()), false),
             // One block is named as the message (moving `cache_control`
             // onto it does not rename it); several are numbered.
             Value::Array(parts) if parts.len() == 1 => {
@@ -195,7 +199,7 @@ fn message_positions_at(messages: &[Value], offset: usize) -> Positions<'_> {
                 )
             })),
             // A Responses item without content (a function call, its output).
-            Value::Null if m.is_object() => one(item_text(m), false),
+            Value::Null if m.is_object() => one(Cow::Owned(item_text(m)), false),
             _ => Box::new(std::iter::empty()),
         }
     }))
@@ -253,7 +257,7 @@ pub fn request_snapshot(
                 start: 0,
                 end: text.len(),
             }],
-            text: text.clone(),
+            text: text.to_string(),
             label: Some(label.clone()),
             placement: Default::default(),
         });
@@ -375,7 +379,7 @@ impl Counted {
 /// The second value names the server when it counted.
 fn position_tokens<'a>(
     x: &'a Exchange,
-    positions: &[(String, String, bool)],
+    positions: &[Position<'_>],
     counter: &crate::TokenCounter,
     enc: crate::Encoding,
 ) -> (Vec<usize>, Option<&'a str>) {
