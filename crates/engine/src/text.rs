@@ -4,6 +4,21 @@
 /// Text from outside made safe to show: ANSI escape sequences and control
 /// characters removed, line breaks folded into spaces, cut to `max` chars.
 pub fn clean(text: &str, max: usize) -> String {
+    // Most texts (a role, a model, a tool's name) have nothing to clean.
+    let b = text.as_bytes();
+    if b.len() <= max
+        && b.iter().all(|c| (b' '..=b'~').contains(c))
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && memchr::memmem::find(b, b"  ").is_none()
+    {
+        return text.to_string();
+    }
+    clean_chars(text, max)
+}
+
+/// [`clean`], a character at a time.
+fn clean_chars(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut chars = text.chars().peekable();
     let mut n = 0;
@@ -136,4 +151,34 @@ pub fn js_suffix(s: &str, units: usize) -> &str {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_with_nothing_to_clean_comes_back_as_cleaning_it_would_make_it() {
+        // Every string of up to 4 characters over a small alphabet, at
+        // three limits: the plain ones take the quick road.
+        let alphabet = ['a', ' ', '~', '\t', 'é', '\u{1b}', '['];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let more: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(more);
+        }
+        texts.sort();
+        texts.dedup();
+        for t in &texts {
+            for max in [0, 2, 3, 24] {
+                assert_eq!(clean(t, max), clean_chars(t, max), "{t:?} at {max}");
+            }
+        }
+        assert_eq!(clean("user", 24), "user");
+        assert_eq!(clean("a  b", 24), "a b");
+        assert_eq!(clean("abcd", 3), "abc…");
+    }
 }
