@@ -15,7 +15,8 @@ use crate::{plural, thousands};
 
 mod head;
 mod parallel;
-pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS};
+use head::{Parsed, kept, prepare};
+pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS, with_crew};
 
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
@@ -287,7 +288,7 @@ impl Lines {
 
     /// Reads the next line, parsed already (on another core) when `parsed`
     /// holds it (taken only where it would have been parsed).
-    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<(usize, Result<Value, ()>)>) {
+    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<(usize, Parsed)>) {
         let i = self.line_in_file;
         self.line_in_file += 1;
         self.seen += 1;
@@ -311,10 +312,11 @@ impl Lines {
             return;
         }
         let lazy = self.lazy && self.span.is_some();
-        let v = parsed.unwrap_or_else(|| head::first_pass(line, lazy));
-        match v {
-            Ok(v) if v.is_object() => self.object(v),
-            _ => {
+        let parsed = parsed.unwrap_or_else(|| prepare(head::first_pass(line, lazy), lazy));
+        match parsed {
+            Parsed::Exchange { sent, transcript } => self.exchange(sent, transcript),
+            Parsed::Line(Ok(v)) if v.is_object() => self.object(v),
+            Parsed::Line(_) => {
                 self.skipped.lines += 1;
                 if self.skipped.first.is_none() {
                     self.skipped.first = Some(i + 1);
@@ -324,6 +326,7 @@ impl Lines {
         }
     }
 
+    /// A line that is not a capture's exchange ([`prepare`] made those).
     fn object(&mut self, v: Value) {
         self.any = true;
         if super::codex::is_rollout_line(&v) {
@@ -331,7 +334,6 @@ impl Lines {
             self.rollout.push(&v);
             return;
         }
-        self.capture |= v.get("endpoint").is_some() && v.get("request").is_some();
         self.transcript |= v.get("sessionId").is_some() || v.get("message").is_some();
         if self.capture {
             // A capture's exchanges are its requests: transcript entries
@@ -341,23 +343,40 @@ impl Lines {
             self.entries.push(&v);
         }
         // Only the request is kept (the rest of the line is dropped here).
-        if v.get("request").is_some()
-            && let Some(mut s) = CaptureLine::from_value(v).and_then(sent)
-        {
-            match (self.lazy, self.span) {
-                // Left in the file, read again when it is analysed.
-                (true, Some(span)) => {
-                    s.x.request = None;
-                    s.x.body = Some(BodyAt {
-                        file: self.file_index,
-                        span,
-                    });
-                    self.left_in_file += 1;
-                }
-                _ => self.values += s.x.request.as_ref().map_or(0, values_of),
-            }
-            self.sent.push(s);
+        if v.get("request").is_some() {
+            let lazy = self.lazy && self.span.is_some();
+            let sent = CaptureLine::from_value(v)
+                .and_then(sent)
+                .map(|s| kept(s, lazy));
+            self.keep(sent);
         }
+    }
+
+    /// A capture's exchange (an object with `endpoint` and `request`).
+    fn exchange(&mut self, sent: Option<Sent>, transcript: bool) {
+        self.any = true;
+        self.capture = true;
+        self.transcript |= transcript;
+        // A capture's exchanges are its requests: transcript entries are
+        // no longer needed.
+        self.entries = Transcript::default();
+        self.keep(sent);
+    }
+
+    fn keep(&mut self, sent: Option<Sent>) {
+        let Some(mut s) = sent else { return };
+        match (self.lazy, self.span) {
+            // Left in the file, read again when it is analysed.
+            (true, Some(span)) => {
+                s.x.body = Some(BodyAt {
+                    file: self.file_index,
+                    span,
+                });
+                self.left_in_file += 1;
+            }
+            _ => self.values += s.x.request.as_ref().map_or(0, values_of),
+        }
+        self.sent.push(s);
     }
 
     /// Tells the two formats apart by their fields and returns the
@@ -499,43 +518,49 @@ fn read_files(
     } else {
         (MAX_FILE_BYTES, MAX_FILE_BYTES)
     };
-    for f in &files {
-        lines.line_in_file = 0;
-        lines.file_index = bodies.files.len();
-        lines.lazy = lazy && bodies.files.iter().flatten().count() < MAX_OPEN;
-        let before = lines.left_in_file;
-        if several {
-            lines.file = Some(crate::clean(&f.display().to_string(), 300));
-        }
-        let read = LineFile::open(f, max).and_then(|file| {
-            let mut batch = parallel::Batch::default();
-            let read = file.for_each_line(max, max_line, |l, span| {
-                batch.add(l, span, &mut lines);
-                done += l.len() as u64 + 1;
-                if done - reported >= REPORT_BYTES {
-                    reported = done;
-                    progress(Progress::Reading {
-                        bytes: done.min(total),
-                        total,
-                    });
-                }
+    // The lines are parsed on every core, by threads that last the read.
+    let parse: &(dyn Fn(&mut parallel::Waiting) -> parallel::Prepared + Sync) =
+        &parallel::parse_waiting;
+    parallel::with_crew(parse, |crew| -> Result<(), String> {
+        for f in &files {
+            lines.line_in_file = 0;
+            lines.file_index = bodies.files.len();
+            lines.lazy = lazy && bodies.files.iter().flatten().count() < MAX_OPEN;
+            let before = lines.left_in_file;
+            if several {
+                lines.file = Some(crate::clean(&f.display().to_string(), 300));
+            }
+            let read = LineFile::open(f, max).and_then(|file| {
+                let mut batch = parallel::Batch::new(crew);
+                let read = file.for_each_line(max, max_line, |l, span| {
+                    batch.add(l, span, &mut lines);
+                    done += l.len() as u64 + 1;
+                    if done - reported >= REPORT_BYTES {
+                        reported = done;
+                        progress(Progress::Reading {
+                            bytes: done.min(total),
+                            total,
+                        });
+                    }
+                });
+                batch.flush(&mut lines);
+                // Kept open only if a request was left in it.
+                bodies
+                    .files
+                    .push((lines.left_in_file > before).then_some(file));
+                read
             });
-            batch.flush(&mut lines);
-            // Kept open only if a request was left in it.
-            bodies
-                .files
-                .push((lines.left_in_file > before).then_some(file));
-            read
-        });
-        // One entry per file, read or not: indices stay those of the files.
-        if bodies.files.len() == lines.file_index {
-            bodies.files.push(None);
+            // One entry per file, read or not: indices stay those of the files.
+            if bodies.files.len() == lines.file_index {
+                bodies.files.push(None);
+            }
+            match read {
+                Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e, 500)),
+                r => r?,
+            }
         }
-        match read {
-            Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e, 500)),
-            r => r?,
-        }
-    }
+        Ok(())
+    })?;
     lines.skipped.more_files = more;
     let (source, mut x, skipped) = lines
         .finish()

@@ -331,36 +331,50 @@ fn analyze(
     // has been compared with it: a new conversation's first request is.
     let mut done_with: Option<String> = None;
     let mut all = exchanges.into_iter().zip(followed).peekable();
-    while all.peek().is_some() {
-        // A window of a streamed capture's requests, read again together
-        // (on every core), then explained one by one in order.
-        let (mut window, mut flags, mut bytes) = (Vec::new(), Vec::new(), 0);
-        while let Some((x, f)) =
-            all.next_if(|_| bytes < lines::BATCH_BYTES && window.len() < lines::BATCH_ITEMS)
-        {
-            bytes += x.body.map_or(0, |b| b.span.len as usize);
-            window.push(x);
-            flags.push(f);
-        }
-        bodies.load_all(&mut window);
-        for (x, followed) in window.into_iter().zip(flags) {
-            explain_next(
-                &mut a,
-                &mut requests,
-                &mut done_with,
-                x,
-                followed,
-                table,
-                counter,
-            );
-            if requests.len() % 1000 == 0 {
-                progress(Progress::Explaining {
-                    done: requests.len(),
-                    total,
-                });
+    // Each request is read again and counted on every core, by threads
+    // that last the analysis.
+    let count = |x: &mut Exchange| {
+        bodies.load(x);
+        parts(x, counter, table)
+    };
+    lines::with_crew(&count, |crew| {
+        // A window of a streamed capture's requests: read again and
+        // counted on every core, then explained one by one in order. (Read
+        // while the window before it is explained, it took longer: the
+        // trees one thread builds and the other frees contend for the
+        // allocator's locks.)
+        let mut next_window = || {
+            let (mut window, mut flags, mut bytes) = (Vec::new(), Vec::new(), 0);
+            while let Some((x, f)) =
+                all.next_if(|_| bytes < lines::BATCH_BYTES && window.len() < lines::BATCH_ITEMS)
+            {
+                bytes += x.body.map_or(0, |b| b.span.len as usize);
+                window.push(x);
+                flags.push(f);
+            }
+            (!window.is_empty()).then(|| (crew.start(window), flags))
+        };
+        while let Some((job, flags)) = next_window() {
+            let window = crew.finish(job);
+            for ((x, parts), followed) in window.into_iter().zip(flags) {
+                explain_next(
+                    &mut a,
+                    &mut requests,
+                    &mut done_with,
+                    x,
+                    parts,
+                    followed,
+                    table,
+                );
+                if requests.len() % 1000 == 0 {
+                    progress(Progress::Explaining {
+                        done: requests.len(),
+                        total,
+                    });
+                }
             }
         }
-    }
+    });
     Traffic {
         source,
         requests,
@@ -376,12 +390,12 @@ fn explain_next(
     requests: &mut Vec<Row>,
     done_with: &mut Option<String>,
     x: Exchange,
+    parts: Parts,
     followed: bool,
     table: &ModelTable,
-    counter: &crate::TokenCounter,
 ) {
     let last = (!followed).then(|| x.chain.clone());
-    requests.push(a.push(x, table, counter));
+    requests.push(a.push_counted(x, parts, table));
     if let Some(chain) = done_with.take() {
         a.forget_request(&chain);
     }

@@ -1,11 +1,15 @@
 //! A capture's line read for what each pass needs of it, not as a whole
 //! tree: the first pass keeps of a request left in the file only what
 //! names its chain and model (the request is read again when it is
-//! explained); the second reads only the request.
+//! explained); the second reads only the request. A capture's exchange is
+//! made into what is kept of it where it was parsed ([`prepare`]).
 
 use serde::Deserializer as _;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+
+use crate::traffic::CaptureLine;
+use crate::traffic::parse::{Sent, sent};
 
 /// A request's fields the first pass reads ([`super::super::parse::sent`]:
 /// its chain's key and its model).
@@ -34,6 +38,55 @@ pub(in crate::traffic) fn request_of(line: &str) -> Option<Value> {
     let v = d.deserialize_map(RequestOnly).ok()?;
     d.end().ok()?;
     v.filter(|r| !r.is_null())
+}
+
+/// A line as parsed (on any core): a capture's exchange made into what is
+/// kept of it, any other line as its tree, taken in order by
+/// [`super::Lines::push_parsed`].
+#[allow(
+    clippy::large_enum_variant,
+    reason = "held a batch at a time (256 at most), then moved into what is kept: a box would cost an allocation per line"
+)]
+pub(in crate::traffic) enum Parsed {
+    /// A JSON object with `endpoint` and `request` (not a Codex line): its
+    /// exchange (None for what is not a request), and whether the line
+    /// also had a transcript's fields.
+    Exchange {
+        sent: Option<Sent>,
+        transcript: bool,
+    },
+    /// Any other line (or what is not JSON).
+    Line(Result<Value, ()>),
+}
+
+/// What [`super::Lines::push_parsed`] takes of a parsed line, made where it was
+/// parsed: a capture's exchange needs nothing of the lines before it. With
+/// `lazy` its request is left out (it is read again from the file).
+pub(in crate::traffic) fn prepare(v: Result<Value, ()>, lazy: bool) -> Parsed {
+    match v {
+        Ok(v)
+            if v.get("endpoint").is_some()
+                && v.get("request").is_some()
+                && !crate::traffic::codex::is_rollout_line(&v) =>
+        {
+            let transcript = v.get("sessionId").is_some() || v.get("message").is_some();
+            Parsed::Exchange {
+                sent: CaptureLine::from_value(v)
+                    .and_then(sent)
+                    .map(|s| kept(s, lazy)),
+                transcript,
+            }
+        }
+        v => Parsed::Line(v),
+    }
+}
+
+/// `s` as kept: with `lazy`, without its request (read again later).
+pub(super) fn kept(mut s: Sent, lazy: bool) -> Sent {
+    if lazy {
+        s.x.request = None;
+    }
+    s
 }
 
 struct LineVisitor;
