@@ -8,8 +8,10 @@ use super::{Miss, Part, Row, Traffic};
 use crate::text::thousands;
 
 /// The JSON view (schema 1: source, requests, totals, skipped) as
-/// pretty-printed text and a line break, written one request at a time
-/// rather than built as one tree of every request.
+/// pretty-printed text and a line break, written a block of requests at a
+/// time rather than built as one tree of every request: each block's
+/// requests are written on every core, then in order. The text is
+/// `serde_json`'s pretty printing of the whole, byte for byte.
 pub fn write_json(t: &Traffic, mut w: impl std::io::Write) -> std::io::Result<()> {
     struct Requests<'a>(&'a [Row]);
     impl Serialize for Requests<'_> {
@@ -17,21 +19,78 @@ pub fn write_json(t: &Traffic, mut w: impl std::io::Write) -> std::io::Result<()
             s.collect_seq(self.0.iter().map(RequestJson::of))
         }
     }
-    struct Report<'a>(&'a Traffic);
+    struct Report<'a>(&'a Traffic, &'a [Row]);
     impl Serialize for Report<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let t = self.0;
             let mut m = s.serialize_map(Some(5))?;
             m.serialize_entry("schema", &1)?;
             m.serialize_entry("source", t.source.as_str())?;
-            m.serialize_entry("requests", &Requests(&t.requests))?;
+            m.serialize_entry("requests", &Requests(self.1))?;
             m.serialize_entry("totals", &totals_json(t))?;
             m.serialize_entry("skipped", &t.skipped)?;
             m.end()
         }
     }
-    serde_json::to_writer_pretty(&mut w, &Report(t))?;
-    w.write_all(b"\n")
+    // The report without its requests, opened where they go (the first
+    // key after `schema` and `source`, whose values hold no such text).
+    let mut whole = serde_json::to_vec_pretty(&Report(t, &[]))?;
+    whole.push(b'\n');
+    const EMPTY: &[u8] = b"\"requests\": []";
+    let at = match memchr::memmem::find(&whole, EMPTY) {
+        Some(at) if !t.requests.is_empty() => at + EMPTY.len() - 1,
+        _ => return w.write_all(&whole),
+    };
+    w.write_all(&whole[..at])?;
+    for (i, block) in t.requests.chunks(JSON_BLOCK).enumerate() {
+        for text in requests_json(block, i == 0) {
+            w.write_all(&text)?;
+        }
+    }
+    w.write_all(b"\n  ")?;
+    w.write_all(&whole[at..])
+}
+
+/// Requests written together at most by [`write_json`].
+const JSON_BLOCK: usize = 2048;
+
+/// The requests of `block` as they stand in the report's list (each after
+/// its comma, a line break and its indent, its own lines indented too), a
+/// run per core.
+fn requests_json(block: &[Row], first: bool) -> Vec<Vec<u8>> {
+    let run = |rows: &[Row], mut first: bool| {
+        let (mut out, mut one) = (Vec::new(), Vec::new());
+        for r in rows {
+            one.clear();
+            // Writing to memory fails on nothing but memory.
+            let _ = serde_json::to_writer_pretty(&mut one, &RequestJson::of(r));
+            out.extend_from_slice(if first { b"\n    " } else { b",\n    " });
+            first = false;
+            let mut rest = &one[..];
+            while let Some(n) = memchr::memchr(b'\n', rest) {
+                out.extend_from_slice(&rest[..=n]);
+                out.extend_from_slice(b"    ");
+                rest = &rest[n + 1..];
+            }
+            out.extend_from_slice(rest);
+        }
+        out
+    };
+    let cores = crate::assembly::tokens::cores().min(block.len()).max(1);
+    if cores == 1 {
+        return vec![run(block, first)];
+    }
+    let per = block.len().div_ceil(cores);
+    std::thread::scope(|s| {
+        let runs: Vec<_> = block
+            .chunks(per)
+            .enumerate()
+            .map(|(i, rows)| s.spawn(move || run(rows, first && i == 0)))
+            .collect();
+        runs.into_iter()
+            .map(|h| h.join().expect("a writing thread panicked"))
+            .collect()
+    })
 }
 
 /// [`write_json`] into a string.
@@ -264,4 +323,56 @@ pub fn to_markdown(t: &Traffic) -> String {
         o += &format!("- {n}\n");
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `write_json` as one pretty-printed tree of the whole (what it was
+    /// before it wrote blocks on every core).
+    fn as_one_tree(t: &Traffic) -> Vec<u8> {
+        let requests: Vec<_> = t.requests.iter().map(RequestJson::of).collect();
+        let mut v = serde_json::to_vec_pretty(&serde_json::json!({
+            "schema": 1,
+            "source": t.source.as_str(),
+            "requests": requests,
+            "totals": totals_json(t),
+            "skipped": t.skipped,
+        }))
+        .unwrap();
+        v.push(b'\n');
+        v
+    }
+
+    #[test]
+    fn the_json_written_in_blocks_on_every_core_is_the_whole_printed_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let line = |i: usize| {
+            format!(
+                r#"{{"endpoint":"/v1/messages","ts_start":"2026-12-01T00:00:{:02}Z","model":"claude-sonnet-4-6","usage":{{"input_tokens":{i},"cache_creation_input_tokens":{},"cache_read_input_tokens":0,"output_tokens":3}},"request":{{"model":"claude-sonnet-4-6","system":[{{"type":"text","text":"You are K{}.\nBe \"brief\".","cache_control":{{"type":"ephemeral"}}}}],"messages":[{{"role":"user","content":"step {i}"}}]}}}}"#,
+                i % 60,
+                i % 7,
+                i % 3
+            )
+        };
+        let table = crate::assembly::models::ModelTable::bundled();
+        let counter = crate::TokenCounter::new();
+        for n in [0, 1, 2, JSON_BLOCK + 3] {
+            let text: Vec<String> = (0..n).map(line).collect();
+            std::fs::write(&path, text.join("\n")).unwrap();
+            let t = crate::traffic::read(&path, &table, &counter).unwrap();
+            assert_eq!(t.requests.len(), n);
+            let mut blocks = Vec::new();
+            write_json(&t, &mut blocks).unwrap();
+            let whole = as_one_tree(&t);
+            assert!(
+                blocks == whole,
+                "{n} requests:\n{}\n---\n{}",
+                String::from_utf8_lossy(&blocks[..blocks.len().min(3000)]),
+                String::from_utf8_lossy(&whole[..whole.len().min(3000)])
+            );
+        }
+    }
 }
