@@ -288,7 +288,7 @@ impl Lines {
 
     /// Reads the next line, parsed already (on another core) when `parsed`
     /// holds it (taken only where it would have been parsed).
-    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<(usize, Parsed)>) {
+    pub(super) fn push_parsed(&mut self, line: &str, parsed: Option<(usize, Option<Parsed>)>) {
         let i = self.line_in_file;
         self.line_in_file += 1;
         self.seen += 1;
@@ -303,7 +303,7 @@ impl Lines {
         // text, held with the tree while it is parsed, counts one value per
         // 128 bytes.
         let (cost, parsed) = match parsed {
-            Some((cost, v)) => (cost, Some(v)),
+            Some((cost, v)) => (cost, v),
             None => (parse_cost(line), None),
         };
         if self.values.saturating_add(cost) > MAX_VALUES {

@@ -114,7 +114,8 @@ impl<T: Send, R: Send> Crew<'_, T, R> {
             all_done: Condvar::new(),
             failed: AtomicBool::new(false),
         });
-        if job.slots.len() > 1 {
+        // Even one item: it is done while this thread goes on.
+        if !job.slots.is_empty() {
             for to in &self.workers {
                 // A thread that ended has panicked: the scope says so.
                 let _ = to.send(job.clone());
@@ -134,7 +135,7 @@ impl<T: Send, R: Send> Crew<'_, T, R> {
         drop(held);
         assert!(
             !job.failed.load(Ordering::Relaxed),
-            "a parsing thread panicked"
+            "a thread of the crew panicked"
         );
         // The threads may still hold the job (each drops it as it sees
         // nothing left): the slots are taken from it, not unwrapped.
@@ -151,22 +152,27 @@ impl<T: Send, R: Send> Crew<'_, T, R> {
     }
 }
 
-/// A line waiting to be parsed: its text, where it is in its file, and
-/// whether its request is left there (read again later).
-pub(in crate::traffic) type Waiting = (String, Option<Span>, bool);
+/// A line waiting to be parsed: its text, where it is in its file,
+/// whether its request is left there (read again later), and the values
+/// held already when it was read (`usize::MAX`: it is past
+/// [`super::MAX_LINES`]).
+pub(in crate::traffic) type Waiting = (String, Option<Span>, bool, usize);
 
 /// What a line parses into: its cost in values and what is taken of it
-/// (None for a blank line).
-pub(in crate::traffic) type Prepared = Option<(usize, Parsed)>;
+/// (None for a blank line; no [`Parsed`] for a line that cannot fit).
+pub(in crate::traffic) type Prepared = Option<(usize, Option<Parsed>)>;
 
 /// How a waiting line is parsed ([`super::head::first_pass`], then
-/// [`super::prepare`]), on any core.
-pub(in crate::traffic) fn parse_waiting((l, _, lazy): &mut Waiting) -> Prepared {
+/// [`super::prepare`]), on any core; not at all when its tree could not
+/// fit beside what was held when it was read (what is held only grows:
+/// [`Lines::push_parsed`] will skip it), or when it is past the lines read.
+pub(in crate::traffic) fn parse_waiting((l, _, lazy, held): &mut Waiting) -> Prepared {
     (!l.trim().is_empty()).then(|| {
         let cost = super::parse_cost(l);
+        let fits = held.saturating_add(cost) <= super::MAX_VALUES;
         (
             cost,
-            super::prepare(super::head::first_pass(l, *lazy), *lazy),
+            fits.then(|| super::prepare(super::head::first_pass(l, *lazy), *lazy)),
         )
     })
 }
@@ -178,6 +184,8 @@ pub(in crate::traffic) struct Batch<'c, 'f> {
     lines: Vec<Waiting>,
     bytes: usize,
     parsing: Option<Arc<Job<Waiting, Prepared>>>,
+    /// Lines of the batch being parsed.
+    ahead: usize,
 }
 
 impl<'c, 'f> Batch<'c, 'f> {
@@ -187,6 +195,7 @@ impl<'c, 'f> Batch<'c, 'f> {
             lines: Vec::new(),
             bytes: 0,
             parsing: None,
+            ahead: 0,
         }
     }
 
@@ -195,19 +204,27 @@ impl<'c, 'f> Batch<'c, 'f> {
     pub(in crate::traffic) fn add(&mut self, line: &str, span: Option<Span>, into: &mut Lines) {
         self.bytes += line.len();
         let lazy = into.lazy && span.is_some();
-        self.lines.push((line.to_string(), span, lazy));
+        // This line's number among those read (the lines before it not
+        // taken in yet included).
+        let n = into.seen + self.ahead + self.lines.len() + 1;
+        let held = if n > super::MAX_LINES {
+            usize::MAX
+        } else {
+            into.values
+        };
+        self.lines.push((line.to_string(), span, lazy, held));
         if self.bytes >= BATCH_BYTES || self.lines.len() >= BATCH_ITEMS {
             self.take_parsed(into);
-            self.parsing = Some(self.crew.start(std::mem::take(&mut self.lines)));
-            self.bytes = 0;
+            self.start();
         }
     }
 
     /// Takes the batch being parsed into `into`, in order, as its lines
     /// would have been taken one by one.
     fn take_parsed(&mut self, into: &mut Lines) {
+        self.ahead = 0;
         if let Some(job) = self.parsing.take() {
-            for ((line, span, _), p) in self.crew.finish(job) {
+            for ((line, span, _, _), p) in self.crew.finish(job) {
                 into.span = span;
                 into.push_parsed(&line, p);
             }
@@ -218,9 +235,15 @@ impl<'c, 'f> Batch<'c, 'f> {
     pub(in crate::traffic) fn flush(&mut self, into: &mut Lines) {
         self.take_parsed(into);
         if !self.lines.is_empty() {
-            self.parsing = Some(self.crew.start(std::mem::take(&mut self.lines)));
+            self.start();
             self.take_parsed(into);
         }
+    }
+
+    /// Starts parsing the lines waiting.
+    fn start(&mut self) {
+        self.ahead = self.lines.len();
+        self.parsing = Some(self.crew.start(std::mem::take(&mut self.lines)));
         self.bytes = 0;
     }
 }
@@ -247,6 +270,21 @@ mod tests {
             assert_eq!(crew.finish(a)[299], (300, 3000));
             assert_eq!(crew.finish(b)[0], (1001, 10010));
         });
+    }
+
+    #[test]
+    fn a_line_that_cannot_be_taken_is_not_parsed() {
+        let line = r#"{"endpoint":"/v1/messages","request":{"model":"m"}}"#.to_string();
+        let cost = super::super::parse_cost(&line);
+        let mut fits = (line.clone(), None, false, 0);
+        assert!(matches!(parse_waiting(&mut fits), Some((c, Some(_))) if c == cost));
+        // Past the lines read, or beside what would leave no room for it.
+        for held in [usize::MAX, super::super::MAX_VALUES - cost + 1] {
+            let mut no = (line.clone(), None, false, held);
+            assert!(matches!(parse_waiting(&mut no), Some((c, None)) if c == cost));
+        }
+        let mut blank = ("  ".to_string(), None, false, 0);
+        assert!(parse_waiting(&mut blank).is_none());
     }
 
     #[test]
