@@ -121,8 +121,13 @@ pub(super) async fn count_parts(record: &Record) -> Option<Value> {
     if !request.is_object() {
         return None;
     }
-    // Their texts are borrowed from the tree.
-    let positions = crate::engine::traffic::positions(&request);
+    // Their texts copied: the tree (several times the body) is not held
+    // while the server counts them.
+    let positions: Vec<(String, String, bool)> = crate::engine::traffic::positions(&request)
+        .into_iter()
+        .map(|(label, text, bp)| (label, text.into_owned(), bp))
+        .collect();
+    drop(request);
     if positions.len() > MAX_COUNTED_PARTS {
         return None;
     }
