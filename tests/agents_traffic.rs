@@ -4,7 +4,7 @@
 //! loopback upstream that does the providers' cache accounting and logs
 //! what it did and why, upstream.jsonl). Nothing here was written by hand.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 //! scripts/record-agent.sh) traced back to the workspace's files, file by
 //! file; and a file edited between two turns named with the line changed.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

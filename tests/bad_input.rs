@@ -1,7 +1,7 @@
 //! Every kind of bad input is one diagnostic with file and line; the binary
 //! exits 0 and nothing from outside the workspace is ever read.
 
-mod common;
+use crate::common;
 use common::*;
 
 const SECRET: &str = "TOP-SECRET-OUTSIDE-CONTENT-7781";

@@ -6,7 +6,7 @@
 //! recordings are what scripts/agent-builtins.py makes of those fixtures;
 //! `context` lists `/context`'s categories and rows.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! installed from npm by scripts/ccusage.sh; `.ci/run` does it and runs
 //! these.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! `snapshot` and `diff` from the command line on sample-workspace sessions.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,6 +1,6 @@
 //! `predict` from the command line, on the sample workspace.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

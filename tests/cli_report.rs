@@ -1,7 +1,7 @@
 //! The report and render commands, run as a user would: the built binary on
 //! the sample workspace and on workspaces written to temp folders.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -3,9 +3,8 @@
 //! and labels (via kittest) — on the sample, on a generated 1,000-fragment
 //! workspace, and on a workspace with tools, Chinese text and truncation.
 
-mod common;
-#[path = "common/window.rs"]
-mod window;
+use crate::common;
+use crate::window;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! rows written from the three agents' recorded captures and a Claude Code
 //! project folder, and their totals equal `traffic`'s own.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,10 +1,9 @@
 //! GUI behaviour with egui_kittest: the real app, real workspaces, queried by
 //! label like a user would (no display, no GPU).
 
-mod common;
-mod fake;
-#[path = "common/window.rs"]
-mod window;
+use crate::common;
+use crate::fake;
+use crate::window;
 use std::time::{Duration, Instant};
 
 use common::*;

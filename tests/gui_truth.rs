@@ -3,11 +3,9 @@
 //! the app's own files never reload it, the diff starts where a user
 //! expects, and the detail panel is never blank.
 
-mod common;
-#[path = "common/upstream.rs"]
-mod upstream;
-#[path = "common/window.rs"]
-mod window;
+use crate::common;
+use crate::upstream;
+use crate::window;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! a regular file (3b). Each drives the real binary on temp folders, with a
 //! time limit so that a hang is a failure.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -2,7 +2,7 @@
 //! driving the real binary (and, for the race, the real engine) on
 //! workspaces built in temp folders.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -4,8 +4,8 @@
 //! are only ever named, and the one that would be reached goes through a
 //! recording proxy on loopback.
 
-mod common;
-mod fake;
+use crate::common;
+use crate::fake;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

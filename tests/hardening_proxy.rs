@@ -3,9 +3,8 @@
 //! is on loopback; the "remote" hosts are names that do not resolve, never
 //! reached. Memory is read from `/proc/<pid>/status` of the real binary.
 
-mod common;
-#[path = "common/upstream.rs"]
-mod upstream;
+use crate::common;
+use crate::upstream;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -5,7 +5,7 @@
 //! values read within its value budget, its peak memory measured on the
 //! real binary, the lines left out named in every view.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

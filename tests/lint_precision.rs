@@ -1,7 +1,7 @@
 //! The cache-breaker lint warns about what will change between requests,
 //! and says why; static prose is not a warning.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn warnings(ws: &std::path::Path, session: Option<&str>) -> Vec<serde_json::Value> {

@@ -3,7 +3,7 @@
 //! (`/apply-template`, `/tokenize`, a prefix-reusing `/v1/chat/completions`)
 //! but tokenizes nothing like o200k, `send` predicts exactly what it reports.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};

@@ -4,7 +4,7 @@
 //! Runs when a server answers (PROMPT_INSPECTOR_LLAMA_URL, default
 //! http://127.0.0.1:8089); is reported as ignored otherwise.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

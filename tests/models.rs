@@ -2,7 +2,7 @@
 //! its refresh from LiteLLM's file (offline from a file, or from a URL
 //! served here on loopback).
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::TcpListener;

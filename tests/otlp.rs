@@ -8,7 +8,7 @@
 //! gives; no prompt text or key leaves unless asked; a collector that is
 //! down or hangs costs the proxy's clients nothing.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -3,7 +3,7 @@
 //! head/tail split, markers, missing files, skills, frontmatter and memory,
 //! and Claude Code's memory files with @imports, skills and subagents.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,10 +2,9 @@
 //! on loopback, loopback upstreams written here (JSON and SSE), plain HTTP
 //! clients; every exchange lands in the capture with its usage, and no key.
 
-mod common;
-mod fake;
-#[path = "common/upstream.rs"]
-mod upstream;
+use crate::common;
+use crate::fake;
+use crate::upstream;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

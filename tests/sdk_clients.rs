@@ -5,9 +5,8 @@
 //! no key is. Without the SDKs installed (`pip install anthropic openai`,
 //! which .ci/run does) they are reported as ignored, and .ci/run runs them.
 
-mod common;
-#[path = "common/upstream.rs"]
-mod upstream;
+use crate::common;
+use crate::upstream;
 
 use std::process::Command;
 

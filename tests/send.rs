@@ -2,8 +2,8 @@
 //! caching behaviour: cold then warm, a layer-4 edit, a change of tools, every
 //! error a user meets, and a key that never leaks.
 
-mod common;
-mod fake;
+use crate::common;
+use crate::fake;
 
 use std::path::Path;
 use std::process::{Command, Output};

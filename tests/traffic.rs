@@ -2,7 +2,7 @@
 //! transcripts written for the tests (duplicated lines, sidechains, the
 //! 5m/1h split, a compaction, a 6-minute gap).
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

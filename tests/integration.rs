@@ -1,0 +1,44 @@
+//! The integration tests, one binary: each file of `tests/` is a module of
+//! it (`cargo test --test integration -- MODULE::` runs one file's tests).
+//! One binary, not one per file: each links the whole app (egui, wgpu,
+//! tokio, reqwest and the tokenizers' tables, about 100 MB), and 35 of them
+//! took 3 GB of disk and a link each.
+
+mod common;
+mod fake;
+#[path = "common/upstream.rs"]
+mod upstream;
+#[path = "common/window.rs"]
+mod window;
+
+mod agents_traffic;
+mod architecture;
+mod attribution;
+mod bad_input;
+mod builtin;
+mod ccusage;
+mod cli_diff;
+mod cli_predict;
+mod cli_report;
+mod consistency;
+mod fleet;
+mod fuzz_parsers;
+mod gui;
+mod gui_truth;
+mod hardening_agents;
+mod hardening_inputs;
+mod hardening_net;
+mod hardening_proxy;
+mod hardening_traffic;
+mod lint_precision;
+mod llama_exact;
+mod llama_server;
+mod models;
+mod otlp;
+mod profiles;
+mod properties;
+mod proxy;
+mod sdk_clients;
+mod send;
+mod traffic;
+mod traffic_streaming;
