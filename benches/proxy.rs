@@ -8,7 +8,10 @@
 //! exchange to a loopback OTLP collector, and mitmproxy's `mitmdump`
 //! recording the same load as a reverse proxy (`-w`), when it is installed
 //! (`mitmdump` on PATH, or PROMPT_INSPECTOR_MITMDUMP naming it;
-//! `scripts/mitmdump.sh` installs it in a virtual environment).
+//! `scripts/mitmdump.sh` installs it in a virtual environment). Then the
+//! proxy as a user runs it, `prompt-inspector proxy` in a process of its
+//! own, beside mitmdump under the same load: requests per second and each
+//! process's peak memory.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -168,6 +171,68 @@ impl Drop for Mitm {
     }
 }
 
+/// The proxy as a user runs it: `prompt-inspector proxy` in a process of
+/// its own, as mitmdump is (the in-process one shares the bench's runtime
+/// with the clients and the upstream): its URL and its capture; killed when
+/// dropped.
+struct Own(std::process::Child, String, std::path::PathBuf);
+
+impl Drop for Own {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn own_proxy(up: SocketAddr, dir: &std::path::Path) -> Own {
+    use std::io::BufRead;
+    let capture = dir.join("own.jsonl");
+    let up = format!("http://{up}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_prompt-inspector"))
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--anthropic-upstream",
+            &up,
+        ])
+        .args(["--openai-upstream", &up, "-o"])
+        .arg(&capture)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .trim_end_matches(',')
+        .to_string();
+    Own(child, url, capture)
+}
+
+/// The peak resident memory of a process since [`reset_peak`], in MB.
+fn peak_mb(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kib| kib * 1024.0 / 1e6)
+}
+
+/// Starts a process's peak resident memory again from what it holds now.
+fn reset_peak(pid: u32) {
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+}
+
 fn mitmdump(up: SocketAddr, dir: &std::path::Path) -> Option<Mitm> {
     let home = std::env::var("HOME").unwrap_or_default();
     let exe = std::env::var("PROMPT_INSPECTOR_MITMDUMP")
@@ -285,19 +350,34 @@ async fn rps_recorded(
     let mut f = std::fs::File::open(capture).unwrap();
     f.seek(std::io::SeekFrom::End(0)).unwrap();
     let t = Instant::now();
-    let answered = rps(client, url, total, body).await;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut seen = 0;
-    while seen < total {
-        match f.read(&mut buf).unwrap() {
-            0 => tokio::time::sleep(Duration::from_millis(1)).await,
-            n => seen += buf[..n].iter().filter(|&&b| b == b'\n').count(),
+    // The capture is read while the requests go (read after them, its
+    // reading alone would add tens of milliseconds to the proxy's time).
+    let recorded = async {
+        let mut buf = vec![0u8; 1 << 20];
+        let mut seen = 0;
+        while seen < total {
+            match f.read(&mut buf).unwrap() {
+                0 => tokio::time::sleep(Duration::from_millis(1)).await,
+                n => {
+                    seen += buf[..n].iter().filter(|&&b| b == b'\n').count();
+                    tokio::task::yield_now().await;
+                }
+            }
         }
-    }
-    (answered, total as f64 / t.elapsed().as_secs_f64())
+        t.elapsed().as_secs_f64()
+    };
+    let (answered, recorded) = tokio::join!(rps(client, url, total, body), recorded);
+    (answered, total as f64 / recorded)
 }
 
+/// Runs every section, or those named on the command line (`cargo bench
+/// --bench proxy -- own cpu`: latency, throughput, own, cpu).
 fn main() {
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let want = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -341,6 +421,7 @@ fn main() {
         };
         tokio::spawn(serve(cfg_otlp, ready, stop));
         let otlp = format!("http://{}", addr.await.unwrap());
+        let own = own_proxy(up, dir.path());
         let mitm = mitmdump(up, dir.path());
         if mitm.is_none() {
             println!("proxy/mitmdump: not installed (scripts/mitmdump.sh): its columns are left out");
@@ -357,6 +438,7 @@ fn main() {
         if let Some(m) = &peer {
             latencies(&client, m, 50, false, &small).await;
         }
+        if want("latency") {
         for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 150 KB body", &agent, 300)] {
             let (mut d, mut p) = (
                 latencies(&client, &direct, n, false, body).await,
@@ -400,6 +482,8 @@ fn main() {
             "proxy/stream ({CHUNKS} chunks): direct p99 {s_d:.3} ms · through the proxy p99 {s_p:.3} ms · added per chunk (p99) {:.4} ms",
             (s_p - s_d) / CHUNKS as f64
         );
+        }
+        if want("throughput") {
         for (what, path, n, body) in [
             ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
             ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
@@ -424,6 +508,44 @@ fn main() {
                 rp_rec * 100.0 / rd
             );
         }
+        }
+        if want("own") {
+        // The proxy and mitmdump each in a process of its own: requests
+        // per second (the proxy's also until its last exchange is in the
+        // capture) and each one's peak memory under that load.
+        latencies(&client, &own.1, 50, false, &small).await;
+        for (what, path, n, body) in [
+            ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
+            ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
+            ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
+            ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
+        ] {
+            let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
+            reset_peak(own.0.id());
+            let (rp, rp_rec) =
+                rps_recorded(&client, &format!("{}{path}", own.1), n, body, &own.2).await;
+            let own_peak = peak_mb(own.0.id());
+            let peer_part = match &mitm {
+                Some(m) => {
+                    reset_peak(m.0.id());
+                    let rm = rps(&client, &format!("{}{path}", m.1), n, body).await;
+                    format!(
+                        " · mitmdump recording {rm:.0} req/s, peak {:.0} MB: the proxy {:.1}× mitmdump (recorded {:.1}×)",
+                        peak_mb(m.0.id()),
+                        rp / rm,
+                        rp_rec / rm
+                    )
+                }
+                None => String::new(),
+            };
+            println!(
+                "proxy/own process (8 concurrent, {what}): direct {rd:.0} req/s · the proxy {rp:.0} req/s ({:.0}% of direct), {rp_rec:.0} req/s until all are recorded ({:.0}%), peak {own_peak:.0} MB{peer_part}",
+                rp * 100.0 / rd,
+                rp_rec * 100.0 / rd
+            );
+        }
+        }
+        if want("cpu") {
         // The proxy's own CPU per recorded agent request: the key redacted
         // from the body (what dominates recording).
         let body = String::from_utf8(agent.to_vec()).unwrap();
@@ -444,6 +566,7 @@ fn main() {
             "proxy/parse (for comparison): {:.3} ms per agent body parsed to a JSON value",
             t.elapsed().as_secs_f64() * 1e3 / 50.0
         );
+        }
         let text = std::fs::read_to_string(dir.path().join("bench.jsonl")).unwrap();
         assert!(!text.contains("bench-KEY"), "no key in the capture");
         let lines = text.lines().count();

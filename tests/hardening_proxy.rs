@@ -368,6 +368,80 @@ fn a_huge_body_of_tiny_objects_keeps_the_proxy_small() {
     assert_eq!(request(&q.url, "/v1/messages", &[], small).0, 200);
 }
 
+// 4b. A recording that falls behind (8 clients sending an agent's body as
+// fast as an upstream that answers at once takes them) slows the clients:
+// the exchanges answered but not yet in the capture stay within the
+// backlog bound, memory with them, and none is refused or lost.
+#[test]
+fn a_recording_that_falls_behind_slows_clients_instead_of_holding_memory() {
+    const CLIENTS: usize = 8;
+    const EACH: usize = 30;
+    let up = sink(None);
+    let p = proxy(&up, &up, &["--max-backlog-mib", "1"]);
+    let pid = p.child.id();
+    // An agent's request: 256 KB of text with dashes and arrows, the key
+    // in it once.
+    let text = "the tool — reads the file → and the cache ".repeat(6_000);
+    let body = std::sync::Arc::new(
+        serde_json::json!({"model": "claude-sonnet-4-6", "max_tokens": 1,
+            "messages": [{"role": "user", "content": format!("{text} {KEY}")}]})
+        .to_string()
+        .into_bytes(),
+    );
+    let base = peak_mib(pid);
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let (url, body, answered) = (p.url.clone(), body.clone(), answered.clone());
+            std::thread::spawn(move || {
+                (0..EACH)
+                    .map(|_| {
+                        let a = request(&url, "/v1/messages", &[("x-api-key", KEY)], &body);
+                        answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        a.0
+                    })
+                    .collect::<Vec<u16>>()
+            })
+        })
+        .collect();
+    // How far the capture is behind the answers, while they come: the
+    // answers counted first, so the lines read after are at least as many
+    // as when they were counted.
+    let mut f = std::fs::File::open(&p.capture).unwrap();
+    let (mut recorded, mut behind) = (0, 0);
+    let mut buf = vec![0u8; 1 << 20];
+    while recorded < CLIENTS * EACH {
+        let a = answered.load(std::sync::atomic::Ordering::SeqCst);
+        loop {
+            match f.read(&mut buf).unwrap() {
+                0 => break,
+                n => recorded += buf[..n].iter().filter(|&&b| b == b'\n').count(),
+            }
+        }
+        behind = behind.max(a.saturating_sub(recorded));
+        if recorded < CLIENTS * EACH {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    let statuses: Vec<u16> = clients
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    assert!(statuses.iter().all(|&s| s == 200), "{statuses:?}");
+    let lines = lines(&p.capture, CLIENTS * EACH);
+    assert_eq!(lines.len(), CLIENTS * EACH);
+    assert!(lines.iter().all(|l| !l.contains("PROXY-HARDENING")));
+    // 1 MiB holds 4 such exchanges; each client may have one more admitted
+    // before the backlog grew past it, and one answered whose recording has
+    // not begun.
+    assert!(
+        behind <= 4 + 2 * CLIENTS,
+        "{behind} exchanges answered and not recorded at once"
+    );
+    let peak = peak_mib(pid);
+    assert!(peak <= base + 48, "{base} MiB at start, {peak} MiB at peak");
+}
+
 // 5. Slow clients: idle and half-sent connections are closed, a stalled
 // upload is cut off, a normal client is answered meanwhile, and running
 // out of file descriptors does not spin.

@@ -48,6 +48,10 @@ pub struct Args {
     /// Client connections open at once (more wait to be accepted).
     #[arg(long, default_value_t = 512)]
     pub max_connections: usize,
+    /// MiB of answered exchanges waiting to be recorded; beyond it new
+    /// requests wait until the recording catches up (none is refused).
+    #[arg(long, default_value_t = 2)]
+    pub max_backlog_mib: usize,
     /// Export one OpenTelemetry span per exchange to this OTLP/HTTP
     /// collector (its base, `http://127.0.0.1:4318`, or its `/v1/traces`
     /// URL; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, then
@@ -141,6 +145,7 @@ pub fn run(a: Args) -> ExitCode {
             header_timeout: Duration::from_secs(a.header_timeout.max(1)),
             body_timeout: Duration::from_secs(a.body_timeout.max(1)),
             max_connections: a.max_connections.max(1),
+            recording_backlog_bytes: a.max_backlog_mib.clamp(1, 1 << 20) << 20,
         },
         recorded: None,
         otlp: feed.clone(),

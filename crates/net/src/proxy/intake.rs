@@ -58,6 +58,47 @@ impl Drop for Reservation {
     }
 }
 
+/// An answered exchange's bytes in the recording backlog, from its answer
+/// until its line is written (or the proxy stops).
+pub(super) struct Backlog {
+    shared: Arc<Shared>,
+    bytes: usize,
+}
+
+impl Backlog {
+    pub(super) fn enter(shared: &Arc<Shared>, bytes: usize) -> Self {
+        shared.backlog.fetch_add(bytes, Ordering::AcqRel);
+        Backlog {
+            shared: shared.clone(),
+            bytes,
+        }
+    }
+}
+
+impl Drop for Backlog {
+    fn drop(&mut self) {
+        self.shared.backlog.fetch_sub(self.bytes, Ordering::AcqRel);
+        self.shared.backlog_shrank.notify_waiters();
+    }
+}
+
+/// Waits while the recording backlog is over its limit
+/// ([`super::Limits::recording_backlog_bytes`]). Every exchange in it is
+/// being recorded, so the wait ends.
+pub(super) async fn wait_for_recording(shared: &Shared) {
+    let limit = shared.cfg.limits.recording_backlog_bytes;
+    loop {
+        let shrank = shared.backlog_shrank.notified();
+        tokio::pin!(shrank);
+        // Registered before the check: a drop between the two still wakes it.
+        shrank.as_mut().enable();
+        if shared.backlog.load(Ordering::Acquire) <= limit {
+            return;
+        }
+        shrank.await;
+    }
+}
+
 /// Why a body was not taken in: the status and the message the client gets.
 pub(super) type Refusal = (StatusCode, String);
 

@@ -78,6 +78,11 @@ pub struct Limits {
     pub body_timeout: Duration,
     /// Client connections open at once; more wait to be accepted.
     pub max_connections: usize,
+    /// Bytes of answered exchanges not yet recorded (their requests and
+    /// the copies of their answers); past it, new requests wait until the
+    /// recording catches up: a recording that falls behind slows clients
+    /// instead of holding memory, and no exchange is dropped or refused.
+    pub recording_backlog_bytes: usize,
 }
 
 impl Default for Limits {
@@ -87,6 +92,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_connections: 512,
+            recording_backlog_bytes: 2 << 20,
         }
     }
 }
@@ -129,11 +135,16 @@ struct Shared {
     /// Bytes held in flight now (see [`Limits::in_flight_bytes`]).
     in_flight: std::sync::atomic::AtomicUsize,
     /// Exchanges being recorded at once (redacted, counted, written): one
-    /// per core. The others wait their turn holding their bytes of the
-    /// in-flight budget, so a recording that falls behind slows new
-    /// requests (past the budget they are refused) instead of growing
-    /// without bound; no exchange is dropped from the capture.
+    /// per core. The others wait their turn in the recording backlog; past
+    /// its bound new requests wait (see [`Limits::recording_backlog_bytes`]),
+    /// so a recording that falls behind slows clients instead of growing
+    /// without bound, and no exchange is dropped from the capture.
     recorders: tokio::sync::Semaphore,
+    /// Bytes of answered exchanges waiting to be recorded or being recorded
+    /// (see [`Limits::recording_backlog_bytes`]).
+    backlog: std::sync::atomic::AtomicUsize,
+    /// Woken each time an exchange of the backlog is recorded.
+    backlog_shrank: tokio::sync::Notify,
     /// The redactor of the keys the last exchange carried (an agent sends
     /// the same ones every time), made once for them.
     redactor: Mutex<Option<(Vec<String>, Arc<guard::Redactor>)>>,
@@ -180,6 +191,8 @@ pub async fn serve(
         recorders: tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
         ),
+        backlog: std::sync::atomic::AtomicUsize::new(0),
+        backlog_shrank: tokio::sync::Notify::new(),
         count_skipped: std::sync::atomic::AtomicBool::new(false),
         counts: Mutex::new(HashMap::new()),
         redactor: Mutex::new(None),
@@ -329,6 +342,9 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let method = req.method().clone();
     let (headers, auth) = split_headers(&req);
     let content_length = content_length(&req);
+    // Behind a recording that lags, the request waits here, its body
+    // still in the client's socket.
+    intake::wait_for_recording(&shared).await;
     let (body, held) = match intake::read_body(&shared, req.into_body(), content_length).await {
         Ok(b) => b,
         Err((status, message)) => return error_response(anthropic, status, &message),
@@ -502,6 +518,7 @@ async fn record_answer(
     // One recording per core at a time (the copy and the request stay
     // held, inside the in-flight budget, while this one waits).
     let shared = record.held.shared().clone();
+    let _backlog = intake::Backlog::enter(&shared, record.request.len() + copy.len());
     let _turn = shared.recorders.acquire().await;
     let mut usage = crate::engine::usage::reported(&copy, record.stream);
     // `count_tokens` answers with its figure at the top level.
