@@ -112,15 +112,18 @@ const WINDOW_BYTES: usize = 3 * MIN_FRAGMENT;
 fn decoded_regions(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut regions: Vec<(usize, usize)> = Vec::new();
-    for p in memchr::memchr3_iter(b'%', 0xC4, 0xE2, b) {
-        let special = match b[p] {
-            b'%' => true,
-            0xC4 => b.get(p + 1) == Some(&0xB0),
-            _ => b.get(p + 1..p + 3) == Some(&[0x84, 0xAA][..]),
-        };
-        if !special {
-            continue;
-        }
+    // `%` and `İ` (C4 B0) by their first byte; `K` (E2 84 AA) by all
+    // three, as E2 also starts every dash, arrow and quote mark of a text.
+    let mut kelvin = memchr::memmem::find_iter(b, "\u{212A}".as_bytes()).peekable();
+    let mut others = memchr::memchr2_iter(b'%', 0xC4, b)
+        .filter(|&p| b[p] == b'%' || b.get(p + 1) == Some(&0xB0))
+        .peekable();
+    let places = std::iter::from_fn(|| match (others.peek(), kelvin.peek()) {
+        (Some(&o), Some(&k)) if k < o => kelvin.next(),
+        (Some(_), _) => others.next(),
+        (None, _) => kelvin.next(),
+    });
+    for p in places {
         let mut s = p.saturating_sub(WINDOW_BYTES);
         while !text.is_char_boundary(s) {
             s -= 1;
@@ -204,17 +207,38 @@ impl ByteTable {
     /// windows. The same windows are marked as by testing every position.
     fn mark_strided(&self, text: &[u8], marked: &mut Vec<(usize, usize)>) {
         const _: () = assert!(MIN_FRAGMENT == 2 * GRAM);
-        for (n, g) in text.chunks_exact(GRAM).enumerate() {
-            if !self.has(u64::from(fold4(g))) {
+        // Four grams are tested together, one branch for 16 bytes (the
+        // bit is clear almost everywhere); where one is set, each is.
+        const BLOCK: usize = 4 * GRAM;
+        let blocks = text.len() / BLOCK;
+        for b in 0..blocks {
+            let at = b * BLOCK;
+            let g = |k: usize| u64::from(fold4(&text[at + k * GRAM..at + (k + 1) * GRAM]));
+            let (g0, g1, g2, g3) = (g(0), g(1), g(2), g(3));
+            if !(self.has(g0) | self.has(g1) | self.has(g2) | self.has(g3)) {
                 continue;
             }
-            let q = n * GRAM;
-            for p in q.saturating_sub(GRAM - 1)..=q {
-                if p + MIN_FRAGMENT <= text.len()
-                    && self.windows.contains(&pack(&text[p..p + MIN_FRAGMENT]))
-                {
-                    marked.push((p, p + MIN_FRAGMENT));
-                }
+            for k in 0..4 {
+                self.check_gram(text, b * 4 + k, marked);
+            }
+        }
+        for n in blocks * 4..text.len() / GRAM {
+            self.check_gram(text, n, marked);
+        }
+    }
+
+    /// The `n`-th gram of `text`: when its bit is set, the 4 windows whose
+    /// first multiple of [`GRAM`] it is are compared with the secret's.
+    fn check_gram(&self, text: &[u8], n: usize, marked: &mut Vec<(usize, usize)>) {
+        let q = n * GRAM;
+        if !self.has(u64::from(fold4(&text[q..q + GRAM]))) {
+            return;
+        }
+        for p in q.saturating_sub(GRAM - 1)..=q {
+            if p + MIN_FRAGMENT <= text.len()
+                && self.windows.contains(&pack(&text[p..p + MIN_FRAGMENT]))
+            {
+                marked.push((p, p + MIN_FRAGMENT));
             }
         }
     }
