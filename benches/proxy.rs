@@ -228,6 +228,27 @@ fn peak_mb(pid: u32) -> f64 {
         .map_or(f64::NAN, |kib| kib * 1024.0 / 1e6)
 }
 
+/// CPU time a process has used so far (user and system, all its threads),
+/// in seconds (Linux's clock ticks are 1/100 s).
+fn cpu_secs(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = stat.rsplit_once(')')?.1.to_string();
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+        })
+        .unwrap_or(f64::NAN)
+}
+
+/// Empties a capture or a flow file (appended to, or written on: either
+/// way its pages are dropped, not written back).
+fn forget(file: &std::path::Path) {
+    if let Ok(f) = std::fs::OpenOptions::new().write(true).open(file) {
+        let _ = f.set_len(0);
+    }
+}
+
 /// Starts a process's peak resident memory again from what it holds now.
 fn reset_peak(pid: u32) {
     let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
@@ -510,40 +531,69 @@ fn main() {
         }
         }
         if want("own") {
-        // The proxy and mitmdump each in a process of its own: requests
-        // per second (the proxy's also until its last exchange is in the
-        // capture) and each one's peak memory under that load.
-        latencies(&client, &own.1, 50, false, &small).await;
-        for (what, path, n, body) in [
-            ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
-            ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
-            ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
-            ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
-        ] {
-            let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
-            reset_peak(own.0.id());
-            let (rp, rp_rec) =
-                rps_recorded(&client, &format!("{}{path}", own.1), n, body, &own.2).await;
-            let own_peak = peak_mb(own.0.id());
-            let peer_part = match &mitm {
-                Some(m) => {
-                    reset_peak(m.0.id());
-                    let rm = rps(&client, &format!("{}{path}", m.1), n, body).await;
-                    format!(
-                        " · mitmdump recording {rm:.0} req/s, peak {:.0} MB: the proxy {:.1}× mitmdump (recorded {:.1}×)",
-                        peak_mb(m.0.id()),
-                        rp / rm,
-                        rp_rec / rm
-                    )
+            // The proxy and mitmdump each in a process of its own: requests
+            // per second (the proxy's also until its last exchange is in
+            // the capture) and each one's peak memory under that load, in
+            // three rounds taking turns (this machine's speed drifts within
+            // a run): the medians, and the ratio of the medians.
+            const ROUNDS: usize = 3;
+            latencies(&client, &own.1, 50, false, &small).await;
+            let flows = dir.path().join("mitm.flows");
+            for (what, path, n, body) in [
+                ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
+                ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
+                ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
+                ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
+            ] {
+                let (mut rd, mut rp, mut rec, mut peak, mut rm, mut mpeak) =
+                    (vec![], vec![], vec![], vec![], vec![], vec![]);
+                // CPU seconds each proxy used for the rounds' requests.
+                let (mut cpu, mut mcpu) = (0.0, 0.0);
+                for _ in 0..ROUNDS {
+                    rd.push(rps(&client, &format!("{direct}{path}"), n, body).await);
+                    reset_peak(own.0.id());
+                    let c = cpu_secs(own.0.id());
+                    let (a, r) =
+                        rps_recorded(&client, &format!("{}{path}", own.1), n, body, &own.2).await;
+                    cpu += cpu_secs(own.0.id()) - c;
+                    rp.push(a);
+                    rec.push(r);
+                    peak.push(peak_mb(own.0.id()));
+                    if let Some(m) = &mitm {
+                        reset_peak(m.0.id());
+                        let c = cpu_secs(m.0.id());
+                        rm.push(rps(&client, &format!("{}{path}", m.1), n, body).await);
+                        mcpu += cpu_secs(m.0.id()) - c;
+                        mpeak.push(peak_mb(m.0.id()));
+                        forget(&flows);
+                    }
+                    // What was written is dropped before the next round, so
+                    // that no round pays for an earlier one's writeback.
+                    forget(&own.2);
                 }
-                None => String::new(),
-            };
-            println!(
-                "proxy/own process (8 concurrent, {what}): direct {rd:.0} req/s · the proxy {rp:.0} req/s ({:.0}% of direct), {rp_rec:.0} req/s until all are recorded ({:.0}%), peak {own_peak:.0} MB{peer_part}",
-                rp * 100.0 / rd,
-                rp_rec * 100.0 / rd
-            );
-        }
+                let rec_range = format!("{:.0}–{:.0}", pct(&mut rec, 0.0), pct(&mut rec, 1.0));
+                let (rd, rp, rec) = (pct(&mut rd, 0.5), pct(&mut rp, 0.5), pct(&mut rec, 0.5));
+                let peak = peak.iter().copied().fold(0.0, f64::max);
+                let peer_part = if rm.is_empty() {
+                    String::new()
+                } else {
+                    let range = format!("{:.0}–{:.0}", pct(&mut rm, 0.0), pct(&mut rm, 1.0));
+                    let rm = pct(&mut rm, 0.5);
+                    format!(
+                        " · mitmdump recording {rm:.0} req/s ({range}), peak {:.0} MB, CPU {:.3} ms per exchange: the proxy {:.1}× mitmdump (recorded {:.1}×)",
+                        mpeak.iter().copied().fold(0.0, f64::max),
+                        mcpu * 1e3 / (ROUNDS * n) as f64,
+                        rp / rm,
+                        rec / rm
+                    )
+                };
+                println!(
+                    "proxy/own process (8 concurrent, {what}; medians of {ROUNDS}): direct {rd:.0} req/s · the proxy {rp:.0} req/s ({:.0}% of direct), {rec:.0} req/s until all are recorded ({:.0}%; {rec_range}), peak {peak:.0} MB, CPU {:.3} ms per exchange{peer_part}",
+                    rp * 100.0 / rd,
+                    rec * 100.0 / rd,
+                    cpu * 1e3 / (ROUNDS * n) as f64,
+                );
+            }
         }
         if want("cpu") {
             // The proxy's own CPU per recorded agent request, piece by

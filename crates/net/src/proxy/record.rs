@@ -358,8 +358,8 @@ fn redact_value(v: &mut Value, redactor: &guard::Redactor) {
 /// Whether `text` has a JSON escape of a printable ASCII character
 /// (`\u0020`–`\u007f`), the only escapes a key's characters could hide in.
 fn escapes_ascii(text: &str) -> bool {
-    text.match_indices("\\u00").any(|(i, _)| {
-        let b = text.as_bytes();
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, b"\\u00").any(|i| {
         matches!(b.get(i + 4), Some(b'2'..=b'7')) && b.get(i + 5).is_some_and(u8::is_ascii_hexdigit)
     })
 }
