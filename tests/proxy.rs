@@ -921,3 +921,52 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
     let _ = stop.send(true);
     rt.block_on(server).unwrap().unwrap();
 }
+
+/// An upstream that answers each request with the path and query it was
+/// sent to (as the request line names them).
+fn echo_path_upstream() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            let Some((path, _)) = read_request(&s) else {
+                continue;
+            };
+            let body = serde_json::json!({"path": path, "usage": {"input_tokens": 1}}).to_string();
+            upstream::respond_with(&mut s, "200 OK", "application/json", &body);
+        }
+    });
+    url
+}
+
+#[test]
+fn requests_go_to_the_upstreams_base_path_with_their_query() {
+    let up = echo_path_upstream();
+    let p = proxy(
+        &format!("{up}/gateway/anthropic/"),
+        &format!("{up}/openai"),
+        &[],
+    );
+    for (path, sent_to) in [
+        (
+            "/v1/messages?beta=true",
+            "/gateway/anthropic/v1/messages?beta=true",
+        ),
+        ("/v1/messages", "/gateway/anthropic/v1/messages"),
+        (
+            "/v1/chat/completions?a=1&b=%20x",
+            "/openai/v1/chat/completions?a=1&b=%20x",
+        ),
+        ("/v1/responses", "/openai/v1/responses"),
+    ] {
+        let (status, head, body) = post(&p.url, path, MESSAGE, &[]);
+        assert!(status.contains("200"), "{status}");
+        let body = if head.contains("transfer-encoding: chunked") {
+            dechunk(&body)
+        } else {
+            body
+        };
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["path"], sent_to, "{path}");
+    }
+}

@@ -81,6 +81,33 @@ fn body_field(text: &str, key: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The usage (as `usage::reported` reads it) and the cache diagnostics
+/// ([`diagnostics_of`]) of an answer. A JSON body is read once, its other
+/// fields skipped rather than built into a tree.
+pub(super) fn usage_and_diagnostics(body: &[u8], stream: bool) -> (Value, Value) {
+    #[derive(serde::Deserialize)]
+    struct Fields {
+        #[serde(default)]
+        usage: Value,
+        #[serde(default)]
+        diagnostics: Value,
+    }
+    if !stream {
+        let text = String::from_utf8_lossy(body);
+        // An object only (the struct would also be read from an array);
+        // anything else, a repeated field included, is read as before.
+        if text.trim_start().starts_with('{')
+            && let Ok(f) = serde_json::from_str::<Fields>(&text)
+        {
+            return (f.usage, f.diagnostics);
+        }
+    }
+    (
+        crate::engine::usage::reported(body, stream),
+        diagnostics_of(body, stream),
+    )
+}
+
 /// Anthropic's cache diagnostics of a response: the JSON body's
 /// `diagnostics`, or, for a stream, the one on `message_start`'s message
 /// (or any later event's).
@@ -137,6 +164,36 @@ mod tests {
     fn ends(chunks: &[&[u8]]) -> Vec<bool> {
         let mut end = StreamEnd::default();
         chunks.iter().map(|c| end.feed(c)).collect()
+    }
+
+    #[test]
+    fn usage_and_diagnostics_read_once_are_what_each_reads_alone() {
+        let bodies: &[&[u8]] = &[
+            br#"{"id":"m","content":[{"type":"text","text":"hi \u00e9"}],"usage":{"input_tokens":5,"cache_read_input_tokens":1200},"diagnostics":{"cache":"miss"}}"#,
+            br#"{"usage":{"input_tokens":1},"usage":{"input_tokens":2}}"#,
+            br#"{"usage":null}"#,
+            br#"[{"input_tokens":1},{"x":1}]"#,
+            br#"{"error":{"type":"overloaded_error","message":"busy"}}"#,
+            b"not json",
+            br#"{"usage":{"input_tokens":3}} trailing"#,
+            b"{\"usage\":{\"input_tokens\":4},\"bad\":\"\xff\"}",
+            b"",
+        ];
+        for body in bodies {
+            assert_eq!(
+                usage_and_diagnostics(body, false),
+                (
+                    crate::engine::usage::reported(body, false),
+                    diagnostics_of(body, false)
+                ),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        assert_eq!(
+            usage_and_diagnostics(bodies[0], false).1,
+            serde_json::json!({"cache": "miss"})
+        );
     }
 
     #[test]

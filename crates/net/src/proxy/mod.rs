@@ -34,7 +34,7 @@ mod headers;
 mod intake;
 mod record;
 
-use answer::{StreamEnd, diagnostics_of, error_message, stream_error};
+use answer::{StreamEnd, error_message, stream_error};
 use count::count_parts;
 use headers::{content_length, hop_by_hop, keys_of, split_headers};
 use record::Record;
@@ -117,6 +117,8 @@ type Body = BoxBody<Bytes, std::io::Error>;
 
 struct Shared {
     cfg: ProxyConfig,
+    /// The Anthropic (0) and OpenAI (1) upstreams' base URLs, parsed.
+    bases: [reqwest::Url; 2],
     client: reqwest::Client,
     capture: Mutex<std::fs::File>,
     seq: Mutex<u64>,
@@ -178,7 +180,10 @@ pub async fn serve(
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let _ = ready.send(addr);
+    let base = |u: &str| reqwest::Url::parse(u).map_err(|e| format!("{}: {e}", guard::mask_url(u)));
+    let bases = [base(&cfg.anthropic_upstream)?, base(&cfg.openai_upstream)?];
     let shared = Arc::new(Shared {
+        bases,
         cfg,
         client,
         capture: Mutex::new(file),
@@ -333,12 +338,11 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     } else {
         shared.key_refused[usize::from(!anthropic)].clone()
     };
-    let query = req
-        .uri()
-        .query()
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
-    let url = format!("{}{path}{query}", upstream.trim_end_matches('/'));
+    // The upstream's base, parsed once, with this request's path and query.
+    let mut url = shared.bases[usize::from(!anthropic)].clone();
+    let joined = format!("{}{path}", url.path().trim_end_matches('/'));
+    url.set_path(&joined);
+    url.set_query(req.uri().query());
     let method = req.method().clone();
     let (headers, auth) = split_headers(&req);
     let content_length = content_length(&req);
@@ -379,7 +383,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     }
     let sent = shared
         .client
-        .request(method, &url)
+        .request(method, url)
         .headers(headers)
         .body(body)
         .send()
@@ -520,7 +524,7 @@ async fn record_answer(
     let shared = record.held.shared().clone();
     let _backlog = intake::Backlog::enter(&shared, record.request.len() + copy.len());
     let _turn = shared.recorders.acquire().await;
-    let mut usage = crate::engine::usage::reported(&copy, record.stream);
+    let (mut usage, diagnostics) = answer::usage_and_diagnostics(&copy, record.stream);
     // `count_tokens` answers with its figure at the top level.
     if usage.is_null() && record.endpoint.ends_with("/count_tokens") {
         usage = serde_json::from_slice::<Value>(&copy)
@@ -528,7 +532,7 @@ async fn record_answer(
             .filter(|v| v.get("input_tokens").is_some())
             .unwrap_or(Value::Null);
     }
-    record.diagnostics = diagnostics_of(&copy, record.stream);
+    record.diagnostics = diagnostics;
     // A refusal (4xx, 5xx), a redirect (not followed) or a stream that
     // ended in an error event is recorded with what the provider said.
     let error = error
