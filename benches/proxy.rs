@@ -2,9 +2,9 @@
 //! same loopback upstream in one run: added latency per request (p50, p99),
 //! added time per streamed chunk, and requests per second (8 at a time);
 //! with a tiny body, and with a body the size of a coding agent's request
-//! (about 150 KB: system blocks, 20 tools, 60 messages), every request
-//! carrying a key as real clients do (the proxy redacts it from what it
-//! records). Beside it, in the same run: the proxy exporting a span per
+//! (about 134 KB: system blocks, 20 tools, 60 messages), every request
+//! carrying a key in its header as real clients do (the proxy redacts it
+//! from everything it records, the body scanned for it). Beside it, in the same run: the proxy exporting a span per
 //! exchange to a loopback OTLP collector, and mitmproxy's `mitmdump`
 //! recording the same load as a reverse proxy (`-w`), when it is installed
 //! (`mitmdump` on PATH, or PROMPT_INSPECTOR_MITMDUMP naming it;
@@ -26,7 +26,7 @@ const CHUNKS: usize = 50;
 const KEY: &str = "sk-ant-api03-bench-KEY-0123456789abcdefghijklmnopqrstuvwxyz";
 const SMALL: &str = "{\"model\":\"m\"}";
 
-/// A request the size of a coding agent's: ~150 KB of JSON, with the dashes
+/// A request the size of a coding agent's: ~134 KB of JSON, with the dashes
 /// and arrows a real one has.
 fn agent_body() -> String {
     let words = [
@@ -460,7 +460,7 @@ fn main() {
             latencies(&client, m, 50, false, &small).await;
         }
         if want("latency") {
-        for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 150 KB body", &agent, 300)] {
+        for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 134 KB body", &agent, 300)] {
             let (mut d, mut p) = (
                 latencies(&client, &direct, n, false, body).await,
                 latencies(&client, &proxy, n, false, body).await,

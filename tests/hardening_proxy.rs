@@ -379,7 +379,7 @@ fn a_recording_that_falls_behind_slows_clients_instead_of_holding_memory() {
     let up = sink(None);
     let p = proxy(&up, &up, &["--max-backlog-mib", "1"]);
     let pid = p.child.id();
-    // An agent's request: 256 KB of text with dashes and arrows, the key
+    // An agent's request: 288 KB of text with dashes and arrows, the key
     // in it once.
     let text = "the tool — reads the file → and the cache ".repeat(6_000);
     let body = std::sync::Arc::new(
@@ -423,6 +423,11 @@ fn a_recording_that_falls_behind_slows_clients_instead_of_holding_memory() {
             std::thread::sleep(Duration::from_millis(2));
         }
     }
+    let peak = peak_mib(pid);
+    // What was measured (`--nocapture` shows it).
+    eprintln!(
+        "recording backlog: at most {behind} exchanges answered and not recorded; {base} MiB at start, {peak} MiB at peak"
+    );
     let statuses: Vec<u16> = clients
         .into_iter()
         .flat_map(|t| t.join().unwrap())
@@ -438,8 +443,9 @@ fn a_recording_that_falls_behind_slows_clients_instead_of_holding_memory() {
         behind <= 4 + 2 * CLIENTS,
         "{behind} exchanges answered and not recorded at once"
     );
-    let peak = peak_mib(pid);
-    assert!(peak <= base + 48, "{base} MiB at start, {peak} MiB at peak");
+    // The backlog, the bodies in flight and what the allocator keeps of
+    // them (measured here: +13-14 MiB; +46-54 MiB without the bound).
+    assert!(peak <= base + 32, "{base} MiB at start, {peak} MiB at peak");
 }
 
 // 5. Slow clients: idle and half-sent connections are closed, a stalled

@@ -34,7 +34,8 @@ pub struct Args {
     /// Seconds to wait for the upstream between two bytes of its answer.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
-    /// MiB of request bodies held at once; beyond it a request gets a 503.
+    /// MiB of request bodies (and copies of answers read for their usage)
+    /// held at once; beyond it a request gets a 503.
     #[arg(long, default_value_t = 256)]
     pub max_in_flight_mib: usize,
     /// Seconds a client has to send a request's headers (and that an idle
