@@ -729,10 +729,9 @@ fn an_upstream_that_is_not_http_is_refused_at_start() {
     assert!(!capture.exists(), "nothing is created");
 }
 
-/// An upstream whose stream ends in an error event (Anthropic's
-/// `overloaded_error` after `message_start`), and whose `count_tokens`
-/// answers with its figure.
-fn overloaded_upstream() -> String {
+/// A loopback upstream answering each request with what `answer` makes of
+/// the path (and query) it was sent to: a content type and a body.
+fn upstream_by_path(answer: fn(&str) -> (&'static str, String)) -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -740,18 +739,27 @@ fn overloaded_upstream() -> String {
             let Some((path, _)) = read_request(&s) else {
                 continue;
             };
-            let (ct, body) = if path.ends_with("/count_tokens") {
-                ("application/json", r#"{"input_tokens":199}"#.to_string())
-            } else {
-                (
-                    "text/event-stream",
-                    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".to_string(),
-                )
-            };
+            let (ct, body) = answer(&path);
             upstream::respond_with(&mut s, "200 OK", ct, &body);
         }
     });
     url
+}
+
+/// An upstream whose stream ends in an error event (Anthropic's
+/// `overloaded_error` after `message_start`), and whose `count_tokens`
+/// answers with its figure.
+fn overloaded_upstream() -> String {
+    upstream_by_path(|path| {
+        if path.ends_with("/count_tokens") {
+            ("application/json", r#"{"input_tokens":199}"#.to_string())
+        } else {
+            (
+                "text/event-stream",
+                "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".to_string(),
+            )
+        }
+    })
 }
 
 #[test]
@@ -925,18 +933,10 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
 /// An upstream that answers each request with the path and query it was
 /// sent to (as the request line names them).
 fn echo_path_upstream() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for mut s in l.incoming().flatten() {
-            let Some((path, _)) = read_request(&s) else {
-                continue;
-            };
-            let body = serde_json::json!({"path": path, "usage": {"input_tokens": 1}}).to_string();
-            upstream::respond_with(&mut s, "200 OK", "application/json", &body);
-        }
-    });
-    url
+    upstream_by_path(|path| {
+        let body = serde_json::json!({"path": path, "usage": {"input_tokens": 1}});
+        ("application/json", body.to_string())
+    })
 }
 
 #[test]
