@@ -162,13 +162,13 @@ pub async fn serve(
     ready: tokio::sync::oneshot::Sender<SocketAddr>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), String> {
-    for (who, url) in [
-        ("Anthropic", &cfg.anthropic_upstream),
-        ("OpenAI", &cfg.openai_upstream),
-    ] {
-        check_upstream(url)
-            .map_err(|e| format!("the {who} upstream {}: {e}", guard::mask_url(url)))?;
-    }
+    let base = |who: &str, url: &str| {
+        check_upstream(url).map_err(|e| format!("the {who} upstream {}: {e}", guard::mask_url(url)))
+    };
+    let bases = [
+        base("Anthropic", &cfg.anthropic_upstream)?,
+        base("OpenAI", &cfg.openai_upstream)?,
+    ];
     // Captures hold whole prompts: a new one is readable by its owner
     // only; an existing one is appended only if it is a regular file of
     // this user (never through a link, never a FIFO).
@@ -180,8 +180,6 @@ pub async fn serve(
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let _ = ready.send(addr);
-    let base = |u: &str| reqwest::Url::parse(u).map_err(|e| format!("{}: {e}", guard::mask_url(u)));
-    let bases = [base(&cfg.anthropic_upstream)?, base(&cfg.openai_upstream)?];
     let shared = Arc::new(Shared {
         bases,
         cfg,
@@ -274,8 +272,9 @@ fn upstream_client(cfg: &ProxyConfig) -> Result<(reqwest::Client, [Option<String
     Ok((client, key_refused))
 }
 
-/// An upstream is an http(s) base URL with a host, nothing after its path.
-fn check_upstream(url: &str) -> Result<(), String> {
+/// An upstream is an http(s) base URL with a host, nothing after its path:
+/// returned parsed.
+fn check_upstream(url: &str) -> Result<reqwest::Url, String> {
     let u = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
     if !matches!(u.scheme(), "http" | "https") {
         return Err(format!("its scheme, {}, is not http or https", u.scheme()));
@@ -286,7 +285,7 @@ fn check_upstream(url: &str) -> Result<(), String> {
     if u.query().is_some() || u.fragment().is_some() {
         return Err("a base URL has no query or fragment".into());
     }
-    Ok(())
+    Ok(u)
 }
 
 fn full(b: impl Into<Bytes>) -> Body {
