@@ -21,6 +21,9 @@ use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Frame;
 use prompt_inspector::net::proxy::{ProxyConfig, serve};
 
+#[path = "../tests/common/procfs.rs"]
+mod procfs;
+
 const JSON: &str = r#"{"id":"msg_1","type":"message","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":1200,"output_tokens":1}}"#;
 const CHUNKS: usize = 50;
 const KEY: &str = "sk-ant-api03-bench-KEY-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -160,31 +163,20 @@ async fn collector(spans: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> Soc
     addr
 }
 
-/// mitmdump as a reverse proxy to `up`, recording every flow to a file, if
-/// it is installed; killed when dropped.
-struct Mitm(std::process::Child, String);
+/// A recording proxy in a process of its own (mitmdump, or
+/// `prompt-inspector proxy` as a user runs it, where the in-process one
+/// shares the bench's runtime with the clients and the upstream): the
+/// process, its URL and the file it records to; killed when dropped.
+struct Proc(std::process::Child, String, std::path::PathBuf);
 
-impl Drop for Mitm {
+impl Drop for Proc {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
 }
 
-/// The proxy as a user runs it: `prompt-inspector proxy` in a process of
-/// its own, as mitmdump is (the in-process one shares the bench's runtime
-/// with the clients and the upstream): its URL and its capture; killed when
-/// dropped.
-struct Own(std::process::Child, String, std::path::PathBuf);
-
-impl Drop for Own {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn own_proxy(up: SocketAddr, dir: &std::path::Path) -> Own {
+fn own_proxy(up: SocketAddr, dir: &std::path::Path) -> Proc {
     use std::io::BufRead;
     let capture = dir.join("own.jsonl");
     let up = format!("http://{up}");
@@ -212,33 +204,17 @@ fn own_proxy(up: SocketAddr, dir: &std::path::Path) -> Own {
         .unwrap()
         .trim_end_matches(',')
         .to_string();
-    Own(child, url, capture)
+    Proc(child, url, capture)
 }
 
-/// The peak resident memory of a process since [`reset_peak`], in MB.
+/// The peak resident memory of a process since [`procfs::reset_peak`],
+/// in MB.
 fn peak_mb(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse::<f64>().ok())
-        })
-        .map_or(f64::NAN, |kib| kib * 1024.0 / 1e6)
+    procfs::peak_kib(pid).map_or(f64::NAN, |kib| kib as f64 * 1024.0 / 1e6)
 }
 
-/// CPU time a process has used so far (user and system, all its threads),
-/// in seconds (Linux's clock ticks are 1/100 s).
 fn cpu_secs(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let rest = stat.rsplit_once(')')?.1.to_string();
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
-        })
-        .unwrap_or(f64::NAN)
+    procfs::cpu_secs(pid).unwrap_or(f64::NAN)
 }
 
 /// Empties a capture or a flow file (appended to, or written on: either
@@ -249,12 +225,9 @@ fn forget(file: &std::path::Path) {
     }
 }
 
-/// Starts a process's peak resident memory again from what it holds now.
-fn reset_peak(pid: u32) {
-    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
-}
-
-fn mitmdump(up: SocketAddr, dir: &std::path::Path) -> Option<Mitm> {
+/// mitmdump as a reverse proxy to `up`, recording every flow to a file, if
+/// it is installed.
+fn mitmdump(up: SocketAddr, dir: &std::path::Path) -> Option<Proc> {
     let home = std::env::var("HOME").unwrap_or_default();
     let exe = std::env::var("PROMPT_INSPECTOR_MITMDUMP")
         .ok()
@@ -263,6 +236,7 @@ fn mitmdump(up: SocketAddr, dir: &std::path::Path) -> Option<Mitm> {
             std::path::Path::new(&venv).exists().then_some(venv)
         })
         .unwrap_or_else(|| "mitmdump".into());
+    let flows = dir.join("mitm.flows");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .ok()?
         .local_addr()
@@ -277,12 +251,12 @@ fn mitmdump(up: SocketAddr, dir: &std::path::Path) -> Option<Mitm> {
             "127.0.0.1",
         ])
         .args(["--listen-port", &port.to_string(), "-w"])
-        .arg(dir.join("mitm.flows"))
+        .arg(&flows)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .ok()?;
-    let m = Mitm(child, format!("http://127.0.0.1:{port}"));
+    let m = Proc(child, format!("http://127.0.0.1:{port}"), flows);
     for _ in 0..300 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Some(m);
@@ -452,6 +426,14 @@ fn main() {
         let client = reqwest::Client::builder().no_proxy().build().unwrap();
         let small = Bytes::from_static(SMALL.as_bytes());
         let agent = Bytes::from(agent_body());
+        // The loads of the throughput sections: what, the path (and query)
+        // on the upstream, how many requests, the body.
+        let loads = [
+            ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
+            ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
+            ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
+            ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
+        ];
         // Warm both paths.
         latencies(&client, &direct, 50, false, &small).await;
         latencies(&client, &proxy, 50, false, &small).await;
@@ -460,75 +442,70 @@ fn main() {
             latencies(&client, m, 50, false, &small).await;
         }
         if want("latency") {
-        for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 134 KB body", &agent, 300)] {
+            for (what, body, n) in [("a tiny body", &small, 1000), ("an agent's 134 KB body", &agent, 300)] {
+                let (mut d, mut p) = (
+                    latencies(&client, &direct, n, false, body).await,
+                    latencies(&client, &proxy, n, false, body).await,
+                );
+                let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
+                println!("proxy/latency ({what}, {} bytes): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms", body.len(), p50 - d50, p99 - d99);
+                let mut o = latencies(&client, &otlp, n, false, body).await;
+                let (o50, o99) = (pct(&mut o, 0.5), pct(&mut o, 0.99));
+                println!("proxy/latency with OTLP export ({what}): added p50 {:.3} ms, p99 {:.3} ms", o50 - d50, o99 - d99);
+                if let Some(m) = &peer {
+                    let mut x = latencies(&client, m, n, false, body).await;
+                    let (x50, x99) = (pct(&mut x, 0.5), pct(&mut x, 0.99));
+                    println!("proxy/latency through mitmdump ({what}): added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99);
+                }
+            }
+            // One client at a time against an upstream that answers in 5 ms
+            // (as a model would, if a fast one), an agent's body: what a
+            // coding agent waits for the proxy.
+            let slow = |base: &str| format!("{base}/v1/messages?slow");
             let (mut d, mut p) = (
-                latencies(&client, &direct, n, false, body).await,
-                latencies(&client, &proxy, n, false, body).await,
+                timed(&client, &slow(&direct), 300, &agent).await,
+                timed(&client, &slow(&proxy), 300, &agent).await,
             );
             let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
-            println!("proxy/latency ({what}, {} bytes): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms", body.len(), p50 - d50, p99 - d99);
-            let mut o = latencies(&client, &otlp, n, false, body).await;
-            let (o50, o99) = (pct(&mut o, 0.5), pct(&mut o, 0.99));
-            println!("proxy/latency with OTLP export ({what}): added p50 {:.3} ms, p99 {:.3} ms", o50 - d50, o99 - d99);
-            if let Some(m) = &peer {
-                let mut x = latencies(&client, m, n, false, body).await;
-                let (x50, x99) = (pct(&mut x, 0.5), pct(&mut x, 0.99));
-                println!("proxy/latency through mitmdump ({what}): added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99);
-            }
-        }
-        // One client at a time against an upstream that answers in 5 ms
-        // (as a model would, if a fast one), an agent's body: what a
-        // coding agent waits for the proxy.
-        let slow = |base: &str| format!("{base}/v1/messages?slow");
-        let (mut d, mut p) = (
-            timed(&client, &slow(&direct), 300, &agent).await,
-            timed(&client, &slow(&proxy), 300, &agent).await,
-        );
-        let (d50, d99, p50, p99) = (pct(&mut d, 0.5), pct(&mut d, 0.99), pct(&mut p, 0.5), pct(&mut p, 0.99));
-        let peer_part = match &peer {
-            Some(m) => {
-                let mut x = timed(&client, &slow(m), 300, &agent).await;
-                let (x50, x99) = (pct(&mut x, 0.5), pct(&mut x, 0.99));
-                format!(" · mitmdump added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99)
-            }
-            None => String::new(),
-        };
-        println!("proxy/latency (an agent's body, an upstream that answers in 5 ms): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms{peer_part}", p50 - d50, p99 - d99);
-        let (mut ds, mut ps) = (
-            latencies(&client, &direct, 200, true, &small).await,
-            latencies(&client, &proxy, 200, true, &small).await,
-        );
-        let (s_d, s_p) = (pct(&mut ds, 0.99), pct(&mut ps, 0.99));
-        println!(
-            "proxy/stream ({CHUNKS} chunks): direct p99 {s_d:.3} ms · through the proxy p99 {s_p:.3} ms · added per chunk (p99) {:.4} ms",
-            (s_p - s_d) / CHUNKS as f64
-        );
-        }
-        if want("throughput") {
-        for (what, path, n, body) in [
-            ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
-            ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
-            ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
-            ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
-        ] {
-            let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
-            let (rp, rp_rec) =
-                rps_recorded(&client, &format!("{proxy}{path}"), n, body, &capture).await;
-            let (ro, _) =
-                rps_recorded(&client, &format!("{otlp}{path}"), n, body, &capture_otlp).await;
             let peer_part = match &peer {
                 Some(m) => {
-                    let rm = rps(&client, &format!("{m}{path}"), n, body).await;
-                    format!(" · mitmdump recording {rm:.0} req/s: the proxy {:.1}× mitmdump", rp / rm)
+                    let mut x = timed(&client, &slow(m), 300, &agent).await;
+                    let (x50, x99) = (pct(&mut x, 0.5), pct(&mut x, 0.99));
+                    format!(" · mitmdump added p50 {:.3} ms, p99 {:.3} ms", x50 - d50, x99 - d99)
                 }
                 None => String::new(),
             };
+            println!("proxy/latency (an agent's body, an upstream that answers in 5 ms): direct p50 {d50:.3} ms p99 {d99:.3} ms · through the proxy p50 {p50:.3} ms p99 {p99:.3} ms · added p50 {:.3} ms, p99 {:.3} ms{peer_part}", p50 - d50, p99 - d99);
+            let (mut ds, mut ps) = (
+                latencies(&client, &direct, 200, true, &small).await,
+                latencies(&client, &proxy, 200, true, &small).await,
+            );
+            let (s_d, s_p) = (pct(&mut ds, 0.99), pct(&mut ps, 0.99));
             println!(
-                "proxy/throughput (8 concurrent, {what}): direct {rd:.0} req/s · through the proxy {rp:.0} req/s ({:.0}% of direct), {rp_rec:.0} req/s counted until all are recorded ({:.0}%) · with OTLP export {ro:.0} req/s{peer_part}",
-                rp * 100.0 / rd,
-                rp_rec * 100.0 / rd
+                "proxy/stream ({CHUNKS} chunks): direct p99 {s_d:.3} ms · through the proxy p99 {s_p:.3} ms · added per chunk (p99) {:.4} ms",
+                (s_p - s_d) / CHUNKS as f64
             );
         }
+        if want("throughput") {
+            for (what, path, n, body) in loads {
+                let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
+                let (rp, rp_rec) =
+                    rps_recorded(&client, &format!("{proxy}{path}"), n, body, &capture).await;
+                let (ro, _) =
+                    rps_recorded(&client, &format!("{otlp}{path}"), n, body, &capture_otlp).await;
+                let peer_part = match &peer {
+                    Some(m) => {
+                        let rm = rps(&client, &format!("{m}{path}"), n, body).await;
+                        format!(" · mitmdump recording {rm:.0} req/s: the proxy {:.1}× mitmdump", rp / rm)
+                    }
+                    None => String::new(),
+                };
+                println!(
+                    "proxy/throughput (8 concurrent, {what}): direct {rd:.0} req/s · through the proxy {rp:.0} req/s ({:.0}% of direct), {rp_rec:.0} req/s counted until all are recorded ({:.0}%) · with OTLP export {ro:.0} req/s{peer_part}",
+                    rp * 100.0 / rd,
+                    rp_rec * 100.0 / rd
+                );
+            }
         }
         if want("own") {
             // The proxy and mitmdump each in a process of its own: requests
@@ -538,20 +515,14 @@ fn main() {
             // a run): the medians, and the ratio of the medians.
             const ROUNDS: usize = 3;
             latencies(&client, &own.1, 50, false, &small).await;
-            let flows = dir.path().join("mitm.flows");
-            for (what, path, n, body) in [
-                ("an upstream that answers at once, tiny body", "/v1/messages", 4000, &small),
-                ("an upstream that answers in 5 ms, tiny body", "/v1/messages?slow", 800, &small),
-                ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
-                ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
-            ] {
+            for (what, path, n, body) in loads {
                 let (mut rd, mut rp, mut rec, mut peak, mut rm, mut mpeak) =
                     (vec![], vec![], vec![], vec![], vec![], vec![]);
                 // CPU seconds each proxy used for the rounds' requests.
                 let (mut cpu, mut mcpu) = (0.0, 0.0);
                 for _ in 0..ROUNDS {
                     rd.push(rps(&client, &format!("{direct}{path}"), n, body).await);
-                    reset_peak(own.0.id());
+                    procfs::reset_peak(own.0.id());
                     let c = cpu_secs(own.0.id());
                     let (a, r) =
                         rps_recorded(&client, &format!("{}{path}", own.1), n, body, &own.2).await;
@@ -560,12 +531,12 @@ fn main() {
                     rec.push(r);
                     peak.push(peak_mb(own.0.id()));
                     if let Some(m) = &mitm {
-                        reset_peak(m.0.id());
+                        procfs::reset_peak(m.0.id());
                         let c = cpu_secs(m.0.id());
                         rm.push(rps(&client, &format!("{}{path}", m.1), n, body).await);
                         mcpu += cpu_secs(m.0.id()) - c;
                         mpeak.push(peak_mb(m.0.id()));
-                        forget(&flows);
+                        forget(&m.2);
                     }
                     // What was written is dropped before the next round, so
                     // that no round pays for an earlier one's writeback.

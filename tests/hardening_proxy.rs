@@ -4,6 +4,7 @@
 //! reached. Memory is read from `/proc/<pid>/status` of the real binary.
 
 use crate::common;
+use crate::procfs;
 use crate::upstream;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,23 +18,12 @@ const KEY: &str = "sk-ant-api03-PROXY-HARDENING-Zq8xW3vB7nM2kL9pR4tY6uI1oE5aS0dF
 
 /// The peak resident memory of a process, in MiB.
 fn peak_mib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kib: u64 = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|n| n.parse().ok())
-        .unwrap();
-    kib / 1024
+    procfs::peak_kib(pid).unwrap() / 1024
 }
 
 /// CPU time a process has used, in seconds.
 fn cpu_secs(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let rest = stat.rsplit_once(')').unwrap().1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
-    ticks / 100.0
+    procfs::cpu_secs(pid).unwrap()
 }
 
 fn host_port(url: &str) -> &str {

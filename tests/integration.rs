@@ -6,6 +6,8 @@
 
 mod common;
 mod fake;
+#[path = "common/procfs.rs"]
+mod procfs;
 #[path = "common/upstream.rs"]
 mod upstream;
 #[path = "common/window.rs"]
