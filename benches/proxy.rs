@@ -180,7 +180,11 @@ fn own_proxy(up: SocketAddr, dir: &std::path::Path) -> Proc {
     use std::io::BufRead;
     let capture = dir.join("own.jsonl");
     let up = format!("http://{up}");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_prompt-inspector"))
+    // Another build of the app may stand in (PROMPT_INSPECTOR_BIN), to
+    // compare two builds in one sitting.
+    let exe = std::env::var("PROMPT_INSPECTOR_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_prompt-inspector").into());
+    let mut child = std::process::Command::new(exe)
         .args([
             "proxy",
             "--listen",
@@ -366,13 +370,23 @@ async fn rps_recorded(
 }
 
 /// Runs every section, or those named on the command line (`cargo bench
-/// --bench proxy -- own cpu`: latency, throughput, own, cpu).
+/// --bench proxy -- own cpu`: latency, throughput, own, cpu); any other
+/// word keeps only the loads whose description holds it (`-- own agent`:
+/// the agent's body, both upstreams; `-- own agent once`: one load), and
+/// `xN` sends N times as many requests in each (to profile one load).
 fn main() {
-    let only: Vec<String> = std::env::args()
+    const SECTIONS: [&str; 4] = ["latency", "throughput", "own", "cpu"];
+    let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
+    let (only, words): (Vec<String>, Vec<String>) = args
+        .into_iter()
+        .partition(|a| SECTIONS.contains(&a.as_str()));
     let want = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
+    let times = |w: &String| w.strip_prefix('x').and_then(|n| n.parse::<usize>().ok());
+    let scale = words.iter().find_map(times).unwrap_or(1);
+    let words: Vec<&String> = words.iter().filter(|w| times(w).is_none()).collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -434,6 +448,11 @@ fn main() {
             ("an upstream that answers at once, agent's body", "/v1/messages", 800, &agent),
             ("an upstream that answers in 5 ms, agent's body", "/v1/messages?slow", 800, &agent),
         ];
+        let loads: Vec<_> = loads
+            .into_iter()
+            .filter(|(what, ..)| words.iter().all(|w| what.contains(w.as_str())))
+            .map(|(what, path, n, body)| (what, path, n * scale, body))
+            .collect();
         // Warm both paths.
         latencies(&client, &direct, 50, false, &small).await;
         latencies(&client, &proxy, 50, false, &small).await;
@@ -487,7 +506,7 @@ fn main() {
             );
         }
         if want("throughput") {
-            for (what, path, n, body) in loads {
+            for &(what, path, n, body) in &loads {
                 let rd = rps(&client, &format!("{direct}{path}"), n, body).await;
                 let (rp, rp_rec) =
                     rps_recorded(&client, &format!("{proxy}{path}"), n, body, &capture).await;
@@ -515,7 +534,7 @@ fn main() {
             // a run): the medians, and the ratio of the medians.
             const ROUNDS: usize = 3;
             latencies(&client, &own.1, 50, false, &small).await;
-            for (what, path, n, body) in loads {
+            for &(what, path, n, body) in &loads {
                 let (mut rd, mut rp, mut rec, mut peak, mut rm, mut mpeak) =
                     (vec![], vec![], vec![], vec![], vec![], vec![]);
                 // CPU seconds each proxy used for the rounds' requests.

@@ -480,8 +480,14 @@ fn the_proxy_exports_one_span_per_exchange_with_its_upstream_and_no_prompt_or_ke
     let up = upstream();
     let mut p = proxy(&up, &up, &["--otlp-endpoint", &rx.url]);
     let capture = p.capture.clone();
+    // Each exchange is recorded before the next is sent: one recorded
+    // after the answer of the next (a loaded machine) would be written
+    // after it, and the spans (in the file's order) would no longer pair
+    // with the rows (in the order the requests were sent).
     assert_eq!(send(&p, 1), 200);
+    wait_lines(&capture, 1);
     assert_eq!(send(&p, 2), 200);
+    wait_lines(&capture, 2);
     assert_eq!(send(&p, 3), 529);
     let err = stop(&mut p);
     assert!(err.contains("3 of 3 spans exported"), "{err}");
