@@ -13,8 +13,10 @@ count and the four usage sums, each as its own process timed with
     cargo build --release
     pip install duckdb
     python3 scripts/traffic-vs-duckdb.py [--runs 3] [--bin target/release/prompt-inspector]
+        [--agent-requests 30000]
 
-Needs about 1.3 GB of free disk in the temporary folder.
+Needs about 1.3 GB of free disk in the temporary folder (3.7 GB with
+`--agent-requests 100000`: the 3.4 GB capture of issue 22).
 """
 
 import argparse
@@ -69,13 +71,15 @@ def main():
     a = argparse.ArgumentParser()
     a.add_argument("--runs", type=int, default=3)
     a.add_argument("--bin", default="target/release/prompt-inspector")
+    a.add_argument("--agent-requests", type=int, default=30_000)
     args = a.parse_args()
     with tempfile.TemporaryDirectory() as d:
         duck = os.path.join(d, "duck.py")
         with open(duck, "w") as f:
             f.write(DUCK)
         cases = [("100,000 small requests", "small.jsonl", 100_000, 40),
-                 ("30,000 agent requests of 35 KB", "agent.jsonl", 30_000, 830)]
+                 (f"{args.agent_requests:,} agent requests of 35 KB", "agent.jsonl",
+                  args.agent_requests, 830)]
         for label, name, n, repeats in cases:
             path = os.path.join(d, name)
             write_capture(path, n, repeats)
