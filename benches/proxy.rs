@@ -537,15 +537,22 @@ fn main() {
             for &(what, path, n, body) in &loads {
                 let (mut rd, mut rp, mut rec, mut peak, mut rm, mut mpeak) =
                     (vec![], vec![], vec![], vec![], vec![], vec![]);
-                // CPU seconds each proxy used for the rounds' requests.
+                // CPU seconds each proxy used for the rounds' requests, and
+                // what the bench's clients and upstream used, direct and
+                // through the proxy.
                 let (mut cpu, mut mcpu) = (0.0, 0.0);
+                let (mut bench_direct, mut bench_proxy) = (0.0, 0.0);
+                let me = std::process::id();
                 for _ in 0..ROUNDS {
+                    let b = cpu_secs(me);
                     rd.push(rps(&client, &format!("{direct}{path}"), n, body).await);
+                    bench_direct += cpu_secs(me) - b;
                     procfs::reset_peak(own.0.id());
-                    let c = cpu_secs(own.0.id());
+                    let (c, b) = (cpu_secs(own.0.id()), cpu_secs(me));
                     let (a, r) =
                         rps_recorded(&client, &format!("{}{path}", own.1), n, body, &own.2).await;
                     cpu += cpu_secs(own.0.id()) - c;
+                    bench_proxy += cpu_secs(me) - b;
                     rp.push(a);
                     rec.push(r);
                     peak.push(peak_mb(own.0.id()));
@@ -577,11 +584,14 @@ fn main() {
                         rec / rm
                     )
                 };
+                let per = |secs: f64| secs * 1e3 / (ROUNDS * n) as f64;
                 println!(
-                    "proxy/own process (8 concurrent, {what}; medians of {ROUNDS}): direct {rd:.0} req/s · the proxy {rp:.0} req/s ({:.0}% of direct), {rec:.0} req/s until all are recorded ({:.0}%; {rec_range}), peak {peak:.0} MB, CPU {:.3} ms per exchange{peer_part}",
+                    "proxy/own process (8 concurrent, {what}; medians of {ROUNDS}): direct {rd:.0} req/s · the proxy {rp:.0} req/s ({:.0}% of direct), {rec:.0} req/s until all are recorded ({:.0}%; {rec_range}), peak {peak:.0} MB, CPU {:.3} ms per exchange{peer_part} · the bench's clients and upstream: CPU {:.3} ms per exchange direct, {:.3} ms through the proxy",
                     rp * 100.0 / rd,
                     rec * 100.0 / rd,
-                    cpu * 1e3 / (ROUNDS * n) as f64,
+                    per(cpu),
+                    per(bench_direct),
+                    per(bench_proxy),
                 );
             }
         }
