@@ -5,18 +5,25 @@ use std::time::Duration;
 
 use crate::guard;
 
-/// A public text file from an http(s) URL (a price table): no key, no
-/// redirect followed, no environment proxy for plain HTTP, read within
-/// `max` bytes, a clear one-line error otherwise.
+/// A public text file from an http(s) URL (a price table): no redirect
+/// followed, no environment proxy for plain HTTP, credentials in the URL
+/// never in the clear off this machine, read within `max` bytes, a clear
+/// one-line error otherwise.
 pub async fn fetch_text(url: &str, max: usize) -> Result<String, String> {
     let shown = guard::mask_url(url);
-    guard::check_transport(url, false, false)?;
-    let client = reqwest::Client::builder()
+    // Credentials in the URL (`user:password@`, `?key=`) are a key: over
+    // plain HTTP only to this machine, pinned to the addresses checked.
+    let pin = guard::check_transport(url, false, false).map_err(|e| format!("{shown}: {e}"))?;
+    let mut b = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(60))
-        .no_proxy()
-        .build()
-        .map_err(|e| e.to_string())?;
+        .timeout(Duration::from_secs(60));
+    if !guard::env_proxy_allowed(url) {
+        b = b.no_proxy();
+    }
+    if let Some((host, addrs)) = pin {
+        b = b.resolve_to_addrs(&host, &addrs);
+    }
+    let client = b.build().map_err(|e| e.to_string())?;
     let resp = client.get(url).send().await.map_err(|e| {
         format!(
             "{shown}: {}",

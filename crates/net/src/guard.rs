@@ -196,6 +196,10 @@ pub fn check_transport_of(
 ) -> Result<Option<Pin>, String> {
     let shown = mask_url(base_url);
     let u = reqwest::Url::parse(base_url).map_err(|e| format!("invalid base URL {shown}: {e}"))?;
+    // Credentials in the URL itself (`user:password@` goes out as
+    // `Authorization: Basic`, `?key=` in the request line) are a key like
+    // any other: plain HTTP only to this machine.
+    let carrying = carrying.or(url_has_credentials(&u).then_some("the credentials in the URL"));
     match u.scheme() {
         "https" => Ok(None),
         "http" => {
@@ -215,6 +219,16 @@ pub fn check_transport_of(
             "unsupported scheme '{other}' in base URL {shown} (use https:// or http://)"
         )),
     }
+}
+
+/// Whether a proxy from the environment (`HTTP_PROXY`, `HTTPS_PROXY`,
+/// `ALL_PROXY`) may carry a request to `url`: only over TLS, where the
+/// proxy sees a tunnel, never the request (and the destination's answer is
+/// the destination's). A plain-HTTP request goes straight to its host, so
+/// neither a key nor a span crosses a proxy in the clear and a success is
+/// the destination's. Every client of the tool builds with this rule.
+pub fn env_proxy_allowed(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|u| u.scheme() == "https")
 }
 
 /// Query parameters that carry a credential (Google's `key`, and the
@@ -243,8 +257,10 @@ pub fn credentials_outside_headers(query: Option<&str>, cookies: &[&str]) -> Vec
     let mut v = Vec::new();
     if let Some(q) = query {
         for pair in q.split('&') {
+            // The name decoded as the server decodes it (`%6Bey` is `key`,
+            // `api%5Fkey` is `api_key`), before it is checked.
             if let Some((k, val)) = pair.split_once('=')
-                && is_credential_param(k)
+                && is_credential_param(&percent_decode(k))
                 && !val.is_empty()
             {
                 v.push(val.to_string());
@@ -269,6 +285,51 @@ pub fn credentials_outside_headers(query: Option<&str>, cookies: &[&str]) -> Vec
         }
     }
     v
+}
+
+/// A query string's part decoded as a server decodes it: `%XX` escapes
+/// (of any byte; bytes that are not UTF-8 become U+FFFD) and `+` as a space.
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => {
+                match std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
+                    Some(x) => {
+                        out.push(x);
+                        i += 3;
+                    }
+                    None => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            x => {
+                out.push(x);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether a URL carries a credential in itself: `user:password@`, or a
+/// credential query parameter (its name decoded).
+pub fn url_has_credentials(u: &reqwest::Url) -> bool {
+    !u.username().is_empty()
+        || u.password().is_some()
+        || u.query()
+            .is_some_and(|q| !credentials_outside_headers(Some(q), &[]).is_empty())
 }
 
 /// How long a `retry-after` header asks to wait, capped at `cap`. Any form
@@ -350,6 +411,37 @@ mod tests {
         assert!(pin.1.iter().all(|a| a.ip().is_loopback()), "{pin:?}");
         assert!(check_transport("http://[::ffff:127.0.0.1]:1", true, false).is_ok());
         assert!(check_transport("http://[::ffff:10.0.0.1]:1", true, false).is_err());
+        // Credentials in the URL are carried, key or not.
+        for url in [
+            "http://user:s3cr3tpw@192.0.2.7/x.json",
+            "http://user@192.0.2.7/x.json",
+            "http://192.0.2.7/x.json?key=abc",
+            "http://192.0.2.7/x.json?%6Bey=abc",
+            "http://192.0.2.7/x.json?api%5Fkey=abc",
+        ] {
+            let e = check_transport(url, false, false).unwrap_err();
+            assert!(e.contains("credentials in the URL"), "{url}: {e}");
+            assert!(!e.contains("abc") && !e.contains("s3cr3tpw"), "{e}");
+        }
+        assert!(check_transport("http://user:pass@127.0.0.1:9/x", false, false).is_ok());
+        assert!(check_transport("https://user:pass@192.0.2.7/x", false, false).is_ok());
+        assert!(check_transport("http://192.0.2.7/x.json?alt=sse", false, false).is_ok());
+    }
+
+    #[test]
+    fn query_names_are_decoded_before_they_are_checked() {
+        assert_eq!(percent_decode("%6Bey"), "key");
+        assert_eq!(percent_decode("api%5Fkey"), "api_key");
+        assert_eq!(percent_decode("a+b%"), "a b%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        for q in [
+            "%6Bey=SECRETVALUE",
+            "api%5Fkey=SECRETVALUE",
+            "x=1&%4B%45%59=SECRETVALUE",
+        ] {
+            let c = credentials_outside_headers(Some(q), &[]);
+            assert!(c.contains(&"SECRETVALUE".to_string()), "{q}: {c:?}");
+        }
     }
 
     #[test]

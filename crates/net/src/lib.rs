@@ -238,7 +238,7 @@ pub fn client(ep: &Endpoint) -> Result<reqwest::Client, NetError> {
         .timeout(ep.timeout)
         .connect_timeout(Duration::from_secs(10).min(ep.timeout))
         .redirect(reqwest::redirect::Policy::none());
-    if ep.base_url.starts_with("http://") {
+    if !guard::env_proxy_allowed(&ep.base_url) {
         b = b.no_proxy();
     }
     // A key over plain HTTP goes only to the loopback addresses checked.
