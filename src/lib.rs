@@ -51,12 +51,23 @@ pub fn user_snapshot_path() -> Option<PathBuf> {
 /// The model table every view prices with: this tool's rows
 /// (`PROMPT_INSPECTOR_MODELS`, else the bundled ones) over the user's
 /// refreshed LiteLLM snapshot when there is one, else the bundled one.
+///
+/// A user's snapshot that cannot be used (over its bound, a price out of
+/// range, not JSON) is said on standard error, naming the file, and the
+/// bundled prices are used: every command keeps working.
 pub fn model_table() -> Result<engine::ModelTable, String> {
     let snapshot = user_snapshot_path().filter(|p| p.exists());
-    engine::ModelTable::from_files(
-        env_path("PROMPT_INSPECTOR_MODELS").as_deref(),
-        snapshot.as_deref(),
-    )
+    let ours = env_path("PROMPT_INSPECTOR_MODELS");
+    match engine::ModelTable::from_files(ours.as_deref(), snapshot.as_deref()) {
+        Err(e) if snapshot.is_some() => {
+            let table = engine::ModelTable::from_files(ours.as_deref(), None)?;
+            net::guard::say(&format!(
+                "prompt-inspector: {e}; the bundled prices are used (refresh them with `prompt-inspector models --update URL`)"
+            ));
+            Ok(table)
+        }
+        r => r,
+    }
 }
 
 /// Today's and yesterday's dates (UTC, YYYY-MM-DD), for OpenClaw's startup

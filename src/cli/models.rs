@@ -100,7 +100,38 @@ fn fetch(from: &str) -> Result<String, String> {
     crate::engine::workspace::reader::read_text_file(Path::new(from), litellm::MAX_SOURCE_BYTES)
 }
 
+/// Where a snapshot may be written: a new file, or a regular file it
+/// replaces (atomically). A FIFO, a device, a folder or a link is refused
+/// before anything is read or fetched: nothing is read through it, and it
+/// is never replaced.
+fn check_target(target: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot write {}: {e}", target.display())),
+        Ok(m) if m.file_type().is_file() => Ok(()),
+        Ok(m) => {
+            let what = if m.file_type().is_symlink() {
+                "a symbolic link"
+            } else if m.file_type().is_dir() {
+                "a folder"
+            } else {
+                "not a regular file (a FIFO, a socket or a device)"
+            };
+            Err(format!(
+                "{} is {what}: the snapshot is written only to a regular file or a new one",
+                target.display()
+            ))
+        }
+    }
+}
+
 fn update(from: &str, output: Option<&Path>) -> ExitCode {
+    let Some(target) = output.map(Path::to_path_buf).or_else(user_snapshot_path) else {
+        return fail("no place for the snapshot: set HOME or XDG_CONFIG_HOME, or pass --output");
+    };
+    if let Err(e) = check_target(&target) {
+        return fail(&e);
+    }
     let text = match fetch(from) {
         Ok(t) => t,
         Err(e) => return fail(&e),
@@ -120,16 +151,16 @@ fn update(from: &str, output: Option<&Path>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(&format!("{}: {e}", crate::net::guard::mask_url(from))),
     };
-    let Some(target) = output.map(Path::to_path_buf).or_else(user_snapshot_path) else {
-        return fail("no place for the snapshot: set HOME or XDG_CONFIG_HOME, or pass --output");
-    };
-    let before: Vec<String> = std::fs::read_to_string(&target)
-        .ok()
-        .and_then(|t| litellm::rows(&t).ok())
-        .unwrap_or_else(|| litellm::rows(litellm::BUNDLED_SNAPSHOT).unwrap_or_default())
-        .into_iter()
-        .map(|m| m.id)
-        .collect();
+    // The models listed before, read through the guarded reader (a regular
+    // file, within the snapshot's bound).
+    let before: Vec<String> =
+        crate::engine::workspace::reader::read_text_file(&target, litellm::MAX_SNAPSHOT_BYTES)
+            .ok()
+            .and_then(|t| litellm::rows(&t).ok())
+            .unwrap_or_else(|| litellm::rows(litellm::BUNDLED_SNAPSHOT).unwrap_or_default())
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
     let now = match litellm::rows(&snapshot) {
         Ok(r) => r,
         Err(e) => return fail(&e),

@@ -8,6 +8,7 @@ pub mod assembly;
 pub mod cache;
 pub mod compare;
 mod inspection;
+pub mod json_bounds;
 pub mod problems;
 #[cfg(test)]
 mod test_support;

@@ -17,7 +17,93 @@ pub const BUNDLED_SNAPSHOT: &str = include_str!("../../../../assets/litellm/mode
 const PROVIDERS: &[&str] = &["anthropic", "openai"];
 
 /// Largest LiteLLM file read (the whole upstream file is about 3.5 MB).
-pub const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
+/// Largest snapshot read at every start (the filtered one is about 45 KB).
+pub const MAX_SNAPSHOT_BYTES: u64 = 2 * 1024 * 1024;
+/// What LiteLLM's file may hold before it is parsed (today: about 60,000
+/// values, 4 levels, strings of a few hundred bytes): a file of a million
+/// tiny values would take gigabytes as a tree.
+pub const SOURCE_BOUNDS: crate::json_bounds::JsonBounds = crate::json_bounds::JsonBounds {
+    max_values: 1_000_000,
+    max_depth: 16,
+    max_string_bytes: 64 * 1024,
+};
+/// A price per token at most (USD): 0.1 is USD 100,000 per million tokens,
+/// a thousand times the dearest model's output today.
+pub const MAX_PRICE_PER_TOKEN: f64 = 0.1;
+/// A token limit (window, output, cache minimum) at most.
+pub const MAX_TOKEN_LIMIT: f64 = 1e9;
+/// A long-context tier's threshold at most, in thousands of tokens.
+pub const MAX_TIER_KTOKENS: u64 = 1_000_000;
+/// A kept text field (provider, mode, date, successor) at most, in bytes.
+pub const MAX_FIELD_BYTES: usize = 128;
+
+/// A kept field's value checked: a price is a finite number from 0 to
+/// [`MAX_PRICE_PER_TOKEN`], a limit a number from 0 to
+/// [`MAX_TOKEN_LIMIT`], a tier's threshold within [`MAX_TIER_KTOKENS`], a
+/// text at most [`MAX_FIELD_BYTES`]. `null` is no value. The error names
+/// the model and the field.
+fn checked_field(id: &str, key: &str, v: &Value) -> Result<Option<Value>, String> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let shown = || {
+        let t = v.to_string();
+        crate::text::clean(&t, 40)
+    };
+    let model = crate::text::clean(id, 80);
+    if key.contains("_cost") {
+        if let Some(n) = tier_ktokens(key)
+            && n > MAX_TIER_KTOKENS
+        {
+            return Err(format!(
+                "model {model}: field {key}: a tier above {n}k tokens (at most {MAX_TIER_KTOKENS}k)"
+            ));
+        }
+        return match v.as_f64() {
+            Some(p) if p.is_finite() && (0.0..=MAX_PRICE_PER_TOKEN).contains(&p) => {
+                Ok(Some(v.clone()))
+            }
+            _ => Err(format!(
+                "model {model}: field {key} is {}: not a price (a finite number of USD per token from 0 to {MAX_PRICE_PER_TOKEN})",
+                shown()
+            )),
+        };
+    }
+    match key {
+        "max_input_tokens" | "max_output_tokens" | "prompt_cache_min_tokens" => match v.as_f64() {
+            Some(n) if n.is_finite() && (0.0..=MAX_TOKEN_LIMIT).contains(&n) => Ok(Some(v.clone())),
+            _ => Err(format!(
+                "model {model}: field {key} is {}: not a number of tokens (0 to {MAX_TOKEN_LIMIT:e})",
+                shown()
+            )),
+        },
+        _ => match v.as_str() {
+            Some(t) if t.len() <= MAX_FIELD_BYTES => Ok(Some(v.clone())),
+            _ => Err(format!(
+                "model {model}: field {key} is {}: not a text of at most {MAX_FIELD_BYTES} bytes",
+                shown()
+            )),
+        },
+    }
+}
+
+/// `N` of a field `…_above_Nk_tokens`.
+fn tier_ktokens(key: &str) -> Option<u64> {
+    let (_, rest) = key.rsplit_once("_above_")?;
+    rest.strip_suffix("k_tokens")?.parse::<u64>().ok()
+}
+
+/// A row's kept fields, each checked ([`checked_field`]).
+fn checked_row(id: &str, o: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let mut row = Map::new();
+    for (k, v) in o.iter().filter(|(k, _)| kept(k)) {
+        if let Some(v) = checked_field(id, k, v)? {
+            row.insert(k.clone(), v);
+        }
+    }
+    Ok(row)
+}
 
 /// Whether a LiteLLM field is kept in the snapshot: what prices and limits
 /// a request (the base rates, the 1-hour write, long-context tiers, the
@@ -50,6 +136,10 @@ fn kept(key: &str) -> bool {
 /// [`kept`], sorted by id, one model per line, with a header naming the
 /// source.
 pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, String> {
+    if litellm.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(format!("over {} MiB", MAX_SOURCE_BYTES >> 20));
+    }
+    crate::json_bounds::check(litellm, SOURCE_BOUNDS)?;
     let all: Map<String, Value> = serde_json::from_str(litellm)
         .map_err(|e| format!("not LiteLLM's JSON: line {}: {e}", e.line()))?;
     let mut rows: Vec<(String, Value)> = Vec::new();
@@ -72,11 +162,13 @@ pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, Stri
         {
             continue;
         }
-        let row: Map<String, Value> = o
-            .iter()
-            .filter(|(k, _)| kept(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        if id.len() > MAX_FIELD_BYTES {
+            return Err(format!(
+                "a model id of {} bytes (at most {MAX_FIELD_BYTES})",
+                id.len()
+            ));
+        }
+        let row = checked_row(id, o)?;
         rows.push((id.clone(), Value::Object(row)));
     }
     if rows.is_empty() {
@@ -115,6 +207,13 @@ fn per_mtok(o: &Map<String, Value>, key: &str) -> Option<f64> {
 /// o200k estimate), the cache minimum as LiteLLM gives it, else the
 /// provider's documented floor (1,024).
 pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, String> {
+    if snapshot.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(format!(
+            "a snapshot over {} MiB (a refreshed one is about 50 KB)",
+            MAX_SNAPSHOT_BYTES >> 20
+        ));
+    }
+    crate::json_bounds::check(snapshot, SOURCE_BOUNDS)?;
     let all: Map<String, Value> = serde_json::from_str(snapshot)
         .map_err(|e| format!("LiteLLM snapshot, line {}: {e}", e.line()))?;
     let source = all
@@ -129,6 +228,8 @@ pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, String> {
     let mut out = Vec::new();
     for (id, v) in &all {
         let Some(o) = v.as_object() else { continue };
+        // Every kept field within its bounds (a hand-edited snapshot too).
+        let o = &checked_row(id, o)?;
         let provider = match o.get("litellm_provider").and_then(Value::as_str) {
             Some("anthropic") => Provider::Anthropic,
             Some("openai") => Provider::Openai,
@@ -201,6 +302,7 @@ fn tiers(o: &Map<String, Value>) -> Vec<super::models::Rates> {
         })
         .collect();
     ns.sort_unstable();
+    ns.retain(|&n| n <= MAX_TIER_KTOKENS);
     ns.into_iter()
         .map(|n| {
             let at = |key: &str| per_mtok(o, &format!("{key}_above_{n}k_tokens"));
@@ -285,8 +387,9 @@ impl ModelTable {
         snapshot: Option<&std::path::Path>,
     ) -> Result<ModelTable, String> {
         use crate::workspace::reader::read_text_file;
+        let snapshot_path = snapshot;
         let snapshot = match snapshot {
-            Some(p) => read_text_file(p, MAX_SOURCE_BYTES)?,
+            Some(p) => read_text_file(p, MAX_SNAPSHOT_BYTES)?,
             None => BUNDLED_SNAPSHOT.to_string(),
         };
         match ours {
@@ -296,6 +399,10 @@ impl ModelTable {
             }
             None => ModelTable::build(super::models::BUNDLED_TABLE, &snapshot),
         }
+        .map_err(|e| match snapshot_path {
+            Some(p) => format!("{}: {e}", p.display()),
+            None => e,
+        })
     }
 
     pub fn bundled() -> ModelTable {

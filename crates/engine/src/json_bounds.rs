@@ -1,0 +1,114 @@
+//! A JSON text measured before it is parsed: how many values it holds, how
+//! deep it nests and how long its longest string is, by one byte scan that
+//! builds nothing. A text over any bound is refused before a tree is built
+//! (a tree of tiny values costs tens of times its text). A leaf: imports
+//! nothing of the crate.
+
+/// What a text may hold at most.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonBounds {
+    pub max_values: usize,
+    pub max_depth: usize,
+    pub max_string_bytes: usize,
+}
+
+/// `Ok` when `text` keeps within `b`; else one sentence naming the bound and
+/// the line where it was passed.
+pub fn check(text: &str, b: JsonBounds) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    let (mut values, mut depth, mut line) = (1usize, 0usize, 1usize);
+    let mut last = 0u8;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        i += 1;
+        match c {
+            b'"' => {
+                let start = i;
+                loop {
+                    match memchr::memchr3(b'"', b'\\', b'\n', &bytes[i..]) {
+                        Some(j) if bytes[i + j] == b'\\' => i = (i + j + 2).min(bytes.len()),
+                        Some(j) if bytes[i + j] == b'\n' => {
+                            line += 1;
+                            i += j + 1;
+                        }
+                        Some(j) => {
+                            i += j + 1;
+                            break;
+                        }
+                        None => {
+                            i = bytes.len();
+                            break;
+                        }
+                    }
+                }
+                if i - start > b.max_string_bytes {
+                    return Err(format!(
+                        "line {line}: a string of {} bytes (at most {} are read)",
+                        i - start,
+                        b.max_string_bytes
+                    ));
+                }
+                last = b'"';
+                continue;
+            }
+            b'\n' => line += 1,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > b.max_depth {
+                    return Err(format!(
+                        "line {line}: nested {depth} deep (at most {} levels are read)",
+                        b.max_depth
+                    ));
+                }
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if last != b'{' && last != b'[' {
+                    values += 1;
+                }
+            }
+            b',' | b':' => values += 1,
+            _ => {}
+        }
+        if values > b.max_values {
+            return Err(format!(
+                "line {line}: more than {} values (at most that many are read)",
+                b.max_values
+            ));
+        }
+        if !c.is_ascii_whitespace() {
+            last = c;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const B: JsonBounds = JsonBounds {
+        max_values: 100,
+        max_depth: 4,
+        max_string_bytes: 16,
+    };
+
+    #[test]
+    fn within_and_over_each_bound() {
+        assert!(check(r#"{"a": [1, 2, {"b": "short"}]}"#, B).is_ok());
+        let many = format!("[{}]", vec!["0"; 200].join(","));
+        assert!(
+            check(&many, B)
+                .unwrap_err()
+                .contains("more than 100 values")
+        );
+        let deep = format!("{}{}", "[".repeat(5), "]".repeat(5));
+        assert!(check(&deep, B).unwrap_err().contains("5 deep"));
+        let long = format!("{{\n\"a\": \"{}\"}}", "x".repeat(40));
+        let e = check(&long, B).unwrap_err();
+        assert!(e.contains("line 2") && e.contains("string of"), "{e}");
+        // Brackets and escaped quotes inside strings are text.
+        assert!(check(r#"["[[[[[[\"]]]]"]"#, B).is_ok());
+    }
+}
