@@ -71,6 +71,11 @@ pub struct Args {
     /// this machine.
     #[arg(long, requires = "otlp_endpoint")]
     pub allow_insecure_http: bool,
+    /// With --otlp-endpoint: seconds one export to the collector may take;
+    /// the whole export stops after six times that (what was not sent is
+    /// counted and said).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600), requires = "otlp_endpoint")]
+    pub otlp_timeout: u64,
 }
 
 /// `traffic`'s formats: the views' three, and flat rows.
@@ -133,6 +138,7 @@ pub fn run(a: Args) -> ExitCode {
                     endpoint: crate::net::otlp::traces_url(url),
                     content: a.otlp_content,
                     allow_insecure_http: a.allow_insecure_http,
+                    timeout: std::time::Duration::from_secs(a.otlp_timeout),
                     file: &a.file,
                 };
                 return super::otlp::export_traffic(&t, &x, &table);

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use opentelemetry::trace::{Span, SpanKind, Status, Tracer, TracerProvider};
@@ -37,6 +37,14 @@ pub const PREFIX: &str = "prompt_inspector";
 /// The largest request body a span carries with `content` (bytes); a
 /// longer one is cut, saying so.
 pub const MAX_CONTENT_BYTES: usize = 1 << 20;
+/// Request bodies waiting in spans for the collector at most (bytes); past
+/// it a span goes without its body (counted and said), so a collector that
+/// never answers holds at most this much prompt text.
+pub const MAX_QUEUED_CONTENT_BYTES: usize = 32 << 20;
+/// A whole `traffic --otlp-endpoint` export takes at most this many times
+/// the time of one export before it stops sending (what was not sent is
+/// counted and said).
+pub const TOTAL_TIMEOUTS: u32 = 6;
 
 /// Where and how spans are exported.
 #[derive(Debug, Clone)]
@@ -104,6 +112,12 @@ pub struct Delivery {
     pub failed: u64,
     /// Spans dropped because the queue was full (never sent).
     pub dropped: u64,
+    /// Spans that went without their request body: the bodies waiting
+    /// were over [`MAX_QUEUED_CONTENT_BYTES`].
+    pub content_dropped: u64,
+    /// Requests never made into spans: the export ran out of its total
+    /// time (`traffic --otlp-endpoint`).
+    pub unsent: u64,
     /// The last export error, cleaned and bounded.
     pub error: Option<String>,
 }
@@ -126,6 +140,19 @@ impl Delivery {
                 self.dropped
             ));
         }
+        if self.content_dropped > 0 {
+            s.push_str(&format!(
+                "; {} sent without their request body (over {} MiB of bodies waiting)",
+                self.content_dropped,
+                MAX_QUEUED_CONTENT_BYTES >> 20
+            ));
+        }
+        if self.unsent > 0 {
+            s.push_str(&format!(
+                "; {} requests not sent: the collector took too long in all",
+                self.unsent
+            ));
+        }
         if let Some(e) = &self.error {
             s.push_str(&format!(" ({e})"));
         }
@@ -138,6 +165,27 @@ struct Stats {
     exported: AtomicU64,
     failed: AtomicU64,
     error: Mutex<Option<String>>,
+    /// Bytes of request bodies in spans not yet taken or refused.
+    content_held: AtomicUsize,
+}
+
+/// The key of the request body's attribute.
+fn body_key() -> String {
+    format!("{PREFIX}.request.body")
+}
+
+/// Bytes of request bodies a batch of spans carries.
+fn content_bytes(batch: &[SpanData]) -> usize {
+    let key = body_key();
+    batch
+        .iter()
+        .flat_map(|s| s.attributes.iter())
+        .filter(|kv| kv.key.as_str() == key)
+        .map(|kv| match &kv.value {
+            Value::String(v) => v.as_str().len(),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The OTLP exporter, counting what each export did.
@@ -150,7 +198,12 @@ struct Counting {
 impl SpanExporter for Counting {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
         let n = batch.len() as u64;
+        let bytes = content_bytes(&batch);
         let r = self.inner.export(batch).await;
+        self.stats.content_held.fetch_sub(
+            bytes.min(self.stats.content_held.load(Ordering::Relaxed)),
+            Ordering::Relaxed,
+        );
         match &r {
             Ok(()) => self.stats.exported.fetch_add(n, Ordering::Relaxed),
             Err(e) => {
@@ -177,8 +230,13 @@ pub struct Exporter {
     tracer: SdkTracer,
     stats: Arc<Stats>,
     submitted: AtomicU64,
+    /// Spans not handed to the SDK because its queue was full.
+    dropped: AtomicU64,
+    content_dropped: AtomicU64,
+    queue: u64,
     content: bool,
     endpoint: String,
+    timeout: Duration,
 }
 
 /// What a span says beyond the row: the upstream that answered, and the
@@ -204,12 +262,18 @@ impl Exporter {
         let pin = guard::check_transport_of(&cfg.endpoint, Some("spans"), cfg.allow_insecure_http)
             .map_err(|e| format!("the OTLP endpoint {shown}: {e}"))?;
         let timeout = cfg.timeout;
+        let proxy_allowed = guard::env_proxy_allowed(&cfg.endpoint);
         // The blocking client is built off any async runtime (it has one of
-        // its own); redirects are not followed.
+        // its own); redirects are not followed; a proxy from the
+        // environment only for TLS (spans and the headers' token never
+        // cross one in the clear, and a success is the collector's).
         let client = std::thread::spawn(move || {
             let mut b = reqwest::blocking::Client::builder()
                 .timeout(timeout)
                 .redirect(reqwest::redirect::Policy::none());
+            if !proxy_allowed {
+                b = b.no_proxy();
+            }
             if let Some((host, addrs)) = pin {
                 b = b.resolve_to_addrs(&host, &addrs);
             }
@@ -249,8 +313,12 @@ impl Exporter {
             tracer,
             stats,
             submitted: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            content_dropped: AtomicU64::new(0),
+            queue: cfg.queue.max(1) as u64,
             content: cfg.content,
             endpoint: cfg.endpoint.clone(),
+            timeout: cfg.timeout,
         })
     }
 
@@ -260,9 +328,30 @@ impl Exporter {
     }
 
     /// One request as one span, queued (never waits for the collector).
+    /// A full queue drops it here, counted, so that the SDK never drops a
+    /// span whose body is counted as waiting; a body that would take the
+    /// bodies waiting over [`MAX_QUEUED_CONTENT_BYTES`] is left out.
     pub fn export(&self, row: &FlatRow, extra: &Extra) {
-        let body = if self.content { extra.body } else { None };
-        let attrs = attributes(row, extra.server.as_ref(), body);
+        self.submitted.fetch_add(1, Ordering::Relaxed);
+        if self.pending() >= self.queue {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let body = match (self.content, extra.body) {
+            (true, Some(b)) => {
+                let r = redacted_body(b);
+                let held = &self.stats.content_held;
+                if held.fetch_add(r.len(), Ordering::Relaxed) + r.len() > MAX_QUEUED_CONTENT_BYTES {
+                    held.fetch_sub(r.len(), Ordering::Relaxed);
+                    self.content_dropped.fetch_add(1, Ordering::Relaxed);
+                    None
+                } else {
+                    Some(r)
+                }
+            }
+            _ => None,
+        };
+        let attrs = attributes(row, extra.server.as_ref(), body, self.content);
         let start = row.at.map_or(SystemTime::now(), unix_time);
         let end = start + Duration::from_millis(row.latency_ms.unwrap_or(0));
         let mut span = self
@@ -273,13 +362,12 @@ impl Exporter {
             .with_attributes(attrs)
             .start(&self.tracer);
         if let Some(e) = error_type(row) {
-            let why = row
-                .error
-                .map_or(e, |m| guard::clean(m, guard::MAX_MESSAGE_CHARS));
+            let why = row.error.map_or(e, |m| {
+                guard::clean(&guard::redact_shapes(m), guard::MAX_MESSAGE_CHARS)
+            });
             span.set_status(Status::error(why));
         }
         span.end_with_timestamp(end);
-        self.submitted.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Exports every span queued so far, waiting for it (for a batch
@@ -292,7 +380,13 @@ impl Exporter {
     /// Spans waiting to be exported (queued, not yet taken or refused).
     pub fn pending(&self) -> u64 {
         let d = self.delivery();
-        d.submitted.saturating_sub(d.exported + d.failed)
+        d.submitted
+            .saturating_sub(d.exported + d.failed + d.dropped)
+    }
+
+    /// Bytes of request bodies waiting in spans.
+    pub fn content_pending(&self) -> usize {
+        self.stats.content_held.load(Ordering::Relaxed)
     }
 
     /// What became of the spans so far (those still queued count as
@@ -302,7 +396,9 @@ impl Exporter {
             submitted: self.submitted.load(Ordering::Relaxed),
             exported: self.stats.exported.load(Ordering::Relaxed),
             failed: self.stats.failed.load(Ordering::Relaxed),
-            dropped: 0,
+            dropped: self.dropped.load(Ordering::Relaxed),
+            content_dropped: self.content_dropped.load(Ordering::Relaxed),
+            unsent: 0,
             error: self
                 .stats
                 .error
@@ -320,6 +416,11 @@ impl Exporter {
         let mut d = self.delivery();
         d.dropped = d.submitted.saturating_sub(d.exported + d.failed);
         d
+    }
+
+    /// The time one export may take.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 }
 
@@ -358,7 +459,7 @@ fn unix_time(secs: f64) -> SystemTime {
 
 /// `chat MODEL`, as the conventions name a span.
 pub fn span_name(row: &FlatRow) -> String {
-    format!("chat {}", row.model)
+    format!("chat {}", scrubbed(row.model))
 }
 
 /// The provider the conventions name: the model table's, else the API's.
@@ -375,17 +476,28 @@ pub fn error_type(row: &FlatRow) -> Option<String> {
     }
 }
 
+/// Text from a request made fit for a span: key shapes redacted (a capture
+/// written by hand may hold a key anywhere), cleaned and bounded.
+fn scrubbed(t: &str) -> String {
+    guard::clean(&guard::redact_shapes(t), guard::MAX_MESSAGE_CHARS)
+}
+
 /// A span's attributes for a row: the conventions', then this tool's.
+/// Positions, labels, kinds and counts always; the text of a miss's detail
+/// (which quotes the first difference) only with `content`, as the body
+/// (already redacted and cut: [`redacted_body`]).
 pub fn attributes(
     row: &FlatRow,
     server: Option<&(String, Option<u16>)>,
-    body: Option<&str>,
+    body: Option<String>,
+    content: bool,
 ) -> Vec<KeyValue> {
+    let model = scrubbed(row.model);
     let mut a = vec![
         KeyValue::new("gen_ai.operation.name", "chat"),
         KeyValue::new("gen_ai.provider.name", provider_name(row)),
-        KeyValue::new("gen_ai.request.model", row.model.to_string()),
-        KeyValue::new("gen_ai.response.model", row.model.to_string()),
+        KeyValue::new("gen_ai.request.model", model.clone()),
+        KeyValue::new("gen_ai.response.model", model),
         int("gen_ai.usage.input_tokens", input_tokens(row)),
         int("gen_ai.usage.output_tokens", row.output_tokens),
         int(
@@ -409,12 +521,9 @@ pub fn attributes(
     if let Some(e) = error_type(row) {
         a.push(KeyValue::new("error.type", e));
     }
-    own(&mut a, row);
+    own(&mut a, row, content);
     if let Some(b) = body {
-        a.push(KeyValue::new(
-            format!("{PREFIX}.request.body"),
-            redacted_body(b),
-        ));
+        a.push(KeyValue::new(body_key(), b));
     }
     a
 }
@@ -426,12 +535,12 @@ fn input_tokens(row: &FlatRow) -> u64 {
 }
 
 /// This tool's attributes, under [`PREFIX`].
-fn own(a: &mut Vec<KeyValue>, row: &FlatRow) {
+fn own(a: &mut Vec<KeyValue>, row: &FlatRow, content: bool) {
     let k = |name: &str| format!("{PREFIX}.{name}");
     a.push(KeyValue::new(k("schema"), i64::from(row.schema)));
     a.push(KeyValue::new(k("source"), row.source));
-    a.push(KeyValue::new(k("file"), row.file.to_string()));
-    a.push(KeyValue::new(k("chain"), row.chain.to_string()));
+    a.push(KeyValue::new(k("file"), scrubbed(row.file)));
+    a.push(KeyValue::new(k("chain"), scrubbed(row.chain)));
     a.push(int(&k("index"), row.index as u64));
     a.push(int(&k("uncached_input_tokens"), row.input_tokens));
     a.push(int(
@@ -454,15 +563,15 @@ fn own(a: &mut Vec<KeyValue>, row: &FlatRow) {
         }
     }
     let texts = [
-        ("miss.kind", row.miss_kind.map(str::to_string)),
-        ("miss.detail", row.miss_detail.map(str::to_string)),
-        ("first_difference", row.first_difference.map(str::to_string)),
-        ("agent", row.agent.map(str::to_string)),
-        ("profile", row.profile.map(str::to_string)),
+        ("miss.kind", row.miss_kind),
+        ("miss.detail", row.miss_detail.filter(|_| content)),
+        ("first_difference", row.first_difference),
+        ("agent", row.agent),
+        ("profile", row.profile),
     ];
     for (name, v) in texts {
         if let Some(v) = v {
-            a.push(KeyValue::new(k(name), v));
+            a.push(KeyValue::new(k(name), scrubbed(v)));
         }
     }
 }
