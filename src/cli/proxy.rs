@@ -49,6 +49,10 @@ pub struct Args {
     /// Client connections open at once (more wait to be accepted).
     #[arg(long, default_value_t = 512)]
     pub max_connections: usize,
+    /// Seconds a write to a client may wait while the client reads none of
+    /// its answer; then the connection closes and frees its slot.
+    #[arg(long, default_value_t = 30)]
+    pub write_timeout: u64,
     /// MiB of answered exchanges waiting to be recorded; beyond it new
     /// requests wait until the recording catches up (none is refused).
     #[arg(long, default_value_t = 2)]
@@ -146,6 +150,7 @@ pub fn run(a: Args) -> ExitCode {
             header_timeout: Duration::from_secs(a.header_timeout.max(1)),
             body_timeout: Duration::from_secs(a.body_timeout.max(1)),
             max_connections: a.max_connections.max(1),
+            write_timeout: Duration::from_secs(a.write_timeout.max(1)),
             recording_backlog_bytes: a.max_backlog_mib.clamp(1, 1 << 20) << 20,
         },
         recorded: None,

@@ -144,8 +144,10 @@ fn clean_stale_temps(dir: &Path) {
 /// not follow a link and does not block on a FIFO). `Err` is one line.
 pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
     let shown = path.display();
+    // Read too: a writer looks at the file's last byte before each line, so
+    // that a line torn by a crash never glues onto the next one.
     let mut o = std::fs::OpenOptions::new();
-    o.append(true);
+    o.read(true).append(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -155,7 +157,7 @@ pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let mut o = create_exclusive();
-            o.append(true);
+            o.read(true).append(true);
             return o
                 .open(path)
                 .map_err(|e| format!("cannot create {shown}: {e}"));
@@ -194,6 +196,24 @@ pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
         }
     }
     Ok(f)
+}
+
+/// Whether an appended line would start a line of its own: the file is
+/// empty or ends in a newline. A line torn by a crash (a writer killed in
+/// the middle of its write) does not; the next line then starts with a
+/// newline, so the torn one stays alone and readers skip it (said), instead
+/// of gluing it onto a whole one. Read on the open handle (at its end).
+pub fn ends_a_line(f: &std::fs::File) -> bool {
+    use std::os::unix::fs::FileExt;
+    let Ok(len) = f.metadata().map(|m| m.len()) else {
+        return true;
+    };
+    if len == 0 {
+        return true;
+    }
+    let mut last = [0u8; 1];
+    // A file opened for appending only cannot be read: taken as whole.
+    !matches!(f.read_at(&mut last, len - 1), Ok(1) if last[0] != b'\n')
 }
 
 /// A new capture under a name nobody can predict

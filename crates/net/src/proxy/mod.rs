@@ -33,6 +33,7 @@ mod count;
 mod headers;
 mod intake;
 mod record;
+mod stall;
 
 use answer::{StreamEnd, error_message, stream_error};
 use count::count_parts;
@@ -78,6 +79,10 @@ pub struct Limits {
     pub body_timeout: Duration,
     /// Client connections open at once; more wait to be accepted.
     pub max_connections: usize,
+    /// Time a write to a client may wait without progress (a client that
+    /// does not read its answer); then the connection closes and its slot
+    /// is free for the next client.
+    pub write_timeout: Duration,
     /// Bytes of answered exchanges not yet recorded (their requests and
     /// the copies of their answers); past it, new requests wait until the
     /// recording catches up: a recording that falls behind slows clients
@@ -92,6 +97,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_connections: 512,
+            write_timeout: Duration::from_secs(30),
             recording_backlog_bytes: 2 << 20,
         }
     }
@@ -230,7 +236,8 @@ pub async fn serve(
         tokio::spawn(async move {
             let _permit = permit;
             let header_timeout = shared.cfg.limits.header_timeout;
-            let io = hyper_util::rt::TokioIo::new(stream);
+            let write_timeout = shared.cfg.limits.write_timeout;
+            let io = hyper_util::rt::TokioIo::new(stall::StallGuard::new(stream, write_timeout));
             let svc = hyper::service::service_fn(move |req| {
                 let shared = shared.clone();
                 async move { Ok::<_, Infallible>(handle(shared, req).await) }

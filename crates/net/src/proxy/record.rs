@@ -117,8 +117,10 @@ impl Record {
     }
 
     pub(super) fn clean(&self, text: &str) -> String {
-        let redacted = self.redactor().redact(text).into_owned();
-        guard::clean(&guard::redact_shapes(&redacted), guard::MAX_MESSAGE_CHARS)
+        // Shapes first: a key in the text is redacted whole before the
+        // header's keys' fragments could cut it where they share a prefix.
+        let shaped = guard::redact_shapes(text);
+        guard::clean(&self.redactor().redact(&shaped), guard::MAX_MESSAGE_CHARS)
     }
 
     /// Appends the exchange's line in one write (a crash loses at most the
@@ -200,10 +202,20 @@ impl Record {
 }
 
 /// Writes the parts of one line, in one system call when the file takes
-/// them all at once (it does unless the disk is full).
+/// them all at once (it does unless the disk is full), on a line of its
+/// own: after a line torn by a crash (the file not ending in a newline),
+/// a newline first, in the same write.
 fn write_line(f: &mut std::fs::File, parts: &[&[u8]]) -> std::io::Result<()> {
-    let mut slices: Vec<std::io::IoSlice> =
-        parts.iter().map(|p| std::io::IoSlice::new(p)).collect();
+    let fresh: &[u8] = if crate::engine::workspace::store::ends_a_line(f) {
+        b""
+    } else {
+        b"\n"
+    };
+    let mut slices: Vec<std::io::IoSlice> = std::iter::once(fresh)
+        .chain(parts.iter().copied())
+        .filter(|p| !p.is_empty())
+        .map(std::io::IoSlice::new)
+        .collect();
     let mut slices = &mut slices[..];
     while !slices.is_empty() {
         match f.write_vectored(slices) {
@@ -240,17 +252,15 @@ pub(super) fn recorded_request<'a>(
         Cow::Borrowed(text)
     };
     // Copied only where something changes: most bodies go to the capture
-    // as they came.
-    let mut redacted = match redactor.redact(&text) {
+    // as they came. Key shapes first, so that every key-shaped string is
+    // redacted whole whatever the headers held (a header key sharing its
+    // prefix with a pasted one would otherwise cut the pasted one's head
+    // and leave its tail unshaped); then every fragment of the header keys.
+    let mut redacted = match guard::redact_shapes(&text) {
         Cow::Owned(r) => Cow::Owned(r),
         Cow::Borrowed(_) => text.clone(),
     };
-    // Keys the request carries without an authentication header, by shape.
-    let shaped = match guard::redact_shapes(&redacted) {
-        Cow::Owned(r) => Some(r),
-        Cow::Borrowed(_) => None,
-    };
-    if let Some(r) = shaped {
+    if let Cow::Owned(r) = redactor.redact(&redacted) {
         redacted = Cow::Owned(r);
     }
     if memchr::memchr2(b'\n', b'\r', redacted.as_bytes()).is_some() {
@@ -327,12 +337,13 @@ fn unescape_ascii(text: &str) -> String {
 fn redact_value(v: &mut Value, redactor: &guard::Redactor) {
     match v {
         Value::String(s) => {
-            let changed = match redactor.redact(s) {
-                Cow::Borrowed(b) => match guard::redact_shapes(b) {
+            // Shapes first, as for the raw body.
+            let changed = match guard::redact_shapes(s) {
+                Cow::Borrowed(b) => match redactor.redact(b) {
                     Cow::Owned(x) => Some(x),
                     Cow::Borrowed(_) => None,
                 },
-                Cow::Owned(o) => Some(guard::redact_shapes(&o).into_owned()),
+                Cow::Owned(o) => Some(redactor.redact(&o).into_owned()),
             };
             if let Some(x) = changed {
                 *s = x;
