@@ -252,6 +252,7 @@ fn main() {
     extra_benches(&mut c, dir.path());
     bench_attribution(&mut c);
     c.final_summary();
+    tracing_scales_linearly();
     compare_with_python(&text);
     report_beside_python(dir.path());
     long_piece();
@@ -325,6 +326,38 @@ fn bench_attribution(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// Issue 36's tracer inputs: one Markdown file of N distinct lines, sent
+/// whole in a request with a line of the agent's own between every two of
+/// the file's (every line a span of its own: the case that was quadratic,
+/// 0.66 / 2.05 / 8.2 / 30.4 s for 10k / 20k / 40k / 80k lines). Printed as
+/// seconds per size: linear means each doubling about doubles the time.
+fn tracing_scales_linearly() {
+    use prompt_inspector::engine::traffic::attribution::{SourceFile, attribute};
+    let counter = TokenCounter::new();
+    for n in [10_000usize, 20_000, 40_000, 80_000, 160_000] {
+        let text: String = (0..n)
+            .map(|i| format!("- the harbour log entry number {i} is kept in ink\n"))
+            .collect();
+        let sent: String = text
+            .lines()
+            .map(|l| format!("{l}\n(agent's own note between the lines)\n"))
+            .collect();
+        let files = vec![SourceFile {
+            path: "LOG.md".into(),
+            text,
+        }];
+        let request =
+            serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []});
+        let t = std::time::Instant::now();
+        let a = attribute(&request, &files, &counter, Encoding::O200kBase);
+        println!(
+            "tracing a {n}-line file ({} spans): {:.2} s",
+            a.files[0].spans.len(),
+            t.elapsed().as_secs_f64()
+        );
+    }
 }
 
 /// Prediction and diff on the generated workspace.

@@ -3,6 +3,8 @@
 //! and where the shared prefix first diverges, and a line diff of the
 //! rendered prompt with every line attributed to its fragment.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
@@ -157,8 +159,24 @@ fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {
     for (i, b) in blocks.iter().enumerate() {
         out.push((format!("=== {} ===", b.name(i)), None));
         let mut offset = 0;
+        // The spans are in the text's order and apart (each fragment
+        // rendered after the one before): walked beside the lines, so a
+        // block of many fragments is not quadratic. Spans out of order (a
+        // snapshot edited by hand) are searched for each line.
+        let ordered = b.spans.windows(2).all(|w| w[0].end <= w[1].start);
+        let mut k = 0;
         for line in b.text.split('\n') {
-            let f = b.fragment_at(offset).map(str::to_string);
+            let f = if ordered {
+                while k < b.spans.len() && b.spans[k].end <= offset {
+                    k += 1;
+                }
+                b.spans
+                    .get(k)
+                    .filter(|s| s.start <= offset && offset < s.end)
+                    .map(|s| s.id.clone())
+            } else {
+                b.fragment_at(offset).map(str::to_string)
+            };
             // A carriage return is shown (`\r`), not taken for a line break:
             // the line diff splits on '\n' only, as here.
             out.push((line.replace('\r', "\\r"), f));
@@ -295,18 +313,28 @@ fn tool_changes(a: &Snapshot, b: &Snapshot) -> Vec<String> {
         a.tools.iter().map(tool_name).collect(),
         b.tools.iter().map(tool_name).collect(),
     );
+    // Names looked up in maps (the first tool of a name, as a search
+    // from the start finds it): linear in the tools, not their product.
+    let mut in_a: HashMap<&str, usize> = HashMap::with_capacity(na.len());
+    for (i, n) in na.iter().enumerate() {
+        in_a.entry(n.as_str()).or_insert(i);
+    }
+    let in_b: HashSet<&str> = nb.iter().map(String::as_str).collect();
     for (t, n) in b.tools.iter().zip(&nb) {
-        match na.iter().position(|x| x == n) {
+        match in_a.get(n.as_str()) {
             None => out.push(format!("tool {n}: added")),
-            Some(i) if a.tools[i] != *t => out.push(format!("tool {n}: changed")),
+            Some(&i) if a.tools[i] != *t => out.push(format!("tool {n}: changed")),
             _ => {}
         }
     }
-    for n in na.iter().filter(|n| !nb.contains(n)) {
+    for n in na.iter().filter(|n| !in_b.contains(n.as_str())) {
         out.push(format!("tool {n}: removed"));
     }
-    let common_a: Vec<&String> = na.iter().filter(|n| nb.contains(n)).collect();
-    let common_b: Vec<&String> = nb.iter().filter(|n| na.contains(n)).collect();
+    let common_a: Vec<&String> = na.iter().filter(|n| in_b.contains(n.as_str())).collect();
+    let common_b: Vec<&String> = nb
+        .iter()
+        .filter(|n| in_a.contains_key(n.as_str()))
+        .collect();
     if common_a != common_b {
         out.push("tools reordered".into());
     }
@@ -339,16 +367,12 @@ fn resume(a: &Snapshot, b: &Snapshot) -> Option<Resume> {
         .filter(|l| l.placement == crate::workspace::settings::Placement::FirstUserMessage)
         .map(|l| l.layer)
         .collect();
+    let before = by_id(&a.fragments);
     let changed: Vec<&FragmentResult> = b
         .fragments
         .iter()
         .filter(|f| first.contains(&f.layer) && !f.text.is_empty())
-        .filter(|f| {
-            a.fragments
-                .iter()
-                .find(|x| x.id == f.id)
-                .is_none_or(|x| x.text != f.text)
-        })
+        .filter(|f| before.get(f.id.as_str()).is_none_or(|x| x.text != f.text))
         .collect();
     if changed.is_empty() {
         return None;
@@ -386,8 +410,9 @@ fn resume(a: &Snapshot, b: &Snapshot) -> Option<Resume> {
 /// Fragments added, changed (text or status) and removed.
 fn fragment_changes(a: &Snapshot, b: &Snapshot) -> Vec<FragmentChange> {
     let mut fragments = Vec::new();
+    let (before, after) = (by_id(&a.fragments), by_id(&b.fragments));
     for fb in &b.fragments {
-        match a.fragments.iter().find(|f| f.id == fb.id) {
+        match before.get(fb.id.as_str()).copied() {
             None => fragments.push(FragmentChange {
                 id: fb.id.clone(),
                 kind: ChangeKind::Added,
@@ -421,7 +446,7 @@ fn fragment_changes(a: &Snapshot, b: &Snapshot) -> Vec<FragmentChange> {
         }
     }
     for fa in &a.fragments {
-        if !b.fragments.iter().any(|f| f.id == fa.id) {
+        if !after.contains_key(fa.id.as_str()) {
             fragments.push(FragmentChange {
                 id: fa.id.clone(),
                 kind: ChangeKind::Removed,
@@ -435,6 +460,15 @@ fn fragment_changes(a: &Snapshot, b: &Snapshot) -> Vec<FragmentChange> {
         }
     }
     fragments
+}
+
+/// Fragments by id (the first of an id, as a search from the start finds).
+fn by_id(fragments: &[FragmentResult]) -> HashMap<&str, &FragmentResult> {
+    let mut m = HashMap::with_capacity(fragments.len());
+    for f in fragments {
+        m.entry(f.id.as_str()).or_insert(f);
+    }
+    m
 }
 
 /// Used tokens per layer, before and after.
@@ -549,10 +583,27 @@ fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
     }
 }
 
+/// Lines of a rendered prompt a line diff is made for at most, a side.
+pub const MAX_DIFF_LINES: usize = 20_000;
+
 /// A line diff of the rendered prompts, each line attributed to its fragment.
 fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
     let la = attributed_lines(&a.blocks);
     let lb = attributed_lines(&b.blocks);
+    // A line diff's time grows with the lines times the changes: past
+    // MAX_DIFF_LINES on a side it is left out, and said.
+    if la.len() > MAX_DIFF_LINES || lb.len() > MAX_DIFF_LINES {
+        return vec![DiffLine {
+            tag: ' ',
+            text: format!(
+                "(the line diff is left out: {} and {} lines, over the {} a side it is made for)",
+                crate::thousands(la.len() as u64),
+                crate::thousands(lb.len() as u64),
+                crate::thousands(MAX_DIFF_LINES as u64)
+            ),
+            fragment: None,
+        }];
+    }
     let ta: String = la.iter().map(|(l, _)| format!("{l}\n")).collect();
     let tb: String = lb.iter().map(|(l, _)| format!("{l}\n")).collect();
     let td = TextDiff::from_lines(&ta, &tb);

@@ -17,6 +17,14 @@ use crate::{assembly::report, cache::prediction, workspace::store as fsutil};
 pub const SCHEMA: u32 = 1;
 /// Largest snapshot file read (a 1,000-fragment workspace is a few MiB).
 pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+/// What a snapshot may hold before it is parsed: a snapshot of a
+/// 1,000-fragment workspace has about 30,000 values; 2,000,000 tiny values
+/// are about 200 MB as a tree.
+pub const SNAPSHOT_BOUNDS: crate::json_bounds::JsonBounds = crate::json_bounds::JsonBounds {
+    max_values: 2_000_000,
+    max_depth: 64,
+    max_string_bytes: MAX_SNAPSHOT_BYTES as usize,
+};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Snapshot {
@@ -133,6 +141,9 @@ impl Snapshot {
     }
 
     pub fn parse(text: &str) -> Result<Snapshot, String> {
+        // Measured before it is parsed: a snapshot of tiny values would
+        // take tens of times its size as a tree.
+        crate::json_bounds::check(text, SNAPSHOT_BOUNDS).map_err(|e| format!("not read: {e}"))?;
         let v: Value = serde_json::from_str(text)
             .map_err(|e| format!("not a snapshot: invalid JSON at line {}: {e}", e.line()))?;
         match v.get("schema").and_then(Value::as_u64) {

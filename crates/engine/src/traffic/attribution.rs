@@ -111,6 +111,9 @@ pub struct PartSource {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Attribution {
     pub files: Vec<FileInRequest>,
+    /// Files left out of the tracing by its caps, each with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_traced: Vec<String>,
     pub parts: Vec<PartSource>,
     pub tokens: u64,
     /// Of them, from the workspace's files, and from none.
@@ -311,6 +314,9 @@ pub fn attribute(
         let tokens = counter.count(enc, &text) as u64;
         let mut from_files: Vec<(String, u64)> = Vec::new();
         let mut last_end: Vec<Option<(usize, usize)>> = vec![None; files.len()];
+        // Runs come in the part's order: character offsets counted on from
+        // the last one, not from the part's start each time.
+        let mut chars = CharCursor::default();
         for r in &found {
             let (start, end) = (lines[r.rfrom].start, lines[r.rto - 1].end);
             let n = counter.count(enc, &text[start..end]) as u64;
@@ -328,8 +334,8 @@ pub fn attribute(
             let keys = &indexed[r.f].keys;
             spans[r.f].push(Span {
                 part: label.clone(),
-                start: text[..start].chars().count(),
-                end: text[..end].chars().count(),
+                start: chars.at(&text, start),
+                end: chars.at(&text, end),
                 first_line: keys[r.from].1,
                 last_line: keys[r.to - 1].1,
                 tokens: n,
@@ -365,10 +371,30 @@ pub fn attribute(
     let from_no_file: u64 = parts.iter().map(|p| p.from_no_file).sum();
     Attribution {
         files,
+        not_traced: Vec::new(),
         parts,
         tokens,
         from_files: tokens - from_no_file,
         from_no_file,
+    }
+}
+
+/// Character offsets of byte offsets that never go back: each counted on
+/// from the last (linear in the text for all of them).
+#[derive(Default)]
+struct CharCursor {
+    byte: usize,
+    chars: usize,
+}
+
+impl CharCursor {
+    fn at(&mut self, text: &str, byte: usize) -> usize {
+        if byte < self.byte {
+            *self = CharCursor::default();
+        }
+        self.chars += text[self.byte..byte].chars().count();
+        self.byte = byte;
+        self.chars
     }
 }
 
@@ -420,15 +446,19 @@ fn occurrences(ix: &Indexed, spans: &[Span]) -> Vec<Occurrence> {
     parts
         .into_iter()
         .map(|part| {
-            let kept: Vec<bool> = ix
-                .keys
-                .iter()
-                .map(|(_, line)| {
-                    spans
-                        .iter()
-                        .any(|s| s.part == part && (s.first_line..=s.last_line).contains(line))
-                })
-                .collect();
+            // Each span marks its own lines (found by binary search among
+            // the indexed ones, which are in line order): linear in the
+            // lines and spans, not their product.
+            let mut kept = vec![false; ix.keys.len()];
+            for s in spans.iter().filter(|s| s.part == part) {
+                let from = ix.keys.partition_point(|&(_, l)| l < s.first_line);
+                for (k, (_, line)) in ix.keys.iter().enumerate().skip(from) {
+                    if *line > s.last_line {
+                        break;
+                    }
+                    kept[k] = true;
+                }
+            }
             let (_, missing) = missing_of(ix, &kept);
             Occurrence {
                 part: part.to_string(),
@@ -468,6 +498,20 @@ fn file_in_request(
 
 /// Most files of a workspace traced.
 pub const MAX_FILES: usize = 5_000;
+/// Largest file traced (bytes): a memory file, a skill or a rule is a few
+/// KB; a bigger one is named as not traced.
+pub const MAX_TRACED_FILE_BYTES: usize = 1 << 20;
+/// Bytes of all the files traced at most; past it the rest are named as not
+/// traced.
+pub const MAX_TRACED_BYTES: usize = 8 << 20;
+
+/// The files a request is traced back to, and those left out by the caps
+/// (each with why).
+#[derive(Debug, Clone, Default)]
+pub struct Traced {
+    pub files: Vec<SourceFile>,
+    pub not_traced: Vec<String>,
+}
 
 /// The files of a workspace a request is traced back to: every file its
 /// fragments come from as its profile reads the folder, and every Markdown
@@ -475,9 +519,11 @@ pub const MAX_FILES: usize = 5_000;
 /// `.git` and `node_modules` aside: an agent may read one its profile does
 /// not know, like a nested AGENTS.md; a file the agent leaves out is listed
 /// as not sent), read again whole through the guarded reader; sorted.
-pub fn workspace_files(ws: &crate::workspace::Workspace) -> Vec<SourceFile> {
+/// Within [`MAX_TRACED_FILE_BYTES`] a file and [`MAX_TRACED_BYTES`] in all:
+/// the files past them are named in [`Traced::not_traced`].
+pub fn workspace_files(ws: &crate::workspace::Workspace) -> Traced {
     let Ok(mut reader) = crate::workspace::reader::Reader::new(&ws.root) else {
-        return Vec::new();
+        return Traced::default();
     };
     let mut paths: Vec<String> = ws
         .fragments
@@ -496,13 +542,33 @@ pub fn workspace_files(ws: &crate::workspace::Workspace) -> Vec<SourceFile> {
     paths.sort();
     paths.dedup();
     paths.truncate(MAX_FILES);
-    paths
-        .into_iter()
-        .filter_map(|path| {
-            let text = reader.read(&path)?;
-            Some(SourceFile { path, text })
-        })
-        .collect()
+    let mut out = Traced::default();
+    let mut total = 0usize;
+    for path in paths {
+        let Some(text) = reader.read(&path) else {
+            continue;
+        };
+        if text.len() > MAX_TRACED_FILE_BYTES {
+            out.not_traced.push(format!(
+                "{}: {} bytes, over the {} MiB a file traced may have",
+                clean(&path, 200),
+                crate::thousands(text.len() as u64),
+                MAX_TRACED_FILE_BYTES >> 20
+            ));
+            continue;
+        }
+        if total + text.len() > MAX_TRACED_BYTES {
+            out.not_traced.push(format!(
+                "{}: the files traced already hold {} MiB, the most traced at once",
+                clean(&path, 200),
+                MAX_TRACED_BYTES >> 20
+            ));
+            continue;
+        }
+        total += text.len();
+        out.files.push(SourceFile { path, text });
+    }
+    out
 }
 
 /// The text view.
@@ -513,6 +579,9 @@ pub fn to_text(a: &Attribution, request: usize) -> String {
         crate::thousands(a.from_files),
         crate::thousands(a.from_no_file)
     );
+    for n in &a.not_traced {
+        o += &format!("  not traced: {n}\n");
+    }
     for f in &a.files {
         let how = match f.sent {
             Sent::Whole => "whole".to_string(),

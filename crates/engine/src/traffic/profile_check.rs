@@ -327,9 +327,11 @@ pub fn against(
     (n, x, req): (usize, &super::Exchange, &Value),
 ) -> Result<Against, String> {
     let ins = crate::inspect(root, opts, table, counter)?;
-    let files = super::attribution::workspace_files(&ins.workspace);
+    let traced = super::attribution::workspace_files(&ins.workspace);
+    let files = traced.files;
     let enc = table.resolve(Some(&x.model)).tokenizer;
     let mut attribution = attribute(req, &files, counter, enc);
+    attribution.not_traced = traced.not_traced;
     mark_agent_parts(&mut attribution, req, &ins.assembly);
     let predicted =
         crate::cache::request::anthropic_body(&ins.assembly, &x.model, &[], 1024, false, false);
