@@ -27,10 +27,30 @@ pub fn open(path: PathBuf, line: Option<usize>, done: Sender<Done>, ctx: egui::C
             }
             None => Command::new("xdg-open"),
         };
-        if let Err(e) = cmd.arg(&path).stdin(Stdio::null()).spawn() {
-            let what = editor.as_deref().unwrap_or("xdg-open");
+        let what = editor.as_deref().unwrap_or("xdg-open");
+        // The child is waited for on this thread (no defunct process is
+        // left), and an opener that fails (xdg-open with no application for
+        // the file: exit 3 or 4) is said as a failure to start is.
+        let failed = match cmd
+            .arg(&path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Err(e) => Some(e.to_string()),
+            Ok(mut child) => match child.wait() {
+                Ok(s) if s.success() => None,
+                Ok(s) => Some(match s.code() {
+                    Some(c) => format!("it exited with status {c}"),
+                    None => "it was stopped by a signal".to_string(),
+                }),
+                Err(e) => Some(e.to_string()),
+            },
+        };
+        if let Some(why) = failed {
             let _ = done.send(Done::EditorFailed(format!(
-                "could not open {} with {what}: {e}",
+                "could not open {} with {what}: {why} (set $VISUAL or $EDITOR to your editor)",
                 path.display()
             )));
             ctx.request_repaint();
