@@ -7,7 +7,6 @@ use crate::common;
 use crate::upstream;
 use crate::window;
 
-use std::time::{Duration, Instant};
 
 use common::*;
 use egui::accesskit::Role;
@@ -105,15 +104,20 @@ fn saving_a_snapshot_never_reloads_and_the_diff_starts_from_it() {
     let mut h = harness(ws.path().to_path_buf());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     wait_for(&mut h, "the snapshot", |a| a.snapshots.len() == 1);
-    // Give the watcher time to report anything it would.
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(1200) {
+    // A file the assembly does not use is then written in the workspace:
+    // its reload is the event that says the watcher has reported what came
+    // before it (no fixed wait standing in for it). Had the snapshot's own
+    // files reloaded the window, that would be a reload more.
+    std::fs::write(ws.path().join("notes.txt"), "not part of the prompt").unwrap();
+    wait_for(&mut h, "the watcher's report of notes.txt", |a| {
+        a.state.reloads >= 1
+    });
+    for _ in 0..5 {
         h.step();
-        std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(
         app(&h).state.reloads,
-        0,
+        1,
         "the app's own files never reload it"
     );
     // The diff compares the newest snapshot with the live state, and shows

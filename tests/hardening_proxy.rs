@@ -319,9 +319,9 @@ fn a_huge_body_of_tiny_objects_keeps_the_proxy_small() {
     let recorded = lines(&p.capture, 1);
     let peak = peak_mib(pid);
     // Target: ≤ 3 × body + a constant.
-    assert!(
+    stress_bound(
         peak <= base + 3 * 16 + 40,
-        "{base} MiB at start, {peak} MiB at peak"
+        &format!("{base} MiB at start, {peak} MiB at peak (at most +88)"),
     );
     assert_eq!(recorded.len(), 1);
     assert!(!recorded[0].contains("PROXY-HARDENING"), "no key recorded");
@@ -353,7 +353,11 @@ fn a_huge_body_of_tiny_objects_keeps_the_proxy_small() {
             "{b}"
         );
     }
-    assert!(peak_mib(q.child.id()) <= base + 3 * 40 + 40);
+    let peak = peak_mib(q.child.id());
+    stress_bound(
+        peak <= base + 3 * 40 + 40,
+        &format!("{base} MiB at start, {peak} MiB at peak with 40 MiB in flight (at most +160)"),
+    );
     let small = br#"{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}"#;
     assert_eq!(request(&q.url, "/v1/messages", &[], small).0, 200);
 }
@@ -435,7 +439,10 @@ fn a_recording_that_falls_behind_slows_clients_instead_of_holding_memory() {
     );
     // The backlog, the bodies in flight and what the allocator keeps of
     // them (measured here: +13-14 MiB; +46-54 MiB without the bound).
-    assert!(peak <= base + 32, "{base} MiB at start, {peak} MiB at peak");
+    stress_bound(
+        peak <= base + 32,
+        &format!("{base} MiB at start, {peak} MiB at peak (at most +32)"),
+    );
 }
 
 // 5. Slow clients: idle and half-sent connections are closed, a stalled
@@ -509,7 +516,8 @@ fn a_huge_tokenize_answer_is_not_read() {
     let body = br#"{"model":"claude-sonnet-4-6","max_tokens":1,"system":"You are terse.","messages":[{"role":"user","content":"count me"}]}"#;
     assert_eq!(request(&p.url, "/v1/messages", &[], body).0, 200);
     let recorded = lines(&p.capture, 1);
-    assert!(peak_mib(pid) < 100, "{} MiB", peak_mib(pid));
+    let peak = peak_mib(pid);
+    stress_bound(peak < 100, &format!("{peak} MiB at peak (under 100)"));
     let line: serde_json::Value = serde_json::from_str(&recorded[0]).unwrap();
     assert!(
         line["counted"]["skipped"]

@@ -31,6 +31,7 @@ mod hardening_agents;
 mod hardening_inputs;
 mod hardening_net;
 mod hardening_proxy;
+mod hardening_round3;
 mod hardening_traffic;
 mod lint_precision;
 mod llama_exact;

@@ -177,3 +177,19 @@ pub fn part_labels(r: &serde_json::Value) -> Vec<&str> {
         .map(|p| p["label"].as_str().unwrap())
         .collect()
 }
+
+/// A bound on memory or time that a loaded machine may pass by chance:
+/// checked only in the stress run (`scripts/stress.sh`, which sets
+/// `PROMPT_INSPECTOR_STRESS=1`); in `cargo test` it is printed (with
+/// `--nocapture`), not asserted, so a busy CI machine neither fails on it
+/// nor hides what was measured.
+pub fn stress_bound(holds: bool, what: &str) {
+    if std::env::var_os("PROMPT_INSPECTOR_STRESS").is_some() {
+        assert!(holds, "stress bound passed: {what}");
+    } else {
+        eprintln!(
+            "stress bound {} (asserted by scripts/stress.sh): {what}",
+            if holds { "held" } else { "PASSED" }
+        );
+    }
+}
