@@ -7,7 +7,6 @@ use crate::common;
 use crate::upstream;
 use crate::window;
 
-
 use common::*;
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};

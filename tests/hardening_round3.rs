@@ -375,7 +375,7 @@ fn request_bodies_waiting_for_a_hung_collector_are_bounded_in_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("capture.jsonl");
     let mut f = std::fs::File::create(&cap).unwrap();
-    let n = 48;
+    let n = 64;
     for i in 0..n {
         let line = serde_json::json!({"ts_start": format!("2026-11-30T10:00:{i:02}.000Z"),
             "endpoint": "/v1/messages", "model": "claude-sonnet-4-5", "status": 200,
@@ -385,8 +385,8 @@ fn request_bodies_waiting_for_a_hung_collector_are_bounded_in_bytes() {
     }
     drop(f);
     // A collector that takes the first export and never answers: every
-    // span is queued while it hangs (each export may wait 5 s, far longer
-    // than queuing 48 spans takes).
+    // span is queued while it hangs (each export may wait 10 s, far longer
+    // than queuing 64 spans takes, even on a loaded machine).
     let rx = otlp::receiver(otlp::Mode::Hang);
     let o = run(&[
         "traffic",
@@ -395,7 +395,7 @@ fn request_bodies_waiting_for_a_hung_collector_are_bounded_in_bytes() {
         &rx.url,
         "--otlp-content",
         "--otlp-timeout",
-        "5",
+        "10",
     ]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
@@ -405,8 +405,9 @@ fn request_bodies_waiting_for_a_hung_collector_are_bounded_in_bytes() {
         .find(|s| s.contains("sent without"))
         .and_then(|s| s.split_whitespace().next()?.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
-    // 48 bodies of 0.9 MiB against 32 MiB waiting at most.
-    assert!((10..n as u64).contains(&left), "{out}");
+    // 64 bodies of 0.9 MiB (58 MB) against 32 MiB waiting at most: about
+    // 27 go without theirs when nothing was freed meanwhile.
+    assert!((5..n as u64 - 20).contains(&left), "{out}");
     drop(rx);
 }
 
