@@ -10,6 +10,7 @@ pub mod compare;
 mod inspection;
 pub mod json_bounds;
 pub mod problems;
+pub mod request;
 #[cfg(test)]
 mod test_support;
 mod text;

@@ -104,6 +104,22 @@ impl Usage {
                 .map(|n| n.min(MAX_TOKENS))
         };
         let n = |k: &str| at(&[k]);
+        // Gemini's `usageMetadata`: the prompt's tokens, of which read from
+        // its cache (implicit or explicit; Gemini reports no writes); the
+        // candidates' tokens and, billed as output too, the thoughts'.
+        if let Some(prompt) = n("promptTokenCount") {
+            let cached = n("cachedContentTokenCount").unwrap_or(0).min(prompt);
+            let thoughts = n("thoughtsTokenCount").unwrap_or(0);
+            return Some(Usage {
+                input_tokens: prompt - cached,
+                cache_read_input_tokens: cached,
+                output_tokens: n("candidatesTokenCount")
+                    .unwrap_or(0)
+                    .saturating_add(thoughts),
+                reasoning_tokens: thoughts,
+                ..Usage::default()
+            });
+        }
         // OpenAI Chat Completions: prompt tokens, of which cached.
         if let Some(prompt) = n("prompt_tokens") {
             let cached = at(&["prompt_tokens_details", "cached_tokens"]).unwrap_or(0);
@@ -195,10 +211,17 @@ pub fn reported(body: &[u8], stream: bool) -> Value {
     if !stream {
         return serde_json::from_str::<Value>(&text)
             .ok()
-            .and_then(|v| v.get("usage").cloned())
+            .and_then(|v| v.get("usage").or_else(|| v.get("usageMetadata")).cloned())
             .unwrap_or(Value::Null);
     }
     let mut usage = Value::Null;
+    // Gemini's stream: each chunk may carry `usageMetadata`; the last one
+    // has the whole answer's.
+    for v in events_with(&text, "usageMetadata") {
+        if let Some(u) = v.get("usageMetadata").filter(|u| u.is_object()) {
+            usage = u.clone();
+        }
+    }
     for v in events_with(&text, "usage") {
         let found = match v["type"].as_str() {
             Some("message_start") => v.pointer("/message/usage").cloned(),
