@@ -50,11 +50,9 @@ impl Encoding {
     }
 }
 
-/// The cores counting may use (asked once per process).
-pub fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
+/// The cores counting may use (kept in the workspace room, below this one,
+/// which reads big fragment files on every core too).
+pub use crate::workspace::cores;
 
 /// A text's count and its last pre-token (start, count).
 type Measured = (usize, (usize, usize));

@@ -288,3 +288,10 @@ fn load_sessions(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Session> {
     }
     sessions
 }
+
+/// The cores the engine's work may use (asked once per process): counting,
+/// and a big fragment file's list parsed in runs.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

@@ -476,7 +476,7 @@ const BATCH_BYTES: usize = 32 << 20;
 /// a big file's items are cut into runs ([`yaml::split_items`]) so that one
 /// file of a thousand fragments is parsed on every core too.
 fn parse_all(files: &[(String, String)]) -> Vec<Result<Node, yaml::YamlError>> {
-    let cores = crate::assembly::tokens::cores();
+    let cores = super::cores();
     let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
     if cores == 1 || bytes < 256 * 1024 {
         return files.iter().map(|(_, t)| yaml::parse(t)).collect();
