@@ -17,7 +17,14 @@ pub fn gap(t: &Traffic, r: &Row) -> Option<f64> {
         .get(p.wrapping_sub(1))
         .filter(|x| x.index == p)
         .or_else(|| t.requests.iter().find(|x| x.index == p))?;
-    Some(((r.at? - previous.at?) * 1000.0).round() / 1000.0)
+    seconds_between(previous.at?, r.at?)
+}
+
+/// THE gap between two requests (Unix seconds): rounded to the
+/// millisecond, as every view (the table, the rows, the spans) shows it.
+pub fn seconds_between(earlier: f64, later: f64) -> Option<f64> {
+    let d = ((later - earlier) * 1000.0).round() / 1000.0;
+    d.is_finite().then_some(d)
 }
 
 /// One cache entry of a chain, as the provider's figures show it.

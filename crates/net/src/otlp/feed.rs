@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::engine::ModelTable;
-use crate::engine::traffic::{Analyser, CaptureLine, Source, rows};
+use crate::engine::traffic::{Analyser, CaptureLine, Source, rows, timeline};
 
 use super::{Delivery, Exporter, Extra};
 
@@ -70,10 +70,12 @@ impl Feed {
                     let Some(row) = a.push_line(line, &table, &counter) else {
                         continue;
                     };
+                    // The gap since the chain's previous request, by the
+                    // one rule every view uses.
                     let gap = row
                         .at
                         .zip(last_at.get(&row.chain).copied())
-                        .map(|(now, before)| ((now - before) * 1000.0).round() / 1000.0);
+                        .and_then(|(now, before)| timeline::seconds_between(before, now));
                     if let Some(at) = row.at
                         && last_at.insert(row.chain.clone(), at).is_none()
                     {
