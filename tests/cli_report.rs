@@ -227,3 +227,47 @@ fn debug_markers_never_change_what_is_kept() {
         }
     }
 }
+
+/// `--format markdown` is Markdown on every subcommand that documents it
+/// (it printed the text view on `context`, `predict` and `models`): a
+/// heading, a table whose rows are the text view's figures.
+#[test]
+fn markdown_is_markdown_on_context_predict_and_models() {
+    let ws = sample();
+    let ws = ws.to_str().unwrap();
+    for args in [vec!["context", ws], vec!["predict", ws], vec!["models"]] {
+        let text = run(&args);
+        let mut md_args = args.clone();
+        md_args.extend(["--format", "markdown"]);
+        let md = run(&md_args);
+        assert!(md.status.success(), "{args:?}: {}", stderr(&md));
+        let (text, md) = (stdout(&text), stdout(&md));
+        assert_ne!(text, md, "{args:?}");
+        assert!(md.starts_with("## "), "{args:?}: {md}");
+        assert!(md.contains("|---"), "{args:?}: {md}");
+        // The same figures: every number of the text view's first table
+        // row is in the Markdown.
+        let row = md
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.contains("---"))
+            .nth(1)
+            .unwrap();
+        let plain = text.replace(',', "");
+        let numbers: Vec<String> = row
+            .split('|')
+            .map(|c| c.trim().replace(',', ""))
+            .filter(|c| {
+                !c.is_empty()
+                    && c.chars()
+                        .all(|x| x.is_ascii_digit() || x == '.' || x == '%')
+            })
+            .collect();
+        assert!(numbers.len() >= 2, "{row}");
+        for n in numbers {
+            assert!(
+                plain.contains(&n),
+                "{args:?}: {n} of {row} not in the text view"
+            );
+        }
+    }
+}

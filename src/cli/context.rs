@@ -23,7 +23,8 @@ pub fn run(a: Args) -> ExitCode {
     let u = context::usage(&ins, &counter);
     match a.format {
         Format::Json => out_json(&context::to_json(&u)),
-        Format::Text | Format::Markdown => out(&context::to_text(&u)),
+        Format::Text => out(&context::to_text(&u)),
+        Format::Markdown => out(&context::to_markdown(&u)),
     }
     ExitCode::SUCCESS
 }

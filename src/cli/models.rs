@@ -35,13 +35,47 @@ pub fn run(a: Args) -> ExitCode {
     };
     match a.format {
         Format::Json => out_json(&serde_json::to_value(&table).unwrap_or_default()),
-        Format::Text | Format::Markdown => out(&to_text(&table)),
+        Format::Text => out(&to_text(&table)),
+        Format::Markdown => out(&to_markdown(&table)),
     }
     ExitCode::SUCCESS
 }
 
 fn price(p: Option<f64>) -> String {
     p.map_or("-".into(), |p| format!("{p:.2}"))
+}
+
+/// The Markdown view: one row a model, the same figures as [`to_text`].
+pub fn to_markdown(t: &ModelTable) -> String {
+    use crate::engine::md_cell;
+    let mut s = format!(
+        "## Models\n\n{} models (default {}); USD per million tokens.\n\n| Model | Provider | Window | Input | Write 5m | Write 1h | Read | Output | Status |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n",
+        t.models.len(),
+        md_cell(&t.default_model)
+    );
+    for m in &t.models {
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} |\n",
+            md_cell(&m.id),
+            m.provider.as_str(),
+            crate::engine::thousands(m.context_window),
+            price(Some(m.input_per_mtok)),
+            price(Some(m.write_5m_price())),
+            price(Some(m.write_1h_price())),
+            price(Some(m.read_price())),
+            price(Some(m.output_per_mtok)),
+            match m.status {
+                crate::engine::assembly::models::Lifecycle::Active => "active",
+                crate::engine::assembly::models::Lifecycle::Deprecated => "deprecated",
+                crate::engine::assembly::models::Lifecycle::Retired => "retired",
+            },
+            m.retires
+                .as_deref()
+                .map(|d| format!(" ({})", md_cell(d)))
+                .unwrap_or_default()
+        );
+    }
+    s
 }
 
 /// One line a model: its id, provider, window, prices per million tokens

@@ -35,7 +35,8 @@ pub fn run(a: Args) -> ExitCode {
     let p = prediction::predict(&ins, provider, &counter);
     match a.format {
         Format::Json => out_json(&prediction::to_json(&p)),
-        Format::Text | Format::Markdown => out(&prediction::to_text(&p)),
+        Format::Text => out(&prediction::to_text(&p)),
+        Format::Markdown => out(&prediction::to_markdown(&p)),
     }
     ExitCode::SUCCESS
 }

@@ -102,6 +102,12 @@ pub fn plural(n: u64, word: &str) -> String {
     format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
 }
 
+/// Text made safe for one cell of a Markdown table: control characters
+/// out, line breaks as spaces, `|` escaped.
+pub fn md_cell(s: &str) -> String {
+    clean(s, 400).replace('|', "\\|")
+}
+
 /// A count with thousands separators: `1,979`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

@@ -309,6 +309,60 @@ pub fn to_text(u: &ContextUsage) -> String {
     o
 }
 
+/// The Markdown view: the same figures as [`to_text`], as tables.
+pub fn to_markdown(u: &ContextUsage) -> String {
+    use crate::text::md_cell;
+    let mut o = format!(
+        "## Context usage: {}\n\n{} of {} tokens in use ({}), {}.{}\n\n| Category | Tokens | Share |\n|---|---:|---:|\n",
+        md_cell(&u.model),
+        thousands(u.used),
+        thousands(u.window),
+        share(u.used, u.window),
+        u.agent
+            .as_deref()
+            .map_or("this workspace".to_string(), |a| format!(
+                "{}'s own parts included",
+                md_cell(a)
+            )),
+        if u.estimate {
+            " An estimate: this model's tokenizer is not public, counted with o200k_base."
+        } else {
+            ""
+        }
+    );
+    for r in &u.rows {
+        let note = if r.in_use || r.name == "Free space" {
+            ""
+        } else {
+            " (not in use)"
+        };
+        o += &format!(
+            "| {}{note} | {} | {} |\n",
+            md_cell(&r.name),
+            thousands(r.tokens),
+            share(r.tokens, u.window)
+        );
+    }
+    for (title, items) in u.item_groups() {
+        if items.is_empty() {
+            continue;
+        }
+        o += &format!(
+            "\n### {}\n\n| Source | Name | Tokens |\n|---|---|---:|\n",
+            md_cell(title)
+        );
+        for i in items {
+            o += &format!(
+                "| {} | {} | {} |\n",
+                md_cell(&i.source),
+                md_cell(&i.name),
+                thousands(i.tokens)
+            );
+        }
+    }
+    o
+}
+
 pub fn to_json(u: &ContextUsage) -> serde_json::Value {
     let mut v = serde_json::to_value(u).unwrap_or_default();
     v["schema"] = serde_json::json!(1);

@@ -11,6 +11,7 @@ use crate::assembly::tokens::TokenCounter;
 use crate::cache::lint::{self, LintWarning};
 use crate::cache::predictors::{self, Predicted};
 use crate::cache::shape::{self, Strategy};
+use crate::text::thousands;
 use crate::usage::Input;
 use crate::workspace::session::Session;
 
@@ -256,6 +257,88 @@ pub fn to_json(p: &Prediction) -> Value {
 
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
+}
+
+/// The Markdown view: the same figures as [`to_text`], as tables.
+pub fn to_markdown(p: &Prediction) -> String {
+    use crate::text::md_cell;
+    let mut o = format!(
+        "## Cache prediction: session {}, {} ({}){}\n\n| Request | Turn | At | Total | Read | Written | Uncached | Cost $ |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        md_cell(&p.session),
+        md_cell(&p.model),
+        p.provider.as_str(),
+        if p.estimate {
+            ", token counts are estimates"
+        } else {
+            ""
+        }
+    );
+    for r in &p.requests {
+        o += &format!(
+            "| {} | {} | {}s | {} | {} | {} | {} | {:.5} |\n",
+            r.index + 1,
+            r.turn,
+            r.at_secs,
+            thousands(r.total_tokens),
+            thousands(r.usage.cache_read_input_tokens),
+            thousands(r.usage.cache_creation_input_tokens),
+            thousands(r.usage.input_tokens),
+            r.cost_usd
+        );
+    }
+    let notes: Vec<String> = p
+        .requests
+        .iter()
+        .flat_map(|r| {
+            let e = r
+                .error
+                .iter()
+                .map(move |e| format!("- request {}: error: {}", r.index + 1, md_cell(e)));
+            let n = r
+                .notes
+                .iter()
+                .map(move |n| format!("- request {}: {}", r.index + 1, md_cell(n)));
+            e.chain(n)
+        })
+        .collect();
+    if !notes.is_empty() {
+        o += &format!("\n{}\n", notes.join("\n"));
+    }
+    o += &format!(
+        "\nTotal: read {}, written {}, uncached {}, ${:.5}.\n\n### Strategies\n\n| Strategy | Read | Written | Uncached | Cost $ |\n|---|---:|---:|---:|---:|\n",
+        thousands(p.totals.cache_read_input_tokens),
+        thousands(p.totals.cache_creation_input_tokens),
+        thousands(p.totals.input_tokens),
+        p.total_cost_usd
+    );
+    for s in &p.strategies {
+        o += &format!(
+            "| {}{} | {} | {} | {} | {:.5} |\n",
+            s.name,
+            if s.name == p.best { " (best)" } else { "" },
+            thousands(s.usage.cache_read_input_tokens),
+            thousands(s.usage.cache_creation_input_tokens),
+            thousands(s.usage.input_tokens),
+            s.cost_usd
+        );
+    }
+    o += &format!(
+        "\nSaving of the best over no caching: ${:.5}.\n",
+        p.saving_usd
+    );
+    if !p.warnings.is_empty() {
+        o += "\n### Cache-breaker warnings\n\n";
+        for w in &p.warnings {
+            o += &format!(
+                "- `{}:{}` [{}] {}\n",
+                md_cell(&w.file),
+                w.line,
+                md_cell(&w.fragment),
+                md_cell(&w.message)
+            );
+        }
+    }
+    o
 }
 
 pub fn to_text(p: &Prediction) -> String {
