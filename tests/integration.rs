@@ -41,6 +41,7 @@ mod otlp;
 mod profiles;
 mod properties;
 mod proxy;
+mod release;
 mod request_model;
 mod sdk_clients;
 mod send;

@@ -398,6 +398,11 @@ fn totals(ui: &mut Ui, t: &crate::engine::traffic::Traffic) {
         )
         .wrap(),
     );
+    // Which agent release sent the requests (and, where this tool's
+    // recording of that agent is of another release, both).
+    for n in crate::engine::traffic::release::summary(&t.requests) {
+        ui.add(egui::Label::new(RichText::new(n).weak()).wrap());
+    }
     for n in crate::engine::traffic::notes(t) {
         ui.add(egui::Label::new(n).wrap());
     }

@@ -194,6 +194,12 @@ fn row(
         at: x.at,
         latency_ms: x.latency_ms,
         api: x.api,
+        release: x.release.clone().or_else(|| {
+            x.request
+                .as_ref()
+                .or(x.shape.as_deref())
+                .and_then(super::release::of_request)
+        }),
     }
 }
 

@@ -49,6 +49,11 @@ pub struct CaptureLine {
     /// Anthropic's cache diagnostics of the answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Value>,
+    /// The client's own name and release, from its request headers
+    /// (`user_agent`, Codex's `originator` and `version`): what says which
+    /// agent release sent the request. Never a key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<Value>,
     /// The request body (`null` when it was not a JSON object); None when
     /// the line has none (not an exchange). Written raw by
     /// [`CaptureLine::to_line`], last.
@@ -164,6 +169,7 @@ mod tests {
             error: None,
             counted: None,
             diagnostics: Some(json!({"cache_miss_reason": null})),
+            client: None,
             request: None,
         };
         let text = format!("{}{}}}", l.line_head(), r#"{ "model": "m" }"#);

@@ -50,6 +50,8 @@ pub(super) struct Rollout {
     last_total: Option<Value>,
     /// Exchanges taken from `token_count` events (dropped if records come).
     from_counts: Vec<Exchange>,
+    /// The release of the session being read (`cli_version`).
+    release: Option<super::release::Release>,
 }
 
 impl Rollout {
@@ -59,6 +61,8 @@ impl Rollout {
             Some("session_meta") => {
                 let id = p["session_id"].as_str().or(p["id"].as_str()).unwrap_or("");
                 self.session = clean(id, 64);
+                self.release =
+                    super::release::of_transcript("Codex CLI", p["cli_version"].as_str());
                 if !self.sessions.contains(&self.session) {
                     self.sessions.push(self.session.clone());
                 }
@@ -115,6 +119,7 @@ impl Rollout {
                 self.model.clone()
             },
             usage: Some(usage),
+            release: self.release.clone(),
             ..Exchange::default()
         }
     }

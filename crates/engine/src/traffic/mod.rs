@@ -22,6 +22,7 @@ mod explain;
 mod lines;
 mod parse;
 pub mod profile_check;
+pub mod release;
 mod report;
 mod request;
 mod request_diff;
@@ -113,6 +114,10 @@ pub struct Exchange {
     /// The API it was sent to (`anthropic`, `openai`), when known: a
     /// capture's endpoint, a transcript's agent.
     pub api: Option<&'static str>,
+    /// The agent and release that sent it, when its line says (a
+    /// transcript's version, the client headers the proxy recorded); else
+    /// read from the request itself when the row is made.
+    pub release: Option<release::Release>,
 }
 
 /// Why a request wrote or missed the cache.
@@ -210,6 +215,9 @@ pub struct Row {
     /// The API it was sent to (`anthropic`, `openai`), when known.
     #[serde(skip)]
     pub api: Option<&'static str>,
+    /// The agent and release that sent it, when the request says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<release::Release>,
 }
 
 impl KindCost {

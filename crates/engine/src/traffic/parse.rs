@@ -128,6 +128,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
             request: Some(req),
             body: None,
             api,
+            release: l.client.as_ref().and_then(super::release::of_client),
         },
     })
 }
@@ -377,6 +378,7 @@ impl Transcript {
             agent_cost_usd: l["costUSD"].as_f64().filter(|c| c.is_finite() && *c >= 0.0),
             latency_ms: None,
             body: None,
+            release: super::release::of_transcript("Claude Code", l["version"].as_str()),
         });
     }
 

@@ -132,6 +132,9 @@ struct RequestJson<'a> {
     /// What the agent itself says the request cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     agent_cost_usd: Option<f64>,
+    /// The agent and release that sent it, and where that was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    release: Option<&'a super::release::Release>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -164,6 +167,7 @@ impl<'a> RequestJson<'a> {
             unaccounted_tokens: r.parts.unaccounted().map(|u| u.1),
             advisor_calls: r.advisor_calls,
             agent_cost_usd: r.agent_cost_usd.map(|c| (c * 1e6).round() / 1e6),
+            release: r.release.as_ref(),
         }
     }
 }
@@ -199,6 +203,12 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
         t.source.noun(),
         crate::plural(t.requests.len() as u64, "request")
     );
+    for line in super::release::summary(&t.requests) {
+        o += &format!("{line}\n");
+    }
+    if t.requests.iter().any(|r| r.release.is_some()) {
+        o += "\n";
+    }
     o += "  #  time                      chain        model                 input    write     read   output   cost $\n";
     for r in &t.requests {
         let u = r.usage.unwrap_or_default();
@@ -319,8 +329,11 @@ pub fn to_markdown(t: &Traffic) -> String {
         );
     }
     o += &format!("\n**Totals**: {}\n\n", t.totals.headline());
-    for n in notes(t) {
-        o += &format!("- {n}\n");
+    for n in super::release::summary(&t.requests)
+        .into_iter()
+        .chain(notes(t))
+    {
+        o += &format!("- {}\n", cell(&n));
     }
     o
 }

@@ -26,6 +26,7 @@
 //! | `miss_kind`, `miss_detail` | why it wrote or missed (null when it only read) |
 //! | `first_difference` | for a changed prefix, the first position that differs |
 //! | `agent`, `profile` | the agent and profile when known (null otherwise) |
+//! | `release` | the agent and release that sent it (`Claude Code 2.1.328`), when the request or its line says |
 
 use serde::Serialize;
 
@@ -63,6 +64,7 @@ pub struct FlatRow<'a> {
     pub first_difference: Option<&'a str>,
     pub agent: Option<&'static str>,
     pub profile: Option<&'a str>,
+    pub release: Option<String>,
 }
 
 /// The agent a source names, when it names one.
@@ -120,6 +122,7 @@ pub fn flat_of<'a>(
         first_difference: r.miss.as_ref().and_then(|m| m.position.as_deref()),
         agent: agent_of(source),
         profile: None,
+        release: r.release.as_ref().map(super::release::Release::name),
     }
 }
 

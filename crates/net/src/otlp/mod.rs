@@ -568,6 +568,7 @@ fn own(a: &mut Vec<KeyValue>, row: &FlatRow, content: bool) {
         ("first_difference", row.first_difference),
         ("agent", row.agent),
         ("profile", row.profile),
+        ("agent.release", row.release.as_deref()),
     ];
     for (name, v) in texts {
         if let Some(v) = v {

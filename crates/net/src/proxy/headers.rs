@@ -82,6 +82,28 @@ pub(super) fn split_headers(
     (headers, auth)
 }
 
+/// The client's own name and release from its headers, as the capture
+/// records them (`user_agent`, Codex's `originator` and `version`), each
+/// cleaned and at most 200 characters; None when it sends none of them.
+/// These name the agent, never a key (they are redacted too, with the
+/// rest of the line).
+pub(super) fn client_of(req: &Request<Incoming>) -> Option<serde_json::Value> {
+    let mut o = serde_json::Map::new();
+    for (header, field) in [
+        ("user-agent", "user_agent"),
+        ("originator", "originator"),
+        ("version", "version"),
+    ] {
+        if let Some(v) = req.headers().get(header) {
+            let v = guard::clean(&String::from_utf8_lossy(v.as_bytes()), 200);
+            if !v.is_empty() {
+                o.insert(field.into(), v.into());
+            }
+        }
+    }
+    (!o.is_empty()).then_some(serde_json::Value::Object(o))
+}
+
 /// The request's `content-length`, when it is a number.
 pub(super) fn content_length(req: &Request<Incoming>) -> Option<usize> {
     req.headers()

@@ -37,7 +37,7 @@ mod stall;
 
 use answer::{StreamEnd, error_message, stream_error};
 use count::count_parts;
-use headers::{content_length, hop_by_hop, keys_of, split_headers};
+use headers::{client_of, content_length, hop_by_hop, keys_of, split_headers};
 use record::Record;
 
 /// Largest request or recorded response body (as in the clients).
@@ -339,6 +339,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         &shared.cfg.openai_upstream
     };
     let keys = keys_of(&req);
+    let client = client_of(&req);
     let refused = if keys.is_empty() {
         None
     } else {
@@ -376,6 +377,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         stream: false,
         written: std::sync::atomic::AtomicBool::new(false),
         held,
+        client,
     };
     // A key that may not go to this upstream: refused, and recorded.
     if let Some(e) = refused {

@@ -51,6 +51,8 @@ pub(super) struct Record {
     /// Its share of the in-flight budget (the request body, the copy of
     /// the answer), given back once it is recorded.
     pub(super) held: super::intake::Reservation,
+    /// The client's name and release from its headers (no key).
+    pub(super) client: Option<Value>,
 }
 
 /// A client that leaves before the answer drops the exchange's future (and
@@ -161,6 +163,10 @@ impl Record {
                 d
             }),
             request: None,
+            client: self.client.clone().map(|mut c| {
+                redact_value(&mut c, &redactor);
+                c
+            }),
         };
         // The request goes in as it came (redacted, on one line), not
         // parsed and printed again, nor copied into the line.

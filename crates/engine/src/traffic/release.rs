@@ -1,0 +1,207 @@
+//! Which agent and release sent a request, read from what the request
+//! itself says: Claude Code's billing header in its system prompt
+//! (`x-anthropic-billing-header: cc_version=2.1.328.a13; …`), the client's
+//! `User-Agent` (`claude-cli/2.1.328 …`, `codex_exec/0.169.0 …`) and Codex's
+//! `originator` and `version` headers as the proxy records them, or a
+//! transcript line's `version` (Claude Code, OpenClaw) and Codex's
+//! `cli_version`. Every view shows it; where the bundled recording of that
+//! agent is of another release, the views say so with both.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::clean;
+
+/// An agent and release, and where that was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Release {
+    /// The agent as its users name it (`Claude Code`, `Codex CLI`).
+    pub agent: String,
+    /// Its version (`2.1.328`).
+    pub version: String,
+    /// Where it was read (`the billing header in its system prompt`).
+    pub from: &'static str,
+}
+
+impl Release {
+    pub fn new(agent: &str, version: &str, from: &'static str) -> Option<Release> {
+        let version = clean(version.trim(), 40);
+        let ok = !version.is_empty()
+            && version
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_'));
+        ok.then(|| Release {
+            agent: clean(agent, 40),
+            version,
+            from,
+        })
+    }
+
+    /// `Claude Code 2.1.328`.
+    pub fn name(&self) -> String {
+        format!("{} {}", self.agent, self.version)
+    }
+}
+
+/// The agent a client name (`claude-cli`, `codex_exec`) is.
+fn agent_of(client: &str) -> Option<&'static str> {
+    let c = client.to_ascii_lowercase();
+    Some(match c.as_str() {
+        "claude-cli" | "claude-code" | "claude_code" => "Claude Code",
+        c if c.starts_with("codex") => "Codex CLI",
+        "openclaw" => "OpenClaw",
+        "geminicli" | "gemini-cli" => "Gemini CLI",
+        "opencode" => "OpenCode",
+        "pi" | "pi-coding-agent" => "Pi",
+        _ => return None,
+    })
+}
+
+/// Claude Code's release from its billing header, wherever a system block
+/// (or the shape a transcript records) holds it: `cc_version=X.Y.Z.hash`.
+pub fn of_request(req: &Value) -> Option<Release> {
+    const KEY: &str = "x-anthropic-billing-header: cc_version=";
+    let texts: Vec<&str> = match req.get("system") {
+        Some(Value::String(s)) => vec![s.as_str()],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .take(8)
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => Vec::new(),
+    };
+    texts.into_iter().find_map(|t| {
+        let at = t.find(KEY)? + KEY.len();
+        let v = t[at..].split([';', ' ', '\n']).next()?;
+        // `2.1.328.a13`: the release, then the build's hash.
+        let release: Vec<&str> = v.split('.').take(3).collect();
+        Release::new(
+            "Claude Code",
+            &release.join("."),
+            "the billing header in its system prompt",
+        )
+    })
+}
+
+/// The release a client's headers name, as the proxy records them
+/// (`{"user_agent": …, "originator": …, "version": …}`).
+pub fn of_client(client: &Value) -> Option<Release> {
+    let s = |k: &str| client.get(k).and_then(Value::as_str);
+    if let (Some(o), Some(v)) = (s("originator"), s("version"))
+        && let Some(agent) = agent_of(o)
+    {
+        return Release::new(agent, v, "its originator and version headers");
+    }
+    let ua = s("user_agent")?;
+    let first = ua.split_whitespace().next()?;
+    let (name, version) = first.split_once('/')?;
+    Release::new(agent_of(name)?, version, "its User-Agent")
+}
+
+/// The release of each agent whose own parts this tool bundles (recorded
+/// from that release: `assets/profiles/*.builtin.json`).
+pub fn bundled(agent: &str) -> Option<&'static str> {
+    use std::sync::OnceLock;
+    static BUNDLED: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    let all = BUNDLED.get_or_init(|| {
+        crate::workspace::agents::builtin::BUNDLED
+            .iter()
+            .filter_map(|(_, text)| {
+                #[derive(serde::Deserialize)]
+                struct Head {
+                    agent: String,
+                    release: String,
+                }
+                let h: Head = serde_json::from_str(text).ok()?;
+                Some((h.agent, h.release))
+            })
+            .collect()
+    });
+    all.iter()
+        .find(|(a, _)| a == agent)
+        .map(|(_, r)| r.as_str())
+}
+
+/// The lines a traffic view opens with: which agent release sent which
+/// requests (and where that was read), and, where the bundled recording of
+/// that agent's own parts is of another release, both releases.
+pub fn summary(requests: &[super::Row]) -> Vec<String> {
+    let mut runs: Vec<(&Release, usize, usize)> = Vec::new();
+    for r in requests {
+        let Some(rel) = &r.release else { continue };
+        match runs.last_mut() {
+            Some((last, _, to)) if *last == rel && *to + 1 == r.index => *to = r.index,
+            _ => runs.push((rel, r.index, r.index)),
+        }
+    }
+    let mut out = Vec::new();
+    let mut said: Vec<&Release> = Vec::new();
+    for (rel, from, to) in &runs {
+        let which = if from == to {
+            format!("request {from}")
+        } else {
+            format!("requests {from}-{to}")
+        };
+        out.push(format!("sent by {} ({}): {which}", rel.name(), rel.from));
+        if !said
+            .iter()
+            .any(|s| s.agent == rel.agent && s.version == rel.version)
+        {
+            said.push(rel);
+        }
+    }
+    for rel in said {
+        if let Some(b) = bundled(&rel.agent)
+            && b != rel.version
+        {
+            out.push(format!(
+                "{} {} sent these; this tool's recording of {}'s own parts is of {b}: where they differ, the views that use the recording (report, context, --against, --check-profile) show {b}'s",
+                rel.agent, rel.version, rel.agent
+            ));
+        }
+    }
+    out
+}
+
+/// The release a transcript line names: Claude Code's and OpenClaw's
+/// `version` (the agent given by the transcript's kind).
+pub fn of_transcript(agent: &str, version: Option<&str>) -> Option<Release> {
+    Release::new(agent, version?, "its transcript")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn read_from_each_place_an_agent_says_it() {
+        let req = json!({"system": [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.332.a13; cc_entrypoint=sdk-cli;"}, {"type": "text", "text": "You are Claude Code"}]});
+        let r = of_request(&req).unwrap();
+        assert_eq!(
+            (r.name().as_str(), r.from),
+            (
+                "Claude Code 2.1.332",
+                "the billing header in its system prompt"
+            )
+        );
+        assert_eq!(of_request(&json!({"system": "You are terse."})), None);
+        let ua =
+            of_client(&json!({"user_agent": "claude-cli/2.1.328 (external, sdk-cli)"})).unwrap();
+        assert_eq!(ua.name(), "Claude Code 2.1.328");
+        let codex = of_client(&json!({"user_agent": "codex_exec/0.171.0 (Debian 12; x86_64)", "originator": "codex_exec", "version": "0.171.0"})).unwrap();
+        assert_eq!(
+            (codex.name().as_str(), codex.from),
+            ("Codex CLI 0.171.0", "its originator and version headers")
+        );
+        assert_eq!(of_client(&json!({"user_agent": "curl/8.5.0"})), None);
+        assert_eq!(
+            of_client(&json!({"user_agent": "claude-cli/\u{1b}[2J"})),
+            None
+        );
+        assert_eq!(
+            of_transcript("OpenClaw", Some("2026.9.6")).unwrap().name(),
+            "OpenClaw 2026.9.6"
+        );
+    }
+}

@@ -1,0 +1,127 @@
+//! Which agent release sent each request, read from the request itself
+//! (issue 38): Claude Code's billing header, the client headers the proxy
+//! records (User-Agent, Codex's `originator` and `version`), a transcript's
+//! version; shown by every traffic view, with both releases where the
+//! bundled recording of the agent's own parts is of another one.
+
+use crate::common;
+use crate::otlp;
+
+use common::*;
+use serde_json::Value;
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    otlp::fixture(rel)
+}
+
+fn releases(file: &std::path::Path) -> Vec<Value> {
+    let o = run(&["traffic", file.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["release"].clone())
+        .collect()
+}
+
+#[test]
+fn the_recorded_agents_name_their_release_in_every_view() {
+    for (src, name, from) in [
+        (
+            "claude-code/capture.jsonl",
+            "Claude Code 2.1.328",
+            "the billing header in its system prompt",
+        ),
+        (
+            "claude-code/transcript",
+            "Claude Code 2.1.328",
+            "its transcript",
+        ),
+        ("codex/transcript", "Codex CLI 0.169.0", "its transcript"),
+    ] {
+        let f = fixture(src);
+        for r in releases(&f) {
+            assert_eq!(
+                format!(
+                    "{} {}",
+                    r["agent"].as_str().unwrap(),
+                    r["version"].as_str().unwrap()
+                ),
+                name,
+                "{src}"
+            );
+            assert_eq!(r["from"], from, "{src}");
+        }
+        let text = stdout(&run(&["traffic", f.to_str().unwrap()]));
+        assert!(
+            text.contains(&format!("sent by {name} ({from})")),
+            "{src}: {text}"
+        );
+        // The bundled recording is of the same release: nothing to warn of.
+        assert!(!text.contains("this tool's recording"), "{src}: {text}");
+        let md = stdout(&run(&[
+            "traffic",
+            f.to_str().unwrap(),
+            "--format",
+            "markdown",
+        ]));
+        assert!(md.contains(&format!("sent by {name}")), "{src}");
+        let rows = otlp::jsonl_rows(&f);
+        assert!(rows.iter().all(|r| r["release"] == name), "{src}");
+    }
+}
+
+#[test]
+fn a_newer_release_than_the_recording_is_said_with_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("capture.jsonl");
+    let body = std::fs::read_to_string(fixture("claude-code/capture.jsonl")).unwrap();
+    std::fs::write(
+        &cap,
+        body.replace("cc_version=2.1.328.", "cc_version=2.1.332."),
+    )
+    .unwrap();
+    let text = stdout(&run(&["traffic", cap.to_str().unwrap()]));
+    assert!(text.contains("sent by Claude Code 2.1.332"), "{text}");
+    assert!(
+        text.contains("Claude Code 2.1.332 sent these; this tool's recording of Claude Code's own parts is of 2.1.328"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_proxy_records_the_clients_name_and_release_and_no_key() {
+    let up = otlp::upstream();
+    let p = proxy(&up, &up, &[]);
+    let c = reqwest::blocking::Client::new();
+    let r = c
+        .post(format!("{}/v1/messages", p.url))
+        .header("x-api-key", otlp::KEY)
+        .header("user-agent", "codex_exec/0.171.0 (Debian 12; x86_64) sk-ant-api03-UAKEYuakeyUAKEYuakey0123")
+        .header("originator", "codex_exec")
+        .header("version", "0.171.0")
+        .header("content-type", "application/json")
+        .body(r#"{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}"#)
+        .send()
+        .unwrap();
+    r.bytes().unwrap();
+    otlp::wait_lines(&p.capture, 1);
+    let line = std::fs::read_to_string(&p.capture).unwrap();
+    let v: Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    assert_eq!(v["client"]["originator"], "codex_exec");
+    assert_eq!(v["client"]["version"], "0.171.0");
+    assert!(
+        !line.contains("UAKEY"),
+        "a key in a header's text is redacted: {line}"
+    );
+    let rel = &releases(&p.capture)[0];
+    assert_eq!(rel["agent"], "Codex CLI");
+    assert_eq!(rel["version"], "0.171.0");
+    assert_eq!(rel["from"], "its originator and version headers");
+    let text = stdout(&run(&["traffic", p.capture.to_str().unwrap()]));
+    assert!(
+        text.contains("this tool's recording of Codex CLI's own parts is of 0.169.0"),
+        "{text}"
+    );
+}
