@@ -269,6 +269,7 @@ fn bench_attribution(c: &mut Criterion) {
         .map(|i| SourceFile {
             path: format!("notes/{i}.md"),
             text: mixed_text(1500, 100 + i),
+            modified: None,
         })
         .collect();
     // The agent's own 60 KB, then 100 of the files, every other one with
@@ -347,6 +348,7 @@ fn tracing_scales_linearly() {
         let files = vec![SourceFile {
             path: "LOG.md".into(),
             text,
+            modified: None,
         }];
         let request =
             serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []});

@@ -136,13 +136,32 @@ fn codex_appends_an_edited_agents_md_and_the_old_text_stays() {
     assert_eq!(occ[0]["sent"], "cut");
     assert_eq!(occ[0]["missing"], serde_json::json!([[5, 5]]));
     assert_eq!(occ[1]["sent"], "whole");
-    // The first request was sent before the edit: the line is missing.
+    // The first request was sent before the edit: the line is missing, and
+    // the file was modified after the request (the copy is newer than the
+    // recording): it changed since, Codex cut nothing.
     let a = attribution("codex", ws.path(), 1);
     let f = file(&a, "tools/AGENTS.md");
     assert_eq!(
         (&f["sent"], &f["missing"]),
-        (&"cut".into(), &serde_json::json!([[5, 5]]))
+        (&"changed".into(), &serde_json::json!([[5, 5]]))
     );
+    let (modified, sent_at) = (
+        f["changed_since"][0].as_f64().unwrap(),
+        f["changed_since"][1].as_f64().unwrap(),
+    );
+    assert!(modified > sent_at, "{f}");
+    // The same file dated before the request: then the line's absence is a
+    // cut (nothing says the file changed since).
+    let agents = ws.path().join("tools/AGENTS.md");
+    let before = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(sent_at - 86_400.0);
+    std::fs::File::options()
+        .write(true)
+        .open(&agents)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+    let a = attribution("codex", ws.path(), 1);
+    assert_eq!(file(&a, "tools/AGENTS.md")["sent"], "cut");
 }
 
 #[test]
@@ -150,7 +169,7 @@ fn openclaws_edited_agents_md_is_named_with_the_line_added() {
     let ws = after("openclaw");
     let before = attribution("openclaw", ws.path(), 1);
     let f = file(&before, "AGENTS.md");
-    assert_eq!(f["sent"], "cut");
+    assert_eq!(f["sent"], "changed", "edited after the request: {f}");
     assert_eq!(f["missing"], serde_json::json!([[13, 13]]));
     let last = attribution("openclaw", ws.path(), 3);
     assert_eq!(file(&last, "AGENTS.md")["sent"], "whole");
@@ -269,7 +288,7 @@ fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
     let ws = after("openclaw");
     let (_, d) = check("openclaw", ws.path(), 1);
     assert!(
-        d.contains(&("truncation".into(), "AGENTS.md".into())),
+        d.contains(&("changed-since".into(), "AGENTS.md".into())),
         "{d:?}"
     );
     let cap = fixture("openclaw").join("capture.jsonl");
@@ -283,7 +302,7 @@ fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
         "--check-profile",
     ]);
     let t = stdout(&o);
-    assert!(t.contains("lines not sent: 13"), "{t}");
+    assert!(t.contains("lines not in it: 13"), "{t}");
     // After the edit, the agent sent the new line: the profile renders
     // request 3 as sent.
     let (code, d) = check("openclaw", ws.path(), 3);

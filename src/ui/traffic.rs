@@ -560,6 +560,10 @@ fn trace_ui(ui: &mut Ui, against: Option<&Result<Against, String>>) {
                     crate::engine::traffic::attribution::Sent::Cut => {
                         format!("cut: {} of {} lines", f.lines_sent, f.lines)
                     }
+                    crate::engine::traffic::attribution::Sent::Changed => format!(
+                        "changed since the request: {} of {} lines as sent",
+                        f.lines_sent, f.lines
+                    ),
                     crate::engine::traffic::attribution::Sent::Absent => "not sent".to_string(),
                 });
                 ui.end_row();

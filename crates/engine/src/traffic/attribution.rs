@@ -27,6 +27,8 @@ pub struct SourceFile {
     /// Workspace-relative path.
     pub path: String,
     pub text: String,
+    /// When it was last modified (Unix seconds), when known.
+    pub modified: Option<f64>,
 }
 
 /// How a file was sent.
@@ -35,8 +37,13 @@ pub struct SourceFile {
 pub enum Sent {
     /// Every line that says something is in the request.
     Whole,
-    /// Some of its lines are.
+    /// Some of its lines are, cut by the agent (its marker between the
+    /// spans kept), or by no sign of a change since.
     Cut,
+    /// Some of its lines are, and the file was modified after the request
+    /// and the agent left no marker: it changed since, the agent cut
+    /// nothing (what is not in the request was written after it).
+    Changed,
     /// None.
     Absent,
 }
@@ -80,6 +87,10 @@ pub struct FileInRequest {
     /// Each part it is in, whole or cut there.
     pub occurrences: Vec<Occurrence>,
     pub spans: Vec<Span>,
+    /// For a file that changed since the request: when it was modified and
+    /// when the request was sent (Unix seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_since: Option<(f64, f64)>,
 }
 
 /// A file in one part of the request.
@@ -493,6 +504,32 @@ fn file_in_request(
         markers,
         occurrences: occurrences(ix, &spans),
         spans,
+        changed_since: None,
+    }
+}
+
+/// Tells the files that changed after the request (modified later than
+/// `sent_at`, lines missing and no marker of the agent's between the spans
+/// kept) from the files the agent cut: only the latter stay [`Sent::Cut`].
+pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Option<f64>) {
+    let Some(at) = sent_at else { return };
+    for f in &mut a.files {
+        let modified = files
+            .iter()
+            .find(|s| s.path == f.path)
+            .and_then(|s| s.modified);
+        if f.sent == Sent::Cut
+            && f.markers.is_empty()
+            && let Some(m) = modified.filter(|m| *m > at)
+        {
+            f.sent = Sent::Changed;
+            f.changed_since = Some((m, at));
+            for oc in &mut f.occurrences {
+                if oc.sent == Sent::Cut {
+                    oc.sent = Sent::Changed;
+                }
+            }
+        }
     }
 }
 
@@ -548,6 +585,7 @@ pub fn workspace_files(ws: &crate::workspace::Workspace) -> Traced {
         let Some(text) = reader.read(&path) else {
             continue;
         };
+        let modified = reader.modified.get(&path).copied();
         if text.len() > MAX_TRACED_FILE_BYTES {
             out.not_traced.push(format!(
                 "{}: {} bytes, over the {} MiB a file traced may have",
@@ -566,7 +604,11 @@ pub fn workspace_files(ws: &crate::workspace::Workspace) -> Traced {
             continue;
         }
         total += text.len();
-        out.files.push(SourceFile { path, text });
+        out.files.push(SourceFile {
+            path,
+            text,
+            modified,
+        });
     }
     out
 }
@@ -586,6 +628,16 @@ pub fn to_text(a: &Attribution, request: usize) -> String {
         let how = match f.sent {
             Sent::Whole => "whole".to_string(),
             Sent::Cut => format!("cut: {} of {} lines sent", f.lines_sent, f.lines),
+            Sent::Changed => {
+                let (m, at) = f.changed_since.unwrap_or_default();
+                format!(
+                    "changed since: {} of {} lines as sent; the file was modified {}, after the request ({}): the agent cut nothing",
+                    f.lines_sent,
+                    f.lines,
+                    super::format_rfc3339(m),
+                    super::format_rfc3339(at)
+                )
+            }
             Sent::Absent => "not sent".to_string(),
         };
         o += &format!(
@@ -607,13 +659,22 @@ pub fn to_text(a: &Attribution, request: usize) -> String {
             for oc in &f.occurrences {
                 let how = match oc.sent {
                     Sent::Cut => format!("cut, without lines {}", ranges(&oc.missing)),
+                    Sent::Changed => format!(
+                        "as before the change, without lines {}",
+                        ranges(&oc.missing)
+                    ),
                     _ => "whole".into(),
                 };
                 o += &format!("      in {}: {how}\n", oc.part);
             }
         }
         if !f.missing.is_empty() {
-            o += &format!("      not sent: lines {}\n", ranges(&f.missing));
+            let what = if f.sent == Sent::Changed {
+                "not in the request (written after it)"
+            } else {
+                "not sent"
+            };
+            o += &format!("      {what}: lines {}\n", ranges(&f.missing));
         }
         for m in &f.markers {
             o += &format!("      marker: {}\n", clip(m, 120));

@@ -10,6 +10,7 @@ fn file(path: &str, text: &str) -> SourceFile {
     SourceFile {
         path: path.into(),
         text: text.into(),
+        modified: None,
     }
 }
 

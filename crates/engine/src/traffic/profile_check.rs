@@ -23,6 +23,9 @@ pub enum Point {
     Missing,
     /// Both send it, one whole and the other cut (or cut elsewhere).
     Truncation,
+    /// The file changed after the request: the profile renders today's
+    /// text, the agent sent the one before (no cut of the agent's).
+    ChangedSince,
     Marker,
     Stripped,
     /// A system block in one, a message in the other.
@@ -94,6 +97,10 @@ fn sent_words(f: &FileInRequest) -> String {
         Sent::Whole => "whole".into(),
         Sent::Absent => "not sent".into(),
         Sent::Cut => format!("cut: {} of {} lines", f.lines_sent, f.lines),
+        Sent::Changed => format!(
+            "changed since: {} of {} lines as sent",
+            f.lines_sent, f.lines
+        ),
     }
 }
 
@@ -160,6 +167,23 @@ fn compare_file(
             return out.push(diff(Point::Missing, sent_words(p), "not sent".into()));
         }
         _ => {}
+    }
+    // A file that changed since the request: what it lacks was written
+    // after it, no truncation of the agent's to compare.
+    if a.sent == Sent::Changed {
+        let (m, at) = a.changed_since.unwrap_or_default();
+        return out.push(diff(
+            Point::ChangedSince,
+            format!(
+                "today's text (modified {}, after the request of {})",
+                super::format_rfc3339(m),
+                super::format_rfc3339(at)
+            ),
+            format!(
+                "the text before the change; lines not in it: {}",
+                ranges(&a.missing)
+            ),
+        ));
     }
     if p.missing != a.missing {
         out.push(diff(
@@ -229,13 +253,14 @@ fn order(at: &Attribution, texts: &[(String, String)], both: &[&str]) -> Vec<Str
 /// and the one the agent sent (`real`), over the workspace's `files`.
 pub fn check(
     predicted: &Value,
-    real: &Value,
+    (real, sent_at): (&Value, Option<f64>),
     files: &[SourceFile],
     counter: &TokenCounter,
     enc: Encoding,
 ) -> Vec<Difference> {
     let p = attribute(predicted, files, counter, enc);
-    let a = attribute(real, files, counter, enc);
+    let mut a = attribute(real, files, counter, enc);
+    super::attribution::mark_changed_since(&mut a, files, sent_at);
     let (pt, at) = (texts(predicted), texts(real));
     let mut out = Vec::new();
     for (pf, af) in p.files.iter().zip(&a.files) {
@@ -332,10 +357,11 @@ pub fn against(
     let enc = table.resolve(Some(&x.model)).tokenizer;
     let mut attribution = attribute(req, &files, counter, enc);
     attribution.not_traced = traced.not_traced;
+    super::attribution::mark_changed_since(&mut attribution, &files, x.at);
     mark_agent_parts(&mut attribution, req, &ins.assembly);
     let predicted =
         crate::cache::request::anthropic_body(&ins.assembly, &x.model, &[], 1024, false, false);
-    let differences = check(&predicted, req, &files, counter, enc);
+    let differences = check(&predicted, (req, x.at), &files, counter, enc);
     let chosen = &ins.workspace.profile;
     Ok(Against {
         request: n,
@@ -422,6 +448,7 @@ mod tests {
         SourceFile {
             path: path.into(),
             text: text.into(),
+            modified: None,
         }
     }
 
@@ -439,7 +466,7 @@ mod tests {
             "messages": [{"role": "user", "content": "Contents of /w/B.md:\nBeta rule one here\nBeta rule two here\nContents of /w/A.md:\nAlpha rule one here\nAlpha rule two here\n"}]});
         let d = check(
             &predicted,
-            &real,
+            (&real, None),
             &files,
             &TokenCounter::new(),
             Encoding::O200kBase,
@@ -465,7 +492,7 @@ mod tests {
         );
         let same = check(
             &predicted,
-            &predicted,
+            (&predicted, None),
             &files,
             &TokenCounter::new(),
             Encoding::O200kBase,

@@ -355,6 +355,9 @@ const OUTSIDE: &str =
 pub struct Reader {
     root: PathBuf,
     pub files: BTreeMap<String, String>,
+    /// Each file read's modification time (Unix seconds), from its opened
+    /// handle.
+    pub modified: BTreeMap<String, f64>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -405,6 +408,7 @@ impl Reader {
         Ok(Reader {
             root,
             files: BTreeMap::new(),
+            modified: BTreeMap::new(),
             diags: Vec::new(),
         })
     }
@@ -467,6 +471,15 @@ impl Reader {
             && !real.starts_with(&self.root)
         {
             return Err((None, OUTSIDE.into()));
+        }
+        if let Some(t) = file
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        {
+            self.modified
+                .insert(rel_string(Path::new(rel)), t.as_secs_f64());
         }
         let bytes = read_capped(&mut file, MAX_FILE_BYTES).map_err(|m| (None, m))?;
         if memchr::memchr(0, &bytes).is_some() {
