@@ -271,3 +271,49 @@ fn markdown_is_markdown_on_context_predict_and_models() {
         }
     }
 }
+
+/// One truth on a block the agent's text shares with the user's files
+/// (OpenClaw joins its own prompt around them): the layer's `used` and the
+/// agent's own tokens add up to the block as sent, in JSON and in text.
+#[test]
+fn a_layer_sharing_its_block_with_the_agent_adds_up_to_the_block() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/openclaw/workspace");
+    let o = run(&["report", ws.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    let mut shared = 0;
+    for l in r["layers"].as_array().unwrap() {
+        let Some(b) = r["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["layer"] == l["layer"])
+        else {
+            continue;
+        };
+        let own = l["agent_own"].as_u64().unwrap_or(0);
+        assert_eq!(
+            l["used"].as_u64().unwrap() + own,
+            b["tokens"].as_u64().unwrap(),
+            "{l}"
+        );
+        shared += usize::from(own > 0);
+    }
+    assert_eq!(shared, 1, "OpenClaw's own text shares one block");
+    let text = stdout(&run(&["report", ws.to_str().unwrap()]));
+    assert!(
+        text.contains("tokens of OpenClaw 2026.9.6's own text in the same block"),
+        "{text}"
+    );
+    // A workspace of the layered profile has no agent text in its blocks.
+    let o = run(&["report", sample().to_str().unwrap(), "--format", "json"]);
+    let r = json(&o);
+    assert!(
+        r["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l.get("agent_own").is_none())
+    );
+}

@@ -133,6 +133,7 @@ pub fn assemble(
             ttl: ls.ttl,
             placement: ls.placement,
             markers: 0,
+            agent_own: 0,
         });
         blocks.push(block);
         inflow = available.saturating_sub(used);
@@ -154,6 +155,13 @@ pub fn assemble(
         }
     }
     let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);
+    // One truth on a block the agent's text shares with the files: the
+    // layer's `used` and the agent's own add up to the block as sent.
+    for l in &mut layers {
+        if let Some(b) = blocks.iter().find(|b| b.layer == l.layer) {
+            l.agent_own = (b.tokens as u64).saturating_sub(l.used);
+        }
+    }
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
     Assembly {
         model: p.model.id.clone(),

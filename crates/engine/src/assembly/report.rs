@@ -37,6 +37,11 @@ pub fn to_json(ins: &Inspection) -> Value {
             if a.debug_markers {
                 v["markers"] = json!(l.markers);
             }
+            // The agent's own text in the same block: used + agent_own is
+            // the block as sent.
+            if l.agent_own > 0 {
+                v["agent_own"] = json!(l.agent_own);
+            }
             v
         }).collect::<Vec<_>>(),
         "fragments": a.fragments.iter().map(|f| json!({
@@ -173,11 +178,19 @@ pub fn to_text(ins: &Inspection) -> String {
         } else {
             "not cached".into()
         };
-        let over = if l.overflow > 0 {
+        let mut over = if l.overflow > 0 {
             format!("  OVER BY {}", l.overflow)
         } else {
             String::new()
         };
+        if l.agent_own > 0 {
+            over += &format!(
+                "\n  + {} tokens of {}'s own text in the same block: {} as sent",
+                crate::thousands(l.agent_own),
+                a.agent.as_deref().unwrap_or("the agent"),
+                crate::thousands(l.used + l.agent_own)
+            );
+        }
         o += &format!(
             "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
             l.layer,

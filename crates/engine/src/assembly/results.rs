@@ -83,6 +83,15 @@ pub struct LayerResult {
     /// them): `used` counts them, trimming never did.
     #[serde(default)]
     pub markers: u64,
+    /// Tokens of the agent's own text that shares this layer's block (an
+    /// OpenClaw prompt joined around the files): `used` + `agent_own` is
+    /// the block's tokens as sent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub agent_own: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
