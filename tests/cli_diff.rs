@@ -115,3 +115,81 @@ fn sessions_diff_live_and_bad_snapshots_fail_clearly() {
     let o = run(&["diff", &format!("{w}@nope"), &format!("{w}@coding")]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Two recorded requests of different chains and captures compared (issue
+/// 38): the first request of a chain whose system prompt changed is
+/// compared with the nearest earlier request sharing a prefix, and says so;
+/// `--with FILE#M` compares any two requests of any captures.
+#[test]
+fn requests_of_other_chains_and_captures_are_diffed() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code/capture.jsonl");
+    let first = std::fs::read_to_string(&fixture)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    // The same session started again with its system prompt appended to
+    // (`claude -p --append-system-prompt`): its second block changed.
+    let mut v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let t = v["request"]["system"][1]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    v["request"]["system"][1]["text"] = format!("{t}\nAlways answer in French.").into();
+    v["ts_start"] = "2026-12-01T02:40:00.000Z".into();
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("two-sessions.jsonl");
+    std::fs::write(&cap, format!("{first}\n{v}\n")).unwrap();
+    let o = run(&["traffic", cap.to_str().unwrap(), "--diff", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "request #1 (chain main: the nearest earlier request sharing a prefix with #2"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("Always answer in French"), "{out}");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--diff",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let d = json(&o);
+    assert_eq!(d["divergence"]["position"], "system block 2", "{d}");
+    // Across captures: this capture's request 2 against the fixture's 1.
+    let with = format!("{}#1", fixture.display());
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--diff",
+        "2",
+        "--with",
+        &with,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d = json(&o);
+    assert_eq!(d["a"], with);
+    assert_eq!(d["divergence"]["position"], "system block 2", "{d}");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--diff",
+        "2",
+        "--with",
+        "x#nine",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("not a request number"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -33,6 +33,10 @@ pub struct Args {
     /// chain, as the window's Diff view does (tools, blocks, messages).
     #[arg(long, value_name = "N")]
     pub diff: Option<usize>,
+    /// With --diff N: compare request N with this one instead: `M` (of the
+    /// same file) or `FILE#M` (of another capture), whatever their chains.
+    #[arg(long, value_name = "[FILE#]M", requires = "diff")]
+    pub with: Option<String>,
     /// List each recorded request's parts (tools, system blocks, messages)
     /// with their tokens, as the Traffic tab does (JSON always has them).
     #[arg(long)]
@@ -237,16 +241,70 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     }
 }
 
-/// Request `n` compared with the previous request of its chain.
-fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
-    let exchanges = match traffic::read_file_for(&a.file, &[n]) {
-        Ok((_, x, _)) => x,
-        Err(e) => return fail(&e),
+/// `--with`'s request: `M` of the same file, or `FILE#M`.
+fn with_spec(a: &Args, spec: &str) -> Result<(std::path::PathBuf, usize), String> {
+    let (file, n) = match spec.rsplit_once('#') {
+        Some((f, n)) => (std::path::PathBuf::from(f), n),
+        None => (a.file.clone(), spec),
     };
+    let n = n.trim().parse::<usize>().map_err(|_| {
+        format!("--with {spec}: not a request number (M, or FILE#M: `traffic a.jsonl --diff 3 --with b.jsonl#5`)")
+    })?;
+    Ok((file, n))
+}
+
+/// Request `n` compared with the previous request of its chain (or, the
+/// first of its chain, with the nearest earlier request sharing a prefix),
+/// or with the request `--with` names, of any chain or capture.
+fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
     let counter = crate::engine::TokenCounter::new();
-    let d = match traffic::diff_at(&exchanges, n, &counter, table) {
-        Ok(d) => d,
-        Err(e) => return fail(&format!("{}: {e}", a.file.display())),
+    let d = if let Some(spec) = a.with.as_deref() {
+        let (other, m) = match with_spec(a, spec) {
+            Ok(x) => x,
+            Err(e) => return fail(&e),
+        };
+        let read = |f: &std::path::Path, k: usize| {
+            traffic::read_file_for(f, &[k])
+                .map(|(_, x, _)| x)
+                .and_then(|x| {
+                    let found = k.checked_sub(1).and_then(|i| x.get(i).cloned());
+                    found.ok_or_else(|| {
+                        format!(
+                            "{}: there is no request #{k} ({} recorded)",
+                            f.display(),
+                            x.len()
+                        )
+                    })
+                })
+        };
+        let (xa, xb) = match (read(&other, m), read(&a.file, n)) {
+            (Ok(xa), Ok(xb)) => (xa, xb),
+            (Err(e), _) | (_, Err(e)) => return fail(&e),
+        };
+        let label = |f: &std::path::Path, k: usize| {
+            crate::engine::clean(&format!("{}#{k}", f.display()), 300)
+        };
+        match traffic::diff_across(
+            (&xa, m, &label(&other, m)),
+            (&xb, n, &label(&a.file, n)),
+            &counter,
+            table,
+        ) {
+            Ok(d) => d,
+            Err(e) => return fail(&e),
+        }
+    } else {
+        // The request and every earlier one: the first of a chain is
+        // compared with the nearest earlier request that shares a prefix.
+        let wanted: Vec<usize> = (n.saturating_sub(traffic::NEAREST_SEARCHED).max(1)..=n).collect();
+        let exchanges = match traffic::read_file_for(&a.file, &wanted) {
+            Ok((_, x, _)) => x,
+            Err(e) => return fail(&e),
+        };
+        match traffic::diff_at(&exchanges, n, &counter, table) {
+            Ok(d) => d,
+            Err(e) => return fail(&format!("{}: {e}", a.file.display())),
+        }
     };
     match a.format.view() {
         Format::Text => out_report(&crate::engine::compare::diff_report::to_text(&d)),

@@ -48,7 +48,7 @@ pub use lines::{
 pub use parse::{format_rfc3339, rfc3339};
 pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
 pub use request::{Counted, Part, Parts, TEMPLATE, positions, snapshot_at};
-pub use request_diff::{diff_at, diff_between};
+pub use request_diff::{NEAREST_SEARCHED, diff_across, diff_at, diff_between};
 
 /// Where the exchanges come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

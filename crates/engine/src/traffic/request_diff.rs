@@ -26,16 +26,71 @@ pub fn diff_at(
             )
         })?;
     let x = &exchanges[i];
-    let p = exchanges[..i]
-        .iter()
-        .rposition(|p| p.chain == x.chain)
-        .ok_or_else(|| {
-            format!(
-                "request #{index} is the first of its chain ({}): nothing before it",
-                x.chain
-            )
-        })?;
-    diff_between(exchanges, p + 1, index, counter, table)
+    if let Some(p) = exchanges[..i].iter().rposition(|p| p.chain == x.chain) {
+        return diff_between(exchanges, p + 1, index, counter, table);
+    }
+    // The first of its chain (a new session, a system block changed in the
+    // middle of a conversation): compared with the nearest earlier request
+    // that shares a prefix with it, whatever its chain, and said.
+    let (p, shared) = nearest_sharing_prefix(exchanges, i).ok_or_else(|| {
+        format!(
+            "request #{index} is the first of its chain ({}) and no earlier request (of the {NEAREST_SEARCHED} before it) shares a prefix with it: nothing to compare",
+            x.chain
+        )
+    })?;
+    let mut d = diff_between(exchanges, p + 1, index, counter, table)?;
+    d.a = format!(
+        "request #{} (chain {}: the nearest earlier request sharing a prefix with #{index}, {} positions)",
+        p + 1,
+        exchanges[p].chain,
+        shared
+    );
+    Ok(d)
+}
+
+/// Earlier requests searched for a shared prefix at most.
+pub const NEAREST_SEARCHED: usize = 500;
+
+/// The earlier request (of the [`NEAREST_SEARCHED`] before `i`, with a
+/// recorded body) whose positions share the longest prefix with request
+/// `i`'s, the nearest of equals; with the positions shared. None when none
+/// shares one.
+fn nearest_sharing_prefix(exchanges: &[Exchange], i: usize) -> Option<(usize, usize)> {
+    let req = exchanges[i].request.as_ref()?;
+    let mine: Vec<(String, String)> = super::positions(req)
+        .into_iter()
+        .map(|(l, t, _)| (l, t.into_owned()))
+        .collect();
+    let mut best: Option<(usize, usize)> = None;
+    for p in (i.saturating_sub(NEAREST_SEARCHED)..i).rev() {
+        let Some(other) = exchanges[p].request.as_ref() else {
+            continue;
+        };
+        let shared = super::request::each_position(other)
+            .zip(&mine)
+            .take_while(|((l, t, _), (ml, mt))| l == ml && t == mt)
+            .count();
+        if shared > 0 && best.is_none_or(|(_, s)| shared > s) {
+            best = Some((p, shared));
+        }
+    }
+    best
+}
+
+/// Request `a` of one list compared with request `b` of another (two
+/// captures, or two chains), labelled as given.
+pub fn diff_across(
+    (xa, a, la): (&Exchange, usize, &str),
+    (xb, b, lb): (&Exchange, usize, &str),
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::diff::Diff, String> {
+    Ok(crate::compare::diff::diff(
+        &request_snapshot(xa, a, counter, table)?,
+        &request_snapshot(xb, b, counter, table)?,
+        la,
+        lb,
+    ))
 }
 
 /// Requests `a` and `b` (1-based) of a capture compared by the diff
