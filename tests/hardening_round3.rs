@@ -667,3 +667,35 @@ fn a_snapshot_of_tiny_values_is_refused_before_it_is_parsed() {
     let err = stderr(&o);
     assert!(err.contains("tiny.json") && err.contains("values"), "{err}");
 }
+
+// 2. This tool's own rows (PROMPT_INSPECTOR_MODELS) are checked as
+// LiteLLM's are: a price out of range is named, never priced with.
+#[test]
+fn an_out_of_range_price_in_the_tools_own_rows_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (field, value) in [
+        ("input_per_mtok", "1e308"),
+        ("output_per_mtok", "-3"),
+        ("fast_multiplier", "0.5"),
+    ] {
+        let f = dir.path().join(format!("{field}.json"));
+        let mut row = serde_json::json!({"id": "m-test", "provider": "anthropic", "tokenizer": "o200k_base",
+            "estimate": true, "context_window": 1000, "min_cacheable_tokens": 1024,
+            "input_per_mtok": 3.0, "output_per_mtok": 15.0});
+        row[field] = serde_json::from_str(value).unwrap();
+        std::fs::write(
+            &f,
+            serde_json::json!({"schema": 1, "default_model": "m-test", "models": [row]})
+                .to_string(),
+        )
+        .unwrap();
+        let o = Command::new(bin())
+            .arg("models")
+            .env("PROMPT_INSPECTOR_MODELS", &f)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{field}: {err}");
+        assert!(err.contains("m-test") && err.contains(field), "{err}");
+    }
+}

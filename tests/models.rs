@@ -124,3 +124,40 @@ fn update_from_a_file_and_from_a_url_refreshes_this_users_table() {
     );
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), text);
 }
+
+/// Fast mode is billed as the vendor bills it (issue 38): where the table
+/// has no fast rates for a model, its documented multiple of the standard
+/// rates (2× for Claude Opus 5 and 4.8), every price of the request; a
+/// model with neither is priced at its standard rates, as before.
+#[test]
+fn fast_mode_is_priced_at_the_models_multiple() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("fast.jsonl");
+    let line = |model: &str, speed: &str| {
+        format!(
+            r#"{{"ts_start":"2026-12-01T10:00:00.000Z","endpoint":"/v1/messages","model":"{model}","status":200,"usage":{{"input_tokens":1000,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"output_tokens":500,"speed":"{speed}"}},"request":{{"model":"{model}","system":"{model} {speed}","messages":[{{"role":"user","content":"hi"}}]}}}}"#
+        )
+    };
+    let lines = [
+        line("claude-opus-5", "standard"),
+        line("claude-opus-5", "fast"),
+        line("claude-opus-4-7", "standard"),
+        line("claude-opus-4-7", "fast"),
+    ];
+    std::fs::write(&cap, lines.join("\n") + "\n").unwrap();
+    let o = run(&["traffic", cap.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let cost: Vec<f64> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["cost_usd"].as_f64().unwrap())
+        .collect();
+    // Opus 5 standard: 1,000 × $5 + 2,000 × $6.25 + 30,000 × $0.50 +
+    // 500 × $25, per million.
+    let standard = (1000.0 * 5.0 + 2000.0 * 6.25 + 30000.0 * 0.5 + 500.0 * 25.0) / 1e6;
+    assert!((cost[0] - standard).abs() < 1e-9, "{cost:?}");
+    assert!((cost[1] - 2.0 * standard).abs() < 1e-9, "{cost:?}");
+    assert!((cost[3] - cost[2]).abs() < 1e-12, "{cost:?}");
+}

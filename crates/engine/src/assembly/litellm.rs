@@ -285,6 +285,7 @@ pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, String> {
             as_of: as_of.clone(),
             tiers: tiers(o),
             fast: fast(o),
+            fast_multiplier: None,
         });
     }
     Ok(out)

@@ -96,6 +96,10 @@ pub struct ModelInfo {
     /// `*_ultrafast`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast: Option<Rates>,
+    /// Where the table has no fast rates: the vendor's multiple of the
+    /// standard rates at the fast speed (Anthropic documents it per model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_multiplier: Option<f64>,
 }
 
 /// Prices (USD per million tokens) that replace a model's base ones: for
@@ -126,8 +130,9 @@ impl ModelInfo {
             .iter()
             .filter(|t| prompt_tokens > t.above_tokens)
             .max_by_key(|t| t.above_tokens);
+        let multiple = self.fast_multiplier.filter(|_| fast && self.fast.is_none());
         let fast = self.fast.as_ref().filter(|_| fast);
-        if tier.is_none() && fast.is_none() {
+        if tier.is_none() && fast.is_none() && multiple.is_none() {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut m = self.clone();
@@ -138,6 +143,15 @@ impl ModelInfo {
             m.cache_write_5m_per_mtok = r.cache_write_5m_per_mtok.or(m.cache_write_5m_per_mtok);
             m.cache_write_1h_per_mtok = r.cache_write_1h_per_mtok.or(m.cache_write_1h_per_mtok);
             m.cache_read_per_mtok = r.cache_read_per_mtok.or(m.cache_read_per_mtok);
+        }
+        // The fast speed as a multiple of the (tier's) standard rates.
+        if let Some(k) = multiple {
+            let (w5, w1, r) = (m.write_5m_price(), m.write_1h_price(), m.read_price());
+            m.input_per_mtok *= k;
+            m.output_per_mtok *= k;
+            m.cache_write_5m_per_mtok = Some(w5 * k);
+            m.cache_write_1h_per_mtok = Some(w1 * k);
+            m.cache_read_per_mtok = Some(r * k);
         }
         std::borrow::Cow::Owned(m)
     }
@@ -207,6 +221,35 @@ impl ModelTable {
             .map_err(|e| format!("model table, line {}: {e}", e.line()))?;
         if table.models.is_empty() {
             return Err("model table has no models".into());
+        }
+        // Every price finite and in range, the model and field named (a
+        // price of 1e308 made costs infinite; a negative one, negative).
+        for m in &table.models {
+            let prices = [
+                ("input_per_mtok", Some(m.input_per_mtok)),
+                ("output_per_mtok", Some(m.output_per_mtok)),
+                ("cache_write_5m_per_mtok", m.cache_write_5m_per_mtok),
+                ("cache_write_1h_per_mtok", m.cache_write_1h_per_mtok),
+                ("cache_read_per_mtok", m.cache_read_per_mtok),
+            ];
+            for (field, p) in prices {
+                if let Some(p) = p
+                    && !(p.is_finite() && (0.0..=100_000.0).contains(&p))
+                {
+                    return Err(format!(
+                        "model table: model {}: {field} is {p}: not a price (USD per million tokens, 0 to 100,000)",
+                        crate::clean(&m.id, 80)
+                    ));
+                }
+            }
+            if let Some(k) = m.fast_multiplier
+                && !(k.is_finite() && (1.0..=100.0).contains(&k))
+            {
+                return Err(format!(
+                    "model table: model {}: fast_multiplier is {k}: not a multiple (1 to 100)",
+                    crate::clean(&m.id, 80)
+                ));
+            }
         }
         Ok(table)
     }
