@@ -125,3 +125,35 @@ fn the_proxy_records_the_clients_name_and_release_and_no_key() {
         "{text}"
     );
 }
+
+/// A Claude Code `/btw` side question replays earlier answers in its
+/// sidechain (the same message id, a new request id): each answer is one
+/// request, counted once (issue 38).
+#[test]
+fn a_btw_replay_of_an_answer_is_not_counted_again() {
+    let src = fixture("claude-code/transcript/3107089a-7280-42d2-8b65-0debdb3995cb.jsonl");
+    let text = std::fs::read_to_string(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    let answer = text
+        .lines()
+        .find(|l| l.contains(r#""type":"assistant""#) && l.contains(r#""usage""#))
+        .unwrap();
+    let mut replay: Value = serde_json::from_str(answer).unwrap();
+    replay["requestId"] = "req_btw_replay_0001".into();
+    replay["isSidechain"] = true.into();
+    replay["agentId"] = "btw".into();
+    let with_btw = dir.path().join("btw.jsonl");
+    std::fs::write(&with_btw, format!("{text}{replay}\n")).unwrap();
+    let count = |f: &std::path::Path| {
+        let o = run(&["traffic", f.to_str().unwrap(), "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        (
+            v["requests"].as_array().unwrap().len(),
+            v["totals"]["cost_usd"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!(count(&with_btw), count(&plain));
+}

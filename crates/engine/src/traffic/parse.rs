@@ -237,7 +237,8 @@ impl Chains {
 
 /// A transcript's exchanges, built line by line. Claude Code writes one
 /// line per content block of a response, each with the whole usage: lines
-/// are deduplicated by (message.id, requestId), keeping the largest
+/// are deduplicated by message.id (requestId where there is no id: a
+/// `/btw` replay of an answer has a new one), keeping the largest
 /// figures; the main chain and each sidechain (subagent) are kept apart; a
 /// compaction boundary marks the next request.
 #[derive(Default)]
@@ -323,7 +324,16 @@ impl Transcript {
             return;
         };
         let id = msg["id"].as_str().unwrap_or("").to_string();
-        let req = l["requestId"].as_str().unwrap_or("").to_string();
+        // One answer is one request: its lines (a streamed answer is
+        // written in several) share its message id. A `/btw` side
+        // question's sidechain replays earlier answers under the same
+        // message id and a new request id: counted once, by the id. Lines
+        // without an id are told apart by their request id.
+        let req = if id.is_empty() {
+            l["requestId"].as_str().unwrap_or("").to_string()
+        } else {
+            String::new()
+        };
         let key = (id, req);
         if let Some(&i) = self.seen.get(&key)
             && !key.0.is_empty()
