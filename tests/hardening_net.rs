@@ -316,8 +316,13 @@ fn any_retry_after_is_survived_and_capped() {
                 stderr(&o)
             );
         }
-        // Bounded by the run's limit (2 s), whatever the header says.
-        assert!(started.elapsed() < Duration::from_secs(30));
+        // Bounded by the run's limit (2 s), whatever the header says: a
+        // time bound, asserted in the stress run only (a loaded machine).
+        let took = started.elapsed();
+        stress_bound(
+            took < Duration::from_secs(30),
+            &format!("retry-after {value}: {took:?} (under 30 s)"),
+        );
     }
 }
 
