@@ -45,5 +45,6 @@ mod release;
 mod request_model;
 mod sdk_clients;
 mod send;
+mod sessions;
 mod traffic;
 mod traffic_streaming;

@@ -945,10 +945,14 @@ fn a_first_request_that_reads_another_conversations_prefix_is_not_cold() {
     ]);
     let r = &v["requests"][1];
     assert_eq!(r["chain"], "chain 2", "{r}");
-    assert_eq!(r["miss"]["kind"], "shared", "{r}");
+    // Issue 38: the change the two conversations part at is named (it was
+    // "shared": read what another conversation cached).
+    assert_eq!(r["miss"]["kind"], "prefix", "{r}");
     let detail = r["miss"]["detail"].as_str().unwrap();
     assert!(
-        detail.contains("read 1,100 tokens that another conversation (the main chain) cached"),
+        detail.contains("a new conversation (chain 2) that starts as the main chain did")
+            && detail.contains("read 1,100 tokens")
+            && detail.contains("system block 1 differs"),
         "{detail}"
     );
 }

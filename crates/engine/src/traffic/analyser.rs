@@ -13,6 +13,40 @@ use super::{CaptureLine, Exchange, KindCost, MissKind, Parts, Row, Totals, cost,
 use crate::assembly::models::ModelTable;
 use crate::usage::Usage;
 
+/// Conversations searched for a prefix a new one shares, most recent first.
+pub const RECENT_CHAINS: usize = 16;
+/// The longest a provider keeps a cache entry (Anthropic's 1-hour TTL).
+const LONGEST_TTL_SECS: f64 = 3600.0;
+
+impl Analyser {
+    /// Of the recent conversations, the latest request (same model, sent
+    /// within the longest TTL) sharing the longest prefix with `x`.
+    fn nearest_conversation(&self, x: &Exchange) -> Option<&(usize, Exchange)> {
+        let req = x.request.as_ref()?;
+        self.recent
+            .iter()
+            .rev()
+            .filter_map(|c| self.latest.get(c))
+            .filter(|(_, o)| o.model == x.model)
+            .filter(|(_, o)| {
+                o.at.zip(x.at)
+                    .is_none_or(|(a, b)| b - a <= LONGEST_TTL_SECS)
+            })
+            .filter_map(|e| {
+                let shared = super::explain::shared_positions(e.1.request.as_ref()?, req);
+                (shared > 0).then_some((shared, e))
+            })
+            .fold(
+                None,
+                |best: Option<(usize, &(usize, Exchange))>, (s, e)| match best {
+                    Some((b, _)) if b >= s => best,
+                    _ => Some((s, e)),
+                },
+            )
+            .map(|(_, e)| e)
+    }
+}
+
 /// What the requests so far left: the latest of each chain and the totals.
 #[derive(Default)]
 pub struct Analyser {
@@ -20,6 +54,9 @@ pub struct Analyser {
     count: usize,
     /// The latest request of each chain: its index (0-based) and exchange.
     latest: HashMap<String, (usize, Exchange)>,
+    /// The chains most recently sent to, newest last (at most
+    /// [`RECENT_CHAINS`]): where a new conversation's prefix may be cached.
+    recent: std::collections::VecDeque<String>,
     /// A capture's chains by key (for exchanges pushed as capture lines).
     chains: Chains,
     /// The chain of the latest request, whatever its chain.
@@ -43,14 +80,25 @@ impl Analyser {
         let prev = self.latest.get(&x.chain).map(|(j, p)| (*j, p));
         let mut r = row(i, &x, prev, parts, table);
         // The first request of a chain may still owe its reads, or its
-        // misses, to another conversation.
+        // misses, to another conversation: the recent one whose request
+        // shares the longest prefix with it (same model, within the longest
+        // TTL), else the last one sent to.
         if prev.is_none()
-            && let Some(other) = self.last_chain.as_ref().and_then(|c| self.latest.get(c))
             && let Some(m) = r.miss.as_mut()
         {
-            first_of_chain(m, &x, &other.1);
+            let other = self
+                .nearest_conversation(&x)
+                .or_else(|| self.last_chain.as_ref().and_then(|c| self.latest.get(c)));
+            if let Some(other) = other {
+                first_of_chain(m, &x, &other.1, table);
+            }
         }
         self.last_chain = Some(x.chain.clone());
+        self.recent.retain(|c| *c != x.chain);
+        self.recent.push_back(x.chain.clone());
+        if self.recent.len() > RECENT_CHAINS {
+            self.recent.pop_front();
+        }
         self.sums.add(&r, prev.and_then(|(_, p)| p.usage), table);
         // The previous request of the chain is no longer compared with.
         self.latest.insert(x.chain.clone(), (i, x));
@@ -89,9 +137,18 @@ impl Analyser {
 /// (`other`): a read from that conversation's prefix is not a cold start,
 /// and the same prompt under another `prompt_cache_key` went to another
 /// cache.
-fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange) {
+fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange, table: &ModelTable) {
     let Some(u) = x.usage else { return };
     if m.kind != MissKind::Cold {
+        return;
+    }
+    // It read what the other conversation cached, and wrote what follows
+    // where the two part: that change named, not "cold".
+    if u.cache_read_input_tokens > 0
+        && let Some(p) =
+            super::explain::across_conversations(other, x, &u, table.resolve(Some(&x.model)))
+    {
+        *m = p;
         return;
     }
     if u.cache_read_input_tokens > 0 {

@@ -282,6 +282,44 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
 
 /// Position `label` differs: `before` in the previous request, `after` in
 /// this one.
+/// The first request of a conversation against an earlier request of
+/// another one (`other`) whose cached prefix the provider may still hold:
+/// where the two first differ (tools or a position), said as a change of
+/// that prefix, with what was read of it. None when they share no prefix
+/// or the body of either is not recorded.
+pub(super) fn across_conversations(
+    other: &Exchange,
+    x: &Exchange,
+    u: &Usage,
+    model: &ModelInfo,
+) -> Option<Miss> {
+    let (a, b) = (other.request.as_ref()?, x.request.as_ref()?);
+    let m = compare_requests(a, b, u, model)?;
+    if !matches!(m.kind, MissKind::Prefix | MissKind::Tools) {
+        return None;
+    }
+    Some(Miss {
+        detail: format!(
+            "a new conversation ({}) that starts as {} did, whose prefix the provider still held (read {}, wrote {}): {}",
+            chain_phrase(&x.chain),
+            chain_phrase(&other.chain),
+            crate::plural(u.cache_read_input_tokens, "token"),
+            crate::plural(u.cache_creation_input_tokens, "token"),
+            m.detail
+                .replace("the previous request", "that conversation's request")
+        ),
+        ..m
+    })
+}
+
+/// How many positions two requests share from their start.
+pub(super) fn shared_positions(a: &Value, b: &Value) -> usize {
+    each_position(a)
+        .zip(each_position(b))
+        .take_while(|(p, q)| p.0 == q.0 && p.1 == q.1)
+        .count()
+}
+
 fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
     let off = crate::cache::shape::first_difference(before, after);
     let chars = before[..off.min(before.len())].chars().count();
