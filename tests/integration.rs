@@ -23,6 +23,7 @@ mod cli_diff;
 mod cli_predict;
 mod cli_report;
 mod consistency;
+mod first_minutes;
 mod fleet;
 mod fuzz_parsers;
 mod gui;

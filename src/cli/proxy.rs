@@ -18,8 +18,9 @@ use crate::net::{ANTHROPIC_BASE, OPENAI_BASE};
 pub struct Args {
     /// A workspace: the capture goes under WORKSPACE/.prompt-inspector/captures/.
     pub workspace: Option<PathBuf>,
-    /// Where to listen (loopback by default; another address is a warning).
-    #[arg(long, default_value = "127.0.0.1:8788")]
+    /// Where to listen: ADDRESS:PORT, localhost:PORT or PORT (on loopback;
+    /// another address is a warning).
+    #[arg(long, default_value = "127.0.0.1:8788", value_parser = listen_address)]
     pub listen: SocketAddr,
     #[arg(long, default_value = ANTHROPIC_BASE)]
     pub anthropic_upstream: String,
@@ -67,6 +68,27 @@ pub struct Args {
     /// redacted as in captures); without it no prompt text leaves.
     #[arg(long)]
     pub otlp_content: bool,
+}
+
+/// `--listen`'s forms: `127.0.0.1:8788`, `[::1]:8788`, `localhost:8788`
+/// (its loopback address) or a port alone (on 127.0.0.1).
+pub fn listen_address(s: &str) -> Result<SocketAddr, String> {
+    let s = s.trim();
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    if let Some(port) = s
+        .strip_prefix("localhost:")
+        .and_then(|p| p.parse::<u16>().ok())
+    {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    Err(format!(
+        "{s}: not a place to listen: give PORT, localhost:PORT or ADDRESS:PORT (127.0.0.1:8788)"
+    ))
 }
 
 /// The OTLP feed the flags or the environment ask for (None: no export).
