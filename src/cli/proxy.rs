@@ -107,19 +107,28 @@ fn otlp_feed(a: &Args, capture: &std::path::Path) -> Result<Option<Arc<Feed>>, S
     Ok(Some(Arc::new(Feed::start(exporter, table, file))))
 }
 
-/// Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// Ctrl-C or SIGTERM, their handlers installed now (before the proxy says
+/// where it listens: a signal sent as soon as that line is read stops it
+/// cleanly, never by the default action).
+fn stop_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (term, int) = (
+        signal(SignalKind::terminate()).ok(),
+        signal(SignalKind::interrupt()).ok(),
+    );
+    async move {
+        let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        tokio::select! {
+            _ = wait(int) => {}
+            _ = wait(term) => {}
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
     }
 }
 
@@ -149,6 +158,10 @@ pub fn run(a: Args) -> ExitCode {
             ));
         }
     }
+    // A capture this run creates is removed again if no exchange reached
+    // it (a port that was taken, a run with no agent): no empty files left
+    // behind. One named with -o that exists is the user's and stays.
+    let created = a.output.as_ref().is_none_or(|p| !p.exists());
     let capture = match capture_path(&a) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -193,18 +206,20 @@ pub fn run(a: Args) -> ExitCode {
             crate::net::guard::mask_url(f.endpoint())
         )
     });
+    let shown = capture.clone();
     let result = rt.block_on(async move {
+        let stopped = stop_signal();
         let mut server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
         if let Ok(addr) = ready_rx.await {
             super::out(&format!(
                 "prompt-inspector proxy on http://{addr}, recording to {}{}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\n",
-                capture.display(),
+                shown.display(),
                 spans.unwrap_or_default()
             ));
         }
         tokio::select! {
             r = &mut server => r.map_err(|e| e.to_string())?,
-            _ = stop_signal() => {
+            _ = stopped => {
                 let _ = stop.send(true);
                 server.await.map_err(|e| e.to_string())?
             }
@@ -217,8 +232,21 @@ pub fn run(a: Args) -> ExitCode {
             f.finish().summary(f.endpoint())
         ));
     }
+    let empty = std::fs::symlink_metadata(&capture).is_ok_and(|m| m.is_file() && m.len() == 0);
+    if created && empty && std::fs::remove_file(&capture).is_ok() && result.is_ok() {
+        super::say(&format!(
+            "prompt-inspector proxy: no exchange recorded: {} not kept",
+            capture.display()
+        ));
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.contains("Address already in use") || e.contains("os error 98") => {
+            fail(&format!(
+                "{} is taken (another proxy, or another program, listens there): pass --listen with another port (--listen 8789), or --listen 0 for any free one",
+                a.listen
+            ))
+        }
         Err(e) => fail(&e),
     }
 }
