@@ -2,6 +2,7 @@
 //! moment, saved as versioned JSON) and the diff between any two of them.
 
 pub mod diff;
+mod diff_lines;
 pub mod diff_report;
 pub mod snapshot;
 

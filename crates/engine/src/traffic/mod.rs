@@ -14,8 +14,10 @@
 mod adopt;
 mod analyser;
 pub mod attribution;
+mod attribution_files;
 #[cfg(test)]
 mod attribution_tests;
+mod attribution_text;
 mod capture;
 mod codex;
 mod explain;

@@ -1,0 +1,120 @@
+//! The text view of a request traced back to a workspace's files
+//! (`traffic --against`).
+
+use super::attribution::{Attribution, Sent};
+use crate::clean;
+
+/// The text view.
+pub fn to_text(a: &Attribution, request: usize) -> String {
+    let mut o = format!(
+        "request #{request}: {} tokens, {} from your files, {} from no file (the agent's own prompt, tools, runtime context)\n\nyour files in this request:\n",
+        crate::thousands(a.tokens),
+        crate::thousands(a.from_files),
+        crate::thousands(a.from_no_file)
+    );
+    for n in &a.not_traced {
+        o += &format!("  not traced: {n}\n");
+    }
+    for f in &a.files {
+        let how = match f.sent {
+            Sent::Whole => "whole".to_string(),
+            Sent::Cut => format!("cut: {} of {} lines sent", f.lines_sent, f.lines),
+            Sent::Changed => {
+                let (m, at) = f.changed_since.unwrap_or_default();
+                format!(
+                    "changed since: {} of {} lines as sent; the file was modified {}, after the request ({}): the agent cut nothing",
+                    f.lines_sent,
+                    f.lines,
+                    super::format_rfc3339(m),
+                    super::format_rfc3339(at)
+                )
+            }
+            Sent::Absent => "not sent".to_string(),
+        };
+        o += &format!(
+            "  {:<40} {:>8} tokens  {how}",
+            clean(&f.path, 40),
+            crate::thousands(f.tokens)
+        );
+        if !f.stripped.is_empty() {
+            o += &format!(" ({} stripped)", f.stripped.join(", "));
+        }
+        o += "\n";
+        for s in &f.spans {
+            o += &format!(
+                "      lines {}-{} in {} at characters {}-{}\n",
+                s.first_line, s.last_line, s.part, s.start, s.end
+            );
+        }
+        if f.occurrences.iter().any(|oc| oc.sent != f.sent) {
+            for oc in &f.occurrences {
+                let how = match oc.sent {
+                    Sent::Cut => format!("cut, without lines {}", ranges(&oc.missing)),
+                    Sent::Changed => format!(
+                        "as before the change, without lines {}",
+                        ranges(&oc.missing)
+                    ),
+                    _ => "whole".into(),
+                };
+                o += &format!("      in {}: {how}\n", oc.part);
+            }
+        }
+        if !f.missing.is_empty() {
+            let what = if f.sent == Sent::Changed {
+                "not in the request (written after it)"
+            } else {
+                "not sent"
+            };
+            o += &format!("      {what}: lines {}\n", ranges(&f.missing));
+        }
+        for m in &f.markers {
+            o += &format!("      marker: {}\n", clip(m, 120));
+        }
+    }
+    o += "\nparts:\n";
+    for p in &a.parts {
+        let files: Vec<String> = p
+            .from_files
+            .iter()
+            .map(|(f, t)| format!("{f} {}", crate::thousands(*t)))
+            .collect();
+        o += &format!(
+            "  {:<32} {:>8} tokens  {}{}\n",
+            clip(&p.label, 32),
+            crate::thousands(p.tokens),
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!("{} · ", files.join(", "))
+            },
+            match (&p.agent, p.from_no_file) {
+                (_, 0) => String::new(),
+                (Some(a), n) => format!("from no file {}: {a}, as recorded", crate::thousands(n)),
+                (None, n) => format!("from no file {}", crate::thousands(n)),
+            }
+        );
+    }
+    o
+}
+
+fn ranges(r: &[(usize, usize)]) -> String {
+    r.iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn clip(s: &str, n: usize) -> String {
+    let one_line = s.replace(['\n', '\r'], " ⏎ ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        one_line.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
