@@ -699,3 +699,27 @@ fn an_out_of_range_price_in_the_tools_own_rows_is_named() {
         assert!(err.contains("m-test") && err.contains(field), "{err}");
     }
 }
+
+// 1. An upstream's own credentials (`user:password@`) go out with every
+// request, key or not: the proxy refuses such an upstream over plain HTTP
+// off this machine at start (found in review).
+#[test]
+fn the_proxy_refuses_an_upstream_with_credentials_over_plain_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args([
+            "proxy",
+            "--listen",
+            "0",
+            "--openai-upstream",
+            "http://bob:hunter2hunter2@192.0.2.7:8080",
+            "-o",
+            dir.path().join("c.jsonl").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("credentials in the URL"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}

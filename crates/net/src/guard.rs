@@ -234,21 +234,14 @@ pub fn env_proxy_allowed(url: &str) -> bool {
 /// Query parameters that carry a credential (Google's `key`, and the
 /// usual spellings of API keys and tokens).
 pub fn is_credential_param(name: &str) -> bool {
-    let n = name.to_ascii_lowercase().replace(['-', '_'], "");
-    matches!(
-        n.as_str(),
-        "key"
-            | "apikey"
-            | "xapikey"
-            | "accesstoken"
-            | "token"
-            | "authtoken"
-            | "auth"
-            | "secret"
-            | "password"
-            | "sig"
-            | "signature"
-    )
+    let n = name.to_ascii_lowercase().replace(['-', '_', '.'], "");
+    matches!(n.as_str(), "key" | "auth" | "sig" | "pass" | "pwd")
+        || ["key", "token", "secret", "signature"]
+            .iter()
+            .any(|end| n.ends_with(end))
+        || ["password", "passwd", "credential"]
+            .iter()
+            .any(|w| n.contains(w))
 }
 
 /// The credentials a request carries outside its authentication headers:
@@ -256,7 +249,8 @@ pub fn is_credential_param(name: &str) -> bool {
 pub fn credentials_outside_headers(query: Option<&str>, cookies: &[&str]) -> Vec<String> {
     let mut v = Vec::new();
     if let Some(q) = query {
-        for pair in q.split('&') {
+        // `&` and `;` both separate parameters for some servers.
+        for pair in q.split(['&', ';']) {
             // The name decoded as the server decodes it (`%6Bey` is `key`,
             // `api%5Fkey` is `api_key`), before it is checked.
             if let Some((k, val)) = pair.split_once('=')
@@ -438,6 +432,11 @@ mod tests {
             "%6Bey=SECRETVALUE",
             "api%5Fkey=SECRETVALUE",
             "x=1&%4B%45%59=SECRETVALUE",
+            "api_token=SECRETVALUE",
+            "client_secret=SECRETVALUE",
+            "X-Amz-Security-Token=SECRETVALUE",
+            "v=1;key=SECRETVALUE",
+            "db_password=SECRETVALUE",
         ] {
             let c = credentials_outside_headers(Some(q), &[]);
             assert!(c.contains(&"SECRETVALUE".to_string()), "{q}: {c:?}");

@@ -46,22 +46,31 @@ pub const MAX_DIFF_LINES: usize = 20_000;
 
 /// A line diff of the rendered prompts, each line attributed to its fragment.
 pub(super) fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
-    let la = attributed_lines(&a.blocks);
-    let lb = attributed_lines(&b.blocks);
     // A line diff's time grows with the lines times the changes: past
-    // MAX_DIFF_LINES on a side it is left out, and said.
-    if la.len() > MAX_DIFF_LINES || lb.len() > MAX_DIFF_LINES {
+    // MAX_DIFF_LINES on a side it is left out, and said. The lines (a
+    // header and the text's lines, a block) are counted before any is
+    // built, so a side past the bound costs nothing more.
+    let count = |s: &Snapshot| -> usize {
+        s.blocks
+            .iter()
+            .map(|b| 2 + memchr::memchr_iter(b'\n', b.text.as_bytes()).count())
+            .sum()
+    };
+    if count(a) > MAX_DIFF_LINES || count(b) > MAX_DIFF_LINES {
+        let (la, lb) = (count(a), count(b));
         return vec![DiffLine {
             tag: ' ',
             text: format!(
                 "(the line diff is left out: {} and {} lines, over the {} a side it is made for)",
-                crate::thousands(la.len() as u64),
-                crate::thousands(lb.len() as u64),
+                crate::thousands(la as u64),
+                crate::thousands(lb as u64),
                 crate::thousands(MAX_DIFF_LINES as u64)
             ),
             fragment: None,
         }];
     }
+    let la = attributed_lines(&a.blocks);
+    let lb = attributed_lines(&b.blocks);
     let ta: String = la.iter().map(|(l, _)| format!("{l}\n")).collect();
     let tb: String = lb.iter().map(|(l, _)| format!("{l}\n")).collect();
     let td = TextDiff::from_lines(&ta, &tb);

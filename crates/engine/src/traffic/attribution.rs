@@ -337,7 +337,12 @@ pub fn attribute(
                 && prev_to < r.from
             {
                 let between = text[prev_end..start].trim();
-                if !between.is_empty() && between.chars().count() <= MAX_MARKER_CHARS {
+                // Bytes first: a long gap is not counted character by
+                // character for every span.
+                if !between.is_empty()
+                    && between.len() <= 4 * MAX_MARKER_CHARS
+                    && between.chars().count() <= MAX_MARKER_CHARS
+                {
                     markers[r.f].push(clean(between, MAX_MARKER_CHARS));
                 }
             }
@@ -449,8 +454,9 @@ fn status(lines_sent: usize, missing: &[(usize, usize)]) -> Sent {
 /// edited file keeps the old text in an earlier message).
 fn occurrences(ix: &Indexed, spans: &[Span]) -> Vec<Occurrence> {
     let mut parts: Vec<&str> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for s in spans {
-        if !parts.contains(&s.part.as_str()) {
+        if seen.insert(s.part.as_str()) {
             parts.push(&s.part);
         }
     }
@@ -513,11 +519,12 @@ fn file_in_request(
 /// kept) from the files the agent cut: only the latter stay [`Sent::Cut`].
 pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Option<f64>) {
     let Some(at) = sent_at else { return };
+    let by_path: HashMap<&str, Option<f64>> = files
+        .iter()
+        .map(|s| (s.path.as_str(), s.modified))
+        .collect();
     for f in &mut a.files {
-        let modified = files
-            .iter()
-            .find(|s| s.path == f.path)
-            .and_then(|s| s.modified);
+        let modified = by_path.get(f.path.as_str()).copied().flatten();
         if f.sent == Sent::Cut
             && f.markers.is_empty()
             && let Some(m) = modified.filter(|m| *m > at)

@@ -31,8 +31,11 @@ pub fn error_type(row: &FlatRow) -> Option<String> {
 
 /// Text from a request made fit for a span: key shapes redacted (a capture
 /// written by hand may hold a key anywhere), cleaned and bounded.
-fn scrubbed(t: &str) -> String {
-    guard::clean(&guard::redact_shapes(t), guard::MAX_MESSAGE_CHARS)
+pub(super) fn scrubbed(t: &str) -> String {
+    // Cleaned first (a control character inside a key would hide its
+    // shape), redacted, then cut.
+    let whole = guard::clean(t, usize::MAX >> 1);
+    guard::clean(&guard::redact_shapes(&whole), guard::MAX_MESSAGE_CHARS)
 }
 
 /// A span's attributes for a row: the conventions', then this tool's.

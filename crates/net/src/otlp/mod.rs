@@ -336,7 +336,8 @@ impl Exporter {
     /// bodies waiting over [`MAX_QUEUED_CONTENT_BYTES`] is left out.
     pub fn export(&self, row: &FlatRow, extra: &Extra) {
         self.submitted.fetch_add(1, Ordering::Relaxed);
-        if self.pending() >= self.queue {
+        // This span counted in: at most `queue` wait.
+        if self.pending() > self.queue {
             self.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -364,10 +365,13 @@ impl Exporter {
             .with_start_time(start)
             .with_attributes(attrs)
             .start(&self.tracer);
+        // The error's text may quote the request (a server that echoes
+        // it): only with content; else its type (the status) alone.
         if let Some(e) = error_type(row) {
-            let why = row.error.map_or(e, |m| {
-                guard::clean(&guard::redact_shapes(m), guard::MAX_MESSAGE_CHARS)
-            });
+            let why = match row.error.filter(|_| self.content) {
+                Some(m) => attributes::scrubbed(m),
+                None => e,
+            };
             span.set_status(Status::error(why));
         }
         span.end_with_timestamp(end);
@@ -504,6 +508,13 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("scheme"), "{e}");
+    }
+
+    #[test]
+    fn a_control_character_inside_a_key_does_not_hide_its_shape() {
+        let t = "bad key sk-\u{7}ant-api03-ABCDEFGHabcdefgh12345678 here";
+        let s = attributes::scrubbed(t);
+        assert!(!s.contains("ABCDEFGH") && !s.contains("12345678"), "{s}");
     }
 
     #[test]

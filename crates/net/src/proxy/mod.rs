@@ -169,7 +169,14 @@ pub async fn serve(
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), String> {
     let base = |who: &str, url: &str| {
-        check_upstream(url).map_err(|e| format!("the {who} upstream {}: {e}", guard::mask_url(url)))
+        let shown = guard::mask_url(url);
+        let u = check_upstream(url).map_err(|e| format!("the {who} upstream {shown}: {e}"))?;
+        // Credentials in the upstream's URL go out with every request
+        // (`Authorization: Basic`), key or not: over plain HTTP only to
+        // this machine.
+        guard::check_transport(url, false, cfg.allow_insecure_http)
+            .map_err(|e| format!("the {who} upstream {shown}: {e}"))?;
+        Ok::<_, String>(u)
     };
     let bases = [
         base("Anthropic", &cfg.anthropic_upstream)?,

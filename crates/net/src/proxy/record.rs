@@ -121,7 +121,10 @@ impl Record {
     pub(super) fn clean(&self, text: &str) -> String {
         // Shapes first: a key in the text is redacted whole before the
         // header's keys' fragments could cut it where they share a prefix.
-        let shaped = guard::redact_shapes(text);
+        // Cleaned first: a control character inside a key would hide its
+        // shape from the patterns, and `clean` would then join it again.
+        let whole = guard::clean(text, usize::MAX >> 1);
+        let shaped = guard::redact_shapes(&whole);
         guard::clean(&self.redactor().redact(&shaped), guard::MAX_MESSAGE_CHARS)
     }
 
@@ -358,12 +361,15 @@ fn redact_value(v: &mut Value, redactor: &guard::Redactor) {
         Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, redactor)),
         // Rebuilt only when a name holds a secret.
         Value::Object(o)
-            if o.keys()
-                .any(|k| matches!(redactor.redact(k), Cow::Owned(_))) =>
+            if o.keys().any(|k| {
+                matches!(redactor.redact(k), Cow::Owned(_))
+                    || matches!(guard::redact_shapes(k), Cow::Owned(_))
+            }) =>
         {
             let entries = std::mem::take(o);
             for (k, mut x) in entries {
                 redact_value(&mut x, redactor);
+                let k = guard::redact_shapes(&k).into_owned();
                 o.insert(redactor.redact(&k).into_owned(), x);
             }
         }
