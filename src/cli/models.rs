@@ -45,6 +45,15 @@ fn price(p: Option<f64>) -> String {
     p.map_or("-".into(), |p| format!("{p:.2}"))
 }
 
+/// A model's lifecycle in the tables' words.
+fn status_words(m: &crate::engine::ModelInfo) -> &'static str {
+    match m.status {
+        crate::engine::assembly::models::Lifecycle::Active => "active",
+        crate::engine::assembly::models::Lifecycle::Deprecated => "deprecated",
+        crate::engine::assembly::models::Lifecycle::Retired => "retired",
+    }
+}
+
 /// The Markdown view: one row a model, the same figures as [`to_text`].
 pub fn to_markdown(t: &ModelTable) -> String {
     use crate::engine::md_cell;
@@ -64,11 +73,7 @@ pub fn to_markdown(t: &ModelTable) -> String {
             price(Some(m.write_1h_price())),
             price(Some(m.read_price())),
             price(Some(m.output_per_mtok)),
-            match m.status {
-                crate::engine::assembly::models::Lifecycle::Active => "active",
-                crate::engine::assembly::models::Lifecycle::Deprecated => "deprecated",
-                crate::engine::assembly::models::Lifecycle::Retired => "retired",
-            },
+            status_words(m),
             m.retires
                 .as_deref()
                 .map(|d| format!(" ({})", md_cell(d)))
@@ -105,11 +110,7 @@ pub fn to_text(t: &ModelTable) -> String {
             price(Some(m.write_1h_price())),
             price(Some(m.read_price())),
             price(Some(m.output_per_mtok)),
-            match m.status {
-                crate::engine::assembly::models::Lifecycle::Active => "active",
-                crate::engine::assembly::models::Lifecycle::Deprecated => "deprecated",
-                crate::engine::assembly::models::Lifecycle::Retired => "retired",
-            },
+            status_words(m),
             m.retires
                 .as_deref()
                 .map(|d| format!(" ({d})"))

@@ -16,7 +16,7 @@ use super::{
 /// What an item without content says, without its ids (a fresh `id` or
 /// `call_id` is not a change of the prompt): a tool call's name and
 /// arguments, a tool output's text, else the item without its ids.
-pub(crate) fn item_text(m: &Value) -> String {
+pub fn item_text(m: &Value) -> String {
     let s = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
     match m["type"].as_str() {
         Some("function_call") => format!("{}({})", s(&m["name"]), s(&m["arguments"])),

@@ -81,26 +81,8 @@ fn input_tools(req: &Value) -> impl Iterator<Item = &Value> {
         .flat_map(|m| m["tools"].as_array().into_iter().flatten())
 }
 
-/// What an input item without content says, without its ids (a fresh
-/// `id` or `call_id` is not a change of the prompt): a tool call's name and
-/// arguments, a tool output's text, else the item without its ids.
-fn item_text(m: &Value) -> String {
-    let s = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
-    match m["type"].as_str() {
-        Some("function_call") => format!("{}({})", s(&m["name"]), s(&m["arguments"])),
-        Some("custom_tool_call") => format!("{}: {}", s(&m["name"]), s(&m["input"])),
-        Some(t) if t.ends_with("_output") => s(&m["output"]),
-        _ => {
-            let mut v = m.clone();
-            if let Some(o) = v.as_object_mut() {
-                for k in ["id", "call_id", "status"] {
-                    o.remove(k);
-                }
-            }
-            v.to_string()
-        }
-    }
-}
+/// What an input item without content says (the request model's rule).
+use crate::request::openai::item_text;
 
 /// [`positions`] one at a time, so that a request of many positions is
 /// taken apart without holding all their texts.
