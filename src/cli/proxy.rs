@@ -139,7 +139,9 @@ fn capture_path(a: &Args) -> Result<PathBuf, String> {
     }
 }
 
-pub fn run(a: Args) -> ExitCode {
+/// What the flags expose: a listening address off loopback, a plain-HTTP
+/// upstream a key may not go to (said before the proxy starts).
+fn warn_of_exposure(a: &Args) {
     if !a.listen.ip().is_loopback() {
         super::say(&format!(
             "prompt-inspector: warning: listening on {}, reachable from other machines: anyone who reaches it can spend your keys",
@@ -158,6 +160,32 @@ pub fn run(a: Args) -> ExitCode {
             ));
         }
     }
+}
+
+/// The proxy's configuration from the flags.
+fn config(a: &Args, capture: PathBuf, feed: Option<Arc<Feed>>) -> ProxyConfig {
+    ProxyConfig {
+        listen: a.listen,
+        anthropic_upstream: a.anthropic_upstream.clone(),
+        openai_upstream: a.openai_upstream.clone(),
+        capture,
+        allow_insecure_http: a.allow_insecure_http,
+        timeout: Duration::from_secs(a.timeout.max(1)),
+        limits: Limits {
+            in_flight_bytes: a.max_in_flight_mib.clamp(1, 1 << 20) << 20,
+            header_timeout: Duration::from_secs(a.header_timeout.max(1)),
+            body_timeout: Duration::from_secs(a.body_timeout.max(1)),
+            max_connections: a.max_connections.max(1),
+            write_timeout: Duration::from_secs(a.write_timeout.max(1)),
+            recording_backlog_bytes: a.max_backlog_mib.clamp(1, 1 << 20) << 20,
+        },
+        recorded: None,
+        otlp: feed,
+    }
+}
+
+pub fn run(a: Args) -> ExitCode {
+    warn_of_exposure(&a);
     // A capture this run creates is removed again if no exchange reached
     // it (a port that was taken, a run with no agent): no empty files left
     // behind. One named with -o that exists is the user's and stays.
@@ -173,24 +201,7 @@ pub fn run(a: Args) -> ExitCode {
         Ok(f) => f,
         Err(e) => return fail(&e),
     };
-    let cfg = ProxyConfig {
-        listen: a.listen,
-        anthropic_upstream: a.anthropic_upstream.clone(),
-        openai_upstream: a.openai_upstream.clone(),
-        capture: capture.clone(),
-        allow_insecure_http: a.allow_insecure_http,
-        timeout: Duration::from_secs(a.timeout.max(1)),
-        limits: Limits {
-            in_flight_bytes: a.max_in_flight_mib.clamp(1, 1 << 20) << 20,
-            header_timeout: Duration::from_secs(a.header_timeout.max(1)),
-            body_timeout: Duration::from_secs(a.body_timeout.max(1)),
-            max_connections: a.max_connections.max(1),
-            write_timeout: Duration::from_secs(a.write_timeout.max(1)),
-            recording_backlog_bytes: a.max_backlog_mib.clamp(1, 1 << 20) << 20,
-        },
-        recorded: None,
-        otlp: feed.clone(),
-    };
+    let cfg = config(&a, capture.clone(), feed.clone());
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
