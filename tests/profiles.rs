@@ -733,3 +733,51 @@ fn openclaw_sends_each_kind_of_session_its_own_bootstrap_files() {
         "--session-kind nope: the openclaw@2026.9 profile knows cron, group, main, subagent"
     ));
 }
+
+/// A profile of the user's own whose name is no known agent's is refused
+/// with the known names; it is never read as some other agent's (it was
+/// read as OpenClaw's).
+#[test]
+fn a_profile_named_for_no_known_agent_is_refused_with_the_known_names() {
+    let profiles = tempfile::tempdir().unwrap();
+    let file = profiles.path().join("mine.yaml");
+    std::fs::write(
+        &file,
+        "name: my-agent\nagent: My agent\nversion: '1'\nfiles:\n  - name: AGENTS.md\n",
+    )
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "rules\n").unwrap();
+    let o = std::process::Command::new(bin())
+        .args(["report", ws.path().to_str().unwrap()])
+        .env("PROMPT_INSPECTOR_PROFILES", profiles.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains(file.to_str().unwrap())
+            && e.contains("'my-agent' is no agent this tool knows")
+            && e.contains("layered, openclaw, claude-code, codex"),
+        "{e}"
+    );
+    // Named for a known agent, with its own version, it is taken.
+    std::fs::write(
+        &file,
+        "name: codex\nagent: Codex CLI\nversion: '9.9'\nfiles:\n  - name: AGENTS.md\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(bin())
+        .args([
+            "report",
+            ws.path().to_str().unwrap(),
+            "--profile",
+            "codex@9.9",
+        ])
+        .args(["--format", "json"])
+        .env("PROMPT_INSPECTOR_PROFILES", profiles.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["profile"]["version"], "9.9");
+}

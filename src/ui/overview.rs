@@ -20,7 +20,7 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
         let agent = state
             .loaded
             .as_ref()
-            .is_some_and(|x| x.workspace.profile.name != "layered");
+            .is_some_and(|x| x.workspace.profile.agent.is_real_agent());
         layer_caption(ui, l, agent);
         super::lanes::layer_lanes(ui, state, a, l, scale, out);
     }

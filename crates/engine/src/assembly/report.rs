@@ -194,7 +194,10 @@ pub fn to_text(ins: &Inspection) -> String {
         o += &format!(
             "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
             l.layer,
-            clip(&layer_name(l, ins.workspace.profile.name != "layered"), 13),
+            clip(
+                &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
+                13
+            ),
             bar(l.used, l.available, 24),
             l.used,
             l.available,
@@ -252,7 +255,10 @@ pub fn to_markdown(ins: &Inspection) -> String {
         o += &format!(
             "| {} {} | {} | {} | {} | {} | {} | {} |\n",
             l.layer,
-            clip(&layer_name(l, ins.workspace.profile.name != "layered"), 13),
+            clip(
+                &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
+                13
+            ),
             l.budget,
             l.inflow,
             l.used,
@@ -393,7 +399,7 @@ pub fn check_failures(a: &Assembly) -> Vec<String> {
 /// Like Claude Code's `/context` "Memory files": each memory file (and
 /// import) with its tokens and its share of the context window.
 fn memory_files(ins: &Inspection) -> String {
-    if ins.workspace.profile.name != "claude-code" {
+    if ins.workspace.profile.agent != crate::workspace::agent::Agent::ClaudeCode {
         return String::new();
     }
     let a = &ins.assembly;

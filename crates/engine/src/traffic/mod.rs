@@ -63,11 +63,20 @@ pub enum Source {
 }
 
 impl Source {
+    /// The agent whose transcript it is, when it is one.
+    pub fn agent(self) -> Option<crate::workspace::agent::Agent> {
+        use crate::workspace::agent::Agent;
+        match self {
+            Source::Capture => None,
+            Source::ClaudeCode => Some(Agent::ClaudeCode),
+            Source::Codex => Some(Agent::Codex),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Capture => "capture",
-            Source::ClaudeCode => "claude-code",
-            Source::Codex => "codex",
+            Source::ClaudeCode | Source::Codex => self.agent().map_or("", |a| a.name()),
         }
     }
 

@@ -69,11 +69,7 @@ pub struct FlatRow<'a> {
 
 /// The agent a source names, when it names one.
 fn agent_of(source: super::Source) -> Option<&'static str> {
-    match source {
-        super::Source::ClaudeCode => Some("claude-code"),
-        super::Source::Codex => Some("codex"),
-        super::Source::Capture => None,
-    }
+    source.agent().map(|a| a.name())
 }
 
 /// Request `r` of `t` (read from `file`) as a flat row.

@@ -2,6 +2,7 @@
 //! (no path or link may leave the workspace; size, binary and UTF-8 checks),
 //! and every problem becomes one diagnostic while loading goes on.
 
+pub mod agent;
 pub mod agents;
 pub mod diag;
 pub mod expr;
@@ -58,7 +59,10 @@ pub fn load_as(
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
     let mut builtin = None;
-    match profiles.get(&chosen.id()).filter(|p| p.name != "layered") {
+    match profiles
+        .get(&chosen.id())
+        .filter(|p| p.kind.is_real_agent())
+    {
         Some(p) => {
             let root = match &extras.workdir {
                 Some(w) => {
@@ -98,13 +102,13 @@ pub fn load_as(
                 settings.history.reserved_output = implied.history.reserved_output;
                 settings.history.autocompact_buffer = implied.history.autocompact_buffer;
             }
-            match p.name.as_str() {
-                "claude-code" => {
-                    agents::load_claude_code(p, &mut r, extras, &mut fragments, &mut diags)
-                }
-                "codex" => agents::load_codex(p, &mut r, extras, &mut fragments, &mut diags),
-                _ => agents::load_openclaw(p, &mut r, extras, &mut fragments, &mut diags),
-            }
+            let load = match p.kind {
+                agent::Agent::ClaudeCode => agents::load_claude_code,
+                agent::Agent::Codex => agents::load_codex,
+                agent::Agent::OpenClaw => agents::load_openclaw,
+                agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
+            };
+            load(p, &mut r, extras, &mut fragments, &mut diags)
         }
         None => {
             sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);

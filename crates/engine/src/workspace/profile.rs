@@ -14,6 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use crate::text::{js_len, js_prefix, js_suffix};
+use crate::workspace::agent::Agent;
 use crate::workspace::agents::builtin;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};
 
@@ -214,6 +215,7 @@ impl SessionKind {
 /// One profile, as read from its YAML file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
+    /// One of the known agents' names ([`Agent`]); checked when read.
     pub name: String,
     pub agent: String,
     /// The version this profile follows (`2026.9`): with the name, its id
@@ -293,6 +295,9 @@ pub struct Profile {
     /// `bundled profile`), for messages.
     #[serde(skip)]
     pub origin: String,
+    /// The agent its name names.
+    #[serde(skip)]
+    pub kind: Agent,
 }
 
 impl Profile {
@@ -330,6 +335,9 @@ pub struct Chosen {
     #[serde(default)]
     pub version: String,
     pub why: String,
+    /// The agent the profile follows.
+    #[serde(skip)]
+    pub agent: Agent,
 }
 
 impl Chosen {
@@ -364,6 +372,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     match parsed {
         Ok(Ok(mut p)) => {
             super::profile_bounds::check_bounds(&p, origin)?;
+            p.kind = Agent::from_name(&p.name).map_err(|e| format!("{origin}: name: {e}"))?;
             p.origin = origin.to_string();
             Ok(p)
         }
@@ -475,6 +484,7 @@ impl Profiles {
             name: p.name.clone(),
             version: p.version.clone(),
             why,
+            agent: p.kind,
         })
     }
 
@@ -485,8 +495,8 @@ impl Profiles {
         let newest: Vec<&Profile> = self
             .names()
             .iter()
-            .filter(|n| n.as_str() != "layered")
             .filter_map(|n| self.newest(n))
+            .filter(|p| p.kind.is_real_agent())
             .collect();
         for p in newest {
             let d = &p.detect;
@@ -510,6 +520,7 @@ impl Profiles {
                     name: p.name.clone(),
                     version: p.version.clone(),
                     why: format!("{} present{absent}: assumed {}", list(&seen), p.label()),
+                    agent: p.kind,
                 };
             }
         }
@@ -521,11 +532,12 @@ impl Profiles {
             "no other agent's layout recognised".to_string()
         };
         Chosen {
-            name: "layered".into(),
+            name: Agent::Layered.name().into(),
             version: self
-                .newest("layered")
+                .newest(Agent::Layered.name())
                 .map_or(String::new(), |p| p.version.clone()),
             why,
+            agent: Agent::Layered,
         }
     }
 }

@@ -48,24 +48,25 @@ fn bundled_profiles_load_and_name_their_version() {
 #[test]
 fn a_string_over_its_limit_is_an_error_naming_the_field() {
     let big = "x".repeat(MAX_PROFILE_STRING + 1);
-    let text =
-        format!("name: t\nagent: a\nversion: '1'\nfiles:\n  - name: A.md\n  - name: {big}\n");
+    let text = format!(
+        "name: openclaw\nagent: a\nversion: '1'\nfiles:\n  - name: A.md\n  - name: {big}\n"
+    );
     let e = parse(&text, "/p/t.yaml").unwrap_err();
     assert!(
         e.starts_with("/p/t.yaml: files[1].name is 65537 bytes"),
         "{e}"
     );
     let sep = format!(
-        "name: t\nagent: a\nversion: '1'\nseparator: '{}'\n",
+        "name: openclaw\nagent: a\nversion: '1'\nseparator: '{}'\n",
         "-".repeat(2000)
     );
     assert!(parse(&sep, "s").unwrap_err().contains("separator"));
     let ok = parse(
-        "name: t\nagent: a\nversion: '1'\nfile_heading: '# {name}'\n",
+        "name: openclaw\nagent: a\nversion: '1'\nfile_heading: '# {name}'\n",
         "o",
     );
     assert_eq!(ok.unwrap().origin, "o");
-    let deep = "name: t\nagent: a\nversion: '1'\nimports:\n  max_depth: 100000\n";
+    let deep = "name: openclaw\nagent: a\nversion: '1'\nimports:\n  max_depth: 100000\n";
     assert!(parse(deep, "d").unwrap_err().contains("imports.max_depth"));
 }
 
