@@ -35,9 +35,9 @@ pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
 /// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), for the views
 /// that list the profiles.
 pub fn profiles() -> Result<engine::workspace::profile::Profiles, String> {
-    engine::workspace::profile::Profiles::load_from(
+    Ok(engine::workspace::profile::Profiles::load_from(
         env_path("PROMPT_INSPECTOR_PROFILES").as_deref(),
-    )
+    )?)
 }
 
 /// Where `models --update` saves a refreshed LiteLLM snapshot for this user

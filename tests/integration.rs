@@ -27,6 +27,7 @@ mod first_minutes;
 mod fleet;
 mod fuzz_parsers;
 mod gui;
+mod gui_load;
 mod gui_truth;
 mod hardening_agents;
 mod hardening_inputs;

@@ -132,7 +132,10 @@ fn fetch(from: &str) -> Result<String, String> {
             litellm::MAX_SOURCE_BYTES as usize,
         ));
     }
-    crate::engine::workspace::reader::read_text_file(Path::new(from), litellm::MAX_SOURCE_BYTES)
+    Ok(crate::engine::workspace::reader::read_text_file(
+        Path::new(from),
+        litellm::MAX_SOURCE_BYTES,
+    )?)
 }
 
 /// Where a snapshot may be written: a new file, or a regular file it

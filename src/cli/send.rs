@@ -142,7 +142,7 @@ pub fn run(a: SendArgs) -> ExitCode {
     let other = match &a.then_session {
         Some(name) => match ins.other_session(name, &table, &counter) {
             Ok(o) => Some(o),
-            Err(e) => return fail(&e),
+            Err(e) => return fail(&e.to_string()),
         },
         None => None,
     };

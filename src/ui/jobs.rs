@@ -145,6 +145,9 @@ pub enum Done {
         inspection: Box<Inspection>,
         millis: u128,
         fresh: bool,
+        /// What the window should say about it (a vanished session
+        /// answered with the default one).
+        notice: Option<String>,
     },
     Failed {
         generation: u64,

@@ -95,39 +95,46 @@ impl Shared {
 
     fn deliver(
         &self,
-        result: Result<Inspection, String>,
+        result: Result<(Inspection, Option<String>), engine::error::Error>,
         generation: u64,
         t: Instant,
         fresh: bool,
     ) {
         self.send(match result {
-            Ok(ins) => Done::Assembled {
+            Ok((ins, notice)) => Done::Assembled {
                 generation,
                 inspection: Box::new(ins),
                 millis: t.elapsed().as_millis(),
                 fresh,
+                notice,
             },
-            Err(message) => Done::Failed {
+            Err(e) => Done::Failed {
                 generation,
-                message,
+                message: e.to_string(),
             },
         });
     }
 
-    /// The one road; a session that vanished (after a reload) falls back to
-    /// the default one.
+    /// The one road. Only a session that vanished (a reload removed its
+    /// file) is answered with the default one, and the window says so;
+    /// any other failure is a failed load with its reason.
     fn assemble(
         &self,
         ws: Arc<engine::Workspace>,
         options: &Options,
-    ) -> Result<Inspection, String> {
-        Inspection::new(ws.clone(), options, &self.table, &self.counter).or_else(|_| {
-            let fallback = Options {
-                session: None,
-                ..options.clone()
-            };
-            Inspection::new(ws, &fallback, &self.table, &self.counter)
-        })
+    ) -> Result<(Inspection, Option<String>), engine::error::Error> {
+        match Inspection::new(ws.clone(), options, &self.table, &self.counter) {
+            Err(e) if e.is_unknown_session() => {
+                let fallback = Options {
+                    session: None,
+                    ..options.clone()
+                };
+                let ins = Inspection::new(ws, &fallback, &self.table, &self.counter)?;
+                let notice = format!("{e}: showing '{}'", ins.prepared.session);
+                Ok((ins, Some(notice)))
+            }
+            other => other.map(|ins| (ins, None)),
+        }
     }
 
     fn snapshot_of(&self, input: DiffInput) -> Result<Snapshot, String> {
@@ -141,9 +148,9 @@ impl Shared {
                         .map_err(|e| format!("{}: {e}", capture.display()))
                 })
             }
-            DiffInput::Session { base, name } => base
+            DiffInput::Session { base, name } => Ok(base
                 .other_session(&name, &self.table, &self.counter)
-                .map(|ins| crate::snapshot_now(&ins, &self.counter)),
+                .map(|ins| crate::snapshot_now(&ins, &self.counter))?),
         }
     }
 

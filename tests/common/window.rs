@@ -10,6 +10,13 @@ use prompt_inspector::ui::App;
 
 /// The window on `path`, loaded, at a size of `size`.
 pub fn harness_sized(path: PathBuf, size: egui::Vec2) -> Harness<'static, Option<App>> {
+    let mut h = harness_opening(path, size);
+    wait_loaded(&mut h);
+    h
+}
+
+/// The window asked to open `path`, at a size of `size`, without waiting.
+pub fn harness_opening(path: PathBuf, size: egui::Vec2) -> Harness<'static, Option<App>> {
     // Only the bundled fonts: what renders must not depend on this machine.
     // SAFETY: every test sets the same value before any font is loaded.
     unsafe { std::env::set_var("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY", "1") };
@@ -20,7 +27,7 @@ pub fn harness_sized(path: PathBuf, size: egui::Vec2) -> Harness<'static, Option
         },
         None,
     );
-    wait_loaded(&mut h);
+    h.step();
     h
 }
 

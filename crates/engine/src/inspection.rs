@@ -10,6 +10,7 @@ use crate::assembly::assemble::{Assembly, Prepared, assemble, prepare};
 use crate::assembly::models::ModelTable;
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::calibration;
+use crate::error::{Error, Named};
 use crate::text::thousands;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::session::Session;
@@ -70,7 +71,7 @@ pub struct Inspection {
 /// Loads a workspace folder (with the profile named, else the one it
 /// declares or suggests) and the app's state that belongs to it (the
 /// count_tokens calibration), both through the guarded reader.
-pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> {
+pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, Error> {
     let (profile, caps) = (opts.profile.as_deref(), opts.caps);
     let mut profiles = workspace::profile::Profiles::load_from(opts.profiles_dir.as_deref())?;
     if let Some((per_file, total)) = caps {
@@ -84,7 +85,11 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, String> 
     // checked on the handle); one that cannot be read (absent, a FIFO, a
     // device, a folder) is one diagnostic.
     let user_memory_home = if opts.user_memory {
-        Some(opts.home.clone().ok_or("--user-memory: HOME is not set")?)
+        Some(
+            opts.home
+                .clone()
+                .ok_or_else(|| Error::option("--user-memory", "HOME is not set"))?,
+        )
     } else {
         None
     };
@@ -107,17 +112,18 @@ pub fn inspect(
     opts: &Options,
     table: &ModelTable,
     counter: &TokenCounter,
-) -> Result<Inspection, String> {
+) -> Result<Inspection, Error> {
     Inspection::new(Arc::new(load_workspace(root, opts)?), opts, table, counter)
 }
 
 /// Picks the session by name (or the default), with a readable error.
-pub fn pick_session<'a>(ws: &'a Workspace, name: Option<&str>) -> Result<&'a Session, String> {
+pub fn pick_session<'a>(ws: &'a Workspace, name: Option<&str>) -> Result<&'a Session, Error> {
     match name {
         None => Ok(ws.default_session()),
-        Some(n) => ws.session(n).ok_or_else(|| {
-            let names: Vec<_> = ws.sessions.iter().map(|s| s.name.as_str()).collect();
-            format!("no session named '{n}' (sessions: {})", names.join(", "))
+        Some(n) => ws.session(n).ok_or_else(|| Error::Unknown {
+            what: Named::Session,
+            name: n.to_string(),
+            known: ws.sessions.iter().map(|s| s.name.clone()).collect(),
         }),
     }
 }
@@ -129,7 +135,7 @@ impl Inspection {
         opts: &Options,
         table: &ModelTable,
         counter: &TokenCounter,
-    ) -> Result<Inspection, String> {
+    ) -> Result<Inspection, Error> {
         let session = pick_session(&workspace, opts.session.as_deref())?;
         let mut settings = workspace.settings.clone();
         let model_id = opts
@@ -162,8 +168,11 @@ impl Inspection {
         if let Some(id) = opts.model.as_deref()
             && table.get(id).is_none()
         {
-            let ids: Vec<_> = table.models.iter().map(|m| m.id.as_str()).collect();
-            return Err(format!("unknown model '{id}' (models: {})", ids.join(", ")));
+            return Err(Error::Unknown {
+                what: Named::Model,
+                name: id.to_string(),
+                known: table.models.iter().map(|m| m.id.clone()).collect(),
+            });
         }
         let model = table.resolve(model_id).clone();
         let mut prepared = prepare(&workspace, session, &settings, &model, counter);
@@ -210,7 +219,7 @@ impl Inspection {
         name: &str,
         table: &ModelTable,
         counter: &TokenCounter,
-    ) -> Result<Inspection, String> {
+    ) -> Result<Inspection, Error> {
         let mut ins = Inspection::new(
             self.workspace.clone(),
             &Options {

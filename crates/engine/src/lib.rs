@@ -7,6 +7,7 @@
 pub mod assembly;
 pub mod cache;
 pub mod compare;
+pub mod error;
 mod inspection;
 pub mod json_bounds;
 pub mod problems;

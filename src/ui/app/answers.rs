@@ -36,9 +36,13 @@ impl App {
                 inspection,
                 millis,
                 fresh,
+                notice,
             } if generation == self.state.generation => {
                 self.state.last_load_ms = millis;
                 self.state.apply_inspection(*inspection, &self.counter);
+                if notice.is_some() {
+                    self.state.notice = notice;
+                }
                 if fresh {
                     self.refresh_snapshots();
                     self.diff_view.dirty = true;

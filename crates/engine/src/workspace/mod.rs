@@ -22,6 +22,8 @@ pub mod yaml;
 
 use std::path::Path;
 
+use crate::error::{Error, Named};
+
 pub use reader::{MAX_FILE_BYTES, Reader};
 pub use types::{FragmentDef, Workspace};
 
@@ -32,7 +34,7 @@ use crate::workspace::settings::{Settings, parse_settings};
 /// Loads a workspace with the profile its files suggest. `Err` only when
 /// the folder itself cannot be read; every other problem is a diagnostic in
 /// the result.
-pub fn load(root: &Path) -> Result<Workspace, String> {
+pub fn load(root: &Path) -> Result<Workspace, Error> {
     load_as(
         root,
         None,
@@ -48,7 +50,7 @@ pub fn load_as(
     profile_name: Option<&str>,
     profiles: &profile::Profiles,
     extras: &agents::Extras,
-) -> Result<Workspace, String> {
+) -> Result<Workspace, Error> {
     let mut r = Reader::new(root)?;
     let mut diags = Vec::new();
 
@@ -75,16 +77,16 @@ pub fn load_as(
                 && !p.session_kinds.contains_key(k)
             {
                 let kinds: Vec<&str> = p.session_kinds.keys().map(String::as_str).collect();
+                let option = format!("--session-kind {k}");
                 return Err(if kinds.is_empty() {
-                    format!(
-                        "--session-kind {k}: the {} profile has no kinds of session",
-                        p.id()
+                    Error::option(
+                        option,
+                        format!("the {} profile has no kinds of session", p.id()),
                     )
                 } else {
-                    format!(
-                        "--session-kind {k}: the {} profile knows {}",
-                        p.id(),
-                        kinds.join(", ")
+                    Error::option(
+                        option,
+                        format!("the {} profile knows {}", p.id(), kinds.join(", ")),
                     )
                 });
             }
@@ -150,7 +152,7 @@ pub fn load_as(
 
 /// `--workdir`: a folder inside the workspace, named by a relative path
 /// without `..`.
-fn check_workdir(r: &mut Reader, w: &str) -> Result<(), String> {
+fn check_workdir(r: &mut Reader, w: &str) -> Result<(), Error> {
     let plain = !w.is_empty()
         && !w.starts_with('/')
         && w.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
@@ -158,8 +160,9 @@ fn check_workdir(r: &mut Reader, w: &str) -> Result<(), String> {
     if plain && r.list(parent).iter().any(|(n, dir)| n == name && *dir) {
         return Ok(());
     }
-    Err(format!(
-        "--workdir {w}: not a folder inside the workspace (a relative path without ..)"
+    Err(Error::option(
+        format!("--workdir {w}"),
+        "not a folder inside the workspace (a relative path without ..)",
     ))
 }
 
@@ -217,7 +220,7 @@ fn choose_profile(
     settings: &Settings,
     profiles: &profile::Profiles,
     r: &Reader,
-) -> Result<profile::Chosen, String> {
+) -> Result<profile::Chosen, Error> {
     Ok(match profile_name.or(settings.profile.as_deref()) {
         Some(name) => {
             let why = if profile_name.is_some() {
@@ -225,12 +228,13 @@ fn choose_profile(
             } else {
                 "profile: in workspace.yaml"
             };
-            profiles.chosen(name, why).ok_or_else(|| {
-                format!(
-                    "unknown profile '{name}' (profiles: {})",
-                    profiles.ids().join(", ")
-                )
-            })?
+            profiles
+                .chosen(name, why)
+                .ok_or_else(|| Error::Unknown {
+                    what: Named::Profile,
+                    name: name.to_string(),
+                    known: profiles.ids(),
+                })?
         }
         None => profiles.detect(r),
     })

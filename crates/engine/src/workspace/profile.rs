@@ -14,6 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use crate::text::{js_len, js_prefix, js_suffix};
+use crate::error::Error;
 use crate::workspace::agent::Agent;
 use crate::workspace::agents::builtin;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};
@@ -367,20 +368,21 @@ pub const MAX_PROFILE_LIST: usize = 1000;
 /// Deepest `imports.max_depth` (Claude Code's is 4; each hop is a frame).
 pub const MAX_IMPORT_DEPTH: usize = 64;
 
-pub(crate) fn parse(text: &str, origin: &str) -> Result<Profile, String> {
+pub(crate) fn parse(text: &str, origin: &str) -> Result<Profile, Error> {
     let parsed = std::panic::catch_unwind(|| serde_saphyr::from_str::<Profile>(text));
     match parsed {
         Ok(Ok(mut p)) => {
             super::profile_bounds::check_bounds(&p, origin)?;
-            p.kind = Agent::from_name(&p.name).map_err(|e| format!("{origin}: name: {e}"))?;
+            p.kind = Agent::from_name(&p.name)
+                .map_err(|e| Error::invalid(origin, format!("name: {e}")))?;
             p.origin = origin.to_string();
             Ok(p)
         }
-        Ok(Err(e)) => Err(format!(
-            "{origin}: {}",
-            e.to_string().lines().next().unwrap_or("invalid profile")
+        Ok(Err(e)) => Err(Error::invalid(
+            origin,
+            e.to_string().lines().next().unwrap_or("invalid profile"),
         )),
-        Err(_) => Err(format!("{origin}: the YAML parser failed")),
+        Err(_) => Err(Error::invalid(origin, "the YAML parser failed")),
     }
 }
 
@@ -411,13 +413,13 @@ impl Profiles {
     /// with a bundled name and version replaces it, a new version of a
     /// name is added and is the default if newest): the folder the caller
     /// read from `PROMPT_INSPECTOR_PROFILES`.
-    pub fn load_from(dir: Option<&Path>) -> Result<Profiles, String> {
+    pub fn load_from(dir: Option<&Path>) -> Result<Profiles, Error> {
         let mut p = Profiles::bundled();
         let Some(dir) = dir else {
             return Ok(p);
         };
         let names = files_with_extension(dir, &["yaml", "yml"])
-            .map_err(|e| format!("PROMPT_INSPECTOR_PROFILES {}: {e}", dir.display()))?;
+            .map_err(|e| Error::file(format!("PROMPT_INSPECTOR_PROFILES {}", dir.display()), e))?;
         for path in names {
             let text = read_text_file(&path, MAX_FILE_BYTES)?;
             let mut profile = parse(&text, &path.display().to_string())?;
@@ -544,12 +546,12 @@ impl Profiles {
 
 /// A profile's parts file: in its folder (a plain file name, read through
 /// the guarded reader's file check), else the bundled one of that name.
-fn own_parts(dir: &Path, name: &str, bundled: &Profiles) -> Result<builtin::Builtin, String> {
+fn own_parts(dir: &Path, name: &str, bundled: &Profiles) -> Result<builtin::Builtin, Error> {
     let plain = !name.contains(['/', '\\']) && name.ends_with(".json") && !name.starts_with('.');
     if !plain {
-        return Err(format!(
-            "{}: builtin '{name}' must be a .json file name in the same folder",
-            dir.display()
+        return Err(Error::invalid(
+            dir.display().to_string(),
+            format!("builtin '{name}' must be a .json file name in the same folder"),
         ));
     }
     let path = dir.join(name);

@@ -2,26 +2,27 @@
 //! the import depth over its limit is refused, naming the file and the
 //! field (`files[3].name`).
 
+use crate::error::Error;
+
 use super::profile::{
     MAX_IMPORT_DEPTH, MAX_PROFILE_LIST, MAX_PROFILE_SEPARATOR, MAX_PROFILE_STRING, Profile,
 };
 
 /// Refuses a profile with a string or a list over its limit, naming the
 /// file and the field (`files[3].name`).
-pub(super) fn check_bounds(p: &Profile, origin: &str) -> Result<(), String> {
+pub(super) fn check_bounds(p: &Profile, origin: &str) -> Result<(), Error> {
     if let Some(i) = &p.imports
         && i.max_depth > MAX_IMPORT_DEPTH
     {
-        return Err(format!(
-            "{origin}: imports.max_depth is {}, over the limit of {MAX_IMPORT_DEPTH}",
+        return Err(Error::invalid(origin, format!("imports.max_depth is {}, over the limit of {MAX_IMPORT_DEPTH}",
             i.max_depth
-        ));
+        )));
     }
-    let tree = serde_json::to_value(p).map_err(|e| format!("{origin}: {e}"))?;
+    let tree = serde_json::to_value(p).map_err(|e| Error::invalid(origin, format!("{e}")))?;
     check_value(&tree, "", origin)
 }
 
-fn check_value(v: &serde_json::Value, field: &str, origin: &str) -> Result<(), String> {
+fn check_value(v: &serde_json::Value, field: &str, origin: &str) -> Result<(), Error> {
     use serde_json::Value;
     match v {
         Value::String(s) => {
@@ -31,20 +32,18 @@ fn check_value(v: &serde_json::Value, field: &str, origin: &str) -> Result<(), S
                 MAX_PROFILE_STRING
             };
             if s.len() > max {
-                return Err(format!(
-                    "{origin}: {field} is {} bytes, over the limit of {} bytes ({} KiB) for a profile's text",
+                return Err(Error::invalid(origin, format!("{field} is {} bytes, over the limit of {} bytes ({} KiB) for a profile's text",
                     s.len(),
                     max,
                     max / 1024
-                ));
+                )));
             }
         }
         Value::Array(items) => {
             if items.len() > MAX_PROFILE_LIST {
-                return Err(format!(
-                    "{origin}: {field} has {} entries, over the limit of {MAX_PROFILE_LIST}",
+                return Err(Error::invalid(origin, format!("{field} has {} entries, over the limit of {MAX_PROFILE_LIST}",
                     items.len()
-                ));
+                )));
             }
             for (i, x) in items.iter().enumerate() {
                 check_value(x, &format!("{field}[{i}]"), origin)?;

@@ -51,7 +51,7 @@ fn a_string_over_its_limit_is_an_error_naming_the_field() {
     let text = format!(
         "name: openclaw\nagent: a\nversion: '1'\nfiles:\n  - name: A.md\n  - name: {big}\n"
     );
-    let e = parse(&text, "/p/t.yaml").unwrap_err();
+    let e = parse(&text, "/p/t.yaml").unwrap_err().to_string();
     assert!(
         e.starts_with("/p/t.yaml: files[1].name is 65537 bytes"),
         "{e}"
@@ -60,14 +60,14 @@ fn a_string_over_its_limit_is_an_error_naming_the_field() {
         "name: openclaw\nagent: a\nversion: '1'\nseparator: '{}'\n",
         "-".repeat(2000)
     );
-    assert!(parse(&sep, "s").unwrap_err().contains("separator"));
+    assert!(parse(&sep, "s").unwrap_err().to_string().contains("separator"));
     let ok = parse(
         "name: openclaw\nagent: a\nversion: '1'\nfile_heading: '# {name}'\n",
         "o",
     );
     assert_eq!(ok.unwrap().origin, "o");
     let deep = "name: openclaw\nagent: a\nversion: '1'\nimports:\n  max_depth: 100000\n";
-    assert!(parse(deep, "d").unwrap_err().contains("imports.max_depth"));
+    assert!(parse(deep, "d").unwrap_err().to_string().contains("imports.max_depth"));
 }
 
 #[test]

@@ -64,11 +64,12 @@ pub fn read_capped(f: &mut File, max: u64) -> Result<Vec<u8>, String> {
 
 /// Reads a file named on the command line or in the environment (a
 /// snapshot, a model table): a regular file only, at most `max` bytes, UTF-8.
-pub fn read_text_file(path: &Path, max: u64) -> Result<String, String> {
-    let (mut f, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes = read_capped(&mut f, max).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text =
-        String::from_utf8(bytes).map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
+pub fn read_text_file(path: &Path, max: u64) -> Result<String, crate::error::Error> {
+    use crate::error::Error;
+    let shown = path.display();
+    let (mut f, _) = open_regular(path, max).map_err(|e| Error::file(&shown, e))?;
+    let bytes = read_capped(&mut f, max).map_err(|e| Error::file(&shown, e))?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::file(&shown, "not valid UTF-8"))?;
     Ok(normalize_text(text))
 }
 
@@ -396,15 +397,17 @@ fn rel_string(p: &Path) -> String {
 }
 
 impl Reader {
-    pub fn new(root: &Path) -> Result<Reader, String> {
+    pub fn new(root: &Path) -> Result<Reader, crate::error::Error> {
+        use crate::error::Error;
+        let shown = root.display();
         let root = root
             .canonicalize()
-            .map_err(|e| format!("cannot open workspace {}: {e}", root.display()))?;
+            .map_err(|e| Error::file(shown, format!("cannot open the workspace: {e}")))?;
         if !root.is_dir() {
-            return Err(format!("{} is not a folder", root.display()));
+            return Err(Error::file(root.display(), "not a folder"));
         }
         std::fs::read_dir(&root)
-            .map_err(|e| format!("cannot read workspace {}: {e}", root.display()))?;
+            .map_err(|e| Error::file(root.display(), format!("cannot read the workspace: {e}")))?;
         Ok(Reader {
             root,
             files: BTreeMap::new(),

@@ -196,9 +196,10 @@ pub struct Reminder {
 
 impl Builtin {
     /// Reads a recorded file, within its bounds; `origin` names it.
-    pub fn parse(text: &str, origin: &str) -> Result<Builtin, String> {
+    pub fn parse(text: &str, origin: &str) -> Result<Builtin, crate::error::Error> {
+        use crate::error::Error;
         let b: Builtin = serde_json::from_str(text)
-            .map_err(|e| format!("{origin}: not an agent's parts: {e}"))?;
+            .map_err(|e| Error::invalid(origin, format!("not an agent's parts: {e}")))?;
         let n = b.blocks.len()
             + b.tools.len()
             + b.deferred_tools.len()
@@ -206,15 +207,13 @@ impl Builtin {
                 .as_ref()
                 .map_or(0, |l| l.agents.len() + l.skills.len());
         if n > MAX_BUILTIN_PARTS {
-            return Err(format!(
-                "{origin}: {n} parts, over the limit of {MAX_BUILTIN_PARTS}"
-            ));
+            return Err(Error::invalid(origin, format!("{n} parts, over the limit of {MAX_BUILTIN_PARTS}"
+            )));
         }
         if b.schema != 1 {
-            return Err(format!(
-                "{origin}: schema {} (this build reads 1)",
+            return Err(Error::invalid(origin, format!("schema {} (this build reads 1)",
                 b.schema
-            ));
+            )));
         }
         Ok(b)
     }

@@ -1,0 +1,136 @@
+//! The engine's errors, as types: what failed and where (the file, the
+//! line, the field or the name given), so that a caller can tell a vanished
+//! session from an unreadable folder. Words are made only when an error is
+//! shown (`Display`), at the binary's edge. (A leaf: imports nothing of the
+//! crate.)
+
+/// Why an engine call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A file or folder that could not be opened, read or written.
+    File { path: String, reason: String },
+    /// Something read that is not what it should be: where (a file, a
+    /// field, a request), the line when known, and what is wrong.
+    Invalid {
+        place: String,
+        line: Option<usize>,
+        reason: String,
+    },
+    /// A name given (a session, a profile, a model) that names nothing
+    /// known, with the names that are known.
+    Unknown {
+        what: Named,
+        name: String,
+        known: Vec<String>,
+    },
+    /// An option that cannot apply here, and why.
+    Option { option: String, reason: String },
+}
+
+/// What kind of thing a name was expected to name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    Session,
+    Profile,
+    Model,
+}
+
+impl Error {
+    /// A file's error.
+    pub fn file(path: impl std::fmt::Display, reason: impl Into<String>) -> Error {
+        Error::File {
+            path: path.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Something read that is not what it should be.
+    pub fn invalid(place: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::Invalid {
+            place: place.into(),
+            line: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// An option that cannot apply.
+    pub fn option(option: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::Option {
+            option: option.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Whether the error is a session name that no longer names one (a
+    /// reload removed it): the one failure a view may answer by showing
+    /// the default session, and saying so.
+    pub fn is_unknown_session(&self) -> bool {
+        matches!(
+            self,
+            Error::Unknown {
+                what: Named::Session,
+                ..
+            }
+        )
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::File { path, reason } => write!(f, "{path}: {reason}"),
+            Error::Invalid {
+                place,
+                line: Some(l),
+                reason,
+            } => write!(f, "{place}:{l}: {reason}"),
+            Error::Invalid { place, reason, .. } if place.is_empty() => f.write_str(reason),
+            Error::Invalid { place, reason, .. } => write!(f, "{place}: {reason}"),
+            Error::Unknown { what, name, known } => {
+                let list = known.join(", ");
+                match what {
+                    Named::Session => write!(f, "no session named '{name}' (sessions: {list})"),
+                    Named::Profile => write!(f, "unknown profile '{name}' (profiles: {list})"),
+                    Named::Model => write!(f, "unknown model '{name}' (models: {list})"),
+                }
+            }
+            Error::Option { option, reason } => write!(f, "{option}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// At the binary's edge an error becomes its words.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_says_where_and_what() {
+        assert_eq!(
+            Error::file("/w/a.md", "not valid UTF-8").to_string(),
+            "/w/a.md: not valid UTF-8"
+        );
+        let at_line = Error::Invalid {
+            place: "s.json".into(),
+            line: Some(3),
+            reason: "not JSON".into(),
+        };
+        assert_eq!(at_line.to_string(), "s.json:3: not JSON");
+        let gone = Error::Unknown {
+            what: Named::Session,
+            name: "x".into(),
+            known: vec!["a".into(), "b".into()],
+        };
+        assert!(gone.is_unknown_session());
+        assert_eq!(gone.to_string(), "no session named 'x' (sessions: a, b)");
+        assert!(!Error::option("--workdir", "no").is_unknown_session());
+    }
+}
