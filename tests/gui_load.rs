@@ -36,7 +36,10 @@ fn a_session_removed_under_a_reload_falls_back_to_the_default_and_says_so() {
         "{notice}"
     );
     h.run_steps(2);
-    assert!(h.query_by_label_contains("no session named 'research'").is_some());
+    assert!(
+        h.query_by_label_contains("no session named 'research'")
+            .is_some()
+    );
 }
 
 #[test]
@@ -50,11 +53,16 @@ fn a_load_that_fails_is_a_failed_load_with_its_reason() {
         ],
     );
     let mut h = harness_opening(ws.path().to_path_buf(), egui::vec2(1280.0, 800.0));
-    wait_for(&mut h, "the failure", |a| a.is_idle() && a.state.error.is_some());
+    wait_for(&mut h, "the failure", |a| {
+        a.is_idle() && a.state.error.is_some()
+    });
     let state = &app(&h).state;
     assert!(state.loaded.is_none());
     let e = state.error.clone().unwrap();
-    assert!(e.starts_with("unknown profile 'hermes' (profiles: layered@"), "{e}");
+    assert!(
+        e.starts_with("unknown profile 'hermes' (profiles: layered@"),
+        "{e}"
+    );
     assert!(
         h.query_all_by_label_contains("unknown profile 'hermes'")
             .next()

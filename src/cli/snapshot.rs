@@ -26,7 +26,7 @@ pub fn run(a: Args) -> ExitCode {
             .save(&path)
             .map(|()| path.clone())
             .map_err(|e| format!("cannot write {}: {e}", path.display())),
-        None => snap.save_new(&ins.workspace.root),
+        None => snap.save_new(&ins.workspace.root).map_err(String::from),
     };
     match saved {
         Ok(path) => {
@@ -60,6 +60,6 @@ pub fn side(
             let ins = crate::engine::inspect(std::path::Path::new(d), &opts, table, counter)?;
             Ok(crate::snapshot_now(&ins, counter))
         }
-        None => Snapshot::load(std::path::Path::new(arg)),
+        None => Ok(Snapshot::load(std::path::Path::new(arg))?),
     }
 }

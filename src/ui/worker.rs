@@ -140,7 +140,7 @@ impl Shared {
     fn snapshot_of(&self, input: DiffInput) -> Result<Snapshot, String> {
         match input {
             DiffInput::Inspection(ins) => Ok(crate::snapshot_now(&ins, &self.counter)),
-            DiffInput::File(p) => Snapshot::load(&p),
+            DiffInput::File(p) => Ok(Snapshot::load(&p)?),
             // The capture read as the Traffic tab reads it.
             DiffInput::Request { capture, index } => {
                 crate::engine::traffic::read_file_for(&capture, &[index]).and_then(|(_, x, _)| {
@@ -216,7 +216,8 @@ impl Shared {
             Job::Snapshot { inspection } => {
                 let snap = crate::snapshot_now(&inspection, &self.counter);
                 self.send(Done::SnapshotSaved(
-                    snap.save_new(&inspection.workspace.root),
+                    snap.save_new(&inspection.workspace.root)
+                        .map_err(String::from),
                 ));
             }
             Job::Diff {

@@ -147,13 +147,24 @@ fn snapshots_round_trip_refuse_newer_schemas_and_write_atomically() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\"schema\": 1"));
     let newer = text.replacen("\"schema\": 1", "\"schema\": 7", 1);
-    assert!(Snapshot::parse(&newer).unwrap_err().contains("newer"));
+    assert!(
+        Snapshot::parse(&newer)
+            .unwrap_err()
+            .to_string()
+            .contains("newer")
+    );
     assert!(
         Snapshot::parse("{\"schema\": 1, \"fragments\": 3}")
             .unwrap_err()
+            .to_string()
             .contains("corrupt")
     );
-    assert!(Snapshot::parse("{oops").unwrap_err().contains("line 1"));
+    assert!(
+        Snapshot::parse("{oops")
+            .unwrap_err()
+            .to_string()
+            .contains("line 1")
+    );
     // An interrupted write leaves the previous snapshot intact.
     let mut other = s.clone();
     other.session = "changed".into();

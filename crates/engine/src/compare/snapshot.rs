@@ -11,6 +11,7 @@ use crate::Inspection;
 use crate::assembly::assemble::{BlockResult, FragmentResult, LayerResult};
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::test_run::TestRunRecord;
+use crate::error::Error;
 use crate::workspace::settings::Settings;
 use crate::{assembly::report, cache::prediction, workspace::store as fsutil};
 
@@ -106,7 +107,7 @@ impl Snapshot {
     /// `YYYYMMDD-HHMMSS-SESSION.json` (then `-2`, `-3`… when taken): never
     /// overwrites a snapshot, even one written at the same moment by another
     /// process, and never writes through a link out of the workspace.
-    pub fn save_new(&self, root: &Path) -> Result<PathBuf, String> {
+    pub fn save_new(&self, root: &Path) -> Result<PathBuf, Error> {
         let safe: String = self
             .session
             .chars()
@@ -118,10 +119,11 @@ impl Snapshot {
                 }
             })
             .collect();
-        let dir = fsutil::state_dir(root, &["snapshots"])?;
+        let dir =
+            fsutil::state_dir(root, &["snapshots"]).map_err(|e| Error::file(root.display(), e))?;
         let stem = format!("{}-{safe}", fsutil::stamp(self.created_unix));
         fsutil::write_new(&dir, &stem, "json", &self.to_json())
-            .map_err(|e| format!("cannot write a snapshot in {}: {e}", dir.display()))
+            .map_err(|e| Error::file(dir.display(), format!("cannot write a snapshot: {e}")))
     }
 
     pub fn to_json(&self) -> Vec<u8> {
@@ -135,27 +137,42 @@ impl Snapshot {
 
     /// Reads a snapshot file: a regular file only (a FIFO or a device is
     /// refused, never waited on), at most [`MAX_SNAPSHOT_BYTES`].
-    pub fn load(path: &Path) -> Result<Snapshot, String> {
+    pub fn load(path: &Path) -> Result<Snapshot, Error> {
         let text = crate::workspace::reader::read_text_file(path, MAX_SNAPSHOT_BYTES)?;
-        Snapshot::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        Snapshot::parse(&text).map_err(|e| match e {
+            Error::Invalid { line, reason, .. } => Error::Invalid {
+                place: path.display().to_string(),
+                line,
+                reason,
+            },
+            e => e,
+        })
     }
 
-    pub fn parse(text: &str) -> Result<Snapshot, String> {
+    /// A snapshot's text read; an error names what is wrong (its place is
+    /// empty: the caller names the file).
+    pub fn parse(text: &str) -> Result<Snapshot, Error> {
+        let bad = |reason: String| Error::invalid("", reason);
         // Measured before it is parsed: a snapshot of tiny values would
         // take tens of times its size as a tree.
-        crate::json_bounds::check(text, SNAPSHOT_BOUNDS).map_err(|e| format!("not read: {e}"))?;
-        let v: Value = serde_json::from_str(text)
-            .map_err(|e| format!("not a snapshot: invalid JSON at line {}: {e}", e.line()))?;
+        crate::json_bounds::check(text, SNAPSHOT_BOUNDS)
+            .map_err(|e| bad(format!("not read: {e}")))?;
+        let v: Value = serde_json::from_str(text).map_err(|e| {
+            bad(format!(
+                "not a snapshot: invalid JSON at line {}: {e}",
+                e.line()
+            ))
+        })?;
         match v.get("schema").and_then(Value::as_u64) {
             Some(s) if s > SCHEMA as u64 => {
-                return Err(format!(
+                return Err(bad(format!(
                     "snapshot schema {s} is newer than this prompt-inspector understands (schema {SCHEMA}): update prompt-inspector"
-                ));
+                )));
             }
             Some(_) => {}
-            None => return Err("not a snapshot: no \"schema\" field".into()),
+            None => return Err(bad("not a snapshot: no \"schema\" field".into())),
         }
-        serde_json::from_value(v).map_err(|e| format!("corrupt snapshot: {e}"))
+        serde_json::from_value(v).map_err(|e| bad(format!("corrupt snapshot: {e}")))
     }
 
     /// A short hash of what the prompt is (blocks and statuses), to tell

@@ -228,13 +228,11 @@ fn choose_profile(
             } else {
                 "profile: in workspace.yaml"
             };
-            profiles
-                .chosen(name, why)
-                .ok_or_else(|| Error::Unknown {
-                    what: Named::Profile,
-                    name: name.to_string(),
-                    known: profiles.ids(),
-                })?
+            profiles.chosen(name, why).ok_or_else(|| Error::Unknown {
+                what: Named::Profile,
+                name: name.to_string(),
+                known: profiles.ids(),
+            })?
         }
         None => profiles.detect(r),
     })

@@ -13,8 +13,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::text::{js_len, js_prefix, js_suffix};
 use crate::error::Error;
+pub use crate::text::{js_len, js_prefix, js_suffix};
 use crate::workspace::agent::Agent;
 use crate::workspace::agents::builtin;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};

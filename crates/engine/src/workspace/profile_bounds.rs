@@ -14,9 +14,13 @@ pub(super) fn check_bounds(p: &Profile, origin: &str) -> Result<(), Error> {
     if let Some(i) = &p.imports
         && i.max_depth > MAX_IMPORT_DEPTH
     {
-        return Err(Error::invalid(origin, format!("imports.max_depth is {}, over the limit of {MAX_IMPORT_DEPTH}",
-            i.max_depth
-        )));
+        return Err(Error::invalid(
+            origin,
+            format!(
+                "imports.max_depth is {}, over the limit of {MAX_IMPORT_DEPTH}",
+                i.max_depth
+            ),
+        ));
     }
     let tree = serde_json::to_value(p).map_err(|e| Error::invalid(origin, format!("{e}")))?;
     check_value(&tree, "", origin)
@@ -32,18 +36,26 @@ fn check_value(v: &serde_json::Value, field: &str, origin: &str) -> Result<(), E
                 MAX_PROFILE_STRING
             };
             if s.len() > max {
-                return Err(Error::invalid(origin, format!("{field} is {} bytes, over the limit of {} bytes ({} KiB) for a profile's text",
-                    s.len(),
-                    max,
-                    max / 1024
-                )));
+                return Err(Error::invalid(
+                    origin,
+                    format!(
+                        "{field} is {} bytes, over the limit of {} bytes ({} KiB) for a profile's text",
+                        s.len(),
+                        max,
+                        max / 1024
+                    ),
+                ));
             }
         }
         Value::Array(items) => {
             if items.len() > MAX_PROFILE_LIST {
-                return Err(Error::invalid(origin, format!("{field} has {} entries, over the limit of {MAX_PROFILE_LIST}",
-                    items.len()
-                )));
+                return Err(Error::invalid(
+                    origin,
+                    format!(
+                        "{field} has {} entries, over the limit of {MAX_PROFILE_LIST}",
+                        items.len()
+                    ),
+                ));
             }
             for (i, x) in items.iter().enumerate() {
                 check_value(x, &format!("{field}[{i}]"), origin)?;

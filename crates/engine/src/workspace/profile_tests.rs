@@ -60,14 +60,24 @@ fn a_string_over_its_limit_is_an_error_naming_the_field() {
         "name: openclaw\nagent: a\nversion: '1'\nseparator: '{}'\n",
         "-".repeat(2000)
     );
-    assert!(parse(&sep, "s").unwrap_err().to_string().contains("separator"));
+    assert!(
+        parse(&sep, "s")
+            .unwrap_err()
+            .to_string()
+            .contains("separator")
+    );
     let ok = parse(
         "name: openclaw\nagent: a\nversion: '1'\nfile_heading: '# {name}'\n",
         "o",
     );
     assert_eq!(ok.unwrap().origin, "o");
     let deep = "name: openclaw\nagent: a\nversion: '1'\nimports:\n  max_depth: 100000\n";
-    assert!(parse(deep, "d").unwrap_err().to_string().contains("imports.max_depth"));
+    assert!(
+        parse(deep, "d")
+            .unwrap_err()
+            .to_string()
+            .contains("imports.max_depth")
+    );
 }
 
 #[test]

@@ -207,13 +207,16 @@ impl Builtin {
                 .as_ref()
                 .map_or(0, |l| l.agents.len() + l.skills.len());
         if n > MAX_BUILTIN_PARTS {
-            return Err(Error::invalid(origin, format!("{n} parts, over the limit of {MAX_BUILTIN_PARTS}"
-            )));
+            return Err(Error::invalid(
+                origin,
+                format!("{n} parts, over the limit of {MAX_BUILTIN_PARTS}"),
+            ));
         }
         if b.schema != 1 {
-            return Err(Error::invalid(origin, format!("schema {} (this build reads 1)",
-                b.schema
-            )));
+            return Err(Error::invalid(
+                origin,
+                format!("schema {} (this build reads 1)", b.schema),
+            ));
         }
         Ok(b)
     }

@@ -49,7 +49,10 @@ pub struct Extras {
 impl Extras {
     /// The profile's user-level memory file, when asked for: its shown path
     /// (`~/.codex/AGENTS.md`) and its text, or why it could not be read.
-    pub fn user_memory(&self, p: &Profile) -> Option<(String, Result<String, crate::error::Error>)> {
+    pub fn user_memory(
+        &self,
+        p: &Profile,
+    ) -> Option<(String, Result<String, crate::error::Error>)> {
         let home = self.user_memory_home.as_ref()?;
         let rel = p.user_memory.as_ref()?.path.as_str();
         let text = crate::workspace::reader::read_text_file(
