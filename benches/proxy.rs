@@ -400,6 +400,7 @@ fn main() {
             listen: "127.0.0.1:0".parse().unwrap(),
             anthropic_upstream: format!("http://{up}"),
             openai_upstream: format!("http://{up}"),
+            gemini_upstream: format!("http://{up}"),
             capture: dir.path().join("bench.jsonl"),
             allow_insecure_http: false,
             timeout: Duration::from_secs(30),

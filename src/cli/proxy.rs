@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::fail;
 use crate::net::otlp::{Exporter, Feed, OtlpConfig};
 use crate::net::proxy::{Limits, ProxyConfig, serve};
-use crate::net::{ANTHROPIC_BASE, OPENAI_BASE};
+use crate::net::{ANTHROPIC_BASE, GEMINI_BASE, OPENAI_BASE};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -26,6 +26,9 @@ pub struct Args {
     pub anthropic_upstream: String,
     #[arg(long, default_value = OPENAI_BASE)]
     pub openai_upstream: String,
+    /// Where Gemini's `generateContent` requests go.
+    #[arg(long, default_value = GEMINI_BASE)]
+    pub gemini_upstream: String,
     /// The capture file (JSON lines, appended).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -151,6 +154,7 @@ fn warn_of_exposure(a: &Args) {
     for (flag, url) in [
         ("--anthropic-upstream", &a.anthropic_upstream),
         ("--openai-upstream", &a.openai_upstream),
+        ("--gemini-upstream", &a.gemini_upstream),
     ] {
         if url.starts_with("http://")
             && let Err(e) = crate::net::guard::check_transport(url, true, a.allow_insecure_http)
@@ -168,6 +172,7 @@ fn config(a: &Args, capture: PathBuf, feed: Option<Arc<Feed>>) -> ProxyConfig {
         listen: a.listen,
         anthropic_upstream: a.anthropic_upstream.clone(),
         openai_upstream: a.openai_upstream.clone(),
+        gemini_upstream: a.gemini_upstream.clone(),
         capture,
         allow_insecure_http: a.allow_insecure_http,
         timeout: Duration::from_secs(a.timeout.max(1)),
@@ -223,7 +228,7 @@ pub fn run(a: Args) -> ExitCode {
         let mut server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
         if let Ok(addr) = ready_rx.await {
             super::out(&format!(
-                "prompt-inspector proxy on http://{addr}, recording to {}{}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\n",
+                "prompt-inspector proxy on http://{addr}, recording to {}{}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\nexport GOOGLE_GEMINI_BASE_URL=http://{addr}\n",
                 shown.display(),
                 spans.unwrap_or_default()
             ));

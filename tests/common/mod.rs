@@ -2,6 +2,7 @@
 //! Helpers shared by the integration tests: the real binary, real files.
 
 pub mod generate;
+pub mod http;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

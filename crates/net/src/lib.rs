@@ -25,6 +25,7 @@ pub use fetch::fetch_text;
 
 pub const ANTHROPIC_BASE: &str = "https://api.anthropic.com";
 pub const OPENAI_BASE: &str = "https://api.openai.com";
+pub const GEMINI_BASE: &str = "https://generativelanguage.googleapis.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// The environment variable that holds a provider's key.

@@ -16,6 +16,9 @@ pub enum Provider {
     Openai,
     /// A llama.cpp-style server that reuses the longest common token prefix.
     Prefix,
+    /// Gemini's implicit caching: a recent request's prefix read when it
+    /// reaches the model's minimum, nothing to mark, no writes billed.
+    Gemini,
 }
 
 impl Provider {
@@ -24,6 +27,7 @@ impl Provider {
             Provider::Anthropic => "anthropic",
             Provider::Openai => "openai",
             Provider::Prefix => "prefix",
+            Provider::Gemini => "gemini",
         }
     }
 
@@ -32,6 +36,7 @@ impl Provider {
             "anthropic" => Some(Provider::Anthropic),
             "openai" => Some(Provider::Openai),
             "prefix" | "local" | "llama" => Some(Provider::Prefix),
+            "gemini" | "google" => Some(Provider::Gemini),
             _ => None,
         }
     }
@@ -157,13 +162,18 @@ impl ModelInfo {
     }
 
     pub fn write_5m_price(&self) -> f64 {
-        self.cache_write_5m_per_mtok
-            .unwrap_or(self.input_per_mtok * 1.25)
+        self.cache_write_5m_per_mtok.unwrap_or(match self.provider {
+            Provider::Anthropic => self.input_per_mtok * 1.25,
+            // An implicit cache bills no write: the input price.
+            _ => self.input_per_mtok,
+        })
     }
 
     pub fn write_1h_price(&self) -> f64 {
-        self.cache_write_1h_per_mtok
-            .unwrap_or(self.input_per_mtok * 2.0)
+        self.cache_write_1h_per_mtok.unwrap_or(match self.provider {
+            Provider::Anthropic => self.input_per_mtok * 2.0,
+            _ => self.input_per_mtok,
+        })
     }
 
     pub fn read_price(&self) -> f64 {
@@ -354,9 +364,34 @@ impl ModelTable {
     }
 
     /// The row for `id`, or the default row when `id` is unknown.
+    /// The row of `id`; for an id the table does not know, the row of its
+    /// family that shares the longest start with it (`gemini-3.8-flash` is
+    /// read by `gemini-3.5-flash`'s rules: its provider, its minimum), when
+    /// the default model is of another family; else the default model.
+    /// Only its rules are borrowed: a cost is priced only for a known id.
     pub fn resolve(&self, id: Option<&str>) -> &ModelInfo {
-        id.and_then(|id| self.get(id))
-            .unwrap_or_else(|| self.default_model())
+        let default = self.default_model();
+        let Some(id) = id else { return default };
+        if let Some(m) = self.get(id) {
+            return m;
+        }
+        let family = id.split(['-', '/']).next().unwrap_or("");
+        let of_family =
+            |m: &ModelInfo| !family.is_empty() && m.id.split(['-', '/']).next() == Some(family);
+        if of_family(default) {
+            return default;
+        }
+        let shared = |m: &ModelInfo| {
+            m.id.bytes()
+                .zip(id.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        self.models
+            .iter()
+            .filter(|m| of_family(m))
+            .max_by_key(|m| (shared(m), std::cmp::Reverse(m.id.len())))
+            .unwrap_or(default)
     }
 }
 
@@ -405,7 +440,12 @@ mod tests {
     #[test]
     fn bundled_table_loads_and_has_every_provider() {
         let t = ModelTable::bundled();
-        for p in [Provider::Anthropic, Provider::Openai, Provider::Prefix] {
+        for p in [
+            Provider::Anthropic,
+            Provider::Openai,
+            Provider::Prefix,
+            Provider::Gemini,
+        ] {
             assert!(t.models.iter().any(|m| m.provider == p), "{p:?}");
         }
         assert_eq!(t.default_model().id, t.default_model);

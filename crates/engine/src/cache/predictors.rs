@@ -423,6 +423,69 @@ pub fn openai(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
     out
 }
 
+/// Gemini's implicit caching: the longest prefix shared with a request of
+/// the last five minutes is read, when it reaches the model's minimum (the
+/// table's `min_cacheable_tokens`: 2,048 for 2.5, 4,096 for later
+/// families); nothing is marked and no write is billed. Google promises no
+/// hit: this is the most it can read.
+pub fn gemini(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> Vec<Predicted> {
+    let least = model.min_cacheable_tokens as usize;
+    let mut seen: Vec<(usize, u64)> = Vec::new();
+    let mut out = Vec::new();
+    for (ri, r) in reqs.iter().enumerate() {
+        let ids = &tokens[ri];
+        let t = r.at_secs;
+        let (best, best_at) = seen
+            .iter()
+            .filter(|(_, last)| t.saturating_sub(*last) <= OPENAI_IDLE_SECS)
+            .map(|(j, _)| (common_prefix(&tokens[*j], ids), Some(*j)))
+            .max_by_key(|(c, _)| *c)
+            .unwrap_or((0, None));
+        let cached = if best >= least {
+            best.min(ids.len())
+        } else {
+            0
+        };
+        let mut notes = r.history_notes.clone();
+        if ids.len() < least {
+            notes.push(format!(
+                "prompt of {} tokens is under {}'s {least}-token minimum for implicit caching: not cached",
+                ids.len(),
+                model.id
+            ));
+        } else if let Some(j) = best_at {
+            notes.push(format!(
+                "common prefix with request {} is {best} tokens: {cached} read at most (implicit caching, no hit promised)",
+                j + 1
+            ));
+        } else {
+            notes.push("cold cache: first request".into());
+        }
+        if let Some((_, msg)) = ri.checked_sub(1).and_then(|i| describe_change(&reqs[i], r)) {
+            notes.push(format!("changed since the previous request: {msg}"));
+        }
+        seen.push((ri, t));
+        let usage = Input {
+            input_tokens: (ids.len() - cached) as u64,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: cached as u64,
+        };
+        out.push(Predicted {
+            turn: r.turn,
+            index: r.index,
+            at_secs: t,
+            gap_secs: r.gap_secs,
+            total_tokens: ids.len() as u64,
+            cost_usd: cost(model, &usage, 0),
+            usage,
+            creation_1h_tokens: 0,
+            error: None,
+            notes,
+        });
+    }
+    out
+}
+
 /// The prefix cache of a llama.cpp-style server with one slot: cached tokens
 /// of each request given the token ids the server sees.
 pub fn prefix_cached(seqs: &[Vec<u32>]) -> Vec<usize> {
@@ -487,15 +550,15 @@ pub fn run(
 ) -> Vec<Predicted> {
     match provider {
         Provider::Anthropic => anthropic(model, reqs),
-        Provider::Openai | Provider::Prefix => {
+        Provider::Openai | Provider::Prefix | Provider::Gemini => {
             let tokens: Vec<Vec<u32>> = reqs
                 .iter()
                 .map(|r| request_tokens(r, model.tokenizer, counter))
                 .collect();
-            if provider == Provider::Openai {
-                openai(model, reqs, &tokens)
-            } else {
-                prefix(model, reqs, &tokens)
+            match provider {
+                Provider::Openai => openai(model, reqs, &tokens),
+                Provider::Gemini => gemini(model, reqs, &tokens),
+                _ => prefix(model, reqs, &tokens),
             }
         }
     }

@@ -229,9 +229,17 @@ fn row(
         .usage
         .filter(|_| priced)
         .map_or(0.0, |u| cost(model, &u) + advisor);
+    // Gemini writes nothing: a miss there is reading less than the
+    // previous request of the chain sent (its prefix lost).
+    let lost = |u: &crate::usage::Usage| {
+        model.provider == crate::Provider::Gemini
+            && prev
+                .and_then(|(_, p)| p.usage)
+                .is_some_and(|p| u.cache_read_input_tokens < p.prompt())
+    };
     let miss = x
         .usage
-        .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0)
+        .filter(|u| u.cache_creation_input_tokens > 0 || u.cache_read_input_tokens == 0 || lost(u))
         .map(|u| explain(x, prev.map(|(_, p)| p), &u, model));
     Row {
         index: i + 1,

@@ -131,20 +131,19 @@ impl CaptureLine {
     /// Whether the line is a token count (`/count_tokens`: no generation,
     /// no cache).
     pub fn is_count(&self) -> bool {
-        self.endpoint.ends_with("/count_tokens")
+        self.endpoint.ends_with("/count_tokens") || self.endpoint.ends_with(":countTokens")
     }
 
-    /// The API its endpoint speaks: `anthropic` (`/v1/messages`) or
-    /// `openai` (`/v1/chat/completions`, `/v1/responses`).
+    /// The API its endpoint speaks: `anthropic` (`/v1/messages`), `openai`
+    /// (`/v1/chat/completions`, `/v1/responses`) or `gemini`
+    /// (`models/M:generateContent`).
     pub fn api(&self) -> Option<&'static str> {
-        let e = self.endpoint.as_str();
-        if e.contains("/messages") {
-            Some("anthropic")
-        } else if e.contains("/chat/completions") || e.contains("/responses") {
-            Some("openai")
-        } else {
-            None
-        }
+        use crate::request::Api;
+        Api::of_path(&self.endpoint).map(|a| match a {
+            Api::AnthropicMessages => "anthropic",
+            Api::ChatCompletions | Api::Responses => "openai",
+            Api::Gemini => "gemini",
+        })
     }
 }
 

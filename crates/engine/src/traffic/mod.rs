@@ -237,7 +237,9 @@ impl KindCost {
     pub fn cost_phrase(&self) -> String {
         let usd = format!("${:.4}", self.extra_cost_usd);
         match self.kind {
-            MissKind::Cold => format!("first writes, unavoidable: {usd} beyond reading them"),
+            MissKind::Cold => {
+                format!("nothing cached yet, unavoidable: {usd} beyond reading them")
+            }
             MissKind::Growth => {
                 format!("new turns written, as expected: {usd} beyond reading them")
             }

@@ -157,9 +157,18 @@ fn chain_key(req: &Value) -> u64 {
             }
             head
         }
-        _ => match &req["instructions"] {
+        _ => match (&req["instructions"], &req["systemInstruction"]) {
             // OpenAI Responses: the instructions are the system prompt.
-            Value::String(s) => s.clone(),
+            (Value::String(s), _) => s.clone(),
+            // Gemini: the system instruction's parts.
+            (_, Value::Object(si)) => si
+                .get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["text"].as_str())
+                .collect(),
+            (_, Value::String(s)) => s.clone(),
             _ => req["messages"][0]["content"].to_string(),
         },
     };

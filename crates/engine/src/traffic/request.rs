@@ -86,7 +86,21 @@ use crate::request::openai::item_text;
 
 /// [`positions`] one at a time, so that a request of many positions is
 /// taken apart without holding all their texts.
-pub fn each_position(req: &Value) -> impl Iterator<Item = Position<'_>> + '_ {
+pub fn each_position(req: &Value) -> Positions<'_> {
+    // Gemini's shape (tool groups, `systemInstruction`, `contents` of
+    // parts) is read through the request model.
+    if req.get("messages").is_none()
+        && req.get("input").is_none()
+        && (req.get("contents").is_some() || req.get("systemInstruction").is_some())
+        && let Ok(r) = crate::request::gemini::read(req)
+    {
+        let owned: Vec<Position<'static>> = r
+            .positions()
+            .into_iter()
+            .map(|p| (p.label, Cow::Owned(p.text.into_owned()), p.breakpoint))
+            .collect();
+        return Box::new(owned.into_iter());
+    }
     let tools = req["tools"]
         .as_array()
         .into_iter()
@@ -127,7 +141,7 @@ pub fn each_position(req: &Value) -> impl Iterator<Item = Position<'_>> + '_ {
         }
         _ => message_positions(req["messages"].as_array().map_or(&[], Vec::as_slice)),
     };
-    tools.chain(system).chain(messages)
+    Box::new(tools.chain(system).chain(messages))
 }
 
 /// The items of a Responses `input`: an `additional_tools` item is tools

@@ -89,6 +89,9 @@ pub(super) fn usage_and_diagnostics(body: &[u8], stream: bool) -> (Value, Value)
     struct Fields {
         #[serde(default)]
         usage: Value,
+        /// Gemini's name for it.
+        #[serde(default, rename = "usageMetadata")]
+        usage_metadata: Value,
         #[serde(default)]
         diagnostics: Value,
     }
@@ -99,7 +102,12 @@ pub(super) fn usage_and_diagnostics(body: &[u8], stream: bool) -> (Value, Value)
         if text.trim_start().starts_with('{')
             && let Ok(f) = serde_json::from_str::<Fields>(&text)
         {
-            return (f.usage, f.diagnostics);
+            let usage = if f.usage.is_null() {
+                f.usage_metadata
+            } else {
+                f.usage
+            };
+            return (usage, f.diagnostics);
         }
     }
     (
@@ -178,6 +186,8 @@ mod tests {
             br#"{"usage":{"input_tokens":3}} trailing"#,
             b"{\"usage\":{\"input_tokens\":4},\"bad\":\"\xff\"}",
             b"",
+            // Gemini's generateContent answer.
+            br#"{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]}}],"usageMetadata":{"promptTokenCount":10,"cachedContentTokenCount":4,"candidatesTokenCount":2}}"#,
         ];
         for body in bodies {
             assert_eq!(
@@ -193,6 +203,10 @@ mod tests {
         assert_eq!(
             usage_and_diagnostics(bodies[0], false).1,
             serde_json::json!({"cache": "miss"})
+        );
+        assert_eq!(
+            usage_and_diagnostics(bodies[9], false).0["cachedContentTokenCount"],
+            4
         );
     }
 

@@ -1,6 +1,8 @@
 //! The recording proxy: an agent points its base URL here; every request to
-//! `/v1/messages`, `/v1/messages/count_tokens`, `/v1/chat/completions` or
-//! `/v1/responses` is forwarded upstream (hyper server, reqwest client), the
+//! `/v1/messages`, `/v1/messages/count_tokens`, `/v1/chat/completions`,
+//! `/v1/responses` or Gemini's `/v1beta/models/M:generateContent`
+//! (`:streamGenerateContent`, `:countTokens`) is forwarded to its API's
+//! upstream (hyper server, reqwest client), the
 //! response streams back chunk by chunk, unbuffered and unchanged, and one
 //! JSON line per exchange is appended to the capture: the request body
 //! verbatim (keys in it redacted), the status, the usage read out of the
@@ -24,7 +26,7 @@ use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::guard;
 
@@ -40,7 +42,7 @@ use answer::{StreamEnd, error_message, stream_error};
 use count::count_parts;
 use headers::{client_of, content_length, hop_by_hop, keys_of, split_headers};
 use record::Record;
-use upstream::{check_upstream, upstream_client};
+use upstream::{FORWARDED, Upstream, check_upstream, error_response, upstream_client};
 
 /// Largest request or recorded response body (as in the clients).
 pub const MAX_BODY: usize = guard::MAX_BODY_BYTES;
@@ -50,6 +52,7 @@ pub struct ProxyConfig {
     pub listen: SocketAddr,
     pub anthropic_upstream: String,
     pub openai_upstream: String,
+    pub gemini_upstream: String,
     pub capture: PathBuf,
     /// Forward keys over plain HTTP to a host that is not this machine.
     pub allow_insecure_http: bool,
@@ -125,13 +128,13 @@ type Body = BoxBody<Bytes, std::io::Error>;
 
 struct Shared {
     cfg: ProxyConfig,
-    /// The Anthropic (0) and OpenAI (1) upstreams' base URLs, parsed.
-    bases: [reqwest::Url; 2],
+    /// Each upstream's base URL, parsed (by [`Upstream`]).
+    bases: [reqwest::Url; 3],
     client: reqwest::Client,
     capture: Mutex<std::fs::File>,
     seq: Mutex<u64>,
-    /// Why a key may not go to the Anthropic (0) or OpenAI (1) upstream.
-    key_refused: [Option<String>; 2],
+    /// Why a key may not go to each upstream (by [`Upstream`]).
+    key_refused: [Option<String>; 3],
     /// This proxy's random part of every exchange id: two proxies appending
     /// to one capture never write the same id.
     instance: u32,
@@ -183,6 +186,7 @@ pub async fn serve(
     let bases = [
         base("Anthropic", &cfg.anthropic_upstream)?,
         base("OpenAI", &cfg.openai_upstream)?,
+        base("Gemini", &cfg.gemini_upstream)?,
     ];
     // Captures hold whole prompts: a new one is readable by its owner
     // only; an existing one is appended only if it is a regular file of
@@ -266,54 +270,36 @@ fn full(b: impl Into<Bytes>) -> Body {
     Full::new(b.into()).map_err(|never| match never {}).boxed()
 }
 
-/// The provider's error shape, with a clear message.
-fn error_response(anthropic: bool, status: StatusCode, message: &str) -> Response<Body> {
-    let body = if anthropic {
-        json!({"type": "error", "error": {"type": "api_error", "message": message}})
-    } else {
-        json!({"error": {"message": message, "type": "proxy_error", "code": status.as_u16()}})
-    };
-    Response::builder()
-        .status(status)
-        .header("content-type", "application/json")
-        .body(full(body.to_string()))
-        .unwrap_or_else(|_| Response::new(full("")))
-}
-
-const FORWARDED: &[&str] = &[
-    "/v1/messages",
-    "/v1/messages/count_tokens",
-    "/v1/chat/completions",
-    "/v1/responses",
-];
-
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().to_string();
-    let anthropic = path.starts_with("/v1/messages");
-    if !FORWARDED.contains(&path.as_str()) {
+    let Some(to) = Upstream::of_path(&path) else {
+        let shape = if path.contains(":") && path.contains("/models/") {
+            Upstream::Gemini
+        } else if path.starts_with("/v1/messages") {
+            Upstream::Anthropic
+        } else {
+            Upstream::OpenAi
+        };
         return error_response(
-            anthropic,
+            shape,
             StatusCode::NOT_FOUND,
             &format!(
-                "prompt-inspector proxy: {path} is not forwarded (only {})",
+                "prompt-inspector proxy: {} is not forwarded (only {})",
+                crate::engine::clean(&path, 200),
                 FORWARDED.join(", ")
             ),
         );
-    }
-    let upstream = if anthropic {
-        &shared.cfg.anthropic_upstream
-    } else {
-        &shared.cfg.openai_upstream
     };
+    let upstream = to.url(&shared.cfg);
     let keys = keys_of(&req);
     let client = client_of(&req);
     let refused = if keys.is_empty() {
         None
     } else {
-        shared.key_refused[usize::from(!anthropic)].clone()
+        shared.key_refused[to as usize].clone()
     };
     // The upstream's base, parsed once, with this request's path and query.
-    let mut url = shared.bases[usize::from(!anthropic)].clone();
+    let mut url = shared.bases[to as usize].clone();
     let joined = format!("{}{path}", url.path().trim_end_matches('/'));
     url.set_path(&joined);
     url.set_query(req.uri().query());
@@ -325,7 +311,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     intake::wait_for_recording(&shared).await;
     let (body, held) = match intake::read_body(&shared, req.into_body(), content_length).await {
         Ok(b) => b,
-        Err((status, message)) => return error_response(anthropic, status, &message),
+        Err((status, message)) => return error_response(to, status, &message),
     };
     let started = Instant::now();
     let ts_start = crate::clock::now_rfc3339();
@@ -354,7 +340,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             Value::Null,
             Some(message.clone()),
         ));
-        return error_response(anthropic, StatusCode::BAD_GATEWAY, &message);
+        return error_response(to, StatusCode::BAD_GATEWAY, &message);
     }
     let sent = shared
         .client
@@ -365,7 +351,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .await;
     match sent {
         Ok(resp) => relay(record, resp),
-        Err(e) => upstream_failed(&record, upstream, anthropic, &e),
+        Err(e) => upstream_failed(&record, upstream, to, &e),
     }
 }
 
@@ -374,7 +360,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
 fn upstream_failed(
     record: &Record,
     upstream: &str,
-    anthropic: bool,
+    to: Upstream,
     e: &reqwest::Error,
 ) -> Response<Body> {
     let (status, what) = if e.is_timeout() {
@@ -387,7 +373,7 @@ fn upstream_failed(
         guard::mask_url(upstream)
     ));
     record.write(record.outcome(Some(status.as_u16()), Value::Null, Some(message.clone())));
-    error_response(anthropic, status, &message)
+    error_response(to, status, &message)
 }
 
 /// Streams the upstream's answer to the client as it comes, keeping a

@@ -143,7 +143,13 @@ impl Record {
             *s
         };
         let redactor = self.redactor();
-        let (request, model) = recorded_request(&self.request, &redactor);
+        let (request, mut model) = recorded_request(&self.request, &redactor);
+        // Gemini names the model in the path, not the body.
+        if model.is_null()
+            && let Some(m) = crate::engine::request::gemini::model_of_path(&self.endpoint)
+        {
+            model = Value::String(m);
+        }
         // What the upstream sent (usage, diagnostics, error) is redacted too.
         let mut usage = o.usage;
         redact_value(&mut usage, &redactor);

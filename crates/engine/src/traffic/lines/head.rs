@@ -13,7 +13,13 @@ use crate::traffic::parse::{Sent, sent};
 
 /// A request's fields the first pass reads ([`super::super::parse::sent`]:
 /// its chain's key and its model).
-const HEAD_FIELDS: [&str; 4] = ["model", "prompt_cache_key", "system", "instructions"];
+const HEAD_FIELDS: [&str; 5] = [
+    "model",
+    "prompt_cache_key",
+    "system",
+    "instructions",
+    "systemInstruction",
+];
 
 /// A line of the first pass. With `lazy` (its request will be read again
 /// from the file), the `request` of a capture line (one that named its
