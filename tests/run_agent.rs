@@ -1,0 +1,118 @@
+//! `prompt-inspector run AGENT`: the program started with its base URL
+//! pointed at the recording proxy, its exit code passed on, the capture
+//! kept and explained. The program here is python3 speaking the agent's
+//! API (what matters is the environment `run` gives it) to the loopback
+//! upstream with the providers' cache accounting (scripts/agent-upstream.py).
+
+use crate::common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::*;
+
+/// The upstream script on a free port: its URL, the process.
+fn upstream(log: &Path) -> (String, std::process::Child) {
+    use std::io::BufRead;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/agent-upstream.py");
+    let mut child = Command::new("python3")
+        .arg(script)
+        .args(["--port", "0", "--log", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 runs");
+    let mut port = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    (format!("http://127.0.0.1:{}", port.trim()), child)
+}
+
+/// A client of the Messages API that reads its base URL where Claude Code
+/// does, sends two requests with a breakpoint, and exits 3.
+const CLIENT: &str = r#"
+import json, os, sys, urllib.request
+base = os.environ["ANTHROPIC_BASE_URL"]
+system = [{"type": "text", "text": "You are careful. " * 600, "cache_control": {"type": "ephemeral"}}]
+for q in ("hello", "and again"):
+    body = {"model": "claude-sonnet-4-6", "max_tokens": 16, "system": system,
+            "messages": [{"role": "user", "content": q}]}
+    req = urllib.request.Request(base + "/v1/messages", data=json.dumps(body).encode(),
+                                 headers={"content-type": "application/json", "x-api-key": "sk-ant-FAKE-run-test-key-0123456789"})
+    print(json.load(urllib.request.urlopen(req))["usage"])
+sys.exit(3)
+"#;
+
+#[test]
+fn run_points_the_agent_at_the_proxy_keeps_its_exit_code_and_explains_the_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let (up, mut child) = upstream(&dir.path().join("up.jsonl"));
+    let capture = dir.path().join("run.jsonl");
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "claude",
+            "--program",
+            "python3",
+            "--anthropic-upstream",
+            &up,
+        ])
+        .args(["-o", capture.to_str().unwrap(), "--", "-c", CLIENT])
+        .env_remove("ANTHROPIC_BASE_URL")
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("Claude Code through the recording proxy on http://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("2 exchanges recorded to"), "{err}");
+    let text = stdout(&o);
+    // The client's own output, then the explanation.
+    assert!(text.contains("cache_read_input_tokens"), "{text}");
+    assert!(
+        text.contains("traffic from a capture · 2 requests"),
+        "{text}"
+    );
+    assert!(text.contains("hit ratio"), "{text}");
+    let lines = std::fs::read_to_string(&capture).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    assert!(!lines.contains("run-test-key"), "the key was recorded");
+}
+
+#[test]
+fn run_says_what_to_do_when_the_agent_is_not_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "gemini",
+            "--program",
+            "/nonexistent/gemini",
+            "--",
+            "-p",
+            "hi",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot start /nonexistent/gemini") && err.contains("--program"),
+        "{err}"
+    );
+    // Nothing was sent: no capture left behind.
+    assert!(
+        !dir.path().join(".prompt-inspector/captures").exists()
+            || std::fs::read_dir(dir.path().join(".prompt-inspector/captures"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+}
