@@ -100,7 +100,9 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
         return None;
     }
     let api = l.api();
-    let req = l.request?;
+    // An exchange without a body (a GET: Codex's WebSocket attempt on
+    // /v1/responses) is no generation to explain.
+    let req = l.request.filter(|r| !r.is_null())?;
     let time = clean(&l.ts_start, 40);
     Some(Sent {
         at: rfc3339(&l.ts_start),
