@@ -390,3 +390,76 @@ fn the_profiles_render_the_agents_file_sections_byte_for_byte() {
         "Claude Code's memory reminder differs"
     );
 }
+
+/// The user's own memory (`~/.claude/CLAUDE.md` and what it imports) is
+/// found in a request and named as the agent names it, not counted as
+/// "from no file"; `--check-profile` renders it too.
+#[test]
+fn user_memory_and_its_import_are_traced_by_their_home_paths() {
+    let home = tempfile::tempdir().unwrap();
+    write_ws(
+        home.path(),
+        &[
+            (
+                ".claude/CLAUDE.md",
+                "# Mine\n\nBe terse in every answer you give. @style.md\n",
+            ),
+            (
+                ".claude/style.md",
+                "Use British spelling.\nPrefer short sentences over long ones in every answer.\n",
+            ),
+        ],
+    );
+    let ws = tempfile::tempdir().unwrap();
+    write_ws(
+        ws.path(),
+        &[(
+            "CLAUDE.md",
+            "# Project\n\nRun the tests before you say a change works.\n",
+        )],
+    );
+    let with_home = |args: &[&str]| {
+        let o = std::process::Command::new(bin())
+            .args(args)
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        (o.status.code(), stdout(&o), stderr(&o))
+    };
+    let w = ws.path().to_str().unwrap();
+    // The request as Claude Code would send it with that memory.
+    let (_, body, err) = with_home(&[
+        "render",
+        w,
+        "--profile",
+        "claude-code",
+        "--user-memory",
+        "--request-json",
+    ]);
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{err}"));
+    let line = serde_json::json!({"schema": 1, "endpoint": "/v1/messages", "ts_start": "2026-12-03T10:00:00.000Z",
+        "model": body["model"], "status": 200, "usage": {"input_tokens": 10}, "request": body});
+    let cap = ws.path().join("capture.jsonl");
+    std::fs::write(&cap, format!("{line}\n")).unwrap();
+    let c = cap.to_str().unwrap();
+    let (code, text, err) = with_home(&["traffic", c, "--against", w]);
+    assert_eq!(code, Some(0), "{err}");
+    for f in ["~/.claude/CLAUDE.md", "~/.claude/style.md", "CLAUDE.md"] {
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{f} ")))
+            .unwrap_or_else(|| panic!("{f} in {text}"));
+        assert!(row.contains("whole"), "{row}");
+    }
+    let (code, text, err) = with_home(&[
+        "traffic",
+        c,
+        "--against",
+        w,
+        "--profile",
+        "claude-code",
+        "--check-profile",
+    ]);
+    assert_eq!(code, Some(0), "{text}{err}");
+    assert!(text.contains("no difference"), "{text}");
+}

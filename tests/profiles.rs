@@ -781,3 +781,79 @@ fn a_profile_named_for_no_known_agent_is_refused_with_the_known_names() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(&o)["profile"]["version"], "9.9");
 }
+
+/// The user's own CLAUDE.md as Claude Code sends it: headed with its
+/// absolute path, its `@` imports followed inside ~/.claude (each its own
+/// block with the parent's kind), an import that would leave the folder
+/// one diagnostic naming the file as the agent's.
+#[test]
+fn claude_code_user_memory_follows_its_imports_and_is_headed_by_its_path() {
+    let home = tempfile::tempdir().unwrap();
+    write_ws(
+        home.path(),
+        &[
+            (
+                ".claude/CLAUDE.md",
+                "# Mine\n\nBe terse. @style.md\n@../secrets.md\n",
+            ),
+            (".claude/style.md", "Use British spelling.\n"),
+            ("secrets.md", "not for the prompt\n"),
+        ],
+    );
+    let ws = tempfile::tempdir().unwrap();
+    write_ws(ws.path(), &[("CLAUDE.md", "# Project\n\nRun the tests.\n")]);
+    let run_with = |cmd: &str, format: &[&str]| {
+        let o = std::process::Command::new(bin())
+            .args([cmd, ws.path().to_str().unwrap(), "--profile", "claude-code"])
+            .args(["--user-memory"])
+            .args(format)
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    let r = json(&run_with("report", &["--format", "json"]));
+    let mem: Vec<(&str, &str)> = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 2)
+        .map(|f| (f["id"].as_str().unwrap(), f["source"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        mem,
+        [
+            ("user.claude", "~/.claude/CLAUDE.md"),
+            ("user.import.style", "~/.claude/style.md"),
+            ("claude", "CLAUDE.md"),
+        ]
+    );
+    let d: Vec<String> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: {}",
+                d["file"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        d.iter()
+            .any(|m| m.starts_with("~/.claude/CLAUDE.md: @../secrets.md: leaves ~/.claude")),
+        "{d:?}"
+    );
+    let text = stdout(&run_with("render", &[]));
+    let real = home.path();
+    assert!(
+        text.contains(&format!(
+            "Contents of {}/.claude/CLAUDE.md (user's private global instructions for all projects):",
+            real.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("Use British spelling.") && !text.contains("not for the prompt"));
+}

@@ -82,5 +82,17 @@ pub fn workspace_files(ws: &crate::workspace::Workspace) -> Traced {
             modified,
         });
     }
+    // The files the agent read outside the workspace (its user memory),
+    // named as it names them.
+    for f in &ws.agent_files {
+        if f.text.len() <= MAX_TRACED_FILE_BYTES && total + f.text.len() <= MAX_TRACED_BYTES {
+            total += f.text.len();
+            out.files.push(SourceFile {
+                path: f.shown.clone(),
+                text: f.text.clone(),
+                modified: f.modified,
+            });
+        }
+    }
     out
 }

@@ -351,7 +351,13 @@ pub fn against(
     counter: &TokenCounter,
     (n, x, req): (usize, &super::Exchange, &Value),
 ) -> Result<Against, String> {
-    let ins = crate::inspect(root, opts, table, counter)?;
+    // The agent reads its user-level memory whenever it is there: so is
+    // it looked for here.
+    let opts = crate::Options {
+        user_memory: opts.user_memory || opts.home.is_some(),
+        ..opts.clone()
+    };
+    let ins = crate::inspect(root, &opts, table, counter)?;
     let traced = super::attribution::workspace_files(&ins.workspace);
     let files = traced.files;
     let enc = table.resolve(Some(&x.model)).tokenizer;

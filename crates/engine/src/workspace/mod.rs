@@ -141,6 +141,7 @@ pub fn load_as(
         sessions,
         diagnostics: all,
         files: r.files,
+        agent_files: r.agent_files,
         calibration: Default::default(),
         caps: profiles
             .get(&chosen.id())

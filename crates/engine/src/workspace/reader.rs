@@ -360,6 +360,20 @@ pub struct Reader {
     /// handle.
     pub modified: BTreeMap<String, f64>,
     pub diags: Vec<Diagnostic>,
+    /// Files the agent itself reads outside the workspace (the user's own
+    /// memory and its imports), read through their own guarded reader and
+    /// named as the agent names them (`~/.claude/CLAUDE.md`).
+    pub agent_files: Vec<AgentFile>,
+}
+
+/// A file the agent reads outside the workspace, as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentFile {
+    /// Its path as shown (`~/.claude/style.md`).
+    pub shown: String,
+    pub text: String,
+    /// When it was last modified (Unix seconds), when known.
+    pub modified: Option<f64>,
 }
 
 /// Why a relative path may not be used.
@@ -413,6 +427,7 @@ impl Reader {
             files: BTreeMap::new(),
             modified: BTreeMap::new(),
             diags: Vec::new(),
+            agent_files: Vec::new(),
         })
     }
 

@@ -97,6 +97,9 @@ pub struct Workspace {
     pub diagnostics: Vec<Diagnostic>,
     /// Every file read: relative path → SHA-256 (hex).
     pub files: BTreeMap<String, String>,
+    /// Files the agent itself reads outside the workspace (its user-level
+    /// memory and what that imports), as read.
+    pub agent_files: Vec<crate::workspace::reader::AgentFile>,
     /// count_tokens calibration per model (real / estimated), from the
     /// app's state folder; never part of `files` or of a snapshot.
     pub calibration: BTreeMap<String, f64>,

@@ -36,6 +36,7 @@ pub fn load_claude_code(
 ) {
     let mut ex = Expander::new(p);
     let mut walk = Walk {
+        shown: String::new(),
         root: r.root().display().to_string(),
         import_kind: p.imports.as_ref().and_then(|i| i.kind.clone()),
         strip_frontmatter: p.strip_frontmatter.unwrap_or(false),
@@ -54,10 +55,7 @@ pub fn load_claude_code(
         diags,
     };
     match extras.user_memory(p) {
-        Some((path, Ok(text))) => {
-            let kind = p.user_memory.as_ref().and_then(|u| u.kind.clone());
-            walk.user_memory(&path, &text, kind.as_deref().unwrap_or("user"))
-        }
+        Some((_, Ok(text))) => user_memory(p, extras, &text, &mut walk),
         Some((path, Err(e))) => walk.diags.push(Diagnostic::warning(
             path.as_str(),
             None,
@@ -94,10 +92,97 @@ pub fn load_claude_code(
     ex.finish(diags);
 }
 
+/// The user's own memory file (`~/.claude/CLAUDE.md`) and what it imports,
+/// as Claude Code reads them: through a guarded reader of its own folder
+/// (the agent's file, not the workspace's; an import may not leave that
+/// folder), headed with its absolute path, before the project's files,
+/// within the same limits.
+fn user_memory(p: &Profile, extras: &Extras, text: &str, walk: &mut Walk) {
+    let (Some(home), Some(um)) = (&extras.user_memory_home, &p.user_memory) else {
+        return;
+    };
+    let (dir, name) = um.path.rsplit_once('/').unwrap_or(("", um.path.as_str()));
+    let folder = home.join(dir);
+    let mut hr = match Reader::new(&folder) {
+        Ok(r) => r,
+        Err(e) => {
+            let shown = format!("~/{}", um.path);
+            walk.diags.push(Diagnostic::warning(
+                shown.as_str(),
+                None,
+                format!("--user-memory: {e} (not read)"),
+            ));
+            return;
+        }
+    };
+    let kind = um.kind.clone().unwrap_or_else(|| "user".into());
+    let shown = if dir.is_empty() {
+        "~/".to_string()
+    } else {
+        format!("~/{dir}/")
+    };
+    let mut user = Walk {
+        shown,
+        // As the agent writes it: the home folder as given, not resolved.
+        root: folder.display().to_string(),
+        import_kind: walk.import_kind.clone(),
+        strip_frontmatter: walk.strip_frontmatter,
+        strip_comments: walk.strip_comments,
+        r: &mut hr,
+        ex: &mut *walk.ex,
+        max_depth: walk.max_depth,
+        chain: vec![name.to_string()],
+        seen: BTreeSet::new(),
+        order: walk.order,
+        files: walk.files,
+        bytes: walk.bytes,
+        refs: walk.refs,
+        capped: walk.capped,
+        out: &mut *walk.out,
+        diags: &mut *walk.diags,
+    };
+    // The file itself as already read (a link to a dotfiles folder is
+    // followed, as the agent follows it); its imports through the reader.
+    user.seen.insert(user.key(name));
+    user.memory_text(name, text, &kind, 0, None);
+    let (order, files, bytes, refs, capped) =
+        (user.order, user.files, user.bytes, user.refs, user.capped);
+    walk.order = order;
+    walk.files = files;
+    walk.bytes = bytes;
+    walk.refs = refs;
+    walk.capped = capped;
+    // The files read, kept as the agent's own (to trace a request to).
+    let mut files = vec![crate::workspace::reader::AgentFile {
+        shown: format!("~/{}", um.path),
+        text: text.to_string(),
+        modified: None,
+    }];
+    let read: Vec<String> = hr.files.keys().filter(|k| *k != name).cloned().collect();
+    for rel in read {
+        if let Some(t) = hr.read(&rel) {
+            files.push(crate::workspace::reader::AgentFile {
+                shown: format!("~/{dir}/{rel}").replace("//", "/"),
+                modified: hr.modified.get(&rel).copied(),
+                text: t,
+            });
+        }
+    }
+    walk.r.agent_files.extend(files);
+    // What the reader refused there, named as the agent's files.
+    for mut d in std::mem::take(&mut hr.diags) {
+        d.file = format!("~/{dir}/{}", d.file).replace("//", "/");
+        walk.diags.push(d);
+    }
+}
+
 /// One walk over the memory files and their imports: every file read once
 /// (by its real path), all of them within [`MAX_MEMORY_FILES`] and
 /// [`MAX_MEMORY_BYTES`].
 struct Walk<'a, 'p> {
+    /// How the files of this walk are shown (`~/.claude/` for the user's
+    /// own memory; empty for the workspace's).
+    shown: String,
     r: &'a mut Reader,
     ex: &'a mut Expander<'p>,
     root: String,
@@ -120,25 +205,6 @@ struct Walk<'a, 'p> {
 }
 
 impl Walk<'_, '_> {
-    /// The user's own memory file comes first (user level, then project).
-    fn user_memory(&mut self, path: &str, text: &str, kind: &str) {
-        self.order += 1;
-        let (dir, name) = path.rsplit_once('/').unwrap_or(("~", path));
-        let heading = self.ex.heading(dir, name, kind);
-        let body = self.clean(text);
-        let mut f = base(
-            "user.claude".into(),
-            2,
-            1000 - self.order,
-            format!("{heading}\n\n{body}"),
-            path,
-            1,
-            FragmentKind::Markdown,
-        );
-        f.interpolate = false;
-        self.out.push(f);
-    }
-
     /// A memory file's text as the agent sends it: its frontmatter and
     /// block-level HTML comments left out when the profile says so,
     /// trimmed.
@@ -198,28 +264,47 @@ impl Walk<'_, '_> {
             return;
         }
         let Some(text) = self.r.read(rel) else { return };
+        self.memory_text(rel, &text, kind, depth, from);
+    }
+
+    /// A memory file read (`text`), then what it imports.
+    fn memory_text(
+        &mut self,
+        rel: &str,
+        text: &str,
+        kind: &str,
+        depth: usize,
+        from: Option<(&str, usize)>,
+    ) {
         if !self.fits(text.len(), rel, from) {
             return;
         }
         self.files += 1;
         self.bytes += text.len();
-        let body = self.clean(&text);
+        let body = self.clean(text);
         let body = body.as_str();
-        let id = if depth == 0 {
-            rel.to_ascii_lowercase()
+        let user = !self.shown.is_empty();
+        let id = match (depth, user) {
+            (0, true) => "user.claude".to_string(),
+            (0, false) => rel
+                .to_ascii_lowercase()
                 .trim_end_matches(".md")
-                .replace('/', ".")
-        } else {
-            format!("import.{}", rel.trim_end_matches(".md").replace('/', "."))
+                .replace('/', "."),
+            (_, user) => format!(
+                "{}import.{}",
+                if user { "user." } else { "" },
+                rel.trim_end_matches(".md").replace('/', ".")
+            ),
         };
         self.order += 1;
         let heading = self.ex.heading(&self.root, rel, kind);
+        let shown = format!("{}{rel}", self.shown);
         let mut f = base(
             id,
             2,
             1000 - self.order,
             format!("{heading}\n\n{body}"),
-            rel,
+            &shown,
             1,
             FragmentKind::Markdown,
         );
@@ -260,14 +345,20 @@ impl Walk<'_, '_> {
         } else {
             format!("{dir}/{target}")
         };
+        let file = format!("{}{rel}", self.shown);
         let warn = |diags: &mut Vec<Diagnostic>, msg: String| {
-            diags.push(Diagnostic::warning(rel, Some(line), msg));
+            diags.push(Diagnostic::warning(file.as_str(), Some(line), msg));
             None
+        };
+        let place = if self.shown.is_empty() {
+            "the workspace".to_string()
+        } else {
+            self.shown.trim_end_matches('/').to_string()
         };
         let Some(path) = normalize(&joined) else {
             return warn(
                 self.diags,
-                format!("@{target}: leaves the workspace (not followed)"),
+                format!("@{target}: leaves {place} (not followed)"),
             );
         };
         if self.chain.contains(&path) {
@@ -288,10 +379,7 @@ impl Walk<'_, '_> {
             return warn(self.diags, msg);
         }
         if !self.r.exists(&path) {
-            return warn(
-                self.diags,
-                format!("@{target}: no such file in the workspace"),
-            );
+            return warn(self.diags, format!("@{target}: no such file in {place}"));
         }
         Some(path)
     }

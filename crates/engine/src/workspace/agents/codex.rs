@@ -59,6 +59,11 @@ pub fn load_codex(
     let mut user = false;
     match extras.user_memory(p) {
         Some((path, Ok(text))) if !text.trim().is_empty() => {
+            r.agent_files.push(crate::workspace::reader::AgentFile {
+                shown: path.clone(),
+                text: text.clone(),
+                modified: None,
+            });
             let mut f = base(
                 "user.agents".into(),
                 2,
