@@ -850,7 +850,8 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
         .enable_all()
         .build()
         .unwrap();
-    let (recorded, mut exchanges) = tokio::sync::mpsc::unbounded_channel();
+    let (recorded, mut exchanges) =
+        tokio::sync::mpsc::channel(prompt_inspector::net::proxy::FEED_CAPACITY);
     let cfg = ProxyConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         anthropic_upstream: upstream.url.clone(),
@@ -888,6 +889,62 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
         assert!(got.usage["input_tokens"].is_u64(), "{:?}", got.usage);
         assert!(!format!("{got:?}").contains("never-be-recorded"));
     }
+    let _ = stop.send(true);
+    rt.block_on(server).unwrap().unwrap();
+}
+
+/// A follower that does not keep up (a feed of one place, never read)
+/// never slows the proxy: every exchange is answered and recorded, the
+/// feed carries what fits, and the lines' numbers show what it missed.
+#[test]
+fn a_follower_that_falls_behind_misses_lines_not_the_capture() {
+    use prompt_inspector::net::proxy::{Limits, ProxyConfig, serve};
+    let upstream = fake::FakeServer::start(KEY);
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("capture.jsonl");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (recorded, mut exchanges) = tokio::sync::mpsc::channel(1);
+    let cfg = ProxyConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        anthropic_upstream: upstream.url.clone(),
+        openai_upstream: upstream.url.clone(),
+        gemini_upstream: upstream.url.clone(),
+        capture: capture.clone(),
+        allow_insecure_http: false,
+        timeout: Duration::from_secs(30),
+        limits: Limits::default(),
+        recorded: Some(recorded),
+        otlp: None,
+    };
+    let (ready, addr) = tokio::sync::oneshot::channel();
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
+    let server = rt.spawn(serve(cfg, ready, stop_rx));
+    let base = format!("http://{}", rt.block_on(addr).unwrap());
+    let headers = [("x-api-key", KEY), ("anthropic-version", "2023-06-01")];
+    for _ in 0..3 {
+        let (status, _, _) = post(&base, "/v1/messages", MESSAGE, &headers);
+        assert!(status.contains("200"), "{status}");
+    }
+    for _ in 0..200 {
+        if std::fs::read_to_string(&capture)
+            .unwrap_or_default()
+            .lines()
+            .count()
+            == 3
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let lines = std::fs::read_to_string(&capture).unwrap();
+    assert_eq!(lines.lines().count(), 3, "every exchange recorded");
+    let first = exchanges.try_recv().expect("the first line was carried");
+    assert!(first.id.ends_with("-1"), "{}", first.id);
+    assert!(exchanges.try_recv().is_err(), "the rest did not fit");
     let _ = stop.send(true);
     rt.block_on(server).unwrap().unwrap();
 }

@@ -117,7 +117,9 @@ pub enum Job {
     /// exchanges are analysed from nothing.
     Follow,
     /// An exchange the proxy recorded: explained from the ones before it.
-    Recorded(Box<CaptureLine>),
+    /// An exchange the proxy recorded, and how many it recorded before it
+    /// that the bounded feed could not carry.
+    Recorded(Box<CaptureLine>, u64),
     /// Request `index` of `capture` traced back to the workspace at `root`
     /// (loaded with `options`), and its profile's rendering against it.
     Trace {
@@ -176,6 +178,8 @@ pub enum Done {
     TrafficProgress(crate::engine::traffic::Progress),
     /// The next request of the capture being recorded, and the totals
     /// with it.
+    /// Exchanges recorded in the capture that the live feed missed.
+    FeedMissed(u64),
     Recorded {
         row: Box<Row>,
         totals: Box<Totals>,
@@ -247,4 +251,37 @@ pub(super) fn plan_test_run(
         model,
         counter,
     ))
+}
+
+/// The numbers of the lines the proxy wrote (`…-N`, one after another in
+/// the file's order): a jump is lines the bounded feed could not carry.
+#[derive(Default)]
+pub struct Gap {
+    last: Option<u64>,
+}
+
+impl Gap {
+    /// How many lines were skipped before the one numbered in `id`.
+    pub fn next(&mut self, id: &str) -> u64 {
+        let Some(n) = id.rsplit('-').next().and_then(|n| n.parse::<u64>().ok()) else {
+            return 0;
+        };
+        let missed = self.last.map_or(0, |l| n.saturating_sub(l + 1));
+        self.last = Some(n);
+        missed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Gap;
+
+    #[test]
+    fn a_jump_in_the_line_numbers_is_what_the_feed_missed() {
+        let mut g = Gap::default();
+        assert_eq!(g.next("2026-12-03T10:00:00.000Z-5a6096cf-1"), 0);
+        assert_eq!(g.next("2026-12-03T10:00:00.100Z-5a6096cf-2"), 0);
+        assert_eq!(g.next("2026-12-03T10:00:00.900Z-5a6096cf-7"), 4);
+        assert_eq!(g.next("not numbered"), 0);
+    }
 }

@@ -28,6 +28,9 @@ pub struct TrafficView {
     /// Requests of the live capture that finished after a request sent
     /// later had (listed as they finished, not as they were sent).
     pub out_of_order: usize,
+    /// Exchanges of the live capture the bounded feed could not carry (the
+    /// capture has them: Open reads it whole).
+    pub missed: u64,
     /// The selected request traced back to the open workspace (None while
     /// the worker traces it).
     pub traced: Option<(usize, Option<Result<Against, String>>)>,
@@ -96,6 +99,7 @@ impl TrafficView {
         self.result = None;
         self.selected = None;
         self.out_of_order = 0;
+        self.missed = 0;
     }
 
     /// The next exchange of the capture being recorded, explained from the
@@ -292,6 +296,15 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     // Live rows are listed as their exchanges finished; the capture read
     // whole (Open) lists them as they were sent, and numbers them so.
     let live = view.proxy.capture.is_some() && view.source == view.proxy.capture;
+    if live && view.missed > 0 {
+        ui.label(
+            RichText::new(format!(
+                "{} recorded faster than this view could explain them: not listed here. The capture has them all: Open reads it whole.",
+                super::problems::plural(view.missed as usize, "exchange")
+            ))
+            .color(super::colors::text(ui, super::colors::WARNING)),
+        );
+    }
     let diff_source = if live && view.out_of_order > 0 {
         ui.add(
             egui::Label::new(

@@ -20,8 +20,8 @@ use crate::engine::{self, Inspection, ModelTable, Options, TokenCounter};
 
 use super::watch::Watcher;
 
-use super::jobs::plan_test_run;
 pub use super::jobs::{DiffInput, Done, FolderAsk, Job, TestRunJob, TestRunMsg};
+use super::jobs::{Gap, plan_test_run};
 
 pub struct Worker {
     tx: Sender<Job>,
@@ -234,7 +234,10 @@ impl Shared {
             }
             Job::Traffic(path) => self.traffic(&path),
             Job::Follow => self.live = Analyser::default(),
-            Job::Recorded(line) => {
+            Job::Recorded(line, missed) => {
+                if missed > 0 {
+                    self.send(Done::FeedMissed(missed));
+                }
                 if let Some(row) = self.live.push_line(*line, &self.table, &self.counter) {
                     self.send(Done::Recorded {
                         row: Box::new(row),
@@ -540,9 +543,11 @@ impl Worker {
                 return stop;
             }
         };
-        let (recorded, mut exchanges) = tokio::sync::mpsc::unbounded_channel();
+        let (recorded, mut exchanges) =
+            tokio::sync::mpsc::channel(crate::net::proxy::FEED_CAPACITY);
         cfg.recorded = Some(recorded);
         let _ = jobs.send(Job::Follow);
+        let mut gap = Gap::default();
         rt.spawn(async move {
             let report = |d: Done| {
                 let _ = done.send(d);
@@ -567,7 +572,10 @@ impl Worker {
                     loop {
                         tokio::select! {
                             line = exchanges.recv() => match line {
-                                Some(l) => { let _ = jobs.send(Job::Recorded(Box::new(l))); }
+                                Some(l) => {
+                                    let missed = gap.next(&l.id);
+                                    let _ = jobs.send(Job::Recorded(Box::new(l), missed));
+                                }
                                 // The proxy is gone (and every exchange with it).
                                 None => break,
                             },
@@ -576,7 +584,8 @@ impl Worker {
                     }
                     // Exchanges recorded before the stop still go to the tab.
                     while let Ok(l) = exchanges.try_recv() {
-                        let _ = jobs.send(Job::Recorded(Box::new(l)));
+                        let missed = gap.next(&l.id);
+                        let _ = jobs.send(Job::Recorded(Box::new(l), missed));
                     }
                 }
                 server.await.unwrap_or_else(|e| Err(e.to_string()))

@@ -83,6 +83,7 @@ impl App {
             Done::Traffic(result) => self.traffic_view.read(*result),
             Done::TrafficProgress(p) => self.traffic_view.progress = Some(p),
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
+            Done::FeedMissed(n) => self.traffic_view.missed += n,
             Done::Traced { index, result } => {
                 // Only the selected request's trace is kept.
                 if self.traffic_view.selected == Some(index) {

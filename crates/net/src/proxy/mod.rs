@@ -44,6 +44,10 @@ use headers::{client_of, content_length, hop_by_hop, keys_of, split_headers};
 use record::Record;
 use upstream::{FORWARDED, Upstream, check_upstream, error_response, upstream_client};
 
+/// Exchanges a follower of the capture may have waiting at once: past it
+/// the proxy records on and the follower is told how many it missed.
+pub const FEED_CAPACITY: usize = 256;
+
 /// Largest request or recorded response body (as in the clients).
 pub const MAX_BODY: usize = guard::MAX_BODY_BYTES;
 
@@ -61,8 +65,10 @@ pub struct ProxyConfig {
     /// What a client may hold of the proxy.
     pub limits: Limits,
     /// Who follows the capture (the window): each exchange is sent here as
-    /// its line is written, in the file's order.
-    pub recorded: Option<tokio::sync::mpsc::UnboundedSender<crate::engine::traffic::CaptureLine>>,
+    /// its line is written, in the file's order, while the channel (bounded:
+    /// [`FEED_CAPACITY`]) has room; one that does not fit is left to the
+    /// capture (the follower sees the gap in the lines' numbers).
+    pub recorded: Option<tokio::sync::mpsc::Sender<crate::engine::traffic::CaptureLine>>,
     /// Where each exchange also goes as an OpenTelemetry span (handed over
     /// once its line is written, never waited for).
     pub otlp: Option<Arc<crate::otlp::Feed>>,

@@ -196,8 +196,10 @@ impl Record {
                 if let Some(feed) = &self.shared.cfg.otlp {
                     feed.send(&line, &request, &self.upstream);
                 }
+                // Never waited for: a follower that falls behind misses
+                // lines (the capture has them all), the proxy goes on.
                 if let Some(tx) = &self.shared.cfg.recorded {
-                    let _ = tx.send(line);
+                    let _ = tx.try_send(line);
                 }
             }
             Err(e)
