@@ -80,3 +80,92 @@ fn a_taken_port_is_one_sentence_and_no_empty_capture_is_left() {
         "nothing left"
     );
 }
+
+/// A typo of a command is said as one, with the command meant; a folder
+/// of that name still opens.
+#[test]
+fn a_mistyped_command_names_the_command_meant() {
+    let o = run(&["reprot", "sample-workspace"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "'reprot' is no command and no folder here: did you mean `prompt-inspector report`?"
+        ),
+        "{err}"
+    );
+    // Far from every command: not guessed (it is taken as a folder).
+    let o = run(&["xyzzyplugh", "--help"]);
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}
+
+/// `--help` says what the tool is and shows examples; an unknown model is
+/// one line with the nearest, not the whole table.
+#[test]
+fn help_teaches_and_an_unknown_model_names_the_nearest() {
+    let o = run(&["--help"]);
+    let text = stdout(&o);
+    assert!(text.contains("See what your LLM agent sends"), "{text}");
+    assert!(
+        text.contains("Examples:") && text.contains("prompt-inspector run claude"),
+        "{text}"
+    );
+    let o = run(&["report", "sample-workspace", "--model", "claude-sonet-4-6"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "unknown model 'claude-sonet-4-6': the nearest the table knows is claude-sonnet-4-6"
+        ),
+        "{err}"
+    );
+    assert!(err.len() < 300, "{} bytes", err.len());
+}
+
+/// A folder with no prompt in it, or OpenClaw's state folder instead of
+/// its workspace, says so and where to look; `proxy FILE` says it takes a
+/// folder.
+#[test]
+fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
+    let empty = tempfile::tempdir().unwrap();
+    let r = json(&run(&[
+        "report",
+        empty.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let said = r["diagnostics"].to_string();
+    assert!(
+        said.contains("no prompt files found in") && said.contains("CLAUDE.md (Claude Code)"),
+        "{said}"
+    );
+    let state = tempfile::tempdir().unwrap();
+    write_ws(
+        state.path(),
+        &[("openclaw.json", "{}"), ("workspace/.keep", "")],
+    );
+    let r = json(&run(&[
+        "report",
+        state.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert!(
+        r["diagnostics"]
+            .to_string()
+            .contains("OpenClaw's state folder"),
+        "{}",
+        r["diagnostics"]
+    );
+    // A folder with prompt files says nothing of the kind.
+    let r = json(&run(&["report", "sample-workspace", "--format", "json"]));
+    assert!(!r["diagnostics"].to_string().contains("no prompt files"));
+    let o = run(&["proxy", "README.md"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("README.md is not a folder: proxy takes a workspace folder"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!std::path::Path::new("README.md/.prompt-inspector").exists());
+}

@@ -26,8 +26,9 @@ use crate::engine::{self, ModelTable, Options, TokenCounter};
 #[command(
     name = "prompt-inspector",
     version,
-    about = "See, tune and test how an agent's layered system prompt is assembled, trimmed and cached.",
-    long_about = "With no argument, or a folder, opens the window. The subcommands are the headless views of the same engine.",
+    about = "See what your LLM agent sends: its prompt assembled from your files, trimmed and cached, and its real requests with the reason for every cache miss.",
+    long_about = "See what your LLM agent sends: its prompt assembled from your files (Claude Code, Codex, OpenClaw, or a layered workspace), trimmed and cached, and its real requests with the reason for every cache miss.\n\nWith no argument, or a folder, opens the window. The commands are the headless views of the same engine.",
+    after_help = "Examples:\n  prompt-inspector ~/my-project                 open a folder in the window\n  prompt-inspector run claude -- -p \"hi\"        run Claude Code through the recording proxy, then explain its traffic\n  prompt-inspector context ~/my-project         the context window as the agent fills it\n  prompt-inspector traffic CAPTURE --parts      a capture or transcript explained, request by request\n  prompt-inspector report sample-workspace      the assembly report of the bundled sample\n\nEach command has its own --help.",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {

@@ -190,6 +190,14 @@ fn config(a: &Args, capture: PathBuf, feed: Option<Arc<Feed>>) -> ProxyConfig {
 }
 
 pub fn run(a: Args) -> ExitCode {
+    if let Some(ws) = &a.workspace
+        && !ws.is_dir()
+    {
+        return fail(&format!(
+            "{} is not a folder: proxy takes a workspace folder (its captures go in WORKSPACE/.prompt-inspector/captures/); to name the capture file, use -o FILE",
+            ws.display()
+        ));
+    }
     warn_of_exposure(&a);
     // A capture this run creates is removed again if no exchange reached
     // it (a port that was taken, a run with no agent): no empty files left

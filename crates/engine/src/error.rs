@@ -91,7 +91,10 @@ impl std::fmt::Display for Error {
                 match what {
                     Named::Session => write!(f, "no session named '{name}' (sessions: {list})"),
                     Named::Profile => write!(f, "unknown profile '{name}' (profiles: {list})"),
-                    Named::Model => write!(f, "unknown model '{name}' (models: {list})"),
+                    Named::Model => write!(
+                        f,
+                        "unknown model '{name}': the nearest the table knows is {list} (`prompt-inspector models` lists them all)"
+                    ),
                 }
             }
             Error::Option { option, reason } => write!(f, "{option}: {reason}"),

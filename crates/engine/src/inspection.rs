@@ -171,7 +171,7 @@ impl Inspection {
             return Err(Error::Unknown {
                 what: Named::Model,
                 name: id.to_string(),
-                known: table.models.iter().map(|m| m.id.clone()).collect(),
+                known: vec![table.nearest(id).to_string()],
             });
         }
         let model = table.resolve(model_id).clone();

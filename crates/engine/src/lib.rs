@@ -23,7 +23,7 @@ pub use assembly::assemble::{Assembly, Status, assemble};
 pub use assembly::models::{ModelInfo, ModelTable, Provider};
 pub use assembly::tokens::{Encoding, TokenCounter};
 pub use inspection::{Inspection, Options, inspect, load_workspace};
-pub use text::{clean, duration, md_cell, plural, terminal_safe, thousands};
+pub use text::{clean, duration, edit_distance, md_cell, plural, terminal_safe, thousands};
 pub use usage::Usage;
 pub use workspace::Workspace;
 pub use workspace::diag::{Diagnostic, Severity};

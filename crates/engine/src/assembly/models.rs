@@ -353,7 +353,7 @@ impl ModelTable {
                     .zip(id.chars())
                     .take_while(|(a, b)| a == b)
                     .count();
-            (usize::MAX - prefix, edit_distance(&m.id, id))
+            (usize::MAX - prefix, crate::text::edit_distance(&m.id, id))
         };
         self.models
             .iter()
@@ -363,7 +363,6 @@ impl ModelTable {
             .unwrap_or(&self.default_model)
     }
 
-    /// The row for `id`, or the default row when `id` is unknown.
     /// The row of `id`; for an id the table does not know, the row of its
     /// family that shares the longest start with it (`gemini-3.8-flash` is
     /// read by `gemini-3.5-flash`'s rules: its provider, its minimum), when
@@ -393,21 +392,6 @@ impl ModelTable {
             .max_by_key(|m| (shared(m), std::cmp::Reverse(m.id.len())))
             .unwrap_or(default)
     }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

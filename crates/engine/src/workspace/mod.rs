@@ -120,6 +120,9 @@ pub fn load_as(
         }
     }
     let fragments = sources::dedupe(fragments, &mut diags);
+    if fragments.is_empty() && builtin.is_none() {
+        diags.push(nothing_here(&r));
+    }
 
     let mut sessions = load_sessions(&mut r, &mut diags);
     if sessions.is_empty() {
@@ -301,4 +304,22 @@ fn load_sessions(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Session> {
 pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// A folder with nothing this tool reads as a prompt: said, with where the
+/// agents keep theirs (OpenClaw's state folder holds its workspace one
+/// folder down).
+fn nothing_here(r: &Reader) -> Diagnostic {
+    let hint = if r.exists("openclaw.json") && r.exists("workspace") {
+        "this is OpenClaw's state folder: its prompt files are in the workspace/ folder inside it (open that one)".to_string()
+    } else if r.exists(".claude") && !r.exists("CLAUDE.md") {
+        "a .claude/ folder without CLAUDE.md: open the project folder (where CLAUDE.md is), or pass --user-memory for ~/.claude/CLAUDE.md".to_string()
+    } else {
+        "a prompt folder holds CLAUDE.md (Claude Code), AGENTS.md (Codex, OpenClaw), SOUL.md (OpenClaw), or workspace.yaml and fragments/ (the layered design): open the folder that has them".to_string()
+    };
+    Diagnostic::warning(
+        ".",
+        None,
+        format!("no prompt files found in {}: {hint}", r.root().display()),
+    )
 }
