@@ -76,3 +76,56 @@ fn egui_kittest_key(c: &Command) -> (egui::Modifiers, egui::Key) {
         .expect("a shortcut");
     (k.modifiers, k.logical_key)
 }
+
+/// Escape closes the innermost thing open: the open dialog, then the
+/// fragment's detail; opening another folder leaves the old one's state
+/// (reload count, DEBUG markers) behind.
+#[test]
+fn escape_closes_the_innermost_thing_and_another_folder_starts_clean() {
+    let ws = copy_sample();
+    let mut h = harness(ws.path().to_path_buf());
+    wait_loaded(&mut h);
+    let id = app(&h).state.assembly().unwrap().fragments[0].id.clone();
+    h.state_mut().as_mut().unwrap().apply(Command::Select(id));
+    h.run_steps(2);
+    let k = egui_kittest_key(&Command::ShowOpenDialog);
+    h.key_press_modifiers(k.0, k.1);
+    h.run_steps(3);
+    assert!(h.query_by_label("Open a workspace folder").is_some());
+    // The dialog's field has the keyboard: the first Escape is the field's.
+    for _ in 0..3 {
+        if h.query_by_label("Open a workspace folder").is_none() {
+            break;
+        }
+        h.key_press(egui::Key::Escape);
+        h.run_steps(2);
+    }
+    assert!(
+        h.query_by_label("Open a workspace folder").is_none(),
+        "the dialog closed"
+    );
+    assert!(
+        app(&h).state.selected.is_some(),
+        "only the innermost thing closed"
+    );
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(app(&h).state.selected.is_none(), "then the detail");
+
+    // Markers on and a reload, then another folder.
+    let k = egui_kittest_key(&Command::ToggleMarkers);
+    h.key_press_modifiers(k.0, k.1);
+    let k = egui_kittest_key(&Command::Reload);
+    h.key_press_modifiers(k.0, k.1);
+    h.run_steps(3);
+    wait_loaded(&mut h);
+    assert!(app(&h).state.debug_markers && app(&h).state.reloads == 1);
+    let other = copy_sample();
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .open(other.path().canonicalize().unwrap());
+    wait_loaded(&mut h);
+    let s = &app(&h).state;
+    assert_eq!((s.reloads, s.debug_markers), (0, false));
+}

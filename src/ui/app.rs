@@ -157,6 +157,14 @@ impl App {
             self.state.profile = None;
             self.state.caps = None;
             self.state.budget_touched = false;
+            // What belonged to the folder left behind (at start there is
+            // none: the markers setting the window was closed with stays).
+            if self.state.root.is_some() {
+                self.state.reloads = 0;
+                self.state.last_reload_at = None;
+                self.state.debug_markers = false;
+                self.state.breakers = None;
+            }
         }
         self.state.root = Some(root.clone());
         self.state.error = None;
@@ -227,6 +235,17 @@ impl App {
             }
             Command::ShowOpenDialog => self.show_open_dialog(),
             Command::CloseOpenDialog => self.open.visible = false,
+            Command::Dismiss => {
+                if self.open.visible {
+                    self.open.visible = false;
+                } else if self.state.tab == crate::ui::state::Tab::Traffic
+                    && self.traffic_view.selected.is_some()
+                {
+                    self.traffic_view.selected = None;
+                } else {
+                    self.state.selected = None;
+                }
+            }
             Command::PickFolder => {
                 self.open.picking = true;
                 self.worker.submit(Job::PickFolder);

@@ -69,6 +69,9 @@ pub enum Command {
     },
     /// Copy the session's first request as Anthropic request JSON.
     CopyRequestJson,
+    /// Escape: close the innermost thing open (the open dialog, else the
+    /// selected request's or fragment's detail).
+    Dismiss,
 }
 
 /// A menu of the menu bar, in the order shown.
@@ -239,7 +242,7 @@ pub fn key_text(ctx: &egui::Context, command: &Command) -> String {
 /// The shortcuts pressed this frame, as commands (those of disabled
 /// entries are taken and do nothing).
 pub fn pressed(ctx: &egui::Context, facts: &Facts) -> Vec<Command> {
-    ENTRIES
+    let mut out: Vec<Command> = ENTRIES
         .iter()
         .filter(|e| {
             e.shortcut
@@ -247,5 +250,12 @@ pub fn pressed(ctx: &egui::Context, facts: &Facts) -> Vec<Command> {
                 && (e.enabled)(facts)
         })
         .map(|e| e.command.clone())
-        .collect()
+        .collect();
+    // Escape in a text field is the field's (it lets go of the keyboard).
+    if !ctx.egui_wants_keyboard_input()
+        && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
+    {
+        out.push(Command::Dismiss);
+    }
+    out
 }
