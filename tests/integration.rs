@@ -36,6 +36,7 @@ mod hardening_net;
 mod hardening_proxy;
 mod hardening_round3;
 mod hardening_traffic;
+mod html_export;
 mod lint_precision;
 mod llama_exact;
 mod llama_server;

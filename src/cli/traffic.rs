@@ -80,15 +80,21 @@ pub struct Args {
     /// counted and said).
     #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600), requires = "otlp_endpoint")]
     pub otlp_timeout: u64,
+    /// `--format html`: the figures only, no prompt text (the excerpts the
+    /// reasons quote are left out).
+    #[arg(long)]
+    pub no_content: bool,
 }
 
-/// `traffic`'s formats: the views' three, and flat rows.
+/// `traffic`'s formats: the views' three, flat rows, and one HTML file to
+/// share (self-contained: no script, no network).
 #[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum TrafficFormat {
     Text,
     Json,
     Markdown,
     Jsonl,
+    Html,
 }
 
 impl TrafficFormat {
@@ -99,6 +105,7 @@ impl TrafficFormat {
             TrafficFormat::Text => Format::Text,
             TrafficFormat::Markdown => Format::Markdown,
             TrafficFormat::Json | TrafficFormat::Jsonl => Format::Json,
+            TrafficFormat::Html => Format::Text,
         }
     }
 }
@@ -152,6 +159,20 @@ pub fn run(a: Args) -> ExitCode {
                 TrafficFormat::Text => out_report(&traffic::to_text(&t, a.parts)),
                 TrafficFormat::Markdown => out_report(&traffic::to_markdown(&t)),
                 TrafficFormat::Jsonl => print_rows(&t, &a.file, &table),
+                // Written as it is (escaped: safe on a terminal too).
+                TrafficFormat::Html => out(&traffic::html::to_html(
+                    &t,
+                    &format!(
+                        "Traffic: {}",
+                        a.file.file_name().map_or_else(
+                            || a.file.display().to_string(),
+                            |n| n.to_string_lossy().into_owned()
+                        )
+                    ),
+                    traffic::html::HtmlOptions {
+                        content: !a.no_content,
+                    },
+                )),
             }
             // The process ends here: freeing every request's row one by
             // one (a tenth of a second for 100,000) is left to the exit.

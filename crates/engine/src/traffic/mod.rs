@@ -21,6 +21,7 @@ mod attribution_text;
 mod capture;
 mod codex;
 mod explain;
+pub mod html;
 mod lines;
 mod parse;
 pub mod profile_check;
