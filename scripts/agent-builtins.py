@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an agent's own parts, as recorded, for its profile.
 
-    scripts/agent-builtins.py claude-code|codex|openclaw [OUT.json]
+    scripts/agent-builtins.py claude-code|codex|codex-0.171|openclaw [OUT.json]
 
 Reads the agent's recorded fixture (tests/fixtures/agents/AGENT/: the proxy's
 capture of a real run, already redacted by scripts/record-agent.sh) and writes
@@ -162,8 +162,8 @@ def claude_code():
     }
 
 
-def codex():
-    reqs = capture("codex")
+def codex(fixture="codex"):
+    reqs = capture(fixture)
     first = reqs[0]["request"]
     root = HOME + "/repo/tools"
     today = re.search(r"<current_date>(\d{4}-\d\d-\d\d)</current_date>", json.dumps(first)).group(1)
@@ -199,12 +199,12 @@ def codex():
                     resume = {"title": "", "between": "", "footer": "", "after": marker, "insert": insert,
                               "how": "in a message of its own that replaces the earlier instructions, before the next user message"}
     assert resume, "the recording has a later turn with an edited AGENTS.md"
-    m = meta("codex")
+    m = meta(fixture)
     return {
         "schema": 1,
         "agent": "Codex CLI",
         "release": m["version"].split()[-1] if m["version"][0].isalpha() else m["version"],
-        "recorded_from": "tests/fixtures/agents/codex/capture.jsonl, request 1, written by scripts/agent-builtins.py",
+        "recorded_from": f"tests/fixtures/agents/{fixture}/capture.jsonl, request 1, written by scripts/agent-builtins.py",
         "model": first["model"],
         "context_window": 272000,
         "autocompact_buffer": 0,
@@ -271,9 +271,10 @@ def openclaw():
 def main():
     agent = sys.argv[1] if len(sys.argv) > 1 else ""
     makers = {"claude-code": (claude_code, "claude-code-2.1"), "codex": (codex, "codex-0.169"),
+              "codex-0.171": (lambda: codex("codex-0.171"), "codex-0.171"),
               "openclaw": (openclaw, "openclaw-2026.9")}
     if agent not in makers:
-        sys.exit("usage: scripts/agent-builtins.py claude-code|codex|openclaw [OUT.json]")
+        sys.exit("usage: scripts/agent-builtins.py claude-code|codex|codex-0.171|openclaw [OUT.json]")
     make, profile = makers[agent]
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(REPO, "assets", "profiles", profile + ".builtin.json")
     data = make()

@@ -35,13 +35,20 @@ const RECORDED_DAY: &str = "2026-12-01";
 /// agent had it under `/home/user/<at>`.
 struct Home {
     dir: tempfile::TempDir,
+    /// The day the fixture was recorded (its `{today}`).
+    day: String,
 }
 
 impl Home {
     fn with(agent: &str, at: &str) -> Home {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&fixture(agent).join("workspace"), &dir.path().join(at));
-        Home { dir }
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixture(agent).join("meta.json")).unwrap(),
+        )
+        .unwrap();
+        let day = meta["recorded_at"].as_str().unwrap_or(RECORDED_DAY)[..10].to_string();
+        Home { dir, day }
     }
 
     fn path(&self) -> PathBuf {
@@ -73,7 +80,7 @@ impl Home {
         stdout(&o)
             .replace(&slug(&home), &slug("/home/user"))
             .replace(&home, "/home/user")
-            .replace(&today, RECORDED_DAY)
+            .replace(&today, &self.day)
     }
 
     /// `render --request-json` of `HOME/<folder>`, with `extra` arguments.
@@ -149,13 +156,34 @@ fn claude_codes_own_parts_are_rendered_as_it_sent_them() {
 
 #[test]
 fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
-    // Codex ran in repo/tools: its developer messages, the AGENTS.md of
-    // the repository's root then of tools/ (`--workdir tools`), its
-    // environment context, its tools (Responses items, sent as
-    // definitions).
-    let home = Home::with("codex", "repo");
-    let ours = home.request("repo", &["--workdir", "tools"]);
-    let sent = first_request("codex");
+    // Each Codex release by its own profile: 0.169 and 0.171 (the newest).
+    codex_as_sent("codex", "codex@0.169");
+    codex_as_sent("codex-0.171", "codex");
+    // OpenClaw: one stable block (its prompt, its skills with the
+    // workspace's among its built-in ones by name, its notes, the files,
+    // its end marker), then its runtime context; its 14 tools.
+    let home = Home::with("openclaw", "workspace");
+    let ours = home.request("workspace", &[]);
+    let sent = first_request("openclaw");
+    assert_eq!(
+        ours["tools"], sent["tools"],
+        "its tools, with its breakpoint on the last when it puts one there"
+    );
+    assert_eq!(texts(&ours["system"]), texts(&sent["system"]));
+    assert_eq!(
+        ours["system"][0]["cache_control"],
+        sent["system"][0]["cache_control"]
+    );
+}
+
+/// Codex ran in repo/tools: its developer messages, the AGENTS.md of the
+/// repository's root then of tools/ (`--workdir tools`), its environment
+/// context, its tools (Responses items, sent as definitions), all as the
+/// fixture's first request has them.
+fn codex_as_sent(fixture_name: &str, profile: &str) {
+    let home = Home::with(fixture_name, "repo");
+    let ours = home.request("repo", &["--workdir", "tools", "--profile", profile]);
+    let sent = first_request(fixture_name);
     let developer: Vec<String> = sent["input"]
         .as_array()
         .unwrap()
@@ -186,22 +214,7 @@ fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
         .flat_map(|i| i["tools"].as_array().unwrap().clone())
         .flat_map(|ns| ns["tools"].as_array().cloned().unwrap_or(vec![ns]))
         .collect();
-    assert_eq!(ours["tools"].as_array().unwrap(), &tools);
-    // OpenClaw: one stable block (its prompt, its skills with the
-    // workspace's among its built-in ones by name, its notes, the files,
-    // its end marker), then its runtime context; its 14 tools.
-    let home = Home::with("openclaw", "workspace");
-    let ours = home.request("workspace", &[]);
-    let sent = first_request("openclaw");
-    assert_eq!(
-        ours["tools"], sent["tools"],
-        "its tools, with its breakpoint on the last when it puts one there"
-    );
-    assert_eq!(texts(&ours["system"]), texts(&sent["system"]));
-    assert_eq!(
-        ours["system"][0]["cache_control"],
-        sent["system"][0]["cache_control"]
-    );
+    assert_eq!(ours["tools"].as_array().unwrap(), &tools, "{fixture_name}");
 }
 
 #[test]
@@ -210,6 +223,7 @@ fn the_recordings_are_what_the_script_makes_of_the_fixtures() {
     for (agent, file) in [
         ("claude-code", "claude-code-2.1.builtin.json"),
         ("codex", "codex-0.169.builtin.json"),
+        ("codex-0.171", "codex-0.171.builtin.json"),
         ("openclaw", "openclaw-2026.9.builtin.json"),
     ] {
         let out = tempfile::tempdir().unwrap();

@@ -67,7 +67,7 @@ fn profiles_are_detected_explained_and_overridden() {
     let codex = tempfile::tempdir().unwrap();
     write_ws(codex.path(), &[("AGENTS.md", "rules\n")]);
     let r = report(codex.path(), &[]);
-    assert_eq!(r["profile"]["id"], "codex@0.169");
+    assert_eq!(r["profile"]["id"], "codex@0.171");
     assert!(
         r["profile"]["why"]
             .as_str()
@@ -110,7 +110,7 @@ fn profiles_are_detected_explained_and_overridden() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("unknown profile 'hermes' (profiles: layered@1, openclaw@2026.9, openclaw@2026.7, claude-code@2.1, claude-code@2.0, codex@0.169)"),
+        stderr(&o).contains("unknown profile 'hermes' (profiles: layered@1, openclaw@2026.9, openclaw@2026.7, claude-code@2.1, claude-code@2.0, codex@0.171, codex@0.169)"),
         "{}",
         stderr(&o)
     );
@@ -635,7 +635,7 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
     );
     let root = dir.path().canonicalize().unwrap().display().to_string();
     let r = report(dir.path(), &[]);
-    assert_eq!(r["profile"]["id"], "codex@0.169");
+    assert_eq!(r["profile"]["id"], "codex@0.171");
     let a = frag(&r, "agents");
     assert_eq!(a["status"], "truncated");
     assert!(

@@ -119,11 +119,10 @@ fn the_proxy_records_the_clients_name_and_release_and_no_key() {
     assert_eq!(rel["agent"], "Codex CLI");
     assert_eq!(rel["version"], "0.171.0");
     assert_eq!(rel["from"], "its originator and version headers");
+    // 0.171.0's own parts are bundled: nothing to warn of.
     let text = stdout(&run(&["traffic", p.capture.to_str().unwrap()]));
-    assert!(
-        text.contains("this tool's recording of Codex CLI's own parts is of 0.169.0"),
-        "{text}"
-    );
+    assert!(text.contains("sent by Codex CLI 0.171.0"), "{text}");
+    assert!(!text.contains("this tool's recording"), "{text}");
 }
 
 /// A Claude Code `/btw` side question replays earlier answers in its
@@ -156,4 +155,60 @@ fn a_btw_replay_of_an_answer_is_not_counted_again() {
         )
     };
     assert_eq!(count(&with_btw), count(&plain));
+}
+
+/// Recorded from Codex 0.171.0, whose own parts are now bundled beside
+/// 0.169.0's: its capture needs no warning, the older release's says the
+/// folder views assume the newest; the folder view of the fixture's
+/// workspace is within 1 % of the first request's real size (o200k), where
+/// 0.169.0's recording was 10 % short.
+#[test]
+fn codex_0_171_is_recorded_and_its_folder_view_is_its_request() {
+    let cap = fixture("codex-0.171/capture.jsonl");
+    let text = stdout(&run(&["traffic", cap.to_str().unwrap()]));
+    assert!(text.contains("sent by Codex CLI 0.171.0"), "{text}");
+    assert!(!text.contains("this tool's recording"), "{text}");
+    let old = stdout(&run(&[
+        "traffic",
+        fixture("codex/transcript").to_str().unwrap(),
+    ]));
+    assert!(
+        old.contains("Codex CLI 0.169.0 sent these; its own parts are recorded for that release too, but the folder views assume the newest (0.171.0)"),
+        "{old}"
+    );
+    let parts = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))["requests"][0]["parts_tokens"]
+        .as_u64()
+        .unwrap() as f64;
+    let ws = fixture("codex-0.171/workspace");
+    let o = run(&[
+        "context",
+        ws.to_str().unwrap(),
+        "--workdir",
+        "tools",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let used = json(&o)["used"].as_u64().expect("used") as f64;
+    assert!(
+        (used - parts).abs() / parts < 0.01,
+        "folder view {used} against the request's {parts}"
+    );
+    let v = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let rows = v["requests"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "the WebSocket attempts are not requests");
+    assert!(
+        rows.iter()
+            .all(|r| r["model"] == "gpt-6.2-sol" && r["priced"] == true)
+    );
 }

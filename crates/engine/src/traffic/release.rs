@@ -98,9 +98,9 @@ pub fn of_client(client: &Value) -> Option<Release> {
     Release::new(agent_of(name)?, version, "its User-Agent")
 }
 
-/// The release of each agent whose own parts this tool bundles (recorded
-/// from that release: `assets/profiles/*.builtin.json`).
-pub fn bundled(agent: &str) -> Option<&'static str> {
+/// The releases of an agent whose own parts this tool bundles (recorded
+/// from each: `assets/profiles/*.builtin.json`), the newest first.
+pub fn bundled(agent: &str) -> Vec<&'static str> {
     use std::sync::OnceLock;
     static BUNDLED: OnceLock<Vec<(String, String)>> = OnceLock::new();
     let all = BUNDLED.get_or_init(|| {
@@ -117,9 +117,13 @@ pub fn bundled(agent: &str) -> Option<&'static str> {
             })
             .collect()
     });
-    all.iter()
-        .find(|(a, _)| a == agent)
+    let mut v: Vec<&'static str> = all
+        .iter()
+        .filter(|(a, _)| a == agent)
         .map(|(_, r)| r.as_str())
+        .collect();
+    v.sort_by(|a, b| crate::workspace::profile::version_cmp(b, a));
+    v
 }
 
 /// The lines a traffic view opens with: which agent release sent which
@@ -151,12 +155,19 @@ pub fn summary(requests: &[super::Row]) -> Vec<String> {
         }
     }
     for rel in said {
-        if let Some(b) = bundled(&rel.agent)
-            && b != rel.version
-        {
+        let known = bundled(&rel.agent);
+        let Some(newest) = known.first() else {
+            continue;
+        };
+        if !known.contains(&rel.version.as_str()) {
             out.push(format!(
-                "{} {} sent these; this tool's recording of {}'s own parts is of {b}: where they differ, the views that use the recording (report, context, --against, --check-profile) show {b}'s",
+                "{} {} sent these; this tool's recording of {}'s own parts is of {newest}: where they differ, the views that use the recording (report, context, --against, --check-profile) show {newest}'s",
                 rel.agent, rel.version, rel.agent
+            ));
+        } else if *newest != rel.version {
+            out.push(format!(
+                "{} {} sent these; its own parts are recorded for that release too, but the folder views assume the newest ({newest}) unless --profile names the older one",
+                rel.agent, rel.version
             ));
         }
     }

@@ -279,10 +279,14 @@ impl Builtin {
 }
 
 /// The bundled recordings, by the file name a profile gives.
-pub const BUNDLED: [(&str, &str); 3] = [
+pub const BUNDLED: [(&str, &str); 4] = [
     (
         "claude-code-2.1.builtin.json",
         include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
+    ),
+    (
+        "codex-0.171.builtin.json",
+        include_str!("../../../../../assets/profiles/codex-0.171.builtin.json"),
     ),
     (
         "codex-0.169.builtin.json",
