@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an agent's own parts, as recorded, for its profile.
 
-    scripts/agent-builtins.py claude-code|codex|codex-0.171|openclaw [OUT.json]
+    scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw [OUT.json]
 
 Reads the agent's recorded fixture (tests/fixtures/agents/AGENT/: the proxy's
 capture of a real run, already redacted by scripts/record-agent.sh) and writes
@@ -42,13 +42,13 @@ def placeholders(text, root, today):
     return text.replace(today, "{today}")
 
 
-def claude_code():
-    reqs = capture("claude-code")
+def claude_code(fixture="claude-code"):
+    reqs = capture(fixture)
     first = reqs[0]["request"]
     root = HOME + "/project"
     today = re.search(r"Today's date is (\d{4}-\d\d-\d\d)\.", json.dumps(first)).group(1)
     fill = lambda t: placeholders(t, root, today)
-    ws = os.path.join(REPO, "tests", "fixtures", "agents", "claude-code", "workspace")
+    ws = os.path.join(REPO, "tests", "fixtures", "agents", fixture, "workspace")
     user_skills = set(os.listdir(os.path.join(ws, ".claude", "skills")))
     user_agents = {n[:-3] for n in os.listdir(os.path.join(ws, ".claude", "agents"))}
     blocks = []
@@ -79,7 +79,7 @@ def claude_code():
     # count_tokens request of its own): not sent until ToolSearch loads them.
     deferred = []
     sent = {t["name"] for t in first["tools"]}
-    for line in capture("claude-code", "context-capture.jsonl"):
+    for line in capture(fixture, "context-capture.jsonl"):
         for t in line["request"].get("tools", []):
             if len(line["request"]["tools"]) == 1 and t["name"] not in sent:
                 deferred.append({"category": "deferred_tools", "definition": t})
@@ -131,12 +131,12 @@ def claude_code():
         if resume:
             break
     assert resume, "the recording has a resumed turn with a changed memory file"
-    m = meta("claude-code")
+    m = meta(fixture)
     return {
         "schema": 1,
         "agent": "Claude Code",
         "release": m["version"].split()[0],
-        "recorded_from": "tests/fixtures/agents/claude-code/capture.jsonl, request 1 "
+        "recorded_from": f"tests/fixtures/agents/{fixture}/capture.jsonl, request 1 "
         "(and context-capture.jsonl for the deferred tools), written by scripts/agent-builtins.py",
         "model": first["model"],
         "context_window": 1000000,
@@ -272,9 +272,10 @@ def main():
     agent = sys.argv[1] if len(sys.argv) > 1 else ""
     makers = {"claude-code": (claude_code, "claude-code-2.1"), "codex": (codex, "codex-0.169"),
               "codex-0.171": (lambda: codex("codex-0.171"), "codex-0.171"),
+              "claude-code-2.1.332": (lambda: claude_code("claude-code-2.1.332"), "claude-code-2.1.332"),
               "openclaw": (openclaw, "openclaw-2026.9")}
     if agent not in makers:
-        sys.exit("usage: scripts/agent-builtins.py claude-code|codex|codex-0.171|openclaw [OUT.json]")
+        sys.exit("usage: scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw [OUT.json]")
     make, profile = makers[agent]
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(REPO, "assets", "profiles", profile + ".builtin.json")
     data = make()

@@ -16,8 +16,14 @@ if ! command -v xvfb-run >/dev/null; then
     libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0 libegl1 libegl-mesa0 libgl1-mesa-dri libglx-mesa0 \
     mesa-vulkan-drivers libvulkan1 libdbus-1-3 >/dev/null
 fi
-cargo build --release --quiet
-bin=target/release/prompt-inspector
+# PROMPT_INSPECTOR_BIN: a binary already built (the debug one, say) instead
+# of a release build.
+if [ -n "${PROMPT_INSPECTOR_BIN:-}" ]; then
+  bin=$PROMPT_INSPECTOR_BIN
+else
+  cargo build --release --quiet
+  bin=target/release/prompt-inspector
+fi
 export XDG_RUNTIME_DIR=$(mktemp -d); chmod 700 "$XDG_RUNTIME_DIR"
 shoot() { # size theme views workspace [name]
   local w=${1%x*} h=${1#*x}

@@ -48,6 +48,20 @@ impl Home {
         )
         .unwrap();
         let day = meta["recorded_at"].as_str().unwrap_or(RECORDED_DAY)[..10].to_string();
+        // A fixture of an older release than the newest bundled recording
+        // is read with that release's profile, named where a user names it.
+        let pinned = match agent {
+            "claude-code" => Some("claude-code@2.1"),
+            "codex" => Some("codex@0.169"),
+            _ => None,
+        };
+        if let Some(p) = pinned {
+            std::fs::write(
+                dir.path().join(at).join("workspace.yaml"),
+                format!("profile: {p}\n"),
+            )
+            .unwrap();
+        }
         Home { dir, day }
     }
 
@@ -222,6 +236,7 @@ fn the_recordings_are_what_the_script_makes_of_the_fixtures() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (agent, file) in [
         ("claude-code", "claude-code-2.1.builtin.json"),
+        ("claude-code-2.1.332", "claude-code-2.1.332.builtin.json"),
         ("codex", "codex-0.169.builtin.json"),
         ("codex-0.171", "codex-0.171.builtin.json"),
         ("openclaw", "openclaw-2026.9.builtin.json"),

@@ -715,8 +715,10 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     // Tall enough for the left panel to show the rows without scrolling.
     let mut h = harness_sized(ws.clone(), egui::vec2(1500.0, 2400.0));
     let u = app(&h).state.context.clone().expect("a context view");
-    assert_eq!(u.agent.as_deref(), Some("Claude Code 2.1.328"));
-    h.get_by_label_contains("Claude Code 2.1.328 · claude-opus-5-5");
+    // The newest recording of the agent's own parts (2.1.332): the window
+    // and `context` agree.
+    assert_eq!(u.agent.as_deref(), Some("Claude Code 2.1.332"));
+    h.get_by_label_contains("Claude Code 2.1.332 · claude-opus-5-5");
     let cli = json(&run(&["context", ws.to_str().unwrap(), "--format", "json"]));
     for r in cli["rows"].as_array().unwrap() {
         let (name, tokens) = (r["name"].as_str().unwrap(), r["tokens"].as_u64().unwrap());

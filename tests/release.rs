@@ -79,13 +79,13 @@ fn a_newer_release_than_the_recording_is_said_with_both() {
     let body = std::fs::read_to_string(fixture("claude-code/capture.jsonl")).unwrap();
     std::fs::write(
         &cap,
-        body.replace("cc_version=2.1.328.", "cc_version=2.1.332."),
+        body.replace("cc_version=2.1.328.", "cc_version=2.1.340."),
     )
     .unwrap();
     let text = stdout(&run(&["traffic", cap.to_str().unwrap()]));
-    assert!(text.contains("sent by Claude Code 2.1.332"), "{text}");
+    assert!(text.contains("sent by Claude Code 2.1.340"), "{text}");
     assert!(
-        text.contains("Claude Code 2.1.332 sent these; this tool's recording of Claude Code's own parts is of 2.1.328"),
+        text.contains("Claude Code 2.1.340 sent these; this tool's recording of Claude Code's own parts is of 2.1.332"),
         "{text}"
     );
 }

@@ -352,9 +352,17 @@ pub fn against(
     (n, x, req): (usize, &super::Exchange, &Value),
 ) -> Result<Against, String> {
     // The agent reads its user-level memory whenever it is there: so is
-    // it looked for here.
+    // it looked for here. Unless a profile is named, the request is read
+    // with the profile recorded from the release that sent it, when one is.
     let opts = crate::Options {
         user_memory: opts.user_memory || opts.home.is_some(),
+        profile: opts.profile.clone().or_else(|| {
+            let rel = x
+                .release
+                .clone()
+                .or_else(|| super::release::of_request(req))?;
+            profile_of_release(&rel, opts)
+        }),
         ..opts.clone()
     };
     let ins = crate::inspect(root, &opts, table, counter)?;
@@ -377,6 +385,22 @@ pub fn against(
         profile_chosen_because: chosen.why.clone(),
         differences,
     })
+}
+
+/// The profile whose own parts were recorded from `rel` (its agent and
+/// release), among the bundled ones and the caller's folder.
+fn profile_of_release(rel: &super::release::Release, opts: &crate::Options) -> Option<String> {
+    let profiles =
+        crate::workspace::profile::Profiles::load_from(opts.profiles_dir.as_deref()).ok()?;
+    profiles
+        .all
+        .iter()
+        .find(|p| {
+            p.parts
+                .as_ref()
+                .is_some_and(|b| b.agent == rel.agent && b.release == rel.version)
+        })
+        .map(|p| p.id())
 }
 
 /// Names the parts that are, as sent, the agent's own as its profile

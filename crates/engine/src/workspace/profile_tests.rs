@@ -15,8 +15,10 @@ fn bundled_profiles_load_and_name_their_version() {
             "layered@1",
             "openclaw@2026.9",
             "openclaw@2026.7",
+            "claude-code@2.1.332",
             "claude-code@2.1",
             "claude-code@2.0",
+            "codex@0.171",
             "codex@0.169"
         ]
     );
@@ -37,7 +39,8 @@ fn bundled_profiles_load_and_name_their_version() {
     assert!(!oc.files.iter().any(|f| f.name == "TOOLS.md"));
     let old = p.get("openclaw@2026.7").unwrap();
     assert!(old.files.iter().any(|f| f.name == "TOOLS.md"));
-    assert_eq!(p.get("claude-code").unwrap().version, "2.1");
+    assert_eq!(p.get("claude-code").unwrap().version, "2.1.332");
+    assert_eq!(p.get("claude-code@2.1").unwrap().version, "2.1");
     assert!(p.get("openclaw@2026.8").is_none());
     assert_eq!(
         version_cmp("2026.10", "2026.9"),

@@ -279,10 +279,14 @@ impl Builtin {
 }
 
 /// The bundled recordings, by the file name a profile gives.
-pub const BUNDLED: [(&str, &str); 4] = [
+pub const BUNDLED: [(&str, &str); 5] = [
     (
         "claude-code-2.1.builtin.json",
         include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
+    ),
+    (
+        "claude-code-2.1.332.builtin.json",
+        include_str!("../../../../../assets/profiles/claude-code-2.1.332.builtin.json"),
     ),
     (
         "codex-0.171.builtin.json",
