@@ -129,3 +129,23 @@ fn escape_closes_the_innermost_thing_and_another_folder_starts_clean() {
     let s = &app(&h).state;
     assert_eq!((s.reloads, s.debug_markers), (0, false));
 }
+
+/// The tab bar is one row over the whole width: choosing a tab whose view
+/// hides the side panel (Traffic, in a narrow window) moves no tab, so a
+/// second click lands where the first did.
+#[test]
+fn the_tabs_stay_where_they_are_whichever_tab_is_chosen() {
+    for width in [1024.0, 1280.0, 1920.0] {
+        let mut h = harness_sized(sample(), egui::vec2(width, 800.0));
+        let at = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {
+            ["Fragments", "Traffic", "Diff"].map(|l| h.get_by_label(l).rect())
+        };
+        let before = at(&h);
+        h.get_by_label("Traffic").click();
+        h.run_steps(3);
+        assert_eq!(at(&h), before, "at {width} px");
+        h.get_by_label("Fragments").click();
+        h.run_steps(3);
+        assert_eq!(at(&h), before, "at {width} px");
+    }
+}

@@ -223,6 +223,9 @@ impl App {
             self.state.tab,
             Tab::Fragments | Tab::Prompt | Tab::Cache | Tab::Problems
         );
+        // One tab bar over the whole width, whatever panels show below it:
+        // a tab never moves under the pointer when another is chosen.
+        egui::Panel::top("tab-bar").show(ui, |ui| self.tab_bar(ui, out));
         if fragment_views || !narrow {
             self.left_panel(ui, out, narrow);
         }
@@ -230,8 +233,6 @@ impl App {
             self.detail_panel(ui, narrow);
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            self.tab_bar(ui, out);
-            ui.separator();
             let empty = self
                 .state
                 .assembly()

@@ -237,6 +237,13 @@ fn cell(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
     ui.add(egui::Label::new(text).truncate().selectable(false))
 }
 
+/// A figure, right-aligned in its column (digits under digits).
+fn num(ui: &mut Ui, text: impl Into<egui::WidgetText>) {
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        cell(ui, text);
+    });
+}
+
 /// One request's cells, in the columns' order.
 fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row) {
     let u = r.usage;
@@ -250,7 +257,7 @@ fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row) {
         cell(ui, clock(&r.time)).on_hover_text(&r.time);
     });
     row.col(|ui| {
-        cell(
+        num(
             ui,
             timeline::gap(t, r).map_or(String::new(), |g| crate::engine::duration(g as u64)),
         );
@@ -270,35 +277,32 @@ fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row) {
         }
     });
     row.col(|ui| {
-        cell(
+        num(
             ui,
-            r.latency_ms.map_or(String::new(), |l| format!("{l} ms")),
+            r.latency_ms
+                .map_or(String::new(), |l| format!("{} ms", thousands(l))),
         );
     });
     row.col(|ui| {
-        cell(ui, n(u.map(|u| u.input_tokens)));
+        num(ui, n(u.map(|u| u.input_tokens)));
     });
     row.col(|ui| {
-        cell(
+        let text = colored(
             ui,
-            colored(
-                ui,
-                colors::WRITE,
-                n(u.map(|u| u.cache_creation_input_tokens)),
-            ),
+            colors::WRITE,
+            n(u.map(|u| u.cache_creation_input_tokens)),
         );
+        num(ui, text);
     });
     row.col(|ui| {
-        cell(
-            ui,
-            colored(ui, colors::READ, n(u.map(|u| u.cache_read_input_tokens))),
-        );
+        let text = colored(ui, colors::READ, n(u.map(|u| u.cache_read_input_tokens)));
+        num(ui, text);
     });
     row.col(|ui| {
-        cell(ui, n(u.map(|u| u.output_tokens)));
+        num(ui, n(u.map(|u| u.output_tokens)));
     });
     row.col(|ui| {
-        cell(
+        num(
             ui,
             if r.priced {
                 format!("{:.5}", r.cost_usd)
