@@ -7,7 +7,6 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 
 use common::http::{dechunk, post};
 use common::*;
@@ -109,9 +108,9 @@ fn a_gemini_md_edit_under_a_resumed_session_is_named_as_the_lost_prefix() {
     assert!(read > 0 && read < rows[2]["input_tokens"].as_u64().unwrap() + read);
 }
 
-/// The loopback upstream with Gemini's cache accounting (its port, and the
-/// process, killed when dropped).
-struct Upstream(Child, String);
+/// The loopback upstream with Gemini's cache accounting, killed when
+/// dropped.
+struct Upstream(std::process::Child, String);
 
 impl Drop for Upstream {
     fn drop(&mut self) {
@@ -121,20 +120,7 @@ impl Drop for Upstream {
 }
 
 fn upstream(log: &Path) -> Upstream {
-    use std::io::BufRead;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/agent-upstream.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(["--port", "0", "--log", log.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs");
-    let mut port = String::new();
-    std::io::BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut port)
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}", port.trim());
+    let (url, child) = agent_upstream(log);
     Upstream(child, url)
 }
 

@@ -835,29 +835,31 @@ fn a_responses_stream_ends_at_response_completed_with_its_usage() {
     assert_eq!(v["requests"][0]["input_tokens"], 5200 - 4096, "{v}");
 }
 
-/// The window's road: the proxy hands each exchange over as its line is
-/// written (in process, a loopback upstream), the same exchange as the
-/// line in the file, request included, in the file's order.
-#[test]
-fn each_exchange_is_handed_over_as_its_line_is_written() {
-    use prompt_inspector::engine::traffic::CaptureLine;
+/// The proxy in process (all three upstreams at `upstream`), recording to
+/// `capture` and handing each exchange to `recorded`: its runtime, its base
+/// URL, its stop switch and its task.
+fn followed_proxy(
+    upstream: &str,
+    capture: &std::path::Path,
+    recorded: tokio::sync::mpsc::Sender<prompt_inspector::engine::traffic::CaptureLine>,
+) -> (
+    tokio::runtime::Runtime,
+    String,
+    tokio::sync::watch::Sender<bool>,
+    tokio::task::JoinHandle<Result<(), String>>,
+) {
     use prompt_inspector::net::proxy::{Limits, ProxyConfig, serve};
-    let upstream = fake::FakeServer::start(KEY);
-    let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("capture.jsonl");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let (recorded, mut exchanges) =
-        tokio::sync::mpsc::channel(prompt_inspector::net::proxy::FEED_CAPACITY);
     let cfg = ProxyConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
-        anthropic_upstream: upstream.url.clone(),
-        openai_upstream: upstream.url.clone(),
-        gemini_upstream: upstream.url.clone(),
-        capture: capture.clone(),
+        anthropic_upstream: upstream.to_string(),
+        openai_upstream: upstream.to_string(),
+        gemini_upstream: upstream.to_string(),
+        capture: capture.to_path_buf(),
         allow_insecure_http: false,
         timeout: Duration::from_secs(30),
         limits: Limits::default(),
@@ -868,6 +870,21 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let server = rt.spawn(serve(cfg, ready, stop_rx));
     let base = format!("http://{}", rt.block_on(addr).unwrap());
+    (rt, base, stop, server)
+}
+
+/// The window's road: the proxy hands each exchange over as its line is
+/// written (in process, a loopback upstream), the same exchange as the
+/// line in the file, request included, in the file's order.
+#[test]
+fn each_exchange_is_handed_over_as_its_line_is_written() {
+    use prompt_inspector::engine::traffic::CaptureLine;
+    let upstream = fake::FakeServer::start(KEY);
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("capture.jsonl");
+    let (recorded, mut exchanges) =
+        tokio::sync::mpsc::channel(prompt_inspector::net::proxy::FEED_CAPACITY);
+    let (rt, base, stop, server) = followed_proxy(&upstream.url, &capture, recorded);
     let headers = [("x-api-key", KEY), ("anthropic-version", "2023-06-01")];
     for i in 0..3 {
         let body = MESSAGE.replace("\"hi\"", &format!("\"turn {i}\""));
@@ -898,32 +915,11 @@ fn each_exchange_is_handed_over_as_its_line_is_written() {
 /// feed carries what fits, and the lines' numbers show what it missed.
 #[test]
 fn a_follower_that_falls_behind_misses_lines_not_the_capture() {
-    use prompt_inspector::net::proxy::{Limits, ProxyConfig, serve};
     let upstream = fake::FakeServer::start(KEY);
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("capture.jsonl");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
     let (recorded, mut exchanges) = tokio::sync::mpsc::channel(1);
-    let cfg = ProxyConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        anthropic_upstream: upstream.url.clone(),
-        openai_upstream: upstream.url.clone(),
-        gemini_upstream: upstream.url.clone(),
-        capture: capture.clone(),
-        allow_insecure_http: false,
-        timeout: Duration::from_secs(30),
-        limits: Limits::default(),
-        recorded: Some(recorded),
-        otlp: None,
-    };
-    let (ready, addr) = tokio::sync::oneshot::channel();
-    let (stop, stop_rx) = tokio::sync::watch::channel(false);
-    let server = rt.spawn(serve(cfg, ready, stop_rx));
-    let base = format!("http://{}", rt.block_on(addr).unwrap());
+    let (rt, base, stop, server) = followed_proxy(&upstream.url, &capture, recorded);
     let headers = [("x-api-key", KEY), ("anthropic-version", "2023-06-01")];
     for _ in 0..3 {
         let (status, _, _) = post(&base, "/v1/messages", MESSAGE, &headers);

@@ -6,28 +6,9 @@
 
 use crate::common;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
-
-/// The upstream script on a free port: its URL, the process.
-fn upstream(log: &Path) -> (String, std::process::Child) {
-    use std::io::BufRead;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/agent-upstream.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(["--port", "0", "--log", log.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs");
-    let mut port = String::new();
-    std::io::BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut port)
-        .unwrap();
-    (format!("http://127.0.0.1:{}", port.trim()), child)
-}
 
 /// A client of the Messages API that reads its base URL where Claude Code
 /// does, sends two requests with a breakpoint, and exits 3.
@@ -47,7 +28,7 @@ sys.exit(3)
 #[test]
 fn run_points_the_agent_at_the_proxy_keeps_its_exit_code_and_explains_the_capture() {
     let dir = tempfile::tempdir().unwrap();
-    let (up, mut child) = upstream(&dir.path().join("up.jsonl"));
+    let (up, mut child) = agent_upstream(&dir.path().join("up.jsonl"));
     let capture = dir.path().join("run.jsonl");
     let o = Command::new(bin())
         .current_dir(dir.path())

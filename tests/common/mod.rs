@@ -194,3 +194,22 @@ pub fn stress_bound(holds: bool, what: &str) {
         );
     }
 }
+
+/// scripts/agent-upstream.py (the loopback stand-in for the providers, with
+/// their cache accounting) on a free port, logging to `log`: its base URL
+/// and its process (kill it when done).
+pub fn agent_upstream(log: &Path) -> (String, std::process::Child) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/agent-upstream.py");
+    let mut child = Command::new("python3")
+        .arg(script)
+        .args(["--port", "0", "--log", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 runs");
+    let mut port = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    (format!("http://127.0.0.1:{}", port.trim()), child)
+}

@@ -402,25 +402,37 @@ pub fn openai(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
             e.1 = t;
         }
         seen.push((ri, t));
-        let usage = Input {
-            input_tokens: (ids.len() - cached) as u64,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: cached as u64,
-        };
-        out.push(Predicted {
-            turn: r.turn,
-            index: r.index,
-            at_secs: t,
-            gap_secs: r.gap_secs,
-            total_tokens: ids.len() as u64,
-            cost_usd: cost(model, &usage, 0),
-            usage,
-            creation_1h_tokens: 0,
-            error: None,
-            notes,
-        });
+        out.push(read_only(model, r, ids.len(), cached, notes));
     }
     out
+}
+
+/// A request of a cache that writes nothing (OpenAI's, Gemini's): `cached`
+/// of its `total` tokens read, the rest paid in full.
+fn read_only(
+    model: &ModelInfo,
+    r: &RequestShape,
+    total: usize,
+    cached: usize,
+    notes: Vec<String>,
+) -> Predicted {
+    let usage = Input {
+        input_tokens: (total - cached) as u64,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: cached as u64,
+    };
+    Predicted {
+        turn: r.turn,
+        index: r.index,
+        at_secs: r.at_secs,
+        gap_secs: r.gap_secs,
+        total_tokens: total as u64,
+        cost_usd: cost(model, &usage, 0),
+        usage,
+        creation_1h_tokens: 0,
+        error: None,
+        notes,
+    }
 }
 
 /// Gemini's implicit caching: the longest prefix shared with a request of
@@ -465,23 +477,7 @@ pub fn gemini(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
             notes.push(format!("changed since the previous request: {msg}"));
         }
         seen.push((ri, t));
-        let usage = Input {
-            input_tokens: (ids.len() - cached) as u64,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: cached as u64,
-        };
-        out.push(Predicted {
-            turn: r.turn,
-            index: r.index,
-            at_secs: t,
-            gap_secs: r.gap_secs,
-            total_tokens: ids.len() as u64,
-            cost_usd: cost(model, &usage, 0),
-            usage,
-            creation_1h_tokens: 0,
-            error: None,
-            notes,
-        });
+        out.push(read_only(model, r, ids.len(), cached, notes));
     }
     out
 }
