@@ -3,6 +3,7 @@
 //! `prepare.rs`) and [`assemble`] (budgets, trimming, rendering, report).
 //! Deterministic: the same inputs give byte-identical output.
 
+use crate::thousands;
 use std::sync::Arc;
 
 use crate::assembly::agent_blocks;
@@ -401,9 +402,11 @@ impl LayerCtx<'_> {
                 && *n < slots[i].kept
             {
                 slots[i].reason = format!(
-                    "layer {layer} was {} tokens over its {available} available: replaced by its summary ({} → {n} tokens)",
-                    now - available,
-                    slots[i].kept
+                    "layer {layer} was {} tokens over its {} available: replaced by its summary ({} → {} tokens)",
+                    thousands(now - available),
+                    thousands(available),
+                    thousands(slots[i].kept as u64),
+                    thousands(*n as u64)
                 );
                 slots[i].status = Status::Summarized;
                 slots[i].kept = *n;
@@ -449,8 +452,12 @@ impl LayerCtx<'_> {
                 // saying so costs, and the result.
                 let marker = (t.tokens + t.cut).saturating_sub(before);
                 slots[i].reason = format!(
-                    "layer {layer} was {over} tokens over its {available} available: {was}cut at a token boundary ({} tokens cut, a {marker}-token marker added: {before} → {} tokens)",
-                    t.cut, t.tokens
+                    "layer {layer} was {} tokens over its {} available: {was}cut at a token boundary ({} tokens cut, a {marker}-token marker added: {} → {} tokens)",
+                    thousands(over),
+                    thousands(available),
+                    thousands(t.cut as u64),
+                    thousands(before as u64),
+                    thousands(t.tokens as u64)
                 );
                 slots[i].status = Status::Truncated;
                 slots[i].kept = t.tokens;
@@ -467,7 +474,9 @@ impl LayerCtx<'_> {
                     "no summary and not marked truncate"
                 };
                 slots[i].reason = format!(
-                    "layer {layer} was {over} tokens over its {available} available: dropped at priority {} ({how})",
+                    "layer {layer} was {} tokens over its {} available: dropped at priority {} ({how})",
+                    thousands(over),
+                    thousands(available),
                     f.priority
                 );
                 slots[i].status = Status::Dropped;
@@ -487,13 +496,22 @@ impl LayerCtx<'_> {
             slots[i].reason = if layer <= 2 {
                 if overflow > 0 {
                     format!(
-                        "layer {layer} is never trimmed (it is {overflow} tokens over its budget: raise the fixed budget)"
+                        "layer {layer} is never trimmed (it is {} tokens over its budget: raise the fixed budget)",
+                        thousands(overflow)
                     )
                 } else {
-                    format!("layer {layer} is never trimmed; it fits ({used} of {available})")
+                    format!(
+                        "layer {layer} is never trimmed; it fits ({} of {})",
+                        thousands(used),
+                        thousands(available)
+                    )
                 }
             } else {
-                format!("fits: layer {layer} uses {used} of {available} available")
+                format!(
+                    "fits: layer {layer} uses {} of {} available",
+                    thousands(used),
+                    thousands(available)
+                )
             };
         }
     }
