@@ -143,10 +143,12 @@ impl App {
                     ui.add(
                         egui::Label::new(
                             egui::RichText::new(format!(
-                                "loaded in {} ms · re-assembly {} µs · frame {} µs",
-                                self.state.last_load_ms,
-                                self.state.last_assemble_us,
-                                self.frames.last_us
+                                // Milliseconds at one decimal: a figure that
+                                // changes every frame keeps its width.
+                                "loaded in {} ms · re-assembly {:.1} ms · frame {:.1} ms",
+                                thousands(self.state.last_load_ms as u64),
+                                self.state.last_assemble_us as f64 / 1000.0,
+                                self.frames.last_us as f64 / 1000.0
                             ))
                             .weak(),
                         )
