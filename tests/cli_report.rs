@@ -224,6 +224,9 @@ fn debug_markers_never_change_what_is_kept() {
         {
             let (pu, mu) = (p["used"].as_u64().unwrap(), m["used"].as_u64().unwrap());
             assert_eq!(mu, pu + m["markers"].as_u64().unwrap(), "{m}");
+            // A view of the prompt, not part of its budget: markers never
+            // put a layer over it.
+            assert_eq!(m["overflow"], p["overflow"], "{m}");
         }
     }
 }

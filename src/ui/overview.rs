@@ -50,8 +50,16 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
             (_, false) => "not cached".to_string(),
         });
     });
+    let markers = if l.markers > 0 {
+        format!(
+            "; {} of them DEBUG markers, outside the budget",
+            thousands(l.markers)
+        )
+    } else {
+        String::new()
+    };
     let text = format!(
-        "{} of {} tokens used (budget {} + inflow {})",
+        "{} of {} tokens used (budget {} + inflow {}{markers})",
         thousands(l.used),
         thousands(l.available),
         thousands(l.budget),

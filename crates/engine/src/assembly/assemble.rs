@@ -90,7 +90,9 @@ fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]
 /// are trimmed until that exact count fits what they have. DEBUG markers
 /// never move what is kept: trimming is decided on the prompt without them,
 /// then the kept fragments are rendered with their markers, whose tokens
-/// `used` then counts (and `markers` names).
+/// `used` then counts (and `markers` names); they are a view of the prompt,
+/// not part of its budget, so they never make a layer over it (`overflow`
+/// is the prompt's without them).
 pub fn assemble(
     p: &Prepared,
     budget: &Budget,
@@ -152,7 +154,6 @@ pub fn assemble(
             let marked = block.as_ref().map_or(0, |b| b.tokens as u64);
             l.markers = marked.saturating_sub(l.used);
             l.used = marked;
-            l.overflow = marked.saturating_sub(l.available);
         }
     }
     let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);

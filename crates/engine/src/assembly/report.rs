@@ -183,6 +183,12 @@ pub fn to_text(ins: &Inspection) -> String {
         } else {
             String::new()
         };
+        if l.markers > 0 {
+            over += &format!(
+                "  (+{} of DEBUG markers, outside the budget)",
+                crate::thousands(l.markers)
+            );
+        }
         if l.agent_own > 0 {
             over += &format!(
                 "\n  + {} tokens of {}'s own text in the same block: {} as sent",
