@@ -116,11 +116,25 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
     });
 }
 
+/// A predicted request's figures, as its row shows them.
+fn figures_of(r: &crate::engine::cache::predictors::Predicted) -> String {
+    format!(
+        "read {} · write {} · uncached {} · ${:.5}",
+        thousands(r.usage.cache_read_input_tokens),
+        thousands(r.usage.cache_creation_input_tokens),
+        thousands(r.usage.input_tokens),
+        r.cost_usd
+    )
+}
+
 /// Every request: a label, its bar on the shared axis, its figures, and
 /// why it read, wrote or missed.
 fn requests(ui: &mut Ui, view: &mut CacheView, p: &Prediction) {
     let scale = p.requests.iter().map(|r| r.total_tokens).max().unwrap_or(1);
     let width = (ui.available_width() * 0.35).clamp(120.0, 420.0);
+    // Too narrow for label, bar and figures on one line: the figures go
+    // under the bar, whole, rather than cut ("read 0 · w…").
+    let stacked = ui.available_width() < 900.0;
     for r in &p.requests {
         let selected = view.selected == r.index;
         egui::Grid::new(("request-row", r.index))
@@ -140,17 +154,20 @@ fn requests(ui: &mut Ui, view: &mut CacheView, p: &Prediction) {
                     view.selected = r.index;
                 }
                 usage_bar(ui, r, scale, width);
-                let figures = format!(
-                    "read {} · write {} · uncached {} · ${:.5}",
-                    thousands(r.usage.cache_read_input_tokens),
-                    thousands(r.usage.cache_creation_input_tokens),
-                    thousands(r.usage.input_tokens),
-                    r.cost_usd
-                );
-                ui.add(egui::Label::new(RichText::new(&figures).monospace()).truncate())
-                    .on_hover_text(figures);
+                let figures = figures_of(r);
+                if !stacked {
+                    ui.add(egui::Label::new(RichText::new(&figures).monospace()).truncate())
+                        .on_hover_text(figures.as_str());
+                }
                 ui.end_row();
             });
+        if stacked {
+            let figures = figures_of(r);
+            ui.horizontal(|ui| {
+                ui.add_space(24.0);
+                ui.add(egui::Label::new(RichText::new(figures).monospace()).wrap());
+            });
+        }
         if let Some(e) = &r.error {
             ui.add(
                 egui::Label::new(RichText::new(e).color(colors::text(ui, colors::ERROR))).wrap(),
