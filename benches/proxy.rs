@@ -407,6 +407,7 @@ fn main() {
             limits: prompt_inspector::net::proxy::Limits::default(),
             recorded: None,
             otlp: None,
+            log_exchanges: false,
         };
         tokio::spawn(serve(cfg.clone(), ready, stop.clone()));
         let proxy = format!("http://{}", addr.await.unwrap());

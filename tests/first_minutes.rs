@@ -169,3 +169,38 @@ fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
     );
     assert!(!std::path::Path::new("README.md/.prompt-inspector").exists());
 }
+
+/// The command line's proxy says each exchange as it records it (its
+/// number, endpoint, model, status, time and usage, or its error), and when
+/// it stops, what the capture holds as `traffic` counts it; `--quiet`
+/// keeps it to the stop.
+#[test]
+fn the_proxy_says_each_exchange_and_sums_up_when_it_stops() {
+    let up = crate::otlp::upstream();
+    let mut p = proxy(&up, &up, &[]);
+    for turn in 0..3 {
+        crate::otlp::send(&p, turn);
+    }
+    crate::otlp::wait_lines(&p.capture, 3);
+    let err = crate::otlp::stop(&mut p);
+    assert!(
+        err.contains("#1 /v1/messages claude-sonnet-4-6 → 200 in ")
+            && err.contains("read 0 · written 1,500 · uncached 7 · output 3"),
+        "{err}"
+    );
+    assert!(
+        err.contains("#3 /v1/messages") && err.contains("→ 529") && err.contains("error: HTTP 529"),
+        "{err}"
+    );
+    assert!(
+        err.contains("prompt-inspector proxy: stopped; 3 requests in "),
+        "{err}"
+    );
+    let up = crate::otlp::upstream();
+    let mut p = proxy(&up, &up, &["--quiet"]);
+    crate::otlp::send(&p, 0);
+    crate::otlp::wait_lines(&p.capture, 1);
+    let err = crate::otlp::stop(&mut p);
+    assert!(!err.contains("#1 /v1/messages"), "{err}");
+    assert!(err.contains("stopped; 1 request in"), "{err}");
+}

@@ -865,6 +865,7 @@ fn followed_proxy(
         limits: Limits::default(),
         recorded: Some(recorded),
         otlp: None,
+        log_exchanges: false,
     };
     let (ready, addr) = tokio::sync::oneshot::channel();
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
@@ -938,8 +939,17 @@ fn a_follower_that_falls_behind_misses_lines_not_the_capture() {
     }
     let lines = std::fs::read_to_string(&capture).unwrap();
     assert_eq!(lines.lines().count(), 3, "every exchange recorded");
-    let first = exchanges.try_recv().expect("the first line was carried");
+    // Lines are numbered in the file's order: the first one written (-1)
+    // was carried, the others not.
+    let first = exchanges.try_recv().expect("a line was carried");
     assert!(first.id.ends_with("-1"), "{}", first.id);
+    for (i, l) in lines.lines().enumerate() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert!(
+            v["id"].as_str().unwrap().ends_with(&format!("-{}", i + 1)),
+            "{l}"
+        );
+    }
     assert!(exchanges.try_recv().is_err(), "the rest did not fit");
     let _ = stop.send(true);
     rt.block_on(server).unwrap().unwrap();

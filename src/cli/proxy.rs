@@ -71,6 +71,9 @@ pub struct Args {
     /// redacted as in captures); without it no prompt text leaves.
     #[arg(long)]
     pub otlp_content: bool,
+    /// No line per exchange on standard error while it runs.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// `--listen`'s forms: `127.0.0.1:8788`, `[::1]:8788`, `localhost:8788`
@@ -186,6 +189,7 @@ fn config(a: &Args, capture: PathBuf, feed: Option<Arc<Feed>>) -> ProxyConfig {
         },
         recorded: None,
         otlp: feed,
+        log_exchanges: !a.quiet,
     }
 }
 
@@ -257,6 +261,9 @@ pub fn run(a: Args) -> ExitCode {
         ));
     }
     let empty = std::fs::symlink_metadata(&capture).is_ok_and(|m| m.is_file() && m.len() == 0);
+    if !empty && result.is_ok() {
+        stopped_summary(&capture);
+    }
     if created && empty && std::fs::remove_file(&capture).is_ok() && result.is_ok() {
         super::say(&format!(
             "prompt-inspector proxy: no exchange recorded: {} not kept",
@@ -272,5 +279,22 @@ pub fn run(a: Args) -> ExitCode {
             ))
         }
         Err(e) => fail(&e),
+    }
+}
+
+/// What the capture holds when the proxy stops, as `traffic` counts it.
+fn stopped_summary(capture: &std::path::Path) {
+    let Ok(table) = crate::model_table() else {
+        return;
+    };
+    let counter = crate::engine::TokenCounter::new();
+    if let Ok(t) = crate::engine::traffic::read_with(capture, &table, &counter, &mut |_| {}) {
+        super::say(&format!(
+            "prompt-inspector proxy: stopped; {} in {}: {} (`prompt-inspector traffic {}` explains each)",
+            crate::engine::plural(t.requests.len() as u64, "request"),
+            capture.display(),
+            t.totals.headline(),
+            capture.display()
+        ));
     }
 }

@@ -115,6 +115,8 @@ pub fn run(a: Args) -> ExitCode {
         limits: Limits::default(),
         recorded: None,
         otlp: None,
+        // The agent has the terminal.
+        log_exchanges: false,
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -166,6 +166,7 @@ impl ProxyPanel {
             anthropic_upstream: self.anthropic_upstream.trim().to_string(),
             openai_upstream: self.openai_upstream.trim().to_string(),
             gemini_upstream: crate::net::GEMINI_BASE.into(),
+            log_exchanges: false,
             capture: PathBuf::new(),
             allow_insecure_http: false,
             timeout: std::time::Duration::from_secs(600),

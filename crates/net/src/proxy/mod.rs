@@ -72,6 +72,9 @@ pub struct ProxyConfig {
     /// Where each exchange also goes as an OpenTelemetry span (handed over
     /// once its line is written, never waited for).
     pub otlp: Option<Arc<crate::otlp::Feed>>,
+    /// One line per exchange on standard error as it is recorded (the
+    /// command line's proxy; not the window's, not `run`'s).
+    pub log_exchanges: bool,
 }
 
 /// What clients may hold of the proxy, whatever they send: memory, time

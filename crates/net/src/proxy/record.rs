@@ -137,11 +137,6 @@ impl Record {
         {
             return;
         }
-        let id = {
-            let mut s = self.shared.seq.lock().unwrap_or_else(|e| e.into_inner());
-            *s += 1;
-            *s
-        };
         let redactor = self.redactor();
         let (request, mut model) = recorded_request(&self.request, &redactor);
         // Gemini names the model in the path, not the body.
@@ -155,7 +150,8 @@ impl Record {
         redact_value(&mut usage, &redactor);
         let mut line = CaptureLine {
             schema: 1,
-            id: format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance),
+            // Numbered under the capture's lock, below: in the file's order.
+            id: String::new(),
             ts_start: self.ts_start.clone(),
             ts_end: o.ts_end,
             endpoint: self.endpoint.clone(),
@@ -177,24 +173,40 @@ impl Record {
                 c
             }),
         };
-        // The request goes in as it came (redacted, on one line), not
-        // parsed and printed again, nor copied into the line.
-        let head = line.line_head();
         // Whoever follows the capture gets the exchange with its request
         // parsed (here, before the capture is locked).
-        if self.shared.cfg.recorded.is_some() {
-            line.request = Some(serde_json::from_str(&request).unwrap_or(Value::Null));
-        }
+        let parsed = self
+            .shared
+            .cfg
+            .recorded
+            .is_some()
+            .then(|| serde_json::from_str(&request).unwrap_or(Value::Null));
         let mut f = self
             .shared
             .capture
             .lock()
             .unwrap_or_else(|e| e.into_inner());
+        // Its number is taken with the capture locked: lines are numbered
+        // 1, 2, 3… in the file's order (a follower sees a gap as lines it
+        // missed).
+        let id = {
+            let mut s = self.shared.seq.lock().unwrap_or_else(|e| e.into_inner());
+            *s += 1;
+            *s
+        };
+        line.id = format!("{}-{:08x}-{id}", self.ts_start, self.shared.instance);
+        // The request goes in as it came (redacted, on one line), not
+        // parsed and printed again, nor copied into the line.
+        let head = line.line_head();
+        line.request = parsed;
         match write_line(&mut f, &[head.as_bytes(), request.as_bytes(), b"}\n"]) {
             // Handed over while the capture is locked: in the file's order.
             Ok(()) => {
                 if let Some(feed) = &self.shared.cfg.otlp {
                     feed.send(&line, &request, &self.upstream);
+                }
+                if self.shared.cfg.log_exchanges {
+                    crate::guard::say(&exchange_line(&line));
                 }
                 // Never waited for: a follower that falls behind misses
                 // lines (the capture has them all), the proxy goes on.
@@ -393,6 +405,33 @@ fn escapes_ascii(text: &str) -> bool {
     memchr::memmem::find_iter(b, b"\\u00").any(|i| {
         matches!(b.get(i + 4), Some(b'2'..=b'7')) && b.get(i + 5).is_some_and(u8::is_ascii_hexdigit)
     })
+}
+
+/// An exchange in one line, as the command line's proxy says it while it
+/// runs: its number, endpoint, model, status, time and the usage's figures
+/// (read, written, uncached, in that order), or its error.
+fn exchange_line(l: &crate::engine::traffic::CaptureLine) -> String {
+    use crate::engine::thousands;
+    let n = l.id.rsplit('-').next().unwrap_or("?");
+    let model = l.model.as_str().unwrap_or("?");
+    let status = l.status.map_or("no answer".to_string(), |s| s.to_string());
+    let what = match (&l.error, crate::engine::usage::Usage::parse(&l.usage)) {
+        (Some(e), _) => format!("error: {}", crate::engine::clean(e, 160)),
+        (None, Some(u)) => format!(
+            "read {} · written {} · uncached {} · output {}",
+            thousands(u.cache_read_input_tokens),
+            thousands(u.cache_creation_input_tokens),
+            thousands(u.input_tokens),
+            thousands(u.output_tokens)
+        ),
+        (None, None) => "no usage reported".into(),
+    };
+    format!(
+        "#{n} {} {} → {status} in {} ms · {what}",
+        crate::engine::clean(&l.endpoint, 120),
+        crate::engine::clean(model, 80),
+        thousands(l.latency_ms)
+    )
 }
 
 #[cfg(test)]
