@@ -407,7 +407,8 @@ pub fn openai(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
     out
 }
 
-/// A request of a cache that writes nothing (OpenAI's, Gemini's): `cached`
+/// A request of a cache that writes nothing (OpenAI's, Gemini's, a prefix
+/// server's): `cached`
 /// of its `total` tokens read, the rest paid in full.
 fn read_only(
     model: &ModelInfo,
@@ -516,23 +517,7 @@ pub fn prefix(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
                     notes.push(format!("prefix breaks where {msg}"));
                 }
             }
-            let usage = Input {
-                input_tokens: (total - cached[i]) as u64,
-                cache_creation_input_tokens: 0,
-                cache_read_input_tokens: cached[i] as u64,
-            };
-            Predicted {
-                turn: r.turn,
-                index: r.index,
-                at_secs: r.at_secs,
-                gap_secs: r.gap_secs,
-                total_tokens: total as u64,
-                cost_usd: cost(model, &usage, 0),
-                usage,
-                creation_1h_tokens: 0,
-                error: None,
-                notes,
-            }
+            read_only(model, r, total, cached[i], notes)
         })
         .collect()
 }
