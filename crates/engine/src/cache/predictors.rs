@@ -408,8 +408,7 @@ pub fn openai(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
 }
 
 /// A request of a cache that writes nothing (OpenAI's, Gemini's, a prefix
-/// server's): `cached`
-/// of its `total` tokens read, the rest paid in full.
+/// server's): `cached` of its `total` tokens read, the rest paid in full.
 fn read_only(
     model: &ModelInfo,
     r: &RequestShape,
