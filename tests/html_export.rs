@@ -24,6 +24,19 @@ fn html(cap: &Path, extra: &[&str]) -> String {
     stdout(&o)
 }
 
+/// How many requests `traffic --format json` lists in a capture.
+fn requests(cap: &Path) -> usize {
+    json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))["requests"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
 /// What the page could fetch or run: nothing. Its markup (every `<…>`
 /// tag; text is escaped, so a `<` in it is `&lt;`) names no script, frame,
 /// link or source, and its style imports nothing.
@@ -55,15 +68,7 @@ fn the_html_export_is_self_contained_escaped_and_one_row_per_request() {
         let cap = fixture(agent);
         let h = html(&cap, &[]);
         assert_self_contained(&h);
-        let rows = json(&run(&[
-            "traffic",
-            cap.to_str().unwrap(),
-            "--format",
-            "json",
-        ]))["requests"]
-            .as_array()
-            .unwrap()
-            .len();
+        let rows = requests(&cap);
         assert_eq!(h.matches("<tr class=\"request").count(), rows, "{agent}");
         assert_eq!(
             h.matches("<rect class=\"tick\"").count(),
@@ -140,15 +145,7 @@ fn headless_chromium_reads_the_html_export() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let dom = stdout(&o);
-    let rows = json(&run(&[
-        "traffic",
-        cap.to_str().unwrap(),
-        "--format",
-        "json",
-    ]))["requests"]
-        .as_array()
-        .unwrap()
-        .len();
+    let rows = requests(&cap);
     assert_eq!(dom.matches("<tr class=\"request").count(), rows, "{dom}");
     assert!(dom.contains("hit ratio"));
 }

@@ -235,17 +235,7 @@ impl App {
             }
             Command::ShowOpenDialog => self.show_open_dialog(),
             Command::CloseOpenDialog => self.open.visible = false,
-            Command::Dismiss => {
-                if self.open.visible {
-                    self.open.visible = false;
-                } else if self.state.tab == crate::ui::state::Tab::Traffic
-                    && self.traffic_view.selected.is_some()
-                {
-                    self.traffic_view.selected = None;
-                } else {
-                    self.state.selected = None;
-                }
-            }
+            Command::Dismiss => self.dismiss(),
             Command::PickFolder => {
                 self.open.picking = true;
                 self.worker.submit(Job::PickFolder);
@@ -355,6 +345,20 @@ impl App {
     /// What the open dialog says about the path last asked for.
     pub fn open_note(&self) -> Option<&str> {
         self.open.note.as_deref()
+    }
+
+    /// Escape: the innermost thing open closes (the open dialog, then the
+    /// selected request's or fragment's detail).
+    fn dismiss(&mut self) {
+        if self.open.visible {
+            self.open.visible = false;
+        } else if self.state.tab == crate::ui::state::Tab::Traffic
+            && self.traffic_view.selected.is_some()
+        {
+            self.traffic_view.selected = None;
+        } else {
+            self.state.selected = None;
+        }
     }
 
     pub(crate) fn show_open_dialog(&mut self) {

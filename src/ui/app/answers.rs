@@ -24,6 +24,26 @@ impl App {
         }
     }
 
+    /// The current load's inspection: shown, with what the worker said of
+    /// it; a fresh load also re-reads the snapshots and the diff.
+    fn on_assembled(
+        &mut self,
+        inspection: crate::engine::Inspection,
+        millis: u128,
+        fresh: bool,
+        notice: Option<String>,
+    ) {
+        self.state.last_load_ms = millis;
+        self.state.apply_inspection(inspection, &self.counter);
+        if notice.is_some() {
+            self.state.notice = notice;
+        }
+        if fresh {
+            self.refresh_snapshots();
+            self.diff_view.dirty = true;
+        }
+    }
+
     fn on_done(&mut self, done: Done) {
         match done {
             Done::Progress(msg) => {
@@ -38,15 +58,7 @@ impl App {
                 fresh,
                 notice,
             } if generation == self.state.generation => {
-                self.state.last_load_ms = millis;
-                self.state.apply_inspection(*inspection, &self.counter);
-                if notice.is_some() {
-                    self.state.notice = notice;
-                }
-                if fresh {
-                    self.refresh_snapshots();
-                    self.diff_view.dirty = true;
-                }
+                self.on_assembled(*inspection, millis, fresh, notice);
             }
             Done::Failed {
                 generation,

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::Inspection;
-use crate::assembly::assemble::{Assembly, BlockResult, Status};
+use crate::assembly::assemble::{Assembly, BlockResult, LayerResult, Status};
 use crate::workspace::diag::{Diagnostic, Severity};
 use crate::workspace::settings::Placement;
 
@@ -108,7 +108,7 @@ pub fn bar(used: u64, of: u64, width: usize) -> String {
 
 /// What a layer is called: for an agent profile the first line of its
 /// section's title, else the layered design's name.
-pub fn layer_name(l: &crate::assembly::assemble::LayerResult, agent: bool) -> String {
+pub fn layer_name(l: &LayerResult, agent: bool) -> String {
     if agent && let Some(n) = &l.name {
         return n.clone();
     }
@@ -162,41 +162,7 @@ pub fn to_text(ins: &Inspection) -> String {
         a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
     );
     for l in &a.layers {
-        let cache = if l.placement == Placement::FirstUserMessage {
-            "in the first user message (not a cached system block)".into()
-        } else if l.placement == Placement::SystemMessage {
-            format!(
-                "a system message after the first user message{}",
-                if l.cache {
-                    format!(", cached {}", l.ttl.as_str())
-                } else {
-                    String::new()
-                }
-            )
-        } else if l.cache {
-            format!("cached {}", l.ttl.as_str())
-        } else {
-            "not cached".into()
-        };
-        let mut over = if l.overflow > 0 {
-            format!("  OVER BY {}", l.overflow)
-        } else {
-            String::new()
-        };
-        if l.markers > 0 {
-            over += &format!(
-                "  (+{} of DEBUG markers, outside the budget)",
-                crate::thousands(l.markers)
-            );
-        }
-        if l.agent_own > 0 {
-            over += &format!(
-                "\n  + {} tokens of {}'s own text in the same block: {} as sent",
-                crate::thousands(l.agent_own),
-                a.agent.as_deref().unwrap_or("the agent"),
-                crate::thousands(l.used + l.agent_own)
-            );
-        }
+        let (cache, over) = (layer_cache(l), layer_notes(a, l));
         o += &format!(
             "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
             l.layer,
@@ -245,6 +211,51 @@ pub fn to_text(ins: &Inspection) -> String {
         }
     }
     o
+}
+
+/// Where a layer's block goes and how it is cached, in words.
+fn layer_cache(l: &LayerResult) -> String {
+    if l.placement == Placement::FirstUserMessage {
+        "in the first user message (not a cached system block)".into()
+    } else if l.placement == Placement::SystemMessage {
+        format!(
+            "a system message after the first user message{}",
+            if l.cache {
+                format!(", cached {}", l.ttl.as_str())
+            } else {
+                String::new()
+            }
+        )
+    } else if l.cache {
+        format!("cached {}", l.ttl.as_str())
+    } else {
+        "not cached".into()
+    }
+}
+
+/// What the layer's line adds after its figures: its overflow, its DEBUG
+/// markers, the agent's own text in its block.
+fn layer_notes(a: &Assembly, l: &LayerResult) -> String {
+    let mut over = if l.overflow > 0 {
+        format!("  OVER BY {}", l.overflow)
+    } else {
+        String::new()
+    };
+    if l.markers > 0 {
+        over += &format!(
+            "  (+{} of DEBUG markers, outside the budget)",
+            crate::thousands(l.markers)
+        );
+    }
+    if l.agent_own > 0 {
+        over += &format!(
+            "\n  + {} tokens of {}'s own text in the same block: {} as sent",
+            crate::thousands(l.agent_own),
+            a.agent.as_deref().unwrap_or("the agent"),
+            crate::thousands(l.used + l.agent_own)
+        );
+    }
+    over
 }
 
 pub fn to_markdown(ins: &Inspection) -> String {

@@ -66,51 +66,7 @@ pub fn load_as(
         .filter(|p| p.kind.is_real_agent())
     {
         Some(p) => {
-            let root = match &extras.workdir {
-                Some(w) => {
-                    check_workdir(&mut r, w)?;
-                    format!("{}/{w}", r.root().display())
-                }
-                None => r.root().display().to_string(),
-            };
-            if let Some(k) = &extras.session_kind
-                && !p.session_kinds.contains_key(k)
-            {
-                let kinds: Vec<&str> = p.session_kinds.keys().map(String::as_str).collect();
-                let option = format!("--session-kind {k}");
-                return Err(if kinds.is_empty() {
-                    Error::option(
-                        option,
-                        format!("the {} profile has no kinds of session", p.id()),
-                    )
-                } else {
-                    Error::option(
-                        option,
-                        format!("the {} profile knows {}", p.id(), kinds.join(", ")),
-                    )
-                });
-            }
-            let p = &with_parts_filled(p, &root, extras);
-            builtin = p.parts.clone();
-            let implied = agents::settings(p, &root, r.exists("SOUL.md"));
-            settings.separator = implied.separator;
-            settings.layers = implied.layers;
-            if p.parts.is_some() {
-                if settings.model.is_none() {
-                    settings.model = implied.model;
-                }
-                settings.history.message_breakpoint = implied.history.message_breakpoint;
-                settings.cache_tools = implied.cache_tools;
-                settings.history.reserved_output = implied.history.reserved_output;
-                settings.history.autocompact_buffer = implied.history.autocompact_buffer;
-            }
-            let load = match p.kind {
-                agent::Agent::ClaudeCode => agents::load_claude_code,
-                agent::Agent::Codex => agents::load_codex,
-                agent::Agent::OpenClaw => agents::load_openclaw,
-                agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
-            };
-            load(p, &mut r, extras, &mut fragments, &mut diags)
+            builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
         }
         None => {
             sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
@@ -152,6 +108,64 @@ pub fn load_as(
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
     })
+}
+
+/// An agent's folder read as that agent reads it (`p` its profile): the
+/// working folder and session kind checked, the settings its profile
+/// implies, then its own loader. Returns the agent's own parts.
+fn load_agent(
+    p: &profile::Profile,
+    r: &mut Reader,
+    extras: &agents::Extras,
+    settings: &mut Settings,
+    fragments: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Option<std::sync::Arc<agents::builtin::Builtin>>, Error> {
+    let root = match &extras.workdir {
+        Some(w) => {
+            check_workdir(r, w)?;
+            format!("{}/{w}", r.root().display())
+        }
+        None => r.root().display().to_string(),
+    };
+    if let Some(k) = &extras.session_kind
+        && !p.session_kinds.contains_key(k)
+    {
+        let kinds: Vec<&str> = p.session_kinds.keys().map(String::as_str).collect();
+        let option = format!("--session-kind {k}");
+        return Err(if kinds.is_empty() {
+            Error::option(
+                option,
+                format!("the {} profile has no kinds of session", p.id()),
+            )
+        } else {
+            Error::option(
+                option,
+                format!("the {} profile knows {}", p.id(), kinds.join(", ")),
+            )
+        });
+    }
+    let p = &with_parts_filled(p, &root, extras);
+    let implied = agents::settings(p, &root, r.exists("SOUL.md"));
+    settings.separator = implied.separator;
+    settings.layers = implied.layers;
+    if p.parts.is_some() {
+        if settings.model.is_none() {
+            settings.model = implied.model;
+        }
+        settings.history.message_breakpoint = implied.history.message_breakpoint;
+        settings.cache_tools = implied.cache_tools;
+        settings.history.reserved_output = implied.history.reserved_output;
+        settings.history.autocompact_buffer = implied.history.autocompact_buffer;
+    }
+    let load = match p.kind {
+        agent::Agent::ClaudeCode => agents::load_claude_code,
+        agent::Agent::Codex => agents::load_codex,
+        agent::Agent::OpenClaw => agents::load_openclaw,
+        agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
+    };
+    load(p, r, extras, fragments, diags);
+    Ok(p.parts.clone())
 }
 
 /// `--workdir`: a folder inside the workspace, named by a relative path
