@@ -97,11 +97,13 @@ fn a_capture_past_the_whole_read_limit_is_analysed_not_refused() {
         .unwrap();
     f.set_len(300 << 20).unwrap();
     drop(f);
+    // Refused as a file's error, naming the file.
+    let e = read_file(&path).unwrap_err();
     assert!(
-        read_file(&path)
-            .unwrap_err()
-            .contains("over the 256 MiB limit")
+        matches!(&e, prompt_inspector::engine::error::Error::File { path: p, .. } if *p == path.display().to_string()),
+        "{e:?}"
     );
+    assert!(e.to_string().contains("over the 256 MiB limit"), "{e}");
     let t = traffic::read(&path, &ModelTable::bundled(), &TokenCounter::new()).unwrap();
     assert_eq!(t.requests.len(), 2);
     assert_eq!(t.skipped.lines, 1, "{:?}", t.skipped);

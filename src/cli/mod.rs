@@ -139,7 +139,7 @@ pub enum Command {
 }
 
 /// Exit code 2 with a one-line reason.
-pub fn fail(msg: &str) -> ExitCode {
+pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     say(&format!("prompt-inspector: {msg}"));
     ExitCode::from(2)
 }

@@ -187,7 +187,7 @@ fn update(from: &str, output: Option<&Path>) -> ExitCode {
     let as_of = format!("{}-{}-{}", &today[0..4], &today[4..6], &today[6..8]);
     let snapshot = match litellm::snapshot(&text, &source, &as_of) {
         Ok(s) => s,
-        Err(e) => return fail(&format!("{}: {e}", crate::net::guard::mask_url(from))),
+        Err(e) => return fail(format!("{}: {e}", crate::net::guard::mask_url(from))),
     };
     // The models listed before, read through the guarded reader (a regular
     // file, within the snapshot's bound).
@@ -204,7 +204,7 @@ fn update(from: &str, output: Option<&Path>) -> ExitCode {
         Err(e) => return fail(&e),
     };
     if let Err(e) = crate::engine::workspace::store::write_atomic(&target, snapshot.as_bytes()) {
-        return fail(&format!("cannot write {}: {e}", target.display()));
+        return fail(format!("cannot write {}: {e}", target.display()));
     }
     let added: Vec<&str> = now
         .iter()

@@ -23,7 +23,7 @@ pub fn run(a: Args) -> ExitCode {
         None => None,
         Some((_, Some(p))) => Some(p),
         Some((p, None)) => {
-            return fail(&format!(
+            return fail(format!(
                 "unknown provider '{p}' (anthropic, openai or prefix)"
             ));
         }

@@ -197,7 +197,7 @@ pub fn run(a: Args) -> ExitCode {
     if let Some(ws) = &a.workspace
         && !ws.is_dir()
     {
-        return fail(&format!(
+        return fail(format!(
             "{} is not a folder: proxy takes a workspace folder (its captures go in WORKSPACE/.prompt-inspector/captures/); to name the capture file, use -o FILE",
             ws.display()
         ));
@@ -224,7 +224,7 @@ pub fn run(a: Args) -> ExitCode {
         .build()
     {
         Ok(r) => r,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e),
     };
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
@@ -273,7 +273,7 @@ pub fn run(a: Args) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.contains("Address already in use") || e.contains("os error 98") => {
-            fail(&format!(
+            fail(format!(
                 "{} is taken (another proxy, or another program, listens there): pass --listen with another port (--listen 8789), or --listen 0 for any free one",
                 a.listen
             ))

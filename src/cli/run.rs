@@ -101,7 +101,7 @@ pub fn run(a: Args) -> ExitCode {
             .and_then(|d| crate::net::proxy::default_capture(Some(&d), crate::unix_now()))
         {
             Ok(p) => p,
-            Err(e) => return fail(&format!("no capture file: {e}")),
+            Err(e) => return fail(format!("no capture file: {e}")),
         },
     };
     let cfg = ProxyConfig {
@@ -123,7 +123,7 @@ pub fn run(a: Args) -> ExitCode {
         .build()
     {
         Ok(r) => r,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e),
     };
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
     let (stop, stop_rx) = tokio::sync::watch::channel(false);

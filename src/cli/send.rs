@@ -130,7 +130,7 @@ pub fn run(a: SendArgs) -> ExitCode {
     };
     let key = ApiKey::from_env(api);
     if key.is_none() && a.base_url.is_none() {
-        return fail(&format!(
+        return fail(format!(
             "set {} (or give --base-url for a proxy or a local server)",
             net::key_var(api)
         ));
@@ -142,7 +142,7 @@ pub fn run(a: SendArgs) -> ExitCode {
     let other = match &a.then_session {
         Some(name) => match ins.other_session(name, &table, &counter) {
             Ok(o) => Some(o),
-            Err(e) => return fail(&e.to_string()),
+            Err(e) => return fail(e),
         },
         None => None,
     };

@@ -125,7 +125,7 @@ pub fn run(a: Args) -> ExitCode {
                 Err(e) => return fail(&e),
             };
             if target.exists() && !a.force {
-                return fail(&format!(
+                return fail(format!(
                     "{} exists: not replaced (--force replaces it)",
                     target.display()
                 ));
@@ -216,7 +216,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     };
     let picked = match profile_check::pick(&exchanges, a.request) {
         Ok(p) => p,
-        Err(e) => return fail(&format!("{}: {e}", a.file.display())),
+        Err(e) => return fail(format!("{}: {e}", a.file.display())),
     };
     let opts = crate::with_surroundings(crate::engine::Options {
         profile: a.profile.clone(),
@@ -290,10 +290,13 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
                 .and_then(|x| {
                     let found = k.checked_sub(1).and_then(|i| x.get(i).cloned());
                     found.ok_or_else(|| {
-                        format!(
-                            "{}: there is no request #{k} ({} recorded)",
+                        crate::engine::error::Error::file(
                             f.display(),
-                            x.len()
+                            crate::engine::error::Error::NoRequest {
+                                number: k,
+                                recorded: x.len(),
+                            }
+                            .to_string(),
                         )
                     })
                 })
@@ -324,7 +327,7 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
         };
         match traffic::diff_at(&exchanges, n, &counter, table) {
             Ok(d) => d,
-            Err(e) => return fail(&format!("{}: {e}", a.file.display())),
+            Err(e) => return fail(format!("{}: {e}", a.file.display())),
         }
     };
     match a.format.view() {
@@ -349,7 +352,7 @@ fn adopt(exchanges: &[traffic::Exchange], target: &std::path::Path, chain: &str)
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)
     {
-        return fail(&format!("{}: {e}", dir.display()));
+        return fail(format!("{}: {e}", dir.display()));
     }
     match crate::engine::workspace::store::write_atomic(target, body.as_bytes()) {
         Ok(()) => {
@@ -364,7 +367,7 @@ fn adopt(exchanges: &[traffic::Exchange], target: &std::path::Path, chain: &str)
             ));
             ExitCode::SUCCESS
         }
-        Err(e) => fail(&format!("cannot write {}: {e}", target.display())),
+        Err(e) => fail(format!("cannot write {}: {e}", target.display())),
     }
 }
 

@@ -53,6 +53,7 @@ impl Shared {
                 let picked = profile_check::pick(&x, Some(index))?;
                 profile_check::against(root, options, &self.table, &self.counter, picked)
             });
+        let result = result.map_err(String::from);
         self.send(Done::Traced {
             index,
             result: Box::new(result),
@@ -65,7 +66,8 @@ impl Shared {
         let result =
             crate::engine::traffic::read_with(path, &self.table, &self.counter, &mut |p| {
                 self.send(Done::TrafficProgress(p))
-            });
+            })
+            .map_err(String::from);
         self.send(Done::Traffic(Box::new(result)));
     }
 
@@ -143,10 +145,14 @@ impl Shared {
             DiffInput::File(p) => Ok(Snapshot::load(&p)?),
             // The capture read as the Traffic tab reads it.
             DiffInput::Request { capture, index } => {
-                crate::engine::traffic::read_file_for(&capture, &[index]).and_then(|(_, x, _)| {
-                    crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
-                        .map_err(|e| format!("{}: {e}", capture.display()))
-                })
+                crate::engine::traffic::read_file_for(&capture, &[index])
+                    .and_then(|(_, x, _)| {
+                        crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
+                            .map_err(|e| {
+                                crate::engine::error::Error::file(capture.display(), e.to_string())
+                            })
+                    })
+                    .map_err(String::from)
             }
             DiffInput::Session { base, name } => Ok(base
                 .other_session(&name, &self.table, &self.counter)
@@ -167,8 +173,11 @@ impl Shared {
             ) if capture == cb => crate::engine::traffic::read_file_for(&capture, &[ia, ib])
                 .and_then(|(_, x, _)| {
                     crate::engine::traffic::diff_between(&x, ia, ib, &self.counter, &self.table)
+                        .map_err(|e| {
+                            crate::engine::error::Error::file(capture.display(), e.to_string())
+                        })
                 })
-                .map_err(|e| format!("{}: {e}", capture.display())),
+                .map_err(String::from),
             (a, b) => match (self.snapshot_of(a), self.snapshot_of(b)) {
                 (Ok(x), Ok(y)) => Ok(diff::diff(&x, &y, &labels.0, &labels.1)),
                 (Err(e), _) | (_, Err(e)) => Err(e),

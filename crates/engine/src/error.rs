@@ -25,6 +25,11 @@ pub enum Error {
     },
     /// An option that cannot apply here, and why.
     Option { option: String, reason: String },
+    /// A request number (1-based) past the requests recorded.
+    NoRequest { number: usize, recorded: usize },
+    /// A recorded request without its body (a transcript records usage
+    /// only).
+    NoBody { number: usize },
 }
 
 /// What kind of thing a name was expected to name.
@@ -98,6 +103,13 @@ impl std::fmt::Display for Error {
                 }
             }
             Error::Option { option, reason } => write!(f, "{option}: {reason}"),
+            Error::NoRequest { number, recorded } => {
+                write!(f, "there is no request #{number} ({recorded} recorded)")
+            }
+            Error::NoBody { number } => write!(
+                f,
+                "request #{number} has no recorded body (a transcript records usage only)"
+            ),
         }
     }
 }
@@ -135,5 +147,10 @@ mod tests {
         assert!(gone.is_unknown_session());
         assert_eq!(gone.to_string(), "no session named 'x' (sessions: a, b)");
         assert!(!Error::option("--workdir", "no").is_unknown_session());
+        let past = Error::NoRequest {
+            number: 9,
+            recorded: 3,
+        };
+        assert_eq!(past.to_string(), "there is no request #9 (3 recorded)");
     }
 }

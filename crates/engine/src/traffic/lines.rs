@@ -381,17 +381,22 @@ impl Lines {
 
     /// Tells the two formats apart by their fields and returns the
     /// exchanges, in the order they were sent.
-    pub fn finish(self) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+    /// The error's place is left empty: the caller names the file.
+    pub fn finish(self) -> Result<(Source, Vec<Exchange>, Skipped), crate::error::Error> {
+        use crate::error::Error;
         // An empty file (a proxy just started): an empty capture, not an
         // error.
         if !self.any && self.skipped.lines == 0 && self.skipped.over_budget == 0 {
             return Ok((Source::Capture, Vec::new(), self.skipped));
         }
         if !self.any {
-            return Err(match self.skipped.describe() {
-                Some(d) if self.skipped.over_budget > 0 => format!("nothing read: {d}"),
-                _ => "no JSON lines: neither a capture nor a Claude Code transcript".into(),
-            });
+            return Err(Error::invalid(
+                "",
+                match self.skipped.describe() {
+                    Some(d) if self.skipped.over_budget > 0 => format!("nothing read: {d}"),
+                    _ => "no JSON lines: neither a capture nor a Claude Code transcript".into(),
+                },
+            ));
         }
         if self.capture {
             Ok((Source::Capture, capture_exchanges(self.sent), self.skipped))
@@ -400,7 +405,10 @@ impl Lines {
         } else if self.codex {
             Ok((Source::Codex, self.rollout.finish(), self.skipped))
         } else {
-            Err("the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (Claude Code's sessionId, message; Codex's type, payload)".into())
+            Err(Error::invalid(
+                "",
+                "the lines are JSON but neither capture exchanges (endpoint, request) nor transcript entries (Claude Code's sessionId, message; Codex's type, payload)",
+            ))
         }
     }
 }
@@ -409,11 +417,14 @@ impl Lines {
 /// project folder or all of `~/.claude/projects`, Codex's sessions folder),
 /// or one file with its session's subagents
 /// (`SESSION/subagents/agent-*.jsonl` beside `SESSION.jsonl`).
-fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), String> {
+fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), crate::error::Error> {
     use crate::workspace::reader::files_under;
     if let Ok((files, more)) = files_under(path, "jsonl", MAX_DEPTH, MAX_FILES) {
         if files.is_empty() {
-            return Err(format!("{}: no .jsonl file in this folder", path.display()));
+            return Err(crate::error::Error::file(
+                path.display(),
+                "no .jsonl file in this folder",
+            ));
         }
         return Ok((files, more));
     }
@@ -432,7 +443,7 @@ fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), String> {
 /// file with its subagents' files, or a folder's files (a file of a folder
 /// that cannot be read is named in what was skipped); errors name the file.
 /// Every request is held.
-pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), crate::error::Error> {
     read_files(path, false, &mut |_| {}).map(|(s, x, k, _)| (s, x, k))
 }
 
@@ -440,7 +451,9 @@ pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), String
 /// [`MAX_STREAMED_BYTES`], a capture's requests left in their file (each
 /// read again by [`Bodies::load`] when its turn comes), so what is held is
 /// a summary per request and one request at a time.
-pub fn read_file_lazy(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
+pub fn read_file_lazy(
+    path: &Path,
+) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), crate::error::Error> {
     read_files(path, true, &mut |_| {})
 }
 
@@ -463,7 +476,7 @@ const REPORT_BYTES: u64 = 4 << 20;
 pub fn read_file_for(
     path: &Path,
     wanted: &[usize],
-) -> Result<(Source, Vec<Exchange>, Skipped), String> {
+) -> Result<(Source, Vec<Exchange>, Skipped), crate::error::Error> {
     let (source, mut x, skipped, bodies) = read_file_lazy(path)?;
     let mut idx: Vec<usize> = wanted
         .iter()
@@ -492,7 +505,7 @@ pub fn read_file_for(
 pub fn read_file_lazy_with(
     path: &Path,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
+) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), crate::error::Error> {
     read_files(path, true, progress)
 }
 
@@ -500,7 +513,7 @@ fn read_files(
     path: &Path,
     lazy: bool,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), String> {
+) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), crate::error::Error> {
     let (files, more) = files_of(path)?;
     let total: u64 = files
         .iter()
@@ -521,7 +534,7 @@ fn read_files(
     // The lines are parsed on every core, by threads that last the read.
     let parse: &(dyn Fn(&mut parallel::Waiting) -> parallel::Prepared + Sync) =
         &parallel::parse_waiting;
-    parallel::with_crew(parse, |crew| -> Result<(), String> {
+    parallel::with_crew(parse, |crew| -> Result<(), crate::error::Error> {
         for f in &files {
             lines.line_in_file = 0;
             lines.file_index = bodies.files.len();
@@ -555,16 +568,21 @@ fn read_files(
                 bodies.files.push(None);
             }
             match read {
-                Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e, 500)),
+                Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e.to_string(), 500)),
                 r => r?,
             }
         }
         Ok(())
     })?;
     lines.skipped.more_files = more;
-    let (source, mut x, skipped) = lines
-        .finish()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let (source, mut x, skipped) = lines.finish().map_err(|e| match e {
+        crate::error::Error::Invalid { reason, line, .. } => crate::error::Error::Invalid {
+            place: path.display().to_string(),
+            line,
+            reason,
+        },
+        e => e,
+    })?;
     // Files are read one after the other: their requests are put in the
     // order they were sent (a capture's already are).
     if several && source != Source::Capture {

@@ -431,7 +431,7 @@ pub fn read(
     path: &std::path::Path,
     table: &ModelTable,
     counter: &crate::TokenCounter,
-) -> Result<Traffic, String> {
+) -> Result<Traffic, crate::error::Error> {
     read_with(path, table, counter, &mut |_| {})
 }
 
@@ -442,7 +442,7 @@ pub fn read_with(
     table: &ModelTable,
     counter: &crate::TokenCounter,
     progress: &mut dyn FnMut(Progress),
-) -> Result<Traffic, String> {
+) -> Result<Traffic, crate::error::Error> {
     let (source, exchanges, skipped, bodies) = read_file_lazy_with(path, progress)?;
     let mut t = analyze(source, exchanges, &bodies, table, counter, progress);
     t.skipped = skipped;

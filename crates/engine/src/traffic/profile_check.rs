@@ -321,23 +321,26 @@ pub struct Against {
 pub fn pick(
     exchanges: &[super::Exchange],
     n: Option<usize>,
-) -> Result<(usize, &super::Exchange, &Value), String> {
+) -> Result<(usize, &super::Exchange, &Value), crate::error::Error> {
     let n = match n {
         Some(n) => n,
         None => exchanges
             .iter()
             .rposition(|x| x.request.is_some())
             .map(|i| i + 1)
-            .ok_or("no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)")?,
+            .ok_or_else(|| crate::error::Error::invalid("", "no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)"))?,
     };
-    let x = n
-        .checked_sub(1)
-        .and_then(|i| exchanges.get(i))
-        .ok_or_else(|| format!("there is no request #{n} ({} recorded)", exchanges.len()))?;
+    let x =
+        n.checked_sub(1)
+            .and_then(|i| exchanges.get(i))
+            .ok_or(crate::error::Error::NoRequest {
+                number: n,
+                recorded: exchanges.len(),
+            })?;
     let req = x
         .request
         .as_ref()
-        .ok_or_else(|| format!("request #{n} has no recorded body"))?;
+        .ok_or(crate::error::Error::NoBody { number: n })?;
     Ok((n, x, req))
 }
 
@@ -350,7 +353,7 @@ pub fn against(
     table: &crate::ModelTable,
     counter: &TokenCounter,
     (n, x, req): (usize, &super::Exchange, &Value),
-) -> Result<Against, String> {
+) -> Result<Against, crate::error::Error> {
     // The agent reads its user-level memory whenever it is there: so is
     // it looked for here. Unless a profile is named, the request is read
     // with the profile recorded from the release that sent it, when one is.

@@ -227,13 +227,14 @@ pub fn request_snapshot(
     index: usize,
     counter: &crate::TokenCounter,
     table: &ModelTable,
-) -> Result<crate::compare::snapshot::Snapshot, String> {
+) -> Result<crate::compare::snapshot::Snapshot, crate::error::Error> {
     use crate::Status;
     use crate::assembly::assemble::{BlockResult, FragmentResult, Span};
     use crate::workspace::settings::Ttl;
-    let req = x.request.as_ref().ok_or_else(|| {
-        format!("request #{index} has no recorded body (a transcript records usage only)")
-    })?;
+    let req = x
+        .request
+        .as_ref()
+        .ok_or(crate::error::Error::NoBody { number: index })?;
     let model = table.resolve(Some(&x.model));
     let enc = model.tokenizer;
     let positions = positions(req);
@@ -327,16 +328,13 @@ pub fn snapshot_at(
     index: usize,
     counter: &crate::TokenCounter,
     table: &ModelTable,
-) -> Result<crate::compare::snapshot::Snapshot, String> {
-    let x = index
-        .checked_sub(1)
-        .and_then(|i| exchanges.get(i))
-        .ok_or_else(|| {
-            format!(
-                "there is no request #{index} ({} recorded)",
-                exchanges.len()
-            )
-        })?;
+) -> Result<crate::compare::snapshot::Snapshot, crate::error::Error> {
+    let x = index.checked_sub(1).and_then(|i| exchanges.get(i)).ok_or(
+        crate::error::Error::NoRequest {
+            number: index,
+            recorded: exchanges.len(),
+        },
+    )?;
     request_snapshot(x, index, counter, table)
 }
 

@@ -15,15 +15,13 @@ pub fn diff_at(
     index: usize,
     counter: &crate::TokenCounter,
     table: &ModelTable,
-) -> Result<crate::compare::diff::Diff, String> {
+) -> Result<crate::compare::diff::Diff, crate::error::Error> {
     let i = index
         .checked_sub(1)
         .filter(|&i| i < exchanges.len())
-        .ok_or_else(|| {
-            format!(
-                "there is no request #{index} ({} recorded)",
-                exchanges.len()
-            )
+        .ok_or(crate::error::Error::NoRequest {
+            number: index,
+            recorded: exchanges.len(),
         })?;
     let x = &exchanges[i];
     if let Some(p) = exchanges[..i].iter().rposition(|p| p.chain == x.chain) {
@@ -33,10 +31,10 @@ pub fn diff_at(
     // middle of a conversation): compared with the nearest earlier request
     // that shares a prefix with it, whatever its chain, and said.
     let (p, shared) = nearest_sharing_prefix(exchanges, i).ok_or_else(|| {
-        format!(
+        crate::error::Error::invalid("", format!(
             "request #{index} is the first of its chain ({}) and no earlier request (of the {NEAREST_SEARCHED} before it) shares a prefix with it: nothing to compare",
             x.chain
-        )
+        ))
     })?;
     let mut d = diff_between(exchanges, p + 1, index, counter, table)?;
     d.a = format!(
@@ -84,7 +82,7 @@ pub fn diff_across(
     (xb, b, lb): (&Exchange, usize, &str),
     counter: &crate::TokenCounter,
     table: &ModelTable,
-) -> Result<crate::compare::diff::Diff, String> {
+) -> Result<crate::compare::diff::Diff, crate::error::Error> {
     Ok(crate::compare::diff::diff(
         &request_snapshot(xa, a, counter, table)?,
         &request_snapshot(xb, b, counter, table)?,
@@ -102,11 +100,14 @@ pub fn diff_between(
     b: usize,
     counter: &crate::TokenCounter,
     table: &ModelTable,
-) -> Result<crate::compare::diff::Diff, String> {
+) -> Result<crate::compare::diff::Diff, crate::error::Error> {
     let get = |n: usize| {
         n.checked_sub(1)
             .and_then(|i| exchanges.get(i))
-            .ok_or_else(|| format!("there is no request #{n} ({} recorded)", exchanges.len()))
+            .ok_or(crate::error::Error::NoRequest {
+                number: n,
+                recorded: exchanges.len(),
+            })
     };
     let (xa, xb) = (get(a)?, get(b)?);
     let mut d = crate::compare::diff::diff(

@@ -11,6 +11,7 @@ mod profile_bounds;
 #[cfg(test)]
 mod profile_tests;
 pub mod reader;
+pub mod refused;
 pub mod session;
 pub mod settings;
 pub mod skills;

@@ -8,6 +8,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+pub use super::refused::Refused;
+
 use sha2::{Digest, Sha256};
 
 use crate::workspace::diag::Diagnostic;
@@ -18,7 +20,7 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Opens `path` for reading without following it into a hang: the open does
 /// not block (a FIFO cannot stall it), and the opened handle must be a
 /// regular file of at most `max` bytes. Returns the handle and its size.
-pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), String> {
+pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), Refused> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -28,36 +30,34 @@ pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), String> {
     }
     let f = opts
         .open(path)
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    let meta = f.metadata().map_err(|e| format!("unreadable: {e}"))?;
+        .map_err(|e| Refused::Unopenable(e.to_string()))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| Refused::Unreadable(e.to_string()))?;
     if meta.is_dir() {
-        return Err("is a folder, not a file".into());
+        return Err(Refused::Folder);
     }
     if !meta.is_file() {
-        return Err("not a regular file (a device, socket or pipe): refused".into());
+        return Err(Refused::NotRegular);
     }
     if meta.len() > max {
-        return Err(format!(
-            "file is {:.1} MiB, over the {} MiB limit (skipped)",
-            meta.len() as f64 / 1048576.0,
-            max / (1024 * 1024)
-        ));
+        return Err(Refused::TooLarge {
+            bytes: meta.len(),
+            max,
+        });
     }
     Ok((f, meta.len()))
 }
 
 /// Reads at most `max` bytes from an opened file (a file that grows while
 /// read is cut there and refused).
-pub fn read_capped(f: &mut File, max: u64) -> Result<Vec<u8>, String> {
+pub fn read_capped(f: &mut File, max: u64) -> Result<Vec<u8>, Refused> {
     let mut bytes = Vec::new();
     f.take(max + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("unreadable: {e}"))?;
+        .map_err(|e| Refused::Unreadable(e.to_string()))?;
     if bytes.len() as u64 > max {
-        return Err(format!(
-            "file grew over the {} MiB limit while it was read (skipped)",
-            max / (1024 * 1024)
-        ));
+        return Err(Refused::Grew { max });
     }
     Ok(bytes)
 }
@@ -82,7 +82,7 @@ pub fn for_each_line_lossy(
     path: &Path,
     max: u64,
     mut each: impl FnMut(&str),
-) -> Result<(), String> {
+) -> Result<(), crate::error::Error> {
     LineFile::open(path, max)?.for_each_line(max, max, |l, _| each(l))
 }
 
@@ -139,8 +139,9 @@ pub struct LineFile {
 
 impl LineFile {
     /// Opens `path`: a regular file of at most `max` bytes.
-    pub fn open(path: &Path, max: u64) -> Result<LineFile, String> {
-        let (file, _) = open_regular(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn open(path: &Path, max: u64) -> Result<LineFile, crate::error::Error> {
+        let (file, _) =
+            open_regular(path, max).map_err(|e| crate::error::Error::file(path.display(), e))?;
         Ok(LineFile {
             file,
             path: path.to_path_buf(),
@@ -156,14 +157,14 @@ impl LineFile {
         max: u64,
         max_line: u64,
         mut each: impl FnMut(&str, Option<Span>),
-    ) -> Result<(), String> {
-        let named = |e: String| format!("{}: {e}", self.path.display());
+    ) -> Result<(), crate::error::Error> {
+        let named = |e: Refused| crate::error::Error::file(self.path.display(), e);
         let mut r = std::io::BufReader::with_capacity(READ_BUFFER, (&self.file).take(max + 1));
         let (mut buf, mut read, mut first) = (Vec::new(), 0u64, true);
         loop {
             buf.clear();
             let n = read_line(&mut r, max_line + 1, &mut buf)
-                .map_err(|e| named(format!("unreadable: {e}")))?;
+                .map_err(|e| named(Refused::Unreadable(e.to_string())))?;
             if n == 0 {
                 return Ok(());
             }
@@ -174,7 +175,7 @@ impl LineFile {
                 loop {
                     buf.clear();
                     let m = read_line(&mut r, 1 << 20, &mut buf)
-                        .map_err(|e| named(format!("unreadable: {e}")))?;
+                        .map_err(|e| named(Refused::Unreadable(e.to_string())))?;
                     read += m as u64;
                     if m == 0 || buf.last() == Some(&b'\n') {
                         break;
@@ -185,10 +186,7 @@ impl LineFile {
                 continue;
             }
             if read > max {
-                return Err(named(format!(
-                    "file grew over the {} MiB limit while it was read (skipped)",
-                    max / (1024 * 1024)
-                )));
+                return Err(named(Refused::Grew { max }));
             }
             let ended = buf.last() == Some(&b'\n');
             if ended {
@@ -234,13 +232,14 @@ impl LineFile {
     }
 
     /// The line at `span`, read again through the same handle.
-    pub fn read_span(&self, span: Span) -> Result<String, String> {
+    pub fn read_span(&self, span: Span) -> Result<String, crate::error::Error> {
+        use crate::error::Error;
         use std::os::unix::fs::FileExt;
         let mut buf = vec![0u8; span.len as usize];
         self.file
             .read_exact_at(&mut buf, span.offset)
-            .map_err(|e| format!("{}: unreadable: {e}", self.path.display()))?;
-        String::from_utf8(buf).map_err(|_| format!("{}: the line changed", self.path.display()))
+            .map_err(|e| Error::file(self.path.display(), Refused::Unreadable(e.to_string())))?;
+        String::from_utf8(buf).map_err(|_| Error::file(self.path.display(), Refused::LineChanged))
     }
 }
 
@@ -349,9 +348,6 @@ pub fn real_path(f: &File) -> Option<PathBuf> {
     }
 }
 
-const OUTSIDE: &str =
-    "points outside the workspace through a symbolic link (refused; its target was not read)";
-
 /// Reads files of one workspace, refusing anything outside it.
 pub struct Reader {
     root: PathBuf,
@@ -377,10 +373,10 @@ pub struct AgentFile {
 }
 
 /// Why a relative path may not be used.
-pub fn check_relative(rel: &str) -> Result<PathBuf, String> {
+pub fn check_relative(rel: &str) -> Result<PathBuf, Refused> {
     let p = Path::new(rel);
     if rel.is_empty() {
-        return Err("empty path".into());
+        return Err(Refused::EmptyPath);
     }
     let mut out = PathBuf::new();
     for c in p.components() {
@@ -388,12 +384,10 @@ pub fn check_relative(rel: &str) -> Result<PathBuf, String> {
             Component::Normal(s) => out.push(s),
             Component::CurDir => {}
             Component::ParentDir => {
-                return Err(format!("path '{rel}' leaves the workspace (refused)"));
+                return Err(Refused::Leaves(rel.into()));
             }
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!(
-                    "path '{rel}' is absolute: only paths inside the workspace are allowed (refused)"
-                ));
+                return Err(Refused::Absolute(rel.into()));
             }
         }
     }
@@ -438,16 +432,14 @@ impl Reader {
     /// Resolves `rel` to a path inside the workspace, or says why not. Links
     /// are followed only to check where they lead; a target outside is never
     /// opened.
-    fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+    fn resolve(&self, rel: &str) -> Result<PathBuf, Refused> {
         let clean = check_relative(rel)?;
         let full = self.root.join(&clean);
         match full.canonicalize() {
             Ok(real) if real.starts_with(&self.root) => Ok(real),
-            Ok(_) => Err(OUTSIDE.into()),
-            Err(e) if full.symlink_metadata().is_ok() => {
-                Err(format!("broken symbolic link or unreadable path: {e}"))
-            }
-            Err(e) => Err(format!("cannot be read: {e}")),
+            Ok(_) => Err(Refused::Outside),
+            Err(e) if full.symlink_metadata().is_ok() => Err(Refused::BrokenLink(e.to_string())),
+            Err(e) => Err(Refused::Unopenable(e.to_string())),
         }
     }
 
@@ -481,14 +473,14 @@ impl Reader {
     /// file, inside the workspace, at most 8 MiB), so a file swapped for a
     /// link between a check and the read cannot leak what the link points
     /// to. A UTF-8 byte order mark is stripped and line endings become LF.
-    pub fn read_checked(&mut self, rel: &str) -> Result<String, (Option<usize>, String)> {
+    pub fn read_checked(&mut self, rel: &str) -> Result<String, (Option<usize>, Refused)> {
         // A cheap first check so that an obvious link out is never opened.
         let path = self.resolve(rel).map_err(|m| (None, m))?;
         let (mut file, _) = open_regular(&path, MAX_FILE_BYTES).map_err(|m| (None, m))?;
         if let Some(real) = real_path(&file)
             && !real.starts_with(&self.root)
         {
-            return Err((None, OUTSIDE.into()));
+            return Err((None, Refused::Outside));
         }
         if let Some(t) = file
             .metadata()
@@ -501,7 +493,7 @@ impl Reader {
         }
         let bytes = read_capped(&mut file, MAX_FILE_BYTES).map_err(|m| (None, m))?;
         if memchr::memchr(0, &bytes).is_some() {
-            return Err((None, "binary file (contains NUL bytes), skipped".into()));
+            return Err((None, Refused::Binary));
         }
         let hash = hex(&Sha256::digest(&bytes));
         // Validated with SIMD (a big fragment file of CJK text took std's
@@ -516,10 +508,7 @@ impl Reader {
                     let valid = e.utf8_error().valid_up_to();
                     let bytes = e.into_bytes();
                     let line = bytes[..valid].iter().filter(|b| **b == b'\n').count() + 1;
-                    return Err((
-                        Some(line),
-                        format!("not valid UTF-8 (byte {valid}); save the file as UTF-8"),
-                    ));
+                    return Err((Some(line), Refused::NotUtf8 { byte: valid }));
                 }
             }
         };

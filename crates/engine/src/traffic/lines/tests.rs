@@ -47,7 +47,7 @@ fn lines_over_the_budget_are_counted_and_named() {
     // Nothing read at all: the error says why.
     let mut l = Lines::default();
     l.push(&tiny(MAX_VALUES + 1));
-    let e = l.finish().unwrap_err();
+    let e = l.finish().unwrap_err().to_string();
     assert!(
         e.starts_with("nothing read: 1 line over the 4,000,000-value budget"),
         "{e}"
