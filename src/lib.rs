@@ -28,15 +28,26 @@ fn env_path(name: &str) -> Option<PathBuf> {
 pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
     opts.home = env_path("HOME");
     opts.profiles_dir = env_path("PROMPT_INSPECTOR_PROFILES");
+    opts.observed_dir = observed_dir();
     opts.today = Some(local_date(unix_now()));
     opts
+}
+
+/// Where the agents' parts learned from this user's requests are kept
+/// (`agents learn`): `$XDG_DATA_HOME/prompt-inspector/agents/`, else
+/// `~/.local/share/prompt-inspector/agents/`.
+pub fn observed_dir() -> Option<PathBuf> {
+    env_path("XDG_DATA_HOME")
+        .or_else(|| env_path("HOME").map(|h| h.join(".local").join("share")))
+        .map(|base| base.join("prompt-inspector").join("agents"))
 }
 
 /// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), for the views
 /// that list the profiles.
 pub fn profiles() -> Result<engine::workspace::profile::Profiles, String> {
-    Ok(engine::workspace::profile::Profiles::load_from(
+    Ok(engine::workspace::profile::Profiles::load_with(
         env_path("PROMPT_INSPECTOR_PROFILES").as_deref(),
+        observed_dir().as_deref(),
     )?)
 }
 

@@ -13,7 +13,9 @@ mod upstream;
 #[path = "common/window.rs"]
 mod window;
 
+mod agent_settings;
 mod agents_gemini;
+mod agents_learn;
 mod agents_traffic;
 mod architecture;
 mod attribution;

@@ -1,6 +1,7 @@
 //! The command line: the headless views of the same engine the window uses.
 //! One file per subcommand, over the shared arguments here.
 
+pub mod agents;
 pub mod context;
 pub mod diff;
 pub mod models;
@@ -134,6 +135,8 @@ pub enum Command {
     Proxy(proxy::Args),
     /// The model table (prices, windows, lifecycle), and its refresh from LiteLLM.
     Models(models::Args),
+    /// The agents' own parts the views use (bundled, or learned from your requests); `agents learn CAPTURE` learns them.
+    Agents(agents::Args),
     /// Start an agent (claude, codex, gemini) through the recording proxy and explain its traffic when it exits.
     Run(run::Args),
 }
@@ -201,6 +204,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Traffic(a) => traffic::run(a),
         Command::Proxy(a) => proxy::run(a),
         Command::Models(a) => models::run(a),
+        Command::Agents(a) => agents::run(a),
         Command::Run(a) => run::run(a),
     }
 }

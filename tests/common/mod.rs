@@ -19,6 +19,8 @@ pub fn sample() -> PathBuf {
 pub fn run(args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
+        // No agent parts learned by whoever runs the tests.
+        .env("XDG_DATA_HOME", "/nonexistent/prompt-inspector-tests")
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
         .output()

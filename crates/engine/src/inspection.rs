@@ -54,6 +54,10 @@ pub struct Options {
     /// A folder of extra assembly profiles (`PROMPT_INSPECTOR_PROFILES`),
     /// named by the caller.
     pub profiles_dir: Option<std::path::PathBuf>,
+    /// The agents' parts learned from the user's requests (`agents learn`:
+    /// `$XDG_DATA_HOME/prompt-inspector/agents/`), read by the caller's
+    /// edge; none: the bundled recordings only.
+    pub observed_dir: Option<std::path::PathBuf>,
 }
 
 /// One workspace, one session, assembled. The workspace and the prepared
@@ -66,6 +70,9 @@ pub struct Inspection {
     /// The workspace's own budget (declared, or derived from the model's
     /// context window), before any slider or `--budget`.
     pub default_budget: Budget,
+    /// Where the model came from when an agent's settings file set it
+    /// (`.claude/settings.json: "sonnet"`).
+    pub model_source: Option<String>,
 }
 
 /// Loads a workspace folder (with the profile named, else the one it
@@ -73,7 +80,10 @@ pub struct Inspection {
 /// count_tokens calibration), both through the guarded reader.
 pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, Error> {
     let (profile, caps) = (opts.profile.as_deref(), opts.caps);
-    let mut profiles = workspace::profile::Profiles::load_from(opts.profiles_dir.as_deref())?;
+    let mut profiles = workspace::profile::Profiles::load_with(
+        opts.profiles_dir.as_deref(),
+        opts.observed_dir.as_deref(),
+    )?;
     if let Some((per_file, total)) = caps {
         for c in profiles.all.iter_mut().filter_map(|p| p.caps.as_mut()) {
             c.per_file_chars = per_file;
@@ -167,6 +177,7 @@ impl Inspection {
         }
         if let Some(id) = opts.model.as_deref()
             && table.get(id).is_none()
+            && table.alias(id).is_none()
         {
             return Err(Error::Unknown {
                 what: Named::Model,
@@ -175,12 +186,23 @@ impl Inspection {
             });
         }
         let model = table.resolve(model_id).clone();
+        // Where the model came from, when an agent's settings file set it.
+        let model_source = match (&opts.model, &session.model, &settings.model_from) {
+            (None, None, Some(file)) => Some(format!(
+                "{file}: \"{}\"",
+                crate::clean(settings.model.as_deref().unwrap_or_default(), 80)
+            )),
+            _ => None,
+        };
         let mut prepared = prepare(&workspace, session, &settings, &model, counter);
         if let Some(id) = model_id
             && let Some(advice) = table.advice(id)
         {
             let (file, line) = match (opts.model.as_deref(), session.model.as_deref()) {
                 (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
+                (None, None) if settings.model_from.is_some() => {
+                    (settings.model_from.as_deref().unwrap_or_default(), None)
+                }
                 _ => ("workspace.yaml", settings.model_line.or(Some(1))),
             };
             let using = if table.get(id).is_none() {
@@ -203,6 +225,7 @@ impl Inspection {
             prepared: Arc::new(prepared),
             assembly,
             default_budget,
+            model_source,
         })
     }
 
@@ -229,6 +252,7 @@ impl Inspection {
                 budget_total: None,
                 debug_markers: self.assembly.debug_markers,
                 profiles_dir: None,
+                observed_dir: None,
                 ..Options::default()
             },
             table,

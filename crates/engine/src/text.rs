@@ -176,6 +176,57 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// `Thursday, December 3, 2026` for `2026-12-03` (the English long form,
+/// as Gemini CLI writes today's date); none for anything else.
+pub fn long_date(iso: &str) -> Option<String> {
+    let b = iso.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let y: i64 = iso[..4].parse().ok()?;
+    let m: i64 = iso[5..7].parse().ok()?;
+    let d: i64 = iso[8..].parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Days since 1970-01-01 (Howard Hinnant's algorithm), a Thursday.
+    let yy = if m <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    const WEEKDAYS: [&str; 7] = [
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+    ];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    Some(format!(
+        "{}, {} {d}, {y}",
+        WEEKDAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize]
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,5 +254,23 @@ mod tests {
         assert_eq!(clean("user", 24), "user");
         assert_eq!(clean("a  b", 24), "a b");
         assert_eq!(clean("abcd", 3), "abc…");
+    }
+
+    #[test]
+    fn long_dates_name_the_weekday() {
+        assert_eq!(
+            long_date("2026-12-03").as_deref(),
+            Some("Thursday, December 3, 2026")
+        );
+        assert_eq!(
+            long_date("1970-01-01").as_deref(),
+            Some("Thursday, January 1, 1970")
+        );
+        assert_eq!(
+            long_date("2024-02-29").as_deref(),
+            Some("Thursday, February 29, 2024")
+        );
+        assert_eq!(long_date("2026-13-01"), None);
+        assert_eq!(long_date("yesterday"), None);
     }
 }

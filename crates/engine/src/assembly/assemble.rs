@@ -180,7 +180,10 @@ pub fn assemble(
         total_tokens,
         agent_tools: p.agent_tools,
         deferred_tools: p.deferred_tools.clone(),
-        agent: p.builtin.as_ref().map(|b| b.source()),
+        agent: p.builtin.as_ref().map(|b| match &b.observed {
+            Some(_) => format!("{}, {}", b.source(), b.provenance()),
+            None => b.source(),
+        }),
     }
 }
 

@@ -267,7 +267,7 @@ pub fn to_text(u: &ContextUsage) -> String {
         u.agent
             .as_deref()
             .map_or("this workspace".to_string(), |a| format!(
-                "{a}'s own parts included"
+                "the agent's own parts included: {a}"
             )),
         thousands(u.used),
         thousands(u.window),
@@ -321,7 +321,7 @@ pub fn to_markdown(u: &ContextUsage) -> String {
         u.agent
             .as_deref()
             .map_or("this workspace".to_string(), |a| format!(
-                "{}'s own parts included",
+                "the agent's own parts included: {}",
                 md_cell(a)
             )),
         if u.estimate {

@@ -368,10 +368,39 @@ impl ModelTable {
     /// read by `gemini-3.5-flash`'s rules: its provider, its minimum), when
     /// the default model is of another family; else the default model.
     /// Only its rules are borrowed: a cost is priced only for a known id.
+    /// A Claude Code model alias (`opus`, `sonnet`, `haiku`, `fable`, with
+    /// `[1m]` or not; `opusplan` plans with opus): the newest row of that
+    /// family in the table (`sonnet`: `claude-sonnet-5-5` over
+    /// `claude-sonnet-5`). Claude Code resolves an alias for the account
+    /// it runs with; the table's newest is this view's reading of it.
+    pub fn alias(&self, id: &str) -> Option<&ModelInfo> {
+        let bare = id.trim().to_ascii_lowercase();
+        let bare = bare.trim_end_matches("[1m]").trim_end_matches("[2m]");
+        let family = match bare {
+            "opusplan" => "opus",
+            f @ ("opus" | "sonnet" | "haiku" | "fable") => f,
+            _ => return None,
+        };
+        let prefix = format!("claude-{family}-");
+        let version = |m: &ModelInfo| -> Vec<u64> {
+            m.id[prefix.len()..]
+                .split('-')
+                .map_while(|p| p.parse::<u64>().ok().filter(|n| *n < 100))
+                .collect()
+        };
+        self.models
+            .iter()
+            .filter(|m| m.id.starts_with(&prefix) && !version(m).is_empty())
+            .max_by(|a, b| version(a).cmp(&version(b)))
+    }
+
     pub fn resolve(&self, id: Option<&str>) -> &ModelInfo {
         let default = self.default_model();
         let Some(id) = id else { return default };
         if let Some(m) = self.get(id) {
+            return m;
+        }
+        if let Some(m) = self.alias(id) {
             return m;
         }
         let family = id.split(['-', '/']).next().unwrap_or("");
@@ -397,6 +426,20 @@ impl ModelTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claude_code_aliases_are_the_newest_row_of_their_family() {
+        let t = ModelTable::bundled();
+        let id = |a: &str| t.resolve(Some(a)).id.clone();
+        // The bundled table holds LiteLLM's rows beside this tool's.
+        assert_eq!(id("sonnet"), "claude-sonnet-5-5");
+        assert_eq!(id("sonnet[1m]"), "claude-sonnet-5-5");
+        assert_eq!(id("opus"), "claude-opus-5-5");
+        assert_eq!(id("opusplan"), "claude-opus-5-5");
+        assert_eq!(id("haiku"), "claude-haiku-5-5");
+        assert!(t.alias("claude-sonnet").is_none());
+        assert!(t.alias("best").is_none());
+    }
 
     #[test]
     fn dated_snapshots_and_cloud_ids_find_their_row() {

@@ -144,8 +144,12 @@ pub fn to_text(ins: &Inspection) -> String {
     let a = &ins.assembly;
     let mut o = String::new();
     let est = if a.estimate { ", estimate" } else { "" };
+    let from = ins
+        .model_source
+        .as_deref()
+        .map_or(String::new(), |s| format!(", set in {s}"));
     o += &format!(
-        "{}  session: {}  model: {} ({}{est})\n",
+        "{}  session: {}  model: {} ({}{est}{from})\n",
         ins.workspace.root.display(),
         a.session,
         a.model,

@@ -22,6 +22,7 @@ mod capture;
 mod codex;
 mod explain;
 pub mod html;
+pub mod learn;
 mod lines;
 mod parse;
 pub mod profile_check;

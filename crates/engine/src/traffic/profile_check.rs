@@ -393,8 +393,11 @@ pub fn against(
 /// The profile whose own parts were recorded from `rel` (its agent and
 /// release), among the bundled ones and the caller's folder.
 fn profile_of_release(rel: &super::release::Release, opts: &crate::Options) -> Option<String> {
-    let profiles =
-        crate::workspace::profile::Profiles::load_from(opts.profiles_dir.as_deref()).ok()?;
+    let profiles = crate::workspace::profile::Profiles::load_with(
+        opts.profiles_dir.as_deref(),
+        opts.observed_dir.as_deref(),
+    )
+    .ok()?;
     profiles
         .all
         .iter()

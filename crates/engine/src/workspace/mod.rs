@@ -147,6 +147,9 @@ fn load_agent(
         });
     }
     let p = &with_parts_filled(p, &root, extras);
+    if p.kind == agent::Agent::ClaudeCode {
+        claude_settings(r, extras, settings, diags);
+    }
     let implied = agents::settings(p, &root, r.exists("SOUL.md"));
     settings.separator = implied.separator;
     settings.layers = implied.layers;
@@ -167,6 +170,35 @@ fn load_agent(
     };
     load(p, r, extras, fragments, diags);
     Ok(p.parts.clone())
+}
+
+/// Claude Code's settings files: the model they set (unless workspace.yaml
+/// sets one), and an output style, which this view does not render, said.
+fn claude_settings(
+    r: &mut Reader,
+    extras: &agents::Extras,
+    settings: &mut Settings,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let cs = agents::claude_settings::read(r, extras.user_memory_home.as_deref(), diags);
+    if settings.model.is_none()
+        && let Some((model, file)) = cs.model
+    {
+        settings.model = Some(model);
+        settings.model_from = Some(file);
+    }
+    if let Some((style, file)) = cs.output_style
+        && !style.eq_ignore_ascii_case("default")
+    {
+        diags.push(Diagnostic::warning(
+            file,
+            None,
+            format!(
+                "outputStyle \"{}\": Claude Code changes its system prompt for an output style; shown here is its default prompt",
+                crate::clean(&style, 80)
+            ),
+        ));
+    }
 }
 
 /// `--workdir`: a folder inside the workspace, named by a relative path

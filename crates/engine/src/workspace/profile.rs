@@ -301,6 +301,10 @@ pub struct Profile {
     /// The agent its name names.
     #[serde(skip)]
     pub kind: Agent,
+    /// Its parts were learned from the user's own request (`observed in
+    /// your request of …`): preferred over the bundled recordings.
+    #[serde(skip)]
+    pub observed: Option<String>,
 }
 
 impl Profile {
@@ -311,6 +315,9 @@ impl Profile {
 
     /// `OpenClaw 2026.9, verified against 2026.9.6` (or `written from …`).
     pub fn label(&self) -> String {
+        if let Some(o) = &self.observed {
+            return format!("{} {}, {o}", self.agent, self.version);
+        }
         match (&self.verified, &self.written_from) {
             (Some(v), _) => format!("{} {}, verified against {v}", self.agent, self.version),
             (None, Some(w)) => format!("{} {}, written from {w}", self.agent, self.version),
@@ -420,18 +427,35 @@ impl Profiles {
         let Some(dir) = dir else {
             return Ok(p);
         };
+        p.add_folder(dir)?;
+        Ok(p)
+    }
+
+    /// [`Profiles::load_from`], then the observations kept in `observed`
+    /// (the user's data folder; one that cannot be used is passed over:
+    /// `agents` names it).
+    pub fn load_with(dir: Option<&Path>, observed: Option<&Path>) -> Result<Profiles, Error> {
+        let mut p = Profiles::load_from(dir)?;
+        if let Some(o) = observed {
+            p.add_observed(crate::workspace::agents::observed::load(o).0);
+        }
+        Ok(p)
+    }
+
+    fn add_folder(&mut self, dir: &Path) -> Result<(), Error> {
+        let p = self;
         let names = files_with_extension(dir, &["yaml", "yml"])
             .map_err(|e| Error::file(format!("PROMPT_INSPECTOR_PROFILES {}", dir.display()), e))?;
         for path in names {
             let text = read_text_file(&path, MAX_FILE_BYTES)?;
             let mut profile = parse(&text, &path.display().to_string())?;
             if let Some(name) = profile.builtin.clone() {
-                profile.parts = Some(std::sync::Arc::new(own_parts(dir, &name, &p)?));
+                profile.parts = Some(std::sync::Arc::new(own_parts(dir, &name, p)?));
             }
             p.all.retain(|x| x.id() != profile.id());
             p.all.push(profile);
         }
-        Ok(p)
+        Ok(())
     }
 
     /// `name@version` exactly, or the newest profile of `name`.
@@ -442,12 +466,51 @@ impl Profiles {
         }
     }
 
-    /// The newest profile of a name.
+    /// The newest profile of a name: the one learned from the user's
+    /// most recent request when there is one (the release the user runs),
+    /// else the newest version.
     pub fn newest(&self, name: &str) -> Option<&Profile> {
-        self.all
-            .iter()
-            .filter(|p| p.name == name)
-            .max_by(|a, b| version_cmp(&a.version, &b.version))
+        let seen = |p: &Profile| {
+            p.parts
+                .as_ref()
+                .and_then(|b| b.observed.as_ref())
+                .map(|o| o.date.clone())
+        };
+        let of_name = || self.all.iter().filter(|p| p.name == name);
+        of_name()
+            .filter(|p| p.observed.is_some())
+            .max_by(|a, b| {
+                seen(a)
+                    .cmp(&seen(b))
+                    .then_with(|| version_cmp(&a.version, &b.version))
+            })
+            .or_else(|| of_name().max_by(|a, b| version_cmp(&a.version, &b.version)))
+    }
+
+    /// Adds a profile for each observation (`agents learn`): the newest
+    /// bundled or user profile of its agent, with the observed parts, the
+    /// observed release as its version. One with the id of an existing
+    /// profile replaces it.
+    pub fn add_observed(&mut self, kept: Vec<crate::workspace::agents::observed::Kept>) {
+        for k in kept {
+            let Some(o) = k.parts.observed.clone() else {
+                continue;
+            };
+            let base = self
+                .all
+                .iter()
+                .filter(|p| p.name == o.profile && p.observed.is_none() && p.parts.is_some())
+                .max_by(|a, b| version_cmp(&a.version, &b.version));
+            let Some(mut p) = base.cloned() else {
+                continue;
+            };
+            p.version = k.parts.release.clone();
+            p.observed = Some(k.parts.provenance());
+            p.origin = k.path.display().to_string();
+            p.parts = Some(std::sync::Arc::new(k.parts));
+            self.all.retain(|x| x.id() != p.id());
+            self.all.push(p);
+        }
     }
 
     /// The profiles' names, each once, in order (what `--profile NAME`

@@ -173,6 +173,10 @@ pub struct Settings {
     /// Line of `model:` in workspace.yaml (for diagnostics about it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_line: Option<usize>,
+    /// The agent's settings file that set `model` (Claude Code's
+    /// `.claude/settings.json`), when not workspace.yaml.
+    #[serde(skip)]
+    pub model_from: Option<String>,
     /// Line of `budget:`, when workspace.yaml declares one; without it the
     /// budget comes from the model's context window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,6 +213,7 @@ impl Default for Settings {
         Settings {
             model: None,
             model_line: None,
+            model_from: None,
             budget_line: None,
             profile: None,
             separator: None,

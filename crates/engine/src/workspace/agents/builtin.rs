@@ -76,6 +76,10 @@ pub struct BuiltinBlock {
     /// runtime context), not before.
     #[serde(default)]
     pub after_files: bool,
+    /// In the first user message before the user's files, not after them
+    /// (Gemini CLI's `<session_context>` head).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_files: bool,
     pub text: String,
 }
 
@@ -174,6 +178,21 @@ pub struct Builtin {
     /// next user message; the first message keeps the old text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_reminder: Option<Reminder>,
+    /// Learned from the user's own request (none: bundled, recorded by
+    /// this tool's scripts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
+}
+
+/// Where parts learned from a user's request were seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observed {
+    /// The profile name of its agent (`claude-code`).
+    pub profile: String,
+    /// The day the request was sent.
+    pub date: String,
+    /// Which request (`capture.jsonl #3`).
+    pub from: String,
 }
 
 /// A reminder that carries files again: its title, the files' sections
@@ -226,6 +245,16 @@ impl Builtin {
         format!("{} {}", self.agent, self.release)
     }
 
+    /// Where the parts come from, in words: `observed in your request of
+    /// 2026-12-03 (capture.jsonl #1)`, or `recorded from Claude Code
+    /// 2.1.332` (the bundled recording).
+    pub fn provenance(&self) -> String {
+        match &self.observed {
+            Some(o) => format!("observed in your request of {} ({})", o.date, o.from),
+            None => format!("recorded from {}", self.source()),
+        }
+    }
+
     /// The texts with the run's values filled in: the folder (`{root}`,
     /// Claude Code's project folder name `{project_slug}`), the home folder
     /// (`~` when unknown) and the date (left as `{today}` when the caller
@@ -242,9 +271,20 @@ impl Builtin {
             ("project_slug", slug.as_str()),
             ("home", home.unwrap_or("~")),
         ];
+        let long = today.and_then(crate::text::long_date);
         if let Some(t) = today {
             vars.push(("today", t));
         }
+        if let Some(l) = &long {
+            vars.push(("today_long", l));
+        }
+        // The folder's own name (Gemini CLI's temporary folder).
+        let name = root
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(root);
+        vars.push(("root_name", name));
         let fill = |t: &str| expand_capped(t, &vars, MAX_EXPANSION_BYTES).0;
         let mut b = self.clone();
         for x in &mut b.blocks {
@@ -262,6 +302,21 @@ impl Builtin {
             }
         }
         b
+    }
+
+    /// Whether a block names `{var}` (left for the loader: Gemini CLI's
+    /// `{directory_tree}`).
+    pub fn wants(&self, var: &str) -> bool {
+        let v = format!("{{{var}}}");
+        self.blocks.iter().any(|b| b.text.contains(&v))
+    }
+
+    /// `{var}` in the blocks filled with `value`.
+    pub fn with_var(mut self, var: &str, value: &str) -> Builtin {
+        for x in &mut self.blocks {
+            x.text = expand_capped(&x.text, &[(var, value)], MAX_EXPANSION_BYTES).0;
+        }
+        self
     }
 
     /// Tokens the deferred tools' definitions would take, counted as sent.

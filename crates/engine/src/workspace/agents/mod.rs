@@ -15,10 +15,12 @@ use crate::workspace::yaml::split_frontmatter;
 
 pub mod builtin;
 mod claude_code;
+pub mod claude_settings;
 mod codex;
 mod cut;
 mod expand;
 pub mod listing;
+pub mod observed;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
 

@@ -1,0 +1,550 @@
+//! The agent's own parts learned from the user's own request: its system
+//! prompt, its runtime context and its tool definitions as that release
+//! sent them, taken out of a recorded request with the user's files left
+//! out, the run's values (the folder, the home folder, the date) put back
+//! as placeholders. The folder views then render the agent as the user's
+//! release sends it, labelled as observed, instead of the bundled
+//! recording of another release. What the request holds that the tool
+//! cannot tell apart from the user's text (the listing of skills and
+//! subagents, the reminders on a resumed session) stays as recorded, and
+//! [`Learned::kept`] says so.
+//!
+//! Nothing of the user's files is kept: every part is checked against the
+//! lines of every file the request is traced to, and a part holding one is
+//! left out (the recording's part of that name is used instead). Keys are
+//! the caller's check (the binary's redaction), before anything is saved.
+
+use serde_json::Value;
+
+use super::attribution::SourceFile;
+use crate::error::Error;
+use crate::workspace::agent::Agent;
+use crate::workspace::agents::builtin::{Builtin, BuiltinBlock, BuiltinTool, Category, Observed};
+use crate::workspace::settings::Placement;
+
+/// A line of a user's file at least this long (in characters, trimmed)
+/// is looked for in every part kept; shorter ones (a heading, `---`) are
+/// too common to tell anything.
+pub const PRIVATE_LINE_CHARS: usize = 24;
+
+/// The request and what is known of it.
+pub struct Seen<'a> {
+    pub request: &'a Value,
+    pub agent: Agent,
+    /// The release that sent it (`2.1.332`).
+    pub release: &'a str,
+    /// The day it was sent (`2026-12-03`).
+    pub date: &'a str,
+    /// Which request (`capture.jsonl #3`).
+    pub from: String,
+    /// The user's home folder, when known.
+    pub home: Option<&'a str>,
+}
+
+/// What was learned, and what was kept from the recording and why.
+#[derive(Debug, Clone)]
+pub struct Learned {
+    pub parts: Builtin,
+    pub kept: Vec<String>,
+}
+
+/// The agent's own parts of `seen`, over `template` (the bundled
+/// recording of that agent: what the request cannot tell is kept from
+/// it); `private` are the user's files the request was traced to.
+pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<Learned, Error> {
+    let req = seen.request;
+    let (blocks, tools) = match seen.agent {
+        Agent::ClaudeCode => (claude_code_blocks(req, template), claude_code_tools(req)),
+        Agent::Codex => codex_parts(req),
+        other => {
+            return Err(Error::option(
+                "agents learn",
+                format!(
+                    "learning {other}'s own parts is not built: its own text shares a block with your files; its bundled recording ({}) is used",
+                    template.release
+                ),
+            ));
+        }
+    };
+    if blocks.is_empty() && tools.is_empty() {
+        return Err(Error::invalid(
+            seen.from.clone(),
+            format!("no part of {} found in this request", seen.agent),
+        ));
+    }
+    let vars = Placeholders::of(req, seen.home, seen.date);
+    let lines = private_lines(private);
+    let mut kept = Vec::new();
+    let mut parts = Builtin {
+        release: seen.release.to_string(),
+        recorded_from: format!("your request of {} ({})", seen.date, seen.from),
+        model: req["model"]
+            .as_str()
+            .map(str::to_string)
+            .or(template.model.clone()),
+        blocks: Vec::new(),
+        tools: Vec::new(),
+        observed: Some(Observed {
+            profile: seen.agent.name().to_string(),
+            date: seen.date.to_string(),
+            from: seen.from.clone(),
+        }),
+        ..template.clone()
+    };
+    for mut b in blocks {
+        b.text = vars.unfill(&b.text);
+        match holds_private(&b.text, &lines) {
+            None => parts.blocks.push(b),
+            Some(at) => {
+                // The recording's block of that name, unless it holds the
+                // line too (the user's file copies the agent's text).
+                let old = template
+                    .blocks
+                    .iter()
+                    .find(|t| t.name == b.name && holds_private(&t.text, &lines).is_none());
+                kept.push(format!(
+                    "{}: holds {at}, so {}",
+                    b.name,
+                    if old.is_some() {
+                        "the recording's is used"
+                    } else {
+                        "it is left out"
+                    }
+                ));
+                parts.blocks.extend(old.cloned());
+            }
+        }
+    }
+    for t in tools {
+        let text = serde_json::to_string(&t.definition).unwrap_or_default();
+        match holds_private(&text, &lines) {
+            None => parts.tools.push(t),
+            Some(at) => kept.push(format!("tool {}: holds {at}, so it is left out", t.name())),
+        }
+    }
+    if template.listing.is_some() {
+        kept.push(format!(
+            "the listing of skills and subagents: as recorded from {}",
+            template.source()
+        ));
+    }
+    if !template.deferred_tools.is_empty() {
+        kept.push(format!(
+            "{} deferred tools (not sent, so not in the request): as recorded from {}",
+            template.deferred_tools.len(),
+            template.source()
+        ));
+    }
+    Ok(Learned { parts, kept })
+}
+
+/// Who sent a request: the agent, its release, the bundled profile whose
+/// recording the learned parts go over, and which request it is.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    pub agent: Agent,
+    pub version: String,
+    /// The id of the newest bundled profile of the agent (`codex@0.171`):
+    /// the folder is loaded with it to find the user's files.
+    pub profile: String,
+    /// `capture.jsonl #3`.
+    pub from: String,
+}
+
+/// Who sent request `n` of a capture (`x`, its body `req`; `capture` names
+/// the file): the agent and release the request says. `given`
+/// (`codex@0.169.0`) names the release of a request that does not say it
+/// (a capture made before the proxy kept the client's headers); one that
+/// contradicts the request is refused.
+pub fn sender(
+    (n, x, req): (usize, &super::Exchange, &Value),
+    capture: &str,
+    given: Option<&str>,
+) -> Result<Sender, Error> {
+    let from = format!("{capture} #{n}");
+    let said = x
+        .release
+        .clone()
+        .or_else(|| super::release::of_request(req));
+    let bundled = crate::workspace::profile::Profiles::bundled();
+    let agent_named = |name: &str| {
+        Agent::ALL
+            .into_iter()
+            .filter(|a| a.is_real_agent())
+            .find(|a| {
+                bundled
+                    .newest(a.name())
+                    .and_then(|p| p.parts.as_deref())
+                    .is_some_and(|b| b.agent == name)
+            })
+    };
+    let (agent, version) = match (said, given) {
+        (Some(rel), None) => (
+            agent_named(&rel.agent).ok_or_else(|| {
+                Error::invalid(
+                    from.clone(),
+                    format!(
+                        "sent by {}, an agent this tool has no recording of",
+                        rel.name()
+                    ),
+                )
+            })?,
+            rel.version,
+        ),
+        (Some(rel), Some(g))
+            if g != format!(
+                "{}@{}",
+                agent_named(&rel.agent).map_or("", |a| a.name()),
+                rel.version
+            ) =>
+        {
+            return Err(Error::option(
+                "--release",
+                format!(
+                    "{g}, but the request says it was sent by {} ({})",
+                    rel.name(),
+                    rel.from
+                ),
+            ));
+        }
+        (_, Some(g)) => {
+            let (name, version) = g.split_once('@').unwrap_or((g, ""));
+            let agent = Agent::from_name(name)
+                .ok()
+                .filter(|a| a.is_real_agent() && !version.is_empty())
+                .ok_or_else(|| {
+                    Error::option("--release", format!("{g}: not AGENT@VERSION of a known agent (claude-code@2.1.332, codex@0.171.0)"))
+                })?;
+            (agent, version.to_string())
+        }
+        (None, None) => {
+            return Err(Error::invalid(
+                from,
+                "the request does not say which agent and release sent it (no billing header, User-Agent or originator was recorded): name it with --release AGENT@VERSION",
+            ));
+        }
+    };
+    let profile = bundled
+        .newest(agent.name())
+        .expect("the agent was found among the bundled profiles")
+        .id();
+    Ok(Sender {
+        agent,
+        version,
+        profile,
+        from,
+    })
+}
+
+/// The parts of `req` (request `x`) sent by `who`, learned over the
+/// bundled recording: `private` are the user's files of the folder the
+/// agent ran in (loaded with `who.profile`, the agent's user-level memory
+/// included), none of whose lines is kept.
+pub fn learn_request(
+    who: &Sender,
+    (x, req): (&super::Exchange, &Value),
+    home: Option<&str>,
+    private: &[SourceFile],
+) -> Result<Learned, Error> {
+    let bundled = crate::workspace::profile::Profiles::bundled();
+    let template = bundled
+        .get(&who.profile)
+        .and_then(|p| p.parts.as_deref())
+        .ok_or_else(|| {
+            Error::option(
+                "agents learn",
+                format!("no bundled parts for {}", who.profile),
+            )
+        })?;
+    let date = request_date(req)
+        .or_else(|| x.at.map(|t| super::format_rfc3339(t)[..10].to_string()))
+        .unwrap_or_default();
+    let seen = Seen {
+        request: req,
+        agent: who.agent,
+        release: &who.version,
+        date: &date,
+        from: who.from.clone(),
+        home,
+    };
+    learn(&seen, template, private)
+}
+
+/// The day the request says it is (Claude Code's `Today's date is`,
+/// Codex's `<current_date>`).
+fn request_date(req: &Value) -> Option<String> {
+    let text = req.to_string();
+    ["Today's date is ", "<current_date>"].iter().find_map(|m| {
+        let at = text.find(m)? + m.len();
+        let d = text.get(at..at + 10)?;
+        let ok = d.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+        ok.then(|| d.to_string())
+    })
+}
+
+/// Claude Code: its system blocks (the billing header, its identity, its
+/// prompt), named as the recording names them, then the reminders of the
+/// first user message that are its own (between the memory reminder,
+/// which holds the user's files, and what the user typed).
+fn claude_code_blocks(req: &Value, template: &Builtin) -> Vec<BuiltinBlock> {
+    let names: Vec<&str> = template
+        .blocks
+        .iter()
+        .filter(|b| b.placement == Placement::System)
+        .map(|b| b.name.as_str())
+        .collect();
+    let mut out = Vec::new();
+    for (i, s) in each(&req["system"]).enumerate() {
+        let Some(text) = s["text"].as_str() else {
+            continue;
+        };
+        out.push(block(
+            names
+                .get(i)
+                .map_or(format!("system block {}", i + 1), |n| n.to_string()),
+            Placement::System,
+            s.get("cache_control").is_some(),
+            text,
+        ));
+    }
+    let first_user = each(&req["messages"]).find(|m| m["role"] == "user");
+    let content: Vec<&Value> = first_user.map_or(Vec::new(), |m| each(&m["content"]).collect());
+    // The last block is what the user typed: never kept.
+    for b in content.iter().take(content.len().saturating_sub(1)) {
+        let Some(text) = b["text"].as_str() else {
+            continue;
+        };
+        if !text.starts_with("<system-reminder>") || text.contains("Codebase and user instructions")
+        {
+            continue;
+        }
+        let name = if text.contains("Attribution") {
+            "attribution reminder"
+        } else {
+            "reminder"
+        };
+        out.push(block(name.into(), Placement::FirstUserMessage, false, text));
+    }
+    out
+}
+
+/// Claude Code's tools as sent, without the breakpoint and without the
+/// user's MCP servers' tools (`mcp__…`: the user's, not the agent's).
+fn claude_code_tools(req: &Value) -> Vec<BuiltinTool> {
+    each(&req["tools"])
+        .filter(|t| {
+            t["name"]
+                .as_str()
+                .is_some_and(|n| !n.is_empty() && !n.starts_with("mcp__"))
+        })
+        .map(|t| {
+            let mut d = t.clone();
+            if let Some(o) = d.as_object_mut() {
+                o.remove("cache_control");
+            }
+            tool(d)
+        })
+        .collect()
+}
+
+/// Codex (the Responses API): its developer messages (named by their tag),
+/// its environment context in the first user message, its tools (in an
+/// `additional_tools` item, by namespace, or the body's `tools`).
+fn codex_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+    let (mut blocks, mut tools) = (Vec::new(), Vec::new());
+    for t in each(&req["tools"]) {
+        tools.push(tool(t.clone()));
+    }
+    let mut users = 0;
+    for item in each(&req["input"]) {
+        if item["type"] == "additional_tools" {
+            for ns in each(&item["tools"]) {
+                match ns.get("tools") {
+                    Some(inner) => tools.extend(each(inner).map(|t| tool(t.clone()))),
+                    None => tools.push(tool(ns.clone())),
+                }
+            }
+            continue;
+        }
+        let role = item["role"].as_str().unwrap_or("");
+        if role == "user" {
+            users += 1;
+        }
+        for c in each(&item["content"]) {
+            let Some(text) = c["text"].as_str() else {
+                continue;
+            };
+            if role == "developer" {
+                blocks.push(block(tag_name(text), Placement::System, false, text));
+            } else if role == "user" && users == 1 && text.starts_with("<environment_context>") {
+                blocks.push(block(
+                    "environment context".into(),
+                    Placement::FirstUserMessage,
+                    false,
+                    text,
+                ));
+            }
+        }
+    }
+    (blocks, tools)
+}
+
+/// `<skills_instructions>…` is `skills instructions`; untagged text is
+/// `instructions`.
+fn tag_name(text: &str) -> String {
+    let tag = text
+        .strip_prefix('<')
+        .and_then(|t| t.split_once('>'))
+        .map(|(t, _)| t)
+        .filter(|t| {
+            !t.is_empty()
+                && t.len() <= 60
+                && t.chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == ' ')
+        });
+    tag.map_or("instructions".into(), |t| t.replace('_', " "))
+}
+
+fn block(name: String, placement: Placement, cache: bool, text: &str) -> BuiltinBlock {
+    BuiltinBlock {
+        name,
+        category: Category::SystemPrompt,
+        placement,
+        cache,
+        join: None,
+        after_files: false,
+        before_files: false,
+        text: text.to_string(),
+    }
+}
+
+fn tool(definition: Value) -> BuiltinTool {
+    BuiltinTool {
+        category: Category::SystemTools,
+        definition,
+    }
+}
+
+/// The items of an array (none for anything else).
+fn each(v: &Value) -> impl Iterator<Item = &Value> {
+    v.as_array().into_iter().flatten()
+}
+
+/// The run's values in the request, to be put back as placeholders.
+struct Placeholders {
+    root: Option<String>,
+    home: Option<String>,
+    today: Option<String>,
+}
+
+impl Placeholders {
+    /// The working folder as the request says it (Claude Code's `Primary
+    /// working directory:`, Codex's `<cwd>`), the home folder, the day.
+    fn of(req: &Value, home: Option<&str>, date: &str) -> Placeholders {
+        let text = req.to_string();
+        let after = |marker: &str, end: &[char]| {
+            let at = text.find(marker)? + marker.len();
+            let rest = &text[at..];
+            let v = &rest[..rest.find(end).unwrap_or(rest.len())];
+            (v.starts_with('/') && v.len() > 1).then(|| v.to_string())
+        };
+        let root = after("Primary working directory: ", &['\\', '"'])
+            .or_else(|| after("<cwd>", &['<', '\\', '"']));
+        Placeholders {
+            root,
+            home: home.filter(|h| h.len() > 1).map(str::to_string),
+            today: (date.len() == 10).then(|| date.to_string()),
+        }
+    }
+
+    /// The text with the run's values as `{root}`, `{project_slug}`,
+    /// `{home}` and `{today}` (the folder before the home folder it is in).
+    fn unfill(&self, text: &str) -> String {
+        let mut t = text.to_string();
+        if let Some(r) = &self.root {
+            t = t.replace(r.as_str(), "{root}");
+            let slug: String = r
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            t = t.replace(&slug, "{project_slug}");
+        }
+        if let Some(h) = &self.home {
+            t = t.replace(h.as_str(), "{home}");
+        }
+        if let Some(d) = &self.today {
+            t = t.replace(d.as_str(), "{today}");
+        }
+        t
+    }
+}
+
+/// Each long enough line of the user's files, with where it is.
+fn private_lines(files: &[SourceFile]) -> Vec<(&str, String)> {
+    let mut out = Vec::new();
+    for f in files {
+        for (i, l) in f.text.lines().enumerate() {
+            let l = l.trim();
+            if l.chars().count() >= PRIVATE_LINE_CHARS {
+                out.push((l, format!("line {} of {}", i + 1, f.path)));
+            }
+        }
+    }
+    out
+}
+
+/// Where the first of the user's lines in `text` comes from, if any.
+fn holds_private(text: &str, lines: &[(&str, String)]) -> Option<String> {
+    lines
+        .iter()
+        .find(|(l, _)| text.contains(l))
+        .map(|(_, at)| at.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_name_codex_blocks_and_placeholders_go_back() {
+        assert_eq!(
+            tag_name("<skills_instructions>\n## Skills"),
+            "skills instructions"
+        );
+        assert_eq!(tag_name("You are Codex"), "instructions");
+        assert_eq!(tag_name("<a href=x>"), "instructions");
+        let req = serde_json::json!({"input": [{"content": [{"text": "<cwd>/home/u/p</cwd>"}]}]});
+        let v = Placeholders::of(&req, Some("/home/u"), "2026-12-03");
+        assert_eq!(v.root.as_deref(), Some("/home/u/p"));
+        assert_eq!(
+            v.unfill("in /home/u/p, -home-u-p, /home/u/x on 2026-12-03"),
+            "in {root}, {project_slug}, {home}/x on {today}"
+        );
+    }
+
+    #[test]
+    fn a_part_holding_a_line_of_the_users_files_is_not_kept() {
+        let files = [SourceFile {
+            path: "AGENTS.md".into(),
+            text: "# Rules\nAlways run the linter before you commit anything.\n".into(),
+            modified: None,
+        }];
+        let lines = private_lines(&files);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(
+            holds_private(
+                "x Always run the linter before you commit anything. y",
+                &lines
+            )
+            .as_deref(),
+            Some("line 2 of AGENTS.md")
+        );
+        assert_eq!(holds_private("# Rules", &lines), None);
+    }
+}

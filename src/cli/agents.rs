@@ -1,0 +1,324 @@
+//! `prompt-inspector agents`: the agents' own parts the views use (the
+//! bundled recordings, and those learned from your own requests), `agents
+//! learn CAPTURE --against FOLDER` to learn them from a recorded request,
+//! and `agents forget NAME@RELEASE`. Learned parts are kept in your data
+//! folder (`$XDG_DATA_HOME/prompt-inspector/agents/`), never in a
+//! workspace, never with a key or a line of your files.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+use super::{Format, fail, out, out_json};
+use crate::engine::workspace::agents::builtin::Builtin;
+use crate::engine::workspace::agents::observed;
+use crate::engine::{self, TokenCounter};
+
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  prompt-inspector agents                                       what each agent's parts are taken from\n  prompt-inspector agents learn capture.jsonl --against ~/proj  learn them from your own last request\n  prompt-inspector agents forget codex@0.172.0                  go back to the bundled recording"
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Option<Action>,
+    #[arg(long, value_enum, default_value = "text", global = true)]
+    pub format: Format,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Action {
+    /// Learn an agent's own parts (system prompt, runtime context, tool
+    /// definitions) from one of your recorded requests; the folder views
+    /// then use them, labelled as observed.
+    Learn(Learn),
+    /// Forget a learned observation (NAME@RELEASE, as `agents` lists it).
+    Forget {
+        /// The observation's id.
+        id: String,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Learn {
+    /// A capture of `prompt-inspector proxy` (or `run`) holding the request.
+    pub capture: PathBuf,
+    /// Which request (1-based, as `traffic` numbers them); default: the
+    /// last one with a recorded body.
+    #[arg(long)]
+    pub request: Option<usize>,
+    /// The folder the agent ran in: its files (and your user-level memory)
+    /// are left out of what is learned.
+    #[arg(long, default_value = ".")]
+    pub against: PathBuf,
+    /// The agent and release that sent the request, when the request does
+    /// not say (a capture made before the proxy kept the client's
+    /// headers): AGENT@VERSION, `codex@0.169.0`.
+    #[arg(long, value_name = "AGENT@VERSION")]
+    pub release: Option<String>,
+    /// Say what would be learned; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    match a.action {
+        None => list(a.format),
+        Some(Action::Learn(l)) => learn(&l, a.format),
+        Some(Action::Forget { id }) => forget(&id),
+    }
+}
+
+/// Tokens of the parts' blocks and of their tool definitions (as JSON), in
+/// the encoding of the parts' model.
+fn tokens(b: &Builtin, table: &engine::ModelTable, counter: &TokenCounter) -> (usize, usize) {
+    let enc = table.resolve(b.model.as_deref()).tokenizer;
+    let blocks = b.blocks.iter().map(|x| counter.count(enc, &x.text)).sum();
+    let tools = b
+        .tools
+        .iter()
+        .map(|t| {
+            counter.count(
+                enc,
+                &serde_json::to_string(&t.definition).unwrap_or_default(),
+            )
+        })
+        .sum();
+    (blocks, tools)
+}
+
+fn list(format: Format) -> ExitCode {
+    let (profiles, table) = match (crate::profiles(), crate::model_table()) {
+        (Ok(p), Ok(t)) => (p, t),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    let dir = crate::observed_dir();
+    let bad = dir.as_deref().map_or(Vec::new(), |d| observed::load(d).1);
+    let counter = TokenCounter::new();
+    let mut rows = Vec::new();
+    for name in profiles.names() {
+        let default = profiles.newest(&name).map(|p| p.id());
+        for p in profiles.all.iter().filter(|p| p.name == name) {
+            let Some(b) = p.parts.as_deref() else {
+                continue;
+            };
+            let (bt, tt) = tokens(b, &table, &counter);
+            rows.push(serde_json::json!({
+                "id": p.id(),
+                "agent": b.agent,
+                "release": b.release,
+                "source": b.provenance(),
+                "observed": b.observed.is_some(),
+                "default": default.as_deref() == Some(p.id().as_str()),
+                "file": b.observed.as_ref().map(|_| p.origin.clone()),
+                "blocks": b.blocks.len(),
+                "block_tokens": bt,
+                "tools": b.tools.len(),
+                "tool_tokens": tt,
+            }));
+        }
+    }
+    let problems: Vec<String> = bad.iter().map(|e| e.to_string()).collect();
+    if format == Format::Json {
+        out_json(&serde_json::json!({
+            "schema": 1,
+            "data_folder": dir.map(|d| d.display().to_string()),
+            "agents": rows,
+            "unreadable": problems,
+        }));
+        return ExitCode::SUCCESS;
+    }
+    out(&list_text(&rows, dir.as_deref(), &problems, format));
+    ExitCode::SUCCESS
+}
+
+fn list_text(rows: &[serde_json::Value], dir: Option<&Path>, bad: &[String], f: Format) -> String {
+    let md = f == Format::Markdown;
+    let mut o = if md {
+        "| agent parts | release | blocks | tools | source |\n|---|---|--:|--:|---|\n".to_string()
+    } else {
+        format!(
+            "{:<24} {:<10} {:>18} {:>18}  source\n",
+            "agent parts", "release", "blocks (tokens)", "tools (tokens)"
+        )
+    };
+    for r in rows {
+        let id = format!(
+            "{}{}",
+            r["id"].as_str().unwrap_or(""),
+            if r["default"] == true { " *" } else { "" }
+        );
+        let n = |k: &str| engine::thousands(r[k].as_u64().unwrap_or(0));
+        let blocks = format!("{} ({})", r["blocks"], n("block_tokens"));
+        let tools = format!("{} ({})", r["tools"], n("tool_tokens"));
+        let (rel, src) = (
+            r["release"].as_str().unwrap_or(""),
+            r["source"].as_str().unwrap_or(""),
+        );
+        o += &if md {
+            format!("| {id} | {rel} | {blocks} | {tools} | {src} |\n")
+        } else {
+            format!("{id:<24} {rel:<10} {blocks:>18} {tools:>18}  {src}\n")
+        };
+    }
+    o += "\n* the one each agent's folders use unless a profile is named (the newest observation, else the newest recording)\n";
+    match dir {
+        Some(d) => o += &format!("learned parts are kept in {}\n", d.display()),
+        None => {
+            o += "no data folder (neither XDG_DATA_HOME nor HOME is set): nothing can be learned\n"
+        }
+    }
+    for b in bad {
+        o += &format!("unreadable, not used: {b}\n");
+    }
+    o
+}
+
+fn learn(l: &Learn, format: Format) -> ExitCode {
+    use crate::engine::traffic::{self, learn, profile_check};
+    let (table, counter) = match crate::model_table() {
+        Ok(t) => (t, TokenCounter::new()),
+        Err(e) => return fail(e),
+    };
+    let wanted: Vec<usize> = l.request.into_iter().collect();
+    let learned = traffic::read_file_for(&l.capture, &wanted).and_then(|(_, x, _)| {
+        let (n, x, req) = profile_check::pick(&x, l.request)?;
+        let name = l
+            .capture
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let who = learn::sender((n, x, req), &name, l.release.as_deref())?;
+        // The folder as that agent reads it, its user-level memory
+        // included: the files none of whose lines may be kept.
+        let mut opts = crate::with_surroundings(engine::Options::default());
+        opts.user_memory = opts.home.is_some();
+        opts.profile = Some(who.profile.clone());
+        let ins = engine::inspect(&l.against, &opts, &table, &counter)?;
+        let files = traffic::attribution::workspace_files(&ins.workspace).files;
+        let home = opts.home.as_deref().and_then(|h| h.to_str());
+        learn::learn_request(&who, (x, req), home, &files)
+    });
+    let learned = match learned {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let text = serde_json::to_string_pretty(&learned.parts).unwrap_or_default() + "\n";
+    // Redacted by the same shapes as every capture: a part holding a
+    // key-shaped string is not kept, whatever it is.
+    if matches!(
+        crate::net::guard::redact_shapes(&text),
+        std::borrow::Cow::Owned(_)
+    ) {
+        return fail("the request's own parts hold a key-shaped string: nothing was learned");
+    }
+    let saved = match (l.dry_run, crate::observed_dir()) {
+        (true, _) => None,
+        (false, None) => return fail("no data folder: set XDG_DATA_HOME or HOME"),
+        (false, Some(dir)) => match save(&dir, &learned.parts, &text) {
+            Ok(p) => Some(p),
+            Err(e) => return fail(e),
+        },
+    };
+    let (bt, tt) = tokens(&learned.parts, &table, &counter);
+    let b = &learned.parts;
+    if format == Format::Json {
+        out_json(&serde_json::json!({
+            "schema": 1,
+            "agent": b.agent,
+            "release": b.release,
+            "source": b.provenance(),
+            "blocks": b.blocks.iter().map(|x| &x.name).collect::<Vec<_>>(),
+            "block_tokens": bt,
+            "tools": b.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
+            "tool_tokens": tt,
+            "kept_from_recording": learned.kept,
+            "saved": saved.as_ref().map(|p| p.display().to_string()),
+        }));
+        return ExitCode::SUCCESS;
+    }
+    let mut o = format!(
+        "learned {}'s own parts, {}:\n  {} blocks ({} tokens): {}\n  {} tools ({} tokens)\n",
+        b.source(),
+        b.provenance(),
+        b.blocks.len(),
+        engine::thousands(bt as u64),
+        b.blocks
+            .iter()
+            .map(|x| x.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        b.tools.len(),
+        engine::thousands(tt as u64),
+    );
+    for k in &learned.kept {
+        o += &format!("  kept: {k}\n");
+    }
+    o += &match saved {
+        Some(p) => format!(
+            "saved to {}: the folder views of {} now use it (`agents forget {}` goes back)\n",
+            p.display(),
+            b.agent,
+            id_of(b)
+        ),
+        None => "--dry-run: nothing written\n".into(),
+    };
+    out(&o);
+    ExitCode::SUCCESS
+}
+
+/// `codex@0.172.0`: the id of the profile an observation becomes.
+fn id_of(b: &Builtin) -> String {
+    let name = observed::file_name(b);
+    name.trim_end_matches(".json").to_string()
+}
+
+/// Writes the observation into the data folder (created for this user
+/// only), atomically; the folder must be a real folder, not a link.
+fn save(dir: &Path, b: &Builtin, text: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!(
+            "{} is not a folder (a link?): refused",
+            dir.display()
+        ));
+    }
+    let path = dir.join(observed::file_name(b));
+    engine::workspace::store::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+fn forget(id: &str) -> ExitCode {
+    let Some(dir) = crate::observed_dir() else {
+        return fail("no data folder: set XDG_DATA_HOME or HOME");
+    };
+    let (kept, _) = observed::load(&dir);
+    let Some(k) = kept.iter().find(|k| id_of(&k.parts) == id) else {
+        let known: Vec<String> = kept.iter().map(|k| id_of(&k.parts)).collect();
+        return fail(format!(
+            "no observation '{id}' (learned: {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ));
+    };
+    match std::fs::remove_file(&k.path) {
+        Ok(()) => {
+            out(&format!(
+                "forgot {id} ({}): {} is back to its bundled recording unless another observation is newer\n",
+                k.path.display(),
+                k.parts.agent
+            ));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("cannot remove {}: {e}", k.path.display())),
+    }
+}
