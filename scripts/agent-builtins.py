@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an agent's own parts, as recorded, for its profile.
 
-    scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw [OUT.json]
+    scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw|gemini [OUT.json]
 
 Reads the agent's recorded fixture (tests/fixtures/agents/AGENT/: the proxy's
 capture of a real run, already redacted by scripts/record-agent.sh) and writes
@@ -268,14 +268,60 @@ def openclaw():
     }
 
 
+def gemini():
+    """Gemini CLI: its system instruction up to the global GEMINI.md (the
+    user's own file, rendered by the profile), the head of its
+    <session_context> in the first user message (the date, the system,
+    the temporary folder, the folder; the folder's tree left as
+    {directory_tree}, computed from the folder it is read with), its tools
+    (function declarations)."""
+    reqs = capture("gemini")
+    # The first request of the main model (the one before is its router's).
+    first = next(l["request"] for l in reqs if "tools" in l["request"])
+    root = HOME + "/notes-app"
+    name = root.rsplit("/", 1)[1]
+    system = first["systemInstruction"]["parts"][0]["text"]
+    own = system.split("\n\n<loaded_context>", 1)[0]
+    head = first["contents"][0]["parts"][0]["text"].split("<loaded_context>", 1)[0]
+    date = re.search(r"Today's date is ([^(]+?) \(formatted", head).group(1)
+    tree_start = head.index(root + "/\n")
+    tree_end = head.rindex("\n\n\n")
+    head = head[:tree_start] + "{directory_tree}" + head[tree_end:]
+    fill = lambda t: placeholders(t.replace(date, "{today_long}").replace(
+        "/.gemini/tmp/" + name, "/.gemini/tmp/{root_name}"), root, "9999-99-99")
+    tools = [{"category": "system_tools", "definition": d}
+             for t in first["tools"] for d in t.get("functionDeclarations", [])]
+    m = meta("gemini")
+    return {
+        "schema": 1,
+        "agent": "Gemini CLI",
+        "release": m["version"],
+        "recorded_from": "tests/fixtures/agents/gemini/capture.jsonl, request 2 (the first to the main model), written by scripts/agent-builtins.py",
+        "model": reqs[1]["model"],
+        "context_window": None,
+        "autocompact_buffer": 0,
+        "reserved_output": 0,
+        "message_breakpoint": False,
+        "blocks": [
+            {"name": "system prompt", "category": "system_prompt", "placement": "system",
+             "cache": False, "text": fill(own)},
+            {"name": "session context", "category": "system_prompt", "placement": "first_user_message",
+             "cache": False, "before_files": True, "text": fill(head)},
+        ],
+        "tools": tools,
+        "deferred_tools": [],
+    }
+
+
 def main():
     agent = sys.argv[1] if len(sys.argv) > 1 else ""
     makers = {"claude-code": (claude_code, "claude-code-2.1"), "codex": (codex, "codex-0.169"),
               "codex-0.171": (lambda: codex("codex-0.171"), "codex-0.171"),
               "claude-code-2.1.332": (lambda: claude_code("claude-code-2.1.332"), "claude-code-2.1.332"),
-              "openclaw": (openclaw, "openclaw-2026.9")}
+              "openclaw": (openclaw, "openclaw-2026.9"),
+              "gemini": (gemini, "gemini-0.61")}
     if agent not in makers:
-        sys.exit("usage: scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw [OUT.json]")
+        sys.exit("usage: scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw|gemini [OUT.json]")
     make, profile = makers[agent]
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(REPO, "assets", "profiles", profile + ".builtin.json")
     data = make()

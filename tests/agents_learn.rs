@@ -332,15 +332,28 @@ fn an_unreadable_observation_is_named_and_the_views_go_on() {
     let ws = fixture("codex-0.171").join("workspace");
     let report = u.ok(&["report", ws.to_str().unwrap()]);
     assert!(report.contains("verified against 0.171.0"), "{report}");
-    // A request no known agent sent cannot be learned, and says why.
-    let gem = fixture("gemini").join("capture.jsonl");
+}
+
+#[test]
+fn parts_learned_from_a_gemini_cli_request_are_its_recording() {
+    let u = User::new();
+    // Its first request is its router's, to a small model: refused.
+    let o = u.learn("gemini", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("routing call"), "{}", stderr(&o));
+    let cap = fixture("gemini").join("capture.jsonl");
+    let ws = fixture("gemini").join("workspace");
     let o = u.run(&[
         "agents",
         "learn",
-        gem.to_str().unwrap(),
+        cap.to_str().unwrap(),
         "--against",
         ws.to_str().unwrap(),
+        "--request",
+        "2",
     ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("prompt-inspector: "), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let learned: Value =
+        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    assert_same_parts(&learned, &bundled("gemini-0.61.builtin.json"));
 }

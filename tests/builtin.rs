@@ -240,6 +240,7 @@ fn the_recordings_are_what_the_script_makes_of_the_fixtures() {
         ("codex", "codex-0.169.builtin.json"),
         ("codex-0.171", "codex-0.171.builtin.json"),
         ("openclaw", "openclaw-2026.9.builtin.json"),
+        ("gemini", "gemini-0.61.builtin.json"),
     ] {
         let out = tempfile::tempdir().unwrap();
         let made = out.path().join(file);

@@ -29,6 +29,7 @@ mod consistency;
 mod first_minutes;
 mod fleet;
 mod fuzz_parsers;
+mod gemini_folder;
 mod gui;
 mod gui_load;
 mod gui_truth;

@@ -63,9 +63,10 @@ pub struct Common {
     /// Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]].
     #[arg(long)]
     pub debug_markers: bool,
-    /// Assemble as this agent does: layered, openclaw, claude-code or codex
-    /// (the newest version; NAME@VERSION for another: openclaw@2026.9,
-    /// openclaw@2026.7, claude-code@2.1.332, claude-code@2.1, claude-code@2.0, codex@0.171, codex@0.169).
+    /// Assemble as this agent does: layered, openclaw, claude-code, codex or
+    /// gemini (the newest version; NAME@VERSION for another: openclaw@2026.9,
+    /// openclaw@2026.7, claude-code@2.1.332, claude-code@2.1, claude-code@2.0, codex@0.171, codex@0.169,
+    /// gemini@0.61; parts learned by `agents learn` as NAME@RELEASE).
     /// Default: `profile:` in workspace.yaml, else detected from the files.
     #[arg(long)]
     pub profile: Option<String>,

@@ -203,6 +203,10 @@ impl Inspection {
                 (None, None) if settings.model_from.is_some() => {
                     (settings.model_from.as_deref().unwrap_or_default(), None)
                 }
+                // No file named it: the agent's own default model.
+                (None, None) if settings.model_line.is_none() && workspace.builtin.is_some() => {
+                    ("the agent's default model", None)
+                }
                 _ => ("workspace.yaml", settings.model_line.or(Some(1))),
             };
             let using = if table.get(id).is_none() {
@@ -290,6 +294,10 @@ impl Inspection {
             .first()
             .map(|r| session.messages[..r.messages].to_vec())
             .unwrap_or_else(|| vec![Message::text(Role::User, "Hello")]);
+        // Gemini CLI's folder: the body Gemini's API takes.
+        if self.workspace.profile.agent == crate::workspace::agent::Agent::Gemini {
+            return crate::cache::request::gemini_body(&self.assembly, &messages);
+        }
         let s = &self.workspace.settings;
         crate::cache::request::anthropic_body(
             &self.assembly,

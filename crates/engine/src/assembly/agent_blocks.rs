@@ -41,9 +41,14 @@ pub fn around(p: &Prepared, layers: Vec<BlockResult>, counter: &TokenCounter) ->
         }
     };
     let at = |pl: Placement, after: bool| {
+        b.blocks.iter().filter(move |x| {
+            x.placement == pl && x.join.is_none() && x.after_files == after && !x.before_files
+        })
+    };
+    let before = |pl: Placement| {
         b.blocks
             .iter()
-            .filter(move |x| x.placement == pl && x.join.is_none() && x.after_files == after)
+            .filter(move |x| x.placement == pl && x.join.is_none() && x.before_files)
     };
     let mut out: Vec<BlockResult> = at(Placement::System, false).map(own).collect();
     let mut layers = layers;
@@ -55,6 +60,7 @@ pub fn around(p: &Prepared, layers: Vec<BlockResult>, counter: &TokenCounter) ->
     let (first, later): (Vec<_>, Vec<_>) = rest
         .into_iter()
         .partition(|l| l.placement == Placement::FirstUserMessage);
+    out.extend(before(Placement::FirstUserMessage).map(own));
     out.extend(first);
     out.extend(at(Placement::FirstUserMessage, false).map(own));
     out.extend(later);

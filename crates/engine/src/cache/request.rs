@@ -163,3 +163,66 @@ pub fn openai_body(a: &Assembly, model: &str, messages: &[Message], max_tokens: 
     }
     body
 }
+
+/// A Gemini `generateContent` body, made through the typed request and
+/// written by its Gemini adapter: the system blocks as one
+/// `systemInstruction` part (joined by a blank line, as Gemini CLI joins
+/// its prompt and the user's memory), the blocks a profile places in the
+/// first user message as that message's first part (joined as they are),
+/// each message's text a part, the tools as one group of function
+/// declarations.
+pub fn gemini_body(a: &Assembly, messages: &[Message]) -> Value {
+    use crate::request::{
+        Api, Block, Entry, Message as Wire, Request, Role as WireRole, SystemForm, Tool,
+    };
+    let mut r = Request::new(Api::Gemini, None);
+    let system: Vec<&str> = a
+        .blocks
+        .iter()
+        .filter(|b| b.placement.is_system())
+        .map(|b| b.text.as_str())
+        .collect();
+    if !system.is_empty() {
+        r.system = vec![Block::text(system.join("\n\n"), None)];
+        r.system_form = SystemForm::Blocks;
+        // As Gemini CLI writes it.
+        r.system_extra.insert("role".into(), "user".into());
+    }
+    r.tools = a
+        .tools
+        .iter()
+        .map(|t| Tool {
+            name: t["name"].as_str().unwrap_or("").to_string(),
+            definition: t.clone(),
+            breakpoint: None,
+        })
+        .collect();
+    let first: String = a
+        .blocks
+        .iter()
+        .filter(|b| b.placement == Placement::FirstUserMessage)
+        .map(|b| b.text.as_str())
+        .collect();
+    let mut first = (!first.is_empty()).then_some(first);
+    for m in messages {
+        let role = match m.role {
+            crate::workspace::session::Role::User => WireRole::User,
+            crate::workspace::session::Role::Assistant => WireRole::Model,
+        };
+        let mut parts = Vec::new();
+        if role == WireRole::User
+            && let Some(f) = first.take()
+        {
+            parts.push(Block::text(f, None));
+        }
+        parts.push(Block::text(m.flat_text(), None));
+        r.entries.push(Entry::Message(Wire::new(role, parts)));
+    }
+    if let Some(f) = first {
+        r.entries.insert(
+            0,
+            Entry::Message(Wire::new(WireRole::User, vec![Block::text(f, None)])),
+        );
+    }
+    r.to_wire()
+}

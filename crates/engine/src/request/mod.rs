@@ -374,7 +374,7 @@ pub struct Request {
     pub extra: Map<String, Value>,
     /// The system prompt's own other fields (Gemini's `systemInstruction`
     /// beside its parts).
-    system_extra: Map<String, Value>,
+    pub(crate) system_extra: Map<String, Value>,
     /// The body's fields this model reads, as they were present (an empty
     /// `tools` list is written back only when it was there).
     present: Vec<String>,

@@ -56,6 +56,7 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
     let (blocks, tools) = match seen.agent {
         Agent::ClaudeCode => (claude_code_blocks(req, template), claude_code_tools(req)),
         Agent::Codex => codex_parts(req),
+        Agent::Gemini => gemini_parts(req),
         other => {
             return Err(Error::option(
                 "agents learn",
@@ -66,6 +67,12 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
             ));
         }
     };
+    if seen.agent == Agent::Gemini && tools.is_empty() {
+        return Err(Error::invalid(
+            seen.from.clone(),
+            "Gemini CLI's routing call to its small model (no tools): learn from a request to its main model",
+        ));
+    }
     if blocks.is_empty() && tools.is_empty() {
         return Err(Error::invalid(
             seen.from.clone(),
@@ -395,6 +402,55 @@ fn codex_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     (blocks, tools)
 }
 
+/// Gemini CLI (`generateContent`): its system instruction up to the
+/// user's memory (`<loaded_context>`), the head of its `<session_context>`
+/// in the first user message up to the user's files (the folder's tree,
+/// which it draws from the folder, left as `{directory_tree}`), its
+/// function declarations.
+fn gemini_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+    let mut blocks = Vec::new();
+    let system: String = each(&req["systemInstruction"]["parts"])
+        .filter_map(|p| p["text"].as_str())
+        .collect();
+    let own = system.split("\n\n<loaded_context>").next().unwrap_or("");
+    if !own.is_empty() {
+        blocks.push(block("system prompt".into(), Placement::System, false, own));
+    }
+    let first = each(&req["contents"])
+        .find(|c| c["role"] == "user")
+        .and_then(|c| c["parts"].get(0))
+        .and_then(|p| p["text"].as_str())
+        .unwrap_or("");
+    if let Some(head) = first
+        .split("<loaded_context>")
+        .next()
+        .filter(|h| h.starts_with("<session_context>"))
+    {
+        let tree = head
+            .find("\n\n/")
+            .map(|i| i + 2)
+            .zip(head.rfind("\n\n\n"))
+            .filter(|(a, b)| a < b);
+        let head = match tree {
+            Some((a, b)) => format!("{}{{directory_tree}}{}", &head[..a], &head[b..]),
+            None => head.to_string(),
+        };
+        let mut b = block(
+            "session context".into(),
+            Placement::FirstUserMessage,
+            false,
+            &head,
+        );
+        b.before_files = true;
+        blocks.push(b);
+    }
+    let tools = each(&req["tools"])
+        .flat_map(|g| each(&g["functionDeclarations"]))
+        .map(|d| tool(d.clone()))
+        .collect();
+    (blocks, tools)
+}
+
 /// `<skills_instructions>…` is `skills instructions`; untagged text is
 /// `instructions`.
 fn tag_name(text: &str) -> String {
@@ -441,6 +497,8 @@ struct Placeholders {
     root: Option<String>,
     home: Option<String>,
     today: Option<String>,
+    /// The day in Gemini CLI's words (`Thursday, December 3, 2026`).
+    long: Option<String>,
 }
 
 impl Placeholders {
@@ -455,11 +513,13 @@ impl Placeholders {
             (v.starts_with('/') && v.len() > 1).then(|| v.to_string())
         };
         let root = after("Primary working directory: ", &['\\', '"'])
-            .or_else(|| after("<cwd>", &['<', '\\', '"']));
+            .or_else(|| after("<cwd>", &['<', '\\', '"']))
+            .or_else(|| after("Workspace Directories:**\\n  - ", &['\\', '"']));
         Placeholders {
             root,
             home: home.filter(|h| h.len() > 1).map(str::to_string),
             today: (date.len() == 10).then(|| date.to_string()),
+            long: crate::text::long_date(date),
         }
     }
 
@@ -468,6 +528,10 @@ impl Placeholders {
     fn unfill(&self, text: &str) -> String {
         let mut t = text.to_string();
         if let Some(r) = &self.root {
+            // Gemini CLI's temporary folder is named for the folder.
+            if let Some(name) = r.rsplit('/').next().filter(|n| !n.is_empty()) {
+                t = t.replace(&format!("/.gemini/tmp/{name}"), "/.gemini/tmp/{root_name}");
+            }
             t = t.replace(r.as_str(), "{root}");
             let slug: String = r
                 .chars()
@@ -480,6 +544,9 @@ impl Placeholders {
         }
         if let Some(d) = &self.today {
             t = t.replace(d.as_str(), "{today}");
+        }
+        if let Some(d) = &self.long {
+            t = t.replace(d.as_str(), "{today_long}");
         }
         t
     }

@@ -50,7 +50,7 @@ fn agent_of(client: &str) -> Option<&'static str> {
         "claude-cli" | "claude-code" | "claude_code" => "Claude Code",
         c if c.starts_with("codex") => "Codex CLI",
         "openclaw" => "OpenClaw",
-        "geminicli" | "gemini-cli" => "Gemini CLI",
+        c if c.starts_with("geminicli") || c.starts_with("gemini-cli") => "Gemini CLI",
         "opencode" => "OpenCode",
         "pi" | "pi-coding-agent" => "Pi",
         _ => return None,
@@ -94,7 +94,9 @@ pub fn of_client(client: &Value) -> Option<Release> {
     }
     let ua = s("user_agent")?;
     let first = ua.split_whitespace().next()?;
-    let (name, version) = first.split_once('/')?;
+    let (name, rest) = first.split_once('/')?;
+    // Gemini CLI adds its model: `GeminiCLI-tui/0.61.0/gemini-3.1-pro-preview`.
+    let version = rest.split('/').next()?;
     Release::new(agent_of(name)?, version, "its User-Agent")
 }
 
@@ -205,6 +207,8 @@ mod tests {
             (codex.name().as_str(), codex.from),
             ("Codex CLI 0.171.0", "its originator and version headers")
         );
+        let gemini = of_client(&json!({"user_agent": "GeminiCLI-tui/0.61.0/gemini-3.1-pro-preview (linux; x64; terminal)"})).unwrap();
+        assert_eq!(gemini.name(), "Gemini CLI 0.61.0");
         assert_eq!(of_client(&json!({"user_agent": "curl/8.5.0"})), None);
         assert_eq!(
             of_client(&json!({"user_agent": "claude-cli/\u{1b}[2J"})),

@@ -20,15 +20,18 @@ pub enum Agent {
     ClaudeCode,
     /// Codex CLI: AGENTS.md files.
     Codex,
+    /// Gemini CLI: GEMINI.md files.
+    Gemini,
 }
 
 impl Agent {
     /// Every known agent, in the order the profiles list them.
-    pub const ALL: [Agent; 4] = [
+    pub const ALL: [Agent; 5] = [
         Agent::Layered,
         Agent::OpenClaw,
         Agent::ClaudeCode,
         Agent::Codex,
+        Agent::Gemini,
     ];
 
     /// The name its profiles carry (`claude-code`).
@@ -38,6 +41,7 @@ impl Agent {
             Agent::OpenClaw => "openclaw",
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
         }
     }
 

@@ -146,7 +146,7 @@ fn load_agent(
             )
         });
     }
-    let p = &with_parts_filled(p, &root, extras);
+    let p = &with_parts_filled(p, &root, extras, r);
     if p.kind == agent::Agent::ClaudeCode {
         claude_settings(r, extras, settings, diags);
     }
@@ -166,6 +166,7 @@ fn load_agent(
         agent::Agent::ClaudeCode => agents::load_claude_code,
         agent::Agent::Codex => agents::load_codex,
         agent::Agent::OpenClaw => agents::load_openclaw,
+        agent::Agent::Gemini => agents::load_gemini,
         agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
     };
     load(p, r, extras, fragments, diags);
@@ -223,6 +224,7 @@ fn with_parts_filled(
     p: &profile::Profile,
     root: &str,
     extras: &agents::Extras,
+    r: &mut Reader,
 ) -> profile::Profile {
     let mut p = p.clone();
     if let Some(b) = &p.parts {
@@ -231,7 +233,13 @@ fn with_parts_filled(
             .today
             .as_deref()
             .or(extras.startup_days.first().map(String::as_str));
-        p.parts = Some(std::sync::Arc::new(b.filled(root, home.as_deref(), today)));
+        let mut filled = b.filled(root, home.as_deref(), today);
+        // The folder's tree, as the agent draws it (Gemini CLI).
+        if filled.wants("directory_tree") {
+            let tree = agents::directory_tree(r, root);
+            filled = filled.with_var("directory_tree", &tree);
+        }
+        p.parts = Some(std::sync::Arc::new(filled));
     }
     p
 }

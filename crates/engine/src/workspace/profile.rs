@@ -20,7 +20,7 @@ use crate::workspace::agents::builtin;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, read_text_file};
 
 /// The bundled profiles, newest of each agent first.
-const BUNDLED: [&str; 8] = [
+const BUNDLED: [&str; 9] = [
     include_str!("../../../../assets/profiles/layered.yaml"),
     include_str!("../../../../assets/profiles/openclaw-2026.9.yaml"),
     include_str!("../../../../assets/profiles/openclaw-2026.7.yaml"),
@@ -29,6 +29,7 @@ const BUNDLED: [&str; 8] = [
     include_str!("../../../../assets/profiles/claude-code-2.0.yaml"),
     include_str!("../../../../assets/profiles/codex-0.171.yaml"),
     include_str!("../../../../assets/profiles/codex-0.169.yaml"),
+    include_str!("../../../../assets/profiles/gemini-0.61.yaml"),
 ];
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

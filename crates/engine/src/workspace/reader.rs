@@ -518,7 +518,18 @@ impl Reader {
 
     /// Sorted names of the entries of a workspace folder (empty when absent).
     /// A folder that leads outside the workspace is refused with a diagnostic.
+    /// Hidden entries (`.name`) are passed over.
     pub fn list(&mut self, rel: &str) -> Vec<(String, bool)> {
+        self.list_entries(rel, false)
+    }
+
+    /// [`Reader::list`] with the hidden entries too (names only: an agent
+    /// that draws the folder's tree draws them).
+    pub fn list_with_hidden(&mut self, rel: &str) -> Vec<(String, bool)> {
+        self.list_entries(rel, true)
+    }
+
+    fn list_entries(&mut self, rel: &str, hidden: bool) -> Vec<(String, bool)> {
         let full = self.root.join(rel);
         if full.symlink_metadata().is_err() {
             return Vec::new();
@@ -538,7 +549,7 @@ impl Reader {
         let mut out: Vec<(String, bool)> = Vec::new();
         for e in rd.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
+            if name.starts_with('.') && !hidden {
                 continue;
             }
             let entry_rel = format!("{rel}/{name}");

@@ -334,7 +334,7 @@ impl Builtin {
 }
 
 /// The bundled recordings, by the file name a profile gives.
-pub const BUNDLED: [(&str, &str); 5] = [
+pub const BUNDLED: [(&str, &str); 6] = [
     (
         "claude-code-2.1.builtin.json",
         include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
@@ -354,6 +354,10 @@ pub const BUNDLED: [(&str, &str); 5] = [
     (
         "openclaw-2026.9.builtin.json",
         include_str!("../../../../../assets/profiles/openclaw-2026.9.builtin.json"),
+    ),
+    (
+        "gemini-0.61.builtin.json",
+        include_str!("../../../../../assets/profiles/gemini-0.61.builtin.json"),
     ),
 ];
 

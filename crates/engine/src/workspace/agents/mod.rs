@@ -19,10 +19,12 @@ pub mod claude_settings;
 mod codex;
 mod cut;
 mod expand;
+mod gemini;
 pub mod listing;
 pub mod observed;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
+pub use gemini::{directory_tree, load_gemini};
 
 use expand::Expander;
 use listing::{listing_fragment, load_skill_listing};

@@ -1,0 +1,319 @@
+//! Gemini CLI's GEMINI.md files (profile `gemini`): the folder's GEMINI.md
+//! and those of its subfolders in the first user message, inside the
+//! `<session_context>` the agent opens with its own head (the date, the
+//! system, the folder and its tree), each file as `--- Context from: PATH
+//! ---` … `--- End of Context from: PATH ---` with its `@path` imports
+//! inlined between `<!-- Imported from: X -->` and `<!-- End of import
+//! from: X -->`; the user's `~/.gemini/GEMINI.md` (with `--user-memory`)
+//! at the end of the system instruction. The folder's tree, which the
+//! agent computes, is drawn here as it draws it ([`directory_tree`]).
+
+use std::collections::BTreeSet;
+
+use super::Extras;
+use crate::workspace::diag::Diagnostic;
+use crate::workspace::profile::Profile;
+use crate::workspace::reader::Reader;
+use crate::workspace::sources::base;
+use crate::workspace::types::{FragmentDef, FragmentKind};
+
+/// How deep imports are followed (Gemini CLI's own limit).
+const MAX_IMPORT_DEPTH: usize = 5;
+/// How deep subfolders are searched for GEMINI.md, and in how many.
+const MAX_DEPTH: usize = 6;
+const MAX_FOLDERS: usize = 200;
+/// Items of the folder's tree at most (Gemini CLI's display limit).
+const MAX_TREE_ITEMS: usize = 200;
+/// Folders Gemini CLI shows but does not open.
+const NOT_OPENED: [&str; 3] = [".git", "node_modules", "__pycache__"];
+
+pub fn load_gemini(
+    p: &Profile,
+    r: &mut Reader,
+    extras: &Extras,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let root = r.root().display().to_string();
+    match extras.user_memory(p) {
+        Some((shown, Ok(text))) if !text.trim().is_empty() => {
+            let home = extras
+                .user_memory_home
+                .as_ref()
+                .map_or(String::new(), |h| h.display().to_string());
+            let abs = shown.replacen('~', &home, 1);
+            r.agent_files.push(crate::workspace::reader::AgentFile {
+                shown: shown.clone(),
+                text: text.clone(),
+                modified: None,
+            });
+            out.push(fragment("user.gemini", 4, 1000, &abs, text.trim(), &shown));
+        }
+        Some((shown, Err(e))) => diags.push(Diagnostic::warning(
+            shown.as_str(),
+            None,
+            format!("--user-memory: {e} (not read)"),
+        )),
+        _ => {}
+    }
+    for (i, rel) in context_files(r).into_iter().enumerate() {
+        let Some(text) = r.read(&rel) else { continue };
+        let mut seen = BTreeSet::from([rel.clone()]);
+        let inlined = inline_imports(r, &rel, &text, 1, &mut seen, diags);
+        let id = if i == 0 {
+            "gemini".to_string()
+        } else {
+            format!(
+                "gemini.{}",
+                rel.trim_end_matches("/GEMINI.md").replace('/', ".")
+            )
+        };
+        let abs = format!("{root}/{rel}");
+        let mut f = fragment(&id, 2, 1000 - i as i64, &abs, inlined.trim(), &rel);
+        // The files are joined by a blank line (the block's separator is
+        // one newline, after its title).
+        if i > 0 {
+            f.prefix = "\n".into();
+        }
+        out.push(f);
+    }
+}
+
+/// One file as Gemini CLI wraps it.
+fn fragment(
+    id: &str,
+    layer: u8,
+    priority: i64,
+    abs: &str,
+    text: &str,
+    source: &str,
+) -> FragmentDef {
+    let body = format!("--- Context from: {abs} ---\n{text}\n--- End of Context from: {abs} ---");
+    let mut f = base(
+        id.to_string(),
+        layer,
+        priority,
+        body,
+        source,
+        1,
+        FragmentKind::Markdown,
+    );
+    f.interpolate = false;
+    f
+}
+
+/// The folder's GEMINI.md, then those of its subfolders (breadth first,
+/// sorted, hidden folders and `node_modules` left out), within bounds.
+fn context_files(r: &mut Reader) -> Vec<String> {
+    let mut out = Vec::new();
+    if r.exists("GEMINI.md") {
+        out.push("GEMINI.md".to_string());
+    }
+    let mut queue: std::collections::VecDeque<(String, usize)> =
+        std::collections::VecDeque::from([(String::new(), 0)]);
+    let mut folders = 0;
+    while let Some((dir, depth)) = queue.pop_front() {
+        folders += 1;
+        if folders > MAX_FOLDERS {
+            break;
+        }
+        let listed = r.list(if dir.is_empty() { "." } else { &dir });
+        for (name, is_dir) in listed {
+            if !is_dir || NOT_OPENED.contains(&name.as_str()) || depth >= MAX_DEPTH {
+                continue;
+            }
+            let sub = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            let file = format!("{sub}/GEMINI.md");
+            if r.exists(&file) {
+                out.push(file);
+            }
+            queue.push_back((sub, depth + 1));
+        }
+    }
+    out
+}
+
+/// `text` of `rel` with each `@path` (after a space or at a line's start,
+/// outside code) replaced by that file's text between Gemini CLI's
+/// markers, followed `MAX_IMPORT_DEPTH` deep; a file imported again in its
+/// own chain, or that cannot be read, is a marker and a diagnostic.
+fn inline_imports(
+    r: &mut Reader,
+    rel: &str,
+    text: &str,
+    depth: usize,
+    seen: &mut BTreeSet<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> String {
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut out = String::with_capacity(text.len());
+    let mut fenced = false;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || !line.contains('@') {
+            out.push_str(line);
+            continue;
+        }
+        let mut in_code = false;
+        let mut rest = line;
+        let mut prev = ' ';
+        while let Some(c) = rest.chars().next() {
+            if c == '`' {
+                in_code = !in_code;
+            }
+            let token = &rest[1..];
+            let end = token
+                .find(|c: char| c.is_whitespace())
+                .unwrap_or(token.len());
+            let path = &token[..end];
+            if c == '@'
+                && !in_code
+                && prev.is_whitespace()
+                && !path.is_empty()
+                && path.contains('.')
+            {
+                let target = join(dir, path);
+                out.push_str(&imported(r, rel, n + 1, path, target, depth, seen, diags));
+                rest = &token[end..];
+                prev = path.chars().last().unwrap_or(' ');
+                continue;
+            }
+            out.push(c);
+            prev = c;
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The markers and text of one import.
+#[allow(clippy::too_many_arguments)]
+fn imported(
+    r: &mut Reader,
+    from: &str,
+    line: usize,
+    written: &str,
+    target: Option<String>,
+    depth: usize,
+    seen: &mut BTreeSet<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> String {
+    let fail = |why: &str, diags: &mut Vec<Diagnostic>| {
+        diags.push(Diagnostic::warning(
+            from,
+            Some(line),
+            format!("@{written}: {why}"),
+        ));
+        format!("<!-- Import failed: {written} - {why} -->")
+    };
+    let Some(target) = target else {
+        return fail("leaves the folder", diags);
+    };
+    if depth > MAX_IMPORT_DEPTH {
+        return fail("imports nested deeper than 5", diags);
+    }
+    if !seen.insert(target.clone()) {
+        return format!("<!-- File already processed: {written} -->");
+    }
+    let text = match r.read_checked(&target) {
+        Ok(t) => t,
+        Err((_, why)) => {
+            seen.remove(&target);
+            return fail(&why.to_string(), diags);
+        }
+    };
+    let inner = inline_imports(r, &target, &text, depth + 1, seen, diags);
+    seen.remove(&target);
+    format!("<!-- Imported from: {written} -->\n{inner}\n<!-- End of import from: {written} -->")
+}
+
+/// `path` relative to the folder `dir` (both workspace-relative), `..`
+/// resolved; none when it leaves the folder or is absolute.
+fn join(dir: &str, path: &str) -> Option<String> {
+    if path.starts_with('/') || path.starts_with('~') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            c => parts.push(c),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The folder's tree as Gemini CLI draws it in its session context: the
+/// folder (`ROOT/`), then in each folder its files, then its subfolders,
+/// each sorted, with `├───`, `└───` and `│   `; a folder it does not open
+/// (`.git`, `node_modules`) as `NAME/...`; at most [`MAX_TREE_ITEMS`] items,
+/// the rest as `...`. Names only: nothing in it is read.
+pub fn directory_tree(r: &mut Reader, root: &str) -> String {
+    let mut lines = vec![format!("{}/", root.trim_end_matches('/'))];
+    let mut budget = MAX_TREE_ITEMS;
+    draw(r, "", "", 0, &mut budget, &mut lines);
+    lines.join("\n")
+}
+
+fn draw(
+    r: &mut Reader,
+    dir: &str,
+    indent: &str,
+    depth: usize,
+    budget: &mut usize,
+    lines: &mut Vec<String>,
+) {
+    let listed = r.list_with_hidden(if dir.is_empty() { "." } else { dir });
+    let (mut dirs, mut files): (Vec<_>, Vec<_>) = listed.into_iter().partition(|(_, d)| *d);
+    files.sort();
+    dirs.sort();
+    let entries: Vec<(String, bool)> = files.into_iter().chain(dirs).collect();
+    let count = entries.len();
+    for (i, (name, is_dir)) in entries.into_iter().enumerate() {
+        let last = i + 1 == count;
+        let branch = if last { "└───" } else { "├───" };
+        if *budget == 0 {
+            lines.push(format!("{indent}{branch}..."));
+            return;
+        }
+        *budget -= 1;
+        if !is_dir {
+            lines.push(format!("{indent}{branch}{name}"));
+            continue;
+        }
+        if NOT_OPENED.contains(&name.as_str()) || depth >= MAX_DEPTH {
+            lines.push(format!("{indent}{branch}{name}/..."));
+            continue;
+        }
+        lines.push(format!("{indent}{branch}{name}/"));
+        let sub = if dir.is_empty() {
+            name
+        } else {
+            format!("{dir}/{name}")
+        };
+        let deeper = format!("{indent}{}", if last { "    " } else { "│   " });
+        draw(r, &sub, &deeper, depth + 1, budget, lines);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_resolve_inside_the_folder_only() {
+        assert_eq!(join("docs", "style.md").as_deref(), Some("docs/style.md"));
+        assert_eq!(join("docs", "../a.md").as_deref(), Some("a.md"));
+        assert_eq!(join("", "../a.md"), None);
+        assert_eq!(join("", "/etc/passwd"), None);
+    }
+}

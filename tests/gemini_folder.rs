@@ -1,0 +1,181 @@
+//! A Gemini CLI folder (profile `gemini`): rendered for the fixture's
+//! folder (tests/fixtures/agents/gemini, recorded from Gemini CLI 0.61.0 by
+//! scripts/record-agent.sh), the request is what Gemini CLI sent to its
+//! main model byte for byte: the system instruction with the user's
+//! ~/.gemini/GEMINI.md at its end, the eight function declarations, and
+//! the first user message's session context (the date, the folder's tree,
+//! GEMINI.md with its import inlined); `report` and `context` count it.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/gemini")
+}
+
+/// The first request to the main model (the one before is its router's).
+fn sent() -> Value {
+    let text = std::fs::read_to_string(fixture().join("capture.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l["request"].get("tools").is_some())
+        .unwrap()["request"]
+        .clone()
+}
+
+/// The fixture's folder at HOME/notes-app of a private home (a git
+/// repository, as it was), with the user's memory the agent had.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("notes-app");
+        copy_dir(&fixture().join("workspace"), &ws);
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".gemini")).unwrap();
+        // The recorded global memory, from the request itself.
+        let system = sent()["systemInstruction"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let memory = system
+            .split("--- Context from: /home/user/.gemini/GEMINI.md ---\n")
+            .nth(1)
+            .unwrap()
+            .split("\n--- End of Context from:")
+            .next()
+            .unwrap();
+        std::fs::write(dir.path().join(".gemini/GEMINI.md"), format!("{memory}\n")).unwrap();
+        Home { dir }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    /// A command's output with this home written as the agent's.
+    fn run(&self, args: &[&str]) -> String {
+        let o = Command::new(bin())
+            .args(args)
+            .env("HOME", self.home())
+            .env("TZ", "UTC")
+            .env("XDG_DATA_HOME", self.home().join("data"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).replace(&self.home().display().to_string(), "/home/user")
+    }
+}
+
+/// The date as Gemini CLI wrote it in the request, and today's as the
+/// binary writes it (in UTC).
+fn dates(first: &str) -> (String, String) {
+    let recorded = first
+        .split("Today's date is ")
+        .nth(1)
+        .unwrap()
+        .split(" (formatted")
+        .next()
+        .unwrap()
+        .to_string();
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        / 86_400;
+    let weekday = [
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+    ][days.rem_euclid(7) as usize];
+    (recorded, weekday.to_string())
+}
+
+#[test]
+fn the_rendered_request_is_what_gemini_cli_sent() {
+    let h = Home::new();
+    let ws = h.home().join("notes-app");
+    let body: Value = serde_json::from_str(&h.run(&[
+        "render",
+        ws.to_str().unwrap(),
+        "--request-json",
+        "--user-memory",
+    ]))
+    .unwrap();
+    let real = sent();
+    assert_eq!(body["systemInstruction"], real["systemInstruction"]);
+    assert_eq!(body["tools"], real["tools"]);
+    let ours = body["contents"][0]["parts"][0]["text"].as_str().unwrap();
+    let theirs = real["contents"][0]["parts"][0]["text"].as_str().unwrap();
+    // Today's date in the agent's words, as it wrote the recorded one.
+    let (recorded, weekday) = dates(theirs);
+    let today = ours
+        .split("Today's date is ")
+        .nth(1)
+        .unwrap()
+        .split(" (formatted")
+        .next()
+        .unwrap();
+    assert!(today.starts_with(&format!("{weekday}, ")), "{today}");
+    assert_eq!(ours.replace(today, &recorded), theirs);
+    assert_eq!(body["contents"][0]["role"], "user");
+}
+
+#[test]
+fn report_and_context_count_gemini_md_its_import_and_the_agents_own_parts() {
+    let h = Home::new();
+    let ws = h.home().join("notes-app");
+    let ws = ws.to_str().unwrap();
+    let report = h.run(&["report", ws, "--user-memory"]);
+    assert!(
+        report.contains("profile: gemini@0.61 (GEMINI.md present"),
+        "{report}"
+    );
+    assert!(
+        report.contains("from Gemini CLI 0.61.0 (built in, not your files)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("8 tool definitions: update_topic, list_directory"),
+        "{report}"
+    );
+    // The agent's default model is named as such, not as workspace.yaml's.
+    assert!(!report.contains("workspace.yaml:1"), "{report}");
+    let context: Value =
+        serde_json::from_str(&h.run(&["context", ws, "--user-memory", "--format", "json"]))
+            .unwrap();
+    let files: Vec<(&str, &str)> = context["memory_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["source"].as_str().unwrap(), f["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("Project", "/home/user/notes-app/GEMINI.md"),
+            ("User", "~/.gemini/GEMINI.md")
+        ]
+    );
+    // One truth: the categories add up to what is in use.
+    let rows = context["rows"].as_array().unwrap();
+    let in_use: u64 = rows
+        .iter()
+        .filter(|r| r["name"] != "Free space" && r["name"] != "Autocompact buffer")
+        .map(|r| r["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_use, context["used"].as_u64().unwrap());
+    assert!(in_use > 8_000, "{context}");
+}
