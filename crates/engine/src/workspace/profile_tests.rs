@@ -7,7 +7,7 @@ fn bundled_profiles_load_and_name_their_version() {
     let p = Profiles::bundled();
     assert_eq!(
         p.names(),
-        vec!["layered", "openclaw", "claude-code", "codex"]
+        vec!["layered", "openclaw", "claude-code", "codex", "gemini"]
     );
     assert_eq!(
         p.ids(),
@@ -19,7 +19,8 @@ fn bundled_profiles_load_and_name_their_version() {
             "claude-code@2.1",
             "claude-code@2.0",
             "codex@0.171",
-            "codex@0.169"
+            "codex@0.169",
+            "gemini@0.61"
         ]
     );
     for x in &p.all {
