@@ -56,12 +56,16 @@ export PROMPT_INSPECTOR_SHOT_CAPTURE="$PWD/examples/traffic/capture.jsonl"
 # the context window as /context shows it.
 agent=$(mktemp -d)
 cp -r tests/fixtures/agents/claude-code/workspace "$agent/project"
+# A Gemini CLI folder (its fixture): GEMINI.md with its import in the
+# session context, the agent's own prompt and tools.
+cp -r tests/fixtures/agents/gemini/workspace "$agent/notes-app"
 # Every view at each size (1024x640 included), in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1024x640 1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
     shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
     shoot "$size" "$theme" overview,prompt-markers "$agent/project" claude-code
+    shoot "$size" "$theme" overview,prompt-markers "$agent/notes-app" gemini
     for ex in ${EXAMPLES:-}; do
       shoot "$size" "$theme" overview "examples/$ex" "$ex"
     done

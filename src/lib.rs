@@ -77,7 +77,7 @@ pub fn model_table() -> Result<engine::ModelTable, String> {
             ));
             Ok(table)
         }
-        r => r,
+        r => Ok(r?),
     }
 }
 

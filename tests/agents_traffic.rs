@@ -345,7 +345,7 @@ fn claude_codes_own_cost_is_shown_beside_ours_and_agrees() {
     );
     let text = run(&["traffic", transcript("claude-code").to_str().unwrap()]);
     assert!(
-        stdout(&text).contains("(the agent's own figure: $0.0989)"),
+        stdout(&text).contains("(the agent's own figure: $0.09891)"),
         "{}",
         stdout(&text)
     );

@@ -204,3 +204,86 @@ fn the_proxy_says_each_exchange_and_sums_up_when_it_stops() {
     assert!(!err.contains("#1 /v1/messages"), "{err}");
     assert!(err.contains("stopped; 1 request in"), "{err}");
 }
+
+/// Bash completes the commands and each command's flags and values from
+/// the script `completions bash` prints (sourced in a real bash); the
+/// other shells get theirs.
+#[test]
+fn shell_completions_complete_commands_flags_and_values_in_bash() {
+    let o = run(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("prompt-inspector.bash");
+    std::fs::write(&script, stdout(&o)).unwrap();
+    let complete = |words: &str, cword: usize, cur: &str, prev: &str| -> String {
+        let prog = format!(
+            "source '{}'; COMP_WORDS=({words}); COMP_CWORD={cword}; _prompt__inspector prompt-inspector '{cur}' '{prev}'; echo \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let o = std::process::Command::new("bash")
+            .args(["-c", &prog])
+            .output()
+            .expect("bash runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).trim().to_string()
+    };
+    assert_eq!(
+        complete("prompt-inspector tr", 1, "tr", "prompt-inspector"),
+        "traffic"
+    );
+    assert_eq!(
+        complete("prompt-inspector ag", 1, "ag", "prompt-inspector"),
+        "agents"
+    );
+    assert_eq!(
+        complete("prompt-inspector traffic --for", 2, "--for", "traffic"),
+        "--format --force"
+    );
+    assert_eq!(
+        complete("prompt-inspector traffic x --format ''", 4, "", "--format"),
+        "text json markdown jsonl html"
+    );
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = run(&["completions", shell]);
+        assert!(o.status.success(), "{shell}");
+        assert!(stdout(&o).contains("traffic"), "{shell}");
+    }
+}
+
+/// `man` prints a page groff reads without a warning, naming every
+/// command; `man COMMAND` one command's page; an unknown one is refused.
+#[test]
+fn the_manual_page_is_valid_roff_and_names_every_command() {
+    let o = run(&["man"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = stdout(&o);
+    assert!(page.contains(".TH prompt-inspector 1"), "{page}");
+    for c in ["report", "traffic", "proxy", "agents", "run", "completions"] {
+        assert!(page.contains(c), "{c}");
+    }
+    let mut groff = std::process::Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww", "-z"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("groff runs (apt install groff-base)");
+    use std::io::Write;
+    groff
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
+    let g = groff.wait_with_output().unwrap();
+    assert!(g.status.success());
+    assert_eq!(String::from_utf8_lossy(&g.stderr), "", "groff's warnings");
+    let o = run(&["man", "traffic"]);
+    assert!(
+        stdout(&o).contains(".TH prompt-inspector-traffic 1"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["man", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no command 'nope' (commands: report,"));
+}

@@ -149,7 +149,7 @@ fn the_state_folder_is_guarded() {
     let o = run(&["snapshot", ws.path().to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains(".prompt-inspector is a symbolic link"),
+        stderr(&o).contains(".prompt-inspector: a symbolic link: refused"),
         "{}",
         stderr(&o)
     );
@@ -166,7 +166,7 @@ fn the_state_folder_is_guarded() {
     let o = run(&["snapshot", ws.path().to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("snapshots is a symbolic link"),
+        stderr(&o).contains(".prompt-inspector/snapshots: a symbolic link: refused"),
         "{}",
         stderr(&o)
     );

@@ -846,7 +846,7 @@ fn followed_proxy(
     tokio::runtime::Runtime,
     String,
     tokio::sync::watch::Sender<bool>,
-    tokio::task::JoinHandle<Result<(), String>>,
+    tokio::task::JoinHandle<Result<(), prompt_inspector::engine::error::Error>>,
 ) {
     use prompt_inspector::net::proxy::{Limits, ProxyConfig, serve};
     let rt = tokio::runtime::Builder::new_multi_thread()

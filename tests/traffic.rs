@@ -585,10 +585,10 @@ fn the_one_hour_counterfactual_reads_the_expired_prefix_and_prices_the_rest() {
     // at 1h: $0.0030 + $0.0024 = $0.0054; the other 5m write (m1) would
     // cost 10,000 × 2.25 = $0.0225 more, m3's 1h write nothing more.
     assert!(
-        c.contains("cost $0.0390")
-            && c.contains("($0.0054)")
-            && c.contains("$0.0225 more")
-            && c.contains("saved $0.0111"),
+        c.contains("cost $0.03900")
+            && c.contains("($0.00540)")
+            && c.contains("$0.02250 more")
+            && c.contains("saved $0.01110"),
         "{c}"
     );
 }

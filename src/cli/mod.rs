@@ -2,6 +2,7 @@
 //! One file per subcommand, over the shared arguments here.
 
 pub mod agents;
+pub mod completions;
 pub mod context;
 pub mod diff;
 pub mod models;
@@ -28,7 +29,7 @@ use crate::engine::{self, ModelTable, Options, TokenCounter};
     name = "prompt-inspector",
     version,
     about = "See what your LLM agent sends: its prompt assembled from your files, trimmed and cached, and its real requests with the reason for every cache miss.",
-    long_about = "See what your LLM agent sends: its prompt assembled from your files (Claude Code, Codex, OpenClaw, or a layered workspace), trimmed and cached, and its real requests with the reason for every cache miss.\n\nWith no argument, or a folder, opens the window. The commands are the headless views of the same engine.",
+    long_about = "See what your LLM agent sends: its prompt assembled from your files (Claude Code, Codex, Gemini CLI, OpenClaw, or a layered workspace), trimmed and cached, and its real requests with the reason for every cache miss.\n\nWith no argument, or a folder, opens the window. The commands are the headless views of the same engine.",
     after_help = "Examples:\n  prompt-inspector ~/my-project                 open a folder in the window\n  prompt-inspector run claude -- -p \"hi\"        run Claude Code through the recording proxy, then explain its traffic\n  prompt-inspector context ~/my-project         the context window as the agent fills it\n  prompt-inspector traffic CAPTURE --parts      a capture or transcript explained, request by request\n  prompt-inspector report sample-workspace      the assembly report of the bundled sample\n\nEach command has its own --help.",
     args_conflicts_with_subcommands = true
 )]
@@ -138,6 +139,10 @@ pub enum Command {
     Models(models::Args),
     /// The agents' own parts the views use (bundled, or learned from your requests); `agents learn CAPTURE` learns them.
     Agents(agents::Args),
+    /// Shell completions (bash, zsh, fish, elvish, powershell), printed.
+    Completions(completions::Completions),
+    /// The manual page (roff), printed; `man COMMAND` for one command's.
+    Man(completions::Man),
     /// Start an agent (claude, codex, gemini) through the recording proxy and explain its traffic when it exits.
     Run(run::Args),
 }
@@ -206,6 +211,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Proxy(a) => proxy::run(a),
         Command::Models(a) => models::run(a),
         Command::Agents(a) => agents::run(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
         Command::Run(a) => run::run(a),
     }
 }

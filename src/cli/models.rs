@@ -127,10 +127,12 @@ fn fetch(from: &str) -> Result<String, String> {
             .enable_all()
             .build()
             .map_err(|e| e.to_string())?;
-        return rt.block_on(crate::net::fetch_text(
-            from,
-            litellm::MAX_SOURCE_BYTES as usize,
-        ));
+        return rt
+            .block_on(crate::net::fetch_text(
+                from,
+                litellm::MAX_SOURCE_BYTES as usize,
+            ))
+            .map_err(String::from);
     }
     Ok(crate::engine::workspace::reader::read_text_file(
         Path::new(from),

@@ -141,7 +141,8 @@ fn stop_signal() -> impl std::future::Future<Output = ()> {
 fn capture_path(a: &Args) -> Result<PathBuf, String> {
     match &a.output {
         Some(p) => Ok(p.clone()),
-        None => crate::net::proxy::default_capture(a.workspace.as_deref(), crate::unix_now()),
+        None => crate::net::proxy::default_capture(a.workspace.as_deref(), crate::unix_now())
+            .map_err(String::from),
     }
 }
 
@@ -246,10 +247,10 @@ pub fn run(a: Args) -> ExitCode {
             ));
         }
         tokio::select! {
-            r = &mut server => r.map_err(|e| e.to_string())?,
+            r = &mut server => r.map_err(|e| e.to_string())?.map_err(String::from),
             _ = stopped => {
                 let _ = stop.send(true);
-                server.await.map_err(|e| e.to_string())?
+                server.await.map_err(|e| e.to_string())?.map_err(String::from)
             }
         }
     });

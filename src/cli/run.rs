@@ -98,8 +98,10 @@ pub fn run(a: Args) -> ExitCode {
         Some(p) => p.clone(),
         None => match std::env::current_dir()
             .map_err(|e| e.to_string())
-            .and_then(|d| crate::net::proxy::default_capture(Some(&d), crate::unix_now()))
-        {
+            .and_then(|d| {
+                crate::net::proxy::default_capture(Some(&d), crate::unix_now())
+                    .map_err(String::from)
+            }) {
             Ok(p) => p,
             Err(e) => return fail(format!("no capture file: {e}")),
         },
@@ -134,7 +136,7 @@ pub fn run(a: Args) -> ExitCode {
             let e = rt
                 .block_on(server)
                 .map_err(|e| e.to_string())
-                .and_then(|r| r)
+                .and_then(|r| r.map_err(String::from))
                 .err()
                 .unwrap_or_else(|| "the proxy did not start".into());
             return fail(&e);
@@ -143,7 +145,10 @@ pub fn run(a: Args) -> ExitCode {
     let status = start_agent(&a, &format!("http://{addr}"), &rt);
     let _ = stop.send(true);
     let stopped = rt.block_on(server);
-    if let Ok(Err(e)) | Err(e) = stopped.map_err(|e| e.to_string()) {
+    if let Ok(Err(e)) | Err(e) = stopped
+        .map_err(|e| e.to_string())
+        .map(|r| r.map_err(String::from))
+    {
         say(&format!("prompt-inspector run: the proxy: {e}"));
     }
     let code = match status {

@@ -128,6 +128,8 @@ fn budget_sliders(
         .add(
             egui::Slider::new(&mut b.total, 0..=max_total)
                 .logarithmic(true)
+                .custom_formatter(tokens_field)
+                .custom_parser(parse_tokens)
                 .text("Total budget"),
         )
         .changed();
@@ -135,6 +137,8 @@ fn budget_sliders(
         .add(
             egui::Slider::new(&mut b.layer1, 0..=max_total)
                 .logarithmic(true)
+                .custom_formatter(tokens_field)
+                .custom_parser(parse_tokens)
                 .text("Layer 1 fixed"),
         )
         .changed();
@@ -142,6 +146,8 @@ fn budget_sliders(
         .add(
             egui::Slider::new(&mut b.layer2, 0..=max_total)
                 .logarithmic(true)
+                .custom_formatter(tokens_field)
+                .custom_parser(parse_tokens)
                 .text("Layer 2 fixed"),
         )
         .changed();
@@ -211,6 +217,8 @@ fn agent_caps(
         .add(
             egui::Slider::new(&mut f, 500..=200_000)
                 .logarithmic(true)
+                .custom_formatter(tokens_field)
+                .custom_parser(parse_tokens)
                 .text(format!("Per file (≈ {} tokens)", tok(per_file))),
         )
         .changed();
@@ -218,6 +226,8 @@ fn agent_caps(
         .add(
             egui::Slider::new(&mut t, 1_000..=1_000_000)
                 .logarithmic(true)
+                .custom_formatter(tokens_field)
+                .custom_parser(parse_tokens)
                 .text(format!("Total (≈ {} tokens)", tok(total))),
         )
         .changed();
@@ -226,5 +236,39 @@ fn agent_caps(
     }
     if state.caps.is_some() && ui.button("Reset caps to the profile's").clicked() {
         out.push(Command::SetCaps(None));
+    }
+}
+
+/// A budget field's figure with thousands separators (`193,400`), as every
+/// other figure in the window.
+fn tokens_field(n: f64, _: std::ops::RangeInclusive<usize>) -> String {
+    crate::engine::thousands(n.max(0.0).round() as u64)
+}
+
+/// What is typed into a budget field: digits, with or without separators
+/// (`193,400`, `193 400`, `193_400`).
+fn parse_tokens(s: &str) -> Option<f64> {
+    let digits: String = s
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | ' ' | '\u{a0}' | '\u{202f}'))
+        .collect();
+    digits
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n >= 0.0)
+}
+
+#[cfg(test)]
+mod field_tests {
+    use super::*;
+
+    #[test]
+    fn budget_fields_read_and_write_separators() {
+        assert_eq!(tokens_field(193_400.0, 0..=0), "193,400");
+        assert_eq!(parse_tokens("193,400"), Some(193_400.0));
+        assert_eq!(parse_tokens("193 400"), Some(193_400.0));
+        assert_eq!(parse_tokens("12_000"), Some(12_000.0));
+        assert_eq!(parse_tokens("-5"), None);
+        assert_eq!(parse_tokens("lots"), None);
     }
 }

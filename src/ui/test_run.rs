@@ -80,7 +80,7 @@ impl TestRunPanel {
                 self.status = format!("starting {total} requests…");
             }
             TestRunMsg::Failed(e) => {
-                self.status = e;
+                self.status = e.to_string();
                 self.running = None;
             }
             TestRunMsg::Progress(Progress::Sending {
@@ -142,7 +142,7 @@ impl TestRunPanel {
         if let Err(e) =
             crate::net::guard::check_transport(&endpoint.base_url, endpoint.key.is_some(), false)
         {
-            self.status = e;
+            self.status = e.to_string();
             return None;
         }
         let record = TestRunRecord::new(

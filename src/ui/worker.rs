@@ -564,6 +564,7 @@ impl Worker {
             };
             let created = tokio::task::spawn_blocking(move || {
                 crate::net::proxy::default_capture(workspace.as_deref(), crate::unix_now())
+                    .map_err(String::from)
             })
             .await
             .unwrap_or_else(|e| Err(e.to_string()));
@@ -597,7 +598,10 @@ impl Worker {
                         let _ = jobs.send(Job::Recorded(Box::new(l), missed));
                     }
                 }
-                server.await.unwrap_or_else(|e| Err(e.to_string()))
+                server
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| r.map_err(String::from))
             }
             .await;
             report(Done::ProxyStopped(result.err()));

@@ -12,9 +12,59 @@ pub struct JsonBounds {
     pub max_string_bytes: usize,
 }
 
-/// `Ok` when `text` keeps within `b`; else one sentence naming the bound and
-/// the line where it was passed.
-pub fn check(text: &str, b: JsonBounds) -> Result<(), String> {
+/// A bound a text passed, and the line where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverBound {
+    pub line: usize,
+    pub bound: Bound,
+}
+
+/// Which bound, with the figures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bound {
+    /// A string of `bytes` where at most `max` are read.
+    String { bytes: usize, max: usize },
+    /// Nested `depth` deep where at most `max` levels are read.
+    Depth { depth: usize, max: usize },
+    /// More than `max` values.
+    Values { max: usize },
+}
+
+impl std::fmt::Display for OverBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let line = self.line;
+        match self.bound {
+            Bound::String { bytes, max } => {
+                write!(
+                    f,
+                    "line {line}: a string of {bytes} bytes (at most {max} are read)"
+                )
+            }
+            Bound::Depth { depth, max } => {
+                write!(
+                    f,
+                    "line {line}: nested {depth} deep (at most {max} levels are read)"
+                )
+            }
+            Bound::Values { max } => write!(
+                f,
+                "line {line}: more than {max} values (at most that many are read)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OverBound {}
+
+impl From<OverBound> for String {
+    fn from(e: OverBound) -> String {
+        e.to_string()
+    }
+}
+
+/// `Ok` when `text` keeps within `b`; else the bound passed and the line
+/// where.
+pub fn check(text: &str, b: JsonBounds) -> Result<(), OverBound> {
     let bytes = text.as_bytes();
     let (mut values, mut depth, mut line) = (1usize, 0usize, 1usize);
     let mut last = 0u8;
@@ -43,11 +93,13 @@ pub fn check(text: &str, b: JsonBounds) -> Result<(), String> {
                     }
                 }
                 if i - start > b.max_string_bytes {
-                    return Err(format!(
-                        "line {line}: a string of {} bytes (at most {} are read)",
-                        i - start,
-                        b.max_string_bytes
-                    ));
+                    return Err(OverBound {
+                        line,
+                        bound: Bound::String {
+                            bytes: i - start,
+                            max: b.max_string_bytes,
+                        },
+                    });
                 }
                 last = b'"';
                 continue;
@@ -56,10 +108,13 @@ pub fn check(text: &str, b: JsonBounds) -> Result<(), String> {
             b'{' | b'[' => {
                 depth += 1;
                 if depth > b.max_depth {
-                    return Err(format!(
-                        "line {line}: nested {depth} deep (at most {} levels are read)",
-                        b.max_depth
-                    ));
+                    return Err(OverBound {
+                        line,
+                        bound: Bound::Depth {
+                            depth,
+                            max: b.max_depth,
+                        },
+                    });
                 }
             }
             b'}' | b']' => {
@@ -72,10 +127,10 @@ pub fn check(text: &str, b: JsonBounds) -> Result<(), String> {
             _ => {}
         }
         if values > b.max_values {
-            return Err(format!(
-                "line {line}: more than {} values (at most that many are read)",
-                b.max_values
-            ));
+            return Err(OverBound {
+                line,
+                bound: Bound::Values { max: b.max_values },
+            });
         }
         if !c.is_ascii_whitespace() {
             last = c;
@@ -98,16 +153,19 @@ mod tests {
     fn within_and_over_each_bound() {
         assert!(check(r#"{"a": [1, 2, {"b": "short"}]}"#, B).is_ok());
         let many = format!("[{}]", vec!["0"; 200].join(","));
-        assert!(
-            check(&many, B)
-                .unwrap_err()
-                .contains("more than 100 values")
+        assert_eq!(
+            check(&many, B).unwrap_err().bound,
+            Bound::Values { max: 100 }
         );
         let deep = format!("{}{}", "[".repeat(5), "]".repeat(5));
-        assert!(check(&deep, B).unwrap_err().contains("5 deep"));
+        assert_eq!(
+            check(&deep, B).unwrap_err().bound,
+            Bound::Depth { depth: 5, max: 4 }
+        );
         let long = format!("{{\n\"a\": \"{}\"}}", "x".repeat(40));
         let e = check(&long, B).unwrap_err();
-        assert!(e.contains("line 2") && e.contains("string of"), "{e}");
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().starts_with("line 2: a string of"), "{e}");
         // Brackets and escaped quotes inside strings are text.
         assert!(check(r#"["[[[[[[\"]]]]"]"#, B).is_ok());
     }

@@ -151,27 +151,87 @@ pub type Pin = (String, Vec<std::net::SocketAddr>);
 /// decided on the addresses a connection would use, not on the name: a
 /// name must resolve, and every address it resolves to must be loopback.
 /// Returns those addresses (empty for an address literal).
-pub fn resolve_loopback(host: &str, port: u16) -> Result<Vec<std::net::SocketAddr>, String> {
+pub fn resolve_loopback(host: &str, port: u16) -> Result<Vec<std::net::SocketAddr>, Refused> {
     use std::net::ToSocketAddrs;
     let h = host.trim_start_matches('[').trim_end_matches(']');
     if let Ok(ip) = h.parse::<std::net::IpAddr>() {
         return if is_loopback_ip(ip) {
             Ok(Vec::new())
         } else {
-            Err(format!("{h} is not this machine"))
+            Err(Refused::NotThisMachine { host: h.into() })
         };
     }
     let addrs: Vec<std::net::SocketAddr> = (h, port)
         .to_socket_addrs()
-        .map_err(|e| format!("{h} does not resolve ({e})"))?
+        .map_err(|e| Refused::DoesNotResolve {
+            host: h.into(),
+            why: e.to_string(),
+        })?
         .collect();
     if addrs.is_empty() {
-        return Err(format!("{h} resolves to no address"));
+        return Err(Refused::NoAddress { host: h.into() });
     }
     if let Some(away) = addrs.iter().find(|a| !is_loopback_ip(a.ip())) {
-        return Err(format!("{h} resolves to {}, not this machine", away.ip()));
+        return Err(Refused::ResolvesAway {
+            host: h.into(),
+            ip: away.ip().to_string(),
+        });
     }
     Ok(addrs)
+}
+
+/// Why an address or a base URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// An address literal that is not this machine's.
+    NotThisMachine { host: String },
+    /// A name that does not resolve.
+    DoesNotResolve { host: String, why: String },
+    /// A name that resolves to nothing.
+    NoAddress { host: String },
+    /// A name with an address of another machine.
+    ResolvesAway { host: String, ip: String },
+    /// Not a URL (shown masked).
+    InvalidUrl { shown: String, why: String },
+    /// Something no one on the way may read, over plain HTTP to another
+    /// machine.
+    PlainHttp {
+        what: String,
+        host: String,
+        why: Box<Refused>,
+    },
+    /// A scheme other than http(s).
+    Scheme { scheme: String, shown: String },
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::NotThisMachine { host } => write!(f, "{host} is not this machine"),
+            Refused::DoesNotResolve { host, why } => write!(f, "{host} does not resolve ({why})"),
+            Refused::NoAddress { host } => write!(f, "{host} resolves to no address"),
+            Refused::ResolvesAway { host, ip } => {
+                write!(f, "{host} resolves to {ip}, not this machine")
+            }
+            Refused::InvalidUrl { shown, why } => write!(f, "invalid base URL {shown}: {why}"),
+            Refused::PlainHttp { what, host, why } => write!(
+                f,
+                "refusing to send {what} over plain HTTP to {host} ({why}; anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
+            ),
+            Refused::Scheme { scheme, shown } => write!(
+                f,
+                "unsupported scheme '{scheme}' in base URL {shown} (use https:// or http://)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl From<Refused> for String {
+    fn from(r: Refused) -> String {
+        r.to_string()
+    }
 }
 
 /// Refuses a base URL a key must not be sent to: not http(s), or plain HTTP
@@ -183,7 +243,7 @@ pub fn check_transport(
     base_url: &str,
     has_key: bool,
     allow_insecure: bool,
-) -> Result<Option<Pin>, String> {
+) -> Result<Option<Pin>, Refused> {
     check_transport_of(base_url, has_key.then_some("an API key"), allow_insecure)
 }
 
@@ -193,9 +253,12 @@ pub fn check_transport_of(
     base_url: &str,
     carrying: Option<&str>,
     allow_insecure: bool,
-) -> Result<Option<Pin>, String> {
+) -> Result<Option<Pin>, Refused> {
     let shown = mask_url(base_url);
-    let u = reqwest::Url::parse(base_url).map_err(|e| format!("invalid base URL {shown}: {e}"))?;
+    let u = reqwest::Url::parse(base_url).map_err(|e| Refused::InvalidUrl {
+        shown: shown.clone(),
+        why: e.to_string(),
+    })?;
     // Credentials in the URL itself (`user:password@` goes out as
     // `Authorization: Basic`, `?key=` in the request line) are a key like
     // any other: plain HTTP only to this machine.
@@ -210,14 +273,17 @@ pub fn check_transport_of(
             match resolve_loopback(host, u.port_or_known_default().unwrap_or(80)) {
                 Ok(addrs) if addrs.is_empty() => Ok(None),
                 Ok(addrs) => Ok(Some((host.to_string(), addrs))),
-                Err(why) => Err(format!(
-                    "refusing to send {what} over plain HTTP to {host} ({why}; anyone on the way could read it): use https://, or pass --allow-insecure-http if this network is yours"
-                )),
+                Err(why) => Err(Refused::PlainHttp {
+                    what: what.to_string(),
+                    host: host.to_string(),
+                    why: Box::new(why),
+                }),
             }
         }
-        other => Err(format!(
-            "unsupported scheme '{other}' in base URL {shown} (use https:// or http://)"
-        )),
+        other => Err(Refused::Scheme {
+            scheme: other.to_string(),
+            shown,
+        }),
     }
 }
 
@@ -391,14 +457,15 @@ mod tests {
         assert!(check_transport("http://[::1]:1", true, false).is_ok());
         assert!(check_transport("http://localhost:1", true, false).is_ok());
         let e = check_transport("http://api.example.com", true, false).unwrap_err();
-        assert!(e.contains("--allow-insecure-http"), "{e}");
+        assert!(matches!(e, Refused::PlainHttp { .. }), "{e:?}");
+        assert!(e.to_string().contains("--allow-insecure-http"), "{e}");
         assert!(check_transport("http://api.example.com", true, true).is_ok());
         assert!(check_transport("http://api.example.com", false, false).is_ok());
         assert!(check_transport("ftp://x", true, false).is_err());
         // Loopback is an address, not a name: a name that does not resolve
         // (or resolves elsewhere) is refused, a loopback one is pinned.
         let e = check_transport("http://api.localhost.invalid:1", true, false).unwrap_err();
-        assert!(e.contains("does not resolve"), "{e}");
+        assert!(e.to_string().contains("does not resolve"), "{e}");
         let pin = check_transport("http://localhost:1", true, false)
             .unwrap()
             .unwrap();
@@ -413,7 +480,7 @@ mod tests {
             "http://192.0.2.7/x.json?%6Bey=abc",
             "http://192.0.2.7/x.json?api%5Fkey=abc",
         ] {
-            let e = check_transport(url, false, false).unwrap_err();
+            let e = check_transport(url, false, false).unwrap_err().to_string();
             assert!(e.contains("credentials in the URL"), "{url}: {e}");
             assert!(!e.contains("abc") && !e.contains("s3cr3tpw"), "{e}");
         }

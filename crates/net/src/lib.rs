@@ -234,7 +234,7 @@ fn error_message(body: &str) -> String {
 /// (a key must never cross a network in clear).
 pub fn client(ep: &Endpoint) -> Result<reqwest::Client, NetError> {
     let pin = guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
-        .map_err(NetError::Refused)?;
+        .map_err(|e| NetError::Refused(e.to_string()))?;
     let mut b = reqwest::Client::builder()
         .timeout(ep.timeout)
         .connect_timeout(Duration::from_secs(10).min(ep.timeout))

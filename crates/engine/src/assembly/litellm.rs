@@ -5,6 +5,7 @@
 //! hand-kept row. This tool's own rows (`assets/models.json`: tokenizer,
 //! minimum cacheable length, lifecycle) are layered on top.
 
+use crate::error::Error;
 use serde_json::{Map, Value};
 
 use super::models::{Lifecycle, ModelInfo, ModelTable, Provider};
@@ -38,12 +39,34 @@ pub const MAX_TIER_KTOKENS: u64 = 1_000_000;
 /// A kept text field (provider, mode, date, successor) at most, in bytes.
 pub const MAX_FIELD_BYTES: usize = 128;
 
+/// What is wrong with a table's text (its place left for the caller).
+fn bad(why: impl Into<String>) -> Error {
+    Error::invalid("", why)
+}
+
+/// An error of a table's text, placed in its file (once: an error already
+/// placed keeps its place).
+fn placed(e: Error, path: &std::path::Path) -> Error {
+    match e {
+        Error::Invalid {
+            place,
+            line,
+            reason,
+        } if place.is_empty() => Error::Invalid {
+            place: path.display().to_string(),
+            line,
+            reason,
+        },
+        e => e,
+    }
+}
+
 /// A kept field's value checked: a price is a finite number from 0 to
 /// [`MAX_PRICE_PER_TOKEN`], a limit a number from 0 to
 /// [`MAX_TOKEN_LIMIT`], a tier's threshold within [`MAX_TIER_KTOKENS`], a
 /// text at most [`MAX_FIELD_BYTES`]. `null` is no value. The error names
 /// the model and the field.
-fn checked_field(id: &str, key: &str, v: &Value) -> Result<Option<Value>, String> {
+fn checked_field(id: &str, key: &str, v: &Value) -> Result<Option<Value>, Error> {
     if v.is_null() {
         return Ok(None);
     }
@@ -56,34 +79,34 @@ fn checked_field(id: &str, key: &str, v: &Value) -> Result<Option<Value>, String
         if let Some(n) = tier_ktokens(key)
             && n > MAX_TIER_KTOKENS
         {
-            return Err(format!(
+            return Err(bad(format!(
                 "model {model}: field {key}: a tier above {n}k tokens (at most {MAX_TIER_KTOKENS}k)"
-            ));
+            )));
         }
         return match v.as_f64() {
             Some(p) if p.is_finite() && (0.0..=MAX_PRICE_PER_TOKEN).contains(&p) => {
                 Ok(Some(v.clone()))
             }
-            _ => Err(format!(
+            _ => Err(bad(format!(
                 "model {model}: field {key} is {}: not a price (a finite number of USD per token from 0 to {MAX_PRICE_PER_TOKEN})",
                 shown()
-            )),
+            ))),
         };
     }
     match key {
         "max_input_tokens" | "max_output_tokens" | "prompt_cache_min_tokens" => match v.as_f64() {
             Some(n) if n.is_finite() && (0.0..=MAX_TOKEN_LIMIT).contains(&n) => Ok(Some(v.clone())),
-            _ => Err(format!(
+            _ => Err(bad(format!(
                 "model {model}: field {key} is {}: not a number of tokens (0 to {MAX_TOKEN_LIMIT:e})",
                 shown()
-            )),
+            ))),
         },
         _ => match v.as_str() {
             Some(t) if t.len() <= MAX_FIELD_BYTES => Ok(Some(v.clone())),
-            _ => Err(format!(
+            _ => Err(bad(format!(
                 "model {model}: field {key} is {}: not a text of at most {MAX_FIELD_BYTES} bytes",
                 shown()
-            )),
+            ))),
         },
     }
 }
@@ -95,7 +118,7 @@ fn tier_ktokens(key: &str) -> Option<u64> {
 }
 
 /// A row's kept fields, each checked ([`checked_field`]).
-fn checked_row(id: &str, o: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+fn checked_row(id: &str, o: &Map<String, Value>) -> Result<Map<String, Value>, Error> {
     let mut row = Map::new();
     for (k, v) in o.iter().filter(|(k, _)| kept(k)) {
         if let Some(v) = checked_field(id, k, v)? {
@@ -135,13 +158,13 @@ fn kept(key: &str) -> bool {
 /// the chat models of [`PROVIDERS`] under their bare ids, the fields
 /// [`kept`], sorted by id, one model per line, with a header naming the
 /// source.
-pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, String> {
+pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, Error> {
     if litellm.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(format!("over {} MiB", MAX_SOURCE_BYTES >> 20));
+        return Err(bad(format!("over {} MiB", MAX_SOURCE_BYTES >> 20)));
     }
-    crate::json_bounds::check(litellm, SOURCE_BOUNDS)?;
+    crate::json_bounds::check(litellm, SOURCE_BOUNDS).map_err(|e| bad(e.to_string()))?;
     let all: Map<String, Value> = serde_json::from_str(litellm)
-        .map_err(|e| format!("not LiteLLM's JSON: line {}: {e}", e.line()))?;
+        .map_err(|e| bad(format!("not LiteLLM's JSON: line {}: {e}", e.line())))?;
     let mut rows: Vec<(String, Value)> = Vec::new();
     for (id, v) in &all {
         let Some(o) = v.as_object() else { continue };
@@ -163,16 +186,18 @@ pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, Stri
             continue;
         }
         if id.len() > MAX_FIELD_BYTES {
-            return Err(format!(
+            return Err(bad(format!(
                 "a model id of {} bytes (at most {MAX_FIELD_BYTES})",
                 id.len()
-            ));
+            )));
         }
         let row = checked_row(id, o)?;
         rows.push((id.clone(), Value::Object(row)));
     }
     if rows.is_empty() {
-        return Err("no Anthropic or OpenAI chat model in it: is it LiteLLM's model_prices_and_context_window.json?".into());
+        return Err(bad(
+            "no Anthropic or OpenAI chat model in it: is it LiteLLM's model_prices_and_context_window.json?",
+        ));
     }
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = String::from("{\n");
@@ -206,16 +231,16 @@ fn per_mtok(o: &Map<String, Value>, key: &str) -> Option<f64> {
 /// from LiteLLM, the tokenizer by provider (Claude's is not public: an
 /// o200k estimate), the cache minimum as LiteLLM gives it, else the
 /// provider's documented floor (1,024).
-pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, String> {
+pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, Error> {
     if snapshot.len() as u64 > MAX_SNAPSHOT_BYTES {
-        return Err(format!(
+        return Err(bad(format!(
             "a snapshot over {} MiB (a refreshed one is about 50 KB)",
             MAX_SNAPSHOT_BYTES >> 20
-        ));
+        )));
     }
-    crate::json_bounds::check(snapshot, SOURCE_BOUNDS)?;
+    crate::json_bounds::check(snapshot, SOURCE_BOUNDS).map_err(|e| bad(e.to_string()))?;
     let all: Map<String, Value> = serde_json::from_str(snapshot)
-        .map_err(|e| format!("LiteLLM snapshot, line {}: {e}", e.line()))?;
+        .map_err(|e| bad(format!("LiteLLM snapshot, line {}: {e}", e.line())))?;
     let source = all
         .get("_source")
         .and_then(Value::as_str)
@@ -386,7 +411,7 @@ impl ModelTable {
     pub fn from_files(
         ours: Option<&std::path::Path>,
         snapshot: Option<&std::path::Path>,
-    ) -> Result<ModelTable, String> {
+    ) -> Result<ModelTable, Error> {
         use crate::workspace::reader::read_text_file;
         let snapshot_path = snapshot;
         let snapshot = match snapshot {
@@ -396,12 +421,12 @@ impl ModelTable {
         match ours {
             Some(path) => {
                 let text = read_text_file(path, crate::workspace::MAX_FILE_BYTES)?;
-                ModelTable::build(&text, &snapshot).map_err(|e| format!("{}: {e}", path.display()))
+                ModelTable::build(&text, &snapshot).map_err(|e| placed(e, path))
             }
             None => ModelTable::build(super::models::BUNDLED_TABLE, &snapshot),
         }
         .map_err(|e| match snapshot_path {
-            Some(p) => format!("{}: {e}", p.display()),
+            Some(p) => placed(e, p),
             None => e,
         })
     }
@@ -412,7 +437,7 @@ impl ModelTable {
     }
 
     /// This tool's table (`models.json`'s shape) over a LiteLLM snapshot.
-    pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, String> {
+    pub fn build(ours: &str, snapshot: &str) -> Result<ModelTable, Error> {
         let mut table = ModelTable::parse(ours)?;
         let litellm = rows(snapshot)?;
         let models = layer(std::mem::take(&mut table.models), litellm);

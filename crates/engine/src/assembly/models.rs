@@ -226,11 +226,15 @@ impl ModelTable {
 
 impl ModelTable {
     /// This tool's rows alone (`models.json`'s shape).
-    pub fn parse(text: &str) -> Result<ModelTable, String> {
-        let table: ModelTable = serde_json::from_str(text)
-            .map_err(|e| format!("model table, line {}: {e}", e.line()))?;
+    pub fn parse(text: &str) -> Result<ModelTable, crate::error::Error> {
+        let table: ModelTable = serde_json::from_str(text).map_err(|e| {
+            crate::error::Error::invalid("", format!("model table, line {}: {e}", e.line()))
+        })?;
         if table.models.is_empty() {
-            return Err("model table has no models".into());
+            return Err(crate::error::Error::invalid(
+                "",
+                "model table has no models",
+            ));
         }
         // Every price finite and in range, the model and field named (a
         // price of 1e308 made costs infinite; a negative one, negative).
@@ -246,18 +250,24 @@ impl ModelTable {
                 if let Some(p) = p
                     && !(p.is_finite() && (0.0..=100_000.0).contains(&p))
                 {
-                    return Err(format!(
-                        "model table: model {}: {field} is {p}: not a price (USD per million tokens, 0 to 100,000)",
-                        crate::clean(&m.id, 80)
+                    return Err(crate::error::Error::invalid(
+                        "",
+                        format!(
+                            "model table: model {}: {field} is {p}: not a price (USD per million tokens, 0 to 100,000)",
+                            crate::clean(&m.id, 80)
+                        ),
                     ));
                 }
             }
             if let Some(k) = m.fast_multiplier
                 && !(k.is_finite() && (1.0..=100.0).contains(&k))
             {
-                return Err(format!(
-                    "model table: model {}: fast_multiplier is {k}: not a multiple (1 to 100)",
-                    crate::clean(&m.id, 80)
+                return Err(crate::error::Error::invalid(
+                    "",
+                    format!(
+                        "model table: model {}: fast_multiplier is {k}: not a multiple (1 to 100)",
+                        crate::clean(&m.id, 80)
+                    ),
                 ));
             }
         }
@@ -549,6 +559,6 @@ mod tests {
     #[test]
     fn broken_table_names_line() {
         let err = ModelTable::parse("{\n\"models\": [\n oops]}").unwrap_err();
-        assert!(err.contains("line 3"), "{err}");
+        assert!(err.to_string().contains("line 3"), "{err}");
     }
 }

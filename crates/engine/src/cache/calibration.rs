@@ -25,15 +25,19 @@ pub fn load(root: &Path) -> BTreeMap<String, f64> {
         .unwrap_or_default()
 }
 
-pub fn save(root: &Path, model: &str, ratio: f64) -> Result<(), String> {
+pub fn save(root: &Path, model: &str, ratio: f64) -> Result<(), crate::error::Error> {
+    use crate::error::Error;
     if !ratio.is_finite() || ratio <= 0.0 {
-        return Err(format!(
-            "calibration ratio {ratio} is not a positive number"
+        return Err(Error::invalid(
+            "calibration",
+            format!("the ratio {ratio} is not a positive number"),
         ));
     }
     let mut all = load(root);
     all.insert(model.to_string(), (ratio * 10_000.0).round() / 10_000.0);
-    let json = serde_json::to_vec_pretty(&all).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec_pretty(&all)
+        .map_err(|e| Error::invalid("calibration", e.to_string()))?;
     let dir = state_dir(root, &[])?;
-    write_atomic(&dir.join(FILE), &json).map_err(|e| format!("{STATE_DIR}/{FILE}: {e}"))
+    write_atomic(&dir.join(FILE), &json)
+        .map_err(|e| Error::file(format!("{STATE_DIR}/{FILE}"), e.to_string()))
 }

@@ -383,7 +383,11 @@ pub fn compare(
 /// Saves a run under `WORKSPACE/.prompt-inspector/runs/` (atomically, under
 /// a name no other run has). The record holds no key: only the masked base
 /// URL and usage.
-pub fn save(root: &std::path::Path, record: &TestRunRecord) -> Result<std::path::PathBuf, String> {
+pub fn save(
+    root: &std::path::Path,
+    record: &TestRunRecord,
+) -> Result<std::path::PathBuf, crate::error::Error> {
+    use crate::error::Error;
     let stem = format!(
         "{}-{}",
         crate::workspace::store::stamp(record.started_unix),
@@ -392,8 +396,10 @@ pub fn save(root: &std::path::Path, record: &TestRunRecord) -> Result<std::path:
             .replace(|c: char| !c.is_alphanumeric() && c != '-' && c != '_', "_")
     );
     let dir = crate::workspace::store::state_dir(root, &["runs"])?;
-    let json = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
-    crate::workspace::store::write_new(&dir, &stem, "json", &json).map_err(|e| format!("runs: {e}"))
+    let json =
+        serde_json::to_vec_pretty(record).map_err(|e| Error::invalid("a run", e.to_string()))?;
+    crate::workspace::store::write_new(&dir, &stem, "json", &json)
+        .map_err(|e| Error::file(dir.display(), e.to_string()))
 }
 
 /// The most recent saved runs of a workspace (newest first), read through

@@ -13,7 +13,12 @@ type Indexed<'a> = Vec<(usize, &'a Exchange)>;
 /// chain (`main` unless named): the longest of its conversations, whose
 /// last request's messages are the conversation; the time between the
 /// requests that start a turn gives the gaps.
-pub fn to_session(exchanges: &[Exchange], name: &str, wanted: &str) -> Result<Value, String> {
+pub fn to_session(
+    exchanges: &[Exchange],
+    name: &str,
+    wanted: &str,
+) -> Result<Value, crate::error::Error> {
+    let cannot = |why: String| crate::error::Error::option("--to-session", why);
     let (picked, conversations) = conversation(exchanges, wanted)?;
     let span = span_of(&picked);
     let others = conversations.saturating_sub(1);
@@ -21,12 +26,16 @@ pub fn to_session(exchanges: &[Exchange], name: &str, wanted: &str) -> Result<Va
     let last = chain
         .last()
         .and_then(|x| x.request.as_ref())
-        .ok_or("no request bodies in the main chain: only a capture can become a session")?;
+        .ok_or_else(|| {
+            cannot(
+                "no request bodies in the main chain: only a capture can become a session".into(),
+            )
+        })?;
     let turns = turns_of(&chain, last);
     if turns.is_empty() {
-        return Err(format!(
+        return Err(cannot(format!(
             "no user turns in the main chain's conversation ({span}): only chat messages (Anthropic Messages, OpenAI Chat Completions) can become a session"
-        ));
+        )));
     }
     let tools: Vec<Value> = last["tools"]
         .as_array()
@@ -59,7 +68,8 @@ pub fn to_session(exchanges: &[Exchange], name: &str, wanted: &str) -> Result<Va
 fn conversation<'a>(
     exchanges: &'a [Exchange],
     wanted: &str,
-) -> Result<(Indexed<'a>, usize), String> {
+) -> Result<(Indexed<'a>, usize), crate::error::Error> {
+    let cannot = |why: String| crate::error::Error::option("--to-session", why);
     let main: Vec<(usize, &Exchange)> = exchanges
         .iter()
         .enumerate()
@@ -73,14 +83,14 @@ fn conversation<'a>(
                 chains.push(&x.chain);
             }
         }
-        return Err(if chains.is_empty() {
+        return Err(cannot(if chains.is_empty() {
             "no request bodies: only a capture can become a session".into()
         } else {
             format!(
                 "no requests in chain '{wanted}' (the capture has: {})",
                 chains.join(", ")
             )
-        });
+        }));
     }
     // The main chain may hold several conversations with the same system
     // prompt: one starts where a request's first message is not the

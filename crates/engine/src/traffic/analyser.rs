@@ -370,11 +370,11 @@ impl Sums {
         if ttl_actual > 0.0 {
             let with_1h = ttl_1h + writes_5m_extra;
             t.counterfactual = Some(format!(
-                "writes after 5-minute gaps cost ${ttl_actual:.4}; with a 1-hour TTL the expired prefix would have been read and only the growth written (${ttl_1h:.4}), and the other 5-minute writes would have cost ${writes_5m_extra:.4} more: ${with_1h:.4} against ${ttl_actual:.4}, so a 1-hour TTL would have {}",
+                "writes after 5-minute gaps cost ${ttl_actual:.5}; with a 1-hour TTL the expired prefix would have been read and only the growth written (${ttl_1h:.5}), and the other 5-minute writes would have cost ${writes_5m_extra:.5} more: ${with_1h:.5} against ${ttl_actual:.5}, so a 1-hour TTL would have {}",
                 if with_1h < ttl_actual {
-                    format!("saved ${:.4}", ttl_actual - with_1h)
+                    format!("saved ${:.5}", ttl_actual - with_1h)
                 } else {
-                    format!("cost ${:.4} more", with_1h - ttl_actual)
+                    format!("cost ${:.5} more", with_1h - ttl_actual)
                 }
             ));
         }

@@ -237,7 +237,7 @@ impl KindCost {
     /// What this class cost, in words every view uses: the first writes
     /// and a growing conversation's are expected, the others are waste.
     pub fn cost_phrase(&self) -> String {
-        let usd = format!("${:.4}", self.extra_cost_usd);
+        let usd = format!("${:.5}", self.extra_cost_usd);
         match self.kind {
             MissKind::Cold => {
                 format!("nothing cached yet, unavoidable: {usd} beyond reading them")
@@ -281,14 +281,14 @@ impl Totals {
             );
         }
         format!(
-            "read {} · written {} · uncached {} · output {} · ${:.4}{} · hit ratio {:.1}%",
+            "read {} · written {} · uncached {} · output {} · ${:.5}{} · hit ratio {:.1}%",
             crate::thousands(self.cache_read_input_tokens),
             crate::thousands(self.cache_creation_input_tokens),
             crate::thousands(self.input_tokens),
             crate::thousands(self.output_tokens),
             self.cost_usd,
             self.agent_cost_usd.map_or(String::new(), |c| format!(
-                " (the agent's own figure: ${c:.4})"
+                " (the agent's own figure: ${c:.5})"
             )),
             self.hit_ratio * 100.0
         )

@@ -445,8 +445,13 @@ impl Profiles {
 
     fn add_folder(&mut self, dir: &Path) -> Result<(), Error> {
         let p = self;
-        let names = files_with_extension(dir, &["yaml", "yml"])
-            .map_err(|e| Error::file(format!("PROMPT_INSPECTOR_PROFILES {}", dir.display()), e))?;
+        let names = files_with_extension(dir, &["yaml", "yml"]).map_err(|e| match e {
+            Error::File { reason, .. } => Error::file(
+                format!("PROMPT_INSPECTOR_PROFILES {}", dir.display()),
+                reason,
+            ),
+            e => e,
+        })?;
         for path in names {
             let text = read_text_file(&path, MAX_FILE_BYTES)?;
             let mut profile = parse(&text, &path.display().to_string())?;

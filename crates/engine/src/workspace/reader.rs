@@ -256,9 +256,12 @@ pub const LONG_LINE: &str = "(a line too long to read)";
 /// The files of a folder named outside any workspace (a profiles folder)
 /// whose extension is one of `exts`, sorted. Each is then read with
 /// [`read_text_file`] (regular files only, size-capped).
-pub fn files_with_extension(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, String> {
+pub fn files_with_extension(
+    dir: &Path,
+    exts: &[&str],
+) -> Result<Vec<PathBuf>, crate::error::Error> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| crate::error::Error::file(dir.display(), e.to_string()))?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
@@ -283,10 +286,12 @@ pub fn files_under(
     ext: &str,
     max_depth: usize,
     max_files: usize,
-) -> Result<(Vec<PathBuf>, bool), String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("cannot be read: {e}"))?;
+) -> Result<(Vec<PathBuf>, bool), crate::error::Error> {
+    use crate::error::Error;
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| Error::file(dir.display(), Refused::Unopenable(e.to_string())))?;
     if !meta.is_dir() {
-        return Err("not a folder".into());
+        return Err(Error::file(dir.display(), "not a folder"));
     }
     let (mut out, mut more) = (Vec::new(), false);
     // Entries looked at, at most ten per file wanted.

@@ -349,12 +349,14 @@ fn block_from_json(v: &Value) -> Option<Block> {
 }
 
 /// Parses one Anthropic-format message (`content` a string or a block list).
-pub fn message_from_json(v: &Value) -> Result<Message, String> {
+/// The error's place is empty: the caller names the file and the line.
+pub fn message_from_json(v: &Value) -> Result<Message, crate::error::Error> {
+    let bad = |why: String| crate::error::Error::invalid("", why);
     let role = match v.get("role").and_then(Value::as_str) {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
-        Some(r) => return Err(format!("unknown role '{r}'")),
-        None => return Err("a message needs a 'role'".into()),
+        Some(r) => return Err(bad(format!("unknown role '{r}'"))),
+        None => return Err(bad("a message needs a 'role'".into())),
     };
     let content = match v.get("content") {
         Some(Value::String(s)) => vec![Block::Text { text: s.clone() }],
@@ -362,15 +364,19 @@ pub fn message_from_json(v: &Value) -> Result<Message, String> {
             let mut out = Vec::new();
             for b in blocks {
                 out.push(block_from_json(b).ok_or_else(|| {
-                    format!(
+                    bad(format!(
                         "unsupported content block {}",
                         b.get("type").unwrap_or(&Value::Null)
-                    )
+                    ))
                 })?);
             }
             out
         }
-        _ => return Err("a message needs 'content' (a string or a list of blocks)".into()),
+        _ => {
+            return Err(bad(
+                "a message needs 'content' (a string or a list of blocks)".into(),
+            ));
+        }
     };
     Ok(Message { role, content })
 }

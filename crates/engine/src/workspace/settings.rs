@@ -254,16 +254,38 @@ pub fn line_of(text: &str, key: &str) -> Option<usize> {
         .or(Some(1))
 }
 
+/// Why a setting is not a whole number in `0..=MAX_SETTING`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotWhole {
+    Negative(i64),
+    OverLimit(i64),
+    Fraction(f64),
+    Text(String),
+    Other(&'static str),
+}
+
+impl std::fmt::Display for NotWhole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotWhole::Negative(n) => write!(f, "{n} is negative"),
+            NotWhole::OverLimit(n) => write!(f, "{n} is over the limit of {MAX_SETTING}"),
+            NotWhole::Fraction(x) => write!(f, "{x} is not a whole number in range"),
+            NotWhole::Text(s) => write!(f, "'{s}' is not a whole number"),
+            NotWhole::Other(t) => write!(f, "found {t}"),
+        }
+    }
+}
+
 /// A whole number in `0..=MAX_SETTING`, or why not.
-pub fn whole(v: &Node) -> Result<u64, String> {
+pub fn whole(v: &Node) -> Result<u64, NotWhole> {
     match v.as_i64() {
         Some(n) if (0..=MAX_SETTING as i64).contains(&n) => Ok(n as u64),
-        Some(n) if n < 0 => Err(format!("{n} is negative")),
-        Some(n) => Err(format!("{n} is over the limit of {MAX_SETTING}")),
+        Some(n) if n < 0 => Err(NotWhole::Negative(n)),
+        Some(n) => Err(NotWhole::OverLimit(n)),
         None => Err(match v {
-            Node::Float(f) => format!("{f} is not a whole number in range"),
-            Node::Str(s) => format!("'{s}' is not a whole number"),
-            other => format!("found {}", other.type_name()),
+            Node::Float(f) => NotWhole::Fraction(*f),
+            Node::Str(s) => NotWhole::Text(s.clone()),
+            other => NotWhole::Other(other.type_name()),
         }),
     }
 }

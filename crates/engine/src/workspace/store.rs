@@ -6,6 +6,8 @@
 //! workspace. Reading them goes through the guarded [`super::reader`].
 
 use std::io::Write;
+
+use crate::error::Error;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,30 +18,28 @@ pub const STATE_DIR: &str = ".prompt-inspector";
 /// missing. Every component must be a real folder inside the workspace: a
 /// symbolic link (even one pointing inside) is refused, so a write never
 /// leaves the workspace.
-pub fn state_dir(root: &Path, sub: &[&str]) -> Result<PathBuf, String> {
+pub fn state_dir(root: &Path, sub: &[&str]) -> Result<PathBuf, Error> {
     let root = root
         .canonicalize()
-        .map_err(|e| format!("cannot open workspace {}: {e}", root.display()))?;
+        .map_err(|e| Error::file(root.display(), format!("cannot open the workspace: {e}")))?;
     let mut p = root.clone();
-    let mut shown = String::new();
     for c in std::iter::once(STATE_DIR).chain(sub.iter().copied()) {
         p.push(c);
-        if !shown.is_empty() {
-            shown.push('/');
-        }
-        shown.push_str(c);
+        let at = || p.display().to_string();
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.is_dir() => {}
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(format!(
-                    "{shown} is a symbolic link: refused (the app writes only into real folders inside the workspace)"
+                return Err(Error::file(
+                    at(),
+                    "a symbolic link: refused (the app writes only into real folders inside the workspace)",
                 ));
             }
-            Ok(_) => return Err(format!("{shown} exists and is not a folder: refused")),
+            Ok(_) => return Err(Error::file(at(), "exists and is not a folder: refused")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir(&p).map_err(|e| format!("cannot create {shown}: {e}"))?;
+                std::fs::create_dir(&p)
+                    .map_err(|e| Error::file(at(), format!("cannot be created: {e}")))?;
             }
-            Err(e) => return Err(format!("{shown}: {e}")),
+            Err(e) => return Err(Error::file(at(), e.to_string())),
         }
     }
     Ok(p)
@@ -142,8 +142,9 @@ fn clean_stale_temps(dir: &Path) {
 /// through a planted link, 0600); an existing one is appended only if it is
 /// a regular file of this user, checked on the opened handle (the open does
 /// not follow a link and does not block on a FIFO). `Err` is one line.
-pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
+pub fn open_append(path: &Path) -> Result<std::fs::File, Error> {
     let shown = path.display();
+    let refused = |why: String| Error::file(&shown, why);
     // Read too: a writer looks at the file's last byte before each line, so
     // that a line torn by a crash never glues onto the next one.
     let mut o = std::fs::OpenOptions::new();
@@ -160,27 +161,27 @@ pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
             o.read(true).append(true);
             return o
                 .open(path)
-                .map_err(|e| format!("cannot create {shown}: {e}"));
+                .map_err(|e| refused(format!("cannot be created: {e}")));
         }
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(format!(
-                "{shown} is a symbolic link: refused (a capture is written only to a regular file)"
+            return Err(refused(
+                "a symbolic link: refused (a capture is written only to a regular file)".into(),
             ));
         }
         Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
-            return Err(format!("{shown} is a folder, not a file: refused"));
+            return Err(refused("a folder, not a file: refused".into()));
         }
         Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
-            return Err(format!(
-                "{shown} is a pipe or socket, not a regular file: refused"
+            return Err(refused(
+                "a pipe or socket, not a regular file: refused".into(),
             ));
         }
-        Err(e) => return Err(format!("cannot open {shown}: {e}")),
+        Err(e) => return Err(refused(format!("cannot be opened: {e}"))),
     };
-    let meta = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    let meta = f.metadata().map_err(|e| refused(e.to_string()))?;
     if !meta.is_file() {
-        return Err(format!(
-            "{shown} is not a regular file (a folder, device, socket or pipe): refused"
+        return Err(refused(
+            "not a regular file (a folder, device, socket or pipe): refused".into(),
         ));
     }
     #[cfg(unix)]
@@ -189,10 +190,10 @@ pub fn open_append(path: &Path) -> Result<std::fs::File, String> {
         // SAFETY: geteuid has no preconditions and cannot fail.
         let me = unsafe { libc::geteuid() };
         if meta.uid() != me {
-            return Err(format!(
-                "{shown} belongs to another user (uid {}): refused",
+            return Err(refused(format!(
+                "belongs to another user (uid {}): refused",
                 meta.uid()
-            ));
+            )));
         }
     }
     Ok(f)
@@ -218,7 +219,7 @@ pub fn ends_a_line(f: &std::fs::File) -> bool {
 
 /// A new capture under a name nobody can predict
 /// (`capture-YYYYMMDD-HHMMSS-RANDOM.jsonl`) in `dir`, created exclusively.
-pub fn create_capture(dir: &Path, now: u64) -> Result<(std::fs::File, PathBuf), String> {
+pub fn create_capture(dir: &Path, now: u64) -> Result<(std::fs::File, PathBuf), Error> {
     loop {
         let p = dir.join(format!(
             "capture-{}-{:08x}.jsonl",
@@ -230,7 +231,7 @@ pub fn create_capture(dir: &Path, now: u64) -> Result<(std::fs::File, PathBuf), 
         match o.open(&p) {
             Ok(f) => return Ok((f, p)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot create {}: {e}", p.display())),
+            Err(e) => return Err(Error::file(p.display(), format!("cannot be created: {e}"))),
         }
     }
 }
@@ -402,13 +403,28 @@ mod tests {
         std::fs::write(&outside, b"").unwrap();
         let link = dir.path().join("link.jsonl");
         std::os::unix::fs::symlink(&outside, &link).unwrap();
-        assert!(open_append(&link).unwrap_err().contains("symbolic link"));
+        assert!(
+            open_append(&link)
+                .unwrap_err()
+                .to_string()
+                .contains("symbolic link")
+        );
         let fifo = dir.path().join("fifo.jsonl");
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(open_append(&fifo).unwrap_err().contains("refused"));
-        assert!(open_append(dir.path()).unwrap_err().contains("refused"));
+        assert!(
+            open_append(&fifo)
+                .unwrap_err()
+                .to_string()
+                .contains("refused")
+        );
+        assert!(
+            open_append(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("refused")
+        );
         let new = dir.path().join("new.jsonl");
         open_append(&new).unwrap();
         assert_eq!(new.metadata().unwrap().permissions().mode() & 0o777, 0o600);

@@ -253,17 +253,20 @@ pub struct Extra<'a> {
 impl Exporter {
     /// An exporter to `cfg.endpoint`, checked (scheme, plain HTTP only to
     /// this machine, no credentials in the URL) before anything is sent.
-    pub fn start(cfg: &OtlpConfig) -> Result<Exporter, String> {
+    pub fn start(cfg: &OtlpConfig) -> Result<Exporter, crate::engine::error::Error> {
+        use crate::engine::error::Error;
         let shown = guard::mask_url(&cfg.endpoint);
+        let endpoint = || format!("the OTLP endpoint {shown}");
         let u = reqwest::Url::parse(&cfg.endpoint)
-            .map_err(|e| format!("the OTLP endpoint {shown}: {e}"))?;
+            .map_err(|e| Error::option(endpoint(), e.to_string()))?;
         if !u.username().is_empty() || u.password().is_some() {
-            return Err(format!(
-                "the OTLP endpoint {shown} has credentials in it: give them in OTEL_EXPORTER_OTLP_HEADERS"
+            return Err(Error::option(
+                endpoint(),
+                "has credentials in it: give them in OTEL_EXPORTER_OTLP_HEADERS",
             ));
         }
         let pin = guard::check_transport_of(&cfg.endpoint, Some("spans"), cfg.allow_insecure_http)
-            .map_err(|e| format!("the OTLP endpoint {shown}: {e}"))?;
+            .map_err(|e| Error::option(endpoint(), e.to_string()))?;
         let timeout = cfg.timeout;
         let proxy_allowed = guard::env_proxy_allowed(&cfg.endpoint);
         // The blocking client is built off any async runtime (it has one of
@@ -283,8 +286,8 @@ impl Exporter {
             b.build()
         })
         .join()
-        .map_err(|_| "the OTLP client could not be built".to_string())?
-        .map_err(|e| format!("the OTLP client: {e}"))?;
+        .map_err(|_| Error::option("the OTLP client", "it could not be built"))?
+        .map_err(|e| Error::option("the OTLP client", e.to_string()))?;
         let inner = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
             .with_http_client(client)
@@ -292,7 +295,7 @@ impl Exporter {
             .with_endpoint(cfg.endpoint.clone())
             .with_timeout(cfg.timeout)
             .build()
-            .map_err(|e| format!("the OTLP exporter for {shown}: {e}"))?;
+            .map_err(|e| Error::option(format!("the OTLP exporter for {shown}"), e.to_string()))?;
         let stats = Arc::new(Stats::default());
         let exporter = Counting {
             inner,
@@ -493,20 +496,23 @@ mod tests {
     fn plain_http_to_another_machine_and_credentials_in_the_url_are_refused() {
         let e = Exporter::start(&OtlpConfig::new("http://192.0.2.7:4318/v1/traces".into()))
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("plain HTTP") && e.contains("spans"), "{e}");
         let e = Exporter::start(&OtlpConfig::new(
             "https://user:secretpass@c.example/v1/traces".into(),
         ))
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
         assert!(
             e.contains("credentials") && !e.contains("secretpass"),
             "{e}"
         );
         let e = Exporter::start(&OtlpConfig::new("ftp://c.example/v1/traces".into()))
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("scheme"), "{e}");
     }
 

@@ -188,12 +188,11 @@ pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1
 
 /// Waits (within [`SHUTDOWN_GRACE`]) until no exchange holds bytes in
 /// flight: each has been recorded, and handed to whoever follows.
-pub(super) async fn drain(shared: &super::Shared) -> Result<(), String> {
+pub(super) async fn drain(shared: &super::Shared) {
     let until = std::time::Instant::now() + SHUTDOWN_GRACE;
     while shared.in_flight.load(std::sync::atomic::Ordering::Relaxed) > 0
         && std::time::Instant::now() < until
     {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    Ok(())
 }

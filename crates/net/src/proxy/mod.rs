@@ -14,6 +14,7 @@
 //! the answer has gone to the client, and recorded with the exchange
 //! (`counted`), so the Traffic views show what the server counted.
 
+use crate::engine::error::Error;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -124,7 +125,10 @@ pub const MIN_BODY_RATE: usize = 16 * 1024;
 /// A new capture, created now (exclusively, 0600, under a name with a
 /// random part): under WORKSPACE/.prompt-inspector/captures/ when there is a
 /// workspace, else in the current directory. Returns its path.
-pub fn default_capture(workspace: Option<&std::path::Path>, now: u64) -> Result<PathBuf, String> {
+pub fn default_capture(
+    workspace: Option<&std::path::Path>,
+    now: u64,
+) -> Result<PathBuf, crate::engine::error::Error> {
     use crate::engine::workspace::store;
     let dir = match workspace {
         Some(ws) => store::state_dir(ws, &["captures"])?,
@@ -181,16 +185,17 @@ pub async fn serve(
     cfg: ProxyConfig,
     ready: tokio::sync::oneshot::Sender<SocketAddr>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let base = |who: &str, url: &str| {
         let shown = guard::mask_url(url);
-        let u = check_upstream(url).map_err(|e| format!("the {who} upstream {shown}: {e}"))?;
+        let named = |e: String| Error::option(format!("the {who} upstream {shown}"), e);
+        let u = check_upstream(url).map_err(|e| named(e.to_string()))?;
         // Credentials in the upstream's URL go out with every request
         // (`Authorization: Basic`), key or not: over plain HTTP only to
         // this machine.
         guard::check_transport(url, false, cfg.allow_insecure_http)
-            .map_err(|e| format!("the {who} upstream {shown}: {e}"))?;
-        Ok::<_, String>(u)
+            .map_err(|e| named(e.to_string()))?;
+        Ok::<_, Error>(u)
     };
     let bases = [
         base("Anthropic", &cfg.anthropic_upstream)?,
@@ -201,12 +206,15 @@ pub async fn serve(
     // only; an existing one is appended only if it is a regular file of
     // this user (never through a link, never a FIFO).
     let file = crate::engine::workspace::store::open_append(&cfg.capture)
-        .map_err(|e| format!("the capture: {e}"))?;
-    let (client, key_refused) = upstream_client(&cfg)?;
+        .map_err(|e| Error::option("the capture", e.to_string()))?;
+    let (client, key_refused) =
+        upstream_client(&cfg).map_err(|e| Error::option("the upstream client", e.to_string()))?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
-        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(|e| Error::option(format!("cannot listen on {}", cfg.listen), e.to_string()))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::option("the listener", e.to_string()))?;
     let _ = ready.send(addr);
     let shared = Arc::new(Shared {
         bases,
@@ -238,7 +246,10 @@ pub async fn serve(
                 Ok(p) => p,
                 Err(_) => return Ok(()),
             },
-            _ = shutdown.changed() => return intake::drain(&shared).await,
+            _ = shutdown.changed() => {
+                intake::drain(&shared).await;
+                return Ok(());
+            }
         };
         let (stream, _) = tokio::select! {
             r = listener.accept() => match r {
@@ -250,7 +261,10 @@ pub async fn serve(
                     continue;
                 }
             },
-            _ = shutdown.changed() => return intake::drain(&shared).await,
+            _ = shutdown.changed() => {
+                intake::drain(&shared).await;
+                return Ok(());
+            }
         };
         // Small writes (SSE events) go out at once: no Nagle delay.
         let _ = stream.set_nodelay(true);

@@ -17,7 +17,7 @@ use crate::guard;
 /// those addresses.
 pub(super) fn upstream_client(
     cfg: &ProxyConfig,
-) -> Result<(reqwest::Client, [Option<String>; 3]), String> {
+) -> Result<(reqwest::Client, [Option<String>; 3]), reqwest::Error> {
     let mut client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
@@ -36,27 +36,46 @@ pub(super) fn upstream_client(
         match guard::check_transport(url, true, cfg.allow_insecure_http) {
             Ok(Some((host, addrs))) => client = client.resolve_to_addrs(&host, &addrs),
             Ok(None) => {}
-            Err(e) => key_refused[i] = Some(e),
+            Err(e) => key_refused[i] = Some(e.to_string()),
         }
     }
-    let client = client.build().map_err(|e| e.to_string())?;
-    Ok((client, key_refused))
+    Ok((client.build()?, key_refused))
 }
 
 /// An upstream is an http(s) base URL with a host, nothing after its path:
 /// returned parsed.
-pub(super) fn check_upstream(url: &str) -> Result<reqwest::Url, String> {
-    let u = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
+pub(super) fn check_upstream(url: &str) -> Result<reqwest::Url, NotABase> {
+    let u = reqwest::Url::parse(url).map_err(|e| NotABase::NotUrl(e.to_string()))?;
     if !matches!(u.scheme(), "http" | "https") {
-        return Err(format!("its scheme, {}, is not http or https", u.scheme()));
+        return Err(NotABase::Scheme(u.scheme().to_string()));
     }
     if u.host_str().is_none_or(str::is_empty) {
-        return Err("has no host".into());
+        return Err(NotABase::NoHost);
     }
     if u.query().is_some() || u.fragment().is_some() {
-        return Err("a base URL has no query or fragment".into());
+        return Err(NotABase::QueryOrFragment);
     }
     Ok(u)
+}
+
+/// Why an upstream is not a base URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum NotABase {
+    NotUrl(String),
+    Scheme(String),
+    NoHost,
+    QueryOrFragment,
+}
+
+impl std::fmt::Display for NotABase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotABase::NotUrl(e) => write!(f, "not a URL ({e})"),
+            NotABase::Scheme(s) => write!(f, "its scheme, {s}, is not http or https"),
+            NotABase::NoHost => f.write_str("has no host"),
+            NotABase::QueryOrFragment => f.write_str("a base URL has no query or fragment"),
+        }
+    }
 }
 
 /// The upstream a request goes to: one per API family, each with its own

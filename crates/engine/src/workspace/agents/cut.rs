@@ -130,15 +130,16 @@ pub struct Patterns {
 }
 
 impl Patterns {
-    pub fn new(d: &PolicyDigest) -> Result<Patterns, String> {
+    /// The error's place is the profile field (`policy_digest.candidate`).
+    pub fn new(d: &PolicyDigest) -> Result<Patterns, crate::error::Error> {
         let build = |field: &str, p: &str| {
             RegexBuilder::new(p)
                 .size_limit(MAX_PATTERN_BYTES)
                 .build()
                 .map_err(|e| {
-                    format!(
-                        "policy_digest.{field}: {}",
-                        e.to_string().lines().last().unwrap_or("invalid pattern")
+                    crate::error::Error::invalid(
+                        format!("policy_digest.{field}"),
+                        e.to_string().lines().last().unwrap_or("invalid pattern"),
                     )
                 })
         };
