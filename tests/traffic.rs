@@ -1290,3 +1290,72 @@ fn what_the_provider_counted_beyond_the_parts_is_a_part_of_its_own() {
         "{t}"
     );
 }
+
+/// Issue 38: a system block edited in the middle of a conversation (an
+/// edited memory file) keeps the conversation's chain, and the request is
+/// explained as that block's change and diffed with the one before it; a
+/// new conversation with the same change stays a chain of its own.
+#[test]
+fn a_system_block_changed_mid_conversation_keeps_its_chain_and_is_named() {
+    let tools = ["read"];
+    let sys = |s: &'static str| [s, "rules of the house"];
+    let lines = [
+        line(
+            "2026-11-30T09:00:00Z",
+            "claude-sonnet-4-6",
+            req(&sys("You are the agent. Memory v1."), &tools, &["hi"]),
+            usage(3, 2000, 0),
+        ),
+        line(
+            "2026-11-30T09:00:20Z",
+            "claude-sonnet-4-6",
+            req(
+                &sys("You are the agent. Memory v1."),
+                &tools,
+                &["hi", "hello", "go on"],
+            ),
+            usage(3, 40, 2000),
+        ),
+        line(
+            "2026-11-30T09:00:40Z",
+            "claude-sonnet-4-6",
+            req(
+                &sys("You are the agent. Memory v2."),
+                &tools,
+                &["hi", "hello", "go on", "done", "and now?"],
+            ),
+            usage(3, 2100, 0),
+        ),
+        line(
+            "2026-11-30T09:01:00Z",
+            "claude-sonnet-4-6",
+            req(
+                &sys("You are the agent. Memory v2."),
+                &tools,
+                &["a new task"],
+            ),
+            usage(3, 0, 2050),
+        ),
+    ];
+    let v = traffic_json(&lines);
+    let chains: Vec<&str> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["chain"].as_str().unwrap())
+        .collect();
+    assert_eq!(chains, ["main", "main", "main", "chain 2"]);
+    let r = &v["requests"][2];
+    assert_eq!(r["miss"]["kind"], "prefix", "{r}");
+    let detail = r["miss"]["detail"].as_str().unwrap();
+    assert!(detail.contains("system block 1"), "{detail}");
+    // The diff compares it with the request before it in the conversation.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let o = run(&["traffic", f.to_str().unwrap(), "--diff", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d = stdout(&o);
+    assert!(d.contains("request #2"), "{d}");
+    assert!(d.contains("Memory v2"), "{d}");
+}

@@ -10,6 +10,7 @@ pub mod controls;
 pub mod detail;
 pub mod diff;
 mod editor;
+mod folders;
 pub mod fonts;
 pub mod jobs;
 pub mod lanes;

@@ -17,10 +17,10 @@
 use serde_json::Value;
 
 use super::attribution::SourceFile;
+use super::learn_parts::{claude_code_blocks, claude_code_tools, codex_parts, gemini_parts};
 use crate::error::Error;
 use crate::workspace::agent::Agent;
-use crate::workspace::agents::builtin::{Builtin, BuiltinBlock, BuiltinTool, Category, Observed};
-use crate::workspace::settings::Placement;
+use crate::workspace::agents::builtin::{Builtin, Observed};
 
 /// A line of a user's file at least this long (in characters, trimmed)
 /// is looked for in every part kept; shorter ones (a heading, `---`) are
@@ -295,203 +295,6 @@ fn request_date(req: &Value) -> Option<String> {
     })
 }
 
-/// Claude Code: its system blocks (the billing header, its identity, its
-/// prompt), named as the recording names them, then the reminders of the
-/// first user message that are its own (between the memory reminder,
-/// which holds the user's files, and what the user typed).
-fn claude_code_blocks(req: &Value, template: &Builtin) -> Vec<BuiltinBlock> {
-    let names: Vec<&str> = template
-        .blocks
-        .iter()
-        .filter(|b| b.placement == Placement::System)
-        .map(|b| b.name.as_str())
-        .collect();
-    let mut out = Vec::new();
-    for (i, s) in each(&req["system"]).enumerate() {
-        let Some(text) = s["text"].as_str() else {
-            continue;
-        };
-        out.push(block(
-            names
-                .get(i)
-                .map_or(format!("system block {}", i + 1), |n| n.to_string()),
-            Placement::System,
-            s.get("cache_control").is_some(),
-            text,
-        ));
-    }
-    let first_user = each(&req["messages"]).find(|m| m["role"] == "user");
-    let content: Vec<&Value> = first_user.map_or(Vec::new(), |m| each(&m["content"]).collect());
-    // The last block is what the user typed: never kept.
-    for b in content.iter().take(content.len().saturating_sub(1)) {
-        let Some(text) = b["text"].as_str() else {
-            continue;
-        };
-        if !text.starts_with("<system-reminder>") || text.contains("Codebase and user instructions")
-        {
-            continue;
-        }
-        let name = if text.contains("Attribution") {
-            "attribution reminder"
-        } else {
-            "reminder"
-        };
-        out.push(block(name.into(), Placement::FirstUserMessage, false, text));
-    }
-    out
-}
-
-/// Claude Code's tools as sent, without the breakpoint and without the
-/// user's MCP servers' tools (`mcp__…`: the user's, not the agent's).
-fn claude_code_tools(req: &Value) -> Vec<BuiltinTool> {
-    each(&req["tools"])
-        .filter(|t| {
-            t["name"]
-                .as_str()
-                .is_some_and(|n| !n.is_empty() && !n.starts_with("mcp__"))
-        })
-        .map(|t| {
-            let mut d = t.clone();
-            if let Some(o) = d.as_object_mut() {
-                o.remove("cache_control");
-            }
-            tool(d)
-        })
-        .collect()
-}
-
-/// Codex (the Responses API): its developer messages (named by their tag),
-/// its environment context in the first user message, its tools (in an
-/// `additional_tools` item, by namespace, or the body's `tools`).
-fn codex_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
-    let (mut blocks, mut tools) = (Vec::new(), Vec::new());
-    for t in each(&req["tools"]) {
-        tools.push(tool(t.clone()));
-    }
-    let mut users = 0;
-    for item in each(&req["input"]) {
-        if item["type"] == "additional_tools" {
-            for ns in each(&item["tools"]) {
-                match ns.get("tools") {
-                    Some(inner) => tools.extend(each(inner).map(|t| tool(t.clone()))),
-                    None => tools.push(tool(ns.clone())),
-                }
-            }
-            continue;
-        }
-        let role = item["role"].as_str().unwrap_or("");
-        if role == "user" {
-            users += 1;
-        }
-        for c in each(&item["content"]) {
-            let Some(text) = c["text"].as_str() else {
-                continue;
-            };
-            if role == "developer" {
-                blocks.push(block(tag_name(text), Placement::System, false, text));
-            } else if role == "user" && users == 1 && text.starts_with("<environment_context>") {
-                blocks.push(block(
-                    "environment context".into(),
-                    Placement::FirstUserMessage,
-                    false,
-                    text,
-                ));
-            }
-        }
-    }
-    (blocks, tools)
-}
-
-/// Gemini CLI (`generateContent`): its system instruction up to the
-/// user's memory (`<loaded_context>`), the head of its `<session_context>`
-/// in the first user message up to the user's files (the folder's tree,
-/// which it draws from the folder, left as `{directory_tree}`), its
-/// function declarations.
-fn gemini_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
-    let mut blocks = Vec::new();
-    let system: String = each(&req["systemInstruction"]["parts"])
-        .filter_map(|p| p["text"].as_str())
-        .collect();
-    let own = system.split("\n\n<loaded_context>").next().unwrap_or("");
-    if !own.is_empty() {
-        blocks.push(block("system prompt".into(), Placement::System, false, own));
-    }
-    let first = each(&req["contents"])
-        .find(|c| c["role"] == "user")
-        .and_then(|c| c["parts"].get(0))
-        .and_then(|p| p["text"].as_str())
-        .unwrap_or("");
-    if let Some(head) = first
-        .split("<loaded_context>")
-        .next()
-        .filter(|h| h.starts_with("<session_context>"))
-    {
-        let tree = head
-            .find("\n\n/")
-            .map(|i| i + 2)
-            .zip(head.rfind("\n\n\n"))
-            .filter(|(a, b)| a < b);
-        let head = match tree {
-            Some((a, b)) => format!("{}{{directory_tree}}{}", &head[..a], &head[b..]),
-            None => head.to_string(),
-        };
-        let mut b = block(
-            "session context".into(),
-            Placement::FirstUserMessage,
-            false,
-            &head,
-        );
-        b.before_files = true;
-        blocks.push(b);
-    }
-    let tools = each(&req["tools"])
-        .flat_map(|g| each(&g["functionDeclarations"]))
-        .map(|d| tool(d.clone()))
-        .collect();
-    (blocks, tools)
-}
-
-/// `<skills_instructions>…` is `skills instructions`; untagged text is
-/// `instructions`.
-fn tag_name(text: &str) -> String {
-    let tag = text
-        .strip_prefix('<')
-        .and_then(|t| t.split_once('>'))
-        .map(|(t, _)| t)
-        .filter(|t| {
-            !t.is_empty()
-                && t.len() <= 60
-                && t.chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == ' ')
-        });
-    tag.map_or("instructions".into(), |t| t.replace('_', " "))
-}
-
-fn block(name: String, placement: Placement, cache: bool, text: &str) -> BuiltinBlock {
-    BuiltinBlock {
-        name,
-        category: Category::SystemPrompt,
-        placement,
-        cache,
-        join: None,
-        after_files: false,
-        before_files: false,
-        text: text.to_string(),
-    }
-}
-
-fn tool(definition: Value) -> BuiltinTool {
-    BuiltinTool {
-        category: Category::SystemTools,
-        definition,
-    }
-}
-
-/// The items of an array (none for anything else).
-fn each(v: &Value) -> impl Iterator<Item = &Value> {
-    v.as_array().into_iter().flatten()
-}
-
 /// The run's values in the request, to be put back as placeholders.
 struct Placeholders {
     root: Option<String>,
@@ -579,13 +382,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tags_name_codex_blocks_and_placeholders_go_back() {
-        assert_eq!(
-            tag_name("<skills_instructions>\n## Skills"),
-            "skills instructions"
-        );
-        assert_eq!(tag_name("You are Codex"), "instructions");
-        assert_eq!(tag_name("<a href=x>"), "instructions");
+    fn placeholders_go_back() {
         let req = serde_json::json!({"input": [{"content": [{"text": "<cwd>/home/u/p</cwd>"}]}]});
         let v = Placeholders::of(&req, Some("/home/u"), "2026-12-03");
         assert_eq!(v.root.as_deref(), Some("/home/u/p"));

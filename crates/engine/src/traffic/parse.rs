@@ -90,6 +90,12 @@ pub(super) struct Sent {
     at: Option<f64>,
     /// The hash of the start of its system prompt.
     pub(super) key: u64,
+    /// Each message's hash, breakpoints aside ([`super::history`]):
+    /// whether a request carries on another's conversation is told on
+    /// these, the bodies being left in the file.
+    history: Vec<u64>,
+    /// Keyed on its `prompt_cache_key`, not on its prompt.
+    named: bool,
     pub(super) x: Exchange,
 }
 
@@ -107,6 +113,8 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
     Some(Sent {
         at: rfc3339(&l.ts_start),
         key: chain_key(&req),
+        history: super::history::of_request(&req),
+        named: req.get("prompt_cache_key").is_some(),
         x: Exchange {
             at: rfc3339(&time),
             time,
@@ -210,6 +218,7 @@ pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
     // A line is written when its exchange ends (a long stream after a
     // short one sent later): requests are read in the order they were sent.
     sent.sort_by(|a, b| a.at.partial_cmp(&b.at).unwrap_or(std::cmp::Ordering::Equal));
+    continue_conversations(&mut sent);
     let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
     for (i, s) in sent.iter().enumerate() {
         counts.entry(s.key).or_insert((0, i)).0 += 1;
@@ -227,6 +236,40 @@ pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
             ..s.x
         })
         .collect()
+}
+
+/// Chains looked back at when a request starts a new one.
+const CHAINS_LOOKED_AT: usize = 16;
+
+/// A request whose system prompt changed in the middle of a conversation
+/// (an edited memory file, a setting) starts a new chain by its key; when
+/// its messages carry on those of the latest request of an earlier chain
+/// (that request's messages are where its own begin, breakpoints aside),
+/// it is the same conversation: it keeps that chain, and its change is
+/// then explained against that request (a changed system block).
+fn continue_conversations(sent: &mut [Sent]) {
+    let mut latest: Vec<(u64, usize)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..sent.len() {
+        let key = sent[i].key;
+        // A request that names its cache is keyed on that name.
+        let named = sent[i].named;
+        if !named && !seen.contains(&key) {
+            let (mine, earlier) = (&sent[i].history, |j: usize| &sent[j].history);
+            let carried = latest.iter().find(|(_, j)| {
+                let theirs = earlier(*j);
+                !theirs.is_empty() && mine.len() > theirs.len() && mine.starts_with(theirs)
+            });
+            if let Some((k, _)) = carried {
+                sent[i].key = *k;
+            }
+        }
+        let key = sent[i].key;
+        seen.insert(key);
+        latest.retain(|(k, _)| *k != key);
+        latest.insert(0, (key, i));
+        latest.truncate(CHAINS_LOOKED_AT);
+    }
 }
 
 /// A capture's chains, numbered as they first appear: `main`, `chain 2`…

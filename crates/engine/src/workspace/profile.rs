@@ -432,17 +432,6 @@ impl Profiles {
         Ok(p)
     }
 
-    /// [`Profiles::load_from`], then the observations kept in `observed`
-    /// (the user's data folder; one that cannot be used is passed over:
-    /// `agents` names it).
-    pub fn load_with(dir: Option<&Path>, observed: Option<&Path>) -> Result<Profiles, Error> {
-        let mut p = Profiles::load_from(dir)?;
-        if let Some(o) = observed {
-            p.add_observed(crate::workspace::agents::observed::load(o).0);
-        }
-        Ok(p)
-    }
-
     fn add_folder(&mut self, dir: &Path) -> Result<(), Error> {
         let p = self;
         let names = files_with_extension(dir, &["yaml", "yml"]).map_err(|e| match e {
@@ -469,53 +458,6 @@ impl Profiles {
         match spec.split_once('@') {
             Some(_) => self.all.iter().find(|p| p.id() == spec),
             None => self.newest(spec),
-        }
-    }
-
-    /// The newest profile of a name: the one learned from the user's
-    /// most recent request when there is one (the release the user runs),
-    /// else the newest version.
-    pub fn newest(&self, name: &str) -> Option<&Profile> {
-        let seen = |p: &Profile| {
-            p.parts
-                .as_ref()
-                .and_then(|b| b.observed.as_ref())
-                .map(|o| o.date.clone())
-        };
-        let of_name = || self.all.iter().filter(|p| p.name == name);
-        of_name()
-            .filter(|p| p.observed.is_some())
-            .max_by(|a, b| {
-                seen(a)
-                    .cmp(&seen(b))
-                    .then_with(|| version_cmp(&a.version, &b.version))
-            })
-            .or_else(|| of_name().max_by(|a, b| version_cmp(&a.version, &b.version)))
-    }
-
-    /// Adds a profile for each observation (`agents learn`): the newest
-    /// bundled or user profile of its agent, with the observed parts, the
-    /// observed release as its version. One with the id of an existing
-    /// profile replaces it.
-    pub fn add_observed(&mut self, kept: Vec<crate::workspace::agents::observed::Kept>) {
-        for k in kept {
-            let Some(o) = k.parts.observed.clone() else {
-                continue;
-            };
-            let base = self
-                .all
-                .iter()
-                .filter(|p| p.name == o.profile && p.observed.is_none() && p.parts.is_some())
-                .max_by(|a, b| version_cmp(&a.version, &b.version));
-            let Some(mut p) = base.cloned() else {
-                continue;
-            };
-            p.version = k.parts.release.clone();
-            p.observed = Some(k.parts.provenance());
-            p.origin = k.path.display().to_string();
-            p.parts = Some(std::sync::Arc::new(k.parts));
-            self.all.retain(|x| x.id() != p.id());
-            self.all.push(p);
         }
     }
 

@@ -179,6 +179,26 @@ struct Shared {
     counts: Mutex<HashMap<(String, u64), usize>>,
 }
 
+/// Each upstream's base URL, checked: an http(s) URL with a host and
+/// nothing after its path, and credentials in it (`Authorization: Basic`,
+/// sent with every request, key or not) over plain HTTP only to this
+/// machine.
+fn bases(cfg: &ProxyConfig) -> Result<[reqwest::Url; 3], Error> {
+    let base = |who: &str, url: &str| {
+        let shown = guard::mask_url(url);
+        let named = |e: String| Error::option(format!("the {who} upstream {shown}"), e);
+        let u = check_upstream(url).map_err(|e| named(e.to_string()))?;
+        guard::check_transport(url, false, cfg.allow_insecure_http)
+            .map_err(|e| named(e.to_string()))?;
+        Ok::<_, Error>(u)
+    };
+    Ok([
+        base("Anthropic", &cfg.anthropic_upstream)?,
+        base("OpenAI", &cfg.openai_upstream)?,
+        base("Gemini", &cfg.gemini_upstream)?,
+    ])
+}
+
 /// Runs the proxy until `shutdown` turns true; `ready` receives the bound
 /// address (port 0 picks one).
 pub async fn serve(
@@ -186,22 +206,7 @@ pub async fn serve(
     ready: tokio::sync::oneshot::Sender<SocketAddr>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), Error> {
-    let base = |who: &str, url: &str| {
-        let shown = guard::mask_url(url);
-        let named = |e: String| Error::option(format!("the {who} upstream {shown}"), e);
-        let u = check_upstream(url).map_err(|e| named(e.to_string()))?;
-        // Credentials in the upstream's URL go out with every request
-        // (`Authorization: Basic`), key or not: over plain HTTP only to
-        // this machine.
-        guard::check_transport(url, false, cfg.allow_insecure_http)
-            .map_err(|e| named(e.to_string()))?;
-        Ok::<_, Error>(u)
-    };
-    let bases = [
-        base("Anthropic", &cfg.anthropic_upstream)?,
-        base("OpenAI", &cfg.openai_upstream)?,
-        base("Gemini", &cfg.gemini_upstream)?,
-    ];
+    let bases = bases(&cfg)?;
     // Captures hold whole prompts: a new one is readable by its owner
     // only; an existing one is appended only if it is a regular file of
     // this user (never through a link, never a FIFO).

@@ -139,13 +139,12 @@ impl<'de> Visitor<'de> for RequestOnly {
 }
 
 /// How much of a value the first pass keeps: of a request ([`Keep::Head`])
-/// an object's [`HEAD_FIELDS`] and its first message, of `messages`
-/// ([`Keep::FirstMessage`]) a list's first element (the rest read past);
-/// anything else whole.
+/// an object's [`HEAD_FIELDS`], its first message and its messages'
+/// hashes ([`crate::traffic::history`]; the messages read past); anything
+/// else whole.
 #[derive(Clone, Copy)]
 enum Keep {
     Head,
-    FirstMessage,
 }
 
 impl<'de> DeserializeSeed<'de> for Keep {
@@ -181,27 +180,29 @@ impl<'de> Visitor<'de> for Keep {
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        match self {
-            Keep::Head => {
-                serde::Deserialize::deserialize(de::value::SeqAccessDeserializer::new(seq))
-            }
-            Keep::FirstMessage => {
-                let first = seq.next_element::<Value>()?;
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Value::Array(first.into_iter().collect()))
-            }
-        }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        serde::Deserialize::deserialize(de::value::SeqAccessDeserializer::new(seq))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        if let Keep::FirstMessage = self {
-            return serde::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map));
-        }
         let mut out = Map::new();
         while let Some(k) = map.next_key::<String>()? {
-            if k == "messages" {
-                let v = map.next_value_seed(Keep::FirstMessage)?;
-                out.insert(k, v);
+            if crate::traffic::history::MESSAGE_FIELDS.contains(&k.as_str()) {
+                // Each message hashed as it streams past; of `messages`
+                // the first one kept.
+                use crate::traffic::history::{FIELD, Hashes, Streamed};
+                let keep_first = k == "messages";
+                match map.next_value_seed(Hashes { keep_first })? {
+                    Streamed::List(first, hashes) => {
+                        if keep_first {
+                            out.insert(k, Value::Array(first.into_iter().collect()));
+                        }
+                        out.insert(FIELD.into(), hashes.into_iter().map(Value::from).collect());
+                    }
+                    Streamed::Other(v) if keep_first => {
+                        out.insert(k, v);
+                    }
+                    Streamed::Other(_) => {}
+                }
             } else if HEAD_FIELDS.contains(&k.as_str()) {
                 let v = map.next_value::<Value>()?;
                 out.insert(k, v);

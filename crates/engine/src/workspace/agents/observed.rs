@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::builtin::Builtin;
 use crate::error::Error;
+use crate::workspace::profile::{Profile, Profiles, version_cmp};
 use crate::workspace::reader::{MAX_FILE_BYTES, files_with_extension, read_text_file};
 
 /// Most observations read from the folder (the first, by name).
@@ -69,4 +70,64 @@ pub fn file_name(b: &Builtin) -> String {
         safe(profile),
         safe(&b.release).trim_start_matches('.')
     )
+}
+
+impl Profiles {
+    /// The newest profile of a name: the one learned from the user's
+    /// most recent request when there is one (the release the user runs),
+    /// else the newest version.
+    pub fn newest(&self, name: &str) -> Option<&Profile> {
+        let seen = |p: &Profile| {
+            p.parts
+                .as_ref()
+                .and_then(|b| b.observed.as_ref())
+                .map(|o| o.date.clone())
+        };
+        let of_name = || self.all.iter().filter(|p| p.name == name);
+        of_name()
+            .filter(|p| p.observed.is_some())
+            .max_by(|a, b| {
+                seen(a)
+                    .cmp(&seen(b))
+                    .then_with(|| version_cmp(&a.version, &b.version))
+            })
+            .or_else(|| of_name().max_by(|a, b| version_cmp(&a.version, &b.version)))
+    }
+
+    /// [`Profiles::load_from`], then the observations kept in `observed`
+    /// (the user's data folder; one that cannot be used is passed over:
+    /// `agents` names it).
+    pub fn load_with(dir: Option<&Path>, observed: Option<&Path>) -> Result<Profiles, Error> {
+        let mut p = Profiles::load_from(dir)?;
+        if let Some(o) = observed {
+            p.add_observed(load(o).0);
+        }
+        Ok(p)
+    }
+
+    /// Adds a profile for each observation (`agents learn`): the newest
+    /// bundled or user profile of its agent, with the observed parts, the
+    /// observed release as its version. One with the id of an existing
+    /// profile replaces it.
+    pub fn add_observed(&mut self, kept: Vec<Kept>) {
+        for k in kept {
+            let Some(o) = k.parts.observed.clone() else {
+                continue;
+            };
+            let base = self
+                .all
+                .iter()
+                .filter(|p| p.name == o.profile && p.observed.is_none() && p.parts.is_some())
+                .max_by(|a, b| version_cmp(&a.version, &b.version));
+            let Some(mut p) = base.cloned() else {
+                continue;
+            };
+            p.version = k.parts.release.clone();
+            p.observed = Some(k.parts.provenance());
+            p.origin = k.path.display().to_string();
+            p.parts = Some(std::sync::Arc::new(k.parts));
+            self.all.retain(|x| x.id() != p.id());
+            self.all.push(p);
+        }
+    }
 }
