@@ -9,7 +9,8 @@ use crate::engine::assembly::report;
 pub struct Args {
     #[command(flatten)]
     pub common: Common,
-    /// Print the full Anthropic Messages request body instead.
+    /// Print the whole request body instead, as the agent's API takes it
+    /// (Anthropic Messages; Gemini's `generateContent` for a Gemini CLI folder).
     #[arg(long)]
     pub request_json: bool,
 }

@@ -377,7 +377,8 @@ impl App {
                 let text: Vec<&str> = l.assembly.blocks.iter().map(|b| b.text.as_str()).collect();
                 out.push(Command::CopyText(text.join("\n\n")));
             }
-            if ui.button("Copy as Anthropic request JSON").clicked() {
+            let api = l.request_api();
+            if ui.button(format!("Copy as {api} request JSON")).clicked() {
                 out.push(Command::CopyRequestJson);
             }
         });

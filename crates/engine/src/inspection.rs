@@ -286,6 +286,15 @@ impl Inspection {
     /// session's messages up to its first request, else one "Hello"), with
     /// `max_tokens: 1`: what "copy as request JSON" and `render
     /// --request-json` show.
+    /// The API whose body [`Inspection::first_request_body`] writes:
+    /// `Gemini` for a Gemini CLI folder, else `Anthropic` (Messages).
+    pub fn request_api(&self) -> &'static str {
+        match self.workspace.profile.agent {
+            crate::workspace::agent::Agent::Gemini => "Gemini",
+            _ => "Anthropic",
+        }
+    }
+
     pub fn first_request_body(&self) -> serde_json::Value {
         use crate::workspace::session::{Message, Role};
         let session = self.session();
@@ -295,7 +304,7 @@ impl Inspection {
             .map(|r| session.messages[..r.messages].to_vec())
             .unwrap_or_else(|| vec![Message::text(Role::User, "Hello")]);
         // Gemini CLI's folder: the body Gemini's API takes.
-        if self.workspace.profile.agent == crate::workspace::agent::Agent::Gemini {
+        if self.request_api() == "Gemini" {
             return crate::cache::request::gemini_body(&self.assembly, &messages);
         }
         let s = &self.workspace.settings;
