@@ -382,3 +382,67 @@ fn openai_compatible_endpoint_and_missing_key() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("ANTHROPIC_API_KEY"));
 }
+
+/// `send --provider gemini`: Gemini's `generateContent` with the key in
+/// `x-goog-api-key`, the model in the path, against the loopback upstream
+/// that keeps Gemini's implicit-cache accounting (scripts/agent-upstream.py,
+/// which recorded the Gemini CLI fixture): the Gemini CLI folder sent cold,
+/// then warm, the second read whole from the implicit cache, as predicted
+/// by Gemini's rules; the key in no output.
+#[test]
+fn gemini_cold_then_warm_reads_its_implicit_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let (url, mut child) = agent_upstream(&dir.path().join("up.jsonl"));
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/gemini/workspace");
+    let key = "AIzaSyTESTkeyFORsendMUSTnotLEAK0123456789";
+    let o = Command::new(bin())
+        .args([
+            "send",
+            ws.to_str().unwrap(),
+            "--provider",
+            "gemini",
+            "--base-url",
+            &url,
+            "--repeat",
+            "2",
+            "--no-save",
+            "--format",
+            "json",
+        ])
+        .env("GEMINI_API_KEY", key)
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(!all.contains(&key[..12]), "the key leaked");
+    let v = json(&o);
+    let r = v["requests"].as_array().unwrap();
+    assert_eq!(r.len(), 2);
+    // Cold: nothing read; warm: the whole prompt read, as predicted.
+    assert_eq!(actual(&r[0], "cache_read_input_tokens"), 0);
+    let prompt = actual(&r[1], "cache_read_input_tokens") + actual(&r[1], "input_tokens");
+    assert!(prompt > 4_096, "{}", r[1]);
+    assert_eq!(actual(&r[1], "cache_read_input_tokens"), prompt, "{}", r[1]);
+    assert!(
+        r[1]["predicted"]["cache_read_input_tokens"]
+            .as_u64()
+            .unwrap()
+            > 4_096,
+        "{}",
+        r[1]
+    );
+    assert_eq!(r[0]["predicted"]["cache_read_input_tokens"], 0);
+    // What the upstream received: Gemini's method, the model in its path.
+    let log = std::fs::read_to_string(dir.path().join("up.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert!(
+        first["endpoint"]
+            .as_str()
+            .unwrap()
+            .ends_with(":generateContent"),
+        "{first}"
+    );
+}

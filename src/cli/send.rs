@@ -15,7 +15,8 @@ use crate::net::{self, ApiKey, Endpoint, test_run::TestRunOptions};
 pub struct SendArgs {
     #[command(flatten)]
     pub common: Common,
-    /// The API: anthropic (Messages) or openai (Chat Completions, also local servers).
+    /// The API: anthropic (Messages), openai (Chat Completions, also local
+    /// servers) or gemini (generateContent, GEMINI_API_KEY).
     #[arg(long)]
     pub provider: String,
     /// Base URL (a proxy or a local server), e.g. http://127.0.0.1:8080.
@@ -27,7 +28,7 @@ pub struct SendArgs {
     /// Send this session's first request, then that of another session.
     #[arg(long)]
     pub then_session: Option<String>,
-    /// Predict with anthropic, openai or prefix rules (default: the API's).
+    /// Predict with anthropic, openai, gemini or prefix rules (default: the API's).
     #[arg(long)]
     pub predict_with: Option<String>,
     /// Wait the session's gaps for real.
@@ -246,11 +247,17 @@ fn announce(
 fn providers(a: &SendArgs) -> Result<(Provider, Provider), String> {
     let api = Provider::parse(&a.provider)
         .filter(|p| *p != Provider::Prefix)
-        .ok_or_else(|| format!("unknown provider '{}' (anthropic or openai)", a.provider))?;
+        .ok_or_else(|| {
+            format!(
+                "unknown provider '{}' (anthropic, openai or gemini)",
+                a.provider
+            )
+        })?;
     let predict_with = match a.predict_with.as_deref() {
         None => api,
-        Some(p) => Provider::parse(p)
-            .ok_or_else(|| format!("unknown --predict-with '{p}' (anthropic, openai or prefix)"))?,
+        Some(p) => Provider::parse(p).ok_or_else(|| {
+            format!("unknown --predict-with '{p}' (anthropic, openai, gemini or prefix)")
+        })?,
     };
     Ok((api, predict_with))
 }

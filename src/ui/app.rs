@@ -218,6 +218,19 @@ impl App {
     }
 
     /// Carries out one command.
+    /// Requests `a` and `b` of a capture side by side in the Diff view.
+    fn diff_requests(&mut self, capture: std::path::PathBuf, a: usize, b: usize) {
+        self.diff_view.a = super::diff::Side::Request {
+            capture: capture.clone(),
+            index: a,
+        };
+        self.diff_view.b = super::diff::Side::Request { capture, index: b };
+        let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
+        self.diff_view.sources = root.and_then(|r| self.traffic_view.sources(b, r));
+        self.state.tab = Tab::Diff;
+        self.compute_diff();
+    }
+
     pub fn apply(&mut self, c: Command) {
         match c {
             Command::Open(path) => self.worker.submit(Job::Folder {
@@ -294,17 +307,7 @@ impl App {
             }
             Command::SelectRequest { capture, index } => self.select_request(capture, index),
             Command::StartProxy => self.start_proxy(),
-            Command::DiffRequests { capture, a, b } => {
-                self.diff_view.a = super::diff::Side::Request {
-                    capture: capture.clone(),
-                    index: a,
-                };
-                self.diff_view.b = super::diff::Side::Request { capture, index: b };
-                let root = self.state.loaded.as_ref().map(|l| l.workspace.root.clone());
-                self.diff_view.sources = root.and_then(|r| self.traffic_view.sources(b, r));
-                self.state.tab = Tab::Diff;
-                self.compute_diff();
-            }
+            Command::DiffRequests { capture, a, b } => self.diff_requests(capture, a, b),
             Command::StopProxy => {
                 if let Some(stop) = &self.traffic_view.proxy.stop {
                     let _ = stop.send(true);

@@ -67,7 +67,8 @@ pub enum Command {
         a: usize,
         b: usize,
     },
-    /// Copy the session's first request as Anthropic request JSON.
+    /// Copy the session's first request as its API's request JSON (Anthropic, or
+    /// Gemini for a Gemini CLI folder).
     CopyRequestJson,
     /// Escape: close the innermost thing open (the open dialog, else the
     /// selected request's or fragment's detail).

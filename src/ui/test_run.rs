@@ -221,6 +221,7 @@ fn form(ui: &mut Ui, panel: &mut TestRunPanel, sessions: &[String]) {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut panel.api, Provider::Anthropic, "Anthropic Messages");
                 ui.selectable_value(&mut panel.api, Provider::Openai, "OpenAI-compatible Chat");
+                ui.selectable_value(&mut panel.api, Provider::Gemini, "Gemini");
             });
             ui.end_row();
             ui.label("Base URL");

@@ -32,6 +32,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub fn key_var(provider: Provider) -> &'static str {
     match provider {
         Provider::Anthropic => "ANTHROPIC_API_KEY",
+        Provider::Gemini => "GEMINI_API_KEY",
         _ => "OPENAI_API_KEY",
     }
 }
@@ -99,6 +100,7 @@ impl Endpoint {
     pub fn new(provider: Provider, base_url: Option<&str>, key: Option<ApiKey>) -> Endpoint {
         let default = match provider {
             Provider::Anthropic => ANTHROPIC_BASE,
+            Provider::Gemini => GEMINI_BASE,
             _ => OPENAI_BASE,
         };
         Endpoint {
@@ -341,6 +343,10 @@ fn with_auth(req: reqwest::RequestBuilder, ep: &Endpoint) -> reqwest::RequestBui
                 None => r,
             }
         }
+        Provider::Gemini => match &ep.key {
+            Some(k) => req.header("x-goog-api-key", k.expose()),
+            None => req,
+        },
         _ => match &ep.key {
             Some(k) => req.bearer_auth(k.expose()),
             None => req,
@@ -373,6 +379,34 @@ fn reply_error(ep: &Endpoint, r: &Reply) -> NetError {
     }
 }
 
+/// Where a request body goes, and the body to send when it is not the one
+/// given: Gemini names the model in the path (`/v1beta/models/MODEL:
+/// generateContent`), not in the body.
+fn route(ep: &Endpoint, body: &Value) -> Result<(String, Option<Value>), NetError> {
+    Ok(match ep.provider {
+        Provider::Anthropic => ("/v1/messages".to_string(), None),
+        Provider::Gemini => {
+            let model = body["model"].as_str().unwrap_or("");
+            let safe = !model.is_empty()
+                && model
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+            if !safe {
+                return Err(NetError::Http {
+                    status: 0,
+                    message: format!("not a Gemini model name: '{}'", ep.clean(model)),
+                });
+            }
+            let mut b = body.clone();
+            if let Some(o) = b.as_object_mut() {
+                o.remove("model");
+            }
+            (format!("/v1beta/models/{model}:generateContent"), Some(b))
+        }
+        _ => ("/v1/chat/completions".to_string(), None),
+    })
+}
+
 /// Sends one request body, retrying 429/529 with backoff (honouring
 /// `retry-after`, capped). `cancel` aborts at once; `deadline` bounds the
 /// whole run, so no request outlives it.
@@ -383,9 +417,11 @@ pub async fn send(
     cancel: &mut tokio::sync::watch::Receiver<bool>,
     deadline: Option<Deadline>,
 ) -> Result<Actual, NetError> {
-    let path = match ep.provider {
-        Provider::Anthropic => "/v1/messages",
-        _ => "/v1/chat/completions",
+    let (path, gemini_body) = route(ep, body)?;
+    let body = gemini_body.as_ref().unwrap_or(body);
+    let usage_field = match ep.provider {
+        Provider::Gemini => "usageMetadata",
+        _ => "usage",
     };
     let total = deadline.map(|d| d.secs).unwrap_or(0);
     let at = deadline.map(|d| d.at);
@@ -394,7 +430,7 @@ pub async fn send(
     let started = Instant::now();
     loop {
         attempt_no += 1;
-        let req = with_auth(client.post(ep.url(path)).json(body), ep);
+        let req = with_auth(client.post(ep.url(&path)).json(body), ep);
         let reply = tokio::select! {
             r = attempt(req, ep, deadline) => r?,
             _ = cancel.changed() => return Err(NetError::Cancelled),
@@ -402,7 +438,7 @@ pub async fn send(
         match reply.status {
             200..=299 => {
                 let usage = json_of(ep, &reply)?
-                    .get("usage")
+                    .get(usage_field)
                     .and_then(engine::Usage::parse)
                     .ok_or(NetError::NoUsage)?;
                 return Ok(Actual {

@@ -156,7 +156,9 @@ async fn exact_plan(
     progress: &mut impl FnMut(Progress),
 ) -> Vec<Planned> {
     let mut exact = planned.to_vec();
-    if ep.provider == Provider::Anthropic || ep.base_url == super::OPENAI_BASE {
+    if matches!(ep.provider, Provider::Anthropic | Provider::Gemini)
+        || ep.base_url == super::OPENAI_BASE
+    {
         return exact;
     }
     let now = std::time::Instant::now();

@@ -190,6 +190,13 @@ fn body_for(
             s.cache_tools,
             s.history.message_breakpoint,
         ),
+        Provider::Gemini => {
+            let mut body = request::gemini_body(a, &messages);
+            // The model goes in the path; the client takes it from here.
+            body["model"] = model.into();
+            body["generationConfig"] = serde_json::json!({"maxOutputTokens": 1});
+            body
+        }
         _ => request::openai_body(a, model, &messages, 1),
     }
 }
