@@ -176,6 +176,17 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// `Thursday, December 3, 2026` for `2026-12-03` (the English long form,
 /// as Gemini CLI writes today's date); none for anything else.
 pub fn long_date(iso: &str) -> Option<String> {
@@ -189,14 +200,8 @@ pub fn long_date(iso: &str) -> Option<String> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
-    // Days since 1970-01-01 (Howard Hinnant's algorithm), a Thursday.
-    let yy = if m <= 2 { y - 1 } else { y };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    // 1970-01-01 was a Thursday.
+    let days = days_from_civil(y, m, d);
     const WEEKDAYS: [&str; 7] = [
         "Thursday",
         "Friday",

@@ -49,14 +49,7 @@ pub fn rfc3339(s: &str) -> Option<f64> {
         }
         _ => 0.0,
     };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + da - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::text::days_from_civil(y, mo, da);
     Some(days as f64 * 86400.0 + h * 3600.0 + mi * 60.0 + se - off)
 }
 
