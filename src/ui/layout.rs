@@ -129,8 +129,8 @@ impl App {
                 if let Some(l) = &self.state.loaded {
                     let a = &l.assembly;
                     ui.label(format!(
-                        "{} fragments · system {} tokens in {} blocks · tool definitions {} tokens · {} ({}{})",
-                        thousands(a.fragments.len() as u64),
+                        "{} · system {} tokens in {} blocks · tool definitions {} tokens · {} ({}{})",
+                        crate::engine::plural(a.fragments.len() as u64, "fragment"),
                         thousands(a.total_tokens as u64),
                         a.blocks.len(),
                         thousands(a.tools_tokens as u64),
