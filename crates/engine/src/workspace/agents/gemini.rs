@@ -167,22 +167,20 @@ fn inline_imports(
             if c == '`' {
                 in_code = !in_code;
             }
-            let token = &rest[1..];
-            let end = token
-                .find(|c: char| c.is_whitespace())
-                .unwrap_or(token.len());
-            let path = &token[..end];
-            if c == '@'
-                && !in_code
-                && prev.is_whitespace()
-                && !path.is_empty()
-                && path.contains('.')
-            {
-                let target = join(dir, path);
-                out.push_str(&imported(r, rel, n + 1, path, target, depth, seen, diags));
-                rest = &token[end..];
-                prev = path.chars().last().unwrap_or(' ');
-                continue;
+            if c == '@' && !in_code && prev.is_whitespace() {
+                // `@` is one byte: the path starts right after it.
+                let token = &rest[1..];
+                let end = token
+                    .find(|c: char| c.is_whitespace())
+                    .unwrap_or(token.len());
+                let path = &token[..end];
+                if !path.is_empty() && path.contains('.') {
+                    let target = join(dir, path);
+                    out.push_str(&imported(r, rel, n + 1, path, target, depth, seen, diags));
+                    rest = &token[end..];
+                    prev = path.chars().last().unwrap_or(' ');
+                    continue;
+                }
             }
             out.push(c);
             prev = c;
@@ -308,6 +306,22 @@ fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_with_other_scripts_and_an_at_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "Ä\n").unwrap();
+        let mut r = Reader::new(dir.path()).unwrap();
+        let mut seen = BTreeSet::new();
+        let mut diags = Vec::new();
+        let text = "é café @a.md — ü mail@x.org\n";
+        let out = inline_imports(&mut r, "GEMINI.md", text, 1, &mut seen, &mut diags);
+        assert_eq!(
+            out,
+            "é café <!-- Imported from: a.md -->\nÄ\n\n<!-- End of import from: a.md --> — ü mail@x.org\n"
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+    }
 
     #[test]
     fn imports_resolve_inside_the_folder_only() {
