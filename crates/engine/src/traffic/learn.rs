@@ -154,6 +154,9 @@ pub struct Sender {
     /// The id of the newest bundled profile of the agent (`codex@0.171`):
     /// the folder is loaded with it to find the user's files.
     pub profile: String,
+    /// That profile's recorded parts: what the request cannot tell is kept
+    /// from them.
+    pub template: std::sync::Arc<Builtin>,
     /// `capture.jsonl #3`.
     pub from: String,
 }
@@ -231,14 +234,17 @@ pub fn sender(
             ));
         }
     };
-    let profile = bundled
+    let newest = bundled
         .newest(agent.name())
-        .expect("the agent was found among the bundled profiles")
-        .id();
+        .expect("the agent was found among the bundled profiles");
     Ok(Sender {
         agent,
         version,
-        profile,
+        profile: newest.id(),
+        template: newest
+            .parts
+            .clone()
+            .expect("the agent was found by its parts"),
         from,
     })
 }
@@ -253,16 +259,6 @@ pub fn learn_request(
     home: Option<&str>,
     private: &[SourceFile],
 ) -> Result<Learned, Error> {
-    let bundled = crate::workspace::profile::Profiles::bundled();
-    let template = bundled
-        .get(&who.profile)
-        .and_then(|p| p.parts.as_deref())
-        .ok_or_else(|| {
-            Error::option(
-                "agents learn",
-                format!("no bundled parts for {}", who.profile),
-            )
-        })?;
     let date = request_date(req)
         .or_else(|| x.at.map(|t| super::format_rfc3339(t)[..10].to_string()))
         .unwrap_or_default();
@@ -274,7 +270,7 @@ pub fn learn_request(
         from: who.from.clone(),
         home,
     };
-    learn(&seen, template, private)
+    learn(&seen, &who.template, private)
 }
 
 /// The day the request says it is (Claude Code's `Today's date is`,
