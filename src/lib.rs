@@ -44,8 +44,8 @@ pub fn observed_dir() -> Option<PathBuf> {
 
 /// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), for the views
 /// that list the profiles.
-pub fn profiles() -> Result<engine::workspace::profile::Profiles, String> {
-    Ok(engine::workspace::profile::Profiles::load_with(
+pub fn profiles() -> Result<engine::workspace::profiles::Profiles, String> {
+    Ok(engine::workspace::profiles::Profiles::load_with(
         env_path("PROMPT_INSPECTOR_PROFILES").as_deref(),
         observed_dir().as_deref(),
     )?)

@@ -153,7 +153,14 @@ pub fn run(a: SendArgs) -> ExitCode {
         _ => Plan::Session,
     };
     let model = ins.prepared.model.clone();
-    let planned = test_run::plan(&ins, other.as_ref(), &plan, predict_with, &model, &counter);
+    let planned = test_run::plan(
+        &ins,
+        other.as_deref(),
+        &plan,
+        predict_with,
+        &model,
+        &counter,
+    );
     let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
     ep.timeout = Duration::from_secs(a.timeout.max(1));
     ep.max_retries = a.max_retries;

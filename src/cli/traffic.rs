@@ -208,7 +208,7 @@ fn print_json(t: &traffic::Traffic) {
 /// A recorded request traced back to a workspace's files, or (with
 /// --check-profile) the workspace's profile rendering set against it.
 fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
-    use crate::engine::traffic::{attribution, profile_check};
+    use crate::engine::traffic::{attribution_text, profile_check};
     let wanted: Vec<usize> = a.request.into_iter().collect();
     let exchanges = match traffic::read_file_for(&a.file, &wanted) {
         Ok((_, x, _)) => x,
@@ -224,7 +224,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
         ..crate::engine::Options::default()
     });
     let counter = crate::engine::TokenCounter::new();
-    let t = match profile_check::against(ws, &opts, table, &counter, picked) {
+    let t = match crate::engine::against_request(ws, &opts, table, &counter, picked) {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
@@ -237,7 +237,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
                 "workspace": ws.display().to_string(),
                 "attribution": t.attribution,
             })),
-            _ => out_report(&attribution::to_text(&t.attribution, t.request)),
+            _ => out_report(&attribution_text::to_text(&t.attribution, t.request)),
         }
         return ExitCode::SUCCESS;
     }

@@ -245,7 +245,7 @@ pub(super) fn plan_test_run(
     };
     Ok(test_run::plan(
         ins,
-        other.as_ref(),
+        other.as_deref(),
         plan,
         predict_with,
         model,

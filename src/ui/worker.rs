@@ -52,7 +52,7 @@ impl Shared {
         let result =
             crate::engine::traffic::read_file_for(capture, &[index]).and_then(|(_, x, _)| {
                 let picked = profile_check::pick(&x, Some(index))?;
-                profile_check::against(root, options, &self.table, &self.counter, picked)
+                crate::engine::against_request(root, options, &self.table, &self.counter, picked)
             });
         let result = result.map_err(String::from);
         self.send(Done::Traced {
@@ -318,7 +318,7 @@ impl Worker {
                 let table =
                     Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
                 let profiles = crate::profiles()
-                    .unwrap_or_else(|_| engine::workspace::profile::Profiles::bundled())
+                    .unwrap_or_else(|_| engine::workspace::profiles::Profiles::bundled())
                     .ids();
                 let mut shared = Shared {
                     counter,

@@ -6,14 +6,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::assembly::assemble::{Assembly, Prepared, assemble, prepare};
+use crate::assembly::assemble::{assemble, prepare};
+use crate::assembly::assembled::Assembled;
 use crate::assembly::models::ModelTable;
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::calibration;
 use crate::error::{Error, Named};
-use crate::text::thousands;
+use crate::traffic::Exchange;
+use crate::traffic::profile_check::{self, Against};
+use crate::traffic::release;
 use crate::workspace::diag::Diagnostic;
-use crate::workspace::session::Session;
 use crate::workspace::settings::Budget;
 use crate::workspace::{self, Workspace};
 
@@ -60,19 +62,31 @@ pub struct Options {
     pub observed_dir: Option<std::path::PathBuf>,
 }
 
-/// One workspace, one session, assembled. The workspace and the prepared
-/// session are shared (`Arc`), so a copy for another view or thread is cheap.
+/// One workspace, one session, assembled: the façade over the rooms below.
+/// What it holds is the assembly room's [`Assembled`] (every room below
+/// takes that, never this type); what it adds is the road that builds it
+/// (load, resolve the session and model, prepare, assemble) and the request
+/// bodies written from it.
 #[derive(Debug, Clone)]
-pub struct Inspection {
-    pub workspace: Arc<Workspace>,
-    pub prepared: Arc<Prepared>,
-    pub assembly: Assembly,
-    /// The workspace's own budget (declared, or derived from the model's
-    /// context window), before any slider or `--budget`.
-    pub default_budget: Budget,
-    /// Where the model came from when an agent's settings file set it
-    /// (`.claude/settings.json: "sonnet"`).
-    pub model_source: Option<String>,
+pub struct Inspection(Assembled);
+
+impl std::ops::Deref for Inspection {
+    type Target = Assembled;
+    fn deref(&self) -> &Assembled {
+        &self.0
+    }
+}
+
+impl From<Inspection> for Assembled {
+    fn from(ins: Inspection) -> Assembled {
+        ins.0
+    }
+}
+
+impl std::ops::DerefMut for Inspection {
+    fn deref_mut(&mut self) -> &mut Assembled {
+        &mut self.0
+    }
 }
 
 /// Loads a workspace folder (with the profile named, else the one it
@@ -80,7 +94,7 @@ pub struct Inspection {
 /// count_tokens calibration), both through the guarded reader.
 pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, Error> {
     let (profile, caps) = (opts.profile.as_deref(), opts.caps);
-    let mut profiles = workspace::profile::Profiles::load_with(
+    let mut profiles = workspace::profiles::Profiles::load_with(
         opts.profiles_dir.as_deref(),
         opts.observed_dir.as_deref(),
     )?;
@@ -126,16 +140,33 @@ pub fn inspect(
     Inspection::new(Arc::new(load_workspace(root, opts)?), opts, table, counter)
 }
 
-/// Picks the session by name (or the default), with a readable error.
-pub fn pick_session<'a>(ws: &'a Workspace, name: Option<&str>) -> Result<&'a Session, Error> {
-    match name {
-        None => Ok(ws.default_session()),
-        Some(n) => ws.session(n).ok_or_else(|| Error::Unknown {
-            what: Named::Session,
-            name: n.to_string(),
-            known: ws.sessions.iter().map(|s| s.name.clone()).collect(),
+/// Request `n` (`x`, its body `req`) against the workspace at `root`
+/// loaded with `opts`: the one road of `traffic --against` and the Traffic
+/// tab. The agent reads its user-level memory whenever it is there, so it
+/// is looked for here; unless a profile is named, the request is read with
+/// the profile recorded from the release that sent it, when one is.
+pub fn against_request(
+    root: &Path,
+    opts: &Options,
+    table: &ModelTable,
+    counter: &TokenCounter,
+    picked: (usize, &Exchange, &serde_json::Value),
+) -> Result<Against, Error> {
+    let (_, x, req) = picked;
+    let opts = Options {
+        user_memory: opts.user_memory || opts.home.is_some(),
+        profile: opts.profile.clone().or_else(|| {
+            let rel = x.release.clone().or_else(|| release::of_request(req))?;
+            profile_check::profile_of_release(
+                &rel,
+                opts.profiles_dir.as_deref(),
+                opts.observed_dir.as_deref(),
+            )
         }),
-    }
+        ..opts.clone()
+    };
+    let ins = inspect(root, &opts, table, counter)?;
+    Ok(profile_check::against(&ins, table, counter, picked))
 }
 
 impl Inspection {
@@ -146,7 +177,7 @@ impl Inspection {
         table: &ModelTable,
         counter: &TokenCounter,
     ) -> Result<Inspection, Error> {
-        let session = pick_session(&workspace, opts.session.as_deref())?;
+        let session = workspace.pick_session(opts.session.as_deref())?;
         let mut settings = workspace.settings.clone();
         let model_id = opts
             .model
@@ -224,13 +255,13 @@ impl Inspection {
             opts.debug_markers || settings.debug_markers,
             counter,
         );
-        Ok(Inspection {
+        Ok(Inspection(Assembled {
             workspace,
             prepared: Arc::new(prepared),
             assembly,
             default_budget,
             model_source,
-        })
+        }))
     }
 
     /// The same session under another budget or marker setting. Cheap:
@@ -264,22 +295,6 @@ impl Inspection {
         )?;
         ins.reassemble(&self.assembly.budget, self.assembly.debug_markers, counter);
         Ok(ins)
-    }
-
-    /// Workspace diagnostics, then those of this session's preparation,
-    /// then the budget's problems (a fixed layer over its budget, a total
-    /// below the fixed budgets), each with what to do.
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        let mut d = self.workspace.diagnostics.clone();
-        d.extend(self.prepared.diagnostics.iter().cloned());
-        d.extend(budget_problems(&self.assembly, &self.prepared));
-        d
-    }
-
-    pub fn session(&self) -> &Session {
-        self.workspace
-            .session(&self.prepared.session)
-            .unwrap_or_else(|| self.workspace.default_session())
     }
 
     /// The session's first request as an Anthropic Messages body (the
@@ -317,75 +332,4 @@ impl Inspection {
             s.history.message_breakpoint,
         )
     }
-
-    /// The count_tokens calibration of this inspection's model, if saved.
-    pub fn calibration(&self) -> Option<f64> {
-        self.workspace
-            .calibration
-            .get(&self.assembly.model)
-            .copied()
-    }
-}
-
-/// The budget's problems as diagnostics on workspace.yaml's `budget:` line.
-pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
-    let line = p.settings.budget_line.or(Some(1));
-    let n = |x: u64| thousands(x);
-    let mut out = Vec::new();
-    let b = &a.budget;
-    if b.total < b.layer1 + b.layer2 {
-        out.push(Diagnostic::warning(
-            "workspace.yaml",
-            line,
-            format!(
-                "the total budget ({}) is below the fixed budgets of layers 1 and 2 ({} together): layers 3 and 4 get nothing; raise `budget.total` or lower `budget.fixed`",
-                n(b.total),
-                n(b.layer1 + b.layer2)
-            ),
-        ));
-    }
-    for l in a.layers.iter().filter(|l| l.overflow > 0) {
-        let largest = a
-            .fragments
-            .iter()
-            .filter(|f| f.layer == l.layer && f.kept_tokens > 0)
-            .max_by_key(|f| f.kept_tokens);
-        // Over only because of the markers: the prompt sent without them
-        // fits (trimming never counts them).
-        if l.markers > 0 && l.overflow <= l.markers {
-            out.push(Diagnostic::warning(
-                "workspace.yaml",
-                line,
-                format!(
-                    "with DEBUG markers, layer {}'s block is {} tokens, over its {}: the markers add {}; what is kept is decided without them, so send the prompt without markers",
-                    l.layer,
-                    n(l.used),
-                    n(l.available),
-                    n(l.markers)
-                ),
-            ));
-            continue;
-        }
-        let shorten = largest.map_or(String::new(), |f| format!(" or shorten {}", f.source));
-        let what = if l.layer <= 2 {
-            format!("raise `budget.fixed.layer{}`{shorten}", l.layer)
-        } else {
-            format!("raise `budget.total`{shorten}")
-        };
-        let mut d = Diagnostic::warning(
-            "workspace.yaml",
-            line,
-            format!(
-                "layer {} is {} tokens over its {} budget: {what}",
-                l.layer,
-                n(l.overflow),
-                n(l.available)
-            ),
-        );
-        if let Some(f) = largest {
-            d = d.for_fragment(&f.id);
-        }
-        out.push(d);
-    }
-    out
 }

@@ -22,7 +22,7 @@ pub mod workspace;
 pub use assembly::assemble::{Assembly, Status, assemble};
 pub use assembly::models::{ModelInfo, ModelTable, Provider};
 pub use assembly::tokens::{Encoding, TokenCounter};
-pub use inspection::{Inspection, Options, inspect, load_workspace};
+pub use inspection::{Inspection, Options, against_request, inspect, load_workspace};
 pub use text::{clean, duration, edit_distance, md_cell, plural, terminal_safe, thousands};
 pub use usage::Usage;
 pub use workspace::Workspace;

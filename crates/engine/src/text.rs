@@ -232,6 +232,49 @@ pub fn long_date(iso: &str) -> Option<String> {
     ))
 }
 
+/// Most bytes one expansion of a profile string may produce.
+pub const MAX_EXPANSION_BYTES: usize = 64 * 1024;
+
+/// `template` with its `{name}` placeholders replaced, at most `max` bytes
+/// (cut at a character boundary); `true` when it was cut. The work done is
+/// bounded by the template and `max`, whatever the values.
+pub fn expand_capped(template: &str, vars: &[(&str, &str)], max: usize) -> (String, bool) {
+    let mut out = String::with_capacity(template.len().min(max));
+    let push = |out: &mut String, s: &str| -> bool {
+        let room = max - out.len();
+        if s.len() <= room {
+            out.push_str(s);
+            return true;
+        }
+        let mut end = room;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push_str(&s[..end]);
+        false
+    };
+    let mut rest = template;
+    while let Some(i) = rest.find('{') {
+        if !push(&mut out, &rest[..i]) {
+            return (out, true);
+        }
+        let after = &rest[i + 1..];
+        let hit = vars
+            .iter()
+            .find(|(k, _)| after.starts_with(k) && after[k.len()..].starts_with('}'));
+        let (piece, skip) = match hit {
+            Some((k, v)) => (*v, k.len() + 2),
+            None => ("{", 1),
+        };
+        if !push(&mut out, piece) {
+            return (out, true);
+        }
+        rest = &rest[i + skip..];
+    }
+    let fits = push(&mut out, rest);
+    (out, !fits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

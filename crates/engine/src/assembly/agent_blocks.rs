@@ -6,8 +6,8 @@
 //! attribution reminder, Codex's environment context). Each is a block of
 //! layer 0 with its name as label and one span, counted exactly.
 
-use crate::assembly::assemble::{BlockResult, Span};
 use crate::assembly::prepare::Prepared;
+use crate::assembly::results::{BlockResult, Span};
 use crate::assembly::tokens::TokenCounter;
 use crate::workspace::agents::builtin::{Builtin, BuiltinBlock, Join};
 use crate::workspace::settings::{Placement, Ttl};

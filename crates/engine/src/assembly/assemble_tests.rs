@@ -14,8 +14,10 @@ fn tokens(n: usize) -> String {
     s
 }
 
-fn run(dir: &Path, opts: Options) -> Inspection {
-    inspect(dir, &opts, &ModelTable::bundled(), &TokenCounter::new()).unwrap()
+fn run(dir: &Path, opts: Options) -> crate::assembly::assembled::Assembled {
+    inspect(dir, &opts, &ModelTable::bundled(), &TokenCounter::new())
+        .unwrap()
+        .into()
 }
 
 fn frag(a: &Assembly, id: &str) -> crate::assembly::assemble::FragmentResult {

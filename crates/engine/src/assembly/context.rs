@@ -11,8 +11,8 @@
 
 use serde::Serialize;
 
-use crate::Inspection;
 use crate::assembly::assemble::{BlockResult, FragmentResult};
+use crate::assembly::assembled::Assembled;
 use crate::assembly::tokens::TokenCounter;
 use crate::text::thousands;
 use crate::workspace::agents::builtin::Category;
@@ -63,7 +63,7 @@ impl ContextUsage {
 }
 
 /// The context window of the inspection's session, at its last request.
-pub fn usage(ins: &Inspection, counter: &TokenCounter) -> ContextUsage {
+pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     let a = &ins.assembly;
     let p = &ins.prepared;
     let window = ins
@@ -197,20 +197,20 @@ fn category_of(f: &FragmentResult) -> Category {
 }
 
 /// The session's messages as its last request sends them.
-fn message_tokens(ins: &Inspection, counter: &TokenCounter) -> u64 {
-    let Ok(s) = crate::inspection::pick_session(&ins.workspace, Some(&ins.prepared.session)) else {
+fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
+    let Ok(s) = ins.workspace.pick_session(Some(&ins.prepared.session)) else {
         return 0;
     };
     let enc = ins.assembly.tokenizer;
     s.messages
         .iter()
         .flat_map(|m| m.content.iter())
-        .map(|b| counter.count(enc, &crate::cache::shape::block_text(b)) as u64)
+        .map(|b| counter.count(enc, &b.counted_text()) as u64)
         .sum()
 }
 
 /// The memory files, subagents and skills, each with its tokens.
-fn items(ins: &Inspection) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
+fn items(ins: &Assembled) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
     let a = &ins.assembly;
     let root = ins.workspace.root.display().to_string();
     let (mut memory, mut agents, mut skills) = (Vec::new(), Vec::new(), Vec::new());

@@ -5,7 +5,9 @@
 
 pub mod agent_blocks;
 pub mod assemble;
+pub mod assembled;
 pub mod context;
+pub mod encoding;
 pub mod litellm;
 pub mod models;
 pub mod prepare;

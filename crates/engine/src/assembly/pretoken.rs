@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
-use super::tokens::Encoding;
+use super::encoding::Encoding;
 
 /// Pieces longer than this are counted each time (long pieces are rare,
 /// and rarely repeat).

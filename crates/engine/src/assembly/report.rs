@@ -3,12 +3,12 @@
 
 use serde_json::{Value, json};
 
-use crate::Inspection;
 use crate::assembly::assemble::{Assembly, BlockResult, LayerResult, Status};
+use crate::assembly::assembled::Assembled;
 use crate::workspace::diag::{Diagnostic, Severity};
 use crate::workspace::settings::Placement;
 
-pub fn to_json(ins: &Inspection) -> Value {
+pub fn to_json(ins: &Assembled) -> Value {
     let a = &ins.assembly;
     let m = &ins.prepared.model;
     json!({
@@ -140,7 +140,7 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-pub fn to_text(ins: &Inspection) -> String {
+pub fn to_text(ins: &Assembled) -> String {
     let a = &ins.assembly;
     let mut o = String::new();
     let est = if a.estimate { ", estimate" } else { "" };
@@ -262,7 +262,7 @@ fn layer_notes(a: &Assembly, l: &LayerResult) -> String {
     over
 }
 
-pub fn to_markdown(ins: &Inspection) -> String {
+pub fn to_markdown(ins: &Assembled) -> String {
     let a = &ins.assembly;
     let mut o = format!(
         "## Prompt assembly — session `{}`, model `{}` ({}{})\n\n",
@@ -419,7 +419,7 @@ pub fn check_failures(a: &Assembly) -> Vec<String> {
 
 /// Like Claude Code's `/context` "Memory files": each memory file (and
 /// import) with its tokens and its share of the context window.
-fn memory_files(ins: &Inspection) -> String {
+fn memory_files(ins: &Assembled) -> String {
     if ins.workspace.profile.agent != crate::workspace::agent::Agent::ClaudeCode {
         return String::new();
     }

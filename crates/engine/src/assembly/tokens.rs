@@ -14,41 +14,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
-use tiktoken_rs::CoreBPE;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-pub enum Encoding {
-    #[serde(rename = "o200k_base")]
-    O200kBase,
-    #[serde(rename = "cl100k_base")]
-    Cl100kBase,
-}
-
-impl Encoding {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Encoding::O200kBase => "o200k_base",
-            Encoding::Cl100kBase => "cl100k_base",
-        }
-    }
-
-    /// The BPE tables; loaded on first use (about half a second for o200k).
-    pub fn bpe(self) -> &'static CoreBPE {
-        match self {
-            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        }
-    }
-
-    /// The linear-time counter of the same encoding.
-    pub fn counter(self) -> &'static bpe_openai::Tokenizer {
-        match self {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        }
-    }
-}
+pub use super::encoding::Encoding;
 
 /// The cores counting may use (kept in the workspace room, below this one,
 /// which reads big fragment files on every core too).

@@ -281,7 +281,8 @@ fn editing_user_md_keeps_cached_reads_and_soul_md_invalidates_everything() {
     std::fs::write(dir.path().join("USER.md"), "The user likes Rust and Go.").unwrap();
     let user_edit = inspect(dir.path(), &Options::default(), &table, &counter)
         .unwrap()
-        .assembly;
+        .assembly
+        .clone();
     let p = two_requests(&before, &user_edit, &ins, &counter);
     let cached_layers: u64 = before
         .blocks
@@ -300,7 +301,8 @@ fn editing_user_md_keeps_cached_reads_and_soul_md_invalidates_everything() {
     .unwrap();
     let soul_edit = inspect(dir.path(), &Options::default(), &table, &counter)
         .unwrap()
-        .assembly;
+        .assembly
+        .clone();
     let p = two_requests(&before, &soul_edit, &ins, &counter);
     assert_eq!(
         p[1].usage.cache_read_input_tokens, 0,
@@ -322,7 +324,8 @@ fn editing_user_md_keeps_cached_reads_and_soul_md_invalidates_everything() {
     std::fs::write(dir.path().join("USER.md"), "The user likes Rust and Go.").unwrap();
     let edited = inspect(dir.path(), &Options::default(), &table, &counter)
         .unwrap()
-        .assembly;
+        .assembly
+        .clone();
     let p = two_requests(&ins.assembly, &edited, &ins, &counter);
     assert_eq!(p[1].usage.cache_read_input_tokens, cached_layers);
     assert!(

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::Inspection;
 use crate::assembly::assemble::{Assembly, Prepared};
+use crate::assembly::assembled::Assembled;
 use crate::assembly::models::Provider;
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::lint::{self, LintWarning};
@@ -53,7 +53,7 @@ pub struct Prediction {
 }
 
 /// Predicts the session of `ins` for `provider` (the model's by default).
-pub fn predict(ins: &Inspection, provider: Option<Provider>, counter: &TokenCounter) -> Prediction {
+pub fn predict(ins: &Assembled, provider: Option<Provider>, counter: &TokenCounter) -> Prediction {
     predict_for(
         &ins.assembly,
         &ins.prepared,

@@ -122,15 +122,6 @@ impl RequestShape {
     }
 }
 
-/// A message block's text as it is counted.
-pub(crate) fn block_text(b: &Block) -> String {
-    match b {
-        Block::Text { text } => text.clone(),
-        Block::ToolUse { name, input, .. } => format!("tool_use {name} {input}"),
-        Block::ToolResult { content, .. } => content.clone(),
-    }
-}
-
 /// Builds the request shapes of a session under a strategy.
 pub fn shapes(
     a: &Assembly,
@@ -377,7 +368,7 @@ fn message_segments(
     let (mut history_tokens, mut current_tokens) = (0, 0);
     for (mi, m) in messages.iter().enumerate() {
         for (bi, b) in m.content.iter().enumerate() {
-            let text = block_text(b);
+            let text = b.counted_text();
             let tokens = counter.count(enc, &text);
             if mi + 1 == n {
                 current_tokens += tokens;

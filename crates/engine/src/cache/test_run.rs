@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::Inspection;
+use crate::assembly::assembled::Assembled;
 use crate::assembly::models::{ModelInfo, Provider};
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::predictors::{self, Predicted};
@@ -173,7 +173,7 @@ impl TestRunRecord {
 }
 
 fn body_for(
-    ins: &Inspection,
+    ins: &Assembled,
     provider: Provider,
     model: &str,
     a: &crate::Assembly,
@@ -245,8 +245,8 @@ fn shape_block(seg: &shape::Segment) -> crate::workspace::session::Block {
 
 /// The requests of a run with their predictions.
 pub fn plan(
-    ins: &Inspection,
-    other: Option<&Inspection>,
+    ins: &Assembled,
+    other: Option<&Assembled>,
     plan: &Plan,
     provider: Provider,
     model: &ModelInfo,
@@ -254,7 +254,7 @@ pub fn plan(
 ) -> Vec<Planned> {
     let s = &ins.prepared.settings;
     let session = ins.session();
-    let mut shapes: Vec<(String, RequestShape, &crate::Assembly, &Inspection)> = Vec::new();
+    let mut shapes: Vec<(String, RequestShape, &crate::Assembly, &Assembled)> = Vec::new();
     match plan {
         Plan::Session => {
             for r in shape::shapes(&ins.assembly, session, s, Strategy::Layered, counter) {

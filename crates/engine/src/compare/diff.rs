@@ -75,13 +75,6 @@ pub struct Divergence {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct DiffLine {
-    pub tag: char,
-    pub text: String,
-    pub fragment: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Diff {
     pub a: String,
     pub b: String,
@@ -549,8 +542,8 @@ fn block_divergence(a: &Snapshot, b: &Snapshot, i: usize) -> Divergence {
     }
 }
 
-pub use super::diff_lines::MAX_DIFF_LINES;
 use super::diff_lines::line_diff;
+pub use super::diff_lines::{DiffLine, MAX_DIFF_LINES};
 
 fn status(s: Option<Status>) -> &'static str {
     s.map(|s| s.as_str()).unwrap_or("—")

@@ -4,9 +4,18 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use super::diff::DiffLine;
 use super::snapshot::Snapshot;
 use crate::assembly::assemble::BlockResult;
+use serde::Serialize;
+
+/// One line of a block's diff: its tag (`+`, `-`, ` `), its text and the
+/// fragment it belongs to.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DiffLine {
+    pub tag: char,
+    pub text: String,
+    pub fragment: Option<String>,
+}
 
 /// (line, fragment) of the rendered blocks, with block header lines.
 fn attributed_lines(blocks: &[BlockResult]) -> Vec<(String, Option<String>)> {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::Inspection;
 use crate::assembly::assemble::{BlockResult, FragmentResult, LayerResult};
+use crate::assembly::assembled::Assembled;
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::test_run::TestRunRecord;
 use crate::error::Error;
@@ -66,7 +66,7 @@ impl Snapshot {
     /// saved test runs of its session): both passed in by the caller, so
     /// taking a snapshot reads neither the clock nor the disk.
     pub fn take(
-        ins: &Inspection,
+        ins: &Assembled,
         counter: &TokenCounter,
         now: u64,
         runs: Vec<TestRunRecord>,

@@ -21,16 +21,6 @@ use serde_json::Value;
 use crate::assembly::tokens::Encoding;
 use crate::{TokenCounter, clean};
 
-/// A workspace file's text, as read.
-#[derive(Debug, Clone)]
-pub struct SourceFile {
-    /// Workspace-relative path.
-    pub path: String,
-    pub text: String,
-    /// When it was last modified (Unix seconds), when known.
-    pub modified: Option<f64>,
-}
-
 /// How a file was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -541,6 +531,5 @@ pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Op
 }
 
 pub use super::attribution_files::{
-    MAX_FILES, MAX_TRACED_BYTES, MAX_TRACED_FILE_BYTES, Traced, workspace_files,
+    MAX_FILES, MAX_TRACED_BYTES, MAX_TRACED_FILE_BYTES, SourceFile, Traced, workspace_files,
 };
-pub use super::attribution_text::to_text;

@@ -2,8 +2,17 @@
 //! through the guarded reader within the tracer's caps (a file, and all of
 //! them), those past the caps named.
 
-use super::attribution::SourceFile;
 use crate::clean;
+
+/// A workspace file's text, as read.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Workspace-relative path.
+    pub path: String,
+    pub text: String,
+    /// When it was last modified (Unix seconds), when known.
+    pub modified: Option<f64>,
+}
 
 /// Most files of a workspace traced.
 pub const MAX_FILES: usize = 5_000;

@@ -176,7 +176,7 @@ pub fn sender(
         .release
         .clone()
         .or_else(|| super::release::of_request(req));
-    let bundled = crate::workspace::profile::Profiles::bundled();
+    let bundled = crate::workspace::profiles::Profiles::bundled();
     let agent_named = |name: &str| {
         Agent::ALL
             .into_iter()

@@ -1,5 +1,5 @@
 //! An agent's own parts taken out of a recorded request, agent by agent
-//! (for [`super::learn`]): Claude Code's system blocks, its own reminders
+//! (for `agents learn`): Claude Code's system blocks, its own reminders
 //! and tools; Codex's developer messages, environment context and tools;
 //! Gemini CLI's system instruction, session context head and function
 //! declarations. The user's files and what the user typed are never taken.

@@ -17,7 +17,7 @@ pub mod attribution;
 mod attribution_files;
 #[cfg(test)]
 mod attribution_tests;
-mod attribution_text;
+pub mod attribution_text;
 mod capture;
 mod codex;
 mod explain;

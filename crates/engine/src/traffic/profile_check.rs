@@ -344,60 +344,46 @@ pub fn pick(
     Ok((n, x, req))
 }
 
-/// Request `n` (`x`, its body `req`) against the workspace at `root`
-/// loaded with `opts` (its profile): the one road of `traffic --against`
-/// and the Traffic tab.
+/// Request `n` (`x`, its body `req`) against a workspace assembled with
+/// the profile chosen for it (`inspection::against` loads it, with the
+/// profile recorded from the release that sent the request): where each
+/// part came from, and what the profile renders differently.
 pub fn against(
-    root: &std::path::Path,
-    opts: &crate::Options,
+    a: &crate::assembly::assembled::Assembled,
     table: &crate::ModelTable,
     counter: &TokenCounter,
     (n, x, req): (usize, &super::Exchange, &Value),
-) -> Result<Against, crate::error::Error> {
-    // The agent reads its user-level memory whenever it is there: so is
-    // it looked for here. Unless a profile is named, the request is read
-    // with the profile recorded from the release that sent it, when one is.
-    let opts = crate::Options {
-        user_memory: opts.user_memory || opts.home.is_some(),
-        profile: opts.profile.clone().or_else(|| {
-            let rel = x
-                .release
-                .clone()
-                .or_else(|| super::release::of_request(req))?;
-            profile_of_release(&rel, opts)
-        }),
-        ..opts.clone()
-    };
-    let ins = crate::inspect(root, &opts, table, counter)?;
-    let traced = super::attribution::workspace_files(&ins.workspace);
+) -> Against {
+    let traced = super::attribution::workspace_files(&a.workspace);
     let files = traced.files;
     let enc = table.resolve(Some(&x.model)).tokenizer;
     let mut attribution = attribute(req, &files, counter, enc);
     attribution.not_traced = traced.not_traced;
     super::attribution::mark_changed_since(&mut attribution, &files, x.at);
-    mark_agent_parts(&mut attribution, req, &ins.assembly);
+    mark_agent_parts(&mut attribution, req, &a.assembly);
     let predicted =
-        crate::cache::request::anthropic_body(&ins.assembly, &x.model, &[], 1024, false, false);
+        crate::cache::request::anthropic_body(&a.assembly, &x.model, &[], 1024, false, false);
     let differences = check(&predicted, (req, x.at), &files, counter, enc);
-    let chosen = &ins.workspace.profile;
-    Ok(Against {
+    let chosen = &a.workspace.profile;
+    Against {
         request: n,
         model: x.model.clone(),
         attribution,
         profile: chosen.id(),
         profile_chosen_because: chosen.why.clone(),
         differences,
-    })
+    }
 }
 
 /// The profile whose own parts were recorded from `rel` (its agent and
 /// release), among the bundled ones and the caller's folder.
-fn profile_of_release(rel: &super::release::Release, opts: &crate::Options) -> Option<String> {
-    let profiles = crate::workspace::profile::Profiles::load_with(
-        opts.profiles_dir.as_deref(),
-        opts.observed_dir.as_deref(),
-    )
-    .ok()?;
+pub fn profile_of_release(
+    rel: &super::release::Release,
+    profiles_dir: Option<&std::path::Path>,
+    observed_dir: Option<&std::path::Path>,
+) -> Option<String> {
+    let profiles =
+        crate::workspace::profiles::Profiles::load_with(profiles_dir, observed_dir).ok()?;
     profiles
         .all
         .iter()

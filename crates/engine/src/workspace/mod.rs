@@ -10,6 +10,7 @@ pub mod profile;
 mod profile_bounds;
 #[cfg(test)]
 mod profile_tests;
+pub mod profiles;
 pub mod reader;
 pub mod refused;
 pub mod session;
@@ -39,7 +40,7 @@ pub fn load(root: &Path) -> Result<Workspace, Error> {
     load_as(
         root,
         None,
-        &profile::Profiles::bundled(),
+        &profiles::Profiles::bundled(),
         &agents::Extras::default(),
     )
 }
@@ -49,7 +50,7 @@ pub fn load(root: &Path) -> Result<Workspace, Error> {
 pub fn load_as(
     root: &Path,
     profile_name: Option<&str>,
-    profiles: &profile::Profiles,
+    profiles: &profiles::Profiles,
     extras: &agents::Extras,
 ) -> Result<Workspace, Error> {
     let mut r = Reader::new(root)?;
@@ -277,7 +278,7 @@ fn read_settings(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Settings {
 fn choose_profile(
     profile_name: Option<&str>,
     settings: &Settings,
-    profiles: &profile::Profiles,
+    profiles: &profiles::Profiles,
     r: &Reader,
 ) -> Result<profile::Chosen, Error> {
     Ok(match profile_name.or(settings.profile.as_deref()) {

@@ -1,6 +1,7 @@
 //! Unit tests of the profiles (compiled for tests only).
 
 use super::profile::*;
+use super::profiles::*;
 
 #[test]
 fn bundled_profiles_load_and_name_their_version() {

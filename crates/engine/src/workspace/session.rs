@@ -35,6 +35,17 @@ pub enum Block {
     },
 }
 
+impl Block {
+    /// The text a block is counted as (a tool use by its name and input).
+    pub fn counted_text(&self) -> String {
+        match self {
+            Block::Text { text } => text.clone(),
+            Block::ToolUse { name, input, .. } => format!("tool_use {name} {input}"),
+            Block::ToolResult { content, .. } => content.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,

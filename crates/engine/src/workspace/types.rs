@@ -114,6 +114,18 @@ impl Workspace {
         self.sessions.iter().find(|s| s.name == name)
     }
 
+    /// The session by name (or the default), with a readable error.
+    pub fn pick_session(&self, name: Option<&str>) -> Result<&Session, crate::error::Error> {
+        match name {
+            None => Ok(self.default_session()),
+            Some(n) => self.session(n).ok_or_else(|| crate::error::Error::Unknown {
+                what: crate::error::Named::Session,
+                name: n.to_string(),
+                known: self.sessions.iter().map(|s| s.name.clone()).collect(),
+            }),
+        }
+    }
+
     pub fn default_session(&self) -> &Session {
         self.settings
             .default_session

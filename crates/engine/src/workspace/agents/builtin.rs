@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::expand::{MAX_EXPANSION_BYTES, expand_capped};
+use crate::text::{MAX_EXPANSION_BYTES, expand_capped};
 use crate::workspace::settings::Placement;
 
 /// Most parts (blocks, tools, entries) one recorded file may hold.

@@ -322,7 +322,8 @@ pub fn cut_with_digest(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::profile::{Profile, Profiles};
+    use crate::workspace::profile::Profile;
+    use crate::workspace::profiles::Profiles;
 
     fn openclaw() -> Profile {
         Profiles::bundled().get("openclaw@2026.9").unwrap().clone()

@@ -4,11 +4,10 @@
 //! assembly at [`MAX_PROFILE_OUTPUT_BYTES`], past which the rest is left
 //! out. The first cut is one diagnostic naming the profile.
 
+pub use crate::text::{MAX_EXPANSION_BYTES, expand_capped};
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
 
-/// Most bytes one expansion of a profile string may produce.
-pub const MAX_EXPANSION_BYTES: usize = 64 * 1024;
 /// Most bytes all of a profile's per-file expansions may produce in one
 /// assembly.
 pub const MAX_PROFILE_OUTPUT_BYTES: usize = 1024 * 1024;
@@ -108,46 +107,6 @@ fn size(n: usize) -> String {
         n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
         n => format!("{n} bytes"),
     }
-}
-
-/// `template` with its `{name}` placeholders replaced, at most `max` bytes
-/// (cut at a character boundary); `true` when it was cut. The work done is
-/// bounded by the template and `max`, whatever the values.
-pub fn expand_capped(template: &str, vars: &[(&str, &str)], max: usize) -> (String, bool) {
-    let mut out = String::with_capacity(template.len().min(max));
-    let push = |out: &mut String, s: &str| -> bool {
-        let room = max - out.len();
-        if s.len() <= room {
-            out.push_str(s);
-            return true;
-        }
-        let mut end = room;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.push_str(&s[..end]);
-        false
-    };
-    let mut rest = template;
-    while let Some(i) = rest.find('{') {
-        if !push(&mut out, &rest[..i]) {
-            return (out, true);
-        }
-        let after = &rest[i + 1..];
-        let hit = vars
-            .iter()
-            .find(|(k, _)| after.starts_with(k) && after[k.len()..].starts_with('}'));
-        let (piece, skip) = match hit {
-            Some((k, v)) => (*v, k.len() + 2),
-            None => ("{", 1),
-        };
-        if !push(&mut out, piece) {
-            return (out, true);
-        }
-        rest = &rest[i + skip..];
-    }
-    let fits = push(&mut out, rest);
-    (out, !fits)
 }
 
 #[cfg(test)]

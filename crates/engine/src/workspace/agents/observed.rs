@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use super::builtin::Builtin;
 use crate::error::Error;
-use crate::workspace::profile::{Profile, Profiles, version_cmp};
+use crate::workspace::profile::{Profile, version_cmp};
+use crate::workspace::profiles::Profiles;
 use crate::workspace::reader::{MAX_FILE_BYTES, files_with_extension, read_text_file};
 
 /// Most observations read from the folder (the first, by name).
