@@ -287,3 +287,41 @@ fn the_manual_page_is_valid_roff_and_names_every_command() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no command 'nope' (commands: report,"));
 }
+
+/// Every subcommand's `--format json` names its schema (an integer), so a
+/// script can tell when a field changed meaning.
+#[test]
+fn every_json_output_names_its_schema() {
+    let ws = sample();
+    let ws = ws.to_str().unwrap();
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code/capture.jsonl");
+    let capture = capture.to_str().unwrap();
+    let (a, b) = (format!("{ws}@chat"), format!("{ws}@coding"));
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["report", ws],
+        vec!["context", ws],
+        vec!["predict", ws],
+        vec!["diff", &a, &b],
+        vec!["models"],
+        vec!["traffic", capture],
+        vec!["traffic", capture, "--diff", "2"],
+        vec!["agents"],
+    ];
+    for args in runs {
+        let mut all = args.clone();
+        all.extend(["--format", "json"]);
+        let o = run(&all);
+        assert!(
+            o.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        let v = json(&o);
+        assert!(
+            v["schema"].is_u64(),
+            "{args:?} has no schema: {}",
+            &stdout(&o)[..200.min(stdout(&o).len())]
+        );
+    }
+}

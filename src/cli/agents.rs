@@ -22,6 +22,7 @@ use crate::engine::{self, TokenCounter};
 pub struct Args {
     #[command(subcommand)]
     pub action: Option<Action>,
+    /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text", global = true)]
     pub format: Format,
 }

@@ -11,6 +11,7 @@ use crate::engine::assembly::context;
 pub struct Args {
     #[command(flatten)]
     pub common: Common,
+    /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }

@@ -10,8 +10,12 @@ use crate::engine::compare::{diff, diff_report};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The old side: a snapshot file (`snapshot` writes one) or
+    /// WORKSPACE@SESSION, assembled now
     pub a: String,
+    /// The new side, the same way
     pub b: String,
+    /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// For a WORKSPACE@SESSION side: the folder the agent runs in (Codex,

@@ -13,6 +13,7 @@ use crate::user_snapshot_path;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Refresh the prices from LiteLLM's model_prices_and_context_window.json:
@@ -34,7 +35,11 @@ pub fn run(a: Args) -> ExitCode {
         Err(e) => return fail(&e),
     };
     match a.format {
-        Format::Json => out_json(&serde_json::to_value(&table).unwrap_or_default()),
+        Format::Json => {
+            let mut v = serde_json::to_value(&table).unwrap_or_default();
+            v["schema"] = serde_json::json!(1);
+            out_json(&v)
+        }
         Format::Text => out(&to_text(&table)),
         Format::Markdown => out(&to_markdown(&table)),
     }

@@ -14,6 +14,7 @@ pub struct Args {
     /// anthropic, openai or prefix (a llama.cpp-style server); the model's by default.
     #[arg(long)]
     pub provider: Option<String>,
+    /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }

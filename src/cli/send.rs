@@ -37,6 +37,8 @@ pub struct SendArgs {
     /// Seconds to wait for each response.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// How many times a request is sent again after a 429 or 529 (waiting
+    /// as the server's Retry-After asks, else 0.5, 1, 2 s…)
     #[arg(long, default_value_t = 3)]
     pub max_retries: u32,
     /// Send the key over plain HTTP to a host that is not this machine.
@@ -45,12 +47,14 @@ pub struct SendArgs {
     /// Do not save the results under WORKSPACE/.prompt-inspector/runs/.
     #[arg(long)]
     pub no_save: bool,
+    /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }
 
 pub fn record_json(r: &TestRunRecord) -> Value {
     json!({
+        "schema": 1,
         "provider": r.provider,
         "base_url": r.base_url,
         "model": r.model,

@@ -211,8 +211,10 @@ fn context_use(
         .collect()
 }
 
+/// `predict --format json` (schema 1).
 pub fn to_json(p: &Prediction) -> Value {
     json!({
+        "schema": 1,
         "model": p.model,
         "provider": p.provider.as_str(),
         "session": p.session,

@@ -223,6 +223,9 @@ pub fn to_markdown(d: &Diff) -> String {
     o
 }
 
+/// `diff --format json` and `traffic --diff --format json` (schema 1).
 pub fn to_json(d: &Diff) -> serde_json::Value {
-    serde_json::to_value(d).unwrap_or_default()
+    let mut v = serde_json::to_value(d).unwrap_or_default();
+    v["schema"] = serde_json::json!(1);
+    v
 }
