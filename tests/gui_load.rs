@@ -149,3 +149,79 @@ fn the_tabs_stay_where_they_are_whichever_tab_is_chosen() {
         assert_eq!(at(&h), before, "at {width} px");
     }
 }
+
+/// A capture of `n` requests, each padded to about `pad` bytes.
+fn capture_of(path: &std::path::Path, n: usize, pad: usize) {
+    use std::io::Write;
+    let extra = "x".repeat(pad);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for i in 0..n {
+        writeln!(
+            f,
+            r#"{{"schema":1,"id":"{i}","ts_start":"2026-12-01T10:00:00Z","ts_end":"2026-12-01T10:00:01Z","endpoint":"/v1/messages","model":"claude-sonnet-4-6","status":200,"stream":false,"latency_ms":5,"error":null,"usage":{{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":1200,"output_tokens":5}},"request":{{"model":"claude-sonnet-4-6","system":"You are Kestrel.{extra}","messages":[{{"role":"user","content":"hi {i}"}}]}}}}"#
+        )
+        .unwrap();
+    }
+}
+
+/// Opening a file while another is read cancels the first read: only the
+/// file opened last is ever shown, and Cancel stops a read with nothing
+/// shown and the window told so.
+#[test]
+fn a_capture_opened_during_a_read_replaces_it_and_cancel_stops_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (big, small) = (dir.path().join("big.jsonl"), dir.path().join("small.jsonl"));
+    capture_of(&big, 8_000, 2_500);
+    capture_of(&small, 3, 10);
+    let mut h = harness(sample());
+    wait_loaded(&mut h);
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    let open = |h: &mut egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>,
+                p: &std::path::Path| {
+        h.state_mut().as_mut().unwrap().traffic_view.path = p.display().to_string();
+        h.run_steps(1);
+        h.get_by_label("Open").click();
+        h.run_steps(1);
+    };
+    open(&mut h, &big);
+    open(&mut h, &small);
+    // Until the small one is shown, nothing else is: the big read's
+    // answer (cancelled, or done before it could be) is dropped.
+    let shown = |a: &prompt_inspector::ui::App| match &a.traffic_view.result {
+        Some(Ok(t)) => Some(t.requests.len()),
+        Some(Err(e)) => panic!("{e}"),
+        None => None,
+    };
+    for _ in 0..2_000 {
+        h.step();
+        let a = app(&h);
+        if let Some(n) = shown(a) {
+            assert_eq!(n, 3, "the capture opened first was shown");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(shown(app(&h)), Some(3));
+    assert!(!app(&h).traffic_view.pending);
+    // Cancel: the read stops, nothing of it is shown, and the window says so.
+    open(&mut h, &big);
+    assert!(app(&h).traffic_view.pending);
+    h.run_steps(1);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    let a = app(&h);
+    assert!(!a.traffic_view.pending);
+    assert_eq!(
+        a.state.notice.as_deref(),
+        Some("reading the capture: cancelled")
+    );
+    for _ in 0..200 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        matches!(shown(app(&h)), Some(3)),
+        "the cancelled read's answer was dropped (the small capture stays)"
+    );
+}

@@ -161,7 +161,10 @@ fn a_long_analysis_reports_its_progress_reading_then_explaining() {
         &path,
         &ModelTable::bundled(),
         &TokenCounter::new(),
-        &mut |p| seen.push(p),
+        &mut |p| {
+            seen.push(p);
+            std::ops::ControlFlow::Continue(())
+        },
     )
     .unwrap();
     assert_eq!(t.requests.len(), 3_000);
@@ -198,4 +201,46 @@ fn a_long_analysis_reports_its_progress_reading_then_explaining() {
             .iter()
             .all(|p| matches!(p, traffic::Progress::Reading { .. }))
     );
+}
+
+/// A long read stops when its caller says so (the window's Cancel, or a
+/// newer file opened): at the first report of each stage, reading then
+/// explaining, it ends with `Cancelled`, and a read not stopped is whole.
+#[test]
+fn a_long_read_stops_when_its_caller_says_so() {
+    use std::ops::ControlFlow;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let pad = "x".repeat(2_500);
+    let mut f = std::fs::File::create(&path).unwrap();
+    for i in 0..3_000 {
+        writeln!(f, "{}", line(i, &pad)).unwrap();
+    }
+    drop(f);
+    let (table, counter) = (ModelTable::bundled(), TokenCounter::new());
+    for stage in ["reading", "explaining"] {
+        let mut reports = 0;
+        let r = traffic::read_with(&path, &table, &counter, &mut |p| {
+            reports += 1;
+            match (stage, p) {
+                ("reading", traffic::Progress::Reading { .. })
+                | ("explaining", traffic::Progress::Explaining { .. }) => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        });
+        let e = r
+            .err()
+            .unwrap_or_else(|| panic!("{stage}: read to the end"));
+        assert!(
+            matches!(e, prompt_inspector::engine::error::Error::Cancelled),
+            "{stage}: {e}"
+        );
+        assert_eq!(e.to_string(), "cancelled");
+        // Stopped at the first report of its stage, not read on.
+        let before = if stage == "reading" { 1 } else { 2 };
+        assert!(
+            reports >= before && reports <= before + 1,
+            "{stage}: {reports} reports"
+        );
+    }
 }

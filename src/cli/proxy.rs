@@ -289,7 +289,7 @@ fn stopped_summary(capture: &std::path::Path) {
         return;
     };
     let counter = crate::engine::TokenCounter::new();
-    if let Ok(t) = crate::engine::traffic::read_with(capture, &table, &counter, &mut |_| {}) {
+    if let Ok(t) = crate::engine::traffic::read(capture, &table, &counter) {
         super::say(&format!(
             "prompt-inspector proxy: stopped; {} in {}: {} (`prompt-inspector traffic {}` explains each)",
             crate::engine::plural(t.requests.len() as u64, "request"),

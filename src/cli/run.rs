@@ -228,7 +228,7 @@ fn explain(capture: &std::path::Path, quiet: bool, created: bool) {
         Err(e) => return say(&format!("prompt-inspector run: {e}")),
     };
     let counter = crate::engine::TokenCounter::new();
-    match crate::engine::traffic::read_with(capture, &table, &counter, &mut |_| {}) {
+    match crate::engine::traffic::read(capture, &table, &counter) {
         Ok(t) => out_report(&crate::engine::traffic::to_text(&t, false)),
         Err(e) => say(&format!("prompt-inspector run: {e}")),
     }

@@ -138,7 +138,10 @@ pub fn run(a: Args) -> ExitCode {
             // the file is read line by line, as the window reads it.
             let counter = crate::engine::TokenCounter::new();
             let bar = progress_bar();
-            let read = traffic::read_with(&a.file, &table, &counter, &mut |p| bar.show(p));
+            let read = traffic::read_with(&a.file, &table, &counter, &mut |p| {
+                bar.show(p);
+                std::ops::ControlFlow::Continue(())
+            });
             bar.done();
             let t = match read {
                 Ok(t) => t,

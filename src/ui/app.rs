@@ -302,8 +302,17 @@ impl App {
             Command::CopyText(t) => self.ctx.copy_text(t),
             Command::OpenTraffic(p) => {
                 self.traffic_view.pending = true;
+                self.traffic_view.progress = None;
                 self.traffic_view.source = Some(p.clone());
-                self.worker.submit(Job::Traffic(p));
+                let ticket = self.traffic_view.reading.renew();
+                self.worker.submit(Job::Traffic { path: p, ticket });
+            }
+            Command::CancelTrafficRead => {
+                self.traffic_view.reading.cancel();
+                self.traffic_view.pending = false;
+                self.traffic_view.progress = None;
+                self.traffic_view.source = None;
+                self.state.notice = Some("reading the capture: cancelled".into());
             }
             Command::SelectRequest { capture, index } => self.select_request(capture, index),
             Command::StartProxy => self.start_proxy(),

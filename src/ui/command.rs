@@ -48,8 +48,11 @@ pub enum Command {
     SaveSnapshot,
     ComputeDiff,
     CopyText(String),
-    /// Read a capture or a Claude Code transcript into the Traffic tab.
+    /// Read a capture or a Claude Code transcript into the Traffic tab
+    /// (the read before it, if any, cancelled).
     OpenTraffic(PathBuf),
+    /// Stop the capture being read (the Traffic tab's Cancel).
+    CancelTrafficRead,
     /// Select request `index` (1-based) of the Traffic tab's capture, and
     /// trace it back to the open workspace's files (and its profile's
     /// rendering against it).

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 
 use crate::engine::cache::prediction::Prediction;
@@ -15,6 +16,63 @@ use crate::net::test_run::{Progress, TestRunOptions};
 
 use super::fonts::SystemFont;
 use super::watch::Watcher;
+
+/// A long job's handle, owned by the view that asked for it. Asking again
+/// (a [`Handle::renew`]) cancels the one before: its work stops at its
+/// next check, and its answer, named by its `id`, is dropped.
+#[derive(Debug, Clone, Default)]
+pub struct Ticket {
+    pub id: u64,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Ticket {
+    pub fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+/// A view's tickets: at most one job of the view runs, the newest.
+#[derive(Debug, Default)]
+pub struct Handle {
+    current: Option<Ticket>,
+    issued: u64,
+}
+
+impl Handle {
+    /// A new ticket; the one before is cancelled.
+    pub fn renew(&mut self) -> Ticket {
+        self.cancel();
+        self.issued += 1;
+        let t = Ticket {
+            id: self.issued,
+            cancelled: Arc::default(),
+        };
+        self.current = Some(t.clone());
+        t
+    }
+
+    /// Cancels the running job, if any (its answer will be dropped).
+    pub fn cancel(&mut self) {
+        if let Some(t) = self.current.take() {
+            t.cancelled.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether an answer named `id` is the running job's: taken once.
+    pub fn answers(&mut self, id: u64) -> bool {
+        let mine = self.current.as_ref().is_some_and(|t| t.id == id);
+        if mine {
+            self.current = None;
+        }
+        mine
+    }
+
+    /// Whether the answer named `id` is still awaited (a progress report).
+    pub fn awaits(&self, id: u64) -> bool {
+        self.current.as_ref().is_some_and(|t| t.id == id)
+    }
+}
 
 /// One side of a diff, as the worker receives it.
 pub enum DiffInput {
@@ -91,8 +149,12 @@ pub enum Job {
     },
     PickFolder,
     TestRun(Box<TestRunJob>),
-    /// Read and explain a capture or a transcript.
-    Traffic(PathBuf),
+    /// Read and explain a capture or a transcript (stopped when its
+    /// ticket is cancelled).
+    Traffic {
+        path: PathBuf,
+        ticket: Ticket,
+    },
     /// Resolve a path to a folder (is it one, its canonical path): the UI
     /// thread touches no file.
     Folder {
@@ -173,9 +235,16 @@ pub enum Done {
     },
     Picked(Option<PathBuf>),
     TestRun(TestRunMsg),
-    Traffic(Box<Result<crate::engine::traffic::Traffic, String>>),
+    /// A capture read (or its reading cancelled), by its ticket's id.
+    Traffic {
+        ticket: u64,
+        result: Box<Result<crate::engine::traffic::Traffic, crate::engine::error::Error>>,
+    },
     /// How far the traffic being read has come.
-    TrafficProgress(crate::engine::traffic::Progress),
+    TrafficProgress {
+        ticket: u64,
+        progress: crate::engine::traffic::Progress,
+    },
     /// The next request of the capture being recorded, and the totals
     /// with it.
     /// Exchanges recorded in the capture that the live feed missed.

@@ -20,6 +20,9 @@ pub struct TrafficView {
     /// How far the file being read has come (a long one).
     pub progress: Option<crate::engine::traffic::Progress>,
     pub result: Option<Result<Traffic, String>>,
+    /// The read under way, owned by this view: opening another file or
+    /// Cancel stops it, and its answer is dropped.
+    pub reading: super::jobs::Handle,
     pub selected: Option<usize>,
     /// The file the result was read from.
     pub source: Option<PathBuf>,
@@ -79,9 +82,18 @@ impl TrafficView {
     }
 
     /// A capture or transcript was read (again, for a live capture).
-    pub fn read(&mut self, result: Result<Traffic, String>) {
+    /// The answer of the read named `ticket`: dropped unless it is the
+    /// read this view waits for (a file opened since replaced it).
+    pub fn read(&mut self, ticket: u64, result: Result<Traffic, crate::engine::error::Error>) {
+        if !self.reading.answers(ticket) {
+            return;
+        }
         self.pending = false;
         self.progress = None;
+        let result = match result {
+            Err(crate::engine::error::Error::Cancelled) => return,
+            r => r.map_err(String::from),
+        };
         // A live capture grows under the selection: keep it.
         if self.proxy.addr.is_none() {
             self.selected = None;
@@ -92,6 +104,10 @@ impl TrafficView {
 
     /// The proxy listens: the tab follows its capture from now on.
     pub fn proxy_started(&mut self, addr: std::net::SocketAddr, capture: PathBuf) {
+        // A file being read is not what the tab shows from now on.
+        self.reading.cancel();
+        self.pending = false;
+        self.progress = None;
         self.proxy.addr = Some(addr);
         self.path = capture.display().to_string();
         self.source = Some(capture.clone());
@@ -375,6 +391,9 @@ fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
             ui.spinner();
             if let Some(p) = view.progress {
                 progress(ui, p);
+            }
+            if ui.button("Cancel").clicked() {
+                out.push(Command::CancelTrafficRead);
             }
         }
     });

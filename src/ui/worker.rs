@@ -21,7 +21,7 @@ use crate::engine::{self, Inspection, ModelTable, Options, TokenCounter};
 use super::watch::Watcher;
 
 use super::folders::{example_workspaces, folder, sample_workspace};
-pub use super::jobs::{DiffInput, Done, FolderAsk, Job, TestRunJob, TestRunMsg};
+pub use super::jobs::{DiffInput, Done, FolderAsk, Handle, Job, TestRunJob, TestRunMsg, Ticket};
 use super::jobs::{Gap, plan_test_run};
 
 pub struct Worker {
@@ -63,13 +63,27 @@ impl Shared {
 
     /// A capture or transcript read as the `traffic` command reads it
     /// (streamed, bounded), saying how far it has come.
-    fn traffic(&self, path: &Path) {
-        let result =
-            crate::engine::traffic::read_with(path, &self.table, &self.counter, &mut |p| {
-                self.send(Done::TrafficProgress(p))
+    /// Reads a capture until it is read or its ticket is cancelled (checked
+    /// at every progress report: 4 MiB read, 1,000 requests explained).
+    fn traffic(&self, path: &Path, ticket: &Ticket) {
+        let result = if ticket.cancelled() {
+            Err(crate::engine::error::Error::Cancelled)
+        } else {
+            crate::engine::traffic::read_with(path, &self.table, &self.counter, &mut |progress| {
+                if ticket.cancelled() {
+                    return std::ops::ControlFlow::Break(());
+                }
+                self.send(Done::TrafficProgress {
+                    ticket: ticket.id,
+                    progress,
+                });
+                std::ops::ControlFlow::Continue(())
             })
-            .map_err(String::from);
-        self.send(Done::Traffic(Box::new(result)));
+        };
+        self.send(Done::Traffic {
+            ticket: ticket.id,
+            result: Box::new(result),
+        });
     }
 
     fn send(&self, d: Done) {
@@ -242,7 +256,7 @@ impl Shared {
                     result: Box::new(result),
                 });
             }
-            Job::Traffic(path) => self.traffic(&path),
+            Job::Traffic { path, ticket } => self.traffic(&path, &ticket),
             Job::Follow => self.live = Analyser::default(),
             Job::Recorded(line, missed) => {
                 if missed > 0 {

@@ -30,6 +30,9 @@ pub enum Error {
     /// A recorded request without its body (a transcript records usage
     /// only).
     NoBody { number: usize },
+    /// A long read stopped by the one who asked for it (a newer read
+    /// replaced it, or Cancel).
+    Cancelled,
 }
 
 /// What kind of thing a name was expected to name.
@@ -110,6 +113,7 @@ impl std::fmt::Display for Error {
                 f,
                 "request #{number} has no recorded body (a transcript records usage only)"
             ),
+            Error::Cancelled => write!(f, "cancelled"),
         }
     }
 }

@@ -92,8 +92,12 @@ impl App {
             Done::Diffed { .. } => {}
             Done::Picked(choice) => self.on_picked(choice),
             Done::TestRun(msg) => self.test_run.apply(msg),
-            Done::Traffic(result) => self.traffic_view.read(*result),
-            Done::TrafficProgress(p) => self.traffic_view.progress = Some(p),
+            Done::Traffic { ticket, result } => self.traffic_view.read(ticket, *result),
+            Done::TrafficProgress { ticket, progress } => {
+                if self.traffic_view.reading.awaits(ticket) {
+                    self.traffic_view.progress = Some(progress);
+                }
+            }
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::FeedMissed(n) => self.traffic_view.missed += n,
             Done::Traced { index, result } => {

@@ -4,6 +4,7 @@
 //! request moved out of it, the rest dropped), so neither the whole file nor
 //! a tree per line is held; what was not read is counted in [`Skipped`].
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde_json::Value;
@@ -444,7 +445,7 @@ fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), crate::error
 /// that cannot be read is named in what was skipped); errors name the file.
 /// Every request is held.
 pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), crate::error::Error> {
-    read_files(path, false, &mut |_| {}).map(|(s, x, k, _)| (s, x, k))
+    read_files(path, false, &mut |_| ControlFlow::Continue(())).map(|(s, x, k, _)| (s, x, k))
 }
 
 /// [`read_file`] for an analysis, streamed: files of up to
@@ -454,7 +455,7 @@ pub fn read_file(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), crate:
 pub fn read_file_lazy(
     path: &Path,
 ) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), crate::error::Error> {
-    read_files(path, true, &mut |_| {})
+    read_files(path, true, &mut |_| ControlFlow::Continue(()))
 }
 
 /// How far a long read or analysis has come (for a progress bar).
@@ -504,7 +505,7 @@ pub fn read_file_for(
 /// [`read_file_lazy`], saying how far it has come.
 pub fn read_file_lazy_with(
     path: &Path,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), crate::error::Error> {
     read_files(path, true, progress)
 }
@@ -512,7 +513,7 @@ pub fn read_file_lazy_with(
 fn read_files(
     path: &Path,
     lazy: bool,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<(Source, Vec<Exchange>, Skipped, Bodies), crate::error::Error> {
     let (files, more) = files_of(path)?;
     let total: u64 = files
@@ -545,16 +546,17 @@ fn read_files(
             }
             let read = LineFile::open(f, max).and_then(|file| {
                 let mut batch = parallel::Batch::new(crew);
-                let read = file.for_each_line(max, max_line, |l, span| {
+                let read = file.for_each_line_until(max, max_line, |l, span| {
                     batch.add(l, span, &mut lines);
                     done += l.len() as u64 + 1;
                     if done - reported >= REPORT_BYTES {
                         reported = done;
-                        progress(Progress::Reading {
+                        return progress(Progress::Reading {
                             bytes: done.min(total),
                             total,
                         });
                     }
+                    ControlFlow::Continue(())
                 });
                 batch.flush(&mut lines);
                 // Kept open only if a request was left in it.
@@ -568,8 +570,10 @@ fn read_files(
                 bodies.files.push(None);
             }
             match read {
+                Ok(ControlFlow::Break(())) => return Err(crate::error::Error::Cancelled),
                 Err(e) if f != path => lines.skipped.unread.push(crate::clean(&e.to_string(), 500)),
-                r => r?,
+                Err(e) => return Err(e),
+                Ok(ControlFlow::Continue(())) => {}
             }
         }
         Ok(())

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 pub use super::refused::Refused;
@@ -158,6 +159,21 @@ impl LineFile {
         max_line: u64,
         mut each: impl FnMut(&str, Option<Span>),
     ) -> Result<(), crate::error::Error> {
+        self.for_each_line_until(max, max_line, |l, span| {
+            each(l, span);
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
+    }
+
+    /// [`LineFile::for_each_line`] until `each` says stop (a read
+    /// cancelled): `Break` when it did, before the end of the file.
+    pub fn for_each_line_until(
+        &self,
+        max: u64,
+        max_line: u64,
+        mut each: impl FnMut(&str, Option<Span>) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, crate::error::Error> {
         let named = |e: Refused| crate::error::Error::file(self.path.display(), e);
         let mut r = std::io::BufReader::with_capacity(READ_BUFFER, (&self.file).take(max + 1));
         let (mut buf, mut read, mut first) = (Vec::new(), 0u64, true);
@@ -166,7 +182,7 @@ impl LineFile {
             let n = read_line(&mut r, max_line + 1, &mut buf)
                 .map_err(|e| named(Refused::Unreadable(e.to_string())))?;
             if n == 0 {
-                return Ok(());
+                return Ok(ControlFlow::Continue(()));
             }
             let offset = read;
             read += n as u64;
@@ -182,7 +198,9 @@ impl LineFile {
                     }
                 }
                 first = false;
-                each(LONG_LINE, None);
+                if each(LONG_LINE, None).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
                 continue;
             }
             if read > max {
@@ -217,15 +235,17 @@ impl LineFile {
                 len: (len - (start - offset) as usize) as u32,
             });
             if single {
-                if ended || !text.is_empty() {
-                    each(text, span);
+                if (ended || !text.is_empty()) && each(text, span).is_break() {
+                    return Ok(ControlFlow::Break(()));
                 }
                 continue;
             }
             let mut pieces = text.split('\r').peekable();
             while let Some(line) = pieces.next() {
-                if ended || pieces.peek().is_some() || !line.is_empty() {
-                    each(line, span);
+                if (ended || pieces.peek().is_some() || !line.is_empty())
+                    && each(line, span).is_break()
+                {
+                    return Ok(ControlFlow::Break(()));
                 }
             }
         }
