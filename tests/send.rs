@@ -446,3 +446,41 @@ fn gemini_cold_then_warm_reads_its_implicit_cache() {
         "{first}"
     );
 }
+
+/// The caching rules a run is predicted with are the model's own (its row
+/// in the model table), as `predict` and the window's Test run choose them,
+/// whatever API carries the requests: a local model sent through the
+/// OpenAI-compatible API is predicted with a local server's prefix cache,
+/// not OpenAI's 1,024-token automatic caching, unless asked.
+#[test]
+fn a_run_is_predicted_with_the_models_caching_rules_not_the_apis() {
+    let ws = copy_sample();
+    let server = FakeServer::start("");
+    let predicted = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec![
+            "send",
+            ws.path().to_str().unwrap(),
+            "--provider",
+            "openai",
+            "--base-url",
+            &server.url,
+            "--repeat",
+            "2",
+            "--format",
+            "json",
+            "--model",
+            "local-llama",
+        ];
+        args.extend(extra);
+        let o = Command::new(bin())
+            .args(&args)
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        rows(&o).iter().map(|r| r["predicted"].clone()).collect()
+    };
+    let default = predicted(&[]);
+    assert_eq!(default, predicted(&["--predict-with", "prefix"]));
+    assert_ne!(default, predicted(&["--predict-with", "openai"]));
+}

@@ -28,7 +28,8 @@ pub struct SendArgs {
     /// Send this session's first request, then that of another session.
     #[arg(long)]
     pub then_session: Option<String>,
-    /// Predict with anthropic, openai, gemini or prefix rules (default: the API's).
+    /// Predict with anthropic, openai, gemini or prefix caching rules
+    /// (default: the model's own, as `predict` and the window choose them)
     #[arg(long)]
     pub predict_with: Option<String>,
     /// Wait the session's gaps for real.
@@ -255,7 +256,7 @@ fn announce(
 }
 
 /// The API to send to and the rules to predict with.
-fn providers(a: &SendArgs) -> Result<(Provider, Provider), String> {
+fn providers(a: &SendArgs) -> Result<(Provider, Option<Provider>), String> {
     let api = Provider::parse(&a.provider)
         .filter(|p| *p != Provider::Prefix)
         .ok_or_else(|| {
@@ -265,10 +266,10 @@ fn providers(a: &SendArgs) -> Result<(Provider, Provider), String> {
             )
         })?;
     let predict_with = match a.predict_with.as_deref() {
-        None => api,
-        Some(p) => Provider::parse(p).ok_or_else(|| {
+        None => None,
+        Some(p) => Some(Provider::parse(p).ok_or_else(|| {
             format!("unknown --predict-with '{p}' (anthropic, openai, gemini or prefix)")
-        })?,
+        })?),
     };
     Ok((api, predict_with))
 }

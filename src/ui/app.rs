@@ -17,7 +17,7 @@ use super::{fonts, test_run};
 
 mod answers;
 use crate::engine::cache::prediction::Prediction;
-use crate::engine::{Inspection, ModelTable, Provider, TokenCounter};
+use crate::engine::{Inspection, ModelTable, TokenCounter};
 
 pub(crate) const STORAGE_KEY: &str = "prompt-inspector";
 
@@ -457,11 +457,8 @@ impl App {
 
     fn start_test_run(&mut self) {
         let Some(ins) = self.inspection() else { return };
-        let predict_with = self.state.provider.unwrap_or(match self.test_run.api {
-            Provider::Anthropic => Provider::Anthropic,
-            _ if ins.prepared.model.provider == Provider::Prefix => Provider::Prefix,
-            _ => Provider::Openai,
-        });
+        // The Cache tab's caching rules, else the model's own (as `send`).
+        let predict_with = self.state.provider;
         if let Some(job) =
             self.test_run
                 .start(ins, predict_with, self.table.clone(), self.counter.clone())

@@ -108,7 +108,8 @@ pub struct TestRunJob {
     pub model: ModelInfo,
     pub inspection: Box<Inspection>,
     pub plan: Plan,
-    pub predict_with: Provider,
+    /// The caching rules asked for (none: the model's own).
+    pub predict_with: Option<Provider>,
     pub table: Arc<ModelTable>,
     pub counter: Arc<TokenCounter>,
     pub options: TestRunOptions,
@@ -300,7 +301,7 @@ pub enum Done {
 pub(super) fn plan_test_run(
     ins: &Inspection,
     plan: &Plan,
-    predict_with: Provider,
+    predict_with: Option<Provider>,
     model: &ModelInfo,
     table: &ModelTable,
     counter: &TokenCounter,

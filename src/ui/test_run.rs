@@ -119,7 +119,7 @@ impl TestRunPanel {
     pub fn start(
         &mut self,
         ins: Inspection,
-        predict_with: Provider,
+        predict_with: Option<Provider>,
         table: Arc<ModelTable>,
         counter: Arc<TokenCounter>,
     ) -> Option<TestRunJob> {

@@ -248,10 +248,14 @@ pub fn plan(
     ins: &Assembled,
     other: Option<&Assembled>,
     plan: &Plan,
-    provider: Provider,
+    provider: Option<Provider>,
     model: &ModelInfo,
     counter: &TokenCounter,
 ) -> Vec<Planned> {
+    // The caching rules are the model's (its row in the model table), as
+    // `predict` chooses them, unless others are asked for: never the
+    // endpoint's, so `send` and the window predict a run alike.
+    let provider = provider.unwrap_or(model.provider);
     let s = &ins.prepared.settings;
     let session = ins.session();
     let mut shapes: Vec<(String, RequestShape, &crate::Assembly, &Assembled)> = Vec::new();
