@@ -177,7 +177,7 @@ fn report_beside_python(dir: &Path) {
     }
     let ins = ins.unwrap();
     let texts: Vec<&str> = ins.prepared.fragments.iter().map(|f| &*f.full).collect();
-    let ours: usize = ins.prepared.fragments.iter().map(|f| f.tokens).sum();
+    let ours: u64 = ins.prepared.fragments.iter().map(|f| f.tokens).sum();
     println!(
         "\ncold report of {} fragments ({ours} tokens, {} cores): {:.3} s",
         texts.len(),
@@ -195,7 +195,7 @@ fn report_beside_python(dir: &Path) {
     };
     println!(
         "  python tiktoken counting the same texts: {py:.3} s ({py_n} tokens{})",
-        same(py_n == ours)
+        same(py_n as u64 == ours)
     );
     println!("  report / python counting: {:.2}×", best / py);
 }

@@ -169,8 +169,8 @@ fn check_window(ws: &Path, session: Option<&str>, r: &Value) {
         });
     }
     let a = window::app(&h).state.assembly().unwrap().clone();
-    assert_eq!(a.total_tokens as u64, u(&r["total_tokens"]));
-    assert_eq!(a.tools_tokens as u64, u(&r["tools_tokens"]));
+    assert_eq!(a.total_tokens, u(&r["total_tokens"]));
+    assert_eq!(a.tools_tokens, u(&r["tools_tokens"]));
     for (l, rl) in a.layers.iter().zip(r["layers"].as_array().unwrap()) {
         assert_eq!(l.used, u(&rl["used"]), "layer {}", l.layer);
         assert_eq!(l.available, u(&rl["available"]), "layer {}", l.layer);

@@ -726,7 +726,7 @@ fn the_budget_lanes_keep_sent_text_inside_the_line_and_show_what_was_cut_apart()
             .fragments
             .iter()
             .filter(|f| f.layer == l.layer)
-            .map(|f| (f.tokens - f.kept_tokens) as u64)
+            .map(|f| f.tokens - f.kept_tokens)
             .sum();
         assert_eq!(
             cut, removed,
@@ -755,7 +755,7 @@ fn the_budget_lanes_keep_sent_text_inside_the_line_and_show_what_was_cut_apart()
     assert_eq!(f.status, Status::Dropped);
     let label = format!(
         "tool.file_read: {} tokens dropped",
-        prompt_inspector::ui::thousands(f.tokens as u64)
+        prompt_inspector::ui::thousands(f.tokens)
     );
     h.get_by_label(&label).click();
     h.run_steps(3);
@@ -764,7 +764,7 @@ fn the_budget_lanes_keep_sent_text_inside_the_line_and_show_what_was_cut_apart()
     let soul = a.fragments.iter().find(|f| f.id == "soul").unwrap();
     h.get_by_label(&format!(
         "soul: {} tokens sent (kept)",
-        prompt_inspector::ui::thousands(soul.kept_tokens as u64)
+        prompt_inspector::ui::thousands(soul.kept_tokens)
     ));
 }
 

@@ -380,7 +380,7 @@ fn a_llama_cpp_upstreams_own_counts_show_in_the_traffic_tab_as_in_the_cli() {
             .parts
             .parts
             .iter()
-            .map(|p| (p.label.clone(), p.tokens as u64))
+            .map(|p| (p.label.clone(), p.tokens))
             .collect(),
         _ => unreachable!(),
     };

@@ -106,7 +106,7 @@ proptest! {
         }
         // The budget is a promise: a layer's used tokens are its block's.
         for l in &a.layers {
-            let block = a.blocks.iter().find(|b| b.layer == l.layer).map_or(0, |b| b.tokens as u64);
+            let block = a.blocks.iter().find(|b| b.layer == l.layer).map_or(0, |b| b.tokens);
             prop_assert_eq!(l.used, block, "layer {}", l.layer);
         }
         let sum: u64 = a.layers.iter().map(|l| l.budget).sum();

@@ -72,7 +72,7 @@ pub fn run(a: Args) -> ExitCode {
 
 /// Tokens of the parts' blocks and of their tool definitions (as JSON), in
 /// the encoding of the parts' model.
-fn tokens(b: &Builtin, table: &engine::ModelTable, counter: &TokenCounter) -> (usize, usize) {
+fn tokens(b: &Builtin, table: &engine::ModelTable, counter: &TokenCounter) -> (u64, u64) {
     let enc = table.resolve(b.model.as_deref()).tokenizer;
     let blocks = b.blocks.iter().map(|x| counter.count(enc, &x.text)).sum();
     let tools = b
@@ -242,14 +242,14 @@ fn learn(l: &Learn, format: Format) -> ExitCode {
         b.source(),
         b.provenance(),
         b.blocks.len(),
-        engine::thousands(bt as u64),
+        engine::thousands(bt),
         b.blocks
             .iter()
             .map(|x| x.name.as_str())
             .collect::<Vec<_>>()
             .join(", "),
         b.tools.len(),
-        engine::thousands(tt as u64),
+        engine::thousands(tt),
     );
     for k in &learned.kept {
         o += &format!("  kept: {k}\n");

@@ -408,7 +408,7 @@ impl App {
         for b in &l.assembly.blocks {
             key = key.rotate_left(5) ^ xxhash_rust::xxh3::xxh3_64(b.text.as_bytes());
         }
-        Some(key ^ l.assembly.tools_tokens as u64)
+        Some(key ^ l.assembly.tools_tokens)
     }
 
     /// The prediction held (possibly of an earlier state: see

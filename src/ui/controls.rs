@@ -200,7 +200,7 @@ fn agent_caps(
         .fragments
         .iter()
         .filter_map(|f| f.chars.map(|c| (c.1, f.kept_tokens)))
-        .fold((0usize, 0usize), |(c, t), (x, y)| (c + x, t + y));
+        .fold((0usize, 0u64), |(c, t), (x, y)| (c + x, t + y));
     let per_char = if chars == 0 {
         0.25
     } else {

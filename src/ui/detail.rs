@@ -105,8 +105,8 @@ pub fn show(
     ui.label(format!("{}:{}", f.source, f.line));
     ui.label(format!(
         "fragment {} tokens → kept {} ({})",
-        thousands(f.tokens as u64),
-        thousands(f.kept_tokens as u64),
+        thousands(f.tokens),
+        thousands(f.kept_tokens),
         enc.as_str()
     ))
     .on_hover_text(
@@ -146,7 +146,7 @@ pub fn show(
                     .show(ui, |ui| {
                         let spans = cache.spans(counter, enc, &f.id, shown).to_vec();
                         let n = counter.count(enc, shown);
-                        let pieces = if spans.len() == n {
+                        let pieces = if spans.len() as u64 == n {
                             String::new()
                         } else {
                             format!(
@@ -156,7 +156,7 @@ pub fn show(
                         };
                         ui.add(
                             egui::Label::new(
-                                RichText::new(format!("{} tokens{pieces}", thousands(n as u64)))
+                                RichText::new(format!("{} tokens{pieces}", thousands(n)))
                                     .weak(),
                             )
                             .wrap(),
@@ -211,7 +211,7 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
                 ui.end_row();
             }
             if let Some(agent) = &a.agent {
-                let own: usize = a
+                let own: u64 = a
                     .blocks
                     .iter()
                     .filter(|b| b.layer == 0)
@@ -224,14 +224,14 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
                 .on_hover_text(
                     "the agent's own blocks, as recorded from its release: not your files",
                 );
-                ui.label(format!("{} tokens", thousands(own as u64)));
+                ui.label(format!("{} tokens", thousands(own)));
                 ui.end_row();
             }
             ui.label("tool definitions");
-            ui.label(format!("{} tokens", thousands(a.tools_tokens as u64)));
+            ui.label(format!("{} tokens", thousands(a.tools_tokens)));
             ui.end_row();
             ui.strong("system");
-            ui.strong(format!("{} tokens", thousands(a.total_tokens as u64)));
+            ui.strong(format!("{} tokens", thousands(a.total_tokens)));
             ui.end_row();
         });
     ui.add_space(8.0);

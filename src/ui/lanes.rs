@@ -57,7 +57,7 @@ pub struct Lanes<'a> {
 /// (its end is `l.used`), every token trimming removed is in `cut`.
 pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     let frags: Vec<&FragmentResult> = a.fragments.iter().filter(|f| f.layer == l.layer).collect();
-    let present: u64 = frags.iter().map(|f| f.kept_tokens as u64).sum();
+    let present: u64 = frags.iter().map(|f| f.kept_tokens).sum();
     let frame = l.used.saturating_sub(present + l.markers);
     let mut sent = Vec::new();
     let mut at = 0;
@@ -73,7 +73,7 @@ pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     };
     push(&mut sent, &mut at, Part::Frame, frame);
     for f in &frags {
-        push(&mut sent, &mut at, Part::Fragment(f), f.kept_tokens as u64);
+        push(&mut sent, &mut at, Part::Fragment(f), f.kept_tokens);
     }
     push(&mut sent, &mut at, Part::Markers, l.markers.min(l.used));
     let mut cut = Vec::new();
@@ -86,7 +86,7 @@ pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     let mut removed: Vec<&&FragmentResult> = frags.iter().collect();
     removed.sort_by_key(|f| rank(f));
     for f in removed {
-        let tokens = f.tokens.saturating_sub(f.kept_tokens) as u64;
+        let tokens = f.tokens.saturating_sub(f.kept_tokens);
         push(&mut cut, &mut at, Part::Fragment(f), tokens);
     }
     Lanes {

@@ -131,9 +131,9 @@ impl App {
                     ui.label(format!(
                         "{} · system {} tokens in {} blocks · tool definitions {} tokens · {} ({}{})",
                         crate::engine::plural(a.fragments.len() as u64, "fragment"),
-                        thousands(a.total_tokens as u64),
+                        thousands(a.total_tokens),
                         a.blocks.len(),
-                        thousands(a.tools_tokens as u64),
+                        thousands(a.tools_tokens),
                         a.model,
                         a.tokenizer.as_str(),
                         if a.estimate { ", estimate" } else { "" }

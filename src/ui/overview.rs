@@ -185,7 +185,7 @@ pub fn request_context_bar(
     let a = &l.assembly;
     let mut parts = vec![ContextPart {
         label: "tools".into(),
-        tokens: a.tools_tokens as u64,
+        tokens: a.tools_tokens,
         color: colors::tools(dark),
         in_use: true,
     }];
@@ -196,7 +196,7 @@ pub fn request_context_bar(
             } else {
                 format!("layer {}", b.layer)
             },
-            tokens: b.tokens as u64,
+            tokens: b.tokens,
             color: colors::layer(b.layer, dark),
             in_use: true,
         });

@@ -123,13 +123,13 @@ fn header(a: &Assembly, i: usize, breakpoint: &mut usize) -> String {
         (Some(name), 0) => format!(
             "━━ block {} · from {name}, not your files · {} tokens{cache} ━━",
             i + 1,
-            crate::engine::thousands(b.tokens as u64)
+            crate::engine::thousands(b.tokens)
         ),
         _ => format!(
             "━━ system block {} · layer {} · {} tokens{cache} ━━",
             i + 1,
             b.layer,
-            crate::engine::thousands(b.tokens as u64)
+            crate::engine::thousands(b.tokens)
         ),
     }
 }

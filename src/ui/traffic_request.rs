@@ -48,7 +48,7 @@ pub fn parts(
                     .monospace(),
                 );
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    ui.label(format!("{} tokens", thousands(p.tokens as u64)));
+                    ui.label(format!("{} tokens", thousands(p.tokens)));
                 });
                 let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
                 ui.painter().rect_filled(

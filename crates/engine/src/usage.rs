@@ -12,6 +12,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// THE type of a token count, in every room: a text counted, a block, a
+/// layer, a budget, a usage figure. (Sums of a long capture's figures
+/// outgrow 32 bits; one type means no cast between rooms.)
+pub type Tokens = u64;
+
 /// Largest token figure read (a larger one is a broken or hostile answer
 /// or line: it is read as this, so that sums cannot overflow).
 pub const MAX_TOKENS: u64 = 1_000_000_000_000;

@@ -4,6 +4,7 @@
 //! Deterministic: the same inputs give byte-identical output.
 
 use crate::thousands;
+use crate::usage::Tokens;
 use std::sync::Arc;
 
 use crate::assembly::agent_blocks;
@@ -27,7 +28,7 @@ pub fn layer_budgets(b: &Budget) -> [u64; 4] {
 /// What assembly decides for one fragment.
 struct Slot {
     status: Status,
-    kept: usize,
+    kept: Tokens,
     text: Arc<str>,
     /// What a cut starts from: the full text, or the summary once used.
     base: Arc<str>,
@@ -48,7 +49,7 @@ impl Slot {
 /// `prepare`) costs only that fragment's last pre-token and what follows it
 /// ([`TokenCounter::count_joined`]); the others are counted whole, on every
 /// core, through the content cache.
-fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> usize {
+fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]) -> Tokens {
     // Each segment: its range and the end of the span it opens with.
     let mut segments: Vec<(usize, usize, usize)> = Vec::with_capacity(spans.len());
     let mut seg_start = 0;
@@ -79,7 +80,7 @@ fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]
         + counter
             .count_many(enc, &whole, crate::assembly::tokens::cores())
             .into_iter()
-            .sum::<usize>()
+            .sum::<Tokens>()
 }
 
 /// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts
@@ -119,7 +120,7 @@ pub fn assemble(
         } else {
             ctx.render(&slots)
         };
-        let used = block.as_ref().map_or(0, |b| b.tokens as u64);
+        let used = block.as_ref().map_or(0, |b| b.tokens);
         let overflow = used.saturating_sub(available);
         ctx.explain_kept(&mut slots, used, overflow);
         let ls = &p.settings.layers[li];
@@ -151,7 +152,7 @@ pub fn assemble(
                 counter,
             };
             *block = ctx.render(&slots);
-            let marked = block.as_ref().map_or(0, |b| b.tokens as u64);
+            let marked = block.as_ref().map_or(0, |b| b.tokens);
             l.markers = marked.saturating_sub(l.used);
             l.used = marked;
         }
@@ -161,7 +162,7 @@ pub fn assemble(
     // layer's `used` and the agent's own add up to the block as sent.
     for l in &mut layers {
         if let Some(b) = blocks.iter().find(|b| b.layer == l.layer) {
-            l.agent_own = (b.tokens as u64).saturating_sub(l.used);
+            l.agent_own = b.tokens.saturating_sub(l.used);
         }
     }
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
@@ -277,7 +278,7 @@ impl LayerCtx<'_> {
             .unwrap_or(SEPARATOR)
     }
 
-    fn title(&self) -> Option<&(Arc<str>, usize)> {
+    fn title(&self) -> Option<&(Arc<str>, Tokens)> {
         self.p.titles[(self.layer - 1) as usize].as_ref()
     }
 
@@ -347,8 +348,8 @@ impl LayerCtx<'_> {
             return 0;
         }
         let (enc, id) = (self.p.encoding, &self.p.fragments[i].id);
-        (self.counter.count(enc, &format!("[[DEBUG:{id}]]\n"))
-            + self.counter.count(enc, &format!("\n[[/DEBUG:{id}]]"))) as u64
+        self.counter.count(enc, &format!("[[DEBUG:{id}]]\n"))
+            + self.counter.count(enc, &format!("\n[[/DEBUG:{id}]]"))
     }
 
     /// Trims until the exact block fits: the two passes decide on a running
@@ -358,8 +359,8 @@ impl LayerCtx<'_> {
     /// the difference and the passes go on from where they stopped.
     fn trim(&self, slots: &mut [Slot]) -> Option<BlockResult> {
         let idx = self.members(slots);
-        let title = self.title().map(|t| t.1 as u64);
-        let sep = self.counter.count(self.p.encoding, self.separator()) as u64;
+        let title = self.title().map(|t| t.1);
+        let sep = self.counter.count(self.p.encoding, self.separator());
         let mut correction = 0u64;
         for _ in 0..64 {
             let estimate = |slots: &[Slot]| {
@@ -371,17 +372,14 @@ impl LayerCtx<'_> {
                 if live.is_empty() {
                     return 0;
                 }
-                let body: u64 = live
-                    .iter()
-                    .map(|&i| slots[i].kept as u64 + self.markers(i))
-                    .sum();
+                let body: u64 = live.iter().map(|&i| slots[i].kept + self.markers(i)).sum();
                 let pieces = live.len() as u64 + u64::from(title.is_some());
                 title.unwrap_or(0) + body + (pieces - 1) * sep + correction
             };
             self.summarize_pass(slots, &idx, &estimate);
             self.cut_pass(slots, &idx, &estimate);
             let block = self.render(slots);
-            let exact = block.as_ref().map_or(0, |b| b.tokens as u64);
+            let exact = block.as_ref().map_or(0, |b| b.tokens);
             let est = estimate(slots);
             if exact <= self.available || est >= exact || !idx.iter().any(|&i| slots[i].present()) {
                 return block;
@@ -409,8 +407,8 @@ impl LayerCtx<'_> {
                     "layer {layer} was {} tokens over its {} available: replaced by its summary ({} → {} tokens)",
                     thousands(now - available),
                     thousands(available),
-                    thousands(slots[i].kept as u64),
-                    thousands(*n as u64)
+                    thousands(slots[i].kept),
+                    thousands(*n)
                 );
                 slots[i].status = Status::Summarized;
                 slots[i].kept = *n;
@@ -439,7 +437,7 @@ impl LayerCtx<'_> {
         let (layer, available) = (self.layer, self.available);
         let f = &self.p.fragments[i];
         let before = slots[i].kept;
-        let target = (before as u64).saturating_sub(over) as usize;
+        let target = before.saturating_sub(over);
         let cut = if f.truncate && target > 0 {
             self.counter
                 .truncate(self.p.encoding, &slots[i].base, target)
@@ -459,9 +457,9 @@ impl LayerCtx<'_> {
                     "layer {layer} was {} tokens over its {} available: {was}cut at a token boundary ({} tokens cut, a {marker}-token marker added: {} → {} tokens)",
                     thousands(over),
                     thousands(available),
-                    thousands(t.cut as u64),
-                    thousands(before as u64),
-                    thousands(t.tokens as u64)
+                    thousands(t.cut),
+                    thousands(before),
+                    thousands(t.tokens)
                 );
                 slots[i].status = Status::Truncated;
                 slots[i].kept = t.tokens;

@@ -10,7 +10,7 @@ use crate::*;
 /// Text of exactly `n` o200k tokens (" w" repeats are one token each).
 fn tokens(n: usize) -> String {
     let s = format!("w{}", " w".repeat(n - 1));
-    assert_eq!(TokenCounter::new().count(Encoding::O200kBase, &s), n);
+    assert_eq!(TokenCounter::new().count(Encoding::O200kBase, &s), n as u64);
     s
 }
 

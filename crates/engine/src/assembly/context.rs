@@ -88,9 +88,9 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         ] {
             add(c.label(), 0, c != Category::DeferredTools);
         }
-        add(Category::SystemTools.label(), a.tools_tokens as u64, true);
-        let deferred: usize = a.deferred_tools.iter().map(|d| d.1).sum();
-        add(Category::DeferredTools.label(), deferred as u64, false);
+        add(Category::SystemTools.label(), a.tools_tokens, true);
+        let deferred: u64 = a.deferred_tools.iter().map(|d| d.1).sum();
+        add(Category::DeferredTools.label(), deferred, false);
         for b in &a.blocks {
             for (c, n) in split_block(b, &a.fragments, counter, a.tokenizer) {
                 add(c.label(), n, true);
@@ -98,7 +98,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         }
         add(Category::Messages.label(), messages, true);
     } else {
-        add("Tool definitions", a.tools_tokens as u64, true);
+        add("Tool definitions", a.tools_tokens, true);
         for l in &a.layers {
             let name = crate::assembly::report::layer_name(l, false);
             add(&format!("Layer {}: {name}", l.layer), l.used, true);
@@ -161,13 +161,13 @@ fn split_block(
         _ => Category::MemoryFiles,
     };
     let mut out: Vec<(Category, u64)> = Vec::new();
-    let mut left = b.tokens as u64;
+    let mut left = b.tokens;
     for s in &b.spans {
         let (c, n) = match fragments.iter().find(|f| f.id == s.id) {
-            Some(f) => (category_of(f), f.kept_tokens as u64),
+            Some(f) => (category_of(f), f.kept_tokens),
             None if s.id.starts_with('(') && s.id.contains(": ") && b.layer != 0 => (
                 Category::SystemPrompt,
-                counter.count(enc, &b.text[s.start..s.end]) as u64,
+                counter.count(enc, &b.text[s.start..s.end]),
             ),
             None => continue,
         };
@@ -205,7 +205,7 @@ fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
     s.messages
         .iter()
         .flat_map(|m| m.content.iter())
-        .map(|b| counter.count(enc, &b.counted_text()) as u64)
+        .map(|b| counter.count(enc, &b.counted_text()))
         .sum()
 }
 
@@ -225,7 +225,7 @@ fn items(ins: &Assembled) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
         } else {
             "Project".to_string()
         };
-        let tokens = f.kept_tokens as u64;
+        let tokens = f.kept_tokens;
         match category_of(f) {
             Category::Skills => skills.push(Item {
                 source,

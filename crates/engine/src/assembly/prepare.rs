@@ -4,6 +4,7 @@
 //! priority descending, id). Done once per session and model, not per
 //! slider move.
 
+use crate::usage::Tokens;
 use std::sync::Arc;
 
 use crate::assembly::models::ModelInfo;
@@ -32,8 +33,8 @@ pub struct PreparedFragment {
     pub raw: Arc<str>,
     /// prefix + interpolated body + suffix.
     pub full: Arc<str>,
-    pub tokens: usize,
-    pub summary: Option<(Arc<str>, usize)>,
+    pub tokens: Tokens,
+    pub summary: Option<(Arc<str>, Tokens)>,
     pub truncate: bool,
     /// What the agent's own rules did at load time (see `Preset`).
     pub preset: Option<Preset>,
@@ -51,17 +52,17 @@ pub struct Prepared {
     pub settings: Settings,
     pub fragments: Vec<PreparedFragment>,
     /// Layer titles with their token counts.
-    pub titles: [Option<(Arc<str>, usize)>; 4],
+    pub titles: [Option<(Arc<str>, Tokens)>; 4],
     /// Tool definitions of the enabled tools, in request order: the
     /// agent's own first (`agent_tools` of them), then the workspace's.
     pub tools: Vec<serde_json::Value>,
-    pub tools_tokens: usize,
+    pub tools_tokens: Tokens,
     pub agent_tools: usize,
     /// The agent's own parts (blocks, deferred tools), when its profile
     /// has them.
     pub builtin: Option<Arc<Builtin>>,
     /// The agent's deferred tools, each counted as it would be sent.
-    pub deferred_tools: Vec<(String, usize)>,
+    pub deferred_tools: Vec<(String, Tokens)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 

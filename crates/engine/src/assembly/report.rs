@@ -66,7 +66,7 @@ pub fn to_json(ins: &Assembled) -> Value {
         "agent": a.agent.as_ref().map(|name| json!({
             "source": name,
             "tools": a.agent_tools,
-            "blocks_tokens": a.blocks.iter().filter(|b| b.layer == 0).map(|b| b.tokens).sum::<usize>(),
+            "blocks_tokens": a.blocks.iter().filter(|b| b.layer == 0).map(|b| b.tokens).sum::<u64>(),
             "fragments": a.fragments.iter().filter(|f| f.builtin.is_some()).map(|f| f.id.clone()).collect::<Vec<_>>(),
             "deferred_tools": a.deferred_tools.iter().map(|(n, t)| json!({"name": n, "tokens": t})).collect::<Vec<_>>(),
         })),
@@ -379,7 +379,7 @@ fn agent_parts(a: &Assembly) -> String {
         clip(&names.join(", "), 100)
     );
     if !a.deferred_tools.is_empty() {
-        let n: usize = a.deferred_tools.iter().map(|d| d.1).sum();
+        let n: u64 = a.deferred_tools.iter().map(|d| d.1).sum();
         o += &format!(
             "  {} deferred tools ({n} tokens, not sent: loaded on demand)\n",
             a.deferred_tools.len()

@@ -2,6 +2,7 @@
 //! tokens, each layer's budget and use, each block's exact text and count,
 //! the tools, the agent's own parts (re-exported by `assemble`).
 
+use crate::usage::Tokens;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -46,8 +47,8 @@ pub struct FragmentResult {
     pub priority: i64,
     pub source: String,
     pub line: usize,
-    pub tokens: usize,
-    pub kept_tokens: usize,
+    pub tokens: Tokens,
+    pub kept_tokens: Tokens,
     pub status: Status,
     pub reason: String,
     /// The text that went into the block ("" when dropped or disabled).
@@ -105,7 +106,7 @@ pub struct Span {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BlockResult {
     pub layer: u8,
-    pub tokens: usize,
+    pub tokens: Tokens,
     pub cache_control: bool,
     pub ttl: Ttl,
     pub text: String,
@@ -152,14 +153,14 @@ pub struct Assembly {
     pub fragments: Vec<FragmentResult>,
     pub blocks: Vec<BlockResult>,
     pub tools: Vec<serde_json::Value>,
-    pub tools_tokens: usize,
-    pub total_tokens: usize,
+    pub tools_tokens: Tokens,
+    pub total_tokens: Tokens,
     /// The first `agent_tools` of `tools` are the agent's own.
     #[serde(default)]
     pub agent_tools: usize,
     /// The agent's deferred tools (counted, not sent): name and tokens.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub deferred_tools: Vec<(String, usize)>,
+    pub deferred_tools: Vec<(String, Tokens)>,
     /// Whose own parts the blocks of layer 0 are (`Claude Code 2.1.328`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
@@ -168,7 +169,7 @@ pub struct Assembly {
 impl Assembly {
     /// Tokens of the agent's own tool definitions (the first
     /// `agent_tools`), counted as sent.
-    pub fn agent_tools_tokens(&self, counter: &TokenCounter) -> usize {
+    pub fn agent_tools_tokens(&self, counter: &TokenCounter) -> Tokens {
         self.tools[..self.agent_tools.min(self.tools.len())]
             .iter()
             .map(|t| {

@@ -23,6 +23,8 @@ pub use crate::workspace::cores;
 /// A text's count and its last pre-token (start, count).
 type Measured = (usize, (usize, usize));
 
+use crate::usage::Tokens;
+
 use super::pretoken::measure;
 
 /// Uncounted bytes below which threads cost more than they save.
@@ -40,9 +42,9 @@ fn key(enc: Encoding, text: &str) -> Key {
 pub struct Truncation {
     pub text: String,
     /// Exact token count of `text` (prefix and marker).
-    pub tokens: usize,
+    pub tokens: Tokens,
     /// Tokens of the original that were cut.
-    pub cut: usize,
+    pub cut: Tokens,
     /// Byte length of the kept prefix of the original.
     pub kept_bytes: usize,
 }
@@ -51,7 +53,7 @@ pub struct Truncation {
 /// threads (`Arc<TokenCounter>`); all methods take `&self`.
 #[derive(Default)]
 pub struct TokenCounter {
-    counts: Mutex<HashMap<Key, usize>>,
+    counts: Mutex<HashMap<Key, Tokens>>,
     /// Of a text counted: where its last pre-token starts and what that
     /// pre-token counts (see [`TokenCounter::count_joined`]).
     tails: Mutex<HashMap<Key, (usize, usize)>>,
@@ -81,7 +83,7 @@ impl TokenCounter {
     }
 
     /// Exact token count of `text`.
-    pub fn count(&self, enc: Encoding, text: &str) -> usize {
+    pub fn count(&self, enc: Encoding, text: &str) -> Tokens {
         if text.is_empty() {
             return 0;
         }
@@ -92,6 +94,7 @@ impl TokenCounter {
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let (n, tail) = measure(enc, text);
+        let n = n as Tokens;
         self.counts.lock().unwrap().insert(k, n);
         self.tails.lock().unwrap().insert(k, tail);
         n
@@ -104,7 +107,7 @@ impl TokenCounter {
     /// judge by what follows). So only that last pre-token and `b` are
     /// tokenized again: a block costs its separators, not its fragments
     /// twice.
-    pub fn count_joined(&self, enc: Encoding, a: &str, b: &str) -> Option<usize> {
+    pub fn count_joined(&self, enc: Encoding, a: &str, b: &str) -> Option<Tokens> {
         if a.is_empty() || a.ends_with(char::is_whitespace) {
             return None;
         }
@@ -112,13 +115,13 @@ impl TokenCounter {
         let n = *self.counts.lock().unwrap().get(&k)?;
         let (start, last) = *self.tails.lock().unwrap().get(&k)?;
         let rest = format!("{}{b}", &a[start..]);
-        Some(n - last + self.count(enc, &rest))
+        Some(n - last as Tokens + self.count(enc, &rest))
     }
 
     /// Exact token counts of many texts, in order: those not yet counted
     /// are counted on every core (`threads`, at least 1) when there are
     /// enough of them to pay for the threads.
-    pub fn count_many(&self, enc: Encoding, texts: &[&str], threads: usize) -> Vec<usize> {
+    pub fn count_many(&self, enc: Encoding, texts: &[&str], threads: usize) -> Vec<Tokens> {
         let mut out = vec![0; texts.len()];
         let mut todo: Vec<(usize, Key)> = Vec::new();
         {
@@ -174,6 +177,7 @@ impl TokenCounter {
         let mut counts = self.counts.lock().unwrap();
         let mut tails = self.tails.lock().unwrap();
         for ((i, k), (n, tail)) in todo.into_iter().zip(counted) {
+            let n = n as Tokens;
             out[i] = n;
             counts.insert(k, n);
             tails.insert(k, tail);
@@ -188,7 +192,7 @@ impl TokenCounter {
             return ids.clone();
         }
         let ids: Arc<[u32]> = enc.bpe().encode_ordinary(text).into();
-        self.counts.lock().unwrap().insert(k, ids.len());
+        self.counts.lock().unwrap().insert(k, ids.len() as Tokens);
         self.ids.lock().unwrap().insert(k, ids.clone());
         ids
     }
@@ -207,14 +211,15 @@ impl TokenCounter {
     /// were cut fits in `budget` tokens. `None` when not even one token of the
     /// text fits beside the marker (the caller drops the fragment), or when the
     /// text already fits.
-    pub fn truncate(&self, enc: Encoding, text: &str, budget: usize) -> Option<Truncation> {
+    pub fn truncate(&self, enc: Encoding, text: &str, budget: Tokens) -> Option<Truncation> {
         let ids = self.encode(enc, text);
-        let total = ids.len();
+        let total = ids.len() as Tokens;
         if total <= budget {
             return None;
         }
         let marker_guess = self.count(enc, &marker(total));
-        let mut k = budget.saturating_sub(marker_guess);
+        // An index into the ids: the budget is below their count here.
+        let mut k = budget.saturating_sub(marker_guess) as usize;
         while k > 0 {
             let bytes = enc.bpe().decode_bytes(&ids[..k]).unwrap_or_default();
             // Token bytes concatenate to the original bytes, so this is a byte
@@ -239,7 +244,7 @@ impl TokenCounter {
                     kept_bytes: valid,
                 });
             }
-            k = k.saturating_sub((n - budget).max(1));
+            k = k.saturating_sub((n - budget).max(1) as usize);
         }
         None
     }
@@ -267,7 +272,7 @@ impl TokenCounter {
 }
 
 /// The visible marker appended to a truncated fragment.
-pub fn marker(cut: usize) -> String {
+pub fn marker(cut: Tokens) -> String {
     format!("\n…[truncated {cut} tokens]")
 }
 
@@ -331,9 +336,9 @@ mod tests {
             let texts: Vec<&str> = corpus.iter().map(String::as_str).collect();
             let c = TokenCounter::new();
             let many = c.count_many(enc, &texts, 4);
-            let exact: Vec<usize> = texts
+            let exact: Vec<Tokens> = texts
                 .iter()
-                .map(|t| enc.bpe().encode_ordinary(t).len())
+                .map(|t| enc.bpe().encode_ordinary(t).len() as Tokens)
                 .collect();
             assert_eq!(many, exact);
             // Remembered: counting them again tokenizes nothing.
@@ -365,7 +370,7 @@ mod tests {
                 match c.count_joined(enc, a, b) {
                     Some(n) => assert_eq!(
                         n,
-                        enc.bpe().encode_ordinary(&whole).len(),
+                        enc.bpe().encode_ordinary(&whole).len() as Tokens,
                         "{} on {:?} + {:?}",
                         enc.as_str(),
                         &a[..a.len().min(60)],

@@ -8,7 +8,7 @@ use crate::test_support::write_ws;
 use crate::workspace::settings::Ttl;
 use crate::*;
 
-fn seg(kind: SegKind, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
+fn seg(kind: SegKind, text: &str, tokens: u64, bp: Option<Ttl>) -> Segment {
     Segment {
         kind,
         text: text.into(),
@@ -19,7 +19,7 @@ fn seg(kind: SegKind, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
     }
 }
 
-fn sys(i: usize, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
+fn sys(i: usize, text: &str, tokens: u64, bp: Option<Ttl>) -> Segment {
     seg(
         SegKind::System {
             layer: i as u8 + 1,
@@ -31,7 +31,7 @@ fn sys(i: usize, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
     )
 }
 
-fn msg(i: usize, text: &str, tokens: usize, bp: Option<Ttl>) -> Segment {
+fn msg(i: usize, text: &str, tokens: u64, bp: Option<Ttl>) -> Segment {
     let role = if i.is_multiple_of(2) {
         crate::workspace::session::Role::User
     } else {
@@ -119,12 +119,9 @@ fn minimum_cacheable_length_per_model_class() {
         ("claude-haiku-4-5", 4096),
         ("claude-opus-4-5", 4096),
     ] {
-        let p = predictors::anthropic(
-            &model(id),
-            &[r(0, min as usize - 1), r(1, min as usize - 1)],
-        );
+        let p = predictors::anthropic(&model(id), &[r(0, min - 1), r(1, min - 1)]);
         assert_eq!(usage(&p[1]).0, 0, "{id}");
-        let p = predictors::anthropic(&model(id), &[r(0, min as usize), r(1, min as usize)]);
+        let p = predictors::anthropic(&model(id), &[r(0, min), r(1, min)]);
         assert_eq!(usage(&p[1]).0, min, "{id}");
     }
 }
@@ -288,7 +285,7 @@ fn editing_user_md_keeps_cached_reads_and_soul_md_invalidates_everything() {
         .blocks
         .iter()
         .filter(|b| b.cache_control)
-        .map(|b| b.tokens as u64)
+        .map(|b| b.tokens)
         .sum();
     assert_eq!(
         p[1].usage.cache_read_input_tokens, cached_layers,

@@ -184,23 +184,23 @@ fn context_use(
                 .segments
                 .iter()
                 .filter(|s| matches!(s.kind, shape::SegKind::Tool { .. }))
-                .map(|s| s.tokens as u64)
+                .map(|s| s.tokens)
                 .sum();
             let system = a
                 .blocks
                 .iter()
-                .map(|b| (b.layer, b.tokens as u64))
+                .map(|b| (b.layer, b.tokens))
                 .collect::<Vec<_>>();
             let used = tools
                 + system.iter().map(|s| s.1).sum::<u64>()
-                + r.history_tokens as u64
-                + r.current_tokens as u64
+                + r.history_tokens
+                + r.current_tokens
                 + h.reserved_output;
             ContextUse {
                 tools,
                 system,
-                history: r.history_tokens as u64,
-                current: r.current_tokens as u64,
+                history: r.history_tokens,
+                current: r.current_tokens,
                 reserved_output: h.reserved_output,
                 window: model.context_window,
                 threshold: h.auto_compact_threshold,

@@ -125,7 +125,7 @@ fn anthropic_request(
         .segments
         .iter()
         .scan(0u64, |acc, s| {
-            *acc += s.tokens as u64;
+            *acc += s.tokens;
             Some(*acc)
         })
         .collect();

@@ -2,6 +2,7 @@
 //! list of content positions (tools → system blocks → message blocks), each
 //! with its text, tokens and whether it carries a `cache_control` breakpoint.
 
+use crate::usage::Tokens;
 use serde::Serialize;
 
 use crate::assembly::assemble::{Assembly, BlockResult, Span};
@@ -58,7 +59,7 @@ pub enum SegKind {
 pub struct Segment {
     pub kind: SegKind,
     pub text: String,
-    pub tokens: usize,
+    pub tokens: Tokens,
     pub breakpoint: Option<Ttl>,
     #[serde(skip)]
     pub spans: Vec<Span>,
@@ -103,12 +104,12 @@ pub struct RequestShape {
     pub segments: Vec<Segment>,
     pub history_notes: Vec<String>,
     /// Tokens of the messages before the last one, and of the last one.
-    pub history_tokens: usize,
-    pub current_tokens: usize,
+    pub history_tokens: Tokens,
+    pub current_tokens: Tokens,
 }
 
 impl RequestShape {
-    pub fn total_tokens(&self) -> usize {
+    pub fn total_tokens(&self) -> Tokens {
         self.segments.iter().map(|s| s.tokens).sum()
     }
     pub fn tool_names(&self) -> Vec<&str> {
@@ -363,7 +364,7 @@ fn message_segments(
     settings: &Settings,
     counter: &TokenCounter,
     segs: &mut Vec<Segment>,
-) -> (usize, usize) {
+) -> (Tokens, Tokens) {
     let n = messages.len();
     let (mut history_tokens, mut current_tokens) = (0, 0);
     for (mi, m) in messages.iter().enumerate() {

@@ -3,6 +3,7 @@
 //! and where the shared prefix first diverges, and a line diff of the
 //! rendered prompt with every line attributed to its fragment.
 
+use crate::usage::Tokens;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -27,8 +28,8 @@ pub struct FragmentChange {
     pub layer: u8,
     pub before_status: Option<Status>,
     pub after_status: Option<Status>,
-    pub before_tokens: usize,
-    pub after_tokens: usize,
+    pub before_tokens: Tokens,
+    pub after_tokens: Tokens,
     pub text_changed: bool,
 }
 
@@ -81,13 +82,13 @@ pub struct Diff {
     pub identical: bool,
     pub fragments: Vec<FragmentChange>,
     pub layers: Vec<LayerDelta>,
-    pub total_before: usize,
-    pub total_after: usize,
+    pub total_before: Tokens,
+    pub total_after: Tokens,
     /// Tool-definition tokens (an assembly's total is its system blocks').
     #[serde(default)]
-    pub tools_before: usize,
+    pub tools_before: Tokens,
     #[serde(default)]
-    pub tools_after: usize,
+    pub tools_after: Tokens,
     pub tools_changed: bool,
     /// `tool read: added`, `tool write: changed`, `tools reordered`.
     pub tool_changes: Vec<String>,
@@ -202,10 +203,10 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
     };
     // What A had cached ends with A's blocks: B's new blocks after them are
     // written in any case, not again.
-    let a_extent: u64 = b.tools_tokens as u64
+    let a_extent: u64 = b.tools_tokens
         + b.blocks[..a.blocks.len().min(b.blocks.len())]
             .iter()
-            .map(|x| x.tokens as u64)
+            .map(|x| x.tokens)
             .sum::<u64>();
     let last_invalid = breakpoints
         .iter()
@@ -337,7 +338,7 @@ fn resume(a: &Snapshot, b: &Snapshot) -> Option<Resume> {
         return None;
     }
     let sections: Vec<&str> = changed.iter().map(|f| &*f.text).collect();
-    let mut tokens: u64 = changed.iter().map(|f| f.kept_tokens as u64).sum();
+    let mut tokens: u64 = changed.iter().map(|f| f.kept_tokens).sum();
     let text = match (&r.after, &r.insert) {
         // The whole block again, said to replace the earlier one.
         (Some(after), Some(insert)) => {
@@ -346,7 +347,7 @@ fn resume(a: &Snapshot, b: &Snapshot) -> Option<Resume> {
                     && x.placement == crate::workspace::settings::Placement::FirstUserMessage
             })?;
             let at = block.text.find(after.as_str())? + after.len();
-            tokens = block.tokens as u64;
+            tokens = block.tokens;
             format!("{}{insert}{}", &block.text[..at], &block.text[at..])
         }
         _ => format!(
@@ -455,9 +456,9 @@ fn layer_deltas(a: &Snapshot, b: &Snapshot) -> Vec<LayerDelta> {
 /// The cache breakpoints of `b`, and which the change invalidates.
 fn breakpoints(b: &Snapshot, diverges_at: Option<usize>, a_blocks: usize) -> Vec<Breakpoint> {
     let mut out = Vec::new();
-    let mut prefix = b.tools_tokens as u64;
+    let mut prefix = b.tools_tokens;
     for (i, blk) in b.blocks.iter().enumerate() {
-        prefix += blk.tokens as u64;
+        prefix += blk.tokens;
         if blk.cache_control {
             out.push(Breakpoint {
                 index: out.len() + 1,

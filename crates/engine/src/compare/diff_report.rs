@@ -7,7 +7,7 @@ use super::diff::{ChangeKind, Diff};
 /// prefix diverges); the window shows the same lines.
 pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
     let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
-    let th = |n: usize| crate::text::thousands(n as u64);
+    let th = crate::text::thousands;
     let signed = |n: i64| {
         format!(
             "{}{}",

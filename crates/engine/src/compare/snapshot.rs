@@ -1,6 +1,7 @@
 //! Snapshots: the assembled result of one session at one moment, as
 //! versioned JSON written atomically. No API key is ever part of one.
 
+use crate::usage::Tokens;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -42,8 +43,8 @@ pub struct Snapshot {
     pub layers: Vec<LayerResult>,
     pub blocks: Vec<BlockResult>,
     pub tools: Vec<Value>,
-    pub tools_tokens: usize,
-    pub total_tokens: usize,
+    pub tools_tokens: Tokens,
+    pub total_tokens: Tokens,
     pub report: Value,
     pub prediction: Value,
     /// Test-request results of this session saved in the workspace.

@@ -312,7 +312,7 @@ pub fn attribute(
     for (label, text, _) in super::request::each_position(request) {
         let lines = request_lines(&text);
         let found = runs(&lines, &indexed, &index);
-        let tokens = counter.count(enc, &text) as u64;
+        let tokens = counter.count(enc, &text);
         let mut from_files: Vec<(String, u64)> = Vec::new();
         let mut last_end: Vec<Option<(usize, usize)>> = vec![None; files.len()];
         // Runs come in the part's order: character offsets counted on from
@@ -320,7 +320,7 @@ pub fn attribute(
         let mut chars = CharCursor::default();
         for r in &found {
             let (start, end) = (lines[r.rfrom].start, lines[r.rto - 1].end);
-            let n = counter.count(enc, &text[start..end]) as u64;
+            let n = counter.count(enc, &text[start..end]);
             kept[r.f][r.from..r.to].fill(true);
             // What the agent put between two spans of the same file.
             if let Some((prev_end, prev_to)) = last_end[r.f]

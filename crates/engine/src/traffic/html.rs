@@ -153,7 +153,7 @@ fn parts(r: &Row) -> String {
         s.push_str(&format!(
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"bp\">{}</td></tr>",
             escape(&x.label),
-            thousands(x.tokens as u64),
+            thousands(x.tokens),
             if x.breakpoint { "breakpoint" } else { "" }
         ));
     }

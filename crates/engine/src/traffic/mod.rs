@@ -546,7 +546,7 @@ mod tests {
             ..Usage::default()
         });
         let p = parts(&x, &c, &table);
-        let got: Vec<(&str, usize)> = p
+        let got: Vec<(&str, u64)> = p
             .parts
             .iter()
             .map(|p| (p.label.as_str(), p.tokens))

@@ -238,7 +238,7 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
             for p in &r.parts.parts {
                 o += &format!(
                     "       {:>8}  {}{}\n",
-                    thousands(p.tokens as u64),
+                    thousands(p.tokens),
                     p.label,
                     if p.breakpoint { " · breakpoint" } else { "" }
                 );

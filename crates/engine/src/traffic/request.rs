@@ -3,6 +3,7 @@
 //! snapshot, so the diff engine compares two requests as it compares two
 //! assemblies.
 
+use crate::usage::Tokens;
 use std::borrow::Cow;
 
 use serde::Serialize;
@@ -289,13 +290,12 @@ pub fn request_snapshot(
             builtin: None,
         });
     }
-    let mut total_tokens: usize = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+    let mut total_tokens: Tokens = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<Tokens>();
     // Counted by the server: its chat template's share too, as the parts.
     if by_server.is_some()
         && let Some(u) = x.usage
     {
-        let reported =
-            (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens) as usize;
+        let reported = u.input().total();
         total_tokens = total_tokens.max(reported);
     }
     Ok(crate::compare::snapshot::Snapshot {
@@ -344,7 +344,7 @@ pub struct Part {
     /// `tool 1 (read)`, `system block 2`, `message 3 (user)`…, or
     /// [`TEMPLATE`] for what the server's chat template added.
     pub label: String,
-    pub tokens: usize,
+    pub tokens: Tokens,
     /// Carries a `cache_control` breakpoint.
     pub breakpoint: bool,
 }
@@ -361,7 +361,7 @@ pub struct Counted {
     /// Who counted: `llama.cpp server at http://127.0.0.1:8089`.
     pub by: String,
     /// One count per position, in [`positions`] order.
-    pub parts: Vec<usize>,
+    pub parts: Vec<Tokens>,
 }
 
 /// Positions read at most from a recorded `counted` list.
@@ -375,10 +375,7 @@ impl Counted {
             parts: parts
                 .iter()
                 .take(MAX_COUNTED)
-                .map(|n| {
-                    n.as_u64()
-                        .map(|n| n.min(crate::traffic::MAX_TOKENS) as usize)
-                })
+                .map(|n| n.as_u64().map(|n| n.min(crate::traffic::MAX_TOKENS)))
                 .collect::<Option<Vec<_>>>()?,
         })
     }
@@ -392,7 +389,7 @@ fn position_tokens<'a>(
     positions: &[Position<'_>],
     counter: &crate::TokenCounter,
     enc: crate::Encoding,
-) -> (Vec<usize>, Option<&'a str>) {
+) -> (Vec<Tokens>, Option<&'a str>) {
     match &x.counted {
         Some(c) if c.parts.len() == positions.len() => (c.parts.clone(), Some(c.by.as_str())),
         _ => (
@@ -420,7 +417,7 @@ pub struct Parts {
 impl Parts {
     /// The sum of the parts' tokens.
     pub fn sum(&self) -> u64 {
-        self.parts.iter().map(|p| p.tokens as u64).sum()
+        self.parts.iter().map(|p| p.tokens).sum()
     }
 
     /// What the provider reported beyond the parts' sum (its tokenizer
@@ -502,13 +499,11 @@ pub fn parts(x: &Exchange, counter: &crate::TokenCounter, table: &ModelTable) ->
         }
         None => None,
     };
-    let reported = x
-        .usage
-        .map(|u| u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens);
+    let reported = x.usage.map(|u| u.input().total());
     let counted_by = match by_server {
         Some(by) => {
-            let sum: usize = parts.iter().map(|p| p.tokens).sum();
-            if let Some(extra) = reported.and_then(|p| (p as usize).checked_sub(sum)) {
+            let sum: Tokens = parts.iter().map(|p| p.tokens).sum();
+            if let Some(extra) = reported.and_then(|p| p.checked_sub(sum)) {
                 parts.push(Part {
                     label: TEMPLATE.into(),
                     tokens: extra,
