@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an agent's own parts, as recorded, for its profile.
 
-    scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw|gemini [OUT.json]
+    scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw|gemini|pi|opencode [OUT.json]
 
 Reads the agent's recorded fixture (tests/fixtures/agents/AGENT/: the proxy's
 capture of a real run, already redacted by scripts/record-agent.sh) and writes
@@ -313,15 +313,102 @@ def gemini():
     }
 
 
+def pi():
+    """Pi: its one system block's own text before "# Project Context" (the
+    user's files, rendered by the profile, as "## PATH" each) and after them
+    (the date and the folder it runs in, {root}: with --workdir, that
+    folder); its four tools. Its docs' paths name where it was installed
+    (the recording's install cache)."""
+    reqs = capture("pi")
+    first = reqs[0]["request"]
+    root = HOME + "/weather-cli"
+    cwd = root + "/src"
+    system = first["system"][0]["text"]
+    title = "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n"
+    own, rest = system.split(title, 1)
+    files, after = rest.rsplit("\n\n\n", 1)
+    assert after.startswith("Current date: "), after
+    today = re.search(r"Current date: (\d{4}-\d\d-\d\d)", after).group(1)
+    fill = lambda t: placeholders(t, cwd, today)
+    m = meta("pi")
+    return {
+        "schema": 1,
+        "agent": "Pi",
+        "release": m["version"],
+        "recorded_from": "tests/fixtures/agents/pi/capture.jsonl, request 1, written by scripts/agent-builtins.py",
+        "model": reqs[0]["model"],
+        "context_window": None,
+        "autocompact_buffer": 0,
+        "reserved_output": 0,
+        "message_breakpoint": True,
+        "cache_tools": "cache_control" in first["tools"][-1],
+        "blocks": [
+            {"name": "system prompt", "category": "system_prompt", "placement": "system",
+             "cache": "cache_control" in first["system"][0], "join": "before_stable", "text": fill(own) + "\n"},
+            {"name": "date and folder", "category": "system_prompt", "placement": "system",
+             "cache": False, "join": "after_stable", "text": fill(after)},
+        ],
+        "tools": [{"category": "system_tools", "definition": t} for t in first["tools"]],
+        "deferred_tools": [],
+    }
+
+
+def opencode():
+    """OpenCode: its one system block's own text up to its <env> block
+    (its prompt for Claude models, the model line, the folder it runs in
+    {root}, the workspace's root {folder}, whether it is a git repository
+    {is_git}, the date as JavaScript writes it {today_js}), and after the
+    user's instruction files (its skills list, with its built-in skill);
+    its ten tools. Its first request of a session is a title request to its
+    small model: a side call, not the session's."""
+    reqs = capture("opencode")
+    first = next(l for l in reqs if l["request"].get("tools"))
+    req = first["request"]
+    folder = HOME + "/ledger"
+    root = folder + "/api"
+    system = req["system"][0]["text"]
+    own, rest = system.split("</env>\n", 1)
+    own += "</env>"
+    files, after = rest.split("\n\nSkills provide ", 1)
+    after = "Skills provide " + after
+    today = re.search(r"Today's date: (\w{3} \w{3} \d\d \d{4})", own).group(1)
+    def fill(t):
+        t = t.replace(root, "{root}").replace(folder, "{folder}").replace(today, "{today_js}")
+        return t.replace("Is directory a git repo: yes", "Is directory a git repo: {is_git}").replace(HOME, "{home}")
+    m = meta("opencode")
+    return {
+        "schema": 1,
+        "agent": "OpenCode",
+        "release": m["version"],
+        "recorded_from": "tests/fixtures/agents/opencode/capture.jsonl, request 2 (the first of the session; request 1 is its title request), written by scripts/agent-builtins.py",
+        "model": first["model"],
+        "context_window": None,
+        "autocompact_buffer": 0,
+        "reserved_output": 0,
+        "message_breakpoint": True,
+        "cache_tools": False,
+        "blocks": [
+            {"name": "system prompt", "category": "system_prompt", "placement": "system",
+             "cache": "cache_control" in req["system"][0], "join": "before_stable", "text": fill(own)},
+            {"name": "skills", "category": "skills", "placement": "system",
+             "cache": False, "join": "after_stable", "text": fill(after)},
+        ],
+        "tools": [{"category": "system_tools", "definition": t} for t in req["tools"]],
+        "deferred_tools": [],
+    }
+
+
 def main():
     agent = sys.argv[1] if len(sys.argv) > 1 else ""
     makers = {"claude-code": (claude_code, "claude-code-2.1"), "codex": (codex, "codex-0.169"),
               "codex-0.171": (lambda: codex("codex-0.171"), "codex-0.171"),
               "claude-code-2.1.332": (lambda: claude_code("claude-code-2.1.332"), "claude-code-2.1.332"),
               "openclaw": (openclaw, "openclaw-2026.9"),
-              "gemini": (gemini, "gemini-0.61")}
+              "gemini": (gemini, "gemini-0.61"),
+              "pi": (pi, "pi-0.73"),
+              "opencode": (opencode, "opencode-1.18")}
     if agent not in makers:
-        sys.exit("usage: scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw|gemini [OUT.json]")
+        sys.exit("usage: scripts/agent-builtins.py claude-code|claude-code-2.1.332|codex|codex-0.171|openclaw|gemini|pi|opencode [OUT.json]")
     make, profile = makers[agent]
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(REPO, "assets", "profiles", profile + ".builtin.json")
     data = make()

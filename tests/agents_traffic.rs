@@ -55,7 +55,7 @@ fn reported(u: &Value) -> (u64, u64, u64) {
 
 #[test]
 fn reads_and_writes_equal_the_upstreams_on_every_request() {
-    for agent in ["claude-code", "openclaw", "codex", "codex-0.171"] {
+    for agent in ["claude-code", "openclaw", "codex", "codex-0.171", "pi"] {
         let v = traffic(agent);
         let rows = v["requests"].as_array().unwrap();
         let up = upstream(agent);
@@ -359,7 +359,7 @@ fn claude_codes_own_cost_is_shown_beside_ours_and_agrees() {
 
 #[test]
 fn every_write_or_miss_has_the_upstreams_reason() {
-    for agent in ["claude-code", "openclaw", "codex", "codex-0.171"] {
+    for agent in ["claude-code", "openclaw", "codex", "codex-0.171", "pi"] {
         let v = traffic(agent);
         let rows = v["requests"].as_array().unwrap();
         let up = upstream(agent);

@@ -45,6 +45,7 @@ mod llama_exact;
 mod llama_server;
 mod models;
 mod otlp;
+mod pi_folder;
 mod profiles;
 mod properties;
 mod proxy;

@@ -97,3 +97,55 @@ fn run_says_what_to_do_when_the_agent_is_not_installed() {
                 .is_none()
     );
 }
+
+/// A stand-in for Pi: it takes its Anthropic base URL only from an
+/// extension (`-e FILE`, where Pi takes it), reads the URL the extension
+/// registers, sends one request there and exits 0.
+const PI: &str = r#"#!/usr/bin/env python3
+import json, re, sys, urllib.request
+args = sys.argv[1:]
+ext = open(args[args.index("-e") + 1]).read()
+base = re.search(r'registerProvider\("anthropic", \{ baseUrl: "([^"]+)" \}\)', ext).group(1)
+body = {"model": "claude-sonnet-4-6", "max_tokens": 16, "system": [{"type": "text", "text": "You are Pi. " * 600}],
+        "messages": [{"role": "user", "content": "hi"}]}
+req = urllib.request.Request(base + "/v1/messages", data=json.dumps(body).encode(),
+                             headers={"content-type": "application/json", "x-api-key": "sk-ant-FAKE-run-test-key-0123456789"})
+print(json.load(urllib.request.urlopen(req))["usage"])
+print("extension:", args[args.index("-e") + 1])
+"#;
+
+#[test]
+fn run_pi_points_it_at_the_proxy_through_a_one_run_extension_it_then_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (up, mut child) = agent_upstream(&dir.path().join("up.jsonl"));
+    let script = dir.path().join("pi");
+    std::fs::write(&script, PI).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let capture = dir.path().join("run.jsonl");
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["run", "pi", "--program", script.to_str().unwrap()])
+        .args(["--anthropic-upstream", &up, "-o", capture.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Pi through the recording proxy"),
+        "{}",
+        stderr(&o)
+    );
+    let text = stdout(&o);
+    assert!(
+        text.contains("traffic from a capture · 1 request"),
+        "{text}"
+    );
+    // The extension was the run's own, and is gone.
+    let ext = text
+        .lines()
+        .find_map(|l| l.strip_prefix("extension: "))
+        .unwrap();
+    assert!(!std::path::Path::new(ext).exists(), "{ext} left behind");
+}

@@ -26,6 +26,11 @@ pub enum RunAgent {
     /// GEMINI_API_KEY, and `security.auth.selectedType: "gemini-api-key"`
     /// in ~/.gemini/settings.json).
     Gemini,
+    /// Pi (`pi`, npm `@mariozechner/pi-coding-agent`): it ignores
+    /// ANTHROPIC_BASE_URL, so a one-run extension (`-e`, a file in the
+    /// temporary folder, removed when Pi exits) points its Anthropic and
+    /// OpenAI providers at the proxy; ~/.pi is not touched.
+    Pi,
 }
 
 impl RunAgent {
@@ -34,6 +39,7 @@ impl RunAgent {
             RunAgent::Claude => "claude",
             RunAgent::Codex => "codex",
             RunAgent::Gemini => "gemini",
+            RunAgent::Pi => "pi",
         }
     }
 
@@ -42,6 +48,7 @@ impl RunAgent {
             RunAgent::Claude => "Claude Code",
             RunAgent::Codex => "Codex CLI",
             RunAgent::Gemini => "Gemini CLI",
+            RunAgent::Pi => "Pi",
         }
     }
 
@@ -55,13 +62,72 @@ impl RunAgent {
                 vec!["-c".into(), format!("openai_base_url=\"{base}/v1\"")],
             ),
             RunAgent::Gemini => (vec![("GOOGLE_GEMINI_BASE_URL", base.to_string())], vec![]),
+            // The extension's path is put first by `start_agent`.
+            RunAgent::Pi => (vec![], vec![]),
         }
+    }
+
+    /// The npm package that installs the agent.
+    fn package(self) -> &'static str {
+        match self {
+            RunAgent::Claude => "@anthropic-ai/claude-code",
+            RunAgent::Codex => "@openai/codex",
+            RunAgent::Gemini => "@google/gemini-cli",
+            RunAgent::Pi => "@mariozechner/pi-coding-agent",
+        }
+    }
+}
+
+/// Pi's one-run extension: a file of this run's own (never from a
+/// workspace) that points Pi's providers at the proxy, removed when Pi
+/// exits.
+struct PiExtension {
+    path: PathBuf,
+}
+
+impl PiExtension {
+    fn write(base: &str) -> Result<PiExtension, String> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "prompt-inspector-run-{}-{nanos}.js",
+            std::process::id()
+        ));
+        let text = format!(
+            "// Written by `prompt-inspector run pi` for one run, removed when Pi exits:\n\
+             // Pi's providers pointed at the recording proxy.\n\
+             export default function (pi) {{\n  \
+             pi.registerProvider(\"anthropic\", {{ baseUrl: \"{base}\" }});\n  \
+             pi.registerProvider(\"openai\", {{ baseUrl: \"{base}/v1\" }});\n}}\n"
+        );
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| {
+                format!(
+                    "cannot write Pi's one-run extension {}: {e}",
+                    path.display()
+                )
+            })?;
+        Ok(PiExtension { path })
+    }
+}
+
+impl Drop for PiExtension {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\""
+    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\""
 )]
 pub struct Args {
     /// The agent to start.
@@ -70,7 +136,7 @@ pub struct Args {
     /// The agent's own arguments, after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
-    /// The agent's program (default: claude, codex or gemini on PATH).
+    /// The agent's program (default: claude, codex, gemini or pi on PATH).
     #[arg(long)]
     pub program: Option<PathBuf>,
     /// The capture file (default: .prompt-inspector/captures/ of the
@@ -173,7 +239,14 @@ fn start_agent(a: &Args, base: &str, rt: &tokio::runtime::Runtime) -> Result<u8,
         .program
         .clone()
         .unwrap_or_else(|| PathBuf::from(a.agent.program()));
-    let (env, before) = a.agent.pointed_at(base);
+    let (env, mut before) = a.agent.pointed_at(base);
+    let extension = match a.agent {
+        RunAgent::Pi => Some(PiExtension::write(base)?),
+        _ => None,
+    };
+    if let Some(x) = &extension {
+        before.splice(0..0, ["-e".to_string(), x.path.display().to_string()]);
+    }
     say(&format!(
         "prompt-inspector run: {} through the recording proxy on {base}",
         a.agent.name()
@@ -185,8 +258,9 @@ fn start_agent(a: &Args, base: &str, rt: &tokio::runtime::Runtime) -> Result<u8,
     }
     let mut child = cmd.spawn().map_err(|e| {
         format!(
-            "cannot start {} ({e}): install it, or name its program with --program PATH",
-            program.display()
+            "cannot start {} ({e}): install it (npm install -g {}), or name its program with --program PATH",
+            program.display(),
+            a.agent.package()
         )
     })?;
     // The terminal's Ctrl-C reaches the agent too: here it is caught (a

@@ -155,14 +155,19 @@ pub fn against_request(
     let (_, x, req) = picked;
     let opts = Options {
         user_memory: opts.user_memory || opts.home.is_some(),
-        profile: opts.profile.clone().or_else(|| {
-            let rel = x.release.clone().or_else(|| release::of_request(req))?;
-            profile_check::profile_of_release(
-                &rel,
-                opts.profiles_dir.as_deref(),
-                opts.observed_dir.as_deref(),
-            )
-        }),
+        profile: opts
+            .profile
+            .clone()
+            .or_else(|| {
+                let rel = x.release.clone().or_else(|| release::of_request(req))?;
+                profile_check::profile_of_release(
+                    &rel,
+                    opts.profiles_dir.as_deref(),
+                    opts.observed_dir.as_deref(),
+                )
+            })
+            // An agent whose requests name no release: its newest profile.
+            .or_else(|| release::agent_of_request(req).map(|a| a.name().to_string())),
         ..opts.clone()
     };
     let ins = inspect(root, &opts, table, counter)?;

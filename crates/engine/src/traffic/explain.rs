@@ -123,10 +123,16 @@ fn provider_said(r: &Value) -> Miss {
     )
 }
 
-/// A prompt under the model's minimum is never cached, whatever changed.
+/// A prompt under the model's minimum is never cached, whatever changed:
+/// the reason only when the provider's figures agree (nothing read, nothing
+/// written; a server that wrote it has no such minimum, and the miss has
+/// another cause).
 fn under_minimum(u: &Usage, model: &ModelInfo) -> Option<Miss> {
-    let prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
-    if u.cache_read_input_tokens == 0 && prompt < model.min_cacheable_tokens {
+    let prompt = u.input().total();
+    if u.cache_read_input_tokens == 0
+        && u.cache_creation_input_tokens == 0
+        && prompt < model.min_cacheable_tokens
+    {
         return Some(miss(
             MissKind::Minimum,
             format!(
@@ -267,7 +273,7 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
             ));
         }
         let total = u.input_tokens + u.cache_creation_input_tokens;
-        if total < model.min_cacheable_tokens {
+        if u.cache_creation_input_tokens == 0 && total < model.min_cacheable_tokens {
             return Some(miss(
                 MissKind::Minimum,
                 format!(

@@ -17,7 +17,9 @@
 use serde_json::Value;
 
 use super::attribution::SourceFile;
-use super::learn_parts::{claude_code_blocks, claude_code_tools, codex_parts, gemini_parts};
+use super::learn_parts::{
+    claude_code_blocks, claude_code_tools, codex_parts, gemini_parts, pi_parts,
+};
 use crate::error::Error;
 use crate::workspace::agent::Agent;
 use crate::workspace::agents::builtin::{Builtin, Observed};
@@ -57,6 +59,7 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
         Agent::ClaudeCode => (claude_code_blocks(req, template), claude_code_tools(req)),
         Agent::Codex => codex_parts(req),
         Agent::Gemini => gemini_parts(req),
+        Agent::Pi => pi_parts(req),
         other => {
             return Err(Error::option(
                 "agents learn",
@@ -313,7 +316,8 @@ impl Placeholders {
         };
         let root = after("Primary working directory: ", &['\\', '"'])
             .or_else(|| after("<cwd>", &['<', '\\', '"']))
-            .or_else(|| after("Workspace Directories:**\\n  - ", &['\\', '"']));
+            .or_else(|| after("Workspace Directories:**\\n  - ", &['\\', '"']))
+            .or_else(|| after("Current working directory: ", &['\\', '"']));
         Placeholders {
             root,
             home: home.filter(|h| h.len() > 1).map(str::to_string),

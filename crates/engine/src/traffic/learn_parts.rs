@@ -165,6 +165,49 @@ pub(super) fn gemini_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>)
     (blocks, tools)
 }
 
+/// Pi: its one system block's own text before `# Project Context` (the
+/// user's files) and after them (the date and the folder), its tools.
+pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+    const TITLE: &str =
+        "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n";
+    let system = each(&req["system"])
+        .next()
+        .and_then(|b| b.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut blocks = Vec::new();
+    if let Some((own, files)) = system.split_once(TITLE) {
+        let cache = each(&req["system"])
+            .next()
+            .is_some_and(|b| b.get("cache_control").is_some());
+        let mut b = block(
+            "system prompt".into(),
+            Placement::System,
+            cache,
+            &format!("{own}\n"),
+        );
+        b.join = Some(crate::workspace::agents::builtin::Join::BeforeStable);
+        blocks.push(b);
+        if let Some((_, after)) = files.rsplit_once("\n\n\n")
+            && after.starts_with("Current date: ")
+        {
+            let mut b = block("date and folder".into(), Placement::System, false, after);
+            b.join = Some(crate::workspace::agents::builtin::Join::AfterStable);
+            blocks.push(b);
+        }
+    }
+    let tools = each(&req["tools"])
+        .map(|t| {
+            let mut d = t.clone();
+            if let Some(o) = d.as_object_mut() {
+                o.remove("cache_control");
+            }
+            tool(d)
+        })
+        .collect();
+    (blocks, tools)
+}
+
 /// `<skills_instructions>…` is `skills instructions`; untagged text is
 /// `instructions`.
 fn tag_name(text: &str) -> String {

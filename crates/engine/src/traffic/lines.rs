@@ -233,6 +233,8 @@ pub struct Lines {
     /// A line was a Codex session file's line.
     codex: bool,
     rollout: super::codex::Rollout,
+    pi: bool,
+    pi_session: super::pi_session::PiSession,
     /// Streamed: a capture's requests are left in the file (where each
     /// line is, to read it again), not held.
     lazy: bool,
@@ -335,6 +337,11 @@ impl Lines {
             self.rollout.push(&v);
             return;
         }
+        if !self.capture && super::pi_session::is_session_line(&v) {
+            self.pi = true;
+            self.pi_session.push(&v);
+            return;
+        }
         self.transcript |= v.get("sessionId").is_some() || v.get("message").is_some();
         if self.capture {
             // A capture's exchanges are its requests: transcript entries
@@ -405,6 +412,8 @@ impl Lines {
             Ok((Source::ClaudeCode, self.entries.finish(), self.skipped))
         } else if self.codex {
             Ok((Source::Codex, self.rollout.finish(), self.skipped))
+        } else if self.pi {
+            Ok((Source::Pi, self.pi_session.finish(), self.skipped))
         } else {
             Err(Error::invalid(
                 "",

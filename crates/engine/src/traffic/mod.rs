@@ -27,6 +27,7 @@ pub mod learn;
 mod learn_parts;
 mod lines;
 mod parse;
+mod pi_session;
 pub mod profile_check;
 pub mod release;
 mod report;
@@ -65,6 +66,8 @@ pub enum Source {
     ClaudeCode,
     /// A Codex session file (`rollout-*.jsonl`).
     Codex,
+    /// A Pi session file (`~/.pi/agent/sessions/…/*.jsonl`).
+    Pi,
 }
 
 impl Source {
@@ -75,13 +78,16 @@ impl Source {
             Source::Capture => None,
             Source::ClaudeCode => Some(Agent::ClaudeCode),
             Source::Codex => Some(Agent::Codex),
+            Source::Pi => Some(Agent::Pi),
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Capture => "capture",
-            Source::ClaudeCode | Source::Codex => self.agent().map_or("", |a| a.name()),
+            Source::ClaudeCode | Source::Codex | Source::Pi => {
+                self.agent().map_or("", |a| a.name())
+            }
         }
     }
 
@@ -91,6 +97,7 @@ impl Source {
             Source::Capture => "capture",
             Source::ClaudeCode => "Claude Code transcript",
             Source::Codex => "Codex session file",
+            Source::Pi => "Pi session file",
         }
     }
 }

@@ -83,6 +83,23 @@ pub fn of_request(req: &Value) -> Option<Release> {
     })
 }
 
+/// The agent whose own words open a request's system prompt, for an agent
+/// whose requests name no release (Pi sends the Anthropic SDK's
+/// User-Agent only): its profile is the newest of that agent's.
+pub fn agent_of_request(req: &Value) -> Option<crate::workspace::agent::Agent> {
+    use crate::workspace::agent::Agent;
+    let first = match req.get("system") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Array(blocks)) => blocks.first()?.get("text")?.as_str()?,
+        _ => return None,
+    };
+    first
+        .starts_with(
+            "You are an expert coding assistant operating inside pi, a coding agent harness.",
+        )
+        .then_some(Agent::Pi)
+}
+
 /// The release a client's headers name, as the proxy records them
 /// (`{"user_agent": …, "originator": …, "version": …}`).
 pub fn of_client(client: &Value) -> Option<Release> {

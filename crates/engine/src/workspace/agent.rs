@@ -22,16 +22,20 @@ pub enum Agent {
     Codex,
     /// Gemini CLI: GEMINI.md files.
     Gemini,
+    /// Pi (`@mariozechner/pi-coding-agent`): AGENTS.md (or CLAUDE.md)
+    /// files in its one system block.
+    Pi,
 }
 
 impl Agent {
     /// Every known agent, in the order the profiles list them.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::Layered,
         Agent::OpenClaw,
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
+        Agent::Pi,
     ];
 
     /// The name its profiles carry (`claude-code`).
@@ -42,6 +46,7 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Pi => "pi",
         }
     }
 

@@ -168,6 +168,7 @@ fn load_agent(
         agent::Agent::Codex => agents::load_codex,
         agent::Agent::OpenClaw => agents::load_openclaw,
         agent::Agent::Gemini => agents::load_gemini,
+        agent::Agent::Pi => agents::load_pi,
         agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
     };
     load(p, r, extras, fragments, diags);

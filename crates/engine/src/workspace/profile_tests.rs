@@ -8,7 +8,14 @@ fn bundled_profiles_load_and_name_their_version() {
     let p = Profiles::bundled();
     assert_eq!(
         p.names(),
-        vec!["layered", "openclaw", "claude-code", "codex", "gemini"]
+        vec![
+            "layered",
+            "openclaw",
+            "claude-code",
+            "pi",
+            "codex",
+            "gemini"
+        ]
     );
     assert_eq!(
         p.ids(),
@@ -19,6 +26,7 @@ fn bundled_profiles_load_and_name_their_version() {
             "claude-code@2.1.332",
             "claude-code@2.1",
             "claude-code@2.0",
+            "pi@0.73",
             "codex@0.171",
             "codex@0.169",
             "gemini@0.61"

@@ -334,7 +334,7 @@ impl Builtin {
 }
 
 /// The bundled recordings, by the file name a profile gives.
-pub const BUNDLED: [(&str, &str); 6] = [
+pub const BUNDLED: [(&str, &str); 7] = [
     (
         "claude-code-2.1.builtin.json",
         include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
@@ -358,6 +358,10 @@ pub const BUNDLED: [(&str, &str); 6] = [
     (
         "gemini-0.61.builtin.json",
         include_str!("../../../../../assets/profiles/gemini-0.61.builtin.json"),
+    ),
+    (
+        "pi-0.73.builtin.json",
+        include_str!("../../../../../assets/profiles/pi-0.73.builtin.json"),
     ),
 ];
 

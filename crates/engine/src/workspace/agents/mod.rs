@@ -22,9 +22,11 @@ mod expand;
 mod gemini;
 pub mod listing;
 pub mod observed;
+mod pi;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
 pub use gemini::{directory_tree, load_gemini};
+pub use pi::load_pi;
 
 use expand::Expander;
 use listing::{listing_fragment, load_skill_listing};
