@@ -375,3 +375,24 @@ fn parts_learned_from_a_pi_request_are_its_recording() {
         serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
     assert_same_parts(&learned, &bundled("pi-0.73.builtin.json"));
 }
+
+#[test]
+fn parts_learned_from_an_opencode_request_are_its_recording() {
+    let u = User::new();
+    let cap = fixture("opencode").join("capture.jsonl");
+    let ws = fixture("opencode").join("workspace");
+    // Its request 2 (the first of the session; 1 is its title request).
+    let o = u.run(&[
+        "agents",
+        "learn",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let learned: Value =
+        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    assert_same_parts(&learned, &bundled("opencode-1.18.builtin.json"));
+}

@@ -55,7 +55,14 @@ fn reported(u: &Value) -> (u64, u64, u64) {
 
 #[test]
 fn reads_and_writes_equal_the_upstreams_on_every_request() {
-    for agent in ["claude-code", "openclaw", "codex", "codex-0.171", "pi"] {
+    for agent in [
+        "claude-code",
+        "openclaw",
+        "codex",
+        "codex-0.171",
+        "pi",
+        "opencode",
+    ] {
         let v = traffic(agent);
         let rows = v["requests"].as_array().unwrap();
         let up = upstream(agent);
@@ -359,7 +366,14 @@ fn claude_codes_own_cost_is_shown_beside_ours_and_agrees() {
 
 #[test]
 fn every_write_or_miss_has_the_upstreams_reason() {
-    for agent in ["claude-code", "openclaw", "codex", "codex-0.171", "pi"] {
+    for agent in [
+        "claude-code",
+        "openclaw",
+        "codex",
+        "codex-0.171",
+        "pi",
+        "opencode",
+    ] {
         let v = traffic(agent);
         let rows = v["requests"].as_array().unwrap();
         let up = upstream(agent);
@@ -375,7 +389,18 @@ fn every_write_or_miss_has_the_upstreams_reason() {
                 "{agent} request {}: ours {kind}, upstream {why}",
                 r["index"]
             );
+            let under_minimum = why["breakpoints"].as_array().is_some_and(|b| {
+                !b.is_empty()
+                    && b.iter().all(|b| {
+                        b["action"]
+                            .as_str()
+                            .is_some_and(|a| a.starts_with("not cached: prefix under"))
+                    })
+            });
             match (read_from, cached) {
+                // Every breakpoint under the model's minimum: nothing
+                // cached, and that is the reason.
+                _ if under_minimum => assert_eq!(kind, "minimum", "{ctx}"),
                 // OpenAI: a prefix read, nothing written: no miss to explain.
                 (None, Some(n)) if n > 0 => assert_eq!(kind, "none", "{ctx}"),
                 (None, _) => assert!(

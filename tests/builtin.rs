@@ -242,6 +242,7 @@ fn the_recordings_are_what_the_script_makes_of_the_fixtures() {
         ("openclaw", "openclaw-2026.9.builtin.json"),
         ("gemini", "gemini-0.61.builtin.json"),
         ("pi", "pi-0.73.builtin.json"),
+        ("opencode", "opencode-1.18.builtin.json"),
     ] {
         let out = tempfile::tempdir().unwrap();
         let made = out.path().join(file);

@@ -44,6 +44,7 @@ mod lint_precision;
 mod llama_exact;
 mod llama_server;
 mod models;
+mod opencode_folder;
 mod otlp;
 mod pi_folder;
 mod profiles;

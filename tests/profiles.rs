@@ -110,7 +110,7 @@ fn profiles_are_detected_explained_and_overridden() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("unknown profile 'hermes' (profiles: layered@1, openclaw@2026.9, openclaw@2026.7, claude-code@2.1.332, claude-code@2.1, claude-code@2.0, pi@0.73, codex@0.171, codex@0.169, gemini@0.61)"),
+        stderr(&o).contains("unknown profile 'hermes' (profiles: layered@1, openclaw@2026.9, openclaw@2026.7, claude-code@2.1.332, claude-code@2.1, claude-code@2.0, pi@0.73, opencode@1.18, codex@0.171, codex@0.169, gemini@0.61)"),
         "{}",
         stderr(&o)
     );

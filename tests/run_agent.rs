@@ -149,3 +149,39 @@ fn run_pi_points_it_at_the_proxy_through_a_one_run_extension_it_then_removes() {
         .unwrap();
     assert!(!std::path::Path::new(ext).exists(), "{ext} left behind");
 }
+
+/// OpenCode's bundled providers read ANTHROPIC_BASE_URL with its `/v1`:
+/// a stand-in that reads it there sends one request through the proxy.
+#[test]
+fn run_opencode_points_its_anthropic_base_url_with_v1_at_the_proxy() {
+    const OPENCODE: &str = r#"
+import json, os, urllib.request
+base = os.environ["ANTHROPIC_BASE_URL"]
+assert base.endswith("/v1"), base
+body = {"model": "claude-sonnet-4-6", "max_tokens": 16, "system": [{"type": "text", "text": "You are OpenCode. " * 600}],
+        "messages": [{"role": "user", "content": "hi"}]}
+req = urllib.request.Request(base + "/messages", data=json.dumps(body).encode(),
+                             headers={"content-type": "application/json", "x-api-key": "sk-ant-FAKE-run-test-key-0123456789"})
+print(json.load(urllib.request.urlopen(req))["usage"])
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let (up, mut child) = agent_upstream(&dir.path().join("up.jsonl"));
+    let capture = dir.path().join("run.jsonl");
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["run", "opencode", "--program", "python3"])
+        .args(["--anthropic-upstream", &up, "-o", capture.to_str().unwrap()])
+        .args(["--", "-c", OPENCODE])
+        .env_remove("ANTHROPIC_BASE_URL")
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("OpenCode through the recording proxy"));
+    assert!(
+        stdout(&o).contains("traffic from a capture · 1 request"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -31,6 +31,9 @@ pub enum RunAgent {
     /// temporary folder, removed when Pi exits) points its Anthropic and
     /// OpenAI providers at the proxy; ~/.pi is not touched.
     Pi,
+    /// OpenCode (`opencode`, npm `opencode-ai`): ANTHROPIC_BASE_URL and
+    /// OPENAI_BASE_URL (with `/v1`), which its bundled providers read.
+    Opencode,
 }
 
 impl RunAgent {
@@ -40,6 +43,7 @@ impl RunAgent {
             RunAgent::Codex => "codex",
             RunAgent::Gemini => "gemini",
             RunAgent::Pi => "pi",
+            RunAgent::Opencode => "opencode",
         }
     }
 
@@ -49,6 +53,7 @@ impl RunAgent {
             RunAgent::Codex => "Codex CLI",
             RunAgent::Gemini => "Gemini CLI",
             RunAgent::Pi => "Pi",
+            RunAgent::Opencode => "OpenCode",
         }
     }
 
@@ -64,6 +69,13 @@ impl RunAgent {
             RunAgent::Gemini => (vec![("GOOGLE_GEMINI_BASE_URL", base.to_string())], vec![]),
             // The extension's path is put first by `start_agent`.
             RunAgent::Pi => (vec![], vec![]),
+            RunAgent::Opencode => (
+                vec![
+                    ("ANTHROPIC_BASE_URL", format!("{base}/v1")),
+                    ("OPENAI_BASE_URL", format!("{base}/v1")),
+                ],
+                vec![],
+            ),
         }
     }
 
@@ -74,6 +86,7 @@ impl RunAgent {
             RunAgent::Codex => "@openai/codex",
             RunAgent::Gemini => "@google/gemini-cli",
             RunAgent::Pi => "@mariozechner/pi-coding-agent",
+            RunAgent::Opencode => "opencode-ai",
         }
     }
 }
@@ -127,7 +140,7 @@ impl Drop for PiExtension {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\""
+    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\"\n  prompt-inspector run opencode -- run \"What files are here?\""
 )]
 pub struct Args {
     /// The agent to start.
@@ -136,7 +149,8 @@ pub struct Args {
     /// The agent's own arguments, after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
-    /// The agent's program (default: claude, codex, gemini or pi on PATH).
+    /// The agent's program (default: claude, codex, gemini, pi or opencode
+    /// on PATH).
     #[arg(long)]
     pub program: Option<PathBuf>,
     /// The capture file (default: .prompt-inspector/captures/ of the

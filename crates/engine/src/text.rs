@@ -190,18 +190,7 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// `Thursday, December 3, 2026` for `2026-12-03` (the English long form,
 /// as Gemini CLI writes today's date); none for anything else.
 pub fn long_date(iso: &str) -> Option<String> {
-    let b = iso.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let y: i64 = iso[..4].parse().ok()?;
-    let m: i64 = iso[5..7].parse().ok()?;
-    let d: i64 = iso[8..].parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // 1970-01-01 was a Thursday.
-    let days = days_from_civil(y, m, d);
+    let (y, m, d, days) = civil(iso)?;
     const WEEKDAYS: [&str; 7] = [
         "Thursday",
         "Friday",
@@ -230,6 +219,32 @@ pub fn long_date(iso: &str) -> Option<String> {
         WEEKDAYS[days.rem_euclid(7) as usize],
         MONTHS[(m - 1) as usize]
     ))
+}
+
+/// `2026-12-03` as JavaScript's `Date.toDateString()` writes it: `Thu Dec
+/// 03 2026` (OpenCode's date).
+pub fn js_date(iso: &str) -> Option<String> {
+    // `Thursday, December 3, 2026`: its weekday's and month's first three
+    // letters (ASCII).
+    let long = long_date(iso)?;
+    let (y, _, d, _) = civil(iso)?;
+    let month = long.split(' ').nth(1)?;
+    Some(format!("{} {} {d:02} {y}", &long[..3], &month[..3]))
+}
+
+/// Year, month, day and days since 1970-01-01 (a Thursday) of an ISO date.
+fn civil(iso: &str) -> Option<(i64, i64, i64, i64)> {
+    let b = iso.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !iso.is_ascii() {
+        return None;
+    }
+    let y: i64 = iso[..4].parse().ok()?;
+    let m: i64 = iso[5..7].parse().ok()?;
+    let d: i64 = iso[8..].parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some((y, m, d, days_from_civil(y, m, d)))
 }
 
 /// Most bytes one expansion of a profile string may produce.
@@ -320,5 +335,9 @@ mod tests {
         );
         assert_eq!(long_date("2026-13-01"), None);
         assert_eq!(long_date("yesterday"), None);
+        // As JavaScript's Date.toDateString() writes them.
+        assert_eq!(js_date("2026-12-03").as_deref(), Some("Thu Dec 03 2026"));
+        assert_eq!(js_date("2025-05-10").as_deref(), Some("Sat May 10 2025"));
+        assert_eq!(js_date("2026-1x-03"), None);
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::attribution::SourceFile;
 use super::learn_parts::{
-    claude_code_blocks, claude_code_tools, codex_parts, gemini_parts, pi_parts,
+    claude_code_blocks, claude_code_tools, codex_parts, gemini_parts, opencode_parts, pi_parts,
 };
 use crate::error::Error;
 use crate::workspace::agent::Agent;
@@ -60,6 +60,7 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
         Agent::Codex => codex_parts(req),
         Agent::Gemini => gemini_parts(req),
         Agent::Pi => pi_parts(req),
+        Agent::OpenCode => opencode_parts(req),
         other => {
             return Err(Error::option(
                 "agents learn",
@@ -301,6 +302,11 @@ struct Placeholders {
     today: Option<String>,
     /// The day in Gemini CLI's words (`Thursday, December 3, 2026`).
     long: Option<String>,
+    /// The day as JavaScript writes it (OpenCode's `Thu Dec 03 2026`).
+    js: Option<String>,
+    /// The folder opened, when the request names it apart from the working
+    /// folder (OpenCode's `Workspace root folder:`).
+    folder: Option<String>,
 }
 
 impl Placeholders {
@@ -317,12 +323,16 @@ impl Placeholders {
         let root = after("Primary working directory: ", &['\\', '"'])
             .or_else(|| after("<cwd>", &['<', '\\', '"']))
             .or_else(|| after("Workspace Directories:**\\n  - ", &['\\', '"']))
-            .or_else(|| after("Current working directory: ", &['\\', '"']));
+            .or_else(|| after("Current working directory: ", &['\\', '"']))
+            .or_else(|| after("  Working directory: ", &['\\', '"']));
+        let folder = after("Workspace root folder: ", &['\\', '"']);
         Placeholders {
             root,
             home: home.filter(|h| h.len() > 1).map(str::to_string),
             today: (date.len() == 10).then(|| date.to_string()),
             long: crate::text::long_date(date),
+            js: crate::text::js_date(date),
+            folder,
         }
     }
 
@@ -336,6 +346,13 @@ impl Placeholders {
                 t = t.replace(&format!("/.gemini/tmp/{name}"), "/.gemini/tmp/{root_name}");
             }
             t = t.replace(r.as_str(), "{root}");
+            // After the working folder, which may be inside it.
+            if let Some(f) = &self.folder {
+                t = t.replace(
+                    &format!("Workspace root folder: {f}"),
+                    "Workspace root folder: {folder}",
+                );
+            }
             let slug: String = r
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
@@ -350,6 +367,15 @@ impl Placeholders {
         }
         if let Some(d) = &self.long {
             t = t.replace(d.as_str(), "{today_long}");
+        }
+        if let Some(d) = &self.js {
+            t = t.replace(d.as_str(), "{today_js}");
+        }
+        for git in ["yes", "no"] {
+            t = t.replace(
+                &format!("Is directory a git repo: {git}"),
+                "Is directory a git repo: {is_git}",
+            );
         }
         t
     }

@@ -208,6 +208,52 @@ pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     (blocks, tools)
 }
 
+/// OpenCode: its one system block's own text up to its `<env>` block's end
+/// and from its skills list on (the user's instruction files between),
+/// its tools.
+pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+    use crate::workspace::agents::builtin::{Category, Join};
+    let system = each(&req["system"])
+        .next()
+        .and_then(|b| b.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut blocks = Vec::new();
+    if let Some((own, rest)) = system.split_once("</env>\n") {
+        let cache = each(&req["system"])
+            .next()
+            .is_some_and(|b| b.get("cache_control").is_some());
+        let mut b = block(
+            "system prompt".into(),
+            Placement::System,
+            cache,
+            &format!("{own}</env>"),
+        );
+        b.join = Some(Join::BeforeStable);
+        blocks.push(b);
+        if let Some(at) = rest
+            .find("\n\nSkills provide ")
+            .or_else(|| rest.starts_with("Skills provide ").then_some(0))
+        {
+            let after = rest[at..].trim_start_matches('\n');
+            let mut b = block("skills".into(), Placement::System, false, after);
+            b.join = Some(Join::AfterStable);
+            b.category = Category::Skills;
+            blocks.push(b);
+        }
+    }
+    let tools = each(&req["tools"])
+        .map(|t| {
+            let mut d = t.clone();
+            if let Some(o) = d.as_object_mut() {
+                o.remove("cache_control");
+            }
+            tool(d)
+        })
+        .collect();
+    (blocks, tools)
+}
+
 /// `<skills_instructions>…` is `skills instructions`; untagged text is
 /// `instructions`.
 fn tag_name(text: &str) -> String {

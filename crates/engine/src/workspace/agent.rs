@@ -25,17 +25,22 @@ pub enum Agent {
     /// Pi (`@mariozechner/pi-coding-agent`): AGENTS.md (or CLAUDE.md)
     /// files in its one system block.
     Pi,
+    /// OpenCode (`opencode-ai`): AGENTS.md (or CLAUDE.md, CONTEXT.md)
+    /// files in its one system block.
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Agent {
     /// Every known agent, in the order the profiles list them.
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 7] = [
         Agent::Layered,
         Agent::OpenClaw,
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
         Agent::Pi,
+        Agent::OpenCode,
     ];
 
     /// The name its profiles carry (`claude-code`).
@@ -47,6 +52,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Pi => "pi",
+            Agent::OpenCode => "opencode",
         }
     }
 

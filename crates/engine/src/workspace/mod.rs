@@ -169,6 +169,7 @@ fn load_agent(
         agent::Agent::OpenClaw => agents::load_openclaw,
         agent::Agent::Gemini => agents::load_gemini,
         agent::Agent::Pi => agents::load_pi,
+        agent::Agent::OpenCode => agents::load_opencode,
         agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
     };
     load(p, r, extras, fragments, diags);
@@ -236,6 +237,15 @@ fn with_parts_filled(
             .as_deref()
             .or(extras.startup_days.first().map(String::as_str));
         let mut filled = b.filled(root, home.as_deref(), today);
+        // The folder opened and whether it is a git repository (OpenCode's
+        // `Workspace root folder`, `Is directory a git repo`).
+        if filled.wants("folder") {
+            filled = filled.with_var("folder", &r.root().display().to_string());
+        }
+        if filled.wants("is_git") {
+            let git = if r.exists(".git") { "yes" } else { "no" };
+            filled = filled.with_var("is_git", git);
+        }
         // The folder's tree, as the agent draws it (Gemini CLI).
         if filled.wants("directory_tree") {
             let tree = agents::directory_tree(r, root);

@@ -13,6 +13,7 @@ fn bundled_profiles_load_and_name_their_version() {
             "openclaw",
             "claude-code",
             "pi",
+            "opencode",
             "codex",
             "gemini"
         ]
@@ -27,6 +28,7 @@ fn bundled_profiles_load_and_name_their_version() {
             "claude-code@2.1",
             "claude-code@2.0",
             "pi@0.73",
+            "opencode@1.18",
             "codex@0.171",
             "codex@0.169",
             "gemini@0.61"

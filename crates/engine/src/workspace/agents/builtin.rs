@@ -278,6 +278,11 @@ impl Builtin {
         if let Some(l) = &long {
             vars.push(("today_long", l));
         }
+        // OpenCode's: the date as JavaScript's toDateString() writes it.
+        let js = today.and_then(crate::text::js_date);
+        if let Some(j) = &js {
+            vars.push(("today_js", j));
+        }
         // The folder's own name (Gemini CLI's temporary folder).
         let name = root
             .trim_end_matches('/')
@@ -334,7 +339,7 @@ impl Builtin {
 }
 
 /// The bundled recordings, by the file name a profile gives.
-pub const BUNDLED: [(&str, &str); 7] = [
+pub const BUNDLED: [(&str, &str); 8] = [
     (
         "claude-code-2.1.builtin.json",
         include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
@@ -362,6 +367,10 @@ pub const BUNDLED: [(&str, &str); 7] = [
     (
         "pi-0.73.builtin.json",
         include_str!("../../../../../assets/profiles/pi-0.73.builtin.json"),
+    ),
+    (
+        "opencode-1.18.builtin.json",
+        include_str!("../../../../../assets/profiles/opencode-1.18.builtin.json"),
     ),
 ];
 

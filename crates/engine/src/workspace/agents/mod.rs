@@ -22,10 +22,12 @@ mod expand;
 mod gemini;
 pub mod listing;
 pub mod observed;
+mod opencode;
 mod pi;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
 pub use gemini::{directory_tree, load_gemini};
+pub use opencode::load_opencode;
 pub use pi::load_pi;
 
 use expand::Expander;
