@@ -153,6 +153,12 @@ fn report_and_context_count_gemini_md_its_import_and_the_agents_own_parts() {
     );
     // The agent's default model is named as such, not as workspace.yaml's.
     assert!(!report.contains("workspace.yaml:1"), "{report}");
+    // Gemini caches a repeated prefix without breakpoints: no "cached 5m".
+    assert!(
+        report.contains("in the first user message, part of the prefix, read while unchanged by Gemini's implicit caching"),
+        "{report}"
+    );
+    assert!(!report.contains("cached 5m"), "{report}");
     let context: Value =
         serde_json::from_str(&h.run(&["context", ws, "--user-memory", "--format", "json"]))
             .unwrap();

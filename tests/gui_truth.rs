@@ -731,6 +731,37 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     }
     h.get_by_label_contains("System tools (deferred): ");
     h.get_by_label_contains("Autocompact buffer · 33,000");
+    // Only the layers its files go to, without budgets of their own (no
+    // empty "identity" or "capabilities" bar, no "budget + inflow"), each
+    // placed and cached as the report says it.
+    assert!(h.query_by_label_contains("· identity").is_none());
+    assert!(h.query_by_label_contains("budget 0 + inflow").is_none());
+    assert!(
+        h.query_all_by_label_contains(
+            "the agent's own caps decide what is sent, not a layer budget"
+        )
+        .count()
+            > 0
+    );
+    let report = stdout(&run(&["report", ws.to_str().unwrap()]));
+    assert!(
+        report.contains("budget: the agent's own caps, not layer budgets"),
+        "{report}"
+    );
+    assert!(!report.contains("layer 1 identity"), "{report}");
+    let a = app(&h).state.assembly().unwrap().clone();
+    for l in a
+        .layers
+        .iter()
+        .filter(|l| a.fragments.iter().any(|f| f.layer == l.layer))
+    {
+        let words = prompt_inspector::engine::assembly::report::layer_cache(
+            l,
+            prompt_inspector::engine::Provider::Anthropic,
+        );
+        assert!(h.query_all_by_label(&words).count() > 0, "{words}");
+        assert!(report.contains(&words), "{words}: {report}");
+    }
     h.get_by_label("Memory files (3)").click();
     h.run_steps(3);
     h.get_by_label_contains("/project/CLAUDE.local.md");

@@ -15,20 +15,33 @@ use crate::engine::assembly::assemble::LayerResult;
 pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command>) {
     // One scale for all layers, so bars compare.
     let scale = super::lanes::scale(a);
+    let agent = state
+        .loaded
+        .as_ref()
+        .is_some_and(|x| x.workspace.profile.agent.is_real_agent());
+    // The caching rules of the model (Anthropic's breakpoints, or a prefix
+    // cached without them), as the report says them.
+    let rules = state
+        .loaded
+        .as_ref()
+        .map_or(crate::engine::Provider::Anthropic, |i| {
+            i.prepared.model.provider
+        });
     for l in &a.layers {
+        // An agent's folder: only the layers its files go to (its layers
+        // have no budgets of their own to show empty).
+        if agent && l.used == 0 && !a.fragments.iter().any(|f| f.layer == l.layer) {
+            continue;
+        }
         ui.add_space(4.0);
-        let agent = state
-            .loaded
-            .as_ref()
-            .is_some_and(|x| x.workspace.profile.agent.is_real_agent());
-        layer_caption(ui, l, agent);
+        layer_caption(ui, l, agent, rules);
         super::lanes::layer_lanes(ui, state, a, l, scale, out);
     }
     ui.add_space(4.0);
     super::lanes::legend(ui);
 }
 
-fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
+fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool, rules: crate::engine::Provider) {
     let dark = ui.visuals().dark_mode;
     ui.horizontal_wrapped(|ui| {
         ui.label(
@@ -40,15 +53,7 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
             .strong()
             .color(colors::text(ui, colors::layer(l.layer, dark))),
         );
-        use crate::engine::workspace::settings::Placement;
-        ui.weak(match (l.placement, l.cache) {
-            (Placement::FirstUserMessage, _) => "in the first user message, not cached".to_string(),
-            (Placement::SystemMessage, true) => {
-                format!("a system message, cached {}", l.ttl.as_str())
-            }
-            (_, true) => format!("cached {}", l.ttl.as_str()),
-            (_, false) => "not cached".to_string(),
-        });
+        ui.weak(crate::engine::assembly::report::layer_cache(l, rules));
     });
     let markers = if l.markers > 0 {
         format!(
@@ -58,13 +63,20 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool) {
     } else {
         String::new()
     };
-    let text = format!(
-        "{} of {} tokens used (budget {} + inflow {}{markers})",
-        thousands(l.used),
-        thousands(l.available),
-        thousands(l.budget),
-        thousands(l.inflow)
-    );
+    let text = if agent {
+        format!(
+            "{} tokens (the agent's own caps decide what is sent, not a layer budget{markers})",
+            thousands(l.used)
+        )
+    } else {
+        format!(
+            "{} of {} tokens used (budget {} + inflow {}{markers})",
+            thousands(l.used),
+            thousands(l.available),
+            thousands(l.budget),
+            thousands(l.inflow)
+        )
+    };
     ui.add(egui::Label::new(text).wrap())
         .on_hover_text("used: the exact token count of this layer's system block (title, separators and markers included)");
     if l.overflow > 0 {

@@ -495,7 +495,11 @@ impl LayerCtx<'_> {
             if slots[i].status != Status::Kept {
                 continue;
             }
-            slots[i].reason = if layer <= 2 {
+            slots[i].reason = if layer <= 2 && self.p.builtin.is_some() && overflow == 0 {
+                // An agent's folder: its layers have no budgets of their
+                // own; what is sent is the agent's caps' decision.
+                "sent whole (the agent's own caps decide what is sent)".to_string()
+            } else if layer <= 2 {
                 if overflow > 0 {
                     format!(
                         "layer {layer} is never trimmed (it is {} tokens over its budget: raise the fixed budget)",

@@ -1,6 +1,7 @@
 //! The assembly report: JSON (stable field names), text (a `/context`-style
 //! listing) and Markdown.
 
+use crate::assembly::models::Provider;
 use serde_json::{Value, json};
 
 use crate::assembly::assemble::{Assembly, BlockResult, LayerResult, Status};
@@ -160,26 +161,50 @@ pub fn to_text(ins: &Assembled) -> String {
         ins.workspace.profile.id(),
         ins.workspace.profile.why
     );
-    let lb = crate::assembly::assemble::layer_budgets(&a.budget);
-    o += &format!(
-        "budget {} tokens: layer 1 {} · layer 2 {} · layer 3 {} · layer 4 {} (layer3_ratio {})\n",
-        a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
-    );
-    for l in &a.layers {
-        let (cache, over) = (layer_cache(l), layer_notes(a, l));
+    let agent = ins.workspace.profile.agent.is_real_agent();
+    let rules = ins.prepared.model.provider;
+    if agent {
+        // An agent's folder has no layer budgets: the agent sends its
+        // files within its own caps; the layers are where they go.
         o += &format!(
-            "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
-            l.layer,
-            clip(
-                &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
-                13
-            ),
-            bar(l.used, l.available, 24),
-            l.used,
-            l.available,
-            l.budget,
-            l.inflow
+            "budget: the agent's own caps, not layer budgets ({} tokens of room in the model's window)\n",
+            crate::thousands(a.budget.total)
         );
+    } else {
+        let lb = crate::assembly::assemble::layer_budgets(&a.budget);
+        o += &format!(
+            "budget {} tokens: layer 1 {} · layer 2 {} · layer 3 {} · layer 4 {} (layer3_ratio {})\n",
+            a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
+        );
+    }
+    for l in &a.layers {
+        let (cache, over) = (layer_cache(l, rules), layer_notes(a, l));
+        let has = a.fragments.iter().any(|f| f.layer == l.layer);
+        if agent {
+            // Only where the agent's files go.
+            if has || l.used > 0 {
+                o += &format!(
+                    "\nlayer {} {:<13} {:>6} tokens  {cache}{over}\n",
+                    l.layer,
+                    clip(&layer_name(l, true), 13),
+                    crate::thousands(l.used)
+                );
+            }
+        } else {
+            o += &format!(
+                "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
+                l.layer,
+                clip(
+                    &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
+                    13
+                ),
+                bar(l.used, l.available, 24),
+                l.used,
+                l.available,
+                l.budget,
+                l.inflow
+            );
+        }
         for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
             o += &format!(
                 "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
@@ -199,11 +224,11 @@ pub fn to_text(ins: &Assembled) -> String {
         .collect();
     o += &agent_parts(a);
     o += &format!(
-        "\nsystem: {} tokens in {} blocks, plus {} tokens of tool definitions ({} tools)\nfragments: {}\n",
+        "\nsystem: {} tokens in {}, plus {} tokens of tool definitions ({})\nfragments: {}\n",
         a.total_tokens,
-        a.blocks.len(),
+        crate::plural(a.blocks.len() as u64, "block"),
         a.tools_tokens,
-        a.tools.len(),
+        crate::plural(a.tools.len() as u64, "tool"),
         counts.join(" · ")
     );
     o += &memory_files(ins);
@@ -217,23 +242,34 @@ pub fn to_text(ins: &Assembled) -> String {
     o
 }
 
-/// Where a layer's block goes and how it is cached, in words.
-fn layer_cache(l: &LayerResult) -> String {
-    if l.placement == Placement::FirstUserMessage {
-        "in the first user message (not a cached system block)".into()
-    } else if l.placement == Placement::SystemMessage {
-        format!(
-            "a system message after the first user message{}",
-            if l.cache {
-                format!(", cached {}", l.ttl.as_str())
-            } else {
-                String::new()
-            }
-        )
-    } else if l.cache {
-        format!("cached {}", l.ttl.as_str())
-    } else {
-        "not cached".into()
+/// Where a layer's block goes and how it is cached, in words, by the
+/// model's caching rules: Anthropic's breakpoints (a cached block with its
+/// TTL), or a prefix cached without breakpoints (OpenAI's automatic
+/// caching, Gemini's implicit caching, a local server's prefix cache),
+/// where what is sent before the first change is read, wherever it is.
+/// The report and the window say the same.
+pub fn layer_cache(l: &LayerResult, rules: Provider) -> String {
+    let prefix = match rules {
+        Provider::Anthropic => None,
+        Provider::Openai => Some("OpenAI's automatic caching"),
+        Provider::Gemini => Some("Gemini's implicit caching"),
+        Provider::Prefix => Some("the server's prefix cache"),
+    };
+    let place = match l.placement {
+        Placement::FirstUserMessage => "in the first user message",
+        Placement::SystemMessage => "a system message after the first user message",
+        _ => "",
+    };
+    let how = match (prefix, l.placement, l.cache) {
+        (Some(p), _, _) => format!("part of the prefix, read while unchanged by {p}"),
+        (None, Placement::FirstUserMessage, _) => "not a cached system block".into(),
+        (None, _, true) => format!("cached {}", l.ttl.as_str()),
+        (None, _, false) => "not cached".into(),
+    };
+    match (place.is_empty(), prefix, l.placement) {
+        (true, ..) => how,
+        (false, None, Placement::FirstUserMessage) => format!("{place} ({how})"),
+        (false, ..) => format!("{place}, {how}"),
     }
 }
 
