@@ -59,6 +59,11 @@ cp -r tests/fixtures/agents/claude-code/workspace "$agent/project"
 # A Gemini CLI folder (its fixture): GEMINI.md with its import in the
 # session context, the agent's own prompt and tools.
 cp -r tests/fixtures/agents/gemini/workspace "$agent/notes-app"
+# A Pi folder and an OpenCode folder (their fixtures): one system block each.
+cp -r tests/fixtures/agents/pi/workspace "$agent/weather-cli"
+mkdir -p "$agent/weather-cli/.pi"
+cp -r tests/fixtures/agents/opencode/workspace "$agent/ledger"
+echo '{}' >"$agent/ledger/opencode.json"
 # Every view at each size (1024x640 included), in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1024x640 1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
@@ -66,6 +71,8 @@ for size in ${SIZES:-1024x640 1280x800 1920x1080}; do
     shoot "$size" "$theme" problems "$broken" broken
     shoot "$size" "$theme" overview,prompt-markers "$agent/project" claude-code
     shoot "$size" "$theme" overview,prompt-markers "$agent/notes-app" gemini
+    shoot "$size" "$theme" overview "$agent/weather-cli" pi
+    shoot "$size" "$theme" overview "$agent/ledger" opencode
     for ex in ${EXAMPLES:-}; do
       shoot "$size" "$theme" overview "examples/$ex" "$ex"
     done

@@ -64,14 +64,16 @@ fn predict_json_has_the_documented_fields_and_story() {
 
 #[test]
 fn predict_other_providers_and_bad_provider() {
-    for (prov, field_zero) in [
-        ("openai", "cache_creation_input_tokens"),
-        ("prefix", "cache_creation_input_tokens"),
+    // `--rules` (as `send`'s); `--provider`, its older name, still works.
+    for (flag, prov, field_zero) in [
+        ("--rules", "openai", "cache_creation_input_tokens"),
+        ("--provider", "prefix", "cache_creation_input_tokens"),
+        ("--rules", "gemini", "cache_creation_input_tokens"),
     ] {
         let o = run(&[
             "predict",
             sample().to_str().unwrap(),
-            "--provider",
+            flag,
             prov,
             "--format",
             "json",
@@ -90,10 +92,17 @@ fn predict_other_providers_and_bad_provider() {
     let o = run(&[
         "predict",
         sample().to_str().unwrap(),
-        "--provider",
+        "--rules",
         "carrier-pigeon",
     ]);
     assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "unknown caching rules 'carrier-pigeon' (anthropic, openai, gemini or prefix)"
+        ),
+        "{}",
+        stderr(&o)
+    );
     let text = stdout(&run(&[
         "predict",
         sample().to_str().unwrap(),

@@ -11,8 +11,10 @@ use crate::engine::cache::prediction;
 pub struct Args {
     #[command(flatten)]
     pub common: Common,
-    /// anthropic, openai or prefix (a llama.cpp-style server); the model's by default.
-    #[arg(long)]
+    /// The caching rules to predict with: anthropic, openai, gemini or
+    /// prefix (a llama.cpp-style server); the model's own by default (as
+    /// `send --rules` and the window). `--provider` is an older name.
+    #[arg(long = "rules", alias = "provider", value_name = "RULES")]
     pub provider: Option<String>,
     /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
@@ -25,7 +27,7 @@ pub fn run(a: Args) -> ExitCode {
         Some((_, Some(p))) => Some(p),
         Some((p, None)) => {
             return fail(format!(
-                "unknown provider '{p}' (anthropic, openai or prefix)"
+                "unknown caching rules '{p}' (anthropic, openai, gemini or prefix)"
             ));
         }
     };

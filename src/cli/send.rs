@@ -28,9 +28,10 @@ pub struct SendArgs {
     /// Send this session's first request, then that of another session.
     #[arg(long)]
     pub then_session: Option<String>,
-    /// Predict with anthropic, openai, gemini or prefix caching rules
-    /// (default: the model's own, as `predict` and the window choose them)
-    #[arg(long)]
+    /// The caching rules to predict with: anthropic, openai, gemini or
+    /// prefix (default: the model's own, as `predict --rules` and the
+    /// window). `--predict-with` is an older name.
+    #[arg(long = "rules", alias = "predict-with", value_name = "RULES")]
     pub predict_with: Option<String>,
     /// Wait the session's gaps for real.
     #[arg(long)]
@@ -268,7 +269,7 @@ fn providers(a: &SendArgs) -> Result<(Provider, Option<Provider>), String> {
     let predict_with = match a.predict_with.as_deref() {
         None => None,
         Some(p) => Some(Provider::parse(p).ok_or_else(|| {
-            format!("unknown --predict-with '{p}' (anthropic, openai, gemini or prefix)")
+            format!("unknown --rules '{p}' (anthropic, openai, gemini or prefix)")
         })?),
     };
     Ok((api, predict_with))
