@@ -9,9 +9,8 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::*;
+use common::agent_home::AgentHome;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
@@ -29,50 +28,25 @@ fn sent() -> Value {
 }
 
 /// The fixture's folder at HOME/notes-app of a private home (a git
-/// repository, as it was), with the user's memory the agent had.
-struct Home {
-    dir: tempfile::TempDir,
-}
-
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().join("notes-app");
-        copy_dir(&fixture().join("workspace"), &ws);
-        std::fs::create_dir_all(ws.join(".git")).unwrap();
-        std::fs::create_dir_all(dir.path().join(".gemini")).unwrap();
-        // The recorded global memory, from the request itself.
-        let system = sent()["systemInstruction"]["parts"][0]["text"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let memory = system
-            .split("--- Context from: /home/user/.gemini/GEMINI.md ---\n")
-            .nth(1)
-            .unwrap()
-            .split("\n--- End of Context from:")
-            .next()
-            .unwrap();
-        std::fs::write(dir.path().join(".gemini/GEMINI.md"), format!("{memory}\n")).unwrap();
-        Home { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().canonicalize().unwrap()
-    }
-
-    /// A command's output with this home written as the agent's.
-    fn run(&self, args: &[&str]) -> String {
-        let o = Command::new(bin())
-            .args(args)
-            .env("HOME", self.home())
-            .env("TZ", "UTC")
-            .env("XDG_DATA_HOME", self.home().join("data"))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        stdout(&o).replace(&self.home().display().to_string(), "/home/user")
-    }
+/// repository, as it was), with the user's memory the agent had (taken
+/// from the request itself).
+fn home() -> AgentHome {
+    let system = sent()["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let memory = system
+        .split("--- Context from: /home/user/.gemini/GEMINI.md ---\n")
+        .nth(1)
+        .unwrap()
+        .split("\n--- End of Context from:")
+        .next()
+        .unwrap();
+    AgentHome::new(
+        "gemini",
+        "notes-app",
+        (".gemini/GEMINI.md", &format!("{memory}\n")),
+    )
 }
 
 /// The date as Gemini CLI wrote it in the request, and today's as the
@@ -105,7 +79,7 @@ fn dates(first: &str) -> (String, String) {
 
 #[test]
 fn the_rendered_request_is_what_gemini_cli_sent() {
-    let h = Home::new();
+    let h = home();
     let ws = h.home().join("notes-app");
     let body: Value = serde_json::from_str(&h.run(&[
         "render",
@@ -135,7 +109,7 @@ fn the_rendered_request_is_what_gemini_cli_sent() {
 
 #[test]
 fn report_and_context_count_gemini_md_its_import_and_the_agents_own_parts() {
-    let h = Home::new();
+    let h = home();
     let ws = h.home().join("notes-app");
     let ws = ws.to_str().unwrap();
     let report = h.run(&["report", ws, "--user-memory"]);

@@ -10,8 +10,8 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::agent_home::AgentHome;
 use common::*;
 use serde_json::Value;
 
@@ -26,55 +26,26 @@ fn sent(n: usize) -> Value {
     line["request"].clone()
 }
 
-/// The fixture's folder at HOME/ledger of a private home (a git
-/// repository, as it was), with the user's instructions OpenCode had
-/// (taken from the request itself).
-struct Home {
-    dir: tempfile::TempDir,
+/// The fixture's folder at HOME/ledger of a private home, with the user's
+/// instructions OpenCode had (taken from the request itself).
+fn home() -> AgentHome {
+    let system = sent(2)["system"][0]["text"].as_str().unwrap().to_string();
+    let memory = system
+        .split("Instructions from: /home/user/.config/opencode/AGENTS.md\n")
+        .nth(1)
+        .unwrap()
+        .split("\nInstructions from: ")
+        .next()
+        .unwrap()
+        .to_string();
+    AgentHome::new(
+        "opencode",
+        "ledger",
+        (".config/opencode/AGENTS.md", &memory),
+    )
 }
 
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().join("ledger");
-        copy_dir(&fixture().join("workspace"), &ws);
-        std::fs::create_dir_all(ws.join(".git")).unwrap();
-        std::fs::create_dir_all(dir.path().join(".config/opencode")).unwrap();
-        let system = sent(2)["system"][0]["text"].as_str().unwrap().to_string();
-        let memory = system
-            .split("Instructions from: /home/user/.config/opencode/AGENTS.md\n")
-            .nth(1)
-            .unwrap()
-            .split("\nInstructions from: ")
-            .next()
-            .unwrap();
-        std::fs::write(dir.path().join(".config/opencode/AGENTS.md"), memory).unwrap();
-        Home { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().canonicalize().unwrap()
-    }
-
-    fn ws(&self) -> String {
-        self.home().join("ledger").display().to_string()
-    }
-
-    /// A command's output with this home written as the agent's.
-    fn run(&self, args: &[&str]) -> String {
-        let o = Command::new(bin())
-            .args(args)
-            .env("HOME", self.home())
-            .env("TZ", "UTC")
-            .env("XDG_DATA_HOME", self.home().join("data"))
-            .output()
-            .unwrap();
-        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
-        stdout(&o).replace(&self.home().display().to_string(), "/home/user")
-    }
-}
-
-/// `Today's date: …` of a system text (as JavaScript writes it).
+/// The date line's value of a system text.
 fn date(system: &str) -> &str {
     system
         .split("Today's date: ")
@@ -87,7 +58,7 @@ fn date(system: &str) -> &str {
 
 #[test]
 fn the_rendered_system_block_and_tools_are_what_opencode_sent() {
-    let h = Home::new();
+    let h = home();
     let ws = h.ws();
     let body: Value = serde_json::from_str(&h.run(&[
         "render",
@@ -110,7 +81,7 @@ fn the_rendered_system_block_and_tools_are_what_opencode_sent() {
 
 #[test]
 fn an_opencode_folder_is_detected_and_its_requests_traced_with_its_profile() {
-    let h = Home::new();
+    let h = home();
     let ws = h.ws();
     std::fs::write(Path::new(&ws).join("opencode.json"), "{}").unwrap();
     let report = h.run(&["report", &ws, "--user-memory", "--workdir", "api"]);

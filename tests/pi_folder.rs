@@ -10,8 +10,8 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::agent_home::AgentHome;
 use common::*;
 use serde_json::Value;
 
@@ -28,53 +28,20 @@ fn sent(n: usize) -> Value {
 
 /// The fixture's folder at HOME/weather-cli of a private home, with the
 /// user's memory Pi had (taken from the request itself).
-struct Home {
-    dir: tempfile::TempDir,
+fn home() -> AgentHome {
+    let system = sent(1)["system"][0]["text"].as_str().unwrap().to_string();
+    let memory = system
+        .split("## /home/user/.pi/agent/AGENTS.md\n\n")
+        .nth(1)
+        .unwrap()
+        .split("\n\n## /home/user/weather-cli/AGENTS.md")
+        .next()
+        .unwrap()
+        .to_string();
+    AgentHome::new("pi", "weather-cli", (".pi/agent/AGENTS.md", &memory))
 }
 
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(
-            &fixture().join("workspace"),
-            &dir.path().join("weather-cli"),
-        );
-        std::fs::create_dir_all(dir.path().join(".pi/agent")).unwrap();
-        let system = sent(1)["system"][0]["text"].as_str().unwrap().to_string();
-        let memory = system
-            .split("## /home/user/.pi/agent/AGENTS.md\n\n")
-            .nth(1)
-            .unwrap()
-            .split("\n\n## /home/user/weather-cli/AGENTS.md")
-            .next()
-            .unwrap();
-        std::fs::write(dir.path().join(".pi/agent/AGENTS.md"), memory).unwrap();
-        Home { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().canonicalize().unwrap()
-    }
-
-    fn ws(&self) -> String {
-        self.home().join("weather-cli").display().to_string()
-    }
-
-    /// A command's output with this home written as the agent's.
-    fn run(&self, args: &[&str]) -> String {
-        let o = Command::new(bin())
-            .args(args)
-            .env("HOME", self.home())
-            .env("TZ", "UTC")
-            .env("XDG_DATA_HOME", self.home().join("data"))
-            .output()
-            .unwrap();
-        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
-        stdout(&o).replace(&self.home().display().to_string(), "/home/user")
-    }
-}
-
-/// `Current date: …` of a system text.
+/// The date line's value of a system text.
 fn date(system: &str) -> &str {
     system
         .split("Current date: ")
@@ -87,7 +54,7 @@ fn date(system: &str) -> &str {
 
 #[test]
 fn the_rendered_system_block_and_tools_are_what_pi_sent() {
-    let h = Home::new();
+    let h = home();
     let ws = h.ws();
     let body: Value = serde_json::from_str(&h.run(&[
         "render",
@@ -114,7 +81,7 @@ fn the_rendered_system_block_and_tools_are_what_pi_sent() {
 
 #[test]
 fn a_pi_folder_is_detected_counted_and_its_requests_read_with_its_profile() {
-    let h = Home::new();
+    let h = home();
     let ws = h.ws();
     // Without .pi an AGENTS.md folder is Codex's; with it, Pi's.
     std::fs::create_dir_all(Path::new(&ws).join(".pi")).unwrap();

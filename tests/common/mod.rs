@@ -1,6 +1,7 @@
 #![allow(dead_code)]
 //! Helpers shared by the integration tests: the real binary, real files.
 
+pub mod agent_home;
 pub mod generate;
 pub mod http;
 

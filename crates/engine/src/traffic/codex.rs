@@ -101,13 +101,7 @@ impl Rollout {
 
     fn exchange(&self, l: &Value, usage: Usage) -> Exchange {
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
-        let chain = match self.sessions.iter().position(|s| *s == self.session) {
-            Some(0) | None => "main".to_string(),
-            Some(_) => format!(
-                "session {}",
-                self.session.chars().take(8).collect::<String>()
-            ),
-        };
+        let chain = session_chain(&self.sessions, &self.session);
         Exchange {
             api: Some("openai"),
             at: rfc3339(&time),
@@ -129,6 +123,15 @@ impl Rollout {
             self.out = std::mem::take(&mut self.from_counts);
         }
         self.out
+    }
+}
+
+/// The chain of a session file's session: `main` for the first met, else
+/// `session ID8` (Codex's and Pi's session files).
+pub(super) fn session_chain(sessions: &[String], session: &str) -> String {
+    match sessions.iter().position(|s| s == session) {
+        Some(0) | None => "main".to_string(),
+        Some(_) => format!("session {}", session.chars().take(8).collect::<String>()),
     }
 }
 

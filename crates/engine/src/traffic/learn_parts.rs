@@ -170,16 +170,9 @@ pub(super) fn gemini_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>)
 pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     const TITLE: &str =
         "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n";
-    let system = each(&req["system"])
-        .next()
-        .and_then(|b| b.get("text"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let (system, cache) = one_system_block(req);
     let mut blocks = Vec::new();
     if let Some((own, files)) = system.split_once(TITLE) {
-        let cache = each(&req["system"])
-            .next()
-            .is_some_and(|b| b.get("cache_control").is_some());
         let mut b = block(
             "system prompt".into(),
             Placement::System,
@@ -196,16 +189,7 @@ pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
             blocks.push(b);
         }
     }
-    let tools = each(&req["tools"])
-        .map(|t| {
-            let mut d = t.clone();
-            if let Some(o) = d.as_object_mut() {
-                o.remove("cache_control");
-            }
-            tool(d)
-        })
-        .collect();
-    (blocks, tools)
+    (blocks, tools_as_sent(req))
 }
 
 /// OpenCode: its one system block's own text up to its `<env>` block's end
@@ -213,16 +197,9 @@ pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
 /// its tools.
 pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     use crate::workspace::agents::builtin::{Category, Join};
-    let system = each(&req["system"])
-        .next()
-        .and_then(|b| b.get("text"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let (system, cache) = one_system_block(req);
     let mut blocks = Vec::new();
     if let Some((own, rest)) = system.split_once("</env>\n") {
-        let cache = each(&req["system"])
-            .next()
-            .is_some_and(|b| b.get("cache_control").is_some());
         let mut b = block(
             "system prompt".into(),
             Placement::System,
@@ -242,7 +219,26 @@ pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
             blocks.push(b);
         }
     }
-    let tools = each(&req["tools"])
+    (blocks, tools_as_sent(req))
+}
+
+/// The first system block's text and whether it carries a breakpoint (the
+/// one block of Pi and OpenCode).
+fn one_system_block(req: &Value) -> (&str, bool) {
+    let first = each(&req["system"]).next();
+    let text = first
+        .and_then(|b| b.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    (
+        text,
+        first.is_some_and(|b| b.get("cache_control").is_some()),
+    )
+}
+
+/// The request's tools as sent, without their breakpoints.
+fn tools_as_sent(req: &Value) -> Vec<BuiltinTool> {
+    each(&req["tools"])
         .map(|t| {
             let mut d = t.clone();
             if let Some(o) = d.as_object_mut() {
@@ -250,8 +246,7 @@ pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
             }
             tool(d)
         })
-        .collect();
-    (blocks, tools)
+        .collect()
 }
 
 /// `<skills_instructions>…` is `skills instructions`; untagged text is

@@ -59,13 +59,7 @@ impl PiSession {
 
     fn exchange(&mut self, l: &Value, m: &Value) -> Exchange {
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
-        let chain = match self.sessions.iter().position(|s| *s == self.session) {
-            Some(0) | None => "main".to_string(),
-            Some(_) => format!(
-                "session {}",
-                self.session.chars().take(8).collect::<String>()
-            ),
-        };
+        let chain = super::codex::session_chain(&self.sessions, &self.session);
         let failed = m["stopReason"] == "error";
         let n = |k: &str| m["usage"][k].as_u64().unwrap_or(0).min(MAX_TOKENS);
         let usage = (!failed && m["usage"].is_object()).then(|| Usage {
