@@ -736,6 +736,9 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     // placed and cached as the report says it.
     assert!(h.query_by_label_contains("· identity").is_none());
     assert!(h.query_by_label_contains("budget 0 + inflow").is_none());
+    // No layer budgets to tune on an agent's folder.
+    assert!(h.query_by_label_contains("Total budget").is_none());
+    h.get_by_label("The agent's own caps decide what is sent: no layer budgets.");
     assert!(
         h.query_all_by_label_contains(
             "the agent's own caps decide what is sent, not a layer budget"

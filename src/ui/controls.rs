@@ -113,6 +113,15 @@ fn budget_sliders(
 ) {
     ui.add_space(6.0);
     ui.strong("Budget");
+    if loaded.workspace.profile.agent.is_real_agent() {
+        // An agent's folder has no layer budgets to tune: what is sent is
+        // the agent's caps' decision (their sliders, when it has caps).
+        ui.add(
+            egui::Label::new("The agent's own caps decide what is sent: no layer budgets.").wrap(),
+        );
+        markers_switch(ui, state, out);
+        return;
+    }
     let mut budget = state.budget;
     let b = &mut budget;
     // Ranges that never depend on another slider, so moving one never
@@ -171,18 +180,23 @@ fn budget_sliders(
         {
             out.push(Command::ResetBudget);
         }
-        let mut markers = state.debug_markers;
-        let key = super::command::key_text(ui.ctx(), &Command::ToggleMarkers);
-        if ui
-            .checkbox(&mut markers, super::command::label(&Command::ToggleMarkers))
-            .on_hover_text(format!(
-                "Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]] ({key})"
-            ))
-            .changed()
-        {
-            out.push(Command::SetMarkers(markers));
-        }
+        markers_switch(ui, state, out);
     });
+}
+
+/// The DEBUG markers switch.
+fn markers_switch(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
+    let mut markers = state.debug_markers;
+    let key = super::command::key_text(ui.ctx(), &Command::ToggleMarkers);
+    if ui
+        .checkbox(&mut markers, super::command::label(&Command::ToggleMarkers))
+        .on_hover_text(format!(
+            "Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]] ({key})"
+        ))
+        .changed()
+    {
+        out.push(Command::SetMarkers(markers));
+    }
 }
 
 /// An agent profile's own trimming, in its units (characters), with what

@@ -129,10 +129,10 @@ impl App {
                 if let Some(l) = &self.state.loaded {
                     let a = &l.assembly;
                     ui.label(format!(
-                        "{} · system {} tokens in {} blocks · tool definitions {} tokens · {} ({}{})",
+                        "{} · system {} tokens in {} · tool definitions {} tokens · {} ({}{})",
                         crate::engine::plural(a.fragments.len() as u64, "fragment"),
                         thousands(a.total_tokens),
-                        a.blocks.len(),
+                        crate::engine::plural(a.blocks.len() as u64, "block"),
                         thousands(a.tools_tokens),
                         a.model,
                         a.tokenizer.as_str(),
