@@ -7,6 +7,7 @@
 //! and this one, the app (`ui/`, `cli/`, `main.rs`). See ARCHITECTURE.md.
 
 pub mod cli;
+pub mod sample;
 pub mod ui;
 
 pub use prompt_inspector_engine as engine;
@@ -37,9 +38,15 @@ pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
 /// (`agents learn`): `$XDG_DATA_HOME/prompt-inspector/agents/`, else
 /// `~/.local/share/prompt-inspector/agents/`.
 pub fn observed_dir() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("agents"))
+}
+
+/// This user's data folder: `$XDG_DATA_HOME/prompt-inspector/`, else
+/// `~/.local/share/prompt-inspector/`.
+pub fn data_dir() -> Option<PathBuf> {
     env_path("XDG_DATA_HOME")
         .or_else(|| env_path("HOME").map(|h| h.join(".local").join("share")))
-        .map(|base| base.join("prompt-inspector").join("agents"))
+        .map(|base| base.join("prompt-inspector"))
 }
 
 /// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), for the views

@@ -4,6 +4,8 @@
 
 use crate::common;
 use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 #[test]
 fn the_proxy_listens_on_a_port_alone_or_localhost_and_names_a_bad_one() {
@@ -324,4 +326,70 @@ fn every_json_output_names_its_schema() {
             &stdout(&o)[..200.min(stdout(&o).len())]
         );
     }
+}
+
+/// The sample is inside the binary: `sample` writes it into the user's data
+/// folder the first time (every file of sample-workspace/, as it is) and
+/// prints where; the views read it as they read the source tree's; a file
+/// edited there is never overwritten.
+#[test]
+fn the_sample_comes_with_the_binary_and_is_unpacked_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-workspace");
+    let mut on_disk = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                on_disk.push(p.strip_prefix(&root).unwrap().display().to_string());
+            }
+        }
+    }
+    on_disk.sort();
+    let mut bundled: Vec<String> = prompt_inspector::sample::FILES
+        .iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    bundled.sort();
+    assert_eq!(
+        bundled, on_disk,
+        "sample.rs lists every file of sample-workspace/"
+    );
+    for (p, text) in prompt_inspector::sample::FILES {
+        assert_eq!(std::fs::read_to_string(root.join(p)).unwrap(), *text, "{p}");
+    }
+    let data = tempfile::tempdir().unwrap();
+    let sample = || {
+        let o = Command::new(bin())
+            .arg("sample")
+            .env("XDG_DATA_HOME", data.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        PathBuf::from(stdout(&o).trim())
+    };
+    let dir = sample();
+    assert!(dir.starts_with(data.path()), "{}", dir.display());
+    // The same prompt, its folder's path aside (the sample names it).
+    let render = |p: &Path| {
+        let p = p.canonicalize().unwrap();
+        // (A budget that trims nothing: the path's length moves the cuts.)
+        let args = ["render", p.to_str().unwrap(), "--budget", "100000"];
+        // Block headers count the path's tokens too: left out.
+        stdout(&run(&args))
+            .replace(p.to_str().unwrap(), "WS")
+            .lines()
+            .filter(|l| !l.starts_with("──── block"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(render(&dir), render(&root));
+    std::fs::write(dir.join("SOUL.md"), "# Mine\n").unwrap();
+    assert_eq!(sample(), dir);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("SOUL.md")).unwrap(),
+        "# Mine\n"
+    );
 }

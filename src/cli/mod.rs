@@ -143,8 +143,12 @@ pub enum Command {
     Completions(completions::Completions),
     /// The manual page (roff), printed; `man COMMAND` for one command's.
     Man(completions::Man),
-    /// Start an agent (claude, codex, gemini) through the recording proxy and explain its traffic when it exits.
+    /// Start an agent (claude, codex, gemini, pi, opencode) through the recording proxy and explain its traffic when it exits.
     Run(run::Args),
+    /// The sample workspace's folder, printed (the copy inside the binary
+    /// is written to your data folder the first time): `prompt-inspector
+    /// report "$(prompt-inspector sample)"`.
+    Sample,
 }
 
 /// Exit code 2 with a one-line reason.
@@ -213,6 +217,13 @@ pub fn run(command: Command) -> ExitCode {
         Command::Agents(a) => agents::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
+        Command::Sample => match crate::sample::ensure() {
+            Ok(p) => {
+                out(&format!("{}\n", p.display()));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
         Command::Run(a) => run::run(a),
     }
 }

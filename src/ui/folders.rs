@@ -27,7 +27,9 @@ pub(super) fn folder(path: PathBuf, asked: FolderAsk) -> Done {
     }
 }
 
-/// The bundled sample workspace, wherever it can be found (canonical).
+/// The bundled sample workspace, wherever it can be found (canonical): the
+/// source tree's, the current folder's, beside the binary, else the copy
+/// inside the binary unpacked into the user's data folder.
 pub(super) fn sample_workspace() -> Option<PathBuf> {
     let mut candidates = vec![
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-workspace"),
@@ -40,7 +42,8 @@ pub(super) fn sample_workspace() -> Option<PathBuf> {
     }
     let found = candidates
         .into_iter()
-        .find(|p| p.join("workspace.yaml").is_file())?;
+        .find(|p| p.join("workspace.yaml").is_file())
+        .or_else(|| crate::sample::ensure().ok())?;
     Some(found.canonicalize().unwrap_or(found))
 }
 
