@@ -114,6 +114,10 @@ pub fn visuals(dark: bool) -> egui::Visuals {
 pub fn install(ctx: &egui::Context) {
     ctx.set_visuals_of(egui::Theme::Dark, visuals(true));
     ctx.set_visuals_of(egui::Theme::Light, visuals(false));
+    // Solid scroll bars, beside the content and drawn whole: a panel whose
+    // content goes on below the window says so without a hover (egui's
+    // floating bars are a thin line until hovered).
+    ctx.all_styles_mut(|s| s.spacing.scroll = egui::style::ScrollStyle::solid());
 }
 
 /// `c` as text in this theme (see [`readable_on`]).

@@ -159,8 +159,13 @@ pub fn layer_lanes(
         vec2(width, CUT_H),
     );
     painter.rect_filled(sent_lane, 3.0, visuals.extreme_bg_color);
-    // The free space: outlined up to the available line.
-    if x.free > 0 {
+    // The free space: outlined up to the available line (an agent's
+    // folder has no budget to be free in).
+    let agent = state
+        .loaded
+        .as_ref()
+        .is_some_and(|x| x.workspace.profile.agent.is_real_agent());
+    if x.free > 0 && !agent {
         let r = Rect::from_min_max(
             pos2(px(l.used), sent_lane.top()),
             pos2(px(l.available), sent_lane.bottom()),
@@ -219,7 +224,9 @@ pub fn layer_lanes(
             }
         }
     }
-    budget_marks(&painter, sent_lane, rect, &px, l, &visuals);
+    if !agent {
+        budget_marks(&painter, sent_lane, rect, &px, l, &visuals);
+    }
 }
 
 fn hover(ui: &mut Ui, r: Rect, salt: impl std::hash::Hash + std::fmt::Debug, text: String) {

@@ -13,8 +13,6 @@ use crate::engine::assembly::assemble::LayerResult;
 
 /// Draws every layer's bar; a clicked segment pushes [`Command::Select`].
 pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command>) {
-    // One scale for all layers, so bars compare.
-    let scale = super::lanes::scale(a);
     let agent = state
         .loaded
         .as_ref()
@@ -27,6 +25,13 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
         .map_or(crate::engine::Provider::Anthropic, |i| {
             i.prepared.model.provider
         });
+    // One scale for all layers, so bars compare: an agent's folder's on
+    // what it sends (its layers have no budgets to fill).
+    let scale = if agent {
+        a.layers.iter().map(|l| l.used).max().unwrap_or(1).max(1)
+    } else {
+        super::lanes::scale(a)
+    };
     for l in &a.layers {
         // An agent's folder: only the layers its files go to (its layers
         // have no budgets of their own to show empty).

@@ -339,7 +339,13 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     };
     ui.separator();
     super::traffic_table::filters(ui, t, &mut view.table);
-    super::traffic_table::table(ui, t, &mut view.table, view.selected, diff_source, out);
+    // Columns wider than a narrow window scroll sideways, never past its
+    // edge.
+    egui::ScrollArea::horizontal()
+        .id_salt("traffic-table-h")
+        .show(ui, |ui| {
+            super::traffic_table::table(ui, t, &mut view.table, view.selected, diff_source, out);
+        });
     ui.separator();
     super::traffic_table::timeline_view(ui, t, view.selected, diff_source, out);
     ui.separator();
@@ -453,7 +459,8 @@ fn request_row(
     (scale, width): (u64, f32),
     out: &mut Vec<Command>,
 ) {
-    ui.horizontal(|ui| {
+    // Wrapped at a narrow width: the cost and status go to the next line.
+    ui.horizontal_wrapped(|ui| {
         let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
         if ui
             .add_sized(
