@@ -92,7 +92,7 @@ pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     Lanes {
         sent,
         cut,
-        free: l.available.saturating_sub(l.used),
+        free: l.available.saturating_sub(l.used.saturating_sub(l.markers)),
         over: l.used.saturating_sub(l.available),
     }
 }
@@ -261,7 +261,9 @@ fn budget_marks(
     visuals: &egui::Visuals,
 ) {
     let (budget_x, avail_x) = (px(l.budget), px(l.available));
-    if l.used > l.available {
+    // Over only by what trimming decides on: DEBUG markers are outside the
+    // budget (the report's overflow says the same).
+    if l.used.saturating_sub(l.markers) > l.available {
         for (top, bottom) in [
             (sent.top(), sent.top() + 5.0),
             (sent.bottom() - 5.0, sent.bottom()),
