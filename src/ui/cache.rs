@@ -77,10 +77,11 @@ pub fn show(
                 )
                 .wrap(),
             );
+            // The strategies compared first (the summary), then each request.
+            strategies(ui, p);
+            ui.separator();
             legend(ui);
             requests(ui, view, p);
-            ui.separator();
-            strategies(ui, p);
             if let Some(c) = p.context.get(view.selected) {
                 ui.separator();
                 context(ui, view.selected, c);
@@ -96,6 +97,7 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
             ("as the model's", None),
             ("Anthropic", Some(Provider::Anthropic)),
             ("OpenAI", Some(Provider::Openai)),
+            ("Gemini", Some(Provider::Gemini)),
             ("prefix match (local)", Some(Provider::Prefix)),
         ] {
             if ui.selectable_label(provider == prov, label).clicked() && provider != prov {
