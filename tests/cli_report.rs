@@ -320,3 +320,22 @@ fn a_layer_sharing_its_block_with_the_agent_adds_up_to_the_block() {
             .all(|l| l.get("agent_own").is_none())
     );
 }
+
+/// The report's and the window's one phrase for the blocks: where they go
+/// (a Claude Code folder puts its memory files in the first user message,
+/// which is no system block) and how many, in the singular when one.
+#[test]
+fn the_blocks_are_counted_where_they_go() {
+    let o = run(&["report", sample().to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains(
+            "prompt: 2,268 tokens in 4 system blocks, plus 261 tokens of tool definitions (3 tools)"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let cc = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code/workspace");
+    let text = stdout(&run(&["report", cc.to_str().unwrap()]));
+    assert!(text.contains(" in messages), plus "), "{text}");
+}

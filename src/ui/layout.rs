@@ -129,10 +129,9 @@ impl App {
                 if let Some(l) = &self.state.loaded {
                     let a = &l.assembly;
                     ui.label(format!(
-                        "{} · system {} tokens in {} · tool definitions {} tokens · {} ({}{})",
+                        "{} · {} · tool definitions {} tokens · {} ({}{})",
                         crate::engine::plural(a.fragments.len() as u64, "fragment"),
-                        thousands(a.total_tokens),
-                        crate::engine::plural(a.blocks.len() as u64, "block"),
+                        crate::engine::assembly::report::blocks_phrase(a),
                         thousands(a.tools_tokens),
                         a.model,
                         a.tokenizer.as_str(),

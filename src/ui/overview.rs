@@ -147,10 +147,18 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     // axis of what is drawn, so a 300-token part of a 1M window shows.
     let drawn: u64 = parts.iter().map(|p| p.tokens).sum();
     if drawn > 0 && drawn * 10 < window {
-        ui.weak(format!(
-            "zoomed: 0 to {} tokens (the parts above, not the window)",
-            thousands(drawn)
-        ));
+        // What is drawn but not in use (an autocompact buffer) is named,
+        // so that the zoom's end and the figure above agree.
+        let kept_free: u64 = parts.iter().filter(|p| !p.in_use).map(|p| p.tokens).sum();
+        let with = if kept_free > 0 {
+            format!(
+                "the parts above, {} of them kept free; not the window",
+                thousands(kept_free)
+            )
+        } else {
+            "the parts above, not the window".to_string()
+        };
+        ui.weak(format!("zoomed: 0 to {} tokens ({with})", thousands(drawn)));
         let (zoom, _) = ui.allocate_exact_size(vec2(width, 12.0), Sense::hover());
         let painter = ui.painter_at(zoom.expand(3.0));
         painter.rect_filled(zoom, 3.0, ui.visuals().extreme_bg_color);

@@ -224,10 +224,9 @@ pub fn to_text(ins: &Assembled) -> String {
         .collect();
     o += &agent_parts(a);
     o += &format!(
-        "\nsystem: {} tokens in {}, plus {} tokens of tool definitions ({})\nfragments: {}\n",
-        a.total_tokens,
-        crate::plural(a.blocks.len() as u64, "block"),
-        a.tools_tokens,
+        "\nprompt: {}, plus {} tokens of tool definitions ({})\nfragments: {}\n",
+        blocks_phrase(a),
+        crate::thousands(a.tools_tokens),
         crate::plural(a.tools.len() as u64, "tool"),
         counts.join(" · ")
     );
@@ -240,6 +239,28 @@ pub fn to_text(ins: &Assembled) -> String {
         }
     }
     o
+}
+
+/// The blocks' tokens and where the blocks go, in one phrase (the report's
+/// and the window's status bar): `2,268 tokens in 4 system blocks`, or
+/// `4,145 tokens in 6 blocks (4 system, 2 in messages)` when some go in a
+/// message (a first user message's, a system message after it).
+pub fn blocks_phrase(a: &Assembly) -> String {
+    let system = a.blocks.iter().filter(|b| b.placement.is_system()).count();
+    let n = a.blocks.len();
+    let tokens = crate::thousands(a.total_tokens);
+    if system == n {
+        format!(
+            "{tokens} tokens in {}",
+            crate::plural(n as u64, "system block")
+        )
+    } else {
+        format!(
+            "{tokens} tokens in {} ({system} system, {} in messages)",
+            crate::plural(n as u64, "block"),
+            n - system
+        )
+    }
 }
 
 /// Where a layer's block goes and how it is cached, in words, by the
