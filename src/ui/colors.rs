@@ -107,6 +107,14 @@ pub fn visuals(dark: bool) -> egui::Visuals {
     };
     let weak = over(v.weak_text_color(), v.panel_fill);
     v.weak_text_color = Some(readable_on(weak, &backgrounds(&v)));
+    if !dark {
+        // Light: a checkbox's box, a text field and an empty bar lane are
+        // near-white on white; a grey border and a darker well show them.
+        let border = egui::Stroke::new(1.0, Color32::from_gray(150));
+        v.widgets.inactive.bg_stroke = border;
+        v.widgets.noninteractive.bg_stroke = egui::Stroke::new(1.0, Color32::from_gray(190));
+        v.extreme_bg_color = Color32::from_gray(228);
+    }
     v
 }
 
