@@ -396,3 +396,20 @@ fn parts_learned_from_an_opencode_request_are_its_recording() {
         serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
     assert_same_parts(&learned, &bundled("opencode-1.18.builtin.json"));
 }
+
+#[test]
+fn parts_learned_from_an_openclaw_request_are_its_recording() {
+    let u = User::new();
+    // OpenClaw's requests name no release: it is named.
+    let o = u.learn("openclaw", &["--release", "openclaw@2026.9.6"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let learned: Value =
+        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    assert_same_parts(&learned, &bundled("openclaw-2026.9.builtin.json"));
+    // Its skills listing is the recording's, and said so.
+    assert!(
+        stdout(&o).contains("the listing of skills and subagents: as recorded from"),
+        "{}",
+        stdout(&o)
+    );
+}

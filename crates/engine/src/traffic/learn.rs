@@ -18,7 +18,8 @@ use serde_json::Value;
 
 use super::attribution::SourceFile;
 use super::learn_parts::{
-    claude_code_blocks, claude_code_tools, codex_parts, gemini_parts, opencode_parts, pi_parts,
+    claude_code_blocks, claude_code_tools, codex_parts, gemini_parts, openclaw_parts,
+    opencode_parts, pi_parts,
 };
 use crate::error::Error;
 use crate::workspace::agent::Agent;
@@ -61,6 +62,7 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
         Agent::Gemini => gemini_parts(req),
         Agent::Pi => pi_parts(req),
         Agent::OpenCode => opencode_parts(req),
+        Agent::OpenClaw => openclaw_parts(req),
         other => {
             return Err(Error::option(
                 "agents learn",
@@ -324,7 +326,8 @@ impl Placeholders {
             .or_else(|| after("<cwd>", &['<', '\\', '"']))
             .or_else(|| after("Workspace Directories:**\\n  - ", &['\\', '"']))
             .or_else(|| after("Current working directory: ", &['\\', '"']))
-            .or_else(|| after("  Working directory: ", &['\\', '"']));
+            .or_else(|| after("  Working directory: ", &['\\', '"']))
+            .or_else(|| after("\\nWorking directory: ", &['\\', '"']));
         let folder = after("Workspace root folder: ", &['\\', '"']);
         Placeholders {
             root,

@@ -222,6 +222,51 @@ pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     (blocks, tools_as_sent(req))
 }
 
+/// OpenClaw: its stable block's own text before the skills section and
+/// between the skills and the workspace files (both rendered by the
+/// profile), its closing marker, and its runtime context (the second
+/// system block); its tools. The skills listed are the recording's.
+pub fn openclaw_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+    use crate::workspace::agents::builtin::Join;
+    let (stable, _) = one_system_block(req);
+    let dynamic = each(&req["system"])
+        .nth(1)
+        .and_then(|b| b.get("text"))
+        .and_then(Value::as_str);
+    let mut blocks = Vec::new();
+    let parts = stable
+        .split_once("\n## Skills\n")
+        .and_then(|(before, rest)| {
+            let at = rest.find("\n## Skill Workshop\n")?;
+            let (between, files) =
+                rest[at + 1..].split_once("\n## Workspace Files (injected)\n")?;
+            let end = files.rsplit_once('\n')?.1;
+            end.starts_with("<!-- /openclaw:attempt:")
+                .then_some((before, between, end))
+        });
+    if let Some((before, between, end)) = parts {
+        for (name, text, join) in [
+            ("system prompt", before, Join::BeforeStable),
+            (
+                "workspace and docs",
+                between.trim_end_matches('\n'),
+                Join::BeforeFiles,
+            ),
+            ("end of the stable block", end, Join::AfterStable),
+        ] {
+            let mut b = block(name.into(), Placement::System, false, text);
+            b.join = Some(join);
+            blocks.push(b);
+        }
+        if let Some(d) = dynamic {
+            let mut b = block("runtime context".into(), Placement::System, false, d);
+            b.after_files = true;
+            blocks.push(b);
+        }
+    }
+    (blocks, tools_as_sent(req))
+}
+
 /// The first system block's text and whether it carries a breakpoint (the
 /// one block of Pi and OpenCode).
 fn one_system_block(req: &Value) -> (&str, bool) {
