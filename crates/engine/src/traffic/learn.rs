@@ -63,13 +63,10 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
         Agent::Pi => pi_parts(req),
         Agent::OpenCode => opencode_parts(req),
         Agent::OpenClaw => openclaw_parts(req),
-        other => {
+        Agent::Layered => {
             return Err(Error::option(
                 "agents learn",
-                format!(
-                    "learning {other}'s own parts is not built: its own text shares a block with your files; its bundled recording ({}) is used",
-                    template.release
-                ),
+                "the layered design is this tool's own, no agent's: there are no parts of its own to learn",
             ));
         }
     };
