@@ -123,27 +123,14 @@ thread_local! {
 /// A text's count, and where its last pre-token starts with that
 /// pre-token's count (one pass of the pre-tokenizer).
 pub fn measure(enc: Encoding, text: &str) -> (usize, (usize, usize)) {
-    let pre = pretokenizer(enc);
     let bpe = &enc.counter().bpe;
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         let ThreadState { caches, pieces } = &mut *state;
-        let cache = caches[slot(enc)].get_or_insert_with(|| pre.regex.create_cache());
+        let cache = caches[slot(enc)].get_or_insert_with(|| pretokenizer(enc).regex.create_cache());
         let pieces = &mut pieces[slot(enc)];
         let (mut n, mut tail) = (0, (0, 0));
-        let mut at = 0;
-        let fast = enc == Encoding::O200kBase;
-        while at < text.len() {
-            let end = match fast
-                .then(|| o200k_ascii_piece(text.as_bytes(), at))
-                .flatten()
-            {
-                Some(end) => end,
-                None => match regex_piece(pre, cache, text, at) {
-                    Some(end) => end,
-                    None => break,
-                },
-            };
+        each_piece(enc, text, cache, |at, end| {
             let piece = &text.as_bytes()[at..end];
             let c = if piece.len() > MAX_REMEMBERED_PIECE {
                 bpe.count(piece)
@@ -159,10 +146,48 @@ pub fn measure(enc: Encoding, text: &str) -> (usize, (usize, usize)) {
             };
             n += c;
             tail = (at, c);
-            at = end;
-        }
+        });
         (n, tail)
     })
+}
+
+/// A text's token ids, piece by piece as [`measure`] counts them (the
+/// linear-time encoder on this pre-tokenizer's pieces: tiktoken's ids,
+/// without its tables).
+pub fn encode(enc: Encoding, text: &str) -> Vec<u32> {
+    let bpe = &enc.counter().bpe;
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let cache =
+            state.caches[slot(enc)].get_or_insert_with(|| pretokenizer(enc).regex.create_cache());
+        let mut ids = Vec::new();
+        each_piece(enc, text, cache, |at, end| {
+            ids.extend(bpe.encode_via_backtracking(&text.as_bytes()[at..end]));
+        });
+        ids
+    })
+}
+
+/// Each pre-token of `text` (start, end), in order: the ASCII fast path
+/// for o200k, else the regex.
+fn each_piece(enc: Encoding, text: &str, cache: &mut Cache, mut f: impl FnMut(usize, usize)) {
+    let pre = pretokenizer(enc);
+    let fast = enc == Encoding::O200kBase;
+    let mut at = 0;
+    while at < text.len() {
+        let end = match fast
+            .then(|| o200k_ascii_piece(text.as_bytes(), at))
+            .flatten()
+        {
+            Some(end) => end,
+            None => match regex_piece(pre, cache, text, at) {
+                Some(end) => end,
+                None => break,
+            },
+        };
+        f(at, end);
+        at = end;
+    }
 }
 
 /// Where the piece starting at `at` ends, by the regex.

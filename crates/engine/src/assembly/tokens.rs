@@ -78,7 +78,6 @@ impl TokenCounter {
 
     /// Loads the BPE tables of `enc` now (call it from a background thread).
     pub fn warm(enc: Encoding) {
-        let _ = enc.bpe().encode_ordinary("warm");
         let _ = enc.counter().count("warm");
     }
 
@@ -191,7 +190,9 @@ impl TokenCounter {
         if let Some(ids) = self.ids.lock().unwrap().get(&k) {
             return ids.clone();
         }
-        let ids: Arc<[u32]> = enc.bpe().encode_ordinary(text).into();
+        // The linear-time encoder (tiktoken's ids; its tables load in a
+        // fraction of tiktoken's, which the app no longer builds at run time).
+        let ids: Arc<[u32]> = super::pretoken::encode(enc, text).into();
         self.counts.lock().unwrap().insert(k, ids.len() as Tokens);
         self.ids.lock().unwrap().insert(k, ids.clone());
         ids
@@ -221,7 +222,7 @@ impl TokenCounter {
         // An index into the ids: the budget is below their count here.
         let mut k = budget.saturating_sub(marker_guess) as usize;
         while k > 0 {
-            let bytes = enc.bpe().decode_bytes(&ids[..k]).unwrap_or_default();
+            let bytes = enc.counter().bpe.decode_tokens(&ids[..k]);
             // Token bytes concatenate to the original bytes, so this is a byte
             // prefix of `text`; back off to the last whole UTF-8 character.
             let valid = match std::str::from_utf8(&bytes) {
@@ -253,12 +254,12 @@ impl TokenCounter {
     /// character is merged with the next, so every range is valid text).
     pub fn token_spans(&self, enc: Encoding, text: &str) -> Vec<Range<usize>> {
         let ids = self.encode(enc, text);
-        let bpe = enc.bpe();
+        let bpe = &enc.counter().bpe;
         let mut spans = Vec::with_capacity(ids.len());
         let mut start = 0;
         let mut end = 0;
         for id in ids.iter() {
-            end += bpe.decode_bytes(&[*id]).map(|b| b.len()).unwrap_or(0);
+            end += bpe.token_bytes(*id).len();
             if end <= text.len() && text.is_char_boundary(end) {
                 spans.push(start..end);
                 start = end;
@@ -320,8 +321,18 @@ mod tests {
         }
         for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
             for t in &corpus {
-                let exact = enc.bpe().encode_ordinary(t).len();
+                let ids = enc.bpe().encode_ordinary(t);
+                let exact = ids.len();
                 assert_eq!(enc.counter().count(t.as_str()), exact);
+                // The ids the app encodes with (truncation, token spans):
+                // tiktoken's, token for token.
+                assert_eq!(
+                    super::super::pretoken::encode(enc, t),
+                    ids,
+                    "{} on {:?}",
+                    enc.as_str(),
+                    &t[..t.len().min(80)]
+                );
                 // Ours, cold and then with the thread's pieces remembered.
                 assert_eq!(measure(enc, t).0, exact, "cold");
                 assert_eq!(
