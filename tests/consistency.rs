@@ -180,10 +180,11 @@ fn check_window(ws: &Path, session: Option<&str>, r: &Value) {
             thousands(l.available)
         ));
     }
+    // The blocks' phrase (where they go) with the report's total.
+    let blocks = prompt_inspector::engine::assembly::report::blocks_phrase(&a);
+    assert!(blocks.starts_with(&format!("{} tokens in ", thousands(u(&r["total_tokens"])))));
     h.get_by_label_contains(&format!(
-        "system {} tokens in {} blocks · tool definitions {} tokens",
-        thousands(u(&r["total_tokens"])),
-        a.blocks.len(),
+        "{blocks} · tool definitions {} tokens",
         thousands(u(&r["tools_tokens"]))
     ));
 }
