@@ -399,6 +399,12 @@ fn a_recorded_request_diffs_against_the_previous_one_of_its_chain() {
     // Text names both requests; the first request has nothing before it.
     let o = run(&["traffic", f.to_str().unwrap(), "--diff", "2"]);
     assert!(stdout(&o).contains("request #1"), "{}", stdout(&o));
+    // The tokens written again are counted here, and said so.
+    assert!(
+        stdout(&o).contains("(counted here; the provider's own figures are in the request's row)"),
+        "{}",
+        stdout(&o)
+    );
     let o = run(&["traffic", f.to_str().unwrap(), "--diff", "1"]);
     assert!(!o.status.success());
     assert!(

@@ -125,8 +125,15 @@ fn cache_line(d: &Diff) -> String {
         return c.clone();
     }
     if d.recorded {
+        // Counted here, with the model's encoding: the provider's own
+        // figures for the request are its row's.
+        let here = if d.rewrite_tokens > 0 {
+            " (counted here; the provider's own figures are in the request's row)"
+        } else {
+            ""
+        };
         return format!(
-            "{} of what {} had cached {} written again by {}",
+            "{} of what {} had cached {} written again by {}{here}",
             crate::plural(d.rewrite_tokens, "token"),
             d.a,
             if d.rewrite_tokens == 1 { "was" } else { "were" },

@@ -204,12 +204,9 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
             let line = e.location().map(|l| l.line() as usize).filter(|l| *l > 0);
             let full = e.to_string();
             // The library's message may carry a source snippet; keep the first line.
-            let message = full
-                .lines()
-                .next()
-                .unwrap_or("invalid YAML")
-                .trim()
-                .to_string();
+            // Its "error: " prefix too: the diagnostic says what it is.
+            let first = full.lines().next().unwrap_or("invalid YAML").trim();
+            let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
             Ok::<Node, YamlError>(Node::Null).and(Err(YamlError { line, message }))
         }
         Err(_) => Err(YamlError {
@@ -453,6 +450,8 @@ mod tests {
         );
         let e = parse("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
         assert!(e.line.is_some(), "{e:?}");
+        // Said once that it is an error (by the diagnostic), not twice.
+        assert!(!e.message.starts_with("error"), "{e:?}");
         let e = parse("ok: 1\n  bad: : :\n").unwrap_err();
         assert!(e.line.unwrap() >= 2, "{e:?}");
     }
