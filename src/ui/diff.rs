@@ -95,7 +95,10 @@ fn picker(
     snapshots: &[PathBuf],
 ) -> bool {
     let mut changed = false;
-    egui::ComboBox::new(id, label)
+    // The side's letter before its box (egui puts a combo's label after
+    // it, where it reads as the next box's).
+    ui.strong(label);
+    egui::ComboBox::from_id_salt(id)
         .selected_text(side.label())
         .width(280.0)
         .show_ui(ui, |ui| {
