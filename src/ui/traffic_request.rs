@@ -2,10 +2,15 @@
 //! messages) as token bars in the Prompt view's colours, each part's files,
 //! and what the provider counted beyond them.
 
+use std::path::PathBuf;
+
 use egui::{Rect, RichText, Sense, Ui, vec2};
 
 use super::colors;
+use super::command::Command;
 use super::thousands;
+use crate::engine::traffic::Traffic;
+use crate::engine::traffic::profile_check::Against;
 
 /// A recorded request's parts (tools, system blocks, messages) as token
 /// bars, coloured as in the Prompt view; breakpoints marked.
@@ -93,4 +98,209 @@ pub fn parts(
                 ui.end_row();
             }
         });
+}
+
+/// The selected request (its row, its parts, its files, the way to its
+/// diff) below the table and the timeline, or how to select one.
+pub fn selected(
+    ui: &mut Ui,
+    t: &Traffic,
+    (selected, traced): (Option<usize>, Option<&Traced>),
+    diff_source: Option<&PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let Some(r) = selected.and_then(|i| t.requests.iter().find(|r| r.index == i)) else {
+        ui.weak("Click a request (a row, or its tick on the timeline) for its parts, its files and its diff.");
+        return;
+    };
+    let scale = t
+        .requests
+        .iter()
+        .filter_map(|r| r.usage)
+        .map(|u| u.input().total())
+        .max()
+        .unwrap_or(1);
+    let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
+    let traced = traced.filter(|(i, _)| *i == r.index);
+    egui::ScrollArea::vertical()
+        .id_salt("traffic-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            request_row(ui, r, (selected, traced), diff_source, (scale, width), out);
+        });
+}
+
+/// One request: its name (click to select), its bar on the shared axis
+/// (`scale` tokens over `width` points), the reason for a write or miss;
+/// when selected, its parts and the way to its diff.
+fn request_row(
+    ui: &mut Ui,
+    r: &crate::engine::traffic::Row,
+    (selected, traced): (Option<usize>, Option<&Traced>),
+    source: Option<&PathBuf>,
+    (scale, width): (u64, f32),
+    out: &mut Vec<Command>,
+) {
+    // Wrapped at a narrow width: the cost and status go to the next line.
+    ui.horizontal_wrapped(|ui| {
+        let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
+        if ui
+            .add_sized(
+                [240.0, 18.0],
+                egui::Button::selectable(
+                    selected == Some(r.index),
+                    RichText::new(label).monospace(),
+                ),
+            )
+            .on_hover_text(&r.time)
+            .clicked()
+        {
+            out.push(Command::SelectRequest {
+                capture: source.cloned(),
+                index: r.index,
+            });
+        }
+        if let Some(u) = &r.usage {
+            bar(ui, u, scale, width);
+            let cost = if r.priced {
+                format!("${:.5}", r.cost_usd)
+            } else {
+                "no price".into()
+            };
+            ui.label(RichText::new(cost).monospace());
+        }
+        // The answer's status and time (captures); a failure in red.
+        if r.status.is_some() || r.latency_ms.is_some() {
+            let status = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
+            let latency = r.latency_ms.map_or(String::new(), |l| format!(" · {l} ms"));
+            let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
+            let text = RichText::new(format!("{status}{latency}")).monospace();
+            if failed {
+                ui.colored_label(colors::text(ui, colors::ERROR), text);
+            } else {
+                ui.weak(text);
+            }
+        }
+    });
+    if let Some(m) = &r.miss {
+        ui.add(
+            egui::Label::new(RichText::new(format!("  {}: {}", m.kind, m.detail)).weak()).wrap(),
+        );
+    }
+    if selected == Some(r.index) {
+        let against = traced.and_then(|(_, t)| t.as_ref());
+        if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.parts.is_empty())
+            && ui
+                .button(format!("Diff with request #{prev}"))
+                .on_hover_text(
+                    "what changed since the previous request of this chain, in the Diff view",
+                )
+                .clicked()
+        {
+            out.push(Command::DiffRequests {
+                capture: src.clone(),
+                a: prev,
+                b: r.index,
+            });
+        }
+        // Its files below the way to its diff (a trace arriving late moves
+        // nothing above it).
+        trace_ui(ui, against);
+        let attribution = against
+            .and_then(|a| a.as_ref().ok())
+            .map(|a| &a.attribution);
+        super::traffic_request::parts(ui, &r.parts, attribution);
+    }
+    if let Some(e) = &r.error {
+        ui.colored_label(colors::text(ui, colors::ERROR), e);
+    }
+}
+
+/// A request traced to the open workspace, as the Traffic tab keeps it.
+pub type Traced = (usize, Option<Result<Against, String>>);
+
+/// The selected request against the open workspace: a banner when its
+/// profile renders it differently, and "your files in this request".
+fn trace_ui(ui: &mut Ui, against: Option<&Result<Against, String>>) {
+    let a = match against {
+        None => return,
+        Some(Err(e)) => {
+            ui.weak(format!("  not traced to the workspace: {e}"));
+            return;
+        }
+        Some(Ok(a)) => a,
+    };
+    let d = &a.differences;
+    if !d.is_empty() {
+        egui::Frame::new()
+            .stroke(egui::Stroke::new(1.0, colors::WARNING))
+            .inner_margin(6.0)
+            .show(ui, |ui| {
+                ui.colored_label(
+                    colors::text(ui, colors::WARNING),
+                    format!(
+                        "Your agent sends this differently from the {} profile: {}",
+                        a.profile,
+                        crate::engine::plural(d.len() as u64, "difference")
+                    ),
+                );
+                for x in d {
+                    let point = serde_json::to_value(x.point)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    ui.label(format!(
+                        "{point}{}: the profile {} · the agent {}",
+                        x.file
+                            .as_deref()
+                            .map(|f| format!(" · {f}"))
+                            .unwrap_or_default(),
+                        x.profile,
+                        x.agent
+                    ));
+                }
+            });
+    }
+    let at = &a.attribution;
+    ui.label(
+        RichText::new(format!(
+            "Your files in this request: {} of {} tokens ({} from no file: the agent's own prompt, tools, runtime context)",
+            thousands(at.from_files),
+            thousands(at.tokens),
+            thousands(at.from_no_file)
+        ))
+        .strong(),
+    );
+    let dark = ui.visuals().dark_mode;
+    egui::Grid::new("traffic-your-files")
+        .num_columns(3)
+        .show(ui, |ui| {
+            for f in &at.files {
+                ui.colored_label(colors::text(ui, colors::fragment(&f.path, dark)), &f.path);
+                ui.label(format!("{} tokens", thousands(f.tokens)));
+                ui.label(match f.sent {
+                    crate::engine::traffic::attribution::Sent::Whole => "whole".to_string(),
+                    crate::engine::traffic::attribution::Sent::Cut => {
+                        format!("cut: {} of {} lines", f.lines_sent, f.lines)
+                    }
+                    crate::engine::traffic::attribution::Sent::Changed => format!(
+                        "changed since the request: {} of {} lines as sent",
+                        f.lines_sent, f.lines
+                    ),
+                    crate::engine::traffic::attribution::Sent::Absent => "not sent".to_string(),
+                });
+                ui.end_row();
+            }
+        });
+}
+
+fn bar(ui: &mut Ui, u: &crate::engine::Usage, scale: u64, width: f32) -> egui::Response {
+    let resp = colors::usage_bar(ui, &u.input(), scale, width, Sense::click());
+    resp.on_hover_text(format!(
+        "read {} · written {} · uncached {} · output {}",
+        thousands(u.cache_read_input_tokens),
+        thousands(u.cache_creation_input_tokens),
+        thousands(u.input_tokens),
+        thousands(u.output_tokens)
+    ))
 }

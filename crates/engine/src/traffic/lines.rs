@@ -11,13 +11,17 @@ use serde_json::Value;
 
 use super::parse::{Sent, Transcript, capture_exchanges, sent};
 use super::{CaptureLine, Exchange, Source};
-use crate::workspace::reader::{LineFile, Span};
+use crate::workspace::line_file::{LineFile, Span};
 use crate::{plural, thousands};
 
 mod head;
 mod parallel;
+mod values;
+
 use head::{Parsed, kept, prepare};
 pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS, with_crew};
+pub use values::estimate_values;
+use values::{parse_cost, values_of};
 
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
@@ -55,11 +59,6 @@ const MAX_DEPTH: usize = 4;
 /// size. Real captures hold far fewer values than bytes (a text is one
 /// value however long).
 pub const MAX_VALUES: usize = 4_000_000;
-
-/// Bytes of a line's text that count as one value while it is parsed (the
-/// text and its tree are held together then): a line of [`MAX_FILE_BYTES`]
-/// leaves room for 2,000,000 values.
-const TEXT_PER_VALUE: usize = 128;
 
 /// Lines of a traffic file that were not read.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -149,65 +148,6 @@ impl Skipped {
             ));
         }
         (!parts.is_empty()).then(|| parts.join("; "))
-    }
-}
-
-/// The number of JSON values and object keys `line` parses into (exact for
-/// valid JSON; for a line that is not, at least what is parsed before the
-/// error, but for the containers still open), by a byte scan that skips
-/// strings: every value but the first follows a `,` or opens a container
-/// that is not empty, and every key is followed by a `:`.
-pub fn estimate_values(line: &str) -> usize {
-    let (mut n, bytes) = (1usize, line.as_bytes());
-    // The last byte outside strings that is not white space.
-    let mut last = 0u8;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        i += 1;
-        if b == b'"' {
-            // A string: skipped to its closing quote, a run at a time.
-            loop {
-                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    Some(j) if bytes[i + j] == b'\\' => i = (i + j + 2).min(bytes.len()),
-                    Some(j) => {
-                        i += j + 1;
-                        break;
-                    }
-                    None => {
-                        i = bytes.len();
-                        break;
-                    }
-                }
-            }
-            last = b'"';
-            continue;
-        }
-        match b {
-            b',' | b':' => n += 1,
-            // An empty container has no first value.
-            b'}' | b']' if last != b'{' && last != b'[' => n += 1,
-            _ => {}
-        }
-        if !b.is_ascii_whitespace() {
-            last = b;
-        }
-    }
-    n
-}
-
-/// What parsing `line` holds at once, in values: its tree's and its text's
-/// (one value per [`TEXT_PER_VALUE`] bytes).
-fn parse_cost(line: &str) -> usize {
-    estimate_values(line).saturating_add(line.len() / TEXT_PER_VALUE)
-}
-
-/// The values (object keys included) of a parsed tree.
-fn values_of(v: &Value) -> usize {
-    1 + match v {
-        Value::Array(a) => a.iter().map(values_of).sum(),
-        Value::Object(o) => o.values().map(|v| 1 + values_of(v)).sum(),
-        _ => 0,
     }
 }
 

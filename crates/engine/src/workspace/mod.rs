@@ -6,6 +6,7 @@ pub mod agent;
 pub mod agents;
 pub mod diag;
 pub mod expr;
+pub mod line_file;
 pub mod profile;
 mod profile_bounds;
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 
 use super::{Lines, Parsed};
-use crate::workspace::reader::Span;
+use crate::workspace::line_file::Span;
 
 /// Text of lines (or of requests read again) taken together at most.
 pub(in crate::traffic) const BATCH_BYTES: usize = 4 << 20;
