@@ -55,6 +55,11 @@ impl User {
         self.data.path().join("prompt-inspector/agents")
     }
 
+    /// The first file learned, read.
+    fn first_saved(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&self.saved()[0]).unwrap()).unwrap()
+    }
+
     fn saved(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(self.folder())
             .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
@@ -202,8 +207,7 @@ fn an_older_release_observed_is_used_and_said_while_the_bundled_recording_is_new
     );
     let o = u.learn("codex", &["--release", "codex@0.169.0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let learned: Value =
-        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    let learned = u.first_saved();
     assert_same_parts(&learned, &bundled("codex-0.169.builtin.json"));
     // A release that contradicts the request's own is refused.
     let o = User::new().learn("codex-0.171", &["--release", "codex@0.170.0"]);
@@ -353,8 +357,7 @@ fn parts_learned_from_a_gemini_cli_request_are_its_recording() {
         "2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let learned: Value =
-        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    let learned = u.first_saved();
     assert_same_parts(&learned, &bundled("gemini-0.61.builtin.json"));
 }
 
@@ -371,8 +374,7 @@ fn parts_learned_from_a_pi_request_are_its_recording() {
     );
     let o = u.learn("pi", &["--release", "pi@0.73.1"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let learned: Value =
-        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    let learned = u.first_saved();
     assert_same_parts(&learned, &bundled("pi-0.73.builtin.json"));
 }
 
@@ -392,8 +394,7 @@ fn parts_learned_from_an_opencode_request_are_its_recording() {
         "2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let learned: Value =
-        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    let learned = u.first_saved();
     assert_same_parts(&learned, &bundled("opencode-1.18.builtin.json"));
 }
 
@@ -403,8 +404,7 @@ fn parts_learned_from_an_openclaw_request_are_its_recording() {
     // OpenClaw's requests name no release: it is named.
     let o = u.learn("openclaw", &["--release", "openclaw@2026.9.6"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let learned: Value =
-        serde_json::from_str(&std::fs::read_to_string(&u.saved()[0]).unwrap()).unwrap();
+    let learned = u.first_saved();
     assert_same_parts(&learned, &bundled("openclaw-2026.9.builtin.json"));
     // Its skills listing is the recording's, and said so.
     assert!(
