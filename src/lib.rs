@@ -7,8 +7,14 @@
 //! and this one, the app (`ui/`, `cli/`, `main.rs`). See ARCHITECTURE.md.
 
 pub mod cli;
+pub mod examples;
 pub mod sample;
 pub mod ui;
+
+/// The files of `sample-workspace/` and `examples/`, embedded by `build.rs`.
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
 
 pub use prompt_inspector_engine as engine;
 pub use prompt_inspector_net as net;

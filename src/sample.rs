@@ -7,99 +7,9 @@
 use std::path::{Path, PathBuf};
 
 /// Every file of `sample-workspace/`, by its path in it (tests/first_minutes.rs
-/// checks that this is every file there, each as it is).
-pub const FILES: &[(&str, &str)] = &[
-    ("AGENTS.md", include_str!("../sample-workspace/AGENTS.md")),
-    ("MEMORY.md", include_str!("../sample-workspace/MEMORY.md")),
-    ("SAFETY.md", include_str!("../sample-workspace/SAFETY.md")),
-    ("SOUL.md", include_str!("../sample-workspace/SOUL.md")),
-    ("TOOLS.md", include_str!("../sample-workspace/TOOLS.md")),
-    ("USER.md", include_str!("../sample-workspace/USER.md")),
-    (
-        "fragments/context.yaml",
-        include_str!("../sample-workspace/fragments/context.yaml"),
-    ),
-    (
-        "fragments/memory.yaml",
-        include_str!("../sample-workspace/fragments/memory.yaml"),
-    ),
-    (
-        "sessions/chat.yaml",
-        include_str!("../sample-workspace/sessions/chat.yaml"),
-    ),
-    (
-        "sessions/coding.yaml",
-        include_str!("../sample-workspace/sessions/coding.yaml"),
-    ),
-    (
-        "sessions/research.yaml",
-        include_str!("../sample-workspace/sessions/research.yaml"),
-    ),
-    (
-        "skills/code-review/SKILL.md",
-        include_str!("../sample-workspace/skills/code-review/SKILL.md"),
-    ),
-    (
-        "skills/debugging.md",
-        include_str!("../sample-workspace/skills/debugging.md"),
-    ),
-    (
-        "skills/docs-writer.md",
-        include_str!("../sample-workspace/skills/docs-writer.md"),
-    ),
-    (
-        "skills/git-workflow/SKILL.md",
-        include_str!("../sample-workspace/skills/git-workflow/SKILL.md"),
-    ),
-    (
-        "skills/react.md",
-        include_str!("../sample-workspace/skills/react.md"),
-    ),
-    (
-        "skills/rust-egui.md",
-        include_str!("../sample-workspace/skills/rust-egui.md"),
-    ),
-    (
-        "skills/sql.md",
-        include_str!("../sample-workspace/skills/sql.md"),
-    ),
-    (
-        "skills/testing.md",
-        include_str!("../sample-workspace/skills/testing.md"),
-    ),
-    (
-        "skills/typescript.md",
-        include_str!("../sample-workspace/skills/typescript.md"),
-    ),
-    (
-        "skills/user-memory/SKILL.md",
-        include_str!("../sample-workspace/skills/user-memory/SKILL.md"),
-    ),
-    (
-        "tools/bash.json",
-        include_str!("../sample-workspace/tools/bash.json"),
-    ),
-    (
-        "tools/code_exec.json",
-        include_str!("../sample-workspace/tools/code_exec.json"),
-    ),
-    (
-        "tools/file_read.json",
-        include_str!("../sample-workspace/tools/file_read.json"),
-    ),
-    (
-        "tools/web_search.json",
-        include_str!("../sample-workspace/tools/web_search.json"),
-    ),
-    (
-        "transcripts/chat.jsonl",
-        include_str!("../sample-workspace/transcripts/chat.jsonl"),
-    ),
-    (
-        "workspace.yaml",
-        include_str!("../sample-workspace/workspace.yaml"),
-    ),
-];
+/// checks that this is every file there, each as it is): the build script
+/// (`build.rs`) lists them.
+pub const FILES: &[(&str, &str)] = crate::embedded::SAMPLE_FILES;
 
 /// The sample as unpacked in the user's data folder: written there when it
 /// is not there yet (a folder holding `workspace.yaml` is taken as is).
@@ -116,7 +26,18 @@ pub fn ensure() -> Result<PathBuf, String> {
 
 /// Writes every file under `dir`, those already there left as they are.
 fn write_into(dir: &Path) -> std::io::Result<()> {
-    for (rel, text) in FILES {
+    write_files(dir, FILES.iter().copied()).map(|_| ())
+}
+
+/// Writes each `(path, text)` under `dir`, creating folders; a file already
+/// there is left as it is (never overwritten, a link there never followed).
+/// Returns how many were written and how many were there already.
+pub fn write_files<'a>(
+    dir: &Path,
+    files: impl Iterator<Item = (&'a str, &'a str)>,
+) -> std::io::Result<(usize, usize)> {
+    let (mut written, mut kept) = (0, 0);
+    for (rel, text) in files {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
@@ -126,10 +47,18 @@ fn write_into(dir: &Path) -> std::io::Result<()> {
             .create_new(true)
             .open(&path)
         {
-            Ok(mut f) => std::io::Write::write_all(&mut f, text.as_bytes())?,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
+            Ok(mut f) => {
+                std::io::Write::write_all(&mut f, text.as_bytes())?;
+                written += 1;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => kept += 1,
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", path.display()),
+                ));
+            }
         }
     }
-    Ok(())
+    Ok((written, kept))
 }

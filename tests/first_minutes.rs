@@ -335,19 +335,7 @@ fn every_json_output_names_its_schema() {
 #[test]
 fn the_sample_comes_with_the_binary_and_is_unpacked_once() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-workspace");
-    let mut on_disk = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                on_disk.push(p.strip_prefix(&root).unwrap().display().to_string());
-            }
-        }
-    }
-    on_disk.sort();
+    let on_disk = files_under(&root);
     let mut bundled: Vec<String> = prompt_inspector::sample::FILES
         .iter()
         .map(|(p, _)| p.to_string())
@@ -391,5 +379,75 @@ fn the_sample_comes_with_the_binary_and_is_unpacked_once() {
     assert_eq!(
         std::fs::read_to_string(dir.join("SOUL.md")).unwrap(),
         "# Mine\n"
+    );
+}
+
+/// Every file under `root`, by its path in it, sorted.
+fn files_under(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                found.push(p.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The examples are inside the binary too: `examples` lists every folder of
+/// examples/ and the sample, `examples --copy DIR` writes each file as it is
+/// in the source tree, and a second copy leaves an edited file alone.
+#[test]
+fn the_examples_come_with_the_binary_and_copy_without_overwriting() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = stdout(&run(&["examples"]));
+    let mut folders: Vec<String> = std::fs::read_dir(source.join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.push("sample-workspace".into());
+    for name in &folders {
+        assert!(
+            listed.contains(&format!("  {name} ")),
+            "{name} not listed:\n{listed}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(&["examples", "--copy", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for name in &folders {
+        let from = match name.as_str() {
+            "sample-workspace" => source.join(name),
+            _ => source.join("examples").join(name),
+        };
+        let to = dir.path().join(name);
+        assert_eq!(files_under(&to), files_under(&from), "{name}");
+        for f in files_under(&from) {
+            assert_eq!(
+                std::fs::read(to.join(&f)).unwrap(),
+                std::fs::read(from.join(&f)).unwrap(),
+                "{name}/{f}"
+            );
+        }
+    }
+    let soul = dir.path().join("sample-workspace/SOUL.md");
+    std::fs::write(&soul, "# Mine\n").unwrap();
+    let again = stdout(&run(&["examples", "--copy", dir.path().to_str().unwrap()]));
+    let sample_files = files_under(&source.join("sample-workspace")).len();
+    let kept = format!("0 written, {sample_files} already there");
+    assert!(again.contains(&kept), "{again}");
+    assert_eq!(std::fs::read_to_string(&soul).unwrap(), "# Mine\n");
+    // What it prints to try each one runs.
+    let capture = dir.path().join("traffic/capture.jsonl");
+    assert!(
+        run(&["traffic", capture.to_str().unwrap()])
+            .status
+            .success()
     );
 }

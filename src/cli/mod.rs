@@ -29,7 +29,7 @@ use crate::engine::{self, ModelTable, Options, TokenCounter};
     name = "prompt-inspector",
     version,
     about = "See what your LLM agent sends: its prompt assembled from your files, trimmed and cached, and its real requests with the reason for every cache miss.",
-    long_about = "See what your LLM agent sends: its prompt assembled from your files (Claude Code, Codex, Gemini CLI, OpenClaw, or a layered workspace), trimmed and cached, and its real requests with the reason for every cache miss.\n\nWith no argument, or a folder, opens the window. The commands are the headless views of the same engine.",
+    long_about = "See what your LLM agent sends: its prompt assembled from your files (Claude Code, Codex, Gemini CLI, Pi, OpenCode, OpenClaw, or a layered workspace), trimmed and cached, and its real requests with the reason for every cache miss.\n\nWith no argument, or a folder, opens the window. The commands are the headless views of the same engine.",
     after_help = "Examples:\n  prompt-inspector ~/my-project                 open a folder in the window\n  prompt-inspector run claude -- -p \"hi\"        run Claude Code through the recording proxy, then explain its traffic\n  prompt-inspector context ~/my-project         the context window as the agent fills it\n  prompt-inspector traffic CAPTURE --parts      a capture or transcript explained, request by request\n  prompt-inspector report sample-workspace      the assembly report of the bundled sample\n\nEach command has its own --help.",
     args_conflicts_with_subcommands = true
 )]
@@ -149,6 +149,20 @@ pub enum Command {
     /// is written to your data folder the first time): `prompt-inspector
     /// report "$(prompt-inspector sample)"`.
     Sample,
+    /// The examples inside the binary (the sample, Claude Code and OpenClaw
+    /// folders, a capture, fleet queries), listed; `--copy DIR` writes them
+    /// into DIR to open and edit.
+    #[command(
+        after_help = "Examples:\n  prompt-inspector examples\n  prompt-inspector examples --copy ~/prompt-inspector-examples\n  prompt-inspector context ~/prompt-inspector-examples/claude-code"
+    )]
+    Examples(ExamplesArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExamplesArgs {
+    /// Write every example into DIR/NAME/ (files already there are left as they are).
+    #[arg(long, value_name = "DIR")]
+    pub copy: Option<std::path::PathBuf>,
 }
 
 /// Exit code 2 with a one-line reason.
@@ -225,5 +239,18 @@ pub fn run(command: Command) -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Run(a) => run::run(a),
+        Command::Examples(a) => match &a.copy {
+            None => {
+                out(&crate::examples::list());
+                ExitCode::SUCCESS
+            }
+            Some(dir) => match crate::examples::copy_into(dir) {
+                Ok(done) => {
+                    out(&done);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            },
+        },
     }
 }

@@ -49,6 +49,13 @@ fn window_size() -> [f32; 2] {
         .unwrap_or([1360.0, 860.0])
 }
 
+/// The window's icon (X11 shows it; on Wayland the desktop entry's icon is
+/// used): the 64-pixel PNG of `packaging/icons/`, drawn from its SVG.
+fn window_icon() -> std::sync::Arc<egui::IconData> {
+    let png = include_bytes!("../../packaging/icons/prompt-inspector-64.png");
+    std::sync::Arc::new(eframe::icon_data::from_png_bytes(png).unwrap_or_default())
+}
+
 /// Opens the window (optionally on a workspace folder).
 pub fn run(path: Option<PathBuf>) -> Result<(), String> {
     let options = eframe::NativeOptions {
@@ -57,7 +64,8 @@ pub fn run(path: Option<PathBuf>) -> Result<(), String> {
             .with_app_id("prompt-inspector")
             .with_inner_size(window_size())
             .with_min_inner_size([800.0, 500.0])
-            .with_drag_and_drop(true),
+            .with_drag_and_drop(true)
+            .with_icon(window_icon()),
         ..Default::default()
     };
     eframe::run_native(

@@ -12,7 +12,7 @@ use super::models::{Lifecycle, ModelInfo, ModelTable, Provider};
 use super::tokens::Encoding;
 
 /// The bundled snapshot.
-pub const BUNDLED_SNAPSHOT: &str = include_str!("../../../../assets/litellm/model_prices.json");
+pub const BUNDLED_SNAPSHOT: &str = include_str!("../../assets/litellm/model_prices.json");
 
 /// Providers whose models the snapshot keeps.
 const PROVIDERS: &[&str] = &["anthropic", "openai"];

@@ -7,7 +7,7 @@ use crate::assembly::tokens::Encoding;
 
 /// The table shipped in `assets/`. `PROMPT_INSPECTOR_MODELS` may point to
 /// another file with the same shape (see [`ModelTable::from_files`]).
-pub const BUNDLED_TABLE: &str = include_str!("../../../../assets/models.json");
+pub const BUNDLED_TABLE: &str = include_str!("../../assets/models.json");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]

@@ -13,17 +13,17 @@ use crate::workspace::reader::{MAX_FILE_BYTES, Reader, files_with_extension, rea
 
 /// The bundled profiles, newest of each agent first.
 const BUNDLED: [&str; 11] = [
-    include_str!("../../../../assets/profiles/layered.yaml"),
-    include_str!("../../../../assets/profiles/openclaw-2026.9.yaml"),
-    include_str!("../../../../assets/profiles/openclaw-2026.7.yaml"),
-    include_str!("../../../../assets/profiles/claude-code-2.1.332.yaml"),
-    include_str!("../../../../assets/profiles/claude-code-2.1.yaml"),
-    include_str!("../../../../assets/profiles/claude-code-2.0.yaml"),
-    include_str!("../../../../assets/profiles/pi-0.73.yaml"),
-    include_str!("../../../../assets/profiles/opencode-1.18.yaml"),
-    include_str!("../../../../assets/profiles/codex-0.171.yaml"),
-    include_str!("../../../../assets/profiles/codex-0.169.yaml"),
-    include_str!("../../../../assets/profiles/gemini-0.61.yaml"),
+    include_str!("../../assets/profiles/layered.yaml"),
+    include_str!("../../assets/profiles/openclaw-2026.9.yaml"),
+    include_str!("../../assets/profiles/openclaw-2026.7.yaml"),
+    include_str!("../../assets/profiles/claude-code-2.1.332.yaml"),
+    include_str!("../../assets/profiles/claude-code-2.1.yaml"),
+    include_str!("../../assets/profiles/claude-code-2.0.yaml"),
+    include_str!("../../assets/profiles/pi-0.73.yaml"),
+    include_str!("../../assets/profiles/opencode-1.18.yaml"),
+    include_str!("../../assets/profiles/codex-0.171.yaml"),
+    include_str!("../../assets/profiles/codex-0.169.yaml"),
+    include_str!("../../assets/profiles/gemini-0.61.yaml"),
 ];
 
 /// Every known profile.

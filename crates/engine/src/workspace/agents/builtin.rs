@@ -342,35 +342,35 @@ impl Builtin {
 pub const BUNDLED: [(&str, &str); 8] = [
     (
         "claude-code-2.1.builtin.json",
-        include_str!("../../../../../assets/profiles/claude-code-2.1.builtin.json"),
+        include_str!("../../../assets/profiles/claude-code-2.1.builtin.json"),
     ),
     (
         "claude-code-2.1.332.builtin.json",
-        include_str!("../../../../../assets/profiles/claude-code-2.1.332.builtin.json"),
+        include_str!("../../../assets/profiles/claude-code-2.1.332.builtin.json"),
     ),
     (
         "codex-0.171.builtin.json",
-        include_str!("../../../../../assets/profiles/codex-0.171.builtin.json"),
+        include_str!("../../../assets/profiles/codex-0.171.builtin.json"),
     ),
     (
         "codex-0.169.builtin.json",
-        include_str!("../../../../../assets/profiles/codex-0.169.builtin.json"),
+        include_str!("../../../assets/profiles/codex-0.169.builtin.json"),
     ),
     (
         "openclaw-2026.9.builtin.json",
-        include_str!("../../../../../assets/profiles/openclaw-2026.9.builtin.json"),
+        include_str!("../../../assets/profiles/openclaw-2026.9.builtin.json"),
     ),
     (
         "gemini-0.61.builtin.json",
-        include_str!("../../../../../assets/profiles/gemini-0.61.builtin.json"),
+        include_str!("../../../assets/profiles/gemini-0.61.builtin.json"),
     ),
     (
         "pi-0.73.builtin.json",
-        include_str!("../../../../../assets/profiles/pi-0.73.builtin.json"),
+        include_str!("../../../assets/profiles/pi-0.73.builtin.json"),
     ),
     (
         "opencode-1.18.builtin.json",
-        include_str!("../../../../../assets/profiles/opencode-1.18.builtin.json"),
+        include_str!("../../../assets/profiles/opencode-1.18.builtin.json"),
     ),
 ];
 
