@@ -50,7 +50,8 @@ harmlessly, the answer is one call of it (a shell tool running `ls`: Claude
 Code's Bash, OpenClaw's exec, Codex's code-mode `exec` calling
 `tools.exec_command({cmd: "ls"})`); on Anthropic, a new user prompt naming
 "the NAME subagent" gets an Agent call to it, and one naming "the NAME skill"
-a Skill call, when those tools are offered. Every other request (a tool
+a Skill call, and one saying "read the file /ABS/PATH" a Read call of it,
+when those tools are offered. Every other request (a tool
 result to answer, no tools, anything unexpected) gets a short final text.
 
 Each answer appends one line to the log: index (1, 2, ... in the order the
@@ -263,8 +264,8 @@ def anthropic_plan(req):
     """('tool', name, input) or ('text', text).
 
     A new user prompt that names "the NAME subagent" gets an Agent (or Task)
-    call to that subagent, one that names "the NAME skill" a Skill call, when
-    those tools are offered; the first turn of a conversation otherwise gets
+    call to that subagent, one that names "the NAME skill" a Skill call, one
+    saying "read the file /ABS/PATH" a Read call, when those tools are offered; the first turn of a conversation otherwise gets
     a harmless `ls`."""
     tools = {t.get("name"): t for t in (req.get("tools") or []) if isinstance(t, dict)}
     msgs = req.get("messages") or []
@@ -280,6 +281,9 @@ def anthropic_plan(req):
         m = re.search(r"\bthe ([\w:.-]+) skill\b", prompt)
         if m and "Skill" in tools:
             return ("tool", "Skill", {"skill": m.group(1)})
+        m = re.search(r"\bread the file (/[^\s\"']+)", prompt)
+        if m and "Read" in tools and first_turn_of_prompt(msgs):
+            return ("tool", "Read", {"file_path": m.group(1).rstrip(".,")})
     if prompt is not None and first_turn and msgs:
         if "Bash" in tools:
             return ("tool", "Bash", {"command": "ls", "description": "List the files in the working directory"})
@@ -292,6 +296,18 @@ def anthropic_plan(req):
             if name in tools and _takes(tools[name], "path"):
                 return ("tool", name, {"path": "."})
     return ("text", final_text(msgs))
+
+
+def first_turn_of_prompt(msgs):
+    """Whether the last message is the user's prompt (not a tool result)."""
+    turns = [m for m in msgs if m.get("role") != "system"]  # Claude Code's system messages
+    last = turns[-1] if turns else {}
+    content = last.get("content")
+    if last.get("role") != "user":
+        return False
+    if isinstance(content, list):
+        return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    return True
 
 
 def _takes(tool, prop):

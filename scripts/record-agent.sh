@@ -20,6 +20,11 @@
 # The private HOME and other machine paths are replaced by /home/user and the
 # like; keys are fake, and the script checks that no key-like string is left.
 #
+# CLAUDE_SCENARIO=nested-memory records Claude Code reading a file in a
+# subfolder that holds its own CLAUDE.md (with an import, a comment, a
+# .claude/CLAUDE.md and a CLAUDE.local.md): the memory it loads on demand
+# (tests/fixtures/agents/claude-code-nested, with CLAUDE_CODE_VERSION=2.1.332).
+#
 # PROXY_ARGS adds flags to the proxy (e.g. "--otlp-endpoint http://127.0.0.1:4318"
 # with scripts/otlp-receiver.py listening there).
 #
@@ -552,8 +557,31 @@ EOF
   model_note="configured: anthropic/claude-sonnet-4-6 (opencode.json)"
 }
 
+# Claude Code reads a file in pkg/api/, whose own memory files it then
+# adds to that message (CLAUDE_SCENARIO=nested-memory).
+record_claude_code_nested() {
+  ws=$home/project
+  mkdir -p "$ws/pkg/api/.claude"
+  # HTML comments of each shape (between lines, between blank lines, inline,
+  # with text after, over lines, in code, last): what Claude Code leaves out
+  local comments='A line\n<!-- c1 -->\nB line\n\n<!-- c2 -->\n\nC line\nD <!-- inline --> E\n\n<!-- c3 -->trailing text\n\n<!--\nmulti\nline\n-->\nF line\n\n```\n<!-- in code -->\n```\n\n<!-- last -->\n'
+  printf "# Ledger\n\nA small bookkeeping service.\n\n- Run the tests with \`go test ./...\`.\n\n$comments" >"$ws/CLAUDE.md"
+  printf '# API rules\n\nAll handlers return JSON.\n<!-- reviewers: keep this short -->\nPagination: @pagination.md' >"$ws/pkg/api/CLAUDE.md"
+  printf '# API, folder settings\n\nErrors carry a `code` field.\n\n'"$comments" >"$ws/pkg/api/.claude/CLAUDE.md"
+  printf 'Lists are paginated with `cursor` and `limit` (at most 100).\n' >"$ws/pkg/api/pagination.md"
+  printf '# Local\n\nMy test server listens on port 9000.\n' >"$ws/pkg/api/CLAUDE.local.md"
+  printf 'package api\n\nfunc Health() string { return `{"ok":true}` }\n' >"$ws/pkg/api/health.go"
+  snapshot "$ws" "$run/workspace"
+  local envs=(ANTHROPIC_API_KEY=$FAKE_ANTHROPIC_KEY DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+              DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
+  start_pair main
+  run_turn "$ws" "${envs[@]}" ANTHROPIC_BASE_URL=$proxy_url -- \
+    -p "Please read the file $ws/pkg/api/health.go and say what it does." --output-format json --allowedTools Read
+  model_note="Claude Code's default model (none configured)"
+}
+
 case $agent in
-  claude-code) record_claude_code ;;
+  claude-code) if [[ ${CLAUDE_SCENARIO:-} == nested-memory ]]; then record_claude_code_nested; else record_claude_code; fi ;;
   openclaw) record_openclaw ;;
   codex) record_codex ;;
   gemini) record_gemini ;;

@@ -22,6 +22,7 @@ mod attribution;
 mod bad_input;
 mod builtin;
 mod ccusage;
+mod claude_nested;
 mod cli_diff;
 mod cli_predict;
 mod cli_report;

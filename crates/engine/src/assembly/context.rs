@@ -47,16 +47,25 @@ pub struct ContextUsage {
     pub used: u64,
     pub rows: Vec<Row>,
     pub memory_files: Vec<Item>,
+    /// Memory files the agent adds later, on demand (Claude Code's
+    /// CLAUDE.md in subfolders, once it reads a file there): not in use,
+    /// each with what its block will cost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_files_on_demand: Vec<Item>,
     pub agents: Vec<Item>,
     pub skills: Vec<Item>,
 }
 
 impl ContextUsage {
     /// The rows per item, under `/context`'s titles, in its order.
-    pub fn item_groups(&self) -> [(&'static str, &[Item]); 3] {
+    pub fn item_groups(&self) -> [(&'static str, &[Item]); 4] {
         [
             ("Custom agents", &self.agents),
             ("Memory files", &self.memory_files),
+            (
+                "Memory files on demand (not in use: added once the agent reads a file in their folder)",
+                &self.memory_files_on_demand,
+            ),
             ("Skills", &self.skills),
         ]
     }
@@ -122,6 +131,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         add_row(&mut rows, "Autocompact buffer", buffer, false);
     }
     let (memory_files, agents, skills) = items(ins);
+    let memory_files_on_demand = on_demand(ins);
     ContextUsage {
         model: a.model.clone(),
         window,
@@ -130,9 +140,30 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         used,
         rows,
         memory_files,
+        memory_files_on_demand,
         agents,
         skills,
     }
+}
+
+/// The memory files listed as on demand (`nested.*`), by their path, each
+/// with its block's tokens.
+fn on_demand(ins: &Assembled) -> Vec<Item> {
+    let root = ins.workspace.root.display().to_string();
+    ins.assembly
+        .fragments
+        .iter()
+        .filter(|f| f.id.starts_with("nested."))
+        .map(|f| Item {
+            source: if f.source.contains("CLAUDE.local") {
+                "Local".to_string()
+            } else {
+                "Project".to_string()
+            },
+            name: format!("{root}/{}", f.source),
+            tokens: f.tokens,
+        })
+        .collect()
 }
 
 /// Adds to a row (by name), or appends it.

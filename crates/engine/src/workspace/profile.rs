@@ -169,6 +169,18 @@ pub struct UserMemory {
     pub kind: Option<String>,
 }
 
+/// Memory files in folders below the working folder, which the agent adds
+/// on demand (Claude Code: once it reads a file in that folder, one block
+/// per file in that message), looked for under the profile's file names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NestedMemory {
+    /// One file's block: `{path}` (absolute) and `{text}` (as read, its
+    /// comments and frontmatter left out as the profile says, not trimmed).
+    pub block: String,
+    /// Why it is not in the first request: `{folder}`.
+    pub note: String,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
     pub dir: String,
@@ -249,6 +261,8 @@ pub struct Profile {
     pub one_stable_block: bool,
     #[serde(default)]
     pub user_memory: Option<UserMemory>,
+    #[serde(default)]
+    pub nested_memory: Option<NestedMemory>,
     /// Codex: the project files' bytes in all (cut at the byte, no marker).
     #[serde(default)]
     pub max_project_bytes: Option<usize>,

@@ -7,10 +7,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::Extras;
+use super::claude_nested as nested;
 use super::expand::Expander;
 use super::listing::load_skill_listing;
 use crate::workspace::diag::Diagnostic;
-use crate::workspace::profile::Profile;
+use crate::workspace::profile::{NestedMemory, Profile};
 use crate::workspace::reader::Reader;
 use crate::workspace::sources::base;
 use crate::workspace::types::{FragmentDef, FragmentKind};
@@ -51,6 +52,7 @@ pub fn load_claude_code(
         bytes: 0,
         refs: 0,
         capped: false,
+        nested: None,
         out,
         diags,
     };
@@ -88,8 +90,34 @@ pub fn load_claude_code(
             walk.memory_file(&rel, &kind, 0, None);
         }
     }
+    if let Some(nm) = &p.nested_memory {
+        nested_memory(p, nm, extras.workdir.as_deref().unwrap_or(""), &mut walk);
+    }
     load_skill_listing(p, r, extras.home.as_deref(), out, diags);
     ex.finish(diags);
+}
+
+/// The memory files in the folders below the working folder (`workdir`),
+/// with their imports: listed as on demand, one block each as the agent
+/// adds them; between two blocks of one folder the agent puts a newline,
+/// which the first one carries.
+fn nested_memory(p: &Profile, nm: &NestedMemory, workdir: &str, walk: &mut Walk) {
+    for folder in nested::folders_below(walk.r, workdir, walk.diags) {
+        let first = walk.out.len();
+        walk.nested = Some((nm.clone(), folder.clone()));
+        for f in &p.files {
+            let rel = format!("{folder}/{}", f.name);
+            if walk.r.exists(&rel) {
+                walk.chain = vec![rel.clone()];
+                walk.memory_file(&rel, "", 0, None);
+            }
+        }
+        let n = walk.out.len();
+        for frag in &mut walk.out[first..n.saturating_sub(1).max(first)] {
+            frag.body.push('\n');
+        }
+    }
+    walk.nested = None;
 }
 
 /// The user's own memory file (`~/.claude/CLAUDE.md`) and what it imports,
@@ -138,6 +166,7 @@ fn user_memory(p: &Profile, extras: &Extras, text: &str, walk: &mut Walk) {
         bytes: walk.bytes,
         refs: walk.refs,
         capped: walk.capped,
+        nested: None,
         out: &mut *walk.out,
         diags: &mut *walk.diags,
     };
@@ -200,6 +229,9 @@ struct Walk<'a, 'p> {
     bytes: usize,
     refs: usize,
     capped: bool,
+    /// Walking a folder's nested memory files (the profile's blocks, the
+    /// folder): listed as on demand, not sent.
+    nested: Option<(NestedMemory, String)>,
     out: &'a mut Vec<FragmentDef>,
     diags: &'a mut Vec<Diagnostic>,
 }
@@ -209,15 +241,20 @@ impl Walk<'_, '_> {
     /// block-level HTML comments left out when the profile says so,
     /// trimmed.
     fn clean(&self, text: &str) -> String {
+        self.clean_untrimmed(text).trim().to_string()
+    }
+
+    /// [`Walk::clean`] without the trimming.
+    fn clean_untrimmed(&self, text: &str) -> String {
         let text = if self.strip_frontmatter {
             super::strip_frontmatter(text)
         } else {
             text
         };
         if self.strip_comments && text.contains("<!--") {
-            strip_comment_blocks(text).trim().to_string()
+            strip_comment_blocks(text)
         } else {
-            text.trim().to_string()
+            text.to_string()
         }
     }
 
@@ -281,6 +318,23 @@ impl Walk<'_, '_> {
         }
         self.files += 1;
         self.bytes += text.len();
+        if let Some((nm, folder)) = &self.nested {
+            // Sent as read: not trimmed (its comments and frontmatter out).
+            let body = self.clean_untrimmed(text);
+            self.order += 1;
+            let f = nested::fragment(
+                self.ex,
+                nm,
+                &self.root,
+                rel,
+                &body,
+                folder,
+                1000 - self.order,
+            );
+            self.out.push(f);
+            self.follow_imports(rel, &body, kind, depth);
+            return;
+        }
         let body = self.clean(text);
         let body = body.as_str();
         let user = !self.shown.is_empty();
@@ -310,6 +364,11 @@ impl Walk<'_, '_> {
         );
         f.interpolate = false;
         self.out.push(f);
+        self.follow_imports(rel, body, kind, depth);
+    }
+
+    /// The `@path` imports of `rel` (its text `body`), each followed in turn.
+    fn follow_imports(&mut self, rel: &str, body: &str, kind: &str, depth: usize) {
         for (line, target) in imports(body) {
             if self.capped {
                 return;
@@ -386,9 +445,12 @@ impl Walk<'_, '_> {
 }
 
 /// Block-level HTML comments left out, as Claude Code's markdown pass
-/// does: a block that starts with `<!--` (outside fenced code) and holds
-/// `-->` loses its comments, the rest of it stays; a comment inside a
-/// paragraph stays.
+/// (marked's HTML block) does: a block starts with `<!--` at a line's start
+/// (outside fenced code, indented less than four) and runs to the end of
+/// the line holding `-->`, then over the empty lines after it; it goes
+/// whole, unless text is left once its comments are out (that text stays).
+/// A comment inside a paragraph stays. Checked against Claude Code
+/// 2.1.332's requests (tests/claude_nested.rs).
 fn strip_comment_blocks(text: &str) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut out = String::with_capacity(text.len());
@@ -403,10 +465,8 @@ fn strip_comment_blocks(text: &str) -> String {
         if !fenced && indent < 4 && t.starts_with("<!--") {
             let end = (i..lines.len()).find(|&j| lines[j].contains("-->"));
             if let Some(end) = end {
-                // The block runs to the line holding `-->` and then to the
-                // next blank line.
                 let mut last = end;
-                while last + 1 < lines.len() && !lines[last + 1].trim().is_empty() {
+                while last + 1 < lines.len() && lines[last + 1] == "\n" {
                     last += 1;
                 }
                 let block: String = lines[i..=last].concat();

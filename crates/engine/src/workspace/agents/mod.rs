@@ -15,6 +15,7 @@ use crate::workspace::yaml::split_frontmatter;
 
 pub mod builtin;
 mod claude_code;
+mod claude_nested;
 pub mod claude_settings;
 mod codex;
 mod cut;
