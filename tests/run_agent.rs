@@ -148,6 +148,8 @@ fn run_pi_points_it_at_the_proxy_through_a_one_run_extension_it_then_removes() {
         .find_map(|l| l.strip_prefix("extension: "))
         .unwrap();
     assert!(!std::path::Path::new(ext).exists(), "{ext} left behind");
+    let folder = std::path::Path::new(ext).parent().unwrap();
+    assert!(!folder.exists(), "{} left behind", folder.display());
 }
 
 /// OpenCode's bundled providers read ANTHROPIC_BASE_URL with its `/v1`:
@@ -183,5 +185,69 @@ print(json.load(urllib.request.urlopen(req))["usage"])
         stdout(&o).contains("traffic from a capture · 1 request"),
         "{}",
         stdout(&o)
+    );
+}
+
+/// OpenClaw takes its Anthropic base URL only from its config: `run`
+/// gives it a one-run config (OPENCLAW_CONFIG_PATH) that includes the
+/// user's own and sets only the provider's base URL. The stand-in reads it
+/// where OpenClaw does, checks the include, sends one request; the user's
+/// config is left byte for byte, the one-run folder is gone.
+#[test]
+fn run_openclaw_includes_the_users_config_and_overrides_only_the_base_url() {
+    const OPENCLAW: &str = r#"
+import json, os, urllib.request
+path = os.environ["OPENCLAW_CONFIG_PATH"]
+cfg = json.load(open(path))
+user = os.path.join(os.environ["HOME"], ".openclaw", "openclaw.json")
+assert cfg["$include"] == user, cfg
+assert os.environ["OPENCLAW_INCLUDE_ROOTS"] == os.path.dirname(user)
+assert os.environ["OPENCLAW_CONFIG_READONLY"] == "1"
+assert oct(os.stat(path).st_mode & 0o777) == "0o600", oct(os.stat(path).st_mode)
+base = cfg["models"]["providers"]["anthropic"]["baseUrl"]
+body = {"model": "claude-sonnet-4-6", "max_tokens": 16, "system": [{"type": "text", "text": "You are OpenClaw. " * 600}],
+        "messages": [{"role": "user", "content": "hi"}]}
+req = urllib.request.Request(base + "/v1/messages", data=json.dumps(body).encode(),
+                             headers={"content-type": "application/json", "x-api-key": "sk-ant-FAKE-run-test-key-0123456789"})
+print(json.load(urllib.request.urlopen(req))["usage"])
+print("config:", path)
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".openclaw")).unwrap();
+    let user =
+        "{\n  // JSON5, as users write it\n  agents: { defaults: { workspace: \"~/ws\" } },\n}\n";
+    std::fs::write(home.join(".openclaw/openclaw.json"), user).unwrap();
+    let (up, mut child) = agent_upstream(&dir.path().join("up.jsonl"));
+    let capture = dir.path().join("run.jsonl");
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["run", "openclaw", "--program", "python3"])
+        .args(["--anthropic-upstream", &up, "-o", capture.to_str().unwrap()])
+        .args(["--", "-c", OPENCLAW])
+        .env("HOME", &home)
+        .env_remove("OPENCLAW_CONFIG_PATH")
+        .env_remove("OPENCLAW_STATE_DIR")
+        .env_remove("OPENCLAW_HOME")
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("OpenClaw through the recording proxy"));
+    let text = stdout(&o);
+    assert!(
+        text.contains("traffic from a capture · 1 request"),
+        "{text}"
+    );
+    let config = text
+        .lines()
+        .find_map(|l| l.strip_prefix("config: "))
+        .unwrap();
+    let folder = std::path::Path::new(config).parent().unwrap();
+    assert!(!folder.exists(), "{} left behind", folder.display());
+    assert_eq!(
+        std::fs::read_to_string(home.join(".openclaw/openclaw.json")).unwrap(),
+        user
     );
 }

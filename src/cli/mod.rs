@@ -12,6 +12,7 @@ pub mod proxy;
 pub mod render;
 pub mod report;
 pub mod run;
+mod run_files;
 pub mod send;
 pub mod snapshot;
 pub mod traffic;
@@ -143,7 +144,7 @@ pub enum Command {
     Completions(completions::Completions),
     /// The manual page (roff), printed; `man COMMAND` for one command's.
     Man(completions::Man),
-    /// Start an agent (claude, codex, gemini, pi, opencode) through the recording proxy and explain its traffic when it exits.
+    /// Start an agent (claude, codex, gemini, pi, opencode, openclaw) through the recording proxy and explain its traffic when it exits.
     Run(run::Args),
     /// The sample workspace's folder, printed (the copy inside the binary
     /// is written to your data folder the first time): `prompt-inspector

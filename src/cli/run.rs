@@ -12,6 +12,7 @@ use std::time::Duration;
 use crate::net::proxy::{Limits, ProxyConfig, serve};
 use crate::net::{ANTHROPIC_BASE, GEMINI_BASE, OPENAI_BASE};
 
+use super::run_files::{self, RunFiles};
 use super::{fail, out_report, say};
 
 /// The agents `run` knows how to point at the proxy.
@@ -34,6 +35,11 @@ pub enum RunAgent {
     /// OpenCode (`opencode`, npm `opencode-ai`): ANTHROPIC_BASE_URL and
     /// OPENAI_BASE_URL (with `/v1`), which its bundled providers read.
     Opencode,
+    /// OpenClaw (`openclaw`): it ignores ANTHROPIC_BASE_URL, so a one-run
+    /// config (OPENCLAW_CONFIG_PATH) includes the user's own and sets the
+    /// Anthropic provider's base URL; the user's config is not written.
+    /// Its `agent --local` runs reach the proxy (a Gateway's runs do not).
+    Openclaw,
 }
 
 impl RunAgent {
@@ -44,6 +50,7 @@ impl RunAgent {
             RunAgent::Gemini => "gemini",
             RunAgent::Pi => "pi",
             RunAgent::Opencode => "opencode",
+            RunAgent::Openclaw => "openclaw",
         }
     }
 
@@ -54,6 +61,7 @@ impl RunAgent {
             RunAgent::Gemini => "Gemini CLI",
             RunAgent::Pi => "Pi",
             RunAgent::Opencode => "OpenCode",
+            RunAgent::Openclaw => "OpenClaw",
         }
     }
 
@@ -76,6 +84,9 @@ impl RunAgent {
                 ],
                 vec![],
             ),
+            // Its config is written by `start_agent`; its OpenAI provider
+            // reads OPENAI_BASE_URL when the config sets none.
+            RunAgent::Openclaw => (vec![("OPENAI_BASE_URL", format!("{base}/v1"))], vec![]),
         }
     }
 
@@ -87,60 +98,14 @@ impl RunAgent {
             RunAgent::Gemini => "@google/gemini-cli",
             RunAgent::Pi => "@mariozechner/pi-coding-agent",
             RunAgent::Opencode => "opencode-ai",
+            RunAgent::Openclaw => "openclaw",
         }
-    }
-}
-
-/// Pi's one-run extension: a file of this run's own (never from a
-/// workspace) that points Pi's providers at the proxy, removed when Pi
-/// exits.
-struct PiExtension {
-    path: PathBuf,
-}
-
-impl PiExtension {
-    fn write(base: &str) -> Result<PiExtension, String> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "prompt-inspector-run-{}-{nanos}.js",
-            std::process::id()
-        ));
-        let text = format!(
-            "// Written by `prompt-inspector run pi` for one run, removed when Pi exits:\n\
-             // Pi's providers pointed at the recording proxy.\n\
-             export default function (pi) {{\n  \
-             pi.registerProvider(\"anthropic\", {{ baseUrl: \"{base}\" }});\n  \
-             pi.registerProvider(\"openai\", {{ baseUrl: \"{base}/v1\" }});\n}}\n"
-        );
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| {
-                format!(
-                    "cannot write Pi's one-run extension {}: {e}",
-                    path.display()
-                )
-            })?;
-        Ok(PiExtension { path })
-    }
-}
-
-impl Drop for PiExtension {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
     }
 }
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\"\n  prompt-inspector run opencode -- run \"What files are here?\""
+    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\"\n  prompt-inspector run opencode -- run \"What files are here?\"\n  prompt-inspector run openclaw -- agent --local --agent main --message \"What files are here?\""
 )]
 pub struct Args {
     /// The agent to start.
@@ -149,8 +114,8 @@ pub struct Args {
     /// The agent's own arguments, after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
-    /// The agent's program (default: claude, codex, gemini, pi or opencode
-    /// on PATH).
+    /// The agent's program (default: claude, codex, gemini, pi, opencode or
+    /// openclaw on PATH).
     #[arg(long)]
     pub program: Option<PathBuf>,
     /// The capture file (default: .prompt-inspector/captures/ of the
@@ -253,13 +218,19 @@ fn start_agent(a: &Args, base: &str, rt: &tokio::runtime::Runtime) -> Result<u8,
         .program
         .clone()
         .unwrap_or_else(|| PathBuf::from(a.agent.program()));
-    let (env, mut before) = a.agent.pointed_at(base);
-    let extension = match a.agent {
-        RunAgent::Pi => Some(PiExtension::write(base)?),
-        _ => None,
-    };
-    if let Some(x) = &extension {
-        before.splice(0..0, ["-e".to_string(), x.path.display().to_string()]);
+    let (mut env, mut before) = a.agent.pointed_at(base);
+    // This run's own files (removed when the agent exits).
+    let files = RunFiles::new()?;
+    match a.agent {
+        RunAgent::Pi => {
+            let x = run_files::pi_extension(&files, base)?;
+            before.splice(0..0, ["-e".to_string(), x.display().to_string()]);
+        }
+        RunAgent::Openclaw => {
+            let user = run_files::openclaw_config_path(|k| std::env::var(k).ok());
+            env.extend(run_files::openclaw_config(&files, base, user.as_deref())?);
+        }
+        _ => {}
     }
     say(&format!(
         "prompt-inspector run: {} through the recording proxy on {base}",
