@@ -5,6 +5,8 @@
 //! upstream with the providers' cache accounting (scripts/agent-upstream.py).
 
 use crate::common;
+use crate::window;
+use egui_kittest::kittest::Queryable;
 
 use std::process::Command;
 
@@ -249,5 +251,67 @@ print("config:", path)
     assert_eq!(
         std::fs::read_to_string(home.join(".openclaw/openclaw.json")).unwrap(),
         user
+    );
+}
+
+/// `run claude --window`: the window's proxy starts, the agent starts once
+/// it listens (pointed at it), each exchange shows in the Traffic tab as
+/// it finishes, and the tab says how the agent ended. The window here is
+/// egui_kittest's; the agent the same stand-in as above (it exits 3).
+#[test]
+fn run_window_starts_the_agent_when_the_windows_proxy_listens_and_follows_it() {
+    use clap::Parser;
+    use prompt_inspector::cli::{Cli, Command as Sub};
+    let dir = tempfile::tempdir().unwrap();
+    let (up, mut child) = agent_upstream(&dir.path().join("up.jsonl"));
+    let capture = dir.path().join("run.jsonl");
+    let cli = Cli::try_parse_from([
+        "prompt-inspector",
+        "run",
+        "claude",
+        "--window",
+        "--program",
+        "python3",
+        "--anthropic-upstream",
+        &up,
+        "--",
+        "-c",
+        CLIENT,
+    ])
+    .unwrap();
+    let Some(Sub::Run(args)) = cli.command else {
+        panic!("not run")
+    };
+    assert!(args.window);
+    let cfg = prompt_inspector::cli::run::proxy_config(&args, capture.clone());
+    let live = prompt_inspector::cli::run::live_run(args, cfg);
+    let ws = copy_sample();
+    let mut h = window::harness(ws.path().to_path_buf());
+    h.state_mut().as_mut().unwrap().start_live_run(live);
+    let requests = |a: &prompt_inspector::ui::App| match &a.traffic_view.result {
+        Some(Ok(t)) => t.requests.len(),
+        _ => 0,
+    };
+    window::wait_for(&mut h, "the agent's two exchanges", |a| requests(a) == 2);
+    window::wait_for(&mut h, "the agent to end", |a| {
+        a.traffic_view
+            .proxy
+            .agent
+            .as_deref()
+            .is_some_and(|s| s.contains("exited"))
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let app = h.state().as_ref().unwrap();
+    assert_eq!(app.state.tab, prompt_inspector::ui::state::Tab::Traffic);
+    assert_eq!(
+        app.traffic_view.proxy.capture.as_deref(),
+        Some(capture.as_path())
+    );
+    h.get_by_label("Claude Code exited with code 3; the proxy still records until you stop it");
+    h.get_by_label_contains("2 requests · read");
+    assert_eq!(
+        std::fs::read_to_string(&capture).unwrap().lines().count(),
+        2
     );
 }

@@ -105,7 +105,7 @@ impl RunAgent {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\"\n  prompt-inspector run opencode -- run \"What files are here?\"\n  prompt-inspector run openclaw -- agent --local --agent main --message \"What files are here?\""
+    after_help = "Examples:\n  prompt-inspector run claude -- -p \"What files are here?\"\n  prompt-inspector run codex -- exec \"Fix the failing test\"\n  prompt-inspector run gemini -- -p \"Summarise README.md\"\n  prompt-inspector run pi -- -p \"What files are here?\"\n  prompt-inspector run opencode -- run \"What files are here?\"\n  prompt-inspector run openclaw -- agent --local --agent main --message \"What files are here?\"\n  prompt-inspector run claude --window        the window's Traffic tab follows Claude Code live"
 )]
 pub struct Args {
     /// The agent to start.
@@ -134,6 +134,11 @@ pub struct Args {
     /// Record only: no explanation printed when the agent exits.
     #[arg(long)]
     pub quiet: bool,
+    /// Open the window on the current folder, its Traffic tab following
+    /// the agent's requests as they happen (the agent keeps the terminal);
+    /// the capture is explained here when the window closes.
+    #[arg(long)]
+    pub window: bool,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -151,20 +156,10 @@ pub fn run(a: Args) -> ExitCode {
             Err(e) => return fail(format!("no capture file: {e}")),
         },
     };
-    let cfg = ProxyConfig {
-        listen: "127.0.0.1:0".parse().expect("a loopback address"),
-        anthropic_upstream: a.anthropic_upstream.clone(),
-        openai_upstream: a.openai_upstream.clone(),
-        gemini_upstream: a.gemini_upstream.clone(),
-        capture: capture.clone(),
-        allow_insecure_http: a.allow_insecure_http,
-        timeout: Duration::from_secs(600),
-        limits: Limits::default(),
-        recorded: None,
-        otlp: None,
-        // The agent has the terminal.
-        log_exchanges: false,
-    };
+    let cfg = proxy_config(&a, capture.clone());
+    if a.window {
+        return run_in_window(a, cfg, created);
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -214,6 +209,28 @@ pub fn run(a: Args) -> ExitCode {
 /// agent (it is in the terminal's process group); this process waits for
 /// it to end, then stops the proxy.
 fn start_agent(a: &Args, base: &str, rt: &tokio::runtime::Runtime) -> Result<u8, String> {
+    say(&format!(
+        "prompt-inspector run: {} through the recording proxy on {base}",
+        a.agent.name()
+    ));
+    let (mut child, _files) = spawn_agent(a, base)?;
+    // The terminal's Ctrl-C reaches the agent too: here it is caught (a
+    // caught signal is not inherited), so the capture is still explained.
+    let _guard = rt.enter();
+    let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    let status = child.wait().map_err(|e| e.to_string())?;
+    drop(interrupts);
+    use std::os::unix::process::ExitStatusExt;
+    Ok(match (status.code(), status.signal()) {
+        (Some(c), _) => c.clamp(0, 255) as u8,
+        (None, Some(s)) => (128 + s).clamp(0, 255) as u8,
+        _ => 1,
+    })
+}
+
+/// The agent started pointed at `base`, with the files of its run (kept
+/// until it exits).
+fn spawn_agent(a: &Args, base: &str) -> Result<(std::process::Child, RunFiles), String> {
     let program = a
         .program
         .clone()
@@ -232,34 +249,70 @@ fn start_agent(a: &Args, base: &str, rt: &tokio::runtime::Runtime) -> Result<u8,
         }
         _ => {}
     }
-    say(&format!(
-        "prompt-inspector run: {} through the recording proxy on {base}",
-        a.agent.name()
-    ));
     let mut cmd = std::process::Command::new(&program);
     cmd.args(&before).args(&a.args);
     for (k, v) in &env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().map_err(|e| {
+    let child = cmd.spawn().map_err(|e| {
         format!(
             "cannot start {} ({e}): install it (npm install -g {}), or name its program with --program PATH",
             program.display(),
             a.agent.package()
         )
     })?;
-    // The terminal's Ctrl-C reaches the agent too: here it is caught (a
-    // caught signal is not inherited), so the capture is still explained.
-    let _guard = rt.enter();
-    let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
-    let status = child.wait().map_err(|e| e.to_string())?;
-    drop(interrupts);
-    use std::os::unix::process::ExitStatusExt;
-    Ok(match (status.code(), status.signal()) {
-        (Some(c), _) => c.clamp(0, 255) as u8,
-        (None, Some(s)) => (128 + s).clamp(0, 255) as u8,
-        _ => 1,
-    })
+    Ok((child, files))
+}
+
+/// The proxy of a run: on a free loopback port, to the upstreams of `a`,
+/// recording into `capture`.
+pub fn proxy_config(a: &Args, capture: PathBuf) -> ProxyConfig {
+    ProxyConfig {
+        listen: "127.0.0.1:0".parse().expect("a loopback address"),
+        anthropic_upstream: a.anthropic_upstream.clone(),
+        openai_upstream: a.openai_upstream.clone(),
+        gemini_upstream: a.gemini_upstream.clone(),
+        capture,
+        allow_insecure_http: a.allow_insecure_http,
+        timeout: Duration::from_secs(600),
+        limits: Limits::default(),
+        recorded: None,
+        otlp: None,
+        // The agent has the terminal.
+        log_exchanges: false,
+    }
+}
+
+/// What the window is handed for `run --window`: the proxy `cfg` and the
+/// agent of `a`, started pointed at it once it listens.
+pub fn live_run(a: Args, cfg: ProxyConfig) -> crate::ui::live_run::LiveRun {
+    let agent = a.agent.name().to_string();
+    let launch: crate::ui::live_run::Launch = Box::new(move |addr| {
+        let (child, files) = spawn_agent(&a, &format!("http://{addr}"))?;
+        Ok(crate::ui::live_run::Started {
+            child,
+            keep: Box::new(files),
+        })
+    });
+    crate::ui::live_run::LiveRun {
+        agent,
+        proxy: cfg,
+        launch,
+    }
+}
+
+/// `run --window`: the window on the current folder runs the proxy and
+/// starts the agent when it listens; the capture is explained here when
+/// the window closes.
+fn run_in_window(a: Args, cfg: ProxyConfig, created: bool) -> ExitCode {
+    let (capture, quiet) = (cfg.capture.clone(), a.quiet);
+    let live = live_run(a, cfg);
+    let folder = std::env::current_dir().ok();
+    if let Err(e) = crate::ui::run_with(folder, Some(live)) {
+        return fail(e);
+    }
+    explain(&capture, quiet, created);
+    ExitCode::SUCCESS
 }
 
 /// What was recorded, explained as `traffic` explains it.

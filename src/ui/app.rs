@@ -77,6 +77,8 @@ pub struct App {
     pub sample: Option<PathBuf>,
     /// The example workspaces beside it, found the same way.
     pub examples: Vec<PathBuf>,
+    /// `run AGENT --window`: the agent to start once the proxy listens.
+    pub(crate) launch: Option<(String, super::live_run::Launch)>,
 }
 
 impl App {
@@ -124,6 +126,7 @@ impl App {
             prediction_pending: None,
             sample: None,
             examples: Vec::new(),
+            launch: None,
         };
         app.worker.submit(Job::Startup);
         let folder = match (path, persisted.last_workspace) {
@@ -316,6 +319,7 @@ impl App {
             }
             Command::SelectRequest { capture, index } => self.select_request(capture, index),
             Command::StartProxy => self.start_proxy(),
+            Command::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
             Command::DiffRequests { capture, a, b } => self.diff_requests(capture, a, b),
             Command::StopProxy => {
                 if let Some(stop) = &self.traffic_view.proxy.stop {

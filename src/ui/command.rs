@@ -76,6 +76,8 @@ pub enum Command {
     /// Escape: close the innermost thing open (the open dialog, else the
     /// selected request's or fragment's detail).
     Dismiss,
+    /// Close the window (File › Quit, Ctrl+Q).
+    Quit,
 }
 
 /// A menu of the menu bar, in the order shown.
@@ -192,6 +194,9 @@ pub const ENTRIES: &[Entry] = &[
     Entry::new(Menu::File, "Open the sample workspace", Command::OpenSample)
         .enabled_when(|f| f.sample)
         .hidden_when_disabled(),
+    Entry::new(Menu::File, "Quit", Command::Quit)
+        .ctrl(Key::Q)
+        .after_separator(),
     Entry::new(
         Menu::View,
         "Follow the system theme",

@@ -261,6 +261,8 @@ pub enum Done {
     },
     /// The proxy stopped (with the reason when it failed).
     ProxyStopped(Option<String>),
+    /// The agent `run --window` started has ended: how, in a sentence.
+    AgentEnded(String),
     /// A path resolved: canonical when it is a folder (a dropped file's
     /// folder in its place), else as given.
     Folder {

@@ -15,6 +15,7 @@ pub mod fonts;
 pub mod jobs;
 pub mod lanes;
 mod layout;
+pub mod live_run;
 mod open_dialog;
 pub mod overview;
 pub mod problems;
@@ -58,6 +59,11 @@ fn window_icon() -> std::sync::Arc<egui::IconData> {
 
 /// Opens the window (optionally on a workspace folder).
 pub fn run(path: Option<PathBuf>) -> Result<(), String> {
+    run_with(path, None)
+}
+
+/// Opens the window, with `run AGENT --window`'s proxy and agent when given.
+pub fn run_with(path: Option<PathBuf>, live: Option<live_run::LiveRun>) -> Result<(), String> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("prompt-inspector")
@@ -71,7 +77,13 @@ pub fn run(path: Option<PathBuf>) -> Result<(), String> {
     eframe::run_native(
         "prompt-inspector",
         options,
-        Box::new(move |cc| Ok(Box::new(App::from_creation_context(cc, path)))),
+        Box::new(move |cc| {
+            let mut app = App::from_creation_context(cc, path);
+            if let Some(live) = live {
+                app.start_live_run(live);
+            }
+            Ok(Box::new(app))
+        }),
     )
     .map_err(|e| {
         format!(

@@ -52,6 +52,8 @@ pub struct ProxyPanel {
     pub addr: Option<std::net::SocketAddr>,
     pub capture: Option<PathBuf>,
     pub error: Option<String>,
+    /// `run AGENT --window`: the agent's state, in a sentence.
+    pub agent: Option<String>,
 }
 
 impl Default for ProxyPanel {
@@ -64,6 +66,7 @@ impl Default for ProxyPanel {
             addr: None,
             capture: None,
             error: None,
+            agent: None,
         }
     }
 }
@@ -194,6 +197,9 @@ impl ProxyPanel {
 }
 
 fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, requests: usize, out: &mut Vec<Command>) {
+    if let Some(agent) = &p.agent {
+        ui.label(RichText::new(agent).strong());
+    }
     match (&p.stop, p.addr) {
         (Some(_), Some(addr)) => {
             ui.horizontal_wrapped(|ui| {

@@ -414,6 +414,42 @@ impl Worker {
         self.ctx.request_repaint();
     }
 
+    /// Waits off the UI thread for the agent `run --window` started; says
+    /// how it ended (`Done::AgentEnded`). Its files live until then.
+    pub fn wait_for_agent(&self, agent: String, started: super::live_run::Started) {
+        let (done, ctx) = (self.done.clone(), self.ctx.clone());
+        let _ = std::thread::Builder::new()
+            .name("prompt-inspector-agent".into())
+            .spawn(move || {
+                let super::live_run::Started { mut child, keep } = started;
+                let how = match child.wait() {
+                    Ok(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+                        (Some(c), _) => format!("{agent} exited with code {c}; the proxy still records until you stop it"),
+                        (None, Some(sig)) => format!("{agent} ended by signal {sig}; the proxy still records until you stop it"),
+                        _ => format!("{agent} ended"),
+                    },
+                    Err(e) => format!("{agent}: cannot wait for it: {e}"),
+                };
+                drop(keep);
+                let _ = done.send(Done::AgentEnded(how));
+                ctx.request_repaint();
+            });
+    }
+
+    /// The terminal's Ctrl-C is the agent's (it shares the terminal): this
+    /// process catches it and goes on (a caught signal is not inherited,
+    /// so the agent still gets its own).
+    pub fn catch_interrupts(&self) {
+        if let Ok(rt) = self.runtime() {
+            rt.spawn(async {
+                use tokio::signal::unix::{SignalKind, signal};
+                if let Ok(mut s) = signal(SignalKind::interrupt()) {
+                    while s.recv().await.is_some() {}
+                }
+            });
+        }
+    }
+
     /// The app's one tokio runtime, built on first use (two named workers).
     fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
         self.runtime
@@ -515,9 +551,12 @@ impl Worker {
                 let _ = done.send(d);
                 ctx.request_repaint();
             };
-            let created = tokio::task::spawn_blocking(move || {
-                crate::net::proxy::default_capture(workspace.as_deref(), crate::unix_now())
-                    .map_err(String::from)
+            // A capture already named (`run --window`) is used as it is.
+            let named = Some(cfg.capture.clone()).filter(|c| !c.as_os_str().is_empty());
+            let created = tokio::task::spawn_blocking(move || match named {
+                Some(c) => Ok(c),
+                None => crate::net::proxy::default_capture(workspace.as_deref(), crate::unix_now())
+                    .map_err(String::from),
             })
             .await
             .unwrap_or_else(|e| Err(e.to_string()));

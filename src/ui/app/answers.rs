@@ -106,7 +106,11 @@ impl App {
                     self.traffic_view.traced = Some((index, Some(*result)));
                 }
             }
-            Done::ProxyStarted { addr, capture } => self.traffic_view.proxy_started(addr, capture),
+            Done::ProxyStarted { addr, capture } => {
+                self.traffic_view.proxy_started(addr, capture);
+                self.launch_agent(addr);
+            }
+            Done::AgentEnded(how) => self.traffic_view.proxy.agent = Some(how),
             Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
             Done::Folder {
                 asked,

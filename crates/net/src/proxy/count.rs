@@ -20,11 +20,30 @@ fn root(upstream: &str) -> &str {
     upstream.trim_end_matches('/').trim_end_matches("/v1")
 }
 
-/// Whether `upstream` is a llama.cpp server: asked once it has answered
-/// (a vendor's public API is never asked). None when it cannot be told now.
+/// Whether the upstream at `url` may be asked whether it is a llama.cpp
+/// server: only one on this machine or the local network (`localhost`, a
+/// loopback or private address), where such servers run. A host on the
+/// internet (a vendor's API, a gateway) is never sent a request its client
+/// did not send.
+fn may_ask(url: &str) -> bool {
+    let Ok(u) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = u.host_str() else {
+        return false;
+    };
+    match host.trim_start_matches('[').trim_end_matches(']').parse() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private(),
+        Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback() || ip.is_unique_local(),
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// Whether `upstream` is a llama.cpp server: asked once it has answered,
+/// and only on this machine or the local network ([`may_ask`]).
 async fn is_llama(record: &Record) -> bool {
     let up = &record.upstream;
-    if [crate::ANTHROPIC_BASE, crate::OPENAI_BASE].contains(&root(up)) {
+    if !may_ask(up) {
         return false;
     }
     if let Some(&known) = record
@@ -194,4 +213,33 @@ fn skipped(record: &Record, why: &str) -> Value {
         ));
     }
     json!({ "skipped": why })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_ask;
+
+    #[test]
+    fn only_servers_on_this_machine_or_the_local_network_are_asked() {
+        for local in [
+            "http://127.0.0.1:8080",
+            "http://localhost:8080/v1",
+            "http://[::1]:8080",
+            "http://192.168.1.20:8080",
+            "http://10.0.0.5",
+        ] {
+            assert!(may_ask(local), "{local}");
+        }
+        for public in [
+            crate::ANTHROPIC_BASE,
+            crate::OPENAI_BASE,
+            crate::GEMINI_BASE,
+            "https://openrouter.ai/api",
+            "https://llm.example.com",
+            "https://8.8.8.8",
+            "not a url",
+        ] {
+            assert!(!may_ask(public), "{public}");
+        }
+    }
 }
