@@ -27,6 +27,7 @@ mod cli_diff;
 mod cli_predict;
 mod cli_report;
 mod consistency;
+mod docs_links;
 mod first_minutes;
 mod fleet;
 mod fuzz_parsers;

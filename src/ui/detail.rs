@@ -198,25 +198,41 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
     egui::Grid::new("summary-layers")
         .num_columns(2)
         .show(ui, |ui| {
-            for l in &a.layers {
+            // An agent's folder has no layer budgets (its own caps decide):
+            // the layers that send something, with what they send.
+            let agent = a.agent.is_some();
+            for l in a
+                .layers
+                .iter()
+                .filter(|l| !agent || l.used + l.agent_own > 0)
+            {
                 ui.colored_label(
                     colors::text(ui, colors::layer(l.layer, dark)),
                     format!("layer {}", l.layer),
                 );
-                ui.label(format!(
-                    "{} of {} tokens",
-                    thousands(l.used),
-                    thousands(l.available)
-                ));
+                ui.label(match (agent, l.agent_own) {
+                    (false, _) => {
+                        format!("{} of {} tokens", thousands(l.used), thousands(l.available))
+                    }
+                    (true, 0) => format!("{} tokens", thousands(l.used)),
+                    (true, own) => format!(
+                        "{} tokens + {} of the agent's own in its block",
+                        thousands(l.used),
+                        thousands(own)
+                    ),
+                });
                 ui.end_row();
             }
             if let Some(agent) = &a.agent {
+                // Its own blocks, and its own text in the blocks it shares
+                // with your files: the report's figure.
                 let own: u64 = a
                     .blocks
                     .iter()
                     .filter(|b| b.layer == 0)
                     .map(|b| b.tokens)
-                    .sum();
+                    .sum::<u64>()
+                    + a.layers.iter().map(|l| l.agent_own).sum::<u64>();
                 ui.colored_label(
                     colors::text(ui, colors::layer(0, dark)),
                     format!("from {agent}"),

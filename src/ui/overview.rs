@@ -60,23 +60,23 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool, rules: crate::engine
         );
         ui.weak(crate::engine::assembly::report::layer_cache(l, rules));
     });
+    // DEBUG markers are sent but outside the budget: counted apart, so
+    // that the figure against the budget is what the budget holds.
+    let within = l.used.saturating_sub(l.markers);
     let markers = if l.markers > 0 {
-        format!(
-            "; {} of them DEBUG markers, outside the budget",
-            thousands(l.markers)
-        )
+        format!(" + {} of DEBUG markers", thousands(l.markers))
     } else {
         String::new()
     };
     let text = if agent {
         format!(
-            "{} tokens (the agent's own caps decide what is sent, not a layer budget{markers})",
-            thousands(l.used)
+            "{} tokens{markers} (the agent's own caps decide what is sent, not a layer budget)",
+            thousands(within)
         )
     } else {
         format!(
-            "{} of {} tokens used (budget {} + inflow {}{markers})",
-            thousands(l.used),
+            "{} of {} tokens used{markers} (budget {} + inflow {})",
+            thousands(within),
             thousands(l.available),
             thousands(l.budget),
             thousands(l.inflow)

@@ -187,7 +187,7 @@ pub fn to_text(ins: &Assembled) -> String {
                     "\nlayer {} {:<13} {:>6} tokens  {cache}{over}\n",
                     l.layer,
                     clip(&layer_name(l, true), 13),
-                    crate::thousands(l.used)
+                    crate::thousands(l.used - l.markers)
                 );
             }
         } else {
@@ -198,8 +198,9 @@ pub fn to_text(ins: &Assembled) -> String {
                     &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
                     13
                 ),
-                bar(l.used, l.available, 24),
-                l.used,
+                // DEBUG markers are outside the budget: counted apart.
+                bar(l.used - l.markers, l.available, 24),
+                l.used - l.markers,
                 l.available,
                 l.budget,
                 l.inflow
