@@ -815,11 +815,11 @@ fn the_traffic_table_sorts_filters_and_shows_the_cache_entries_over_time() {
         };
     assert_eq!(order(&h), vec![1, 2, 3, 4, 5]);
     // Sort by what was written: ascending, then descending.
-    h.get_by_label("write").click();
+    h.get_by_label("written").click();
     h.run_steps(2);
     assert_eq!(app(&h).traffic_view.table.sort, Col::Written);
     assert_eq!(order(&h), vec![3, 2, 5, 1, 4]);
-    h.get_by_label("write ▲").click();
+    h.get_by_label("written ▲").click();
     h.run_steps(2);
     assert_eq!(order(&h), vec![4, 1, 5, 2, 3]);
     // Hide the growth requests.

@@ -92,7 +92,7 @@ pub fn record_text(r: &TestRunRecord) -> String {
         r.provider, r.base_url, r.model, r.session, r.plan
     );
     o +=
-        "request                     read (pred/real)   write (pred/real)   uncached (pred/real)\n";
+        "request                     read (pred/real) written (pred/real)   uncached (pred/real)\n";
     for row in &r.rows {
         match (row.actual.as_ref().map(|a| &a.usage), &row.error) {
             (Some(a), _) => {

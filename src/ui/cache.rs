@@ -121,7 +121,7 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
 /// A predicted request's figures, as its row shows them.
 fn figures_of(r: &crate::engine::cache::predictors::Predicted) -> String {
     format!(
-        "read {} · write {} · uncached {} · ${:.5}",
+        "read {} · written {} · uncached {} · ${:.5}",
         thousands(r.usage.cache_read_input_tokens),
         thousands(r.usage.cache_creation_input_tokens),
         thousands(r.usage.input_tokens),

@@ -355,7 +355,7 @@ pub fn to_text(p: &Prediction) -> String {
             ""
         }
     );
-    o += "req turn  at      total    read   write  uncached   cost $\n";
+    o += "req turn  at      total    read written  uncached   cost $\n";
     for r in &p.requests {
         o += &format!(
             "{:>3} {:>4}  {:>6} {:>7} {:>7} {:>7} {:>9} {:>8.5}\n",
@@ -376,7 +376,7 @@ pub fn to_text(p: &Prediction) -> String {
         }
     }
     o += &format!(
-        "\ntotal: read {} · write {} · uncached {} · ${:.5}\n\nstrategies:\n",
+        "\ntotal: read {} · written {} · uncached {} · ${:.5}\n\nstrategies:\n",
         p.totals.cache_read_input_tokens,
         p.totals.cache_creation_input_tokens,
         p.totals.input_tokens,
@@ -384,7 +384,7 @@ pub fn to_text(p: &Prediction) -> String {
     );
     for s in &p.strategies {
         o += &format!(
-            "  {:<14} read {:>7}  write {:>7}  uncached {:>7}  ${:.5}{}\n",
+            "  {:<14} read {:>7}  written {:>7}  uncached {:>7}  ${:.5}{}\n",
             s.name,
             s.usage.cache_read_input_tokens,
             s.usage.cache_creation_input_tokens,

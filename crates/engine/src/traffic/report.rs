@@ -209,11 +209,15 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
     if t.requests.iter().any(|r| r.release.is_some()) {
         o += "\n";
     }
-    o += "  #  time                      chain        model                 input    write     read   output   cost $\n";
+    // The totals' words (uncached, written, read), as in every view.
+    o += &format!(
+        "{:>3}  {:<25} {:<12} {:<20} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
+        "#", "time", "chain", "model", "uncached", "written", "read", "output", "cost $"
+    );
     for r in &t.requests {
         let u = r.usage.unwrap_or_default();
         o += &format!(
-            "{:>3}  {:<25} {:<12} {:<20} {:>7} {:>8} {:>8} {:>8} {:>8}\n",
+            "{:>3}  {:<25} {:<12} {:<20} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
             r.index,
             cut(&r.time, 25),
             cut(&r.chain, 12),
@@ -299,7 +303,7 @@ fn cut(text: &str, n: usize) -> String {
 pub fn to_markdown(t: &Traffic) -> String {
     let cell = |s: &str| s.replace('|', "\\|");
     let mut o = format!(
-        "### Traffic: {} from a {}\n\n| # | time | chain | model | input | write | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+        "### Traffic: {} from a {}\n\n| # | time | chain | model | uncached | written | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
         crate::plural(t.requests.len() as u64, "request"),
         t.source.noun()
     );
