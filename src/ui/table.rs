@@ -279,17 +279,21 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                                     f.status.as_str(),
                                 );
                             });
-                            for n in [f.tokens, f.kept_tokens] {
+                            // Figures right-aligned (digits under digits).
+                            let figures = [
+                                crate::engine::thousands(f.tokens),
+                                crate::engine::thousands(f.kept_tokens),
+                                f.layer.to_string(),
+                                f.priority.to_string(),
+                            ];
+                            for text in figures {
                                 row.col(|ui| {
-                                    ui.label(n.to_string());
+                                    ui.with_layout(
+                                        egui::Layout::right_to_left(egui::Align::Center),
+                                        |ui| ui.label(text),
+                                    );
                                 });
                             }
-                            row.col(|ui| {
-                                ui.label(f.layer.to_string());
-                            });
-                            row.col(|ui| {
-                                ui.label(f.priority.to_string());
-                            });
                             for text in [&f.source, &f.reason] {
                                 row.col(|ui| {
                                     ui.add(egui::Label::new(text).truncate().selectable(false));

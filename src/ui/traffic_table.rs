@@ -198,7 +198,8 @@ fn sorted_table(
         .sense(Sense::click())
         .max_scroll_height(height)
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
-    for (col, _) in COLUMNS {
+    let cols = shown_columns(t);
+    for (col, _) in &cols {
         b = b.column(match col {
             // What is left of the width: the table never runs past it.
             Col::Reason => Column::remainder().at_least(60.0).clip(true),
@@ -209,7 +210,7 @@ fn sorted_table(
         });
     }
     b.header(22.0, |mut h| {
-        for (col, label) in COLUMNS {
+        for &(col, label) in &cols {
             h.col(|ui| {
                 if super::table::sort_button(ui, label, (s.sort == col).then_some(s.ascending)) {
                     *sort_click = Some(col);
@@ -221,7 +222,7 @@ fn sorted_table(
         body.rows(20.0, rows.len(), |mut row| {
             let r = rows[row.index()];
             row.set_selected(selected == Some(r.index));
-            cells(&mut row, t, r);
+            cells(&mut row, t, r, &cols);
             if row.response().clicked() {
                 out.push(Command::SelectRequest {
                     capture: source.cloned(),
@@ -244,81 +245,94 @@ fn num(ui: &mut Ui, text: impl Into<egui::WidgetText>) {
     });
 }
 
-/// One request's cells, in the columns' order.
-fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row) {
+/// One request's cells, in the order of the columns shown.
+fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row, cols: &[(Col, &str)]) {
+    for (col, _) in cols {
+        row.col(|ui| cell_of(ui, *col, t, r));
+    }
+}
+
+/// A request's cell of column `col`.
+fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, r: &Row) {
     let u = r.usage;
     let n = |x: Option<u64>| x.map_or("–".to_string(), thousands);
-    let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
     let colored = |ui: &Ui, c, s: String| RichText::new(s).color(colors::text(ui, c));
-    row.col(|ui| {
-        cell(ui, RichText::new(format!("#{}", r.index)).monospace());
-    });
-    row.col(|ui| {
-        cell(ui, clock(&r.time)).on_hover_text(&r.time);
-    });
-    row.col(|ui| {
-        num(
+    match col {
+        Col::Index => {
+            cell(ui, RichText::new(format!("#{}", r.index)).monospace());
+        }
+        Col::Time => {
+            cell(ui, clock(&r.time)).on_hover_text(&r.time);
+        }
+        Col::Gap => num(
             ui,
             timeline::gap(t, r).map_or(String::new(), |g| crate::engine::duration(g as u64)),
-        );
-    });
-    row.col(|ui| {
-        cell(ui, r.chain.as_str());
-    });
-    row.col(|ui| {
-        cell(ui, r.model.as_str());
-    });
-    row.col(|ui| {
-        let text = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
-        if failed {
-            cell(ui, colored(ui, colors::ERROR, text));
-        } else {
-            cell(ui, text);
+        ),
+        Col::Chain => {
+            cell(ui, r.chain.as_str());
         }
-    });
-    row.col(|ui| {
-        num(
+        Col::Model => {
+            cell(ui, r.model.as_str());
+        }
+        Col::Status => {
+            let text = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
+            if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
+                cell(ui, colored(ui, colors::ERROR, text));
+            } else {
+                cell(ui, text);
+            }
+        }
+        Col::Latency => num(
             ui,
             r.latency_ms
                 .map_or(String::new(), |l| format!("{} ms", thousands(l))),
-        );
-    });
-    row.col(|ui| {
-        num(ui, n(u.map(|u| u.input_tokens)));
-    });
-    row.col(|ui| {
-        let text = colored(
-            ui,
-            colors::WRITE,
-            n(u.map(|u| u.cache_creation_input_tokens)),
-        );
-        num(ui, text);
-    });
-    row.col(|ui| {
-        let text = colored(ui, colors::READ, n(u.map(|u| u.cache_read_input_tokens)));
-        num(ui, text);
-    });
-    row.col(|ui| {
-        num(ui, n(u.map(|u| u.output_tokens)));
-    });
-    row.col(|ui| {
-        num(
+        ),
+        Col::Input => num(ui, n(u.map(|u| u.input_tokens))),
+        Col::Written => {
+            let text = colored(
+                ui,
+                colors::WRITE,
+                n(u.map(|u| u.cache_creation_input_tokens)),
+            );
+            num(ui, text);
+        }
+        Col::Read => {
+            let text = colored(ui, colors::READ, n(u.map(|u| u.cache_read_input_tokens)));
+            num(ui, text);
+        }
+        Col::Output => num(ui, n(u.map(|u| u.output_tokens))),
+        Col::Cost => num(
             ui,
             if r.priced {
                 format!("{:.5}", r.cost_usd)
             } else {
                 "no price".into()
             },
-        );
-    });
-    row.col(|ui| {
-        let text = match (&r.miss, &r.error) {
-            (_, Some(e)) => e.clone(),
-            (Some(m), None) => format!("{}: {}", m.kind, m.detail),
-            (None, None) => String::new(),
-        };
-        cell(ui, text.as_str()).on_hover_text(text.as_str());
-    });
+        ),
+        Col::Reason => {
+            let text = match (&r.miss, &r.error) {
+                (_, Some(e)) => e.clone(),
+                (Some(m), None) => format!("{}: {}", m.kind, m.detail),
+                (None, None) => String::new(),
+            };
+            cell(ui, text.as_str()).on_hover_text(text.as_str());
+        }
+    }
+}
+
+/// The columns worth their width for these requests: a transcript has no
+/// HTTP status or latency (the agent wrote no such thing), so those go.
+fn shown_columns(t: &Traffic) -> Vec<(Col, &'static str)> {
+    let status = t.requests.iter().any(|r| r.status.is_some());
+    let latency = t.requests.iter().any(|r| r.latency_ms.is_some());
+    COLUMNS
+        .into_iter()
+        .filter(|(c, _)| match c {
+            Col::Status => status,
+            Col::Latency => latency,
+            _ => true,
+        })
+        .collect()
 }
 
 /// The cache entries on a time axis, a lane per chain: each from its write

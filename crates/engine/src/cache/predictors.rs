@@ -157,7 +157,7 @@ fn anthropic_request(
         e.expires = t + e.ttl.seconds();
         e.last_used = t;
         p.notes.push(format!(
-            "read {} tokens cached up to {} (entry refreshed for {})",
+            "read {} tokens, the cached prefix through {} (entry refreshed for {})",
             crate::text::thousands(read),
             r.segments[h].label(),
             e.ttl.as_str()
@@ -287,9 +287,19 @@ impl Written<'_> {
             if ttl == Ttl::OneHour {
                 creation_1h += add;
             }
+            // This breakpoint's own share: from where the prefix already
+            // cached (or written at an earlier breakpoint) ends, through it.
+            let span = if covered == 0 {
+                format!("the prefix through {label}")
+            } else {
+                format!(
+                    "after the first {}, through {label}",
+                    crate::text::thousands(covered)
+                )
+            };
             covered = covered.max(self.pt[b]);
             notes.push(format!(
-                "wrote {} tokens up to {label} ({}): {why}",
+                "wrote {} tokens, {span}, cached for {}: {why}",
                 crate::text::thousands(add),
                 ttl.as_str()
             ));
