@@ -79,6 +79,8 @@ pub struct App {
     pub examples: Vec<PathBuf>,
     /// `run AGENT --window`: the agent to start once the proxy listens.
     pub(crate) launch: Option<(String, super::live_run::Launch)>,
+    /// The keyboard shortcuts list is open (Help, F1, `?`).
+    pub shortcuts_open: bool,
 }
 
 impl App {
@@ -127,6 +129,7 @@ impl App {
             sample: None,
             examples: Vec::new(),
             launch: None,
+            shortcuts_open: false,
         };
         app.worker.submit(Job::Startup);
         let folder = match (path, persisted.last_workspace) {
@@ -320,6 +323,7 @@ impl App {
             Command::SelectRequest { capture, index } => self.select_request(capture, index),
             Command::StartProxy => self.start_proxy(),
             Command::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            Command::ToggleShortcuts => self.shortcuts_open = !self.shortcuts_open,
             Command::DiffRequests { capture, a, b } => self.diff_requests(capture, a, b),
             Command::StopProxy => {
                 if let Some(stop) = &self.traffic_view.proxy.stop {
@@ -366,7 +370,9 @@ impl App {
     /// Escape: the innermost thing open closes (the open dialog, then the
     /// selected request's or fragment's detail).
     fn dismiss(&mut self) {
-        if self.open.visible {
+        if self.shortcuts_open {
+            self.shortcuts_open = false;
+        } else if self.open.visible {
             self.open.visible = false;
         } else if self.state.tab == crate::ui::state::Tab::Traffic
             && self.traffic_view.selected.is_some()

@@ -78,6 +78,8 @@ pub enum Command {
     Dismiss,
     /// Close the window (File › Quit, Ctrl+Q).
     Quit,
+    /// Show or hide the list of keyboard shortcuts (Help, F1, `?`).
+    ToggleShortcuts,
 }
 
 /// A menu of the menu bar, in the order shown.
@@ -85,15 +87,17 @@ pub enum Command {
 pub enum Menu {
     File,
     View,
+    Help,
 }
 
 impl Menu {
-    pub const ALL: [Menu; 2] = [Menu::File, Menu::View];
+    pub const ALL: [Menu; 3] = [Menu::File, Menu::View, Menu::Help];
 
     pub fn title(self) -> &'static str {
         match self {
             Menu::File => "File",
             Menu::View => "View",
+            Menu::Help => "Help",
         }
     }
 }
@@ -151,6 +155,12 @@ impl Entry {
     /// With Ctrl+`key` (⌘ on a Mac) as its shortcut.
     const fn ctrl(mut self, key: Key) -> Entry {
         self.shortcut = Some(KeyboardShortcut::new(Modifiers::COMMAND, key));
+        self
+    }
+
+    /// With `key` alone as its shortcut.
+    const fn key(mut self, key: Key) -> Entry {
+        self.shortcut = Some(KeyboardShortcut::new(Modifiers::NONE, key));
         self
     }
 
@@ -214,6 +224,21 @@ pub const ENTRIES: &[Entry] = &[
     Entry::new(Menu::View, "Find a fragment", Command::FindFragment)
         .ctrl(Key::F)
         .enabled_when(|f| f.state.loaded.is_some()),
+    Entry::new(Menu::Help, "Keyboard shortcuts", Command::ToggleShortcuts).key(Key::F1),
+];
+
+/// The keys that are not menu entries, for the shortcuts list.
+pub const OTHER_KEYS: &[(&str, &str)] = &[
+    ("?", "this list"),
+    (
+        "Escape",
+        "close the innermost thing open: this list, the open dialog, the selected request's or fragment's detail",
+    ),
+    (
+        "↑ ↓",
+        "the previous or next row of the fragment table, or of the Traffic table",
+    ),
+    ("Enter", "in the open dialog's field: open the folder typed"),
 ];
 
 impl Entry {
@@ -265,6 +290,16 @@ pub fn pressed(ctx: &egui::Context, facts: &Facts) -> Vec<Command> {
         && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
     {
         out.push(Command::Dismiss);
+    }
+    // `?` (typed, whatever the layout puts it under), outside a text field.
+    if !ctx.egui_wants_keyboard_input()
+        && ctx.input(|i| {
+            i.events
+                .iter()
+                .any(|e| matches!(e, egui::Event::Text(t) if t == "?"))
+        })
+    {
+        out.push(Command::ToggleShortcuts);
     }
     out
 }

@@ -47,6 +47,9 @@ impl App {
             });
         }
         super::open_dialog::show(&ctx, &mut self.open, &mut out);
+        if self.shortcuts_open {
+            shortcuts(&ctx, &mut self.shortcuts_open);
+        }
         for c in out {
             self.apply(c);
         }
@@ -454,4 +457,33 @@ fn dropped_folder(ctx: &egui::Context, out: &mut Vec<Command>) {
     if let Some(p) = dropped.into_iter().next() {
         out.push(Command::OpenDropped(p));
     }
+}
+
+/// The keyboard shortcuts: the menu entries' (from the command table) and
+/// the other keys, in a window of their own.
+fn shortcuts(ctx: &egui::Context, open: &mut bool) {
+    egui::Window::new("Keyboard shortcuts")
+        .open(open)
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
+        .show(ctx, |ui| {
+            egui::Grid::new("shortcuts-grid")
+                .num_columns(2)
+                .striped(true)
+                .show(ui, |ui| {
+                    for e in ENTRIES {
+                        if let Some(k) = e.key_text(ctx) {
+                            ui.label(RichText::new(k).monospace().strong());
+                            ui.label(format!("{} › {}", e.menu.title(), e.label));
+                            ui.end_row();
+                        }
+                    }
+                    for (k, what) in super::command::OTHER_KEYS {
+                        ui.label(RichText::new(*k).monospace().strong());
+                        ui.label(*what);
+                        ui.end_row();
+                    }
+                });
+        });
 }

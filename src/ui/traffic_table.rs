@@ -55,6 +55,9 @@ pub struct TableState {
     pub chain: Option<String>,
     /// Miss kinds hidden.
     pub hidden: Vec<MissKind>,
+    /// Only the requests whose model, chain, reason, error or status holds
+    /// this text (any case; empty: all).
+    pub text: String,
 }
 
 impl Default for TableState {
@@ -64,8 +67,28 @@ impl Default for TableState {
             ascending: true,
             chain: None,
             hidden: Vec::new(),
+            text: String::new(),
         }
     }
+}
+
+/// Whether a request's model, chain, reason, error or status holds `text`
+/// (any case).
+fn matches_text(r: &Row, text: &str) -> bool {
+    let text = text.trim();
+    if text.is_empty() {
+        return true;
+    }
+    let needle = text.to_lowercase();
+    let holds = |s: &str| s.to_lowercase().contains(&needle);
+    holds(&r.model)
+        || holds(&r.chain)
+        || r.miss
+            .as_ref()
+            .is_some_and(|m| holds(&format!("{}: {}", m.kind, m.detail)))
+        || r.error.as_deref().is_some_and(holds)
+        || r.status.is_some_and(|st| holds(&format!("HTTP {st}")))
+        || holds(&format!("#{}", r.index))
 }
 
 fn kind_of(r: &Row) -> Option<MissKind> {
@@ -79,6 +102,7 @@ pub fn visible<'t>(t: &'t Traffic, s: &TableState) -> Vec<&'t Row> {
         .iter()
         .filter(|r| s.chain.as_ref().is_none_or(|c| *c == r.chain))
         .filter(|r| kind_of(r).is_none_or(|k| !s.hidden.contains(&k)))
+        .filter(|r| matches_text(r, &s.text))
         .collect();
     let u = |r: &Row| r.usage.unwrap_or_default();
     let f = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
@@ -125,6 +149,13 @@ pub fn filters(ui: &mut Ui, t: &Traffic, s: &mut TableState) {
         }
     }
     ui.horizontal_wrapped(|ui| {
+        ui.label("Filter");
+        ui.add(
+            egui::TextEdit::singleline(&mut s.text)
+                .hint_text("model, chain, reason, error")
+                .desired_width(180.0),
+        );
+        ui.separator();
         ui.label("Chain");
         egui::ComboBox::new("traffic-chain", "")
             .selected_text(s.chain.as_deref().unwrap_or("every chain"))
@@ -165,18 +196,63 @@ pub fn table(
     out: &mut Vec<Command>,
 ) {
     let rows = visible(t, s);
+    let moved = arrow_keys(ui, &rows, selected, source, out);
     let mut sort_click: Option<Col> = None;
     // In a box of its own height: the columns' lines end with the table.
     let height = (ui.available_height() * 0.45).clamp(120.0, 420.0);
     let size = vec2(ui.available_width(), height + 26.0);
     ui.allocate_ui(size, |ui| {
         ui.set_max_height(size.y);
-        sorted_table(ui, t, &rows, s, (selected, source), &mut sort_click, out);
+        sorted_table(
+            ui,
+            t,
+            &rows,
+            s,
+            (selected, source, moved),
+            &mut sort_click,
+            out,
+        );
     });
     if let Some(c) = sort_click {
         s.ascending = if s.sort == c { !s.ascending } else { true };
         s.sort = c;
     }
+}
+
+/// Arrow keys move the selection through the rows as listed (when no text
+/// field has the keyboard); the row moved to, to scroll to it.
+fn arrow_keys(
+    ui: &Ui,
+    rows: &[&Row],
+    selected: Option<usize>,
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) -> Option<usize> {
+    if ui.ctx().egui_wants_keyboard_input() || rows.is_empty() {
+        return None;
+    }
+    let (up, down) = ui.input(|i| {
+        (
+            i.key_pressed(egui::Key::ArrowUp),
+            i.key_pressed(egui::Key::ArrowDown),
+        )
+    });
+    if !up && !down {
+        return None;
+    }
+    let at = selected.and_then(|s| rows.iter().position(|r| r.index == s));
+    let next = match (at, down) {
+        (None, _) => 0,
+        (Some(i), true) => (i + 1).min(rows.len() - 1),
+        (Some(i), false) => i.saturating_sub(1),
+    };
+    (Some(next) != at).then(|| {
+        out.push(Command::SelectRequest {
+            capture: source.cloned(),
+            index: rows[next].index,
+        });
+        next
+    })
 }
 
 /// The table itself, its header clicks into `sort_click`.
@@ -185,7 +261,7 @@ fn sorted_table(
     t: &Traffic,
     rows: &[&Row],
     s: &TableState,
-    (selected, source): (Option<usize>, Option<&std::path::PathBuf>),
+    (selected, source, moved): (Option<usize>, Option<&std::path::PathBuf>, Option<usize>),
     sort_click: &mut Option<Col>,
     out: &mut Vec<Command>,
 ) {
@@ -198,6 +274,9 @@ fn sorted_table(
         .sense(Sense::click())
         .max_scroll_height(height)
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
+    if let Some(row) = moved {
+        b = b.scroll_to_row(row, None);
+    }
     let cols = shown_columns(t);
     for (col, _) in &cols {
         b = b.column(match col {

@@ -1,0 +1,123 @@
+//! The keyboard and the Traffic table as a user drives them (issue 41):
+//! arrow keys walk the requests in the order shown, a text filter narrows
+//! them, the columns a transcript has no figures for are not drawn, and
+//! the shortcuts list opens from F1 or `?` and closes with Escape.
+
+use std::path::PathBuf;
+
+use crate::window::{harness, wait_for};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prompt_inspector::ui::App;
+
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-workspace")
+}
+
+fn app<'a>(h: &'a Harness<'static, Option<App>>) -> &'a App {
+    h.state().as_ref().unwrap()
+}
+
+/// The window on the sample, its Traffic tab on `capture`.
+fn traffic_on(capture: &std::path::Path) -> Harness<'static, Option<App>> {
+    let mut h = harness(sample());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.run_steps(2);
+    h
+}
+
+fn shown(h: &Harness<'static, Option<App>>) -> Vec<usize> {
+    let v = &app(h).traffic_view;
+    let t = v.result.as_ref().unwrap().as_ref().unwrap();
+    prompt_inspector::ui::traffic_table::visible(t, &v.table)
+        .iter()
+        .map(|r| r.index)
+        .collect()
+}
+
+#[test]
+fn arrow_keys_walk_the_requests_as_shown_and_a_text_filter_narrows_them() {
+    let cap = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let mut h = traffic_on(&cap);
+    assert_eq!(shown(&h), [1, 2, 3, 4, 5]);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(2);
+    assert_eq!(app(&h).traffic_view.selected, Some(1));
+    h.key_press(egui::Key::ArrowDown);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(2);
+    assert_eq!(app(&h).traffic_view.selected, Some(3));
+    h.key_press(egui::Key::ArrowUp);
+    h.run_steps(2);
+    assert_eq!(app(&h).traffic_view.selected, Some(2));
+    // Sorted the other way, Down follows the order shown.
+    h.get_by_label("written").click();
+    h.run_steps(2);
+    assert_eq!(shown(&h), [3, 2, 5, 1, 4]);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(2);
+    assert_eq!(app(&h).traffic_view.selected, Some(5));
+    // The filter: the requests whose reason says ttl.
+    h.state_mut().as_mut().unwrap().traffic_view.table.text = "TTL".into();
+    h.run_steps(2);
+    assert_eq!(shown(&h), [4]);
+    h.state_mut().as_mut().unwrap().traffic_view.table.text = "claude-sonnet".into();
+    h.run_steps(2);
+    assert_eq!(shown(&h).len(), 5);
+    // A capture has statuses and latencies: their columns are drawn.
+    h.get_by_label("status");
+    h.get_by_label("latency");
+}
+
+#[test]
+fn a_transcript_has_no_status_or_latency_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |ts: &str, id: &str| {
+        serde_json::json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "requestId": id,
+            "message": {"id": id, "model": "claude-sonnet-4-6", "usage": {"input_tokens": 3,
+            "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}})
+        .to_string()
+    };
+    let f = dir.path().join("session.jsonl");
+    std::fs::write(
+        &f,
+        [
+            line("2026-11-30T10:00:00Z", "m1"),
+            line("2026-11-30T10:01:00Z", "m2"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let h = traffic_on(&f);
+    assert_eq!(shown(&h), [1, 2]);
+    h.get_by_label("written");
+    assert!(h.query_by_label("status").is_none());
+    assert!(h.query_by_label("latency").is_none());
+}
+
+#[test]
+fn the_shortcuts_list_opens_with_f1_or_a_question_mark_and_escape_closes_it() {
+    let mut h = harness(sample());
+    assert!(h.query_by_label("Keyboard shortcuts").is_none());
+    h.key_press(egui::Key::F1);
+    h.run_steps(2);
+    assert!(app(&h).shortcuts_open);
+    h.get_by_label("Keyboard shortcuts");
+    // Every menu shortcut is listed with its entry.
+    h.get_by_label("File › Save a snapshot");
+    h.get_by_label("View › DEBUG markers");
+    h.get_by_label("File › Quit");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(!app(&h).shortcuts_open);
+    h.event(egui::Event::Text("?".into()));
+    h.run_steps(2);
+    assert!(app(&h).shortcuts_open);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(!app(&h).shortcuts_open);
+}
