@@ -121,3 +121,72 @@ fn the_shortcuts_list_opens_with_f1_or_a_question_mark_and_escape_closes_it() {
     h.run_steps(2);
     assert!(!app(&h).shortcuts_open);
 }
+
+/// The selected request as recorded: its body (the capture's, pretty) and
+/// a curl command that sends it again with the key from the environment,
+/// copied from the buttons under it.
+#[test]
+fn the_selected_requests_body_shows_as_recorded_and_copies_as_curl() {
+    let cap = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&cap)
+            .unwrap()
+            .lines()
+            .nth(3)
+            .unwrap(),
+    )
+    .unwrap();
+    let mut h = traffic_on(&cap);
+    for _ in 0..4 {
+        h.key_press(egui::Key::ArrowDown);
+        h.run_steps(1);
+    }
+    assert_eq!(app(&h).traffic_view.selected, Some(4));
+    wait_for(&mut h, "the body", |a| {
+        matches!(&a.traffic_view.body, Some((4, Ok(_))))
+    });
+    let text = match &app(&h).traffic_view.body {
+        Some((_, Ok(t))) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    let shown: serde_json::Value = serde_json::from_str(&text.json).unwrap();
+    assert_eq!(shown, line["request"]);
+    assert!(
+        text.curl.contains("x-api-key: $ANTHROPIC_API_KEY"),
+        "{}",
+        text.curl
+    );
+    assert!(!text.curl.contains("sk-ant"), "{}", text.curl);
+    h.get_by_label_contains("Request body as recorded");
+    h.get_by_label("Copy as cURL").click();
+    h.run_steps(1);
+    let copied: Vec<String> = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied, std::slice::from_ref(&text.curl));
+    // The command sends it again: curl, by the shell, to the loopback
+    // upstream the base-URL variable names, answers with its usage.
+    let dir = tempfile::tempdir().unwrap();
+    let (up, mut upstream) = crate::common::agent_upstream(&dir.path().join("up.jsonl"));
+    let o = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("{} --silent --show-error", text.curl.trim_end()),
+        ])
+        .env("ANTHROPIC_BASE_URL", &up)
+        .env("ANTHROPIC_API_KEY", "sk-ant-FAKE-curl-test-0123456789")
+        .output()
+        .expect("sh and curl");
+    let _ = upstream.kill();
+    let _ = upstream.wait();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(answer["usage"]["input_tokens"].is_u64(), "{answer}");
+}

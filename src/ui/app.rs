@@ -346,6 +346,13 @@ impl App {
     fn select_request(&mut self, capture: Option<PathBuf>, index: usize) {
         self.traffic_view.selected = Some(index);
         self.traffic_view.traced = None;
+        self.traffic_view.body = None;
+        if let Some(capture) = &capture {
+            self.worker.submit(Job::RequestBody {
+                capture: capture.clone(),
+                index,
+            });
+        }
         if let (Some(capture), Some(root)) = (capture, self.state.root.clone()) {
             self.traffic_view.traced = Some((index, None));
             self.worker.submit(Job::Trace {

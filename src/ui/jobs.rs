@@ -191,6 +191,11 @@ pub enum Job {
         root: PathBuf,
         options: Options,
     },
+    /// Request `index` of `capture` as recorded: its body and its curl.
+    RequestBody {
+        capture: PathBuf,
+        index: usize,
+    },
 }
 
 pub enum TestRunMsg {
@@ -288,6 +293,11 @@ pub enum Done {
     Tables {
         table: Arc<ModelTable>,
         profiles: Vec<String>,
+    },
+    /// A request's body as recorded (see [`Job::RequestBody`]).
+    RequestBody {
+        index: usize,
+        result: Box<Result<super::traffic::RequestText, String>>,
     },
     /// A request traced back to the workspace (see [`Job::Trace`]).
     Traced {

@@ -37,8 +37,18 @@ pub struct TrafficView {
     /// The selected request traced back to the open workspace (None while
     /// the worker traces it).
     pub traced: Option<(usize, Option<Result<Against, String>>)>,
+    /// The selected request's body as recorded, when read.
+    pub body: Option<(usize, Result<RequestText, String>)>,
     /// How the requests' table is sorted and filtered.
     pub table: super::traffic_table::TableState,
+}
+
+/// A recorded request as text: its body (pretty JSON) and the curl
+/// command that sends it again, its key read from the environment.
+#[derive(Debug, Clone)]
+pub struct RequestText {
+    pub json: String,
+    pub curl: String,
 }
 
 /// The proxy's settings as typed, and its state once started.
@@ -100,6 +110,7 @@ impl TrafficView {
         // A live capture grows under the selection: keep it.
         if self.proxy.addr.is_none() {
             self.selected = None;
+            self.body = None;
         }
         self.result = Some(result);
         self.out_of_order = 0;
@@ -117,6 +128,7 @@ impl TrafficView {
         self.proxy.capture = Some(capture);
         self.result = None;
         self.selected = None;
+        self.body = None;
         self.out_of_order = 0;
         self.missed = 0;
     }
@@ -344,10 +356,15 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     ui.separator();
     super::traffic_table::timeline_view(ui, t, view.selected, diff_source, out);
     ui.separator();
+    let body = view
+        .body
+        .as_ref()
+        .filter(|(i, _)| Some(*i) == view.selected)
+        .map(|(_, b)| b);
     super::traffic_request::selected(
         ui,
         t,
-        (view.selected, view.traced.as_ref()),
+        (view.selected, view.traced.as_ref(), body),
         diff_source,
         out,
     );

@@ -105,7 +105,7 @@ pub fn parts(
 pub fn selected(
     ui: &mut Ui,
     t: &Traffic,
-    (selected, traced): (Option<usize>, Option<&Traced>),
+    (selected, traced, body): (Option<usize>, Option<&Traced>, Option<&Body>),
     diff_source: Option<&PathBuf>,
     out: &mut Vec<Command>,
 ) {
@@ -126,7 +126,73 @@ pub fn selected(
         .id_salt("traffic-scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            request_row(ui, r, (selected, traced), diff_source, (scale, width), out);
+            request_row(
+                ui,
+                r,
+                (selected, traced, body),
+                diff_source,
+                (scale, width),
+                out,
+            );
+        });
+}
+
+/// `812 bytes`, `14 KB`.
+fn size(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} bytes")
+    } else {
+        format!("{} KB", thousands(n.div_ceil(1024) as u64))
+    }
+}
+
+/// A request's body as recorded, read for the selected request.
+pub type Body = Result<super::traffic::RequestText, String>;
+
+/// How much of a body is drawn (a copy takes all of it).
+const SHOWN_BYTES: usize = 64 * 1024;
+
+/// A copy of the request's body, and of a curl command that sends it again.
+fn copy_buttons(ui: &mut Ui, b: &super::traffic::RequestText, out: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        if ui.button("Copy the body").clicked() {
+            out.push(Command::CopyText(b.json.clone()));
+        }
+        if ui
+            .button("Copy as cURL")
+            .on_hover_text("a curl command that sends this request again: the key is read from $ANTHROPIC_API_KEY, $OPENAI_API_KEY or $GEMINI_API_KEY, never written in it")
+            .clicked()
+        {
+            out.push(Command::CopyText(b.curl.clone()));
+        }
+    });
+}
+
+/// The selected request's body as recorded (JSON, the first 64 KiB drawn).
+fn as_recorded(ui: &mut Ui, body: &Body) {
+    let b = match body {
+        Ok(b) => b,
+        Err(e) => {
+            ui.weak(format!("  the request as recorded: {e}"));
+            return;
+        }
+    };
+    egui::CollapsingHeader::new(format!("Request body as recorded ({})", size(b.json.len())))
+        .id_salt("traffic-request-body")
+        .show(ui, |ui| {
+            let shown = &b.json[..b.json.floor_char_boundary(SHOWN_BYTES)];
+            egui::ScrollArea::vertical()
+                .id_salt("traffic-request-body-text")
+                .max_height(320.0)
+                .show(ui, |ui| {
+                    ui.add(egui::Label::new(RichText::new(shown).monospace()).wrap());
+                    if shown.len() < b.json.len() {
+                        ui.weak(format!(
+                            "… {} more: copy the body for all of it",
+                            size(b.json.len() - shown.len())
+                        ));
+                    }
+                });
         });
 }
 
@@ -136,7 +202,7 @@ pub fn selected(
 fn request_row(
     ui: &mut Ui,
     r: &crate::engine::traffic::Row,
-    (selected, traced): (Option<usize>, Option<&Traced>),
+    (selected, traced, body): (Option<usize>, Option<&Traced>, Option<&Body>),
     source: Option<&PathBuf>,
     (scale, width): (u64, f32),
     out: &mut Vec<Command>,
@@ -203,6 +269,9 @@ fn request_row(
                 b: r.index,
             });
         }
+        if let Some(Ok(b)) = body {
+            copy_buttons(ui, b, out);
+        }
         // Its files below the way to its diff (a trace arriving late moves
         // nothing above it).
         trace_ui(ui, against);
@@ -210,6 +279,9 @@ fn request_row(
             .and_then(|a| a.as_ref().ok())
             .map(|a| &a.attribution);
         super::traffic_request::parts(ui, &r.parts, attribution);
+        if let Some(b) = body {
+            as_recorded(ui, b);
+        }
     }
     if let Some(e) = &r.error {
         ui.colored_label(colors::text(ui, colors::ERROR), e);

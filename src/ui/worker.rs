@@ -61,6 +61,29 @@ impl Shared {
         });
     }
 
+    /// Request `index` of `capture` as recorded: its body, pretty, and the
+    /// curl command that sends it again (no key in it).
+    fn request_body(&self, capture: &Path, index: usize) {
+        use crate::engine::traffic::profile_check;
+        let result = crate::engine::traffic::read_file_for(capture, &[index])
+            .and_then(|(_, x, _)| {
+                let (_, exchange, body) = profile_check::pick(&x, Some(index))?;
+                Ok(super::traffic::RequestText {
+                    json: serde_json::to_string_pretty(body).unwrap_or_default(),
+                    curl: crate::engine::traffic::curl::command(
+                        exchange.api,
+                        &exchange.model,
+                        body,
+                    ),
+                })
+            })
+            .map_err(String::from);
+        self.send(Done::RequestBody {
+            index,
+            result: Box::new(result),
+        });
+    }
+
     /// A capture or transcript read as the `traffic` command reads it
     /// (streamed, bounded), saying how far it has come.
     /// Reads a capture until it is read or its ticket is cancelled (checked
@@ -275,6 +298,7 @@ impl Shared {
                 root,
                 options,
             } => self.trace(&capture, index, &root, &options),
+            Job::RequestBody { capture, index } => self.request_body(&capture, index),
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}
             Job::Folder { path, asked } => self.send(folder(path, asked)),

@@ -100,6 +100,11 @@ impl App {
             }
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::FeedMissed(n) => self.traffic_view.missed += n,
+            Done::RequestBody { index, result } => {
+                if self.traffic_view.selected == Some(index) {
+                    self.traffic_view.body = Some((index, *result));
+                }
+            }
             Done::Traced { index, result } => {
                 // Only the selected request's trace is kept.
                 if self.traffic_view.selected == Some(index) {

@@ -20,6 +20,7 @@ mod attribution_tests;
 pub mod attribution_text;
 mod capture;
 mod codex;
+pub mod curl;
 mod explain;
 mod history;
 pub mod html;
