@@ -190,3 +190,56 @@ fn the_selected_requests_body_shows_as_recorded_and_copies_as_curl() {
     let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(answer["usage"]["input_tokens"].is_u64(), "{answer}");
 }
+
+/// Problems as an editor lists them: grouped by file (each with its
+/// count), a text filter, F8 and Shift+F8 from one to the next, selecting
+/// the fragment each is about.
+#[test]
+fn problems_group_by_file_filter_by_text_and_f8_walks_them() {
+    use prompt_inspector::ui::state::Tab;
+    let dir = crate::common::copy_sample();
+    crate::common::write_ws(
+        dir.path(),
+        &[(
+            "fragments/bad.yaml",
+            "- id: bad.one\n  layer: 3\n  content: x\n  colour: red\n- id: bad.two\n  layer: 3\n  content: y\n  flavour: sweet\n",
+        )],
+    );
+    let mut h = harness(dir.path().to_path_buf());
+    let all = app(&h).state.problems.clone();
+    let bad: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].file == "fragments/bad.yaml")
+        .collect();
+    assert_eq!(bad.len(), 2, "{all:?}");
+    h.get_by_label_contains("Problems (").click();
+    h.run_steps(2);
+    assert_eq!(app(&h).state.tab, Tab::Problems);
+    h.get_by_label("fragments/bad.yaml  (2 problems)");
+    // F8 goes through them in the order shown, wrapping; Shift+F8 back.
+    let shown = app(&h).problems_view.shown(&all);
+    assert_eq!(shown.len(), all.len());
+    h.key_press(egui::Key::F8);
+    h.run_steps(2);
+    assert_eq!(app(&h).problems_view.current, Some(shown[0]));
+    h.key_press(egui::Key::F8);
+    h.run_steps(2);
+    assert_eq!(app(&h).problems_view.current, Some(shown[1]));
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::F8);
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::F8);
+    h.run_steps(2);
+    assert_eq!(app(&h).problems_view.current, Some(*shown.last().unwrap()));
+    // Going to one that is about a fragment selects it.
+    let i = *bad.last().unwrap();
+    while app(&h).problems_view.current != Some(i) {
+        h.key_press(egui::Key::F8);
+        h.run_steps(1);
+    }
+    assert_eq!(app(&h).state.selected, all[i].fragment);
+    // The filter: the problems whose message says flavour.
+    h.state_mut().as_mut().unwrap().problems_view.text = "flavour".into();
+    h.run_steps(2);
+    let left = app(&h).problems_view.shown(&all);
+    assert_eq!(left.len(), 1);
+    assert!(all[left[0]].message.contains("flavour"));
+    h.get_by_label("fragments/bad.yaml  (1 problem)");
+}

@@ -181,9 +181,9 @@ fn one_warning_is_singular() {
     let mut h = harness(dir.path().to_path_buf());
     h.get_by_label_contains("Problems (1)").click();
     h.run_steps(2);
-    h.get_by_label("0 errors");
-    h.get_by_label("1 warning");
-    h.get_by_label("0 cache breakers");
+    h.get_by_label("× 0 errors");
+    h.get_by_label("▲ 1 warning");
+    h.get_by_label("● 0 cache breakers");
 }
 
 #[test]

@@ -324,6 +324,11 @@ impl App {
             Command::StartProxy => self.start_proxy(),
             Command::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
             Command::ToggleShortcuts => self.shortcuts_open = !self.shortcuts_open,
+            Command::NextProblem { forward } => {
+                if let Some(f) = self.problems_view.step(&self.state.problems, forward) {
+                    self.select(f);
+                }
+            }
             Command::DiffRequests { capture, a, b } => self.diff_requests(capture, a, b),
             Command::StopProxy => {
                 if let Some(stop) = &self.traffic_view.proxy.stop {

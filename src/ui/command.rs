@@ -80,6 +80,11 @@ pub enum Command {
     Quit,
     /// Show or hide the list of keyboard shortcuts (Help, F1, `?`).
     ToggleShortcuts,
+    /// Go to the next problem (F8), or the previous (Shift+F8): its
+    /// fragment selected, its row marked in the Problems tab.
+    NextProblem {
+        forward: bool,
+    },
 }
 
 /// A menu of the menu bar, in the order shown.
@@ -158,6 +163,12 @@ impl Entry {
         self
     }
 
+    /// With Shift+`key` as its shortcut.
+    const fn shift(mut self, key: Key) -> Entry {
+        self.shortcut = Some(KeyboardShortcut::new(Modifiers::SHIFT, key));
+        self
+    }
+
     /// With `key` alone as its shortcut.
     const fn key(mut self, key: Key) -> Entry {
         self.shortcut = Some(KeyboardShortcut::new(Modifiers::NONE, key));
@@ -224,6 +235,21 @@ pub const ENTRIES: &[Entry] = &[
     Entry::new(Menu::View, "Find a fragment", Command::FindFragment)
         .ctrl(Key::F)
         .enabled_when(|f| f.state.loaded.is_some()),
+    Entry::new(
+        Menu::View,
+        "Next problem",
+        Command::NextProblem { forward: true },
+    )
+    .key(Key::F8)
+    .enabled_when(|f| !f.state.problems.is_empty())
+    .after_separator(),
+    Entry::new(
+        Menu::View,
+        "Previous problem",
+        Command::NextProblem { forward: false },
+    )
+    .shift(Key::F8)
+    .enabled_when(|f| !f.state.problems.is_empty()),
     Entry::new(Menu::Help, "Keyboard shortcuts", Command::ToggleShortcuts).key(Key::F1),
 ];
 
