@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod examples;
+pub mod learn;
 pub mod sample;
 pub mod ui;
 

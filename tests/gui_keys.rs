@@ -243,3 +243,53 @@ fn problems_group_by_file_filter_by_text_and_f8_walks_them() {
     assert!(all[left[0]].message.contains("flavour"));
     h.get_by_label("fragments/bad.yaml  (1 problem)");
 }
+
+/// The Traffic tab teaches the agent's own parts as `agents learn` does:
+/// a request traced to the open folder, whose sender is known, offers
+/// "Learn …"; a click keeps them in the data folder and says so.
+#[test]
+fn a_traced_request_teaches_its_agents_own_parts_from_the_traffic_tab() {
+    let fixture =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/claude-code-2.1.332");
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    crate::common::copy_dir(&fixture.join("workspace"), &project);
+    let data = dir.path().join("agents");
+    let mut h = harness(project.clone());
+    h.state_mut().as_mut().unwrap().observed_dir = Some(data.clone());
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path =
+        fixture.join("capture.jsonl").display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.key_press(egui::Key::ArrowDown);
+    wait_for(&mut h, "the trace", |a| {
+        matches!(&a.traffic_view.traced, Some((1, Some(Ok(_)))))
+    });
+    h.run_steps(2);
+    h.get_by_label("Learn Claude Code 2.1.332's own parts from this request")
+        .click();
+    wait_for(&mut h, "the parts learned", |a| {
+        a.traffic_view.learned.is_some()
+    });
+    let said = match &app(&h).traffic_view.learned {
+        Some((1, Ok(s))) => s.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        said.starts_with("learned Claude Code 2.1.332's own parts from request #1"),
+        "{said}"
+    );
+    let saved: Vec<PathBuf> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(said.contains(&saved[0].display().to_string()), "{said}");
+    // Nothing of the user's files is kept.
+    let kept = std::fs::read_to_string(&saved[0]).unwrap();
+    let memory = std::fs::read_to_string(project.join("CLAUDE.md")).unwrap();
+    let line = memory.lines().find(|l| l.len() > 20).unwrap();
+    assert!(!kept.contains(line), "{line}");
+}

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 use clap::Subcommand;
 
 use super::{Format, fail, out, out_json};
-use crate::engine::workspace::agents::builtin::Builtin;
 use crate::engine::workspace::agents::observed;
 use crate::engine::{self, TokenCounter};
 
@@ -70,24 +69,6 @@ pub fn run(a: Args) -> ExitCode {
     }
 }
 
-/// Tokens of the parts' blocks and of their tool definitions (as JSON), in
-/// the encoding of the parts' model.
-fn tokens(b: &Builtin, table: &engine::ModelTable, counter: &TokenCounter) -> (u64, u64) {
-    let enc = table.resolve(b.model.as_deref()).tokenizer;
-    let blocks = b.blocks.iter().map(|x| counter.count(enc, &x.text)).sum();
-    let tools = b
-        .tools
-        .iter()
-        .map(|t| {
-            counter.count(
-                enc,
-                &serde_json::to_string(&t.definition).unwrap_or_default(),
-            )
-        })
-        .sum();
-    (blocks, tools)
-}
-
 fn list(format: Format) -> ExitCode {
     let (profiles, table) = match (crate::profiles(), crate::model_table()) {
         (Ok(p), Ok(t)) => (p, t),
@@ -103,7 +84,7 @@ fn list(format: Format) -> ExitCode {
             let Some(b) = p.parts.as_deref() else {
                 continue;
             };
-            let (bt, tt) = tokens(b, &table, &counter);
+            let (bt, tt) = crate::learn::tokens(b, &table, &counter);
             rows.push(serde_json::json!({
                 "id": p.id(),
                 "agent": b.agent,
@@ -176,51 +157,22 @@ fn list_text(rows: &[serde_json::Value], dir: Option<&Path>, bad: &[String], f: 
 }
 
 fn learn(l: &Learn, format: Format) -> ExitCode {
-    use crate::engine::traffic::{self, learn, profile_check};
-    let (table, counter) = match crate::model_table() {
-        Ok(t) => (t, TokenCounter::new()),
-        Err(e) => return fail(e),
+    let keep_in = match (l.dry_run, crate::observed_dir()) {
+        (true, _) => None,
+        (false, None) => return fail("no data folder: set XDG_DATA_HOME or HOME"),
+        (false, Some(dir)) => Some(dir),
     };
-    let wanted: Vec<usize> = l.request.into_iter().collect();
-    let learned = traffic::read_file_for(&l.capture, &wanted).and_then(|(_, x, _)| {
-        let (n, x, req) = profile_check::pick(&x, l.request)?;
-        let name = l
-            .capture
-            .file_name()
-            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let who = learn::sender((n, x, req), &name, l.release.as_deref())?;
-        // The folder as that agent reads it, its user-level memory
-        // included: the files none of whose lines may be kept.
-        let mut opts = crate::with_surroundings(engine::Options::default());
-        opts.user_memory = opts.home.is_some();
-        opts.profile = Some(who.profile.clone());
-        let ins = engine::inspect(&l.against, &opts, &table, &counter)?;
-        let files = traffic::attribution::workspace_files(&ins.workspace).files;
-        let home = opts.home.as_deref().and_then(|h| h.to_str());
-        learn::learn_request(&who, (x, req), home, &files)
-    });
-    let learned = match learned {
+    let learned = match crate::learn::learn(
+        &l.capture,
+        l.request,
+        &l.against,
+        l.release.as_deref(),
+        keep_in.as_deref(),
+    ) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let text = serde_json::to_string_pretty(&learned.parts).unwrap_or_default() + "\n";
-    // Redacted by the same shapes as every capture: a part holding a
-    // key-shaped string is not kept, whatever it is.
-    if matches!(
-        crate::net::guard::redact_shapes(&text),
-        std::borrow::Cow::Owned(_)
-    ) {
-        return fail("the request's own parts hold a key-shaped string: nothing was learned");
-    }
-    let saved = match (l.dry_run, crate::observed_dir()) {
-        (true, _) => None,
-        (false, None) => return fail("no data folder: set XDG_DATA_HOME or HOME"),
-        (false, Some(dir)) => match save(&dir, &learned.parts, &text) {
-            Ok(p) => Some(p),
-            Err(e) => return fail(e),
-        },
-    };
-    let (bt, tt) = tokens(&learned.parts, &table, &counter);
+    let ((bt, tt), saved) = (learned.tokens, learned.saved.clone());
     let b = &learned.parts;
     if format == Format::Json {
         out_json(&serde_json::json!({
@@ -259,7 +211,7 @@ fn learn(l: &Learn, format: Format) -> ExitCode {
             "saved to {}: the folder views of {} now use it (`agents forget {}` goes back)\n",
             p.display(),
             b.agent,
-            id_of(b)
+            crate::learn::id_of(b)
         ),
         None => "--dry-run: nothing written\n".into(),
     };
@@ -267,41 +219,13 @@ fn learn(l: &Learn, format: Format) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `codex@0.172.0`: the id of the profile an observation becomes.
-fn id_of(b: &Builtin) -> String {
-    let name = observed::file_name(b);
-    name.trim_end_matches(".json").to_string()
-}
-
-/// Writes the observation into the data folder (created for this user
-/// only), atomically; the folder must be a real folder, not a link.
-fn save(dir: &Path, b: &Builtin, text: &str) -> Result<PathBuf, String> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    if !meta.is_dir() {
-        return Err(format!(
-            "{} is not a folder (a link?): refused",
-            dir.display()
-        ));
-    }
-    let path = dir.join(observed::file_name(b));
-    engine::workspace::store::write_atomic(&path, text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
-}
-
 fn forget(id: &str) -> ExitCode {
     let Some(dir) = crate::observed_dir() else {
         return fail("no data folder: set XDG_DATA_HOME or HOME");
     };
     let (kept, _) = observed::load(&dir);
-    let Some(k) = kept.iter().find(|k| id_of(&k.parts) == id) else {
-        let known: Vec<String> = kept.iter().map(|k| id_of(&k.parts)).collect();
+    let Some(k) = kept.iter().find(|k| crate::learn::id_of(&k.parts) == id) else {
+        let known: Vec<String> = kept.iter().map(|k| crate::learn::id_of(&k.parts)).collect();
         return fail(format!(
             "no observation '{id}' (learned: {})",
             if known.is_empty() {

@@ -81,6 +81,9 @@ pub struct App {
     pub(crate) launch: Option<(String, super::live_run::Launch)>,
     /// The keyboard shortcuts list is open (Help, F1, `?`).
     pub shortcuts_open: bool,
+    /// Where the agents' parts learned here are kept
+    /// ([`crate::observed_dir`], read once at start).
+    pub observed_dir: Option<PathBuf>,
 }
 
 impl App {
@@ -130,6 +133,7 @@ impl App {
             examples: Vec::new(),
             launch: None,
             shortcuts_open: false,
+            observed_dir: crate::observed_dir(),
         };
         app.worker.submit(Job::Startup);
         let folder = match (path, persisted.last_workspace) {
@@ -324,6 +328,27 @@ impl App {
             Command::StartProxy => self.start_proxy(),
             Command::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
             Command::ToggleShortcuts => self.shortcuts_open = !self.shortcuts_open,
+            Command::LearnParts { capture, index } => {
+                let keep_in = self.observed_dir.clone();
+                match (self.state.root.clone(), keep_in) {
+                    (Some(root), Some(keep_in)) => {
+                        self.traffic_view.learned = None;
+                        self.worker.submit(Job::Learn {
+                            capture,
+                            index,
+                            root,
+                            keep_in,
+                        });
+                    }
+                    (_, None) => {
+                        self.traffic_view.learned = Some((
+                            index,
+                            Err("no data folder: set XDG_DATA_HOME or HOME".into()),
+                        ))
+                    }
+                    (None, _) => {}
+                }
+            }
             Command::NextProblem { forward } => {
                 if let Some(f) = self.problems_view.step(&self.state.problems, forward) {
                     self.select(f);

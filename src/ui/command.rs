@@ -85,6 +85,12 @@ pub enum Command {
     NextProblem {
         forward: bool,
     },
+    /// Learn the own parts of the agent that sent request `index` of
+    /// `capture`, the open workspace's files left out (`agents learn`).
+    LearnParts {
+        capture: PathBuf,
+        index: usize,
+    },
 }
 
 /// A menu of the menu bar, in the order shown.

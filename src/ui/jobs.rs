@@ -196,6 +196,16 @@ pub enum Job {
         capture: PathBuf,
         index: usize,
     },
+    /// The sender's own parts learned from request `index` of `capture`,
+    /// the files of the workspace at `root` left out, kept in the user's
+    /// data folder.
+    Learn {
+        capture: PathBuf,
+        index: usize,
+        root: PathBuf,
+        /// The data folder's `agents/` ([`crate::observed_dir`]).
+        keep_in: PathBuf,
+    },
 }
 
 pub enum TestRunMsg {
@@ -293,6 +303,11 @@ pub enum Done {
     Tables {
         table: Arc<ModelTable>,
         profiles: Vec<String>,
+    },
+    /// What was learned from a request (see [`Job::Learn`]), in a sentence.
+    Learned {
+        index: usize,
+        result: Result<String, String>,
     },
     /// A request's body as recorded (see [`Job::RequestBody`]).
     RequestBody {

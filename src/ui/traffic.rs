@@ -39,6 +39,8 @@ pub struct TrafficView {
     pub traced: Option<(usize, Option<Result<Against, String>>)>,
     /// The selected request's body as recorded, when read.
     pub body: Option<(usize, Result<RequestText, String>)>,
+    /// What the last "Learn the agent's own parts" said, for its request.
+    pub learned: Option<(usize, Result<String, String>)>,
     /// How the requests' table is sorted and filtered.
     pub table: super::traffic_table::TableState,
 }
@@ -361,11 +363,16 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         .as_ref()
         .filter(|(i, _)| Some(*i) == view.selected)
         .map(|(_, b)| b);
+    let learned = view
+        .learned
+        .as_ref()
+        .filter(|(i, _)| Some(*i) == view.selected)
+        .map(|(_, l)| l);
     super::traffic_request::selected(
         ui,
         t,
         (view.selected, view.traced.as_ref(), body),
-        diff_source,
+        (diff_source, learned),
         out,
     );
 }

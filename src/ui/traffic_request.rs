@@ -106,7 +106,7 @@ pub fn selected(
     ui: &mut Ui,
     t: &Traffic,
     (selected, traced, body): (Option<usize>, Option<&Traced>, Option<&Body>),
-    diff_source: Option<&PathBuf>,
+    (diff_source, learned): (Option<&PathBuf>, Option<&Result<String, String>>),
     out: &mut Vec<Command>,
 ) {
     let Some(r) = selected.and_then(|i| t.requests.iter().find(|r| r.index == i)) else {
@@ -129,12 +129,43 @@ pub fn selected(
             request_row(
                 ui,
                 r,
-                (selected, traced, body),
+                (selected, traced, body, learned),
                 diff_source,
                 (scale, width),
                 out,
             );
         });
+}
+
+/// "Learn the agent's own parts from this request", and what it said.
+fn learn_row(
+    ui: &mut Ui,
+    capture: &std::path::Path,
+    r: &crate::engine::traffic::Row,
+    learned: Option<&Result<String, String>>,
+    out: &mut Vec<Command>,
+) {
+    let Some(release) = &r.release else {
+        return;
+    };
+    if ui
+        .button(format!("Learn {}'s own parts from this request", release.name()))
+        .on_hover_text("its system prompt, runtime context and tool definitions, your files and user-level memory left out, kept in your data folder (never a key or a line of your files): this folder's views then use them, labelled as observed")
+        .clicked()
+    {
+        out.push(Command::LearnParts {
+            capture: capture.to_path_buf(),
+            index: r.index,
+        });
+    }
+    let said = match learned {
+        Some(Ok(said)) => RichText::new(said).color(colors::text(ui, colors::READ)),
+        Some(Err(e)) => {
+            RichText::new(format!("not learned: {e}")).color(colors::text(ui, colors::ERROR))
+        }
+        None => return,
+    };
+    ui.add(egui::Label::new(said).wrap());
 }
 
 /// `812 bytes`, `14 KB`.
@@ -145,6 +176,14 @@ fn size(n: usize) -> String {
         format!("{} KB", thousands(n.div_ceil(1024) as u64))
     }
 }
+
+/// The selected request, its trace, its body, what learning from it said.
+type Selection<'a> = (
+    Option<usize>,
+    Option<&'a Traced>,
+    Option<&'a Body>,
+    Option<&'a Result<String, String>>,
+);
 
 /// A request's body as recorded, read for the selected request.
 pub type Body = Result<super::traffic::RequestText, String>;
@@ -202,7 +241,7 @@ fn as_recorded(ui: &mut Ui, body: &Body) {
 fn request_row(
     ui: &mut Ui,
     r: &crate::engine::traffic::Row,
-    (selected, traced, body): (Option<usize>, Option<&Traced>, Option<&Body>),
+    (selected, traced, body, learned): Selection,
     source: Option<&PathBuf>,
     (scale, width): (u64, f32),
     out: &mut Vec<Command>,
@@ -271,6 +310,11 @@ fn request_row(
         }
         if let Some(Ok(b)) = body {
             copy_buttons(ui, b, out);
+        }
+        // A request traced to the open workspace whose sender is known
+        // teaches its own parts (`agents learn`).
+        if let (Some(src), Some(Ok(_))) = (source, against) {
+            learn_row(ui, src, r, learned, out);
         }
         // Its files below the way to its diff (a trace arriving late moves
         // nothing above it).

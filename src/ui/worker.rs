@@ -61,6 +61,27 @@ impl Shared {
         });
     }
 
+    /// The own parts of the sender of request `index` of `capture`, learned
+    /// and kept (`agents learn`), said in a sentence.
+    fn learn(&self, capture: &Path, index: usize, root: &Path, keep_in: &Path) {
+        let result = crate::learn::learn(capture, Some(index), root, None, Some(keep_in)).map(|l| {
+            let b = &l.parts;
+            format!(
+                "learned {}'s own parts from request #{index}: {} blocks ({} tokens), {} tools ({} tokens); kept in {}, and this folder's views now use them (`prompt-inspector agents forget {}` goes back)",
+                b.source(),
+                b.blocks.len(),
+                crate::engine::thousands(l.tokens.0),
+                b.tools.len(),
+                crate::engine::thousands(l.tokens.1),
+                l.saved
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string()),
+                crate::learn::id_of(b),
+            )
+        });
+        self.send(Done::Learned { index, result });
+    }
+
     /// Request `index` of `capture` as recorded: its body, pretty, and the
     /// curl command that sends it again (no key in it).
     fn request_body(&self, capture: &Path, index: usize) {
@@ -299,6 +320,12 @@ impl Shared {
                 options,
             } => self.trace(&capture, index, &root, &options),
             Job::RequestBody { capture, index } => self.request_body(&capture, index),
+            Job::Learn {
+                capture,
+                index,
+                root,
+                keep_in,
+            } => self.learn(&capture, index, &root, &keep_in),
             // Jobs that wait on a person or a network run on their own thread.
             Job::PickFolder | Job::TestRun(_) => {}
             Job::Folder { path, asked } => self.send(folder(path, asked)),

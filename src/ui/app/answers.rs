@@ -100,6 +100,14 @@ impl App {
             }
             Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
             Done::FeedMissed(n) => self.traffic_view.missed += n,
+            Done::Learned { index, result } => {
+                let learned = result.is_ok();
+                self.traffic_view.learned = Some((index, result));
+                // The folder's views take the parts just learned.
+                if learned {
+                    self.reload();
+                }
+            }
             Done::RequestBody { index, result } => {
                 if self.traffic_view.selected == Some(index) {
                     self.traffic_view.body = Some((index, *result));
