@@ -373,7 +373,7 @@ impl App {
     /// Selects request `index` of the Traffic tab, and has the worker trace
     /// it to the open workspace (when a workspace is open and the capture
     /// is a file).
-    fn select_request(&mut self, capture: Option<PathBuf>, index: usize) {
+    pub(crate) fn select_request(&mut self, capture: Option<PathBuf>, index: usize) {
         self.traffic_view.selected = Some(index);
         self.traffic_view.traced = None;
         self.traffic_view.body = None;

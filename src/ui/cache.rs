@@ -62,6 +62,8 @@ pub fn show(
         .id_salt("cache-scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
+            // Nothing below is wider than the panel: texts wrap in it.
+            ui.set_max_width(ui.available_width());
             ui.add(
                 egui::Label::new(
                     RichText::new(format!(
@@ -196,12 +198,18 @@ fn strategies(ui: &mut Ui, p: &Prediction) {
                 ui.strong(h);
             }
             ui.end_row();
+            let right = |ui: &mut Ui, text: String| {
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.label(text)
+                });
+            };
             for s in &p.strategies {
-                ui.label(strategy_words(s.name));
-                ui.label(thousands(s.usage.cache_read_input_tokens));
-                ui.label(thousands(s.usage.cache_creation_input_tokens));
-                ui.label(thousands(s.usage.input_tokens));
-                ui.label(format!("${:.5}", s.cost_usd));
+                let (short, long) = strategy_words(s.name);
+                ui.label(short).on_hover_text(long);
+                right(ui, thousands(s.usage.cache_read_input_tokens));
+                right(ui, thousands(s.usage.cache_creation_input_tokens));
+                right(ui, thousands(s.usage.input_tokens));
+                right(ui, format!("${:.5}", s.cost_usd));
                 ui.label(if s.name == p.best { "best" } else { "" });
                 ui.end_row();
             }
@@ -212,13 +220,20 @@ fn strategies(ui: &mut Ui, p: &Prediction) {
     ));
 }
 
-/// A strategy as a user would name it (the CLI's JSON keeps the id).
-fn strategy_words(name: &str) -> &str {
+/// A strategy as a user would name it, short and in full (the CLI's JSON
+/// keeps the id).
+fn strategy_words(name: &str) -> (&str, &str) {
     match name {
-        "layered" => "layered: a breakpoint per cached layer",
-        "single_string" => "one string: the whole prompt, one breakpoint",
-        "none" => "no caching",
-        other => other,
+        "layered" => ("layered", "a breakpoint per cached layer"),
+        "single_string" => (
+            "one string",
+            "the whole prompt as one string, one breakpoint",
+        ),
+        "none" => (
+            "no caching",
+            "no breakpoint: nothing is read from the cache",
+        ),
+        other => (other, other),
     }
 }
 

@@ -124,8 +124,17 @@ impl Window for App {
             View::Traffic => self.traffic_view.result.is_some(),
             View::TrafficRequest => match &self.traffic_view.result {
                 Some(Ok(t)) => {
-                    self.traffic_view.selected = t.requests.last().map(|r| r.index);
-                    true
+                    // Selected as a click selects it: its body read, its
+                    // trace to the open folder made.
+                    let last = t.requests.last().map(|r| r.index);
+                    if self.traffic_view.selected != last {
+                        if let Some(i) = last {
+                            self.select_request(self.traffic_view.source.clone(), i);
+                        }
+                        return false;
+                    }
+                    self.traffic_view.body.is_some()
+                        && !matches!(self.traffic_view.traced, Some((_, None)))
                 }
                 Some(Err(_)) => true,
                 None => false,

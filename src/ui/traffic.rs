@@ -346,6 +346,34 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     } else {
         view.source.as_ref()
     };
+    // The selected request in a pane of its own at the bottom, which the
+    // user resizes (its height kept): the table and the timeline share
+    // what is left, so the request is never below the fold.
+    if view.selected.is_some() {
+        let body = view
+            .body
+            .as_ref()
+            .filter(|(i, _)| Some(*i) == view.selected)
+            .map(|(_, b)| b);
+        let learned = view
+            .learned
+            .as_ref()
+            .filter(|(i, _)| Some(*i) == view.selected)
+            .map(|(_, l)| l);
+        egui::Panel::bottom("traffic-detail")
+            .resizable(true)
+            .default_size((ui.available_height() * 0.5).max(160.0))
+            .min_size(110.0)
+            .show(ui, |ui| {
+                super::traffic_request::selected(
+                    ui,
+                    t,
+                    (view.selected, view.traced.as_ref(), body),
+                    (diff_source, learned),
+                    out,
+                );
+            });
+    }
     ui.separator();
     super::traffic_table::filters(ui, t, &mut view.table);
     // Columns wider than a narrow window scroll sideways, never past its
@@ -357,24 +385,10 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         });
     ui.separator();
     super::traffic_table::timeline_view(ui, t, view.selected, diff_source, out);
-    ui.separator();
-    let body = view
-        .body
-        .as_ref()
-        .filter(|(i, _)| Some(*i) == view.selected)
-        .map(|(_, b)| b);
-    let learned = view
-        .learned
-        .as_ref()
-        .filter(|(i, _)| Some(*i) == view.selected)
-        .map(|(_, l)| l);
-    super::traffic_request::selected(
-        ui,
-        t,
-        (view.selected, view.traced.as_ref(), body),
-        (diff_source, learned),
-        out,
-    );
+    if view.selected.is_none() {
+        ui.separator();
+        ui.weak("Click a request (a row, or its tick on the timeline) for its parts, its files and its diff.");
+    }
 }
 
 /// The file to open, typed or pasted.
