@@ -14,6 +14,7 @@ use prompt_inspector::engine::{
 #[path = "../tests/common/generate.rs"]
 mod generate;
 use generate::{generate_workspace, mixed_text};
+use prompt_inspector::engine::request::Request;
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-workspace")
@@ -290,7 +291,9 @@ fn bench_attribution(c: &mut Criterion) {
     while sent.len() < 200_000 {
         sent.push_str(&mixed_text(10_000, sent.len() as u64));
     }
-    let request = serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []});
+    let request = Request::of_body(
+        &serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []}),
+    );
     let counter = TokenCounter::new();
     let found = attribute(&request, &files, &counter, Encoding::O200kBase);
     let sent_files: Vec<&SourceFile> = files.iter().step_by(10).collect();
@@ -350,8 +353,9 @@ fn tracing_scales_linearly() {
             text,
             modified: None,
         }];
-        let request =
-            serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []});
+        let request = Request::of_body(
+            &serde_json::json!({"system": [{"type": "text", "text": sent}], "messages": []}),
+        );
         let t = std::time::Instant::now();
         let a = attribute(&request, &files, &counter, Encoding::O200kBase);
         println!(

@@ -1,88 +1,147 @@
-//! The request a provider receives: tools → system blocks → messages.
+//! The request a provider receives, as the typed request (`crate::request`)
+//! the assembly makes: tools → system blocks → messages, for each API; the
+//! wire JSON is that request written by its API's adapter (`*_body`).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::assembly::assemble::Assembly;
-use crate::workspace::session::Message;
+use crate::request::{
+    Api, Block, Breakpoint, CacheTtl, ContentForm, Entry, Message as Wire, Request, Role,
+    SystemForm, Tool,
+};
+use crate::workspace::session::{self, Message};
 use crate::workspace::settings::{Placement, Ttl};
 
-fn cache_control(ttl: Ttl) -> Value {
-    match ttl {
-        Ttl::FiveMinutes => json!({"type": "ephemeral"}),
-        Ttl::OneHour => json!({"type": "ephemeral", "ttl": "1h"}),
-    }
+fn breakpoint(ttl: Ttl) -> Breakpoint {
+    Breakpoint::new(match ttl {
+        // Written without a TTL: the API's default, five minutes.
+        Ttl::FiveMinutes => CacheTtl::Default,
+        Ttl::OneHour => CacheTtl::OneHour,
+    })
 }
 
-/// The blocks a profile places in the first user message, as text blocks
-/// put before that message's own content (a user message of their own when
-/// there is none).
-fn with_first_user_blocks(a: &Assembly, msgs: &mut Vec<Value>, flat: bool) {
-    let texts: Vec<&str> = a
-        .blocks
+/// The texts of the blocks a profile places at `placement`.
+fn placed(a: &Assembly, placement: Placement) -> Vec<&str> {
+    a.blocks
         .iter()
-        .filter(|b| b.placement == Placement::FirstUserMessage)
+        .filter(|b| b.placement == placement)
         .map(|b| b.text.as_str())
-        .collect();
+        .collect()
+}
+
+fn first_user(entries: &mut [Entry]) -> Option<(usize, &mut Wire)> {
+    entries.iter_mut().enumerate().find_map(|(i, e)| match e {
+        Entry::Message(m) if m.role == Role::User => Some((i, m)),
+        _ => None,
+    })
+}
+
+/// The blocks a profile places in the first user message, put before that
+/// message's own content (a user message of their own when there is none):
+/// text blocks, or, `flat`, one string joined by blank lines.
+fn with_first_user_blocks(a: &Assembly, entries: &mut Vec<Entry>, flat: bool) {
+    let texts = placed(a, Placement::FirstUserMessage);
     if texts.is_empty() {
         return;
     }
-    let at = msgs.iter().position(|m| m["role"] == "user");
     if flat {
         let joined = texts.join("\n\n");
-        match at {
-            Some(i) => {
-                let own = msgs[i]["content"].as_str().unwrap_or("").to_string();
-                msgs[i]["content"] = Value::String(format!("{joined}\n\n{own}"));
-            }
-            None => msgs.insert(0, json!({"role": "user", "content": joined})),
+        if let Some((_, m)) = first_user(entries) {
+            let own: String = m.blocks.iter().map(|b| b.text.as_str()).collect();
+            m.blocks = vec![Block::text(format!("{joined}\n\n{own}"), None)];
+        } else {
+            entries.insert(0, Entry::Message(flat_message(Role::User, joined)));
         }
         return;
     }
-    let blocks: Vec<Value> = texts
-        .iter()
-        .map(|t| json!({"type": "text", "text": t}))
-        .collect();
-    match at {
-        Some(i) => {
-            let own = match msgs[i].get("content") {
-                Some(Value::Array(v)) => v.clone(),
-                Some(Value::String(s)) => vec![json!({"type": "text", "text": s})],
-                _ => Vec::new(),
-            };
-            msgs[i]["content"] = Value::Array(blocks.into_iter().chain(own).collect());
+    let blocks: Vec<Block> = texts.iter().map(|t| Block::text(*t, None)).collect();
+    match first_user(entries) {
+        Some((_, m)) => {
+            m.form = ContentForm::Blocks;
+            m.blocks.splice(0..0, blocks);
         }
-        None => msgs.insert(0, json!({"role": "user", "content": blocks})),
+        None => entries.insert(0, Entry::Message(Wire::new(Role::User, blocks))),
     }
 }
 
 /// The blocks a profile sends as a system-role message of their own (Claude
 /// Code 2.1), right after the first user message.
-fn with_system_messages(a: &Assembly, msgs: &mut Vec<Value>, flat: bool) {
-    let at = msgs
-        .iter()
-        .position(|m| m["role"] == "user")
-        .map_or(msgs.len(), |i| i + 1);
-    let own: Vec<Value> = a
+fn with_system_messages(a: &Assembly, entries: &mut Vec<Entry>, flat: bool) {
+    let end = entries.len();
+    let at = first_user(entries).map_or(end, |(i, _)| i + 1);
+    let own: Vec<Entry> = a
         .blocks
         .iter()
         .filter(|b| b.placement == Placement::SystemMessage)
         .map(|b| {
-            if flat {
-                return json!({"role": "system", "content": b.text});
-            }
-            let mut v = json!({"type": "text", "text": b.text});
-            if b.cache_control {
-                v["cache_control"] = cache_control(b.ttl);
-            }
-            json!({"role": "system", "content": [v]})
+            Entry::Message(if flat {
+                flat_message(Role::System, b.text.clone())
+            } else {
+                let bp = b.cache_control.then(|| breakpoint(b.ttl));
+                Wire::new(Role::System, vec![Block::text(b.text.clone(), bp)])
+            })
         })
         .collect();
-    msgs.splice(at..at, own);
+    entries.splice(at..at, own);
 }
 
-/// The Anthropic Messages request body: system blocks with `cache_control` on
-/// the cached layers, the enabled tools, the given messages (the blocks a
-/// profile places in the first user message at its start).
+/// A message whose content is one string.
+fn flat_message(role: Role, text: String) -> Wire {
+    let mut m = Wire::new(role, vec![Block::text(text, None)]);
+    m.form = ContentForm::String;
+    m
+}
+
+/// The fields before the request's own (`model`, `max_tokens`), in the
+/// order the wire writes them.
+fn head(r: &mut Request, model: &str, max_tokens: u32) {
+    r.extra.insert("model".into(), model.into());
+    r.extra.insert("max_tokens".into(), max_tokens.into());
+}
+
+/// The Anthropic Messages request: system blocks with a breakpoint on the
+/// cached layers, the enabled tools (a breakpoint on the last with
+/// `cache_tools`), the given messages (the blocks a profile places in the
+/// first user message at its start, a breakpoint on the last block with
+/// `message_breakpoint`).
+pub fn anthropic_request(
+    a: &Assembly,
+    model: &str,
+    messages: &[Message],
+    max_tokens: u32,
+    cache_tools: bool,
+    message_breakpoint: bool,
+) -> Request {
+    let mut r = Request::new(Api::AnthropicMessages, Some(model.to_string()));
+    head(&mut r, model, max_tokens);
+    r.system_form = SystemForm::Blocks;
+    r.system = a
+        .blocks
+        .iter()
+        .filter(|b| b.placement.is_system())
+        .map(|b| Block::text(b.text.clone(), b.cache_control.then(|| breakpoint(b.ttl))))
+        .collect();
+    r.tools = a.tools.iter().map(Tool::of).collect();
+    if cache_tools && let Some(last) = r.tools.last_mut() {
+        last.breakpoint = Some(breakpoint(Ttl::FiveMinutes));
+    }
+    r.entries = messages
+        .iter()
+        .map(|m| crate::request::entry_of(&m.to_json(), crate::request::openai::item_text))
+        .collect();
+    with_first_user_blocks(a, &mut r.entries, false);
+    with_system_messages(a, &mut r.entries, false);
+    if message_breakpoint
+        && let Some(Entry::Message(last)) = r.entries.last_mut()
+        && last.form == ContentForm::Blocks
+        && let Some(b) = last.blocks.last_mut()
+    {
+        b.set_breakpoint(Some(breakpoint(Ttl::FiveMinutes)));
+    }
+    r
+}
+
+/// [`anthropic_request`] as its wire writes it.
 pub fn anthropic_body(
     a: &Assembly,
     model: &str,
@@ -91,97 +150,75 @@ pub fn anthropic_body(
     cache_tools: bool,
     message_breakpoint: bool,
 ) -> Value {
-    let system: Vec<Value> = a
-        .blocks
-        .iter()
-        .filter(|b| b.placement.is_system())
-        .map(|b| {
-            let mut v = json!({"type": "text", "text": b.text});
-            if b.cache_control {
-                v["cache_control"] = cache_control(b.ttl);
-            }
-            v
-        })
-        .collect();
-    let mut tools = a.tools.clone();
-    if cache_tools && let Some(last) = tools.last_mut() {
-        last["cache_control"] = cache_control(Ttl::FiveMinutes);
-    }
-    let mut msgs: Vec<Value> = messages.iter().map(Message::to_json).collect();
-    with_first_user_blocks(a, &mut msgs, false);
-    with_system_messages(a, &mut msgs, false);
-    if message_breakpoint
-        && let Some(last) = msgs.last_mut()
-        && let Some(blocks) = last.get_mut("content").and_then(Value::as_array_mut)
-        && let Some(b) = blocks.last_mut()
-    {
-        b["cache_control"] = cache_control(Ttl::FiveMinutes);
-    }
-    let mut body = json!({"model": model, "max_tokens": max_tokens});
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools);
-    }
-    body["system"] = Value::Array(system);
-    body["messages"] = Value::Array(msgs);
-    body
+    anthropic_request(
+        a,
+        model,
+        messages,
+        max_tokens,
+        cache_tools,
+        message_breakpoint,
+    )
+    .to_wire()
 }
 
-/// An OpenAI Chat Completions body: one system message (the system blocks
-/// joined), tools as functions, the messages flattened to text (the blocks
-/// a profile places in the first user message at its start).
+/// An OpenAI Chat Completions request: one system message (the system
+/// blocks joined), tools as functions, the messages flattened to text (the
+/// blocks a profile places in the first user message at its start).
+pub fn openai_request(a: &Assembly, model: &str, messages: &[Message], max_tokens: u32) -> Request {
+    let mut r = Request::new(Api::ChatCompletions, Some(model.to_string()));
+    head(&mut r, model, max_tokens);
+    let system = placed_system(a).join("\n\n");
+    let mut rest: Vec<Entry> = messages
+        .iter()
+        .map(|m| Entry::Message(flat_message(role(m.role, Role::Assistant), m.flat_text())))
+        .collect();
+    with_first_user_blocks(a, &mut rest, true);
+    with_system_messages(a, &mut rest, true);
+    r.entries = std::iter::once(Entry::Message(flat_message(Role::System, system)))
+        .chain(rest)
+        .collect();
+    r.tools = a
+        .tools
+        .iter()
+        .map(|t| {
+            Tool::of(&serde_json::json!({"type": "function", "function": {
+                "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}}))
+        })
+        .collect();
+    r
+}
+
+/// [`openai_request`] as its wire writes it.
 pub fn openai_body(a: &Assembly, model: &str, messages: &[Message], max_tokens: u32) -> Value {
-    let system: String = a
-        .blocks
+    openai_request(a, model, messages, max_tokens).to_wire()
+}
+
+fn placed_system(a: &Assembly) -> Vec<&str> {
+    a.blocks
         .iter()
         .filter(|b| b.placement.is_system())
         .map(|b| b.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let mut msgs = vec![json!({"role": "system", "content": system})];
-    for m in messages {
-        let role = match m.role {
-            crate::workspace::session::Role::User => "user",
-            crate::workspace::session::Role::Assistant => "assistant",
-        };
-        msgs.push(json!({"role": role, "content": m.flat_text()}));
-    }
-    let mut rest = msgs.split_off(1);
-    with_first_user_blocks(a, &mut rest, true);
-    with_system_messages(a, &mut rest, true);
-    msgs.extend(rest);
-    let mut body = json!({"model": model, "max_tokens": max_tokens, "messages": msgs});
-    if !a.tools.is_empty() {
-        body["tools"] = Value::Array(
-            a.tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {
-                        "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}})
-                })
-                .collect(),
-        );
-    }
-    body
+        .collect()
 }
 
-/// A Gemini `generateContent` body, made through the typed request and
-/// written by its Gemini adapter: the system blocks as one
+/// The wire role of a session message (`assistant` is the API's name for
+/// the model's turns).
+fn role(r: session::Role, assistant: Role) -> Role {
+    match r {
+        session::Role::User => Role::User,
+        session::Role::Assistant => assistant,
+    }
+}
+
+/// A Gemini `generateContent` request: the system blocks as one
 /// `systemInstruction` part (joined by a blank line, as Gemini CLI joins
 /// its prompt and the user's memory), the blocks a profile places in the
 /// first user message as that message's first part (joined as they are),
 /// each message's text a part, the tools as one group of function
 /// declarations.
-pub fn gemini_body(a: &Assembly, messages: &[Message]) -> Value {
-    use crate::request::{
-        Api, Block, Entry, Message as Wire, Request, Role as WireRole, SystemForm, Tool,
-    };
+pub fn gemini_request(a: &Assembly, messages: &[Message]) -> Request {
     let mut r = Request::new(Api::Gemini, None);
-    let system: Vec<&str> = a
-        .blocks
-        .iter()
-        .filter(|b| b.placement.is_system())
-        .map(|b| b.text.as_str())
-        .collect();
+    let system = placed_system(a);
     if !system.is_empty() {
         r.system = vec![Block::text(system.join("\n\n"), None)];
         r.system_form = SystemForm::Blocks;
@@ -197,20 +234,12 @@ pub fn gemini_body(a: &Assembly, messages: &[Message]) -> Value {
             breakpoint: None,
         })
         .collect();
-    let first: String = a
-        .blocks
-        .iter()
-        .filter(|b| b.placement == Placement::FirstUserMessage)
-        .map(|b| b.text.as_str())
-        .collect();
+    let first: String = placed(a, Placement::FirstUserMessage).concat();
     let mut first = (!first.is_empty()).then_some(first);
     for m in messages {
-        let role = match m.role {
-            crate::workspace::session::Role::User => WireRole::User,
-            crate::workspace::session::Role::Assistant => WireRole::Model,
-        };
+        let role = role(m.role, Role::Model);
         let mut parts = Vec::new();
-        if role == WireRole::User
+        if role == Role::User
             && let Some(f) = first.take()
         {
             parts.push(Block::text(f, None));
@@ -221,8 +250,13 @@ pub fn gemini_body(a: &Assembly, messages: &[Message]) -> Value {
     if let Some(f) = first {
         r.entries.insert(
             0,
-            Entry::Message(Wire::new(WireRole::User, vec![Block::text(f, None)])),
+            Entry::Message(Wire::new(Role::User, vec![Block::text(f, None)])),
         );
     }
-    r.to_wire()
+    r
+}
+
+/// [`gemini_request`] as its wire writes it.
+pub fn gemini_body(a: &Assembly, messages: &[Message]) -> Value {
+    gemini_request(a, messages).to_wire()
 }

@@ -72,6 +72,34 @@ impl Api {
         }
     }
 
+    /// The API a body without its endpoint is written for, by its shape:
+    /// `contents` or `systemInstruction` (no `messages`) is Gemini's, `input`
+    /// or `instructions` the Responses API's, `messages` beside OpenAI's
+    /// roles or function tools (and no `system`) Chat Completions', any
+    /// other Anthropic's. (Anthropic's and Chat's messages are read alike:
+    /// the positions do not depend on which of the two is guessed.)
+    pub fn of_body(body: &Value) -> Api {
+        let has = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
+        if !has("messages") && !has("input") && (has("contents") || has("systemInstruction")) {
+            return Api::Gemini;
+        }
+        if has("input") || has("instructions") {
+            return Api::Responses;
+        }
+        let openai_role = body["messages"].as_array().is_some_and(|ms| {
+            ms.iter()
+                .any(|m| matches!(m["role"].as_str(), Some("system" | "developer" | "tool")))
+        });
+        let function_tools = body["tools"]
+            .as_array()
+            .is_some_and(|ts| ts.iter().any(|t| t.get("function").is_some()));
+        if !has("system") && (openai_role || function_tools) {
+            Api::ChatCompletions
+        } else {
+            Api::AnthropicMessages
+        }
+    }
+
     /// A request body of this API read into the model.
     pub fn read(self, body: &Value) -> Result<Request, ReadError> {
         match self {
@@ -219,6 +247,22 @@ impl Block {
             breakpoint,
             wire: None,
         }
+    }
+
+    /// Sets (or, `None`, removes) its breakpoint; a block read from the
+    /// wire gets it in its wire form too (written where it was, else last).
+    pub fn set_breakpoint(&mut self, breakpoint: Option<Breakpoint>) {
+        if let Some(Value::Object(o)) = &mut self.wire {
+            match &breakpoint {
+                Some(b) => {
+                    o.insert("cache_control".into(), b.wire());
+                }
+                None => {
+                    o.shift_remove("cache_control");
+                }
+            }
+        }
+        self.breakpoint = breakpoint;
     }
 }
 
@@ -407,6 +451,14 @@ impl Request {
             present: Vec::new(),
             tool_groups: Vec::new(),
         }
+    }
+
+    /// A body read as the API its shape says ([`Api::of_body`]); a body
+    /// that is not a request of it reads as an empty request of it (no
+    /// positions), as a view shows a body it cannot take apart.
+    pub fn of_body(body: &Value) -> Request {
+        let api = Api::of_body(body);
+        api.read(body).unwrap_or_else(|_| Request::new(api, None))
     }
 
     /// Whether the body read had the field `key`.

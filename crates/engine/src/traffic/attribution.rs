@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::assembly::tokens::Encoding;
 use crate::{TokenCounter, clean};
@@ -287,7 +286,7 @@ fn runs(
 /// Traces `request` (a captured body) back to `files`; tokens are counted
 /// with `enc`.
 pub fn attribute(
-    request: &Value,
+    request: &crate::request::Request,
     files: &[SourceFile],
     counter: &TokenCounter,
     enc: Encoding,
@@ -309,7 +308,7 @@ pub fn attribute(
     let mut spans: Vec<Vec<Span>> = vec![Vec::new(); files.len()];
     let mut markers: Vec<Vec<String>> = vec![Vec::new(); files.len()];
     let mut parts = Vec::new();
-    for (label, text, _) in super::request::each_position(request) {
+    for crate::request::Position { label, text, .. } in request.positions() {
         let lines = request_lines(&text);
         let found = runs(&lines, &indexed, &index);
         let tokens = counter.count(enc, &text);

@@ -15,7 +15,12 @@ fn file(path: &str, text: &str) -> SourceFile {
 }
 
 fn run(req: Value, files: &[SourceFile]) -> Attribution {
-    attribute(&req, files, &TokenCounter::new(), Encoding::O200kBase)
+    attribute(
+        &crate::request::Request::of_body(&req),
+        files,
+        &TokenCounter::new(),
+        Encoding::O200kBase,
+    )
 }
 
 #[test]

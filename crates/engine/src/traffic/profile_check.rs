@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::attribution::{Attribution, FileInRequest, Sent, SourceFile, attribute};
 use crate::assembly::tokens::Encoding;
+use crate::request::Request;
 use crate::{TokenCounter, clean};
 
 /// What differs.
@@ -79,16 +80,18 @@ fn heading_before(text: &str, start: usize) -> String {
 /// Each part's label and text.
 type Texts = Vec<(String, String)>;
 
-fn texts(req: &Value) -> Texts {
-    super::request::each_position(req)
-        .map(|(label, text, _)| (label, text.into_owned()))
+fn texts(req: &Request) -> Texts {
+    req.positions()
+        .into_iter()
+        .map(|p| (p.label, p.text.into_owned()))
         .collect()
 }
 
-fn system_breakpoints(req: &Value) -> Vec<String> {
-    super::request::each_position(req)
-        .filter(|(label, _, bp)| *bp && label.starts_with("system block"))
-        .map(|(label, _, _)| label)
+fn system_breakpoints(req: &Request) -> Vec<String> {
+    req.positions()
+        .into_iter()
+        .filter(|p| p.breakpoint && p.label.starts_with("system block"))
+        .map(|p| p.label)
         .collect()
 }
 
@@ -252,8 +255,8 @@ fn order(at: &Attribution, texts: &[(String, String)], both: &[&str]) -> Vec<Str
 /// Every difference between the request the profile renders (`predicted`)
 /// and the one the agent sent (`real`), over the workspace's `files`.
 pub fn check(
-    predicted: &Value,
-    (real, sent_at): (&Value, Option<f64>),
+    predicted: &Request,
+    (real, sent_at): (&Request, Option<f64>),
     files: &[SourceFile],
     counter: &TokenCounter,
     enc: Encoding,
@@ -357,13 +360,15 @@ pub fn against(
     let traced = super::attribution::workspace_files(&a.workspace);
     let files = traced.files;
     let enc = table.resolve(Some(&x.model)).tokenizer;
-    let mut attribution = attribute(req, &files, counter, enc);
+    // The edge: the recorded body read into the typed request.
+    let req = Request::of_body(req);
+    let mut attribution = attribute(&req, &files, counter, enc);
     attribution.not_traced = traced.not_traced;
     super::attribution::mark_changed_since(&mut attribution, &files, x.at);
-    mark_agent_parts(&mut attribution, req, &a.assembly);
+    mark_agent_parts(&mut attribution, &req, &a.assembly);
     let predicted =
-        crate::cache::request::anthropic_body(&a.assembly, &x.model, &[], 1024, false, false);
-    let differences = check(&predicted, (req, x.at), &files, counter, enc);
+        crate::cache::request::anthropic_request(&a.assembly, &x.model, &[], 1024, false, false);
+    let differences = check(&predicted, (&req, x.at), &files, counter, enc);
     let chosen = &a.workspace.profile;
     Against {
         request: n,
@@ -398,14 +403,13 @@ pub fn profile_of_release(
 /// Names the parts that are, as sent, the agent's own as its profile
 /// recorded them: the same text as one of the agent's blocks the profile
 /// renders (layer 0), or the same definition as one of its tools.
-pub fn mark_agent_parts(a: &mut Attribution, request: &Value, asm: &crate::Assembly) {
+pub fn mark_agent_parts(a: &mut Attribution, request: &Request, asm: &crate::Assembly) {
     let Some(agent) = &asm.agent else { return };
     let blocks: Vec<&crate::assembly::assemble::BlockResult> =
         asm.blocks.iter().filter(|b| b.layer == 0).collect();
     let tools = &asm.tools[..asm.agent_tools.min(asm.tools.len())];
-    let positions = super::request::each_position(request);
-    for (p, (_, text, _)) in a.parts.iter_mut().zip(positions) {
-        if let Some(b) = blocks.iter().find(|b| b.text == text) {
+    for (p, crate::request::Position { text, .. }) in a.parts.iter_mut().zip(request.positions()) {
+        if let Some(b) = blocks.iter().find(|b| b.text == *text) {
             let name = b.label.as_deref().unwrap_or("");
             let name = name.split(" (").next().unwrap_or(name);
             p.agent = Some(format!("{agent}'s {name}"));
@@ -486,6 +490,7 @@ mod tests {
             {"type": "text", "text": "## C.md\nGamma rule one here\nGamma rule two here"}]});
         let real = json!({"system": [{"type": "text", "text": "agent prompt", "cache_control": {"type": "ephemeral"}}],
             "messages": [{"role": "user", "content": "Contents of /w/B.md:\nBeta rule one here\nBeta rule two here\nContents of /w/A.md:\nAlpha rule one here\nAlpha rule two here\n"}]});
+        let (predicted, real) = (Request::of_body(&predicted), Request::of_body(&real));
         let d = check(
             &predicted,
             (&real, None),
