@@ -22,6 +22,7 @@ use super::learn_parts::{
     opencode_parts, pi_parts,
 };
 use crate::error::Error;
+use crate::request::Request;
 use crate::workspace::agent::Agent;
 use crate::workspace::agents::builtin::{Builtin, Observed};
 
@@ -32,7 +33,7 @@ pub const PRIVATE_LINE_CHARS: usize = 24;
 
 /// The request and what is known of it.
 pub struct Seen<'a> {
-    pub request: &'a Value,
+    pub request: &'a Request,
     pub agent: Agent,
     /// The release that sent it (`2.1.332`).
     pub release: &'a str,
@@ -82,16 +83,13 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
             format!("no part of {} found in this request", seen.agent),
         ));
     }
-    let vars = Placeholders::of(req, seen.home, seen.date);
+    let vars = Placeholders::of(&req.to_wire().to_string(), seen.home, seen.date);
     let lines = private_lines(private);
     let mut kept = Vec::new();
     let mut parts = Builtin {
         release: seen.release.to_string(),
         recorded_from: format!("your request of {} ({})", seen.date, seen.from),
-        model: req["model"]
-            .as_str()
-            .map(str::to_string)
-            .or(template.model.clone()),
+        model: req.model.clone().or(template.model.clone()),
         blocks: Vec::new(),
         tools: Vec::new(),
         observed: Some(Observed {
@@ -265,8 +263,10 @@ pub fn learn_request(
     let date = request_date(req)
         .or_else(|| x.at.map(|t| super::format_rfc3339(t)[..10].to_string()))
         .unwrap_or_default();
+    // The edge: the recorded body read into the typed request.
+    let typed = Request::of_body(req);
     let seen = Seen {
-        request: req,
+        request: &typed,
         agent: who.agent,
         release: &who.version,
         date: &date,
@@ -311,8 +311,8 @@ struct Placeholders {
 impl Placeholders {
     /// The working folder as the request says it (Claude Code's `Primary
     /// working directory:`, Codex's `<cwd>`), the home folder, the day.
-    fn of(req: &Value, home: Option<&str>, date: &str) -> Placeholders {
-        let text = req.to_string();
+    /// Read from the request's JSON text (its strings escaped).
+    fn of(text: &str, home: Option<&str>, date: &str) -> Placeholders {
         let after = |marker: &str, end: &[char]| {
             let at = text.find(marker)? + marker.len();
             let rest = &text[at..];
@@ -410,7 +410,7 @@ mod tests {
     #[test]
     fn placeholders_go_back() {
         let req = serde_json::json!({"input": [{"content": [{"text": "<cwd>/home/u/p</cwd>"}]}]});
-        let v = Placeholders::of(&req, Some("/home/u"), "2026-12-03");
+        let v = Placeholders::of(&req.to_string(), Some("/home/u"), "2026-12-03");
         assert_eq!(v.root.as_deref(), Some("/home/u/p"));
         assert_eq!(
             v.unfill("in /home/u/p, -home-u-p, /home/u/x on 2026-12-03"),

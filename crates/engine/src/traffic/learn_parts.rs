@@ -3,17 +3,33 @@
 //! and tools; Codex's developer messages, environment context and tools;
 //! Gemini CLI's system instruction, session context head and function
 //! declarations. The user's files and what the user typed are never taken.
+//! Each reads the typed request (`crate::request`), whatever its API.
 
 use serde_json::Value;
 
+use crate::request::{Block, BlockKind, ContentForm, Entry, Request, Role, Tool};
 use crate::workspace::agents::builtin::{Builtin, BuiltinBlock, BuiltinTool, Category};
 use crate::workspace::settings::Placement;
+
+/// A block's text, when it is a text block.
+fn text_of(b: &Block) -> Option<&str> {
+    (b.kind == BlockKind::Text).then_some(b.text.as_str())
+}
+
+/// The first user message's blocks as sent in a list (none when its
+/// content is one string).
+fn first_user_blocks(req: &Request) -> &[Block] {
+    req.messages()
+        .find(|m| m.role == Role::User)
+        .filter(|m| m.form == ContentForm::Blocks)
+        .map_or(&[], |m| m.blocks.as_slice())
+}
 
 /// Claude Code: its system blocks (the billing header, its identity, its
 /// prompt), named as the recording names them, then the reminders of the
 /// first user message that are its own (between the memory reminder,
 /// which holds the user's files, and what the user typed).
-pub(super) fn claude_code_blocks(req: &Value, template: &Builtin) -> Vec<BuiltinBlock> {
+pub(super) fn claude_code_blocks(req: &Request, template: &Builtin) -> Vec<BuiltinBlock> {
     let names: Vec<&str> = template
         .blocks
         .iter()
@@ -21,8 +37,8 @@ pub(super) fn claude_code_blocks(req: &Value, template: &Builtin) -> Vec<Builtin
         .map(|b| b.name.as_str())
         .collect();
     let mut out = Vec::new();
-    for (i, s) in each(&req["system"]).enumerate() {
-        let Some(text) = s["text"].as_str() else {
+    for (i, s) in req.system.iter().enumerate() {
+        let Some(text) = text_of(s) else {
             continue;
         };
         out.push(block(
@@ -30,15 +46,14 @@ pub(super) fn claude_code_blocks(req: &Value, template: &Builtin) -> Vec<Builtin
                 .get(i)
                 .map_or(format!("system block {}", i + 1), |n| n.to_string()),
             Placement::System,
-            s.get("cache_control").is_some(),
+            s.breakpoint.is_some(),
             text,
         ));
     }
-    let first_user = each(&req["messages"]).find(|m| m["role"] == "user");
-    let content: Vec<&Value> = first_user.map_or(Vec::new(), |m| each(&m["content"]).collect());
+    let content = first_user_blocks(req);
     // The last block is what the user typed: never kept.
     for b in content.iter().take(content.len().saturating_sub(1)) {
-        let Some(text) = b["text"].as_str() else {
+        let Some(text) = text_of(b) else {
             continue;
         };
         if !text.starts_with("<system-reminder>") || text.contains("Codebase and user instructions")
@@ -57,53 +72,51 @@ pub(super) fn claude_code_blocks(req: &Value, template: &Builtin) -> Vec<Builtin
 
 /// Claude Code's tools as sent, without the breakpoint and without the
 /// user's MCP servers' tools (`mcp__…`: the user's, not the agent's).
-pub(super) fn claude_code_tools(req: &Value) -> Vec<BuiltinTool> {
-    each(&req["tools"])
+pub(super) fn claude_code_tools(req: &Request) -> Vec<BuiltinTool> {
+    req.tools
+        .iter()
         .filter(|t| {
-            t["name"]
+            t.definition["name"]
                 .as_str()
                 .is_some_and(|n| !n.is_empty() && !n.starts_with("mcp__"))
         })
-        .map(|t| {
-            let mut d = t.clone();
-            if let Some(o) = d.as_object_mut() {
-                o.remove("cache_control");
-            }
-            tool(d)
-        })
+        .map(|t| tool(t.definition.clone()))
         .collect()
 }
 
 /// Codex (the Responses API): its developer messages (named by their tag),
 /// its environment context in the first user message, its tools (in an
 /// `additional_tools` item, by namespace, or the body's `tools`).
-pub(super) fn codex_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
-    let (mut blocks, mut tools) = (Vec::new(), Vec::new());
-    for t in each(&req["tools"]) {
-        tools.push(tool(t.clone()));
-    }
+pub(super) fn codex_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+    let mut blocks = Vec::new();
+    let mut tools: Vec<BuiltinTool> = req.tools.iter().map(|t| tool(t.wire())).collect();
     let mut users = 0;
-    for item in each(&req["input"]) {
-        if item["type"] == "additional_tools" {
-            for ns in each(&item["tools"]) {
-                match ns.get("tools") {
-                    Some(inner) => tools.extend(each(inner).map(|t| tool(t.clone()))),
-                    None => tools.push(tool(ns.clone())),
+    for entry in &req.entries {
+        let item = match entry {
+            Entry::Tools { tools: ts, .. } => {
+                for ns in ts {
+                    match ns.definition.get("tools") {
+                        Some(inner) => tools.extend(each(inner).map(|t| tool(t.clone()))),
+                        None => tools.push(tool(ns.wire())),
+                    }
                 }
+                continue;
             }
-            continue;
-        }
-        let role = item["role"].as_str().unwrap_or("");
-        if role == "user" {
+            Entry::Raw(_) => continue,
+            Entry::Message(m) => m,
+        };
+        let role = &item.role;
+        if *role == Role::User {
             users += 1;
         }
-        for c in each(&item["content"]) {
-            let Some(text) = c["text"].as_str() else {
-                continue;
-            };
-            if role == "developer" {
+        if item.form != ContentForm::Blocks {
+            continue;
+        }
+        for text in item.blocks.iter().filter_map(text_of) {
+            if *role == Role::Developer {
                 blocks.push(block(tag_name(text), Placement::System, false, text));
-            } else if role == "user" && users == 1 && text.starts_with("<environment_context>") {
+            } else if *role == Role::User && users == 1 && text.starts_with("<environment_context>")
+            {
                 blocks.push(block(
                     "environment context".into(),
                     Placement::FirstUserMessage,
@@ -121,19 +134,16 @@ pub(super) fn codex_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) 
 /// in the first user message up to the user's files (the folder's tree,
 /// which it draws from the folder, left as `{directory_tree}`), its
 /// function declarations.
-pub(super) fn gemini_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+pub(super) fn gemini_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     let mut blocks = Vec::new();
-    let system: String = each(&req["systemInstruction"]["parts"])
-        .filter_map(|p| p["text"].as_str())
-        .collect();
+    let system: String = req.system.iter().filter_map(text_of).collect();
     let own = system.split("\n\n<loaded_context>").next().unwrap_or("");
     if !own.is_empty() {
         blocks.push(block("system prompt".into(), Placement::System, false, own));
     }
-    let first = each(&req["contents"])
-        .find(|c| c["role"] == "user")
-        .and_then(|c| c["parts"].get(0))
-        .and_then(|p| p["text"].as_str())
+    let first = first_user_blocks(req)
+        .first()
+        .and_then(text_of)
         .unwrap_or("");
     if let Some(head) = first
         .split("<loaded_context>")
@@ -158,16 +168,20 @@ pub(super) fn gemini_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>)
         b.before_files = true;
         blocks.push(b);
     }
-    let tools = each(&req["tools"])
-        .flat_map(|g| each(&g["functionDeclarations"]))
-        .map(|d| tool(d.clone()))
+    // Its function declarations (a built-in tool group, `googleSearch`,
+    // has no name of its own).
+    let tools = req
+        .tools
+        .iter()
+        .filter(|d| d.definition.get("name").is_some())
+        .map(|d| tool(d.definition.clone()))
         .collect();
     (blocks, tools)
 }
 
 /// Pi: its one system block's own text before `# Project Context` (the
 /// user's files) and after them (the date and the folder), its tools.
-pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+pub fn pi_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     const TITLE: &str =
         "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n";
     let (system, cache) = one_system_block(req);
@@ -195,7 +209,7 @@ pub fn pi_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
 /// OpenCode: its one system block's own text up to its `<env>` block's end
 /// and from its skills list on (the user's instruction files between),
 /// its tools.
-pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+pub fn opencode_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     use crate::workspace::agents::builtin::{Category, Join};
     let (system, cache) = one_system_block(req);
     let mut blocks = Vec::new();
@@ -226,13 +240,10 @@ pub fn opencode_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
 /// between the skills and the workspace files (both rendered by the
 /// profile), its closing marker, and its runtime context (the second
 /// system block); its tools. The skills listed are the recording's.
-pub fn openclaw_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
+pub fn openclaw_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
     use crate::workspace::agents::builtin::Join;
     let (stable, _) = one_system_block(req);
-    let dynamic = each(&req["system"])
-        .nth(1)
-        .and_then(|b| b.get("text"))
-        .and_then(Value::as_str);
+    let dynamic = req.system.get(1).and_then(text_of);
     let mut blocks = Vec::new();
     let parts = stable
         .split_once("\n## Skills\n")
@@ -269,28 +280,19 @@ pub fn openclaw_parts(req: &Value) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>) {
 
 /// The first system block's text and whether it carries a breakpoint (the
 /// one block of Pi and OpenCode).
-fn one_system_block(req: &Value) -> (&str, bool) {
-    let first = each(&req["system"]).next();
-    let text = first
-        .and_then(|b| b.get("text"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+fn one_system_block(req: &Request) -> (&str, bool) {
+    let first = req.system.first();
     (
-        text,
-        first.is_some_and(|b| b.get("cache_control").is_some()),
+        first.and_then(text_of).unwrap_or_default(),
+        first.is_some_and(|b| b.breakpoint.is_some()),
     )
 }
 
 /// The request's tools as sent, without their breakpoints.
-fn tools_as_sent(req: &Value) -> Vec<BuiltinTool> {
-    each(&req["tools"])
-        .map(|t| {
-            let mut d = t.clone();
-            if let Some(o) = d.as_object_mut() {
-                o.remove("cache_control");
-            }
-            tool(d)
-        })
+fn tools_as_sent(req: &Request) -> Vec<BuiltinTool> {
+    req.tools
+        .iter()
+        .map(|t: &Tool| tool(t.definition.clone()))
         .collect()
 }
 
