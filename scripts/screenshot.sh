@@ -67,7 +67,7 @@ echo '{}' >"$agent/ledger/opencode.json"
 # Every view at each size (1024x640 included), in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1024x640 1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
-    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff sample-workspace
+    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff,agents sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
     shoot "$size" "$theme" overview,prompt-markers "$agent/project" claude-code
     shoot "$size" "$theme" overview,prompt-markers "$agent/notes-app" gemini

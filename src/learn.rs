@@ -117,3 +117,77 @@ fn save(dir: &Path, b: &Builtin, text: &str) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
+
+/// One agent's parts as `agents` and the window's Agents list show them:
+/// a bundled recording or an observation learned from the user's request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartsRow {
+    /// The profile id (`claude-code@2.1.332`).
+    pub id: String,
+    pub agent: String,
+    pub release: String,
+    /// Where the parts come from, in words.
+    pub source: String,
+    /// The observation's file (learned here), none for a recording.
+    pub file: Option<PathBuf>,
+    /// The one the agent's folders use unless a profile is named.
+    pub default: bool,
+    pub blocks: usize,
+    pub tools: usize,
+    /// Its parts, to count their tokens where a view shows them.
+    pub parts: std::sync::Arc<Builtin>,
+}
+
+/// Every agent's parts, and the observation files that could not be used
+/// (each with why).
+pub type Listed = (Vec<PartsRow>, Vec<String>);
+
+/// Every agent's parts, bundled and observed (those in `observed_dir`),
+/// agent by agent, with the observation files that could not be used.
+pub fn rows(extra_profiles: Option<&Path>, observed_dir: Option<&Path>) -> Result<Listed, String> {
+    let profiles = engine::workspace::profiles::Profiles::load_with(extra_profiles, observed_dir)?;
+    let bad = observed_dir.map_or(Vec::new(), |d| observed::load(d).1);
+    let mut rows = Vec::new();
+    for name in profiles.names() {
+        let default = profiles.newest(&name).map(|p| p.id());
+        for p in profiles.all.iter().filter(|p| p.name == name) {
+            let Some(b) = p.parts.clone() else {
+                continue;
+            };
+            rows.push(PartsRow {
+                id: p.id(),
+                agent: b.agent.clone(),
+                release: b.release.clone(),
+                source: b.provenance(),
+                file: b.observed.as_ref().map(|_| PathBuf::from(&p.origin)),
+                default: default.as_deref() == Some(p.id().as_str()),
+                blocks: b.blocks.len(),
+                tools: b.tools.len(),
+                parts: b,
+            });
+        }
+    }
+    Ok((rows, bad.iter().map(|e| e.to_string()).collect()))
+}
+
+/// Forgets the observation `id` (`codex@0.172.0`, as [`rows`] names it)
+/// kept in `dir`: its file removed, so the agent's folders go back to the
+/// bundled recording unless another observation is newer. The file
+/// removed and the agent it was of, or why not (the known ids named).
+pub fn forget(dir: &Path, id: &str) -> Result<(PathBuf, String), String> {
+    let (kept, _) = observed::load(dir);
+    let Some(k) = kept.iter().find(|k| id_of(&k.parts) == id) else {
+        let known: Vec<String> = kept.iter().map(|k| id_of(&k.parts)).collect();
+        return Err(format!(
+            "no observation '{id}' (learned: {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ));
+    };
+    std::fs::remove_file(&k.path)
+        .map_err(|e| format!("cannot remove {}: {e}", k.path.display()))?;
+    Ok((k.path.clone(), k.parts.agent.clone()))
+}

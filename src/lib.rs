@@ -60,9 +60,14 @@ pub fn data_dir() -> Option<PathBuf> {
 /// that list the profiles.
 pub fn profiles() -> Result<engine::workspace::profiles::Profiles, String> {
     Ok(engine::workspace::profiles::Profiles::load_with(
-        env_path("PROMPT_INSPECTOR_PROFILES").as_deref(),
+        profiles_dir().as_deref(),
         observed_dir().as_deref(),
     )?)
+}
+
+/// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), when set.
+pub fn profiles_dir() -> Option<PathBuf> {
+    env_path("PROMPT_INSPECTOR_PROFILES")
 }
 
 /// Where `models --update` saves a refreshed LiteLLM snapshot for this user

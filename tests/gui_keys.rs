@@ -292,4 +292,51 @@ fn a_traced_request_teaches_its_agents_own_parts_from_the_traffic_tab() {
     let memory = std::fs::read_to_string(project.join("CLAUDE.md")).unwrap();
     let line = memory.lines().find(|l| l.len() > 20).unwrap();
     assert!(!kept.contains(line), "{line}");
+
+    // View › Agents' own parts… lists it beside the recordings, as the one
+    // Claude Code's folders use; Forget removes it and the folder reloads.
+    let id = saved[0].file_stem().unwrap().to_str().unwrap().to_string();
+    h.get_by_label("View").click();
+    h.run_steps(2);
+    h.get_by_label("Agents' own parts…").click();
+    // The menu closes, the window takes its size, then shows.
+    h.run_steps(5);
+    let listed = match &app(&h).agents_view.listed {
+        Some(Ok((rows, _))) => rows.clone(),
+        other => panic!("{:?}", other.as_ref().map(|r| r.as_ref().err())),
+    };
+    let row = listed
+        .iter()
+        .find(|r| r.id == id)
+        .expect("the observation listed");
+    assert!(
+        row.default && row.file.as_deref() == Some(saved[0].as_path()),
+        "{row:?}"
+    );
+    assert!(
+        listed
+            .iter()
+            .any(|r| r.file.is_none() && r.agent == row.agent),
+        "the bundled recordings listed too"
+    );
+    h.get_by_label(&format!("{id} (used)"));
+    let reloads = app(&h).state.reloads;
+    h.get_by_label(&format!("Forget {id}")).click();
+    h.run_steps(2);
+    assert!(!saved[0].exists(), "the file is removed");
+    match &app(&h).agents_view.said {
+        Some(Ok(s)) => assert!(s.starts_with(&format!("forgot {id}")), "{s}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(app(&h).state.reloads > reloads, "the folder reloads");
+    assert!(h.query_by_label(&format!("Forget {id}")).is_none());
+    let rows = match &app(&h).agents_view.listed {
+        Some(Ok((rows, _))) => rows.clone(),
+        _ => panic!("listed"),
+    };
+    assert!(rows.iter().all(|r| r.file.is_none()), "{rows:?}");
+    // Escape closes the window.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(!app(&h).agents_view.open);
 }

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 use clap::Subcommand;
 
 use super::{Format, fail, out, out_json};
-use crate::engine::workspace::agents::observed;
 use crate::engine::{self, TokenCounter};
 
 #[derive(clap::Args, Debug)]
@@ -70,37 +69,32 @@ pub fn run(a: Args) -> ExitCode {
 }
 
 fn list(format: Format) -> ExitCode {
-    let (profiles, table) = match (crate::profiles(), crate::model_table()) {
-        (Ok(p), Ok(t)) => (p, t),
+    let dir = crate::observed_dir();
+    let listed = crate::learn::rows(crate::profiles_dir().as_deref(), dir.as_deref());
+    let ((parts, problems), table) = match (listed, crate::model_table()) {
+        (Ok(l), Ok(t)) => (l, t),
         (Err(e), _) | (_, Err(e)) => return fail(e),
     };
-    let dir = crate::observed_dir();
-    let bad = dir.as_deref().map_or(Vec::new(), |d| observed::load(d).1);
     let counter = TokenCounter::new();
-    let mut rows = Vec::new();
-    for name in profiles.names() {
-        let default = profiles.newest(&name).map(|p| p.id());
-        for p in profiles.all.iter().filter(|p| p.name == name) {
-            let Some(b) = p.parts.as_deref() else {
-                continue;
-            };
-            let (bt, tt) = crate::learn::tokens(b, &table, &counter);
-            rows.push(serde_json::json!({
-                "id": p.id(),
-                "agent": b.agent,
-                "release": b.release,
-                "source": b.provenance(),
-                "observed": b.observed.is_some(),
-                "default": default.as_deref() == Some(p.id().as_str()),
-                "file": b.observed.as_ref().map(|_| p.origin.clone()),
-                "blocks": b.blocks.len(),
+    let rows: Vec<serde_json::Value> = parts
+        .iter()
+        .map(|r| {
+            let (bt, tt) = crate::learn::tokens(&r.parts, &table, &counter);
+            serde_json::json!({
+                "id": r.id,
+                "agent": r.agent,
+                "release": r.release,
+                "source": r.source,
+                "observed": r.file.is_some(),
+                "default": r.default,
+                "file": r.file.as_ref().map(|f| f.display().to_string()),
+                "blocks": r.blocks,
                 "block_tokens": bt,
-                "tools": b.tools.len(),
+                "tools": r.tools,
                 "tool_tokens": tt,
-            }));
-        }
-    }
-    let problems: Vec<String> = bad.iter().map(|e| e.to_string()).collect();
+            })
+        })
+        .collect();
     if format == Format::Json {
         out_json(&serde_json::json!({
             "schema": 1,
@@ -223,27 +217,14 @@ fn forget(id: &str) -> ExitCode {
     let Some(dir) = crate::observed_dir() else {
         return fail("no data folder: set XDG_DATA_HOME or HOME");
     };
-    let (kept, _) = observed::load(&dir);
-    let Some(k) = kept.iter().find(|k| crate::learn::id_of(&k.parts) == id) else {
-        let known: Vec<String> = kept.iter().map(|k| crate::learn::id_of(&k.parts)).collect();
-        return fail(format!(
-            "no observation '{id}' (learned: {})",
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ));
-    };
-    match std::fs::remove_file(&k.path) {
-        Ok(()) => {
+    match crate::learn::forget(&dir, id) {
+        Ok((path, agent)) => {
             out(&format!(
-                "forgot {id} ({}): {} is back to its bundled recording unless another observation is newer\n",
-                k.path.display(),
-                k.parts.agent
+                "forgot {id} ({}): {agent} is back to its bundled recording unless another observation is newer\n",
+                path.display(),
             ));
             ExitCode::SUCCESS
         }
-        Err(e) => fail(format!("cannot remove {}: {e}", k.path.display())),
+        Err(e) => fail(e),
     }
 }

@@ -12,10 +12,11 @@ use super::detail::TokenViewCache;
 use super::prompt::PromptLines;
 use super::state::{AppState, Persisted, Tab, TableView, ThemeChoice};
 use super::watch::Watcher;
-use super::worker::{DiffInput, FolderAsk, Job, Worker};
+use super::worker::{FolderAsk, Job, Worker};
 use super::{fonts, test_run};
 
 mod answers;
+mod snapshots;
 use crate::engine::cache::prediction::Prediction;
 use crate::engine::{Inspection, ModelTable, TokenCounter};
 
@@ -84,6 +85,8 @@ pub struct App {
     /// Where the agents' parts learned here are kept
     /// ([`crate::observed_dir`], read once at start).
     pub observed_dir: Option<PathBuf>,
+    /// The Agents window (View › Agents' own parts…).
+    pub agents_view: super::agents::AgentsView,
 }
 
 impl App {
@@ -134,6 +137,7 @@ impl App {
             launch: None,
             shortcuts_open: false,
             observed_dir: crate::observed_dir(),
+            agents_view: Default::default(),
         };
         app.worker.submit(Job::Startup);
         let folder = match (path, persisted.last_workspace) {
@@ -328,6 +332,15 @@ impl App {
             Command::StartProxy => self.start_proxy(),
             Command::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
             Command::ToggleShortcuts => self.shortcuts_open = !self.shortcuts_open,
+            Command::ShowAgents => self.agents_view.open(self.observed_dir.as_deref()),
+            Command::ForgetParts(id) => {
+                // The folder's views go back to what they use now.
+                if self.agents_view.forget(self.observed_dir.as_deref(), &id)
+                    && self.state.root.is_some()
+                {
+                    self.reload();
+                }
+            }
             Command::LearnParts { capture, index } => {
                 let keep_in = self.observed_dir.clone();
                 match (self.state.root.clone(), keep_in) {
@@ -409,6 +422,8 @@ impl App {
     fn dismiss(&mut self) {
         if self.shortcuts_open {
             self.shortcuts_open = false;
+        } else if self.agents_view.open {
+            self.agents_view.open = false;
         } else if self.open.visible {
             self.open.visible = false;
         } else if self.state.tab == crate::ui::state::Tab::Traffic
@@ -511,77 +526,6 @@ impl App {
                 .start(ins, predict_with, self.table.clone(), self.counter.clone())
         {
             self.worker.submit(Job::TestRun(Box::new(job)));
-        }
-    }
-
-    /// Asks the worker for the workspace's snapshot list and the newest
-    /// one's content key (snapshots may be large: never read on this thread).
-    pub fn refresh_snapshots(&mut self) {
-        if let Some(root) = self.state.loaded.as_ref().map(|l| l.workspace.root.clone()) {
-            self.worker.submit(Job::Snapshots(root));
-        }
-    }
-
-    /// Saves a snapshot of the current state (Ctrl+S), as a job.
-    pub fn save_snapshot(&mut self) {
-        if let Some(ins) = self.inspection() {
-            self.worker.submit(Job::Snapshot {
-                inspection: Box::new(ins),
-            });
-        }
-    }
-
-    /// "changed since snapshot …" when the live prompt differs from the
-    /// newest snapshot of the same session.
-    pub fn changed_since_snapshot(&self) -> Option<String> {
-        let l = self.state.loaded.as_ref()?;
-        let (session, key, name) = self.latest_snapshot.as_ref()?;
-        if *session != l.prepared.session {
-            return None;
-        }
-        let live = crate::engine::compare::snapshot::Snapshot::content_key(
-            &l.assembly.blocks,
-            &l.assembly.fragments,
-        );
-        (live != *key).then(|| name.clone())
-    }
-
-    fn diff_input(&self, side: &super::diff::Side) -> Result<DiffInput, String> {
-        use super::diff::Side;
-        let ins = || {
-            self.inspection()
-                .ok_or_else(|| "nothing loaded".to_string())
-        };
-        Ok(match side {
-            Side::Live => DiffInput::Inspection(Box::new(ins()?)),
-            Side::Session(name) => DiffInput::Session {
-                base: Box::new(ins()?),
-                name: name.clone(),
-            },
-            Side::Snapshot(p) => DiffInput::File(p.clone()),
-            Side::Request { capture, index } => DiffInput::Request {
-                capture: capture.clone(),
-                index: *index,
-            },
-        })
-    }
-
-    /// Asks the worker for the diff of the two chosen sides.
-    pub fn compute_diff(&mut self) {
-        self.diff_view.dirty = false;
-        self.diff_view.generation += 1;
-        let (a, b) = (self.diff_view.a.clone(), self.diff_view.b.clone());
-        match (self.diff_input(&a), self.diff_input(&b)) {
-            (Ok(x), Ok(y)) => {
-                self.diff_view.pending = true;
-                self.worker.submit(Job::Diff {
-                    a: x,
-                    b: y,
-                    labels: (a.label(), b.label()),
-                    generation: self.diff_view.generation,
-                });
-            }
-            (Err(e), _) | (_, Err(e)) => self.diff_view.result = Some(Err(e)),
         }
     }
 }

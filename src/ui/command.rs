@@ -91,6 +91,10 @@ pub enum Command {
         capture: PathBuf,
         index: usize,
     },
+    /// Open the Agents window: each agent's own parts, recorded or learned.
+    ShowAgents,
+    /// Forget a learned observation (`codex@0.172.0`), as `agents forget`.
+    ForgetParts(String),
 }
 
 /// A menu of the menu bar, in the order shown.
@@ -256,6 +260,7 @@ pub const ENTRIES: &[Entry] = &[
     )
     .shift(Key::F8)
     .enabled_when(|f| !f.state.problems.is_empty()),
+    Entry::new(Menu::View, "Agents' own parts…", Command::ShowAgents).after_separator(),
     Entry::new(Menu::Help, "Keyboard shortcuts", Command::ToggleShortcuts).key(Key::F1),
 ];
 

@@ -50,6 +50,14 @@ impl App {
         if self.shortcuts_open {
             shortcuts(&ctx, &mut self.shortcuts_open);
         }
+        if self.agents_view.open {
+            super::agents::show(
+                &ctx,
+                &mut self.agents_view,
+                self.observed_dir.as_deref(),
+                &mut out,
+            );
+        }
         for c in out {
             self.apply(c);
         }

@@ -2,6 +2,7 @@
 //! `App` carries the commands out. Long work runs as jobs of one worker; the
 //! UI never blocks.
 
+pub mod agents;
 pub mod app;
 pub mod cache;
 pub mod colors;

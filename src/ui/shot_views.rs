@@ -45,6 +45,7 @@ impl App {
                 select(pick(Status::Summarized)),
             ],
             View::Problems => vec![Command::SetTab(Tab::Problems)],
+            View::Agents => vec![Command::SetTab(Tab::Fragments), Command::ShowAgents],
             View::Cache => vec![Command::SetTab(Tab::Cache), Command::SetMarkers(false)],
             View::Diff => vec![Command::SetTab(Tab::Diff), Command::SetMarkers(false)],
             // The capture is read first; its last two requests are compared
@@ -101,6 +102,8 @@ impl Window for App {
         if let Some(t) = theme {
             self.apply(Command::SetTheme(t));
         }
+        // Only the Agents view shows its window.
+        self.agents_view.open = false;
         for c in self.view_commands(view) {
             self.apply(c);
         }

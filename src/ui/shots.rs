@@ -39,6 +39,8 @@ pub enum View {
     TrafficRequest,
     /// The Diff view on that capture's last request and the one before it.
     TrafficDiff,
+    /// The Agents window (View › Agents' own parts…) over the fragments.
+    Agents,
 }
 
 impl View {
@@ -53,10 +55,11 @@ impl View {
             View::Traffic => "traffic",
             View::TrafficRequest => "traffic-request",
             View::TrafficDiff => "traffic-diff",
+            View::Agents => "agents",
         }
     }
 
-    pub const ALL: [View; 9] = [
+    pub const ALL: [View; 10] = [
         View::Overview,
         View::TableDetail,
         View::PromptMarkers,
@@ -66,6 +69,7 @@ impl View {
         View::Traffic,
         View::TrafficRequest,
         View::TrafficDiff,
+        View::Agents,
     ];
 
     fn parse(s: &str) -> Option<View> {
