@@ -24,6 +24,8 @@ use super::folders::{example_workspaces, folder, sample_workspace};
 pub use super::jobs::{DiffInput, Done, FolderAsk, Handle, Job, TestRunJob, TestRunMsg, Ticket};
 use super::jobs::{Gap, plan_test_run};
 
+mod traffic_jobs;
+
 pub struct Worker {
     tx: Sender<Job>,
     pub rx: Receiver<Done>,
@@ -45,91 +47,6 @@ struct Shared {
 }
 
 impl Shared {
-    /// Request `index` of `capture` against the workspace at `root`: the
-    /// road of `traffic --against`.
-    fn trace(&self, capture: &Path, index: usize, root: &Path, options: &Options) {
-        use crate::engine::traffic::profile_check;
-        let result =
-            crate::engine::traffic::read_file_for(capture, &[index]).and_then(|(_, x, _)| {
-                let picked = profile_check::pick(&x, Some(index))?;
-                crate::engine::against_request(root, options, &self.table, &self.counter, picked)
-            });
-        let result = result.map_err(String::from);
-        self.send(Done::Traced {
-            index,
-            result: Box::new(result),
-        });
-    }
-
-    /// The own parts of the sender of request `index` of `capture`, learned
-    /// and kept (`agents learn`), said in a sentence.
-    fn learn(&self, capture: &Path, index: usize, root: &Path, keep_in: &Path) {
-        let result = crate::learn::learn(capture, Some(index), root, None, Some(keep_in)).map(|l| {
-            let b = &l.parts;
-            format!(
-                "learned {}'s own parts from request #{index}: {} blocks ({} tokens), {} tools ({} tokens); kept in {}, and this folder's views now use them (`prompt-inspector agents forget {}` goes back)",
-                b.source(),
-                b.blocks.len(),
-                crate::engine::thousands(l.tokens.0),
-                b.tools.len(),
-                crate::engine::thousands(l.tokens.1),
-                l.saved
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string()),
-                crate::learn::id_of(b),
-            )
-        });
-        self.send(Done::Learned { index, result });
-    }
-
-    /// Request `index` of `capture` as recorded: its body, pretty, and the
-    /// curl command that sends it again (no key in it).
-    fn request_body(&self, capture: &Path, index: usize) {
-        use crate::engine::traffic::profile_check;
-        let result = crate::engine::traffic::read_file_for(capture, &[index])
-            .and_then(|(_, x, _)| {
-                let (_, exchange, body) = profile_check::pick(&x, Some(index))?;
-                Ok(super::traffic::RequestText {
-                    json: serde_json::to_string_pretty(body).unwrap_or_default(),
-                    curl: crate::engine::traffic::curl::command(
-                        exchange.api,
-                        &exchange.model,
-                        body,
-                    ),
-                })
-            })
-            .map_err(String::from);
-        self.send(Done::RequestBody {
-            index,
-            result: Box::new(result),
-        });
-    }
-
-    /// A capture or transcript read as the `traffic` command reads it
-    /// (streamed, bounded), saying how far it has come.
-    /// Reads a capture until it is read or its ticket is cancelled (checked
-    /// at every progress report: 4 MiB read, 1,000 requests explained).
-    fn traffic(&self, path: &Path, ticket: &Ticket) {
-        let result = if ticket.cancelled() {
-            Err(crate::engine::error::Error::Cancelled)
-        } else {
-            crate::engine::traffic::read_with(path, &self.table, &self.counter, &mut |progress| {
-                if ticket.cancelled() {
-                    return std::ops::ControlFlow::Break(());
-                }
-                self.send(Done::TrafficProgress {
-                    ticket: ticket.id,
-                    progress,
-                });
-                std::ops::ControlFlow::Continue(())
-            })
-        };
-        self.send(Done::Traffic {
-            ticket: ticket.id,
-            result: Box::new(result),
-        });
-    }
-
     fn send(&self, d: Done) {
         let _ = self.done.send(d);
         self.ctx.request_repaint();
