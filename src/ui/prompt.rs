@@ -112,16 +112,13 @@ fn header(a: &Assembly, i: usize, breakpoint: &mut usize) -> String {
         format!(" · {}", b.placement.words())
     } else if b.cache_control {
         *breakpoint += 1;
-        format!(
-            " · cache_control {} ◀ breakpoint {breakpoint}",
-            b.ttl.as_str()
-        )
+        format!(" · cached {} ◀ breakpoint {breakpoint}", b.ttl.as_str())
     } else {
         " · not cached".into()
     };
     match (&b.label, b.layer) {
         (Some(name), 0) => format!(
-            "━━ block {} · from {name}, not your files · {} tokens{cache} ━━",
+            "━━ block {} · ◆ {name}, not your files · {} tokens{cache} ━━",
             i + 1,
             crate::engine::thousands(b.tokens)
         ),
@@ -203,6 +200,21 @@ impl PromptLines {
     }
 }
 
+/// What the gutter shows for a span: a fragment's id, or, for the agent's
+/// own text (`(Claude Code 2.1.332: system prompt)`), the part's name with
+/// a mark that it is the agent's (`◆ system prompt`; the release is in the
+/// block's header), so that it is not cut to `(Claude Code 2.1.3…`.
+fn gutter_name(id: &str) -> String {
+    match id
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .and_then(|s| s.split_once(": "))
+    {
+        Some((_, part)) => format!("◆ {part}"),
+        None => id.to_string(),
+    }
+}
+
 const GUTTER: f32 = 150.0;
 const ROW_H: f32 = 18.0;
 
@@ -243,7 +255,7 @@ pub fn show(
                 egui::Layout::left_to_right(egui::Align::Center),
                 |ui| {
                     let gutter = match (line.first, line.wrapped) {
-                        (true, _) => line.fragment.clone().unwrap_or_default(),
+                        (true, _) => gutter_name(line.fragment.as_deref().unwrap_or_default()),
                         (_, true) => "↪".to_string(),
                         _ => String::new(),
                     };
@@ -291,7 +303,17 @@ pub fn show(
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{gutter_name, wrap};
+
+    #[test]
+    fn the_gutter_names_the_agents_own_part_not_its_release() {
+        assert_eq!(
+            gutter_name("(Claude Code 2.1.332: system prompt)"),
+            "◆ system prompt"
+        );
+        assert_eq!(gutter_name("skill.typescript"), "skill.typescript");
+        assert_eq!(gutter_name("(notes)"), "(notes)");
+    }
 
     #[test]
     fn a_long_line_wraps_at_the_width_on_character_boundaries() {
