@@ -106,7 +106,7 @@ fn prefix_predictor_matches_llama_server_cached_tokens() {
             &ins,
             None,
             &Plan::Session,
-            Some(Provider::Openai),
+            (Some(Provider::Openai), Provider::Openai.api()),
             &model,
             &counter,
         )

@@ -484,3 +484,66 @@ fn a_run_is_predicted_with_the_models_caching_rules_not_the_apis() {
     assert_eq!(default, predicted(&["--predict-with", "prefix"]));
     assert_ne!(default, predicted(&["--predict-with", "openai"]));
 }
+
+/// The body a run sends is the API's the endpoint speaks, whatever rules
+/// it is predicted with: a Claude model (Anthropic's caching rules) sent
+/// through the OpenAI-compatible API goes as a Chat Completions body (one
+/// system message, tools as functions), and an OpenAI model sent to the
+/// Messages API goes as a Messages body (system blocks with breakpoints).
+#[test]
+fn the_body_is_the_endpoints_api_not_the_caching_rules() {
+    let ws = copy_sample();
+    let server = FakeServer::start("");
+    let run = |provider: &str, model: &str| {
+        let o = Command::new(bin())
+            .args([
+                "send",
+                ws.path().to_str().unwrap(),
+                "--provider",
+                provider,
+                "--base-url",
+                &server.url,
+                "--repeat",
+                "1",
+                "--no-save",
+                "--format",
+                "json",
+                "--model",
+                model,
+            ])
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        server.state.lock().unwrap().requests.pop().unwrap()
+    };
+    let chat = run("openai", "claude-sonnet-4-6");
+    assert!(chat.get("system").is_none(), "{chat}");
+    assert_eq!(chat["messages"][0]["role"], "system", "{chat}");
+    assert!(chat["messages"][0]["content"].is_string(), "{chat}");
+    assert!(
+        chat["tools"]
+            .as_array()
+            .is_some_and(|ts| ts.iter().all(|t| t["type"] == "function")),
+        "{chat}"
+    );
+    let messages = run("anthropic", "gpt-4o");
+    assert!(messages["system"].is_array(), "{messages}");
+    assert!(
+        messages["system"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b.get("cache_control").is_some()),
+        "the sample's cached layers keep their breakpoints: {messages}"
+    );
+    assert!(
+        messages["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["role"] != "system"),
+        "{messages}"
+    );
+}

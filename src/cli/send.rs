@@ -163,7 +163,7 @@ pub fn run(a: SendArgs) -> ExitCode {
         &ins,
         other.as_deref(),
         &plan,
-        predict_with,
+        (predict_with, api.api()),
         &model,
         &counter,
     );

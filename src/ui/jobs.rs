@@ -328,7 +328,7 @@ pub enum Done {
 pub(super) fn plan_test_run(
     ins: &Inspection,
     plan: &Plan,
-    predict_with: Option<Provider>,
+    rules_and_api: (Option<Provider>, crate::engine::request::Api),
     model: &ModelInfo,
     table: &ModelTable,
     counter: &TokenCounter,
@@ -344,7 +344,7 @@ pub(super) fn plan_test_run(
         ins,
         other.as_deref(),
         plan,
-        predict_with,
+        rules_and_api,
         model,
         counter,
     ))

@@ -448,15 +448,16 @@ impl Worker {
                 let _ = done.send(Done::TestRun(m));
                 ctx.request_repaint();
             };
-            let (ins, plan, predict_with, model) = (
+            // Predicted with the rules asked for, sent in the endpoint's API.
+            let (ins, plan, rules, model) = (
                 run.inspection,
                 run.plan,
-                run.predict_with,
+                (run.predict_with, run.endpoint.provider.api()),
                 run.model.clone(),
             );
             let (table, counter) = (run.table, run.counter);
             let planning = tokio::task::spawn_blocking(move || {
-                plan_test_run(&ins, &plan, predict_with, &model, &table, &counter)
+                plan_test_run(&ins, &plan, rules, &model, &table, &counter)
             })
             .await
             .unwrap_or_else(|e| Err(e.to_string()));

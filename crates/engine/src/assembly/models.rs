@@ -31,6 +31,17 @@ impl Provider {
         }
     }
 
+    /// The API this provider's endpoint speaks (a local prefix-caching
+    /// server: the OpenAI-compatible Chat API, as llama.cpp serves it).
+    pub fn api(self) -> crate::request::Api {
+        use crate::request::Api;
+        match self {
+            Provider::Anthropic => Api::AnthropicMessages,
+            Provider::Openai | Provider::Prefix => Api::ChatCompletions,
+            Provider::Gemini => Api::Gemini,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Provider> {
         match s.to_ascii_lowercase().as_str() {
             "anthropic" => Some(Provider::Anthropic),

@@ -11,6 +11,7 @@ use crate::assembly::tokens::TokenCounter;
 use crate::cache::predictors::{self, Predicted};
 use crate::cache::request;
 use crate::cache::shape::{self, RequestShape, SegKind, Strategy};
+use crate::request::Api;
 use crate::usage::{Input, Usage};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -172,17 +173,20 @@ impl TestRunRecord {
     }
 }
 
+/// The body of a planned request in the API `api` (the endpoint's, never
+/// the caching rules': a Claude model sent through an OpenAI-compatible
+/// API goes as a Chat Completions body).
 fn body_for(
     ins: &Assembled,
-    provider: Provider,
+    api: Api,
     model: &str,
     a: &crate::Assembly,
     shape: &RequestShape,
 ) -> Value {
     let s = &ins.prepared.settings;
     let messages = messages_of(shape);
-    match provider {
-        Provider::Anthropic => request::anthropic_body(
+    match api {
+        Api::AnthropicMessages => request::anthropic_body(
             a,
             model,
             &messages,
@@ -190,14 +194,14 @@ fn body_for(
             s.cache_tools,
             s.history.message_breakpoint,
         ),
-        Provider::Gemini => {
+        Api::Gemini => {
             let mut body = request::gemini_body(a, &messages);
             // The model goes in the path; the client takes it from here.
             body["model"] = model.into();
             body["generationConfig"] = serde_json::json!({"maxOutputTokens": 1});
             body
         }
-        _ => request::openai_body(a, model, &messages, 1),
+        Api::ChatCompletions | Api::Responses => request::openai_body(a, model, &messages, 1),
     }
 }
 
@@ -243,12 +247,14 @@ fn shape_block(seg: &shape::Segment) -> crate::workspace::session::Block {
         })
 }
 
-/// The requests of a run with their predictions.
+/// The requests of a run with their predictions: predicted with the
+/// caching rules asked for (none: the model's own), sent as bodies of the
+/// endpoint's `api`.
 pub fn plan(
     ins: &Assembled,
     other: Option<&Assembled>,
     plan: &Plan,
-    provider: Option<Provider>,
+    (provider, api): (Option<Provider>, Api),
     model: &ModelInfo,
     counter: &TokenCounter,
 ) -> Vec<Planned> {
@@ -307,7 +313,7 @@ pub fn plan(
         .map(|((label, shape, a, owner), predicted)| Planned {
             label,
             gap_secs: shape.gap_secs,
-            body: body_for(owner, provider, &model.id, a, &shape),
+            body: body_for(owner, api, &model.id, a, &shape),
             shape,
             predicted,
         })
