@@ -119,6 +119,53 @@ impl Drop for Upstream {
     }
 }
 
+/// Gemini CLI's own session file (its `chats/session-*.jsonl`, recorded
+/// with the capture): `traffic` reads it as a Gemini CLI session file, one
+/// request per answer of the main model (an answer written again with its
+/// tool calls, and the history set again on the resume, counted once), with
+/// the usage the capture recorded for the same requests, and the resumed
+/// turn's smaller read named as a change of the prompt, not as growth.
+#[test]
+fn gemini_clis_session_file_reads_as_the_capture_does() {
+    let dir = fixture().join("transcript");
+    let o = run(&["traffic", dir.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["source"], "gemini", "{}", v["source"]);
+    let rows = v["requests"].as_array().unwrap();
+    let usage = |r: &Value| {
+        [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        ]
+        .map(|k| r[k].as_u64().unwrap())
+    };
+    let captured = traffic();
+    let main: Vec<[u64; 4]> = captured["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["model"] == "gemini-3.8-flash")
+        .map(usage)
+        .collect();
+    assert_eq!(main.len(), 3);
+    assert_eq!(rows.iter().map(usage).collect::<Vec<_>>(), main);
+    assert!(
+        rows.iter().all(|r| r["chain"] == "main"),
+        "one session, resumed"
+    );
+    assert_eq!(rows[0]["miss"]["kind"], "cold");
+    assert_eq!(rows[2]["miss"]["kind"], "prefix", "{}", rows[2]["miss"]);
+    let text = run(&["traffic", dir.to_str().unwrap()]);
+    assert!(
+        stdout(&text).starts_with("traffic from a Gemini CLI session file · 3 requests"),
+        "{}",
+        stdout(&text)
+    );
+}
+
 fn upstream(log: &Path) -> Upstream {
     let (url, child) = agent_upstream(log);
     Upstream(child, url)

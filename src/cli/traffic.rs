@@ -11,9 +11,11 @@ use crate::engine::traffic;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A capture (JSON lines), a Claude Code transcript
-    /// (~/.claude/projects/PROJECT/SESSION.jsonl, with its subagents) or a
-    /// Codex session file (~/.codex/sessions/…/rollout-*.jsonl); or a folder
-    /// of them (a project folder, ~/.claude/projects, ~/.codex/sessions).
+    /// (~/.claude/projects/PROJECT/SESSION.jsonl, with its subagents), a
+    /// Codex session file (~/.codex/sessions/…/rollout-*.jsonl), a Pi or a
+    /// Gemini CLI session file (~/.pi/agent/sessions,
+    /// ~/.gemini/tmp/PROJECT/chats); or a folder of them (a project folder,
+    /// ~/.claude/projects, ~/.codex/sessions).
     pub file: PathBuf,
     /// `jsonl`: one flat row per request (a versioned schema DuckDB, Spark
     /// and ClickHouse read as a table; see examples/fleet/).

@@ -71,6 +71,9 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     {
         return m;
     }
+    if let Some(m) = read_less_than_left(p, x, u, model) {
+        return m;
+    }
     if u.cache_read_input_tokens > 0 {
         return miss(
             MissKind::Growth,
@@ -105,6 +108,44 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
             "nothing in the recorded data explains it (a transcript has no bodies: no gap, no compaction)".into()
         },
     )
+}
+
+/// Without the bodies (a transcript), a request that read less than the
+/// previous request of its chain left cached: its prompt changed before
+/// the end of that prefix. What was left cached is, with breakpoints
+/// (Anthropic), what the previous request read and wrote; with implicit
+/// caching (OpenAI's, Gemini's), its whole prompt, of which the provider
+/// may keep a little less (OpenAI rounds to 128-token blocks): a shortfall
+/// within 128 tokens is not a change.
+fn read_less_than_left(p: &Exchange, x: &Exchange, u: &Usage, model: &ModelInfo) -> Option<Miss> {
+    if p.request.is_some() || x.request.is_some() || u.cache_read_input_tokens == 0 {
+        return None;
+    }
+    let before = p.usage.as_ref()?;
+    let explicit = model.provider == crate::Provider::Anthropic;
+    let left = if explicit {
+        before.cache_read_input_tokens + before.cache_creation_input_tokens
+    } else {
+        before.prompt()
+    };
+    let read = u.cache_read_input_tokens;
+    if read + if explicit { 0 } else { 128 } >= left {
+        return None;
+    }
+    Some(miss(
+        MissKind::Prefix,
+        format!(
+            "read {} of the {} the previous request left cached: its prompt changed after about token {}{} (the file holds no request bodies; a capture of the run names the part)",
+            crate::thousands(read),
+            crate::plural(left, "token"),
+            crate::thousands(read),
+            if explicit {
+                ""
+            } else {
+                ", or the provider's implicit cache kept less of it"
+            }
+        ),
+    ))
 }
 
 /// The provider's own diagnostics of a miss (Anthropic's `cache_miss_reason`).

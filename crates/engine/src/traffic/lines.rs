@@ -175,6 +175,7 @@ pub struct Lines {
     rollout: super::codex::Rollout,
     pi: bool,
     pi_session: super::pi_session::PiSession,
+    gemini: super::gemini_session::GeminiSession,
     /// Streamed: a capture's requests are left in the file (where each
     /// line is, to read it again), not held.
     lazy: bool,
@@ -277,6 +278,12 @@ impl Lines {
             self.rollout.push(&v);
             return;
         }
+        if !self.capture && super::gemini_session::is_session_line(&v, self.gemini.seen) {
+            self.gemini.push(&v);
+            // A line of it met: the messages and updates after it are its.
+            self.gemini.seen = true;
+            return;
+        }
         if !self.capture && super::pi_session::is_session_line(&v) {
             self.pi = true;
             self.pi_session.push(&v);
@@ -348,6 +355,8 @@ impl Lines {
         }
         if self.capture {
             Ok((Source::Capture, capture_exchanges(self.sent), self.skipped))
+        } else if self.gemini.seen && !self.transcript {
+            Ok((Source::Gemini, self.gemini.finish(), self.skipped))
         } else if self.transcript {
             Ok((Source::ClaudeCode, self.entries.finish(), self.skipped))
         } else if self.codex {

@@ -22,6 +22,7 @@ mod capture;
 mod codex;
 pub mod curl;
 mod explain;
+mod gemini_session;
 mod history;
 pub mod html;
 pub mod learn;
@@ -69,6 +70,8 @@ pub enum Source {
     Codex,
     /// A Pi session file (`~/.pi/agent/sessions/…/*.jsonl`).
     Pi,
+    /// A Gemini CLI session file (`~/.gemini/tmp/…/chats/session-*.jsonl`).
+    Gemini,
 }
 
 impl Source {
@@ -80,13 +83,14 @@ impl Source {
             Source::ClaudeCode => Some(Agent::ClaudeCode),
             Source::Codex => Some(Agent::Codex),
             Source::Pi => Some(Agent::Pi),
+            Source::Gemini => Some(Agent::Gemini),
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Capture => "capture",
-            Source::ClaudeCode | Source::Codex | Source::Pi => {
+            Source::ClaudeCode | Source::Codex | Source::Pi | Source::Gemini => {
                 self.agent().map_or("", |a| a.name())
             }
         }
@@ -99,6 +103,7 @@ impl Source {
             Source::ClaudeCode => "Claude Code transcript",
             Source::Codex => "Codex session file",
             Source::Pi => "Pi session file",
+            Source::Gemini => "Gemini CLI session file",
         }
     }
 }
