@@ -157,7 +157,18 @@ fn the_selected_requests_body_shows_as_recorded_and_copies_as_curl() {
         text.curl
     );
     assert!(!text.curl.contains("sk-ant"), "{}", text.curl);
+    assert!(
+        h.query_by_label_contains("Request body as recorded")
+            .is_none()
+    );
+    h.get_by_label("Request body").click();
+    h.run_steps(2);
+    assert_eq!(
+        app(&h).traffic_view.detail_tab,
+        prompt_inspector::ui::traffic_request::DetailTab::Body
+    );
     h.get_by_label_contains("Request body as recorded");
+    h.get_by_label_contains("\"messages\"");
     h.get_by_label("Copy as cURL").click();
     h.run_steps(1);
     let copied: Vec<String> = h

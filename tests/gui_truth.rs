@@ -626,8 +626,15 @@ fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_d
     let agents =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/openclaw");
     // The workspace as it was at the first turn, opened in the window.
-    let h = traced_first_request(agents.join("workspace"));
-    // Its files, as the CLI's `traffic --against` lists them.
+    let mut h = traced_first_request(agents.join("workspace"));
+    // Its files, as the CLI's `traffic --against` lists them, in the
+    // detail's Your files tab (the Parts tab first).
+    assert!(
+        h.query_by_label_contains("Your files in this request")
+            .is_none()
+    );
+    h.get_by_label("Your files").click();
+    h.run_steps(2);
     assert!(
         h.query_all_by_label_contains("Your files in this request")
             .count()
@@ -667,14 +674,15 @@ fn a_recorded_request_is_traced_to_the_open_workspaces_files_with_the_profiles_d
         "profile: openclaw@2026.7\n",
     )
     .unwrap();
-    let h = traced_first_request(ws.path().to_path_buf());
-    assert!(
-        h.query_all_by_label_contains(
-            "Your agent sends this differently from the openclaw@2026.7 profile: 2 differences"
-        )
-        .count()
-            > 0
-    );
+    let mut h = traced_first_request(ws.path().to_path_buf());
+    // Said above the tabs, listed in the Your files tab (kept from the
+    // request before: the tab chosen stays).
+    let banner =
+        "Your agent sends this differently from the openclaw@2026.7 profile: 2 differences";
+    assert_eq!(h.query_all_by_label_contains(banner).count(), 1);
+    h.get_by_label("Your files").click();
+    h.run_steps(2);
+    assert_eq!(h.query_all_by_label_contains(banner).count(), 2);
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub mod state;
 pub mod table;
 pub mod test_run;
 pub mod traffic;
-mod traffic_request;
+pub mod traffic_request;
 pub mod traffic_table;
 pub mod watch;
 pub mod welcome;

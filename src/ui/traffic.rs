@@ -43,6 +43,8 @@ pub struct TrafficView {
     pub learned: Option<(usize, Result<String, String>)>,
     /// How the requests' table is sorted and filtered.
     pub table: super::traffic_table::TableState,
+    /// The selected request's tab (kept from one request to the next).
+    pub detail_tab: super::traffic_request::DetailTab,
 }
 
 /// A recorded request as text: its body (pretty JSON) and the curl
@@ -284,15 +286,18 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, requests: usize, out: &mut Vec<Com
 
 pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     open_row(ui, view, out);
-    ui.add(
-        egui::Label::new(
-            RichText::new(
-                "Record your agent: start the proxy here (or `prompt-inspector proxy`), point its base URL at it, and the requests appear below as they happen.",
+    // How to start, until there is something to show.
+    if view.result.is_none() {
+        ui.add(
+            egui::Label::new(
+                RichText::new(
+                    "Record your agent: start the proxy here (or `prompt-inspector proxy`), point its base URL at it, and the requests appear below as they happen.",
+                )
+                .weak(),
             )
-            .weak(),
-        )
-        .wrap(),
-    );
+            .wrap(),
+        );
+    }
     let requests = match &view.result {
         Some(Ok(t)) => t.requests.len(),
         _ => 0,
@@ -364,11 +369,18 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
             .resizable(true)
             .default_size((ui.available_height() * 0.5).max(160.0))
             .min_size(110.0)
+            // The table keeps a few rows and the timeline above it.
+            .max_size((ui.available_height() - 240.0).max(110.0))
             .show(ui, |ui| {
                 super::traffic_request::selected(
                     ui,
                     t,
-                    (view.selected, view.traced.as_ref(), body),
+                    (
+                        view.selected,
+                        view.traced.as_ref(),
+                        body,
+                        &mut view.detail_tab,
+                    ),
                     (diff_source, learned),
                     out,
                 );
@@ -378,11 +390,25 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     super::traffic_table::filters(ui, t, &mut view.table);
     // Columns wider than a narrow window scroll sideways, never past its
     // edge.
-    egui::ScrollArea::horizontal()
-        .id_salt("traffic-table-h")
-        .show(ui, |ui| {
-            super::traffic_table::table(ui, t, &mut view.table, view.selected, diff_source, out);
-        });
+    // The table takes what is left but the timeline's room below it.
+    let room = egui::vec2(
+        ui.available_width(),
+        (ui.available_height() - TIMELINE_ROOM).max(60.0),
+    );
+    ui.allocate_ui(room, |ui| {
+        egui::ScrollArea::horizontal()
+            .id_salt("traffic-table-h")
+            .show(ui, |ui| {
+                super::traffic_table::table(
+                    ui,
+                    t,
+                    &mut view.table,
+                    view.selected,
+                    diff_source,
+                    out,
+                );
+            });
+    });
     ui.separator();
     super::traffic_table::timeline_view(ui, t, view.selected, diff_source, out);
     if view.selected.is_none() {
@@ -390,6 +416,9 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         ui.weak("Click a request (a row, or its tick on the timeline) for its parts, its files and its diff.");
     }
 }
+
+/// The height the timeline under the table takes, with its separators.
+const TIMELINE_ROOM: f32 = 72.0;
 
 /// The file to open, typed or pasted.
 fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
@@ -454,9 +483,21 @@ fn totals(ui: &mut Ui, t: &crate::engine::traffic::Traffic) {
     for n in crate::engine::traffic::release::summary(&t.requests) {
         ui.add(egui::Label::new(RichText::new(n).weak()).wrap());
     }
-    for n in crate::engine::traffic::notes(t) {
-        ui.add(egui::Label::new(n).wrap());
+    // What each kind of miss cost: open where the window is tall enough to
+    // leave the table and the selected request their room (the user's
+    // choice kept).
+    let notes = crate::engine::traffic::notes(t);
+    if notes.is_empty() {
+        return;
     }
+    egui::CollapsingHeader::new("What the writes and misses cost")
+        .id_salt("traffic-notes")
+        .default_open(ui.ctx().content_rect().height() >= 760.0)
+        .show(ui, |ui| {
+            for n in notes {
+                ui.add(egui::Label::new(n).wrap());
+            }
+        });
 }
 
 /// `text` with its first letter in capitals.

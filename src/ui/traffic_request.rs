@@ -100,12 +100,44 @@ pub fn parts(
         });
 }
 
-/// The selected request (its row, its parts, its files, the way to its
-/// diff) below the table and the timeline, or how to select one.
+/// The tabs of the selected request's pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DetailTab {
+    /// Its parts (tools, system blocks, messages) with tokens and the
+    /// files each came from.
+    #[default]
+    Parts,
+    /// The open folder's files in it, and how its profile renders it.
+    Files,
+    /// Its body as recorded.
+    Body,
+}
+
+impl DetailTab {
+    pub const ALL: [DetailTab; 3] = [DetailTab::Parts, DetailTab::Files, DetailTab::Body];
+
+    /// Its label (fixed, so the tab bar never moves).
+    pub fn label(self) -> &'static str {
+        match self {
+            DetailTab::Parts => "Parts",
+            DetailTab::Files => "Your files",
+            DetailTab::Body => "Request body",
+        }
+    }
+}
+
+/// The selected request: its summary and actions (the way to its diff,
+/// copies of its body, learning from it) above tabs of its parts, the
+/// folder's files in it and its body; or how to select one.
 pub fn selected(
     ui: &mut Ui,
     t: &Traffic,
-    (selected, traced, body): (Option<usize>, Option<&Traced>, Option<&Body>),
+    (selected, traced, body, tab): (
+        Option<usize>,
+        Option<&Traced>,
+        Option<&Body>,
+        &mut DetailTab,
+    ),
     (diff_source, learned): (Option<&PathBuf>, Option<&Result<String, String>>),
     out: &mut Vec<Command>,
 ) {
@@ -122,27 +154,76 @@ pub fn selected(
         .unwrap_or(1);
     let width = (ui.available_width() * 0.4).clamp(120.0, 480.0);
     let traced = traced.filter(|(i, _)| *i == r.index);
+    let against = traced.and_then(|(_, t)| t.as_ref());
+    // The tabs first, so a short pane keeps them; the summary and actions
+    // scroll with the tab's content.
+    ui.horizontal(|ui| {
+        for k in DetailTab::ALL {
+            ui.selectable_value(tab, k, k.label());
+        }
+    });
+    ui.separator();
     egui::ScrollArea::vertical()
         .id_salt("traffic-scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            request_row(
+            header(
                 ui,
                 r,
-                (selected, traced, body, learned),
+                (body, against, learned),
                 diff_source,
                 (scale, width),
                 out,
             );
+            ui.separator();
+            tab_content(ui, r, *tab, (traced, against, body));
         });
 }
 
+/// What the selected tab shows.
+fn tab_content(
+    ui: &mut Ui,
+    r: &crate::engine::traffic::Row,
+    tab: DetailTab,
+    (traced, against, body): (
+        Option<&Traced>,
+        Option<&Result<Against, String>>,
+        Option<&Body>,
+    ),
+) {
+    match tab {
+        DetailTab::Parts => {
+            let attribution = against
+                .and_then(|a| a.as_ref().ok())
+                .map(|a| &a.attribution);
+            parts(ui, &r.parts, attribution);
+        }
+        DetailTab::Files => match against {
+            Some(a) => trace_ui(ui, a),
+            None if traced.is_some() => {
+                ui.weak("  tracing it to the open folder's files…");
+            }
+            None => {
+                ui.weak("  open the folder the agent ran in to trace this request to its files");
+            }
+        },
+        DetailTab::Body => match body {
+            Some(b) => as_recorded(ui, b),
+            None if r.parts.parts.is_empty() => {
+                ui.weak("  no request body recorded: a transcript has usage only");
+            }
+            None => {
+                ui.weak("  reading the request from its file…");
+            }
+        },
+    }
+}
+
 /// "Learn the agent's own parts from this request", and what it said.
-fn learn_row(
+fn learn_button(
     ui: &mut Ui,
     capture: &std::path::Path,
     r: &crate::engine::traffic::Row,
-    learned: Option<&Result<String, String>>,
     out: &mut Vec<Command>,
 ) {
     let Some(release) = &r.release else {
@@ -158,6 +239,10 @@ fn learn_row(
             index: r.index,
         });
     }
+}
+
+/// What learning from the request said.
+fn learned_said(ui: &mut Ui, learned: Option<&Result<String, String>>) {
     let said = match learned {
         Some(Ok(said)) => RichText::new(said).color(colors::text(ui, colors::READ)),
         Some(Err(e)) => {
@@ -177,11 +262,11 @@ fn size(n: usize) -> String {
     }
 }
 
-/// The selected request, its trace, its body, what learning from it said.
-type Selection<'a> = (
-    Option<usize>,
-    Option<&'a Traced>,
+/// What was found of the selected request: its body, its trace, what
+/// learning from it said.
+type Found<'a> = (
     Option<&'a Body>,
+    Option<&'a Result<Against, String>>,
     Option<&'a Result<String, String>>,
 );
 
@@ -216,32 +301,25 @@ fn as_recorded(ui: &mut Ui, body: &Body) {
             return;
         }
     };
-    egui::CollapsingHeader::new(format!("Request body as recorded ({})", size(b.json.len())))
-        .id_salt("traffic-request-body")
-        .show(ui, |ui| {
-            let shown = &b.json[..b.json.floor_char_boundary(SHOWN_BYTES)];
-            egui::ScrollArea::vertical()
-                .id_salt("traffic-request-body-text")
-                .max_height(320.0)
-                .show(ui, |ui| {
-                    ui.add(egui::Label::new(RichText::new(shown).monospace()).wrap());
-                    if shown.len() < b.json.len() {
-                        ui.weak(format!(
-                            "… {} more: copy the body for all of it",
-                            size(b.json.len() - shown.len())
-                        ));
-                    }
-                });
-        });
+    ui.weak(format!("Request body as recorded ({})", size(b.json.len())));
+    let shown = &b.json[..b.json.floor_char_boundary(SHOWN_BYTES)];
+    ui.add(egui::Label::new(RichText::new(shown).monospace()).wrap());
+    if shown.len() < b.json.len() {
+        ui.weak(format!(
+            "… {} more: copy the body for all of it",
+            size(b.json.len() - shown.len())
+        ));
+    }
 }
 
-/// One request: its name (click to select), its bar on the shared axis
-/// (`scale` tokens over `width` points), the reason for a write or miss;
-/// when selected, its parts and the way to its diff.
-fn request_row(
+/// The selected request's summary: its name, its bar on the shared axis
+/// (`scale` tokens over `width` points), its cost and status, the reason
+/// for a write or miss, whether its profile renders it differently; then
+/// its actions (its diff, copies of its body, learning from it).
+fn header(
     ui: &mut Ui,
     r: &crate::engine::traffic::Row,
-    (selected, traced, body, learned): Selection,
+    (body, against, learned): Found,
     source: Option<&PathBuf>,
     (scale, width): (u64, f32),
     out: &mut Vec<Command>,
@@ -249,22 +327,11 @@ fn request_row(
     // Wrapped at a narrow width: the cost and status go to the next line.
     ui.horizontal_wrapped(|ui| {
         let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
-        if ui
-            .add_sized(
-                [240.0, 18.0],
-                egui::Button::selectable(
-                    selected == Some(r.index),
-                    RichText::new(label).monospace(),
-                ),
-            )
-            .on_hover_text(&r.time)
-            .clicked()
-        {
-            out.push(Command::SelectRequest {
-                capture: source.cloned(),
-                index: r.index,
-            });
-        }
+        ui.add_sized(
+            [240.0, 18.0],
+            egui::Button::selectable(true, RichText::new(label).monospace()),
+        )
+        .on_hover_text(&r.time);
         if let Some(u) = &r.usage {
             bar(ui, u, scale, width);
             let cost = if r.priced {
@@ -292,8 +359,10 @@ fn request_row(
             egui::Label::new(RichText::new(format!("  {}: {}", m.kind, m.detail)).weak()).wrap(),
         );
     }
-    if selected == Some(r.index) {
-        let against = traced.and_then(|(_, t)| t.as_ref());
+    if let Some(e) = &r.error {
+        ui.colored_label(colors::text(ui, colors::ERROR), e);
+    }
+    ui.horizontal_wrapped(|ui| {
         if let (Some(prev), Some(src), false) = (r.previous, source, r.parts.parts.is_empty())
             && ui
                 .button(format!("Diff with request #{prev}"))
@@ -314,22 +383,29 @@ fn request_row(
         // A request traced to the open workspace whose sender is known
         // teaches its own parts (`agents learn`).
         if let (Some(src), Some(Ok(_))) = (source, against) {
-            learn_row(ui, src, r, learned, out);
+            learn_button(ui, src, r, out);
         }
-        // Its files below the way to its diff (a trace arriving late moves
-        // nothing above it).
-        trace_ui(ui, against);
-        let attribution = against
-            .and_then(|a| a.as_ref().ok())
-            .map(|a| &a.attribution);
-        super::traffic_request::parts(ui, &r.parts, attribution);
-        if let Some(b) = body {
-            as_recorded(ui, b);
-        }
+    });
+    // What the trace found, below the actions: a trace arriving late moves
+    // nothing above it.
+    if let Some(Ok(a)) = against
+        && !a.differences.is_empty()
+    {
+        ui.colored_label(colors::text(ui, colors::WARNING), differs(a))
+            .on_hover_text("each difference in the Your files tab");
     }
-    if let Some(e) = &r.error {
-        ui.colored_label(colors::text(ui, colors::ERROR), e);
+    if against.is_some_and(|a| a.is_ok()) {
+        learned_said(ui, learned);
     }
+}
+
+/// "Your agent sends this differently from the P profile: N differences".
+fn differs(a: &Against) -> String {
+    format!(
+        "Your agent sends this differently from the {} profile: {}",
+        a.profile,
+        crate::engine::plural(a.differences.len() as u64, "difference")
+    )
 }
 
 /// A request traced to the open workspace, as the Traffic tab keeps it.
@@ -337,14 +413,13 @@ pub type Traced = (usize, Option<Result<Against, String>>);
 
 /// The selected request against the open workspace: a banner when its
 /// profile renders it differently, and "your files in this request".
-fn trace_ui(ui: &mut Ui, against: Option<&Result<Against, String>>) {
+fn trace_ui(ui: &mut Ui, against: &Result<Against, String>) {
     let a = match against {
-        None => return,
-        Some(Err(e)) => {
+        Err(e) => {
             ui.weak(format!("  not traced to the workspace: {e}"));
             return;
         }
-        Some(Ok(a)) => a,
+        Ok(a) => a,
     };
     let d = &a.differences;
     if !d.is_empty() {
@@ -352,14 +427,7 @@ fn trace_ui(ui: &mut Ui, against: Option<&Result<Against, String>>) {
             .stroke(egui::Stroke::new(1.0, colors::WARNING))
             .inner_margin(6.0)
             .show(ui, |ui| {
-                ui.colored_label(
-                    colors::text(ui, colors::WARNING),
-                    format!(
-                        "Your agent sends this differently from the {} profile: {}",
-                        a.profile,
-                        crate::engine::plural(d.len() as u64, "difference")
-                    ),
-                );
+                ui.colored_label(colors::text(ui, colors::WARNING), differs(a));
                 for x in d {
                     let point = serde_json::to_value(x.point)
                         .ok()

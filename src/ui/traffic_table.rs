@@ -266,7 +266,7 @@ fn sorted_table(
     out: &mut Vec<Command>,
 ) {
     // The box it was given, less its header.
-    let height = (ui.available_height() - 26.0).max(94.0);
+    let height = (ui.available_height() - 26.0).max(36.0);
     let mut b = TableBuilder::new(ui)
         .id_salt("traffic-table")
         .striped(true)
