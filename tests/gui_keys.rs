@@ -200,6 +200,30 @@ fn the_selected_requests_body_shows_as_recorded_and_copies_as_curl() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(answer["usage"]["input_tokens"].is_u64(), "{answer}");
+    // The Response tab: the answer's status, latency and usage as recorded.
+    assert_eq!(
+        h.query_all_by_label("latency").count(),
+        1,
+        "the table's column"
+    );
+    h.get_by_label("Response").click();
+    h.run_steps(2);
+    let u = &line["usage"];
+    for (k, v) in [
+        ("status", format!("HTTP {}", line["status"])),
+        ("latency", format!("{} ms", line["latency_ms"])),
+        (
+            "read",
+            format!(
+                "{} tokens",
+                prompt_inspector::ui::thousands(u["cache_read_input_tokens"].as_u64().unwrap())
+            ),
+        ),
+    ] {
+        assert!(h.query_all_by_label(k).count() >= 1, "{k}");
+        assert!(h.query_all_by_label(&v).count() >= 1, "{v}");
+    }
+    assert_eq!(h.query_all_by_label("latency").count(), 2, "and the tab's");
 }
 
 /// Problems as an editor lists them: grouped by file (each with its
