@@ -8,9 +8,36 @@ use serde_json::Value;
 
 use super::request::each_position;
 use super::request::names;
-use super::{Exchange, MAX_TOKENS, Miss, MissKind, chain_phrase};
+use super::{Exchange, Miss, MissKind, chain_phrase};
 use crate::assembly::models::ModelInfo;
 use crate::usage::Usage;
+
+/// Anthropic's own diagnosis of a miss (a response's
+/// `diagnostics.cache_miss_reason`): its type (`system_changed`…) and the
+/// tokens it says were missed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderMiss {
+    pub kind: String,
+    pub missed: Option<u64>,
+}
+
+impl ProviderMiss {
+    /// Read from the JSON edge: a `cache_miss_reason` object (null, or not
+    /// an object: none).
+    pub(crate) fn of(v: Option<&Value>) -> Option<ProviderMiss> {
+        let o = v?.as_object()?;
+        Some(ProviderMiss {
+            kind: crate::clean(
+                o.get("type").and_then(Value::as_str).unwrap_or("provider"),
+                64,
+            ),
+            missed: o
+                .get("cache_missed_input_tokens")
+                .and_then(Value::as_u64)
+                .map(|n| n.min(super::MAX_TOKENS)),
+        })
+    }
+}
 
 fn miss(kind: MissKind, detail: String) -> Miss {
     Miss {
@@ -149,16 +176,15 @@ fn read_less_than_left(p: &Exchange, x: &Exchange, u: &Usage, model: &ModelInfo)
 }
 
 /// The provider's own diagnostics of a miss (Anthropic's `cache_miss_reason`).
-fn provider_said(r: &Value) -> Miss {
-    let kind = crate::clean(r["type"].as_str().unwrap_or("provider"), 64);
-    let missed = r["cache_missed_input_tokens"].as_u64();
+fn provider_said(r: &super::ProviderMiss) -> Miss {
     miss(
         MissKind::Provider,
         format!(
-            "Anthropic's cache diagnostics: {kind}{}",
-            missed.map_or(String::new(), |n| format!(
+            "Anthropic's cache diagnostics: {}{}",
+            r.kind,
+            r.missed.map_or(String::new(), |n| format!(
                 " ({} tokens missed)",
-                crate::thousands(n.min(MAX_TOKENS))
+                crate::thousands(n)
             ))
         ),
     )
@@ -393,4 +419,23 @@ fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
 
 fn join(v: &[&String]) -> String {
     v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod provider_miss_tests {
+    use super::*;
+
+    #[test]
+    fn a_null_miss_reason_is_no_diagnosis() {
+        assert_eq!(ProviderMiss::of(Some(&Value::Null)), None);
+        assert_eq!(ProviderMiss::of(None), None);
+        let v = serde_json::json!({"type": "system_changed", "cache_missed_input_tokens": 900});
+        assert_eq!(
+            ProviderMiss::of(Some(&v)),
+            Some(ProviderMiss {
+                kind: "system_changed".into(),
+                missed: Some(900)
+            })
+        );
+    }
 }

@@ -22,6 +22,7 @@ mod capture;
 mod codex;
 pub mod curl;
 mod explain;
+pub use explain::ProviderMiss;
 mod gemini_session;
 mod history;
 pub mod html;
@@ -124,7 +125,7 @@ pub struct Exchange {
     pub status: Option<u16>,
     pub error: Option<String>,
     /// Anthropic's cache diagnostics (`cache_miss_reason`), if present.
-    pub miss_reason: Option<Value>,
+    pub miss_reason: Option<ProviderMiss>,
     /// A compaction happened just before this request (transcripts).
     pub after_compaction: bool,
     /// Its tools and system prompt, when a transcript records them but not

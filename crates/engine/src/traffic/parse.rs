@@ -120,9 +120,11 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
             usage: Usage::parse(&l.usage),
             status: l.status,
             error: l.error.map(|e| clean(&e, MAX_ERROR_CHARS)),
-            miss_reason: l
-                .diagnostics
-                .and_then(|mut d| d.get_mut("cache_miss_reason").map(Value::take)),
+            miss_reason: super::ProviderMiss::of(
+                l.diagnostics
+                    .as_ref()
+                    .and_then(|d| d.get("cache_miss_reason")),
+            ),
             after_compaction: false,
             shape: None,
             advisor: crate::usage::advisor_calls(&l.usage),
@@ -426,7 +428,7 @@ impl Transcript {
             usage: Some(usage),
             status: None,
             error: None,
-            miss_reason: msg.pointer("/diagnostics/cache_miss_reason").cloned(),
+            miss_reason: super::ProviderMiss::of(msg.pointer("/diagnostics/cache_miss_reason")),
             advisor: msg
                 .get("usage")
                 .map(crate::usage::advisor_calls)
