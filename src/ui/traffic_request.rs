@@ -409,36 +409,7 @@ fn header(
     (scale, width): (u64, f32),
     out: &mut Vec<Command>,
 ) {
-    // Wrapped at a narrow width: the cost and status go to the next line.
-    ui.horizontal_wrapped(|ui| {
-        let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
-        ui.add_sized(
-            [240.0, 18.0],
-            egui::Button::selectable(true, RichText::new(label).monospace()),
-        )
-        .on_hover_text(&r.time);
-        if let Some(u) = &r.usage {
-            bar(ui, u, scale, width);
-            let cost = if r.priced {
-                format!("${:.5}", r.cost_usd)
-            } else {
-                "no price".into()
-            };
-            ui.label(RichText::new(cost).monospace());
-        }
-        // The answer's status and time (captures); a failure in red.
-        if r.status.is_some() || r.latency_ms.is_some() {
-            let status = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
-            let latency = r.latency_ms.map_or(String::new(), |l| format!(" · {l} ms"));
-            let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
-            let text = RichText::new(format!("{status}{latency}")).monospace();
-            if failed {
-                ui.colored_label(colors::text(ui, colors::ERROR), text);
-            } else {
-                ui.weak(text);
-            }
-        }
-    });
+    summary_line(ui, r, (scale, width));
     if let Some(m) = &r.miss {
         ui.add(
             egui::Label::new(RichText::new(format!("  {}: {}", m.kind, m.detail)).weak()).wrap(),
@@ -482,6 +453,40 @@ fn header(
     if against.is_some_and(|a| a.is_ok()) {
         learned_said(ui, learned);
     }
+}
+
+/// The request's name, its bar on the shared axis, its cost, its status.
+fn summary_line(ui: &mut Ui, r: &crate::engine::traffic::Row, (scale, width): (u64, f32)) {
+    // Wrapped at a narrow width: the cost and status go to the next line.
+    ui.horizontal_wrapped(|ui| {
+        let label = format!("#{} · {} · {}", r.index, r.chain, r.model);
+        ui.add_sized(
+            [240.0, 18.0],
+            egui::Button::selectable(true, RichText::new(label).monospace()),
+        )
+        .on_hover_text(&r.time);
+        if let Some(u) = &r.usage {
+            bar(ui, u, scale, width);
+            let cost = if r.priced {
+                format!("${:.5}", r.cost_usd)
+            } else {
+                "no price".into()
+            };
+            ui.label(RichText::new(cost).monospace());
+        }
+        // The answer's status and time (captures); a failure in red.
+        if r.status.is_some() || r.latency_ms.is_some() {
+            let status = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
+            let latency = r.latency_ms.map_or(String::new(), |l| format!(" · {l} ms"));
+            let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
+            let text = RichText::new(format!("{status}{latency}")).monospace();
+            if failed {
+                ui.colored_label(colors::text(ui, colors::ERROR), text);
+            } else {
+                ui.weak(text);
+            }
+        }
+    });
 }
 
 /// "Your agent sends this differently from the P profile: N differences".

@@ -302,10 +302,6 @@ impl Inspection {
         Ok(ins)
     }
 
-    /// The session's first request as an Anthropic Messages body (the
-    /// session's messages up to its first request, else one "Hello"), with
-    /// `max_tokens: 1`: what "copy as request JSON" and `render
-    /// --request-json` show.
     /// The API whose body [`Inspection::first_request_body`] writes:
     /// `Gemini` for a Gemini CLI folder, else `Anthropic` (Messages).
     pub fn request_api(&self) -> &'static str {
@@ -315,7 +311,17 @@ impl Inspection {
         }
     }
 
+    /// The session's first request as its API's body (Anthropic Messages,
+    /// Gemini's for a Gemini CLI folder; the session's messages up to its
+    /// first request, else one "Hello"), with `max_tokens: 1`: what "copy
+    /// as request JSON" and `render --request-json` show.
     pub fn first_request_body(&self) -> serde_json::Value {
+        self.first_request().to_wire()
+    }
+
+    /// The session's first request, typed: what
+    /// [`Inspection::first_request_body`] writes.
+    pub fn first_request(&self) -> crate::request::Request {
         use crate::workspace::session::{Message, Role};
         let session = self.session();
         let messages = session
@@ -325,10 +331,10 @@ impl Inspection {
             .unwrap_or_else(|| vec![Message::text(Role::User, "Hello")]);
         // Gemini CLI's folder: the body Gemini's API takes.
         if self.request_api() == "Gemini" {
-            return crate::cache::request::gemini_body(&self.assembly, &messages);
+            return crate::cache::request::gemini_request(&self.assembly, &messages);
         }
         let s = &self.workspace.settings;
-        crate::cache::request::anthropic_body(
+        crate::cache::request::anthropic_request(
             &self.assembly,
             &self.assembly.model,
             &messages,

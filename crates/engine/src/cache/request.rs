@@ -1,8 +1,6 @@
 //! The request a provider receives, as the typed request (`crate::request`)
-//! the assembly makes: tools → system blocks → messages, for each API; the
-//! wire JSON is that request written by its API's adapter (`*_body`).
-
-use serde_json::Value;
+//! the assembly makes: tools → system blocks → messages, for each API; its
+//! wire JSON is that request written by its API's adapter (`to_wire`).
 
 use crate::assembly::assemble::Assembly;
 use crate::request::{
@@ -141,26 +139,6 @@ pub fn anthropic_request(
     r
 }
 
-/// [`anthropic_request`] as its wire writes it.
-pub fn anthropic_body(
-    a: &Assembly,
-    model: &str,
-    messages: &[Message],
-    max_tokens: u32,
-    cache_tools: bool,
-    message_breakpoint: bool,
-) -> Value {
-    anthropic_request(
-        a,
-        model,
-        messages,
-        max_tokens,
-        cache_tools,
-        message_breakpoint,
-    )
-    .to_wire()
-}
-
 /// An OpenAI Chat Completions request: one system message (the system
 /// blocks joined), tools as functions, the messages flattened to text (the
 /// blocks a profile places in the first user message at its start).
@@ -186,11 +164,6 @@ pub fn openai_request(a: &Assembly, model: &str, messages: &[Message], max_token
         })
         .collect();
     r
-}
-
-/// [`openai_request`] as its wire writes it.
-pub fn openai_body(a: &Assembly, model: &str, messages: &[Message], max_tokens: u32) -> Value {
-    openai_request(a, model, messages, max_tokens).to_wire()
 }
 
 fn placed_system(a: &Assembly) -> Vec<&str> {
@@ -254,9 +227,4 @@ pub fn gemini_request(a: &Assembly, messages: &[Message]) -> Request {
         );
     }
     r
-}
-
-/// [`gemini_request`] as its wire writes it.
-pub fn gemini_body(a: &Assembly, messages: &[Message]) -> Value {
-    gemini_request(a, messages).to_wire()
 }

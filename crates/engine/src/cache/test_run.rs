@@ -186,22 +186,25 @@ fn body_for(
     let s = &ins.prepared.settings;
     let messages = messages_of(shape);
     match api {
-        Api::AnthropicMessages => request::anthropic_body(
+        Api::AnthropicMessages => request::anthropic_request(
             a,
             model,
             &messages,
             1,
             s.cache_tools,
             s.history.message_breakpoint,
-        ),
+        )
+        .to_wire(),
         Api::Gemini => {
-            let mut body = request::gemini_body(a, &messages);
+            let mut body = request::gemini_request(a, &messages).to_wire();
             // The model goes in the path; the client takes it from here.
             body["model"] = model.into();
             body["generationConfig"] = serde_json::json!({"maxOutputTokens": 1});
             body
         }
-        Api::ChatCompletions | Api::Responses => request::openai_body(a, model, &messages, 1),
+        Api::ChatCompletions | Api::Responses => {
+            request::openai_request(a, model, &messages, 1).to_wire()
+        }
     }
 }
 
