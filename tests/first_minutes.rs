@@ -159,6 +159,26 @@ fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
         "{}",
         r["diagnostics"]
     );
+    // A folder one level above the prompt folder names the one inside.
+    let above = tempfile::tempdir().unwrap();
+    write_ws(
+        above.path(),
+        &[("my-agent/AGENTS.md", "# Rules\n"), ("notes/todo.txt", "x")],
+    );
+    let r = json(&run(&[
+        "report",
+        above.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let said = r["diagnostics"].to_string();
+    assert!(
+        said.contains(&format!(
+            "my-agent/ inside it holds prompt files: open {}",
+            above.path().join("my-agent").display()
+        )),
+        "{said}"
+    );
     // A folder with prompt files says nothing of the kind.
     let r = json(&run(&["report", "sample-workspace", "--format", "json"]));
     assert!(!r["diagnostics"].to_string().contains("no prompt files"));

@@ -80,7 +80,7 @@ pub fn load_as(
     }
     let fragments = sources::dedupe(fragments, &mut diags);
     if fragments.is_empty() && builtin.is_none() {
-        diags.push(nothing_here(&r));
+        diags.push(nothing_here(&mut r));
     }
 
     let mut sessions = load_sessions(&mut r, &mut diags);
@@ -374,14 +374,56 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// The files that make a folder an agent's prompt folder.
+const PROMPT_FILES: [&str; 5] = [
+    "CLAUDE.md",
+    "AGENTS.md",
+    "SOUL.md",
+    "GEMINI.md",
+    "workspace.yaml",
+];
+
+/// The folders right inside the root (the first 200 looked at) that hold
+/// one of [`PROMPT_FILES`], at most three.
+fn prompt_folders_inside(r: &mut Reader) -> Vec<String> {
+    let folders: Vec<String> = r
+        .list(".")
+        .into_iter()
+        .filter(|(_, dir)| *dir)
+        .take(200)
+        .map(|(n, _)| n)
+        .collect();
+    folders
+        .into_iter()
+        .filter(|n| PROMPT_FILES.iter().any(|f| r.exists(&format!("{n}/{f}"))))
+        .take(3)
+        .collect()
+}
+
 /// A folder with nothing this tool reads as a prompt: said, with where the
 /// agents keep theirs (OpenClaw's state folder holds its workspace one
 /// folder down).
-fn nothing_here(r: &Reader) -> Diagnostic {
+fn nothing_here(r: &mut Reader) -> Diagnostic {
+    let inside = prompt_folders_inside(r);
     let hint = if r.exists("openclaw.json") && r.exists("workspace") {
         "this is OpenClaw's state folder: its prompt files are in the workspace/ folder inside it (open that one)".to_string()
     } else if r.exists(".claude") && !r.exists("CLAUDE.md") {
         "a .claude/ folder without CLAUDE.md: open the project folder (where CLAUDE.md is), or pass --user-memory for ~/.claude/CLAUDE.md".to_string()
+    } else if let Some(first) = inside.first() {
+        format!(
+            "{} inside it {}: open {}",
+            inside
+                .iter()
+                .map(|n| format!("{n}/"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if inside.len() == 1 {
+                "holds prompt files"
+            } else {
+                "hold prompt files"
+            },
+            r.root().join(first).display()
+        )
     } else {
         "a prompt folder holds CLAUDE.md (Claude Code), AGENTS.md (Codex, OpenClaw), SOUL.md (OpenClaw), or workspace.yaml and fragments/ (the layered design): open the folder that has them".to_string()
     };
