@@ -192,6 +192,8 @@ fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>
     ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
         let mut b = TableBuilder::new(ui)
             .id_salt("fragment-table-id")
+            // As tall as the rows beside it, above their sideways bar.
+            .max_scroll_height((rect.height() - HEAD_H - bar_room()).max(ROW_H))
             .vertical_scroll_offset(shared)
             .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden);
         if let Some(i) = scroll_to {
@@ -222,6 +224,12 @@ fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>
     offset
 }
 
+/// The room the columns' sideways bar takes under their rows (a solid
+/// bar, with its margins).
+fn bar_room() -> f32 {
+    egui::style::ScrollStyle::solid().allocated_width() + 8.0
+}
+
 /// The columns beside the ids, scrolling sideways; returns their
 /// vertical offset after this frame.
 fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>) -> f32 {
@@ -233,7 +241,10 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
         // Wide reasons scroll sideways (shift+wheel); the id column stays;
         // the wheel alone scrolls the rows.
         ui.style_mut().always_scroll_the_only_direction = false;
-        let rows_h = (ui.available_height() - HEAD_H).max(ROW_H);
+        // The sideways bar takes its own room under the rows (a floating
+        // one covered the last row).
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+        let rows_h = (ui.available_height() - HEAD_H - bar_room()).max(ROW_H);
         egui::ScrollArea::horizontal()
             .id_salt("fragment-table-h")
             .show(ui, |ui| {
@@ -272,12 +283,19 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                     .body(|body| {
                         body.rows(ROW_H, rows.len(), |mut row| {
                             let f = &frags[rows[row.index()]];
-                            row.set_selected(selected == Some(f.id.as_str()));
+                            let on = selected == Some(f.id.as_str());
+                            row.set_selected(on);
                             row.col(|ui| {
-                                ui.colored_label(
-                                    colors::text(ui, colors::status(f.status)),
-                                    f.status.as_str(),
-                                );
+                                // Its colour would not read on the
+                                // selection's fill: the text's there.
+                                if on {
+                                    ui.label(f.status.as_str());
+                                } else {
+                                    ui.colored_label(
+                                        colors::text(ui, colors::status(f.status)),
+                                        f.status.as_str(),
+                                    );
+                                }
                             });
                             // Figures right-aligned (digits under digits).
                             let figures = [

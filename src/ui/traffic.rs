@@ -365,9 +365,13 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
             .as_ref()
             .filter(|(i, _)| Some(*i) == view.selected)
             .map(|(_, l)| l);
+        // At first, what the table's rows and the timeline leave (half the
+        // tab at least): no empty band between them and the pane.
+        let under = FILTERS_ROOM + table_height(t.requests.len()) + TIMELINE_ROOM;
+        let first = (ui.available_height() - under).max(ui.available_height() * 0.5);
         egui::Panel::bottom("traffic-detail")
             .resizable(true)
-            .default_size((ui.available_height() * 0.5).max(160.0))
+            .default_size(first.max(160.0))
             .min_size(110.0)
             // The table keeps a few rows and the timeline above it.
             .max_size((ui.available_height() - 240.0).max(110.0))
@@ -390,12 +394,15 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     super::traffic_table::filters(ui, t, &mut view.table);
     // Columns wider than a narrow window scroll sideways, never past its
     // edge.
-    // The table takes what is left but the timeline's room below it.
+    // The table takes what its rows need, at most what is left but the
+    // timeline's room below it.
     let room = egui::vec2(
         ui.available_width(),
-        (ui.available_height() - TIMELINE_ROOM).max(60.0),
+        table_height(t.requests.len()).min((ui.available_height() - TIMELINE_ROOM).max(60.0)),
     );
     ui.allocate_ui(room, |ui| {
+        // The sideways bar takes its own room under the rows.
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         egui::ScrollArea::horizontal()
             .id_salt("traffic-table-h")
             .show(ui, |ui| {
@@ -419,6 +426,14 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
 
 /// The height the timeline under the table takes, with its separators.
 const TIMELINE_ROOM: f32 = 72.0;
+
+/// The height of the filters' row above the table, with its separator.
+const FILTERS_ROOM: f32 = 36.0;
+
+/// The height the table's header, `rows` rows and its sideways bar take.
+fn table_height(rows: usize) -> f32 {
+    26.0 + rows as f32 * 20.0 + 18.0
+}
 
 /// The file to open, typed or pasted.
 fn open_row(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {

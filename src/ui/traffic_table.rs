@@ -266,7 +266,7 @@ fn sorted_table(
     out: &mut Vec<Command>,
 ) {
     // The box it was given, less its header.
-    let height = (ui.available_height() - 26.0).max(36.0);
+    let height = (ui.available_height() - 26.0 - ui.spacing().scroll.allocated_width()).max(36.0);
     let mut b = TableBuilder::new(ui)
         .id_salt("traffic-table")
         .striped(true)
@@ -301,7 +301,7 @@ fn sorted_table(
         body.rows(20.0, rows.len(), |mut row| {
             let r = rows[row.index()];
             row.set_selected(selected == Some(r.index));
-            cells(&mut row, t, r, &cols);
+            cells(&mut row, t, (r, selected == Some(r.index)), &cols);
             if row.response().clicked() {
                 out.push(Command::SelectRequest {
                     capture: source.cloned(),
@@ -325,17 +325,32 @@ fn num(ui: &mut Ui, text: impl Into<egui::WidgetText>) {
 }
 
 /// One request's cells, in the order of the columns shown.
-fn cells(row: &mut egui_extras::TableRow, t: &Traffic, r: &Row, cols: &[(Col, &str)]) {
+fn cells(
+    row: &mut egui_extras::TableRow,
+    t: &Traffic,
+    (r, selected): (&Row, bool),
+    cols: &[(Col, &str)],
+) {
     for (col, _) in cols {
-        row.col(|ui| cell_of(ui, *col, t, r));
+        row.col(|ui| cell_of(ui, *col, t, (r, selected)));
     }
 }
 
-/// A request's cell of column `col`.
-fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, r: &Row) {
+/// A request's cell of column `col` (`selected`: its row is; a figure in
+/// colour would not read on the selection's fill, so it is in the text's).
+fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, (r, selected): (&Row, bool)) {
     let u = r.usage;
     let n = |x: Option<u64>| x.map_or("–".to_string(), thousands);
     let colored = |ui: &Ui, c, s: String| RichText::new(s).color(colors::text(ui, c));
+    // A cache figure in its colour, but none for nothing (a zero read is
+    // not a hit) and none on the selected row.
+    let figure = |ui: &Ui, c, x: Option<u64>| {
+        if selected || x.is_none_or(|x| x == 0) {
+            RichText::new(n(x))
+        } else {
+            colored(ui, c, n(x))
+        }
+    };
     match col {
         Col::Index => {
             cell(ui, RichText::new(format!("#{}", r.index)).monospace());
@@ -368,15 +383,11 @@ fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, r: &Row) {
         ),
         Col::Input => num(ui, n(u.map(|u| u.input_tokens))),
         Col::Written => {
-            let text = colored(
-                ui,
-                colors::WRITE,
-                n(u.map(|u| u.cache_creation_input_tokens)),
-            );
+            let text = figure(ui, colors::WRITE, u.map(|u| u.cache_creation_input_tokens));
             num(ui, text);
         }
         Col::Read => {
-            let text = colored(ui, colors::READ, n(u.map(|u| u.cache_read_input_tokens)));
+            let text = figure(ui, colors::READ, u.map(|u| u.cache_read_input_tokens));
             num(ui, text);
         }
         Col::Output => num(ui, n(u.map(|u| u.output_tokens))),

@@ -71,7 +71,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
     };
     if x.after_compaction {
         return miss(MissKind::Compaction,
-            "a compaction boundary: the conversation was summarised, so everything after the system prompt is new".into(),
+            "a compaction boundary: the conversation was summarized, so everything after the system prompt is new".into(),
         );
     }
     if let Some(m) = ttl_expired(p, x) {
