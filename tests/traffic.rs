@@ -785,7 +785,7 @@ fn a_request_diff_tells_growth_from_a_miss_and_names_tool_changes() {
     // A turn that only appends: nothing diverges, the new breakpoint is new.
     let d = diff("2");
     assert!(
-        d.contains("cache: the shared prefix is unchanged; request #2 adds 2 positions after it"),
+        d.contains("cache: the shared prefix is unchanged; request #2 adds 2 parts after it"),
         "{d}"
     );
     assert!(

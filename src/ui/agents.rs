@@ -125,7 +125,7 @@ fn table(ui: &mut Ui, rows: &[PartsRow], out: &mut Vec<Command>) {
         .striped(true)
         .spacing([16.0, 4.0])
         .show(ui, |ui| {
-            for h in ["agent parts", "release", "blocks", "tools", "source", ""] {
+            for h in ["agent parts", "release", "blocks", "tools", "source", "kept in"] {
                 ui.label(RichText::new(h).strong());
             }
             ui.end_row();

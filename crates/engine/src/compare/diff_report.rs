@@ -39,7 +39,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         o.push(format!(
             "{}{} {}{}: {}, {} → {} tokens ({}){}",
             if md { "- " } else { "  " },
-            if d.recorded { "position" } else { "fragment" },
+            if d.recorded { "part" } else { "fragment" },
             code(&f.id),
             if d.recorded {
                 String::new()
@@ -84,10 +84,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         None if d.appended > 0 => format!(
             "cache: the shared prefix is unchanged; {} adds {} after it",
             d.b,
-            crate::plural(
-                d.appended as u64,
-                if d.recorded { "position" } else { "block" }
-            )
+            crate::plural(d.appended as u64, if d.recorded { "part" } else { "block" })
         ),
         None => "cache: the system prefix is unchanged".into(),
     });
