@@ -136,10 +136,18 @@ impl App {
 
     fn status_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
         egui::Panel::bottom("status-bar").show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
+            // One line at every width (a wrapped bar changed height): the
+            // longer texts are cut with "…", whole on hover, each within
+            // its share of the width.
+            ui.horizontal(|ui| {
+                let width = ui.available_width();
+                let within = |ui: &mut Ui, share: f32, label: egui::Label| {
+                    ui.allocate_ui(egui::vec2(width * share, 18.0), |ui| ui.add(label.truncate()))
+                        .inner
+                };
                 if let Some(l) = &self.state.loaded {
                     let a = &l.assembly;
-                    ui.label(format!(
+                    let summary = format!(
                         "{} · {} · tool definitions {} tokens · {} ({}{})",
                         crate::engine::plural(a.fragments.len() as u64, "fragment"),
                         crate::engine::assembly::report::blocks_phrase(a),
@@ -147,10 +155,14 @@ impl App {
                         a.model,
                         a.tokenizer.as_str(),
                         if a.estimate { ", estimate" } else { "" }
-                    ))
-                    .on_hover_text("system tokens: the exact count of every system block; tool definitions: each definition counted as sent, summed");
+                    );
+                    within(ui, 0.55, egui::Label::new(&summary)).on_hover_text(format!(
+                        "{summary}\nsystem tokens: the exact count of every system block; tool definitions: each definition counted as sent, summed"
+                    ));
                     ui.separator();
-                    ui.add(
+                    within(
+                        ui,
+                        0.25,
                         egui::Label::new(
                             egui::RichText::new(format!(
                                 // Milliseconds at one decimal: a figure that
@@ -161,8 +173,7 @@ impl App {
                                 self.frames.last_us as f64 / 1000.0
                             ))
                             .weak(),
-                        )
-                        .truncate(),
+                        ),
                     );
                     if let Some(name) = self.changed_since_snapshot() {
                         ui.separator();
@@ -184,11 +195,14 @@ impl App {
                 }
                 if let Some(e) = &self.state.error {
                     ui.separator();
-                    ui.colored_label(colors::text(ui, colors::ERROR), e);
+                    let text = egui::RichText::new(e).color(colors::text(ui, colors::ERROR));
+                    ui.add(egui::Label::new(text).truncate()).on_hover_text(e);
                 }
                 if let Some(n) = &self.state.notice {
                     ui.separator();
-                    ui.colored_label(colors::text(ui, colors::GOOD), n.as_str());
+                    let text = egui::RichText::new(n).color(colors::text(ui, colors::GOOD));
+                    ui.add(egui::Label::new(text).truncate())
+                        .on_hover_text(n.as_str());
                 }
             });
         });
