@@ -225,3 +225,26 @@ fn a_capture_opened_during_a_read_replaces_it_and_cancel_stops_one() {
         "the cancelled read's answer was dropped (the small capture stays)"
     );
 }
+
+/// Selecting a fragment opens its detail beside the table and moves no
+/// row of it (the filter row stays one line, its chips scroll sideways
+/// when narrow; it wrapped to two before and moved every row down), and
+/// the status bar keeps its one line.
+#[test]
+fn selecting_a_fragment_moves_no_row_of_the_table() {
+    for width in [1024.0, 1280.0] {
+        let mut h = harness_sized(sample(), egui::vec2(width, 640.0));
+        let at = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {
+            (
+                h.get_by_label("agents").rect().top(),
+                h.get_by_label("safety").rect().top(),
+                h.get_by_label_contains("loaded in").rect().height(),
+            )
+        };
+        let before = at(&h);
+        h.get_by_label("soul").click();
+        h.run_steps(3);
+        assert!(h.state().as_ref().unwrap().state.selected.is_some());
+        assert_eq!(at(&h), before, "at {width} px");
+    }
+}

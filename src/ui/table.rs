@@ -13,49 +13,61 @@ use crate::engine::Status;
 /// The filter row (the table's own view state); `focus_filter` puts the
 /// cursor in the filter box.
 pub fn filters(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter: bool) {
-    ui.horizontal_wrapped(|ui| {
-        ui.label("Filter:");
-        let r = ui.add(
-            egui::TextEdit::singleline(&mut view.filter)
-                .hint_text("id, source or reason (Ctrl+F)")
-                .desired_width(220.0),
+    // One line whatever the width (a wrapped row moved the table down when
+    // the detail panel opened): narrower, it scrolls sideways (drag, or
+    // Shift and the wheel).
+    egui::ScrollArea::horizontal()
+        .id_salt("fragment-filters")
+        // A bar that came and went with the width would move the rows.
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| filter_row(ui, state, view, focus_filter))
+        });
+}
+
+/// The filter box, its clear button and a chip per status.
+fn filter_row(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter: bool) {
+    ui.label("Filter:");
+    let r = ui.add(
+        egui::TextEdit::singleline(&mut view.filter)
+            .hint_text("id, source or reason (Ctrl+F)")
+            .desired_width(220.0),
+    );
+    if focus_filter {
+        r.request_focus();
+    }
+    if !view.filter.is_empty()
+        && ui
+            .small_button("clear")
+            .on_hover_text("Clear the filter")
+            .clicked()
+    {
+        view.filter.clear();
+    }
+    ui.separator();
+    for s in Status::ALL {
+        let i = status_index(s);
+        let count = state
+            .assembly()
+            .map(|a| a.fragments.iter().filter(|f| f.status == s).count())
+            .unwrap_or(0);
+        // The status's colour on a swatch, the words in the theme's
+        // text colour: readable on the chip's fill, selected or not.
+        let font = egui::TextStyle::Button.resolve(ui.style());
+        let mut job = egui::text::LayoutJob::default();
+        let format = |color| egui::TextFormat {
+            font_id: font.clone(),
+            color,
+            ..Default::default()
+        };
+        job.append("● ", 0.0, format(colors::status(s)));
+        job.append(
+            &format!("{} {count}", s.as_str()),
+            0.0,
+            format(ui.visuals().text_color()),
         );
-        if focus_filter {
-            r.request_focus();
-        }
-        if !view.filter.is_empty()
-            && ui
-                .small_button("clear")
-                .on_hover_text("Clear the filter")
-                .clicked()
-        {
-            view.filter.clear();
-        }
-        ui.separator();
-        for s in Status::ALL {
-            let i = status_index(s);
-            let count = state
-                .assembly()
-                .map(|a| a.fragments.iter().filter(|f| f.status == s).count())
-                .unwrap_or(0);
-            // The status's colour on a swatch, the words in the theme's
-            // text colour: readable on the chip's fill, selected or not.
-            let font = egui::TextStyle::Button.resolve(ui.style());
-            let mut job = egui::text::LayoutJob::default();
-            let format = |color| egui::TextFormat {
-                font_id: font.clone(),
-                color,
-                ..Default::default()
-            };
-            job.append("● ", 0.0, format(colors::status(s)));
-            job.append(
-                &format!("{} {count}", s.as_str()),
-                0.0,
-                format(ui.visuals().text_color()),
-            );
-            ui.toggle_value(&mut view.status_filter[i], job);
-        }
-    });
+        ui.toggle_value(&mut view.status_filter[i], job);
+    }
 }
 
 /// Arrow keys move the selection through the rows as listed (when no text
