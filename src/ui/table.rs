@@ -277,7 +277,14 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                     .column(Column::exact(58.0))
                     .column(Column::exact(50.0))
                     .column(Column::exact(50.0))
-                    .column(Column::initial(120.0).at_least(60.0).clip(true))
+                    // The source as wide as a wide window allows (an
+                    // agent's part names its release); the reason's long
+                    // text scrolls sideways.
+                    .column(
+                        Column::initial(((rect.width() - 324.0) * 0.3).clamp(120.0, 320.0))
+                            .at_least(60.0)
+                            .clip(true),
+                    )
                     .column(Column::initial(520.0).at_least(120.0).clip(true))
                     .header(HEAD_H, |mut h| {
                         for (label, col) in [
