@@ -263,10 +263,7 @@ impl App {
             Command::ShowOpenDialog => self.show_open_dialog(),
             Command::CloseOpenDialog => self.open.visible = false,
             Command::Dismiss => self.dismiss(),
-            Command::PickFolder => {
-                self.open.picking = true;
-                self.worker.submit(Job::PickFolder);
-            }
+            Command::PickFolder => self.pick_folder(),
             Command::Reload => self.reload(),
             Command::SetTheme(t) => self.state.theme = t,
             Command::SetTab(t) => self.state.tab = t,
@@ -314,20 +311,8 @@ impl App {
             Command::SaveSnapshot => self.save_snapshot(),
             Command::ComputeDiff => self.compute_diff(),
             Command::CopyText(t) => self.ctx.copy_text(t),
-            Command::OpenTraffic(p) => {
-                self.traffic_view.pending = true;
-                self.traffic_view.progress = None;
-                self.traffic_view.source = Some(p.clone());
-                let ticket = self.traffic_view.reading.renew();
-                self.worker.submit(Job::Traffic { path: p, ticket });
-            }
-            Command::CancelTrafficRead => {
-                self.traffic_view.reading.cancel();
-                self.traffic_view.pending = false;
-                self.traffic_view.progress = None;
-                self.traffic_view.source = None;
-                self.state.notice = Some("reading the capture: cancelled".into());
-            }
+            Command::OpenTraffic(p) => self.open_traffic(p),
+            Command::CancelTrafficRead => self.cancel_traffic_read(),
             Command::SelectRequest { capture, index } => self.select_request(capture, index),
             Command::StartProxy => self.start_proxy(),
             Command::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
@@ -341,27 +326,7 @@ impl App {
                     self.reload();
                 }
             }
-            Command::LearnParts { capture, index } => {
-                let keep_in = self.observed_dir.clone();
-                match (self.state.root.clone(), keep_in) {
-                    (Some(root), Some(keep_in)) => {
-                        self.traffic_view.learned = None;
-                        self.worker.submit(Job::Learn {
-                            capture,
-                            index,
-                            root,
-                            keep_in,
-                        });
-                    }
-                    (_, None) => {
-                        self.traffic_view.learned = Some((
-                            index,
-                            Err("no data folder: set XDG_DATA_HOME or HOME".into()),
-                        ))
-                    }
-                    (None, _) => {}
-                }
-            }
+            Command::LearnParts { capture, index } => self.learn_parts(capture, index),
             Command::NextProblem { forward } => {
                 if let Some(f) = self.problems_view.step(&self.state.problems, forward) {
                     self.select(f);
@@ -373,13 +338,64 @@ impl App {
                     let _ = stop.send(true);
                 }
             }
-            Command::CopyRequestJson => {
-                if let Some(l) = &self.state.loaded {
-                    let body = l.first_request_body();
-                    self.ctx
-                        .copy_text(serde_json::to_string_pretty(&body).unwrap_or_default());
-                }
+            Command::CopyRequestJson => self.copy_request_json(),
+        }
+    }
+
+    /// Copies the session's first request as its API's request JSON.
+    fn copy_request_json(&self) {
+        if let Some(l) = &self.state.loaded {
+            let body = l.first_request_body();
+            self.ctx
+                .copy_text(serde_json::to_string_pretty(&body).unwrap_or_default());
+        }
+    }
+
+    /// The native folder picker, as a job (it blocks until answered).
+    fn pick_folder(&mut self) {
+        self.open.picking = true;
+        self.worker.submit(Job::PickFolder);
+    }
+
+    /// Reads a capture or a transcript into the Traffic tab, the read
+    /// before it (if any) replaced.
+    fn open_traffic(&mut self, p: PathBuf) {
+        self.traffic_view.pending = true;
+        self.traffic_view.progress = None;
+        self.traffic_view.source = Some(p.clone());
+        let ticket = self.traffic_view.reading.renew();
+        self.worker.submit(Job::Traffic { path: p, ticket });
+    }
+
+    /// Stops the Traffic tab's read, and says so.
+    fn cancel_traffic_read(&mut self) {
+        self.traffic_view.reading.cancel();
+        self.traffic_view.pending = false;
+        self.traffic_view.progress = None;
+        self.traffic_view.source = None;
+        self.state.notice = Some("reading the capture: cancelled".into());
+    }
+
+    /// Has the worker learn the own parts of the agent that sent request
+    /// `index` of `capture`, the open folder's files left out.
+    fn learn_parts(&mut self, capture: PathBuf, index: usize) {
+        match (self.state.root.clone(), self.observed_dir.clone()) {
+            (Some(root), Some(keep_in)) => {
+                self.traffic_view.learned = None;
+                self.worker.submit(Job::Learn {
+                    capture,
+                    index,
+                    root,
+                    keep_in,
+                });
             }
+            (_, None) => {
+                self.traffic_view.learned = Some((
+                    index,
+                    Err("no data folder: set XDG_DATA_HOME or HOME".into()),
+                ))
+            }
+            (None, _) => {}
         }
     }
 

@@ -236,6 +236,46 @@ fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>
     offset
 }
 
+/// A fragment's cells beside its id: its status (in its colour but on the
+/// selected row), its figures right-aligned, its source and reason.
+fn fragment_cells(
+    row: &mut egui_extras::TableRow,
+    f: &crate::engine::assembly::assemble::FragmentResult,
+    on: bool,
+) {
+    row.col(|ui| {
+        // Its colour would not read on the
+        // selection's fill: the text's there.
+        if on {
+            ui.label(f.status.as_str());
+        } else {
+            ui.colored_label(
+                colors::text(ui, colors::status(f.status)),
+                f.status.as_str(),
+            );
+        }
+    });
+    // Figures right-aligned (digits under digits).
+    let figures = [
+        crate::engine::thousands(f.tokens),
+        crate::engine::thousands(f.kept_tokens),
+        f.layer.to_string(),
+        f.priority.to_string(),
+    ];
+    for text in figures {
+        row.col(|ui| {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.label(text)
+            });
+        });
+    }
+    for text in [&f.source, &f.reason] {
+        row.col(|ui| {
+            ui.add(egui::Label::new(text).truncate().selectable(false));
+        });
+    }
+}
+
 /// The room the columns' sideways bar takes under their rows (a solid
 /// bar, with its margins).
 fn bar_room() -> f32 {
@@ -304,38 +344,7 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                             let f = &frags[rows[row.index()]];
                             let on = selected == Some(f.id.as_str());
                             row.set_selected(on);
-                            row.col(|ui| {
-                                // Its colour would not read on the
-                                // selection's fill: the text's there.
-                                if on {
-                                    ui.label(f.status.as_str());
-                                } else {
-                                    ui.colored_label(
-                                        colors::text(ui, colors::status(f.status)),
-                                        f.status.as_str(),
-                                    );
-                                }
-                            });
-                            // Figures right-aligned (digits under digits).
-                            let figures = [
-                                crate::engine::thousands(f.tokens),
-                                crate::engine::thousands(f.kept_tokens),
-                                f.layer.to_string(),
-                                f.priority.to_string(),
-                            ];
-                            for text in figures {
-                                row.col(|ui| {
-                                    ui.with_layout(
-                                        egui::Layout::right_to_left(egui::Align::Center),
-                                        |ui| ui.label(text),
-                                    );
-                                });
-                            }
-                            for text in [&f.source, &f.reason] {
-                                row.col(|ui| {
-                                    ui.add(egui::Label::new(text).truncate().selectable(false));
-                                });
-                            }
+                            fragment_cells(&mut row, f, on);
                             if row.response().clicked() {
                                 out.push(Command::Select(f.id.clone()));
                             }

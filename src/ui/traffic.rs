@@ -324,6 +324,46 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         );
     }
     totals(ui, t);
+    let diff_source = if live_notes(ui, view) {
+        view.source.as_ref()
+    } else {
+        None
+    };
+    // The selected request in a pane of its own at the bottom, which the
+    // user resizes (its height kept): the table and the timeline share
+    // what is left, so the request is never below the fold.
+    if let Some(selected) = view.selected {
+        let mine = |i: usize| i == selected;
+        detail_pane(
+            ui,
+            t,
+            (
+                selected,
+                view.traced.as_ref(),
+                view.body.as_ref().filter(|(i, _)| mine(*i)).map(|(_, b)| b),
+                view.learned
+                    .as_ref()
+                    .filter(|(i, _)| mine(*i))
+                    .map(|(_, l)| l),
+                &mut view.detail_tab,
+            ),
+            diff_source,
+            out,
+        );
+    }
+    ui.separator();
+    super::traffic_table::filters(ui, t, &mut view.table);
+    table_and_timeline(ui, t, (&mut view.table, view.selected), diff_source, out);
+    if view.selected.is_none() {
+        ui.separator();
+        ui.weak("Click a request (a row, or its tick on the timeline) for its parts, its files and its diff.");
+    }
+}
+
+/// What a live capture's rows cannot show (exchanges the feed could not
+/// carry, requests listed as they finished); whether its requests can be
+/// diffed (they are listed in the order they were sent).
+fn live_notes(ui: &mut Ui, view: &TrafficView) -> bool {
     // Live rows are listed as their exchanges finished; the capture read
     // whole (Open) lists them as they were sent, and numbers them so.
     let live = view.proxy.capture.is_some() && view.source == view.proxy.capture;
@@ -336,7 +376,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
             .color(super::colors::text(ui, super::colors::WARNING)),
         );
     }
-    let diff_source = if live && view.out_of_order > 0 {
+    if live && view.out_of_order > 0 {
         ui.add(
             egui::Label::new(
                 RichText::new(format!(
@@ -347,81 +387,76 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
             )
             .wrap(),
         );
-        None
+        false
     } else {
-        view.source.as_ref()
-    };
-    // The selected request in a pane of its own at the bottom, which the
-    // user resizes (its height kept): the table and the timeline share
-    // what is left, so the request is never below the fold.
-    if view.selected.is_some() {
-        let body = view
-            .body
-            .as_ref()
-            .filter(|(i, _)| Some(*i) == view.selected)
-            .map(|(_, b)| b);
-        let learned = view
-            .learned
-            .as_ref()
-            .filter(|(i, _)| Some(*i) == view.selected)
-            .map(|(_, l)| l);
-        // At first, what the table's rows and the timeline leave (half the
-        // tab at least): no empty band between them and the pane.
-        let under = FILTERS_ROOM + table_height(t.requests.len()) + TIMELINE_ROOM;
-        let first = (ui.available_height() - under).max(ui.available_height() * 0.5);
-        egui::Panel::bottom("traffic-detail")
-            .resizable(true)
-            .default_size(first.max(160.0))
-            .min_size(110.0)
-            // The table keeps a few rows and the timeline above it.
-            .max_size((ui.available_height() - 240.0).max(110.0))
-            .show(ui, |ui| {
-                super::traffic_request::selected(
-                    ui,
-                    t,
-                    (
-                        view.selected,
-                        view.traced.as_ref(),
-                        body,
-                        &mut view.detail_tab,
-                    ),
-                    (diff_source, learned),
-                    out,
-                );
-            });
+        true
     }
-    ui.separator();
-    super::traffic_table::filters(ui, t, &mut view.table);
-    // Columns wider than a narrow window scroll sideways, never past its
-    // edge.
-    // The table takes what its rows need, at most what is left but the
-    // timeline's room below it.
+}
+
+/// The selected request, its trace, its body, what learning from it said,
+/// and the pane's tab.
+type Detail<'a> = (
+    usize,
+    Option<&'a super::traffic_request::Traced>,
+    Option<&'a super::traffic_request::Body>,
+    Option<&'a Result<String, String>>,
+    &'a mut super::traffic_request::DetailTab,
+);
+
+/// The selected request's resizable pane at the bottom of the tab.
+fn detail_pane(
+    ui: &mut Ui,
+    t: &Traffic,
+    (selected, traced, body, learned, tab): Detail<'_>,
+    diff_source: Option<&PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    // At first, what the table's rows and the timeline leave (half the
+    // tab at least): no empty band between them and the pane.
+    let under = FILTERS_ROOM + table_height(t.requests.len()) + TIMELINE_ROOM;
+    let first = (ui.available_height() - under).max(ui.available_height() * 0.5);
+    egui::Panel::bottom("traffic-detail")
+        .resizable(true)
+        .default_size(first.max(160.0))
+        .min_size(110.0)
+        // The table keeps a few rows and the timeline above it.
+        .max_size((ui.available_height() - 240.0).max(110.0))
+        .show(ui, |ui| {
+            super::traffic_request::selected(
+                ui,
+                t,
+                (Some(selected), traced, body, tab),
+                (diff_source, learned),
+                out,
+            );
+        });
+}
+
+/// The requests' table, as tall as its rows at most what is left but the
+/// timeline's room, then the timeline.
+fn table_and_timeline(
+    ui: &mut Ui,
+    t: &Traffic,
+    (table, selected): (&mut super::traffic_table::TableState, Option<usize>),
+    diff_source: Option<&PathBuf>,
+    out: &mut Vec<Command>,
+) {
     let room = egui::vec2(
         ui.available_width(),
         table_height(t.requests.len()).min((ui.available_height() - TIMELINE_ROOM).max(60.0)),
     );
     ui.allocate_ui(room, |ui| {
-        // The sideways bar takes its own room under the rows.
+        // The sideways bar takes its own room under the rows; columns
+        // wider than a narrow window scroll sideways, never past its edge.
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         egui::ScrollArea::horizontal()
             .id_salt("traffic-table-h")
             .show(ui, |ui| {
-                super::traffic_table::table(
-                    ui,
-                    t,
-                    &mut view.table,
-                    view.selected,
-                    diff_source,
-                    out,
-                );
+                super::traffic_table::table(ui, t, table, selected, diff_source, out);
             });
     });
     ui.separator();
-    super::traffic_table::timeline_view(ui, t, view.selected, diff_source, out);
-    if view.selected.is_none() {
-        ui.separator();
-        ui.weak("Click a request (a row, or its tick on the timeline) for its parts, its files and its diff.");
-    }
+    super::traffic_table::timeline_view(ui, t, selected, diff_source, out);
 }
 
 /// The height the timeline under the table takes, with its separators.

@@ -184,20 +184,7 @@ impl Shared {
                     prediction: Box::new(p),
                 });
             }
-            Job::Snapshots(root) => {
-                use crate::engine::compare::snapshot::Snapshot;
-                let list = crate::engine::workspace::store::list_files(&root, "snapshots", "json");
-                let latest = list.first().and_then(|p| {
-                    let s = Snapshot::load(p).ok()?;
-                    let name = p.file_stem()?.to_string_lossy().into_owned();
-                    Some((
-                        s.session.clone(),
-                        Snapshot::content_key(&s.blocks, &s.fragments),
-                        name,
-                    ))
-                });
-                self.send(Done::Snapshots { root, list, latest });
-            }
+            Job::Snapshots(root) => self.snapshots(root),
             Job::Snapshot { inspection } => {
                 let snap = crate::snapshot_now(&inspection, &self.counter);
                 self.send(Done::SnapshotSaved(
@@ -250,20 +237,41 @@ impl Shared {
                 let watcher = Watcher::start(&root, self.ctx.clone(), tx);
                 self.send(Done::Watching { root, watcher });
             }
-            Job::Startup => {
-                let sample = sample_workspace();
-                let examples = sample
-                    .as_deref()
-                    .map(example_workspaces)
-                    .unwrap_or_default();
-                self.send(Done::Startup {
-                    sample,
-                    font: super::fonts::read_system(),
-                    examples,
-                })
-            }
+            Job::Startup => self.startup(),
             Job::SaveShot { path, image } => self.send(Done::ShotSaved(save_png(&path, &image))),
         }
+    }
+
+    /// The workspace's snapshots, newest first, and the newest one's
+    /// session, content key and name.
+    fn snapshots(&self, root: PathBuf) {
+        use crate::engine::compare::snapshot::Snapshot;
+        let list = crate::engine::workspace::store::list_files(&root, "snapshots", "json");
+        let latest = list.first().and_then(|p| {
+            let s = Snapshot::load(p).ok()?;
+            let name = p.file_stem()?.to_string_lossy().into_owned();
+            Some((
+                s.session.clone(),
+                Snapshot::content_key(&s.blocks, &s.fragments),
+                name,
+            ))
+        });
+        self.send(Done::Snapshots { root, list, latest });
+    }
+
+    /// What the window looks for at start: the sample, the examples beside
+    /// it, a system font.
+    fn startup(&self) {
+        let sample = sample_workspace();
+        let examples = sample
+            .as_deref()
+            .map(example_workspaces)
+            .unwrap_or_default();
+        self.send(Done::Startup {
+            sample,
+            font: super::fonts::read_system(),
+            examples,
+        })
     }
 }
 

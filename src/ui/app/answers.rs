@@ -92,39 +92,16 @@ impl App {
             Done::Diffed { .. } => {}
             Done::Picked(choice) => self.on_picked(choice),
             Done::TestRun(msg) => self.test_run.apply(msg),
-            Done::Traffic { ticket, result } => self.traffic_view.read(ticket, *result),
-            Done::TrafficProgress { ticket, progress } => {
-                if self.traffic_view.reading.awaits(ticket) {
-                    self.traffic_view.progress = Some(progress);
-                }
-            }
-            Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
-            Done::FeedMissed(n) => self.traffic_view.missed += n,
-            Done::Learned { index, result } => {
-                let learned = result.is_ok();
-                self.traffic_view.learned = Some((index, result));
-                // The folder's views take the parts just learned.
-                if learned {
-                    self.reload();
-                }
-            }
-            Done::RequestBody { index, result } => {
-                if self.traffic_view.selected == Some(index) {
-                    self.traffic_view.body = Some((index, *result));
-                }
-            }
-            Done::Traced { index, result } => {
-                // Only the selected request's trace is kept.
-                if self.traffic_view.selected == Some(index) {
-                    self.traffic_view.traced = Some((index, Some(*result)));
-                }
-            }
-            Done::ProxyStarted { addr, capture } => {
-                self.traffic_view.proxy_started(addr, capture);
-                self.launch_agent(addr);
-            }
-            Done::AgentEnded(how) => self.traffic_view.proxy.agent = Some(how),
-            Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
+            d @ (Done::Traffic { .. }
+            | Done::TrafficProgress { .. }
+            | Done::Recorded { .. }
+            | Done::FeedMissed(_)
+            | Done::Learned { .. }
+            | Done::RequestBody { .. }
+            | Done::Traced { .. }
+            | Done::ProxyStarted { .. }
+            | Done::AgentEnded(_)
+            | Done::ProxyStopped(_)) => self.on_traffic_done(d),
             Done::Folder {
                 asked,
                 path,
@@ -159,6 +136,45 @@ impl App {
                 }
             }
             Done::EditorFailed(message) => self.state.error = Some(message),
+        }
+    }
+
+    /// The Traffic tab's answers: a capture read and its progress, the
+    /// live proxy's rows, the selected request's body, trace and learning.
+    fn on_traffic_done(&mut self, done: Done) {
+        match done {
+            Done::Traffic { ticket, result } => self.traffic_view.read(ticket, *result),
+            Done::TrafficProgress { ticket, progress }
+                if self.traffic_view.reading.awaits(ticket) =>
+            {
+                self.traffic_view.progress = Some(progress);
+            }
+            Done::Recorded { row, totals } => self.traffic_view.recorded(*row, *totals),
+            Done::FeedMissed(n) => self.traffic_view.missed += n,
+            Done::Learned { index, result } => {
+                let learned = result.is_ok();
+                self.traffic_view.learned = Some((index, result));
+                // The folder's views take the parts just learned.
+                if learned {
+                    self.reload();
+                }
+            }
+            // Only the selected request's body and trace are kept.
+            Done::RequestBody { index, result } if self.traffic_view.selected == Some(index) => {
+                self.traffic_view.body = Some((index, *result));
+            }
+            Done::Traced { index, result } if self.traffic_view.selected == Some(index) => {
+                self.traffic_view.traced = Some((index, Some(*result)));
+            }
+            Done::ProxyStarted { addr, capture } => {
+                self.traffic_view.proxy_started(addr, capture);
+                self.launch_agent(addr);
+            }
+            Done::AgentEnded(how) => self.traffic_view.proxy.agent = Some(how),
+            Done::ProxyStopped(error) => self.traffic_view.proxy.stopped(error),
+            // A stale progress, body or trace, and the other answers
+            // (`on_done` takes those).
+            _ => {}
         }
     }
 
