@@ -198,15 +198,8 @@ pub fn gemini_request(a: &Assembly, messages: &[Message]) -> Request {
         // As Gemini CLI writes it.
         r.system_extra.insert("role".into(), "user".into());
     }
-    r.tools = a
-        .tools
-        .iter()
-        .map(|t| Tool {
-            name: t["name"].as_str().unwrap_or("").to_string(),
-            definition: t.clone(),
-            breakpoint: None,
-        })
-        .collect();
+    // Each tool a function declaration, named as the reader names it.
+    r.tools = a.tools.iter().map(Tool::of).collect();
     let first: String = placed(a, Placement::FirstUserMessage).concat();
     let mut first = (!first.is_empty()).then_some(first);
     for m in messages {
