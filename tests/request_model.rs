@@ -1,14 +1,106 @@
 //! The typed request model (`engine::request`) on every request the
 //! recorded agents sent (Claude Code, Codex, OpenClaw, the example
 //! capture): each API's adapter reads it and writes back the same JSON,
-//! and its positions are the ones every view shows today
-//! (`traffic::positions`), label, text and breakpoint alike.
+//! and its positions (what every view shows) are the body's as a walk of
+//! its JSON finds them, label, text and breakpoint alike.
 
 use std::path::Path;
 
 use prompt_inspector::engine::request::Api;
-use prompt_inspector::engine::traffic;
-use serde_json::Value;
+use serde_json::{Value, json};
+
+/// A position as a walk of the body's JSON finds it: its label, its text
+/// (None for an input item without content, whose text is the adapter's
+/// summary) and whether it carries a breakpoint.
+type Walked = (String, Option<String>, bool);
+
+/// The positions of an Anthropic Messages, Chat Completions or Responses
+/// body, walked on its JSON: the oracle the typed model is held to.
+fn walked(req: &Value) -> Vec<Walked> {
+    let bp = |v: &Value| v.get("cache_control").is_some();
+    let stripped = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("cache_control");
+        }
+        v.to_string()
+    };
+    let text = |c: &Value| {
+        Some(
+            c["text"]
+                .as_str()
+                .map_or_else(|| stripped(c), str::to_string),
+        )
+    };
+    let name = |t: &Value| {
+        t["name"]
+            .as_str()
+            .or(t.pointer("/function/name").and_then(Value::as_str))
+            .or(t["type"].as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
+    let mut out: Vec<Walked> = Vec::new();
+    let tools = req["tools"].as_array().cloned().unwrap_or_default();
+    for (i, t) in tools.iter().enumerate() {
+        out.push((
+            format!("tool {} ({})", i + 1, name(t)),
+            Some(stripped(t)),
+            bp(t),
+        ));
+    }
+    match (&req["system"], &req["instructions"]) {
+        (Value::String(s), _) | (Value::Null, Value::String(s)) => {
+            out.push(("system block 1".into(), Some(s.clone()), false))
+        }
+        (Value::Array(bs), _) => {
+            for (i, b) in bs.iter().enumerate() {
+                out.push((format!("system block {}", i + 1), text(b), bp(b)));
+            }
+        }
+        _ => {}
+    }
+    let items = match (&req["messages"], &req["input"]) {
+        (Value::Array(m), _) | (Value::Null, Value::Array(m)) => m.clone(),
+        (Value::Null, Value::String(s)) => vec![json!({"role": "user", "content": s})],
+        _ => Vec::new(),
+    };
+    let mut n = tools.len();
+    for (i, m) in items.iter().enumerate() {
+        if m["type"] == "additional_tools" {
+            for t in m["tools"].as_array().into_iter().flatten() {
+                n += 1;
+                let label = format!("tool {n} ({}, additional_tools)", name(t));
+                out.push((label, Some(stripped(t)), bp(t)));
+            }
+            continue;
+        }
+        let role = m["role"].as_str().or(m["type"].as_str()).unwrap_or("?");
+        let one = format!("message {} ({role})", i + 1);
+        match &m["content"] {
+            Value::String(s) => out.push((one, Some(s.clone()), false)),
+            Value::Array(ps) if ps.len() == 1 => out.push((one, text(&ps[0]), bp(&ps[0]))),
+            Value::Array(ps) => {
+                for (j, p) in ps.iter().enumerate() {
+                    out.push((format!("{one} block {}", j + 1), text(p), bp(p)));
+                }
+            }
+            _ => out.push((one, None, false)),
+        }
+    }
+    out
+}
+
+/// `typed` positions against the `walked` ones, text where the walk has it.
+fn assert_walked(typed: &[(String, String, bool)], walked: &[Walked], at: &str) {
+    assert_eq!(typed.len(), walked.len(), "{at}");
+    for (a, (label, text, bp)) in typed.iter().zip(walked) {
+        assert_eq!((&a.0, a.2), (label, *bp), "{at}");
+        if let Some(t) = text {
+            assert_eq!(&a.1, t, "{at}: {label}");
+        }
+    }
+}
 
 fn recorded_requests() -> Vec<(String, String, Value)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -53,7 +145,7 @@ fn every_recorded_request_round_trips_through_its_api_adapter() {
 }
 
 #[test]
-fn the_typed_positions_are_the_ones_every_view_shows() {
+fn the_typed_positions_are_the_bodys_as_its_json_is_walked() {
     for (at, endpoint, req) in recorded_requests() {
         let r = Api::of_path(&endpoint).unwrap().read(&req).unwrap();
         let typed: Vec<(String, String, bool)> = r
@@ -61,14 +153,7 @@ fn the_typed_positions_are_the_ones_every_view_shows() {
             .into_iter()
             .map(|p| (p.label, p.text.into_owned(), p.breakpoint))
             .collect();
-        let shown: Vec<(String, String, bool)> = traffic::positions(&req)
-            .into_iter()
-            .map(|(l, t, b)| (l, t.into_owned(), b))
-            .collect();
-        assert_eq!(typed.len(), shown.len(), "{at}");
-        for (a, b) in typed.iter().zip(&shown) {
-            assert_eq!(a, b, "{at}");
-        }
+        assert_walked(&typed, &walked(&req), &at);
     }
 }
 
@@ -124,12 +209,10 @@ fn the_assembly_makes_the_typed_request_and_its_wire_reads_back_as_it() {
             let back = api.read(&wire).unwrap_or_else(|e| panic!("{at}: {e}"));
             assert_eq!(back.to_wire(), wire, "{at}: written back as read");
             assert_eq!(owned(back.positions()), owned(r.positions()), "{at}");
-            // Every view's positions of the body are the typed ones.
-            let shown: Vec<(String, String, bool)> = traffic::positions(&wire)
-                .into_iter()
-                .map(|(l, t, b)| (l, t.into_owned(), b))
-                .collect();
-            assert_eq!(shown, owned(r.positions()), "{at}");
+            // The positions are the body's as its JSON is walked.
+            if api != Api::Gemini {
+                assert_walked(&owned(r.positions()), &walked(&wire), &at);
+            }
             // The body's shape says its API (the endpoint aside).
             assert_eq!(Api::of_body(&wire), api, "{at}");
             // The system blocks and tools the assembly enabled, each once.

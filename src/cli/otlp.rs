@@ -76,8 +76,7 @@ pub fn export_traffic(t: &Traffic, x: &Export, table: &ModelTable) -> ExitCode {
             let mut e = it.next()?;
             b.load(&mut e);
             match (&e.request, &e.shape) {
-                (Some(v), _) => serde_json::to_string(v).ok(),
-                (None, Some(s)) => serde_json::to_string(&**s).ok(),
+                (Some(r), _) | (None, Some(r)) => serde_json::to_string(&r.to_wire()).ok(),
                 _ => None,
             }
         });

@@ -150,7 +150,7 @@ pub fn against_request(
     opts: &Options,
     table: &ModelTable,
     counter: &TokenCounter,
-    picked: (usize, &Exchange, &serde_json::Value),
+    picked: (usize, &Exchange, &crate::request::Request),
 ) -> Result<Against, Error> {
     let (_, x, req) = picked;
     let opts = Options {

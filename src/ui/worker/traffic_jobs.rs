@@ -52,13 +52,16 @@ impl Shared {
         use crate::engine::traffic::profile_check;
         let result = crate::engine::traffic::read_file_for(capture, &[index])
             .and_then(|(_, x, _)| {
-                let (_, exchange, body) = profile_check::pick(&x, Some(index))?;
+                let (_, exchange, request) = profile_check::pick(&x, Some(index))?;
+                // The typed request written back as its API's wire: the
+                // body as recorded (every adapter round-trips).
+                let body = request.to_wire();
                 Ok(crate::ui::traffic::RequestText {
-                    json: serde_json::to_string_pretty(body).unwrap_or_default(),
+                    json: serde_json::to_string_pretty(&body).unwrap_or_default(),
                     curl: crate::engine::traffic::curl::command(
                         exchange.api,
                         &exchange.model,
-                        body,
+                        &body,
                     ),
                 })
             })

@@ -249,6 +249,12 @@ impl Block {
         }
     }
 
+    /// The block as it was written, when read from the wire (a tool use's
+    /// input, a tool result's content).
+    pub fn as_written(&self) -> Option<&Value> {
+        self.wire.as_ref()
+    }
+
     /// Sets (or, `None`, removes) its breakpoint; a block read from the
     /// wire gets it in its wire form too (written where it was, else last).
     pub fn set_breakpoint(&mut self, breakpoint: Option<Breakpoint>) {
@@ -461,6 +467,46 @@ impl Request {
         api.read(body).unwrap_or_else(|_| Request::new(api, None))
     }
 
+    /// A recorded body as the API it was sent to (`api`, when the
+    /// endpoint says) reads it; else as its shape says ([`Request::of_body`]).
+    /// A body of another API's shape than its endpoint's (a Responses
+    /// `input` sent to `/v1/messages`) is read as its shape says: its
+    /// positions are what it holds. (Anthropic's and Chat's messages are
+    /// alike: the endpoint tells them apart.)
+    pub fn of_recorded(api: Option<Api>, body: &Value) -> Request {
+        use Api::{AnthropicMessages, ChatCompletions};
+        let shape = Api::of_body(body);
+        let alike = |a: &Api| {
+            *a == shape
+                || matches!(
+                    (a, shape),
+                    (AnthropicMessages, ChatCompletions) | (ChatCompletions, AnthropicMessages)
+                )
+        };
+        api.filter(alike)
+            .and_then(|a| a.read(body).ok())
+            .unwrap_or_else(|| Request::of_body(body))
+    }
+
+    /// The names of the tools it defines, in order (those defined in the
+    /// conversation too).
+    pub fn tool_names(&self) -> Vec<&str> {
+        let mid = self.entries.iter().flat_map(|e| match e {
+            Entry::Tools { tools, .. } => tools.as_slice(),
+            Entry::Message(_) | Entry::Raw(_) => &[],
+        });
+        self.tools
+            .iter()
+            .chain(mid)
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    /// A field of the body this model keeps as written (`prompt_cache_key`).
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.extra.get(key)
+    }
+
     /// Whether the body read had the field `key`.
     pub(crate) fn had(&self, key: &str) -> bool {
         self.present.iter().any(|k| k == key)
@@ -488,41 +534,56 @@ impl Request {
     /// each entry's (a message's blocks; tools defined in the conversation
     /// where they are), labelled as every view names them.
     pub fn positions(&self) -> Vec<Position<'_>> {
-        let mut out = Vec::new();
+        self.each_position().collect()
+    }
+
+    /// [`Request::positions`] one at a time, so that comparing two requests
+    /// stops at their first difference without making the rest.
+    pub fn each_position(&self) -> impl Iterator<Item = Position<'_>> + '_ {
         let name = |n: &str| crate::text::clean(n, 64);
-        for (i, t) in self.tools.iter().enumerate() {
-            out.push(Position {
-                label: format!("tool {} ({})", i + 1, name(&t.name)),
-                text: tool_text(t),
-                breakpoint: t.breakpoint.is_some(),
-            });
-        }
-        for (i, b) in self.system.iter().enumerate() {
-            out.push(Position {
-                label: format!("system block {}", i + 1),
-                text: Cow::Borrowed(&b.text),
-                breakpoint: b.breakpoint.is_some(),
-            });
-        }
-        let mut tools = self.tools.len();
-        for (i, e) in self.entries.iter().enumerate() {
-            match e {
-                Entry::Raw(_) => {}
-                Entry::Tools { tools: ts, .. } => {
-                    for t in ts {
-                        tools += 1;
-                        out.push(Position {
-                            label: format!("tool {tools} ({}, additional_tools)", name(&t.name)),
+        let tools = self.tools.iter().enumerate().map(move |(i, t)| Position {
+            label: format!("tool {} ({})", i + 1, name(&t.name)),
+            text: tool_text(t),
+            breakpoint: t.breakpoint.is_some(),
+        });
+        let system = self.system.iter().enumerate().map(|(i, b)| Position {
+            label: format!("system block {}", i + 1),
+            text: Cow::Borrowed(&b.text),
+            breakpoint: b.breakpoint.is_some(),
+        });
+        // Tools defined in the conversation are numbered after those
+        // before them.
+        let mut before = self.tools.len();
+        let numbered: Vec<usize> = self
+            .entries
+            .iter()
+            .map(|e| {
+                let at = before;
+                if let Entry::Tools { tools, .. } = e {
+                    before += tools.len();
+                }
+                at
+            })
+            .collect();
+        let entries = self.entries.iter().zip(numbered).enumerate().flat_map(
+            move |(i, (e, first))| -> Box<dyn Iterator<Item = Position<'_>> + '_> {
+                match e {
+                    Entry::Raw(_) => Box::new(std::iter::empty()),
+                    Entry::Tools { tools, .. } => {
+                        Box::new(tools.iter().enumerate().map(move |(j, t)| Position {
+                            label: format!(
+                                "tool {} ({}, additional_tools)",
+                                first + j + 1,
+                                name(&t.name)
+                            ),
                             text: tool_text(t),
                             breakpoint: t.breakpoint.is_some(),
-                        });
+                        }))
                     }
-                }
-                Entry::Message(m) => {
-                    let role = crate::text::clean(m.role.as_str(), 24);
-                    let one = m.blocks.len() == 1;
-                    for (j, b) in m.blocks.iter().enumerate() {
-                        out.push(Position {
+                    Entry::Message(m) => {
+                        let role = crate::text::clean(m.role.as_str(), 24);
+                        let one = m.blocks.len() == 1;
+                        Box::new(m.blocks.iter().enumerate().map(move |(j, b)| Position {
                             label: if one {
                                 format!("message {} ({role})", i + 1)
                             } else {
@@ -530,12 +591,12 @@ impl Request {
                             },
                             text: Cow::Borrowed(&b.text),
                             breakpoint: b.breakpoint.is_some(),
-                        });
+                        }))
                     }
                 }
-            }
-        }
-        out
+            },
+        );
+        tools.chain(system).chain(entries)
     }
 }
 

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{Exchange, chain_phrase};
+use crate::request::{Block, BlockKind, Message, Request, Role};
 
 /// Requests of a capture with their 0-based indices.
 type Indexed<'a> = Vec<(usize, &'a Exchange)>;
@@ -37,12 +38,7 @@ pub fn to_session(
             "no user turns in the main chain's conversation ({span}): only chat messages (Anthropic Messages, OpenAI Chat Completions) can become a session"
         )));
     }
-    let tools: Vec<Value> = last["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t.get("name").cloned())
-        .collect();
+    let tools: Vec<&str> = last.tools.iter().map(|t| t.name.as_str()).collect();
     Ok(serde_json::json!({
         "name": name,
         "description": format!(
@@ -57,7 +53,7 @@ pub fn to_session(
                 String::new()
             }
         ),
-        "model": last["model"],
+        "model": last.model,
         "tools": tools,
         "turns": turns,
     }))
@@ -99,21 +95,10 @@ fn conversation<'a>(
     // a string becoming a block, changes no conversation).
     let first_message = |x: &Exchange| {
         x.request.as_ref().map(|r| {
-            let m = &r["messages"][0];
-            let text = match &m["content"] {
-                Value::String(s) => s.clone(),
-                Value::Array(parts) => parts
-                    .iter()
-                    .map(|p| {
-                        p["text"]
-                            .as_str()
-                            .map_or_else(|| p.to_string(), str::to_string)
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                other => other.to_string(),
-            };
-            (m["role"].clone(), text)
+            r.messages().next().map(|m| {
+                let text: Vec<&str> = m.blocks.iter().map(|b| b.text.as_str()).collect();
+                (m.role.clone(), text.join("\n"))
+            })
         })
     };
     let mut conversations: Vec<Vec<(usize, &Exchange)>> = Vec::new();
@@ -154,57 +139,71 @@ fn span_of(picked: &[(usize, &Exchange)]) -> String {
     }
 }
 
-/// The text of a message's content (its text blocks), if any.
-fn text_of(c: &Value) -> Option<String> {
-    match c {
-        Value::String(s) => Some(s.clone()),
+/// The text of a message (its text blocks), if any.
+fn text_of(m: &Message) -> Option<String> {
+    let t: Vec<&str> = m
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Text)
+        .map(|b| b.text.as_str())
+        .collect();
+    (!t.is_empty()).then(|| t.join("\n"))
+}
+
+/// A tool result's answer as text: its content's text blocks, else its
+/// content as written.
+fn result_of(b: &Block) -> String {
+    let Some(content) = b.as_written().and_then(|w| w.get("content")) else {
+        return b.text.clone();
+    };
+    match content {
+        Value::String(s) => s.clone(),
         Value::Array(parts) => {
             let t: Vec<&str> = parts
                 .iter()
                 .filter(|p| p["type"] == "text")
                 .filter_map(|p| p["text"].as_str())
                 .collect();
-            (!t.is_empty()).then(|| t.join("\n"))
+            if t.is_empty() {
+                content.to_string()
+            } else {
+                t.join("\n")
+            }
         }
-        _ => None,
+        other => other.to_string(),
     }
 }
 
 /// The turns of a conversation: each user text opens one; assistant text,
 /// tool uses and their results fill it; a gap of a minute or more between
 /// the requests that started two turns is kept.
-fn turns_of(chain: &[&Exchange], last: &Value) -> Vec<Value> {
+fn turns_of(chain: &[&Exchange], last: &Request) -> Vec<Value> {
     // The requests that start a turn (their last message is a user's text).
     let starts: Vec<Option<f64>> = chain
         .iter()
         .filter(|x| {
-            let m = x
-                .request
-                .as_ref()
-                .and_then(|r| r["messages"].as_array().and_then(|a| a.last().cloned()));
-            m.is_some_and(|m| m["role"] == "user" && text_of(&m["content"]).is_some())
+            let m = x.request.as_ref().and_then(|r| r.messages().last());
+            m.is_some_and(|m| m.role == Role::User && text_of(m).is_some())
         })
         .map(|x| x.at)
         .collect();
     let mut turns: Vec<Value> = Vec::new();
     let mut pending: Vec<Value> = Vec::new();
-    for m in last["messages"].as_array().into_iter().flatten() {
-        let content = &m["content"];
-        if m["role"] == "user" {
+    for m in last.messages() {
+        if m.role == Role::User {
             // Tool results answer the previous turn's tool uses.
-            for part in content
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|p| p["type"] == "tool_result")
-            {
-                if let Some(u) = pending.iter_mut().find(|u| u["id"] == part["tool_use_id"]) {
-                    u["result"] = Value::String(
-                        text_of(&part["content"]).unwrap_or_else(|| part["content"].to_string()),
-                    );
+            for b in &m.blocks {
+                let BlockKind::ToolResult { tool_use_id, .. } = &b.kind else {
+                    continue;
+                };
+                if let Some(u) = pending
+                    .iter_mut()
+                    .find(|u| u["id"].as_str() == tool_use_id.as_deref())
+                {
+                    u["result"] = Value::String(result_of(b));
                 }
             }
-            if let Some(t) = text_of(content) {
+            if let Some(t) = text_of(m) {
                 if let Some(prev) = turns.last_mut()
                     && !pending.is_empty()
                 {
@@ -221,18 +220,23 @@ fn turns_of(chain: &[&Exchange], last: &Value) -> Vec<Value> {
                 turns.push(turn);
             }
         } else {
-            if let Some(t) = text_of(content)
+            if let Some(t) = text_of(m)
                 && let Some(prev) = turns.last_mut()
             {
                 prev["assistant"] = Value::String(t);
             }
-            for part in content
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|p| p["type"] == "tool_use")
-            {
-                pending.push(serde_json::json!({"id": part["id"], "name": part["name"], "input": part["input"], "result": ""}));
+            for b in &m.blocks {
+                let BlockKind::ToolUse { id, name } = &b.kind else {
+                    continue;
+                };
+                let input = b
+                    .as_written()
+                    .and_then(|w| w.get("input"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                pending.push(
+                    serde_json::json!({"id": id, "name": name, "input": input, "result": ""}),
+                );
             }
         }
     }

@@ -114,7 +114,7 @@ impl Analyser {
         table: &ModelTable,
         counter: &crate::TokenCounter,
     ) -> Option<Row> {
-        let s = sent(line)?;
+        let s = sent(line, false)?;
         let chain = self.chains.name(s.key);
         Some(self.push(Exchange { chain, ..s.x }, table, counter))
     }
@@ -164,14 +164,12 @@ fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange, table: &M
     let key = |x: &Exchange| {
         x.request
             .as_ref()
-            .and_then(|r| r["prompt_cache_key"].as_str().map(str::to_string))
+            .and_then(|r| r.field("prompt_cache_key")?.as_str().map(str::to_string))
     };
     let without_key = |x: &Exchange| {
         x.request.as_ref().map(|r| {
-            let mut r = r.clone();
-            if let Some(o) = r.as_object_mut() {
-                o.remove("prompt_cache_key");
-            }
+            let mut r = crate::request::Request::clone(r);
+            r.extra.shift_remove("prompt_cache_key");
             r
         })
     };
@@ -199,9 +197,7 @@ fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange, table: &M
 /// message).
 fn first_position(x: &Exchange) -> Option<String> {
     let r = x.request.as_ref()?;
-    super::request::each_position(r)
-        .next()
-        .map(|p| p.1.into_owned())
+    r.each_position().next().map(|p| p.text.into_owned())
 }
 
 /// Request `i` (0-based) compared with `prev`, the previous request of its
@@ -261,7 +257,7 @@ fn row(
         api: x.api,
         release: x.release.clone().or_else(|| {
             x.request
-                .as_ref()
+                .as_deref()
                 .or(x.shape.as_deref())
                 .and_then(super::release::of_request)
         }),

@@ -6,10 +6,9 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::request::each_position;
-use super::request::names;
 use super::{Exchange, Miss, MissKind, chain_phrase};
 use crate::assembly::models::ModelInfo;
+use crate::request::{Position, Request};
 use crate::usage::Usage;
 
 /// Anthropic's own diagnosis of a miss (a response's
@@ -243,7 +242,13 @@ fn ttl_expired(p: &Exchange, x: &Exchange) -> Option<Miss> {
 
 /// The tool set of `b` against that of `a`, as a miss when it changed
 /// (tools come first: nothing after them is read).
-fn tools_changed(a: &Value, b: &Value) -> Option<Miss> {
+fn tools_changed(a: &Request, b: &Request) -> Option<Miss> {
+    let names = |r: &Request| -> Vec<String> {
+        r.tool_names()
+            .into_iter()
+            .map(|n| crate::clean(n, 64))
+            .collect()
+    };
     let (na, nb) = (names(a), names(b));
     if na == nb {
         return None;
@@ -281,7 +286,7 @@ fn tools_changed(a: &Value, b: &Value) -> Option<Miss> {
 }
 
 /// The first position where `b` differs from `a`, as a miss.
-fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Option<Miss> {
+fn compare_requests(a: &Request, b: &Request, u: &Usage, model: &ModelInfo) -> Option<Miss> {
     if let Some(m) = tools_changed(a, b) {
         return Some(m);
     }
@@ -289,21 +294,28 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
     // breakpoint: a difference after it (an agent's transient context after
     // the last breakpoint, replaced each turn) loses nothing cached.
     // The previous request's positions, made once for both uses.
-    let positions: Vec<_> = each_position(a).collect();
-    let cached_end = positions.iter().rposition(|p| p.2);
+    let positions = a.positions();
+    let cached_end = positions.iter().rposition(|p| p.breakpoint);
     // The positions side by side, one pair at a time: the first whose text
     // differs (or that `b` lacks), else the last breakpoint of each.
-    let (mut pa, mut pb) = (positions.into_iter(), each_position(b));
+    let (mut pa, mut pb) = (positions.into_iter(), b.each_position());
     let (mut prev_last, mut last) = (None, None);
     for i in 0usize.. {
         match (pa.next(), pb.next()) {
-            (Some((label, before, bp_a)), y) => {
-                let after = y.as_ref().map_or("", |p| &*p.1);
+            (
+                Some(Position {
+                    label,
+                    text: before,
+                    breakpoint: bp_a,
+                }),
+                y,
+            ) => {
+                let after = y.as_ref().map_or("", |p| &*p.text);
                 // Per-session metadata (a billing header) is not prompt.
                 let metadata = label.starts_with("system")
                     && super::parse::is_metadata(&before, bp_a)
                     && y.as_ref()
-                        .is_some_and(|p| super::parse::is_metadata(&p.1, p.2));
+                        .is_some_and(|p| super::parse::is_metadata(&p.text, p.breakpoint));
                 if (y.is_none() || before != after) && !metadata {
                     if cached_end.is_some_and(|end| i > end) {
                         break;
@@ -313,12 +325,12 @@ fn compare_requests(a: &Value, b: &Value, u: &Usage, model: &ModelInfo) -> Optio
                 if bp_a {
                     prev_last = Some(i);
                 }
-                if y.is_some_and(|p| p.2) {
+                if y.is_some_and(|p| p.breakpoint) {
                     last = Some(i);
                 }
             }
-            (None, Some((_, _, bp_b))) => {
-                if bp_b {
+            (None, Some(p)) => {
+                if p.breakpoint {
                     last = Some(i);
                 }
             }
@@ -386,10 +398,10 @@ pub(super) fn across_conversations(
 }
 
 /// How many positions two requests share from their start.
-pub(super) fn shared_positions(a: &Value, b: &Value) -> usize {
-    each_position(a)
-        .zip(each_position(b))
-        .take_while(|(p, q)| p.0 == q.0 && p.1 == q.1)
+pub(super) fn shared_positions(a: &Request, b: &Request) -> usize {
+    a.each_position()
+        .zip(b.each_position())
+        .take_while(|(p, q)| p.label == q.label && p.text == q.text)
         .count()
 }
 

@@ -14,8 +14,6 @@
 //! left out (the recording's part of that name is used instead). Keys are
 //! the caller's check (the binary's redaction), before anything is saved.
 
-use serde_json::Value;
-
 use super::attribution::SourceFile;
 use super::learn_parts::{
     claude_code_blocks, claude_code_tools, codex_parts, gemini_parts, openclaw_parts,
@@ -168,7 +166,7 @@ pub struct Sender {
 /// (a capture made before the proxy kept the client's headers); one that
 /// contradicts the request is refused.
 pub fn sender(
-    (n, x, req): (usize, &super::Exchange, &Value),
+    (n, x, req): (usize, &super::Exchange, &Request),
     capture: &str,
     given: Option<&str>,
 ) -> Result<Sender, Error> {
@@ -256,17 +254,15 @@ pub fn sender(
 /// included), none of whose lines is kept.
 pub fn learn_request(
     who: &Sender,
-    (x, req): (&super::Exchange, &Value),
+    (x, req): (&super::Exchange, &Request),
     home: Option<&str>,
     private: &[SourceFile],
 ) -> Result<Learned, Error> {
     let date = request_date(req)
         .or_else(|| x.at.map(|t| super::format_rfc3339(t)[..10].to_string()))
         .unwrap_or_default();
-    // The edge: the recorded body read into the typed request.
-    let typed = Request::of_body(req);
     let seen = Seen {
-        request: &typed,
+        request: req,
         agent: who.agent,
         release: &who.version,
         date: &date,
@@ -278,8 +274,11 @@ pub fn learn_request(
 
 /// The day the request says it is (Claude Code's `Today's date is`,
 /// Codex's `<current_date>`).
-fn request_date(req: &Value) -> Option<String> {
-    let text = req.to_string();
+fn request_date(req: &Request) -> Option<String> {
+    req.each_position().find_map(|p| date_in(&p.text))
+}
+
+fn date_in(text: &str) -> Option<String> {
     ["Today's date is ", "<current_date>"].iter().find_map(|m| {
         let at = text.find(m)? + m.len();
         let d = text.get(at..at + 10)?;

@@ -18,10 +18,10 @@ mod head;
 mod parallel;
 mod values;
 
-use head::{Parsed, kept, prepare};
+use head::{Parsed, prepare};
 pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS, with_crew};
 pub use values::estimate_values;
-use values::{parse_cost, values_of};
+use values::parse_cost;
 
 /// Lines read at most (a transcript of a very long session is cut there).
 pub const MAX_LINES: usize = 200_000;
@@ -219,7 +219,8 @@ impl Bodies {
         x.request = f
             .read_span(at.span)
             .ok()
-            .and_then(|line| head::request_of(&line));
+            .and_then(|line| head::recorded_request(&line))
+            .map(std::sync::Arc::new);
     }
 }
 
@@ -300,9 +301,7 @@ impl Lines {
         // Only the request is kept (the rest of the line is dropped here).
         if v.get("request").is_some() {
             let lazy = self.lazy && self.span.is_some();
-            let sent = CaptureLine::from_value(v)
-                .and_then(sent)
-                .map(|s| kept(s, lazy));
+            let sent = CaptureLine::from_value(v).and_then(|l| sent(l, lazy));
             self.keep(sent);
         }
     }
@@ -329,7 +328,7 @@ impl Lines {
                 });
                 self.left_in_file += 1;
             }
-            _ => self.values += s.x.request.as_ref().map_or(0, values_of),
+            _ => self.values += s.values,
         }
         self.sent.push(s);
     }

@@ -40,7 +40,6 @@ pub mod rows;
 pub mod timeline;
 
 use serde::Serialize;
-use serde_json::Value;
 use std::ops::ControlFlow;
 
 use crate::assembly::models::{ModelInfo, ModelTable};
@@ -58,7 +57,7 @@ pub use lines::{
 };
 pub use parse::{format_rfc3339, rfc3339};
 pub use report::{notes, to_json_text, to_markdown, to_text, write_json};
-pub use request::{Counted, Part, Parts, TEMPLATE, positions, snapshot_at};
+pub use request::{Counted, Part, Parts, TEMPLATE, snapshot_at};
 pub use request_diff::{NEAREST_SEARCHED, diff_across, diff_at, diff_between};
 
 /// Where the exchanges come from.
@@ -117,8 +116,9 @@ pub struct Exchange {
     pub time: String,
     pub chain: String,
     pub model: String,
-    /// The request body, when recorded (captures).
-    pub request: Option<Value>,
+    /// The request, when its body was recorded (captures), read into the
+    /// typed model at the edge.
+    pub request: Option<std::sync::Arc<crate::request::Request>>,
     /// Its parts as the server that answered counted them, when recorded.
     pub counted: Option<Counted>,
     pub usage: Option<Usage>,
@@ -130,7 +130,7 @@ pub struct Exchange {
     pub after_compaction: bool,
     /// Its tools and system prompt, when a transcript records them but not
     /// the whole body (Claude Code 2.1's `api-request-shape` lines).
-    pub shape: Option<std::sync::Arc<Value>>,
+    pub shape: Option<std::sync::Arc<crate::request::Request>>,
     /// Advisor calls made within it, each with its model and usage.
     pub advisor: Vec<(String, Usage)>,
     /// What the agent itself says it cost (a transcript line's `costUSD`,
@@ -504,11 +504,12 @@ pub(super) fn chain_phrase(chain: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn exchange(req: Value) -> Exchange {
         Exchange {
             model: "claude-sonnet-4-5".into(),
-            request: Some(req),
+            request: Some(std::sync::Arc::new(crate::request::Request::of_body(&req))),
             ..Exchange::default()
         }
     }

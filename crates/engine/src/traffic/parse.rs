@@ -76,6 +76,16 @@ pub fn format_rfc3339(unix: f64) -> String {
     )
 }
 
+/// The values (object keys included) of a parsed tree: what holding it
+/// costs.
+pub(super) fn values_of(v: &Value) -> usize {
+    1 + match v {
+        Value::Array(a) => a.iter().map(values_of).sum(),
+        Value::Object(o) => o.values().map(|v| 1 + values_of(v)).sum(),
+        _ => 0,
+    }
+}
+
 /// A capture line as kept: its exchange (the request moved out of the
 /// line), when it was sent and its chain's key.
 pub(super) struct Sent {
@@ -89,24 +99,35 @@ pub(super) struct Sent {
     history: Vec<u64>,
     /// Keyed on its `prompt_cache_key`, not on its prompt.
     named: bool,
+    /// The values of its body's tree as read (what holding it costs).
+    pub(super) values: usize,
     pub(super) x: Exchange,
 }
 
 /// A capture line's exchange, or None for a line without a request or a
-/// token count (`count_tokens` is not a generation: no cache).
-pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
+/// token count (`count_tokens` is not a generation: no cache). Its body is
+/// read into the typed request here, the edge; with `lazy` it is left out
+/// (read again from the file when analysed).
+pub(super) fn sent(l: CaptureLine, lazy: bool) -> Option<Sent> {
     if l.is_count() {
         return None;
     }
     let api = l.api();
     // An exchange without a body (a GET: Codex's WebSocket attempt on
     // /v1/responses) is no generation to explain.
-    let req = l.request.filter(|r| !r.is_null())?;
+    let req = l.request.as_ref().filter(|r| !r.is_null())?;
     let time = clean(&l.ts_start, 40);
+    let typed = (!lazy).then(|| {
+        std::sync::Arc::new(crate::request::Request::of_recorded(
+            crate::request::Api::of_path(&l.endpoint),
+            req,
+        ))
+    });
     Some(Sent {
+        values: if lazy { 0 } else { values_of(req) },
         at: rfc3339(&l.ts_start),
-        key: chain_key(&req),
-        history: super::history::of_request(&req),
+        key: chain_key(req),
+        history: super::history::of_request(req),
         named: req.get("prompt_cache_key").is_some(),
         x: Exchange {
             at: rfc3339(&time),
@@ -130,7 +151,7 @@ pub(super) fn sent(l: CaptureLine) -> Option<Sent> {
             advisor: crate::usage::advisor_calls(&l.usage),
             agent_cost_usd: None,
             latency_ms: Some(l.latency_ms),
-            request: Some(req),
+            request: typed,
             body: None,
             api,
             release: l.client.as_ref().and_then(super::release::of_client),
@@ -302,7 +323,7 @@ pub(super) struct Transcript {
     /// Claude Code 2.1's request shapes (tools and system prompt) by hash,
     /// and the shape of the request each agent (`main` or a subagent's id)
     /// sent last, waiting for its answer.
-    shapes: HashMap<String, std::sync::Arc<Value>>,
+    shapes: HashMap<String, std::sync::Arc<crate::request::Request>>,
     pending: HashMap<String, String>,
     /// Claude Code's running cost per process (session and start time).
     costs: HashMap<String, f64>,
@@ -324,9 +345,12 @@ impl Transcript {
                     && self.shapes.len() < MAX_SHAPES
                     && shape.is_object()
                 {
-                    self.shapes
-                        .entry(clean(h, 128))
-                        .or_insert_with(|| std::sync::Arc::new(shape.clone()));
+                    self.shapes.entry(clean(h, 128)).or_insert_with(|| {
+                        std::sync::Arc::new(crate::request::Request::of_recorded(
+                            Some(crate::request::Api::AnthropicMessages),
+                            shape,
+                        ))
+                    });
                 }
                 true
             }

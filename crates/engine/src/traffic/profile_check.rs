@@ -324,7 +324,7 @@ pub struct Against {
 pub fn pick(
     exchanges: &[super::Exchange],
     n: Option<usize>,
-) -> Result<(usize, &super::Exchange, &Value), crate::error::Error> {
+) -> Result<(usize, &super::Exchange, &Request), crate::error::Error> {
     let n = match n {
         Some(n) => n,
         None => exchanges
@@ -355,20 +355,18 @@ pub fn against(
     a: &crate::assembly::assembled::Assembled,
     table: &crate::ModelTable,
     counter: &TokenCounter,
-    (n, x, req): (usize, &super::Exchange, &Value),
+    (n, x, req): (usize, &super::Exchange, &Request),
 ) -> Against {
     let traced = super::attribution::workspace_files(&a.workspace);
     let files = traced.files;
     let enc = table.resolve(Some(&x.model)).tokenizer;
-    // The edge: the recorded body read into the typed request.
-    let req = Request::of_body(req);
-    let mut attribution = attribute(&req, &files, counter, enc);
+    let mut attribution = attribute(req, &files, counter, enc);
     attribution.not_traced = traced.not_traced;
     super::attribution::mark_changed_since(&mut attribution, &files, x.at);
-    mark_agent_parts(&mut attribution, &req, &a.assembly);
+    mark_agent_parts(&mut attribution, req, &a.assembly);
     let predicted =
         crate::cache::request::anthropic_request(&a.assembly, &x.model, &[], 1024, false, false);
-    let differences = check(&predicted, (&req, x.at), &files, counter, enc);
+    let differences = check(&predicted, (req, x.at), &files, counter, enc);
     let chosen = &a.workspace.profile;
     Against {
         request: n,

@@ -59,17 +59,15 @@ fn agent_of(client: &str) -> Option<&'static str> {
 
 /// Claude Code's release from its billing header, wherever a system block
 /// (or the shape a transcript records) holds it: `cc_version=X.Y.Z.hash`.
-pub fn of_request(req: &Value) -> Option<Release> {
+pub fn of_request(req: &crate::request::Request) -> Option<Release> {
     const KEY: &str = "x-anthropic-billing-header: cc_version=";
-    let texts: Vec<&str> = match req.get("system") {
-        Some(Value::String(s)) => vec![s.as_str()],
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .take(8)
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let texts: Vec<&str> = req
+        .system
+        .iter()
+        .take(8)
+        .filter(|b| b.kind == crate::request::BlockKind::Text)
+        .map(|b| b.text.as_str())
+        .collect();
     texts.into_iter().find_map(|t| {
         let at = t.find(KEY)? + KEY.len();
         let v = t[at..].split([';', ' ', '\n']).next()?;
@@ -86,14 +84,14 @@ pub fn of_request(req: &Value) -> Option<Release> {
 /// The agent whose own words open a request's system prompt, for an agent
 /// whose requests name no release (Pi sends the Anthropic SDK's
 /// User-Agent only): its profile is the newest of that agent's.
-pub fn agent_of_request(req: &Value) -> Option<crate::workspace::agent::Agent> {
+pub fn agent_of_request(req: &crate::request::Request) -> Option<crate::workspace::agent::Agent> {
     use crate::workspace::agent::Agent;
-    let first = match req.get("system") {
-        Some(Value::String(s)) => s.as_str(),
-        Some(Value::Array(blocks)) => blocks.first()?.get("text")?.as_str()?,
-        _ => return None,
-    };
+    let first = req
+        .system
+        .first()
+        .filter(|b| b.kind == crate::request::BlockKind::Text)?;
     first
+        .text
         .starts_with(
             "You are an expert coding assistant operating inside pi, a coding agent harness.",
         )
@@ -207,7 +205,8 @@ mod tests {
     #[test]
     fn read_from_each_place_an_agent_says_it() {
         let req = json!({"system": [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.332.a13; cc_entrypoint=sdk-cli;"}, {"type": "text", "text": "You are Claude Code"}]});
-        let r = of_request(&req).unwrap();
+        let typed = |v: &Value| crate::request::Request::of_body(v);
+        let r = of_request(&typed(&req)).unwrap();
         assert_eq!(
             (r.name().as_str(), r.from),
             (
@@ -215,7 +214,10 @@ mod tests {
                 "the billing header in its system prompt"
             )
         );
-        assert_eq!(of_request(&json!({"system": "You are terse."})), None);
+        assert_eq!(
+            of_request(&typed(&json!({"system": "You are terse."}))),
+            None
+        );
         let ua =
             of_client(&json!({"user_agent": "claude-cli/2.1.328 (external, sdk-cli)"})).unwrap();
         assert_eq!(ua.name(), "Claude Code 2.1.328");

@@ -1,222 +1,16 @@
 //! A recorded request taken apart: its positions in cache order (tools,
-//! system blocks, message blocks) with their tokens, and the request as a
-//! snapshot, so the diff engine compares two requests as it compares two
-//! assemblies.
+//! system blocks, message blocks, as [`crate::request::Request`] makes
+//! them) with their tokens, and the request as a snapshot, so the diff
+//! engine compares two requests as it compares two assemblies.
 
 use crate::usage::Tokens;
-use std::borrow::Cow;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::Exchange;
 use crate::assembly::models::ModelTable;
-use crate::clean;
-
-/// A position of a request: its label, its text (borrowed from the request
-/// where it is one of its strings) and whether it carries a breakpoint.
-pub type Position<'a> = (String, Cow<'a, str>, bool);
-
-/// Positions of a request in cache order: tools, then system blocks, then
-/// message content blocks; each with a label, its text and whether it
-/// carries a breakpoint.
-pub fn positions(req: &Value) -> Vec<Position<'_>> {
-    each_position(req).collect()
-}
-
-fn breakpoint(v: &Value) -> bool {
-    field(v, "cache_control").is_some()
-}
-
-/// `v.get(key)`, found in an object of a few keys (a message, a block) by
-/// comparing them rather than hashing `key`: what taking a request apart
-/// mostly costs is finding these fields.
-fn field<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    match v {
-        Value::Object(o) if o.len() <= 8 => o.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
-        _ => v.get(key),
-    }
-}
-
-/// `v[key]` as [`field`] finds it (null when it is not there).
-fn at<'a>(v: &'a Value, key: &str) -> &'a Value {
-    const NULL: &Value = &Value::Null;
-    field(v, key).unwrap_or(NULL)
-}
-
-/// A block's JSON without its breakpoint.
-fn stripped(v: &Value) -> String {
-    let mut v = v.clone();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("cache_control");
-    }
-    v.to_string()
-}
-
-fn text_of(c: &Value) -> Cow<'_, str> {
-    at(c, "text")
-        .as_str()
-        .map_or_else(|| Cow::Owned(stripped(c)), Cow::Borrowed)
-}
-
-type Positions<'a> = Box<dyn Iterator<Item = Position<'a>> + 'a>;
-
-/// A tool definition's name: Anthropic's `name`, OpenAI's `function.name`,
-/// a built-in tool's `type` (`web_search`).
-fn tool_name(t: &Value) -> &str {
-    t["name"]
-        .as_str()
-        .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
-        .or_else(|| t["type"].as_str())
-        .unwrap_or("?")
-}
-
-/// The tools a Responses request defines in its input (Codex sends them as
-/// an `additional_tools` item, not in `tools`).
-fn input_tools(req: &Value) -> impl Iterator<Item = &Value> {
-    req["input"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["type"] == "additional_tools")
-        .flat_map(|m| m["tools"].as_array().into_iter().flatten())
-}
-
-/// What an input item without content says (the request model's rule).
-use crate::request::openai::item_text;
-
-/// [`positions`] one at a time, so that a request of many positions is
-/// taken apart without holding all their texts.
-pub fn each_position(req: &Value) -> Positions<'_> {
-    // Gemini's shape (tool groups, `systemInstruction`, `contents` of
-    // parts) is read through the request model.
-    if req.get("messages").is_none()
-        && req.get("input").is_none()
-        && (req.get("contents").is_some() || req.get("systemInstruction").is_some())
-        && let Ok(r) = crate::request::gemini::read(req)
-    {
-        let owned: Vec<Position<'static>> = r
-            .positions()
-            .into_iter()
-            .map(|p| (p.label, Cow::Owned(p.text.into_owned()), p.breakpoint))
-            .collect();
-        return Box::new(owned.into_iter());
-    }
-    let tools = req["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, t)| {
-            (
-                format!("tool {} ({})", i + 1, clean(tool_name(t), 64)),
-                Cow::Owned(stripped(t)),
-                breakpoint(t),
-            )
-        });
-    let system: Positions = match (&req["system"], &req["instructions"]) {
-        (Value::String(s), _) | (Value::Null, Value::String(s)) => Box::new(std::iter::once((
-            "system block 1".into(),
-            Cow::Borrowed(s.as_str()),
-            false,
-        ))),
-        (Value::Array(blocks), _) => Box::new(
-            blocks
-                .iter()
-                .enumerate()
-                .map(|(i, b)| (format!("system block {}", i + 1), text_of(b), breakpoint(b))),
-        ),
-        _ => Box::new(std::iter::empty()),
-    };
-    // Chat messages, or the items of an OpenAI Responses `input` (a
-    // string is one user message).
-    let messages: Positions = match &req["input"] {
-        Value::String(s) => Box::new(std::iter::once((
-            "message 1 (user)".into(),
-            Cow::Borrowed(s.as_str()),
-            false,
-        ))),
-        Value::Array(items) if req.get("messages").is_none() => {
-            let before = req["tools"].as_array().map_or(0, Vec::len);
-            input_positions(items, before)
-        }
-        _ => message_positions(req["messages"].as_array().map_or(&[], Vec::as_slice)),
-    };
-    Box::new(tools.chain(system).chain(messages))
-}
-
-/// The items of a Responses `input`: an `additional_tools` item is tools
-/// (numbered after the request's own `before`), the others messages.
-fn input_positions(items: &[Value], before: usize) -> Positions<'_> {
-    let mut n = before;
-    Box::new(
-        items
-            .iter()
-            .enumerate()
-            .flat_map(move |(i, m)| -> Positions<'_> {
-                if m["type"] == "additional_tools" {
-                    let first = n;
-                    let tools = m["tools"].as_array().map_or(&[][..], Vec::as_slice);
-                    n += tools.len();
-                    return Box::new(tools.iter().enumerate().map(move |(j, t)| {
-                        (
-                            format!(
-                                "tool {} ({}, additional_tools)",
-                                first + j + 1,
-                                clean(tool_name(t), 64)
-                            ),
-                            Cow::Owned(stripped(t)),
-                            breakpoint(t),
-                        )
-                    }));
-                }
-                message_positions_at(std::slice::from_ref(m), i)
-            }),
-    )
-}
-
-fn message_positions(messages: &[Value]) -> Positions<'_> {
-    message_positions_at(messages, 0)
-}
-
-/// [`message_positions`] of `messages`, the first numbered `offset + 1`.
-fn message_positions_at<'a>(messages: &'a [Value], offset: usize) -> Positions<'a> {
-    Box::new(messages.iter().enumerate().flat_map(move |(i, m)| {
-        let i = i + offset;
-        let role = clean(
-            at(m, "role")
-                .as_str()
-                .or_else(|| at(m, "type").as_str())
-                .unwrap_or("?"),
-            24,
-        );
-        let one = |text: Cow<'a, str>, bp: bool| -> Positions<'a> {
-            Box::new(std::iter::once((
-                format!("message {} ({role})", i + 1),
-                text,
-                bp,
-            )))
-        };
-        match at(m, "content") {
-            Value::String(s) => one(Cow::Borrowed(s.as_str()), false),
-            // One block is named as the message (moving `cache_control`
-            // onto it does not rename it); several are numbered.
-            Value::Array(parts) if parts.len() == 1 => {
-                one(text_of(&parts[0]), breakpoint(&parts[0]))
-            }
-            Value::Array(parts) => Box::new(parts.iter().enumerate().map(move |(j, c)| {
-                (
-                    format!("message {} ({role}) block {}", i + 1, j + 1),
-                    text_of(c),
-                    breakpoint(c),
-                )
-            })),
-            // A Responses item without content (a function call, its output).
-            Value::Null if m.is_object() => one(Cow::Owned(item_text(m)), false),
-            _ => Box::new(std::iter::empty()),
-        }
-    }))
-}
+use crate::request::Position;
 
 /// A recorded request as a snapshot, so the diff engine compares two
 /// requests as it compares two assemblies: each system block and message
@@ -238,24 +32,20 @@ pub fn request_snapshot(
         .ok_or(crate::error::Error::NoBody { number: index })?;
     let model = table.resolve(Some(&x.model));
     let enc = model.tokenizer;
-    let positions = positions(req);
+    let positions = req.positions();
     let (counts, by_server) = position_tokens(x, &positions, counter, enc);
-    let tools: Vec<Value> = req["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| {
-            let mut t = t.clone();
-            if let Some(o) = t.as_object_mut() {
-                o.remove("cache_control");
-            }
-            t
-        })
-        .collect();
+    let tools: Vec<Value> = req.tools.iter().map(|t| t.definition.clone()).collect();
     let tools_tokens = counts[..tools.len()].iter().sum();
     let mut blocks = Vec::new();
     let mut fragments = Vec::new();
-    for ((label, text, breakpoint), tokens) in positions
+    for (
+        Position {
+            label,
+            text,
+            breakpoint,
+        },
+        tokens,
+    ) in positions
         .into_iter()
         .zip(counts.iter().copied())
         .skip(tools.len())
@@ -360,7 +150,7 @@ pub const TEMPLATE: &str = "chat template (the server's formatting)";
 pub struct Counted {
     /// Who counted: `llama.cpp server at http://127.0.0.1:8089`.
     pub by: String,
-    /// One count per position, in [`positions`] order.
+    /// One count per position, in [`crate::request::Request::positions`] order.
     pub parts: Vec<Tokens>,
 }
 
@@ -395,7 +185,7 @@ fn position_tokens<'a>(
         _ => (
             positions
                 .iter()
-                .map(|(_, text, _)| counter.count(enc, text))
+                .map(|p| counter.count(enc, &p.text))
                 .collect(),
             None,
         ),
@@ -472,15 +262,16 @@ pub fn parts(x: &Exchange, counter: &crate::TokenCounter, table: &ModelTable) ->
     let model = table.resolve(Some(&x.model));
     let enc = model.tokenizer;
     // One position at a time: its text is counted and dropped.
-    let mut parts: Vec<Part> = each_position(req)
-        .map(|(label, text, breakpoint)| Part {
-            label,
+    let mut parts: Vec<Part> = req
+        .each_position()
+        .map(|p| Part {
             tokens: if x.counted.is_some() {
                 0
             } else {
-                counter.count(enc, &text)
+                counter.count(enc, &p.text)
             },
-            breakpoint,
+            label: p.label,
+            breakpoint: p.breakpoint,
         })
         .collect();
     // The server's counts, when they are for exactly these positions.
@@ -492,8 +283,8 @@ pub fn parts(x: &Exchange, counter: &crate::TokenCounter, table: &ModelTable) ->
             Some(c.by.as_str())
         }
         Some(_) => {
-            for (p, (_, text, _)) in parts.iter_mut().zip(each_position(req)) {
-                p.tokens = counter.count(enc, &text);
+            for (p, q) in parts.iter_mut().zip(req.each_position()) {
+                p.tokens = counter.count(enc, &q.text);
             }
             None
         }
@@ -530,19 +321,4 @@ pub fn parts(x: &Exchange, counter: &crate::TokenCounter, table: &ModelTable) ->
         reported,
         by_server: by_server.is_some(),
     }
-}
-
-pub(super) fn names(req: &Value) -> Vec<String> {
-    req["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .chain(input_tools(req))
-        .filter_map(|t| {
-            t["name"]
-                .as_str()
-                .or_else(|| t.pointer("/function/name").and_then(Value::as_str))
-                .map(|n| clean(n, 64))
-        })
-        .collect()
 }

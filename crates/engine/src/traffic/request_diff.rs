@@ -55,18 +55,16 @@ pub const NEAREST_SEARCHED: usize = 500;
 /// shares one.
 fn nearest_sharing_prefix(exchanges: &[Exchange], i: usize) -> Option<(usize, usize)> {
     let req = exchanges[i].request.as_ref()?;
-    let mine: Vec<(String, String)> = super::positions(req)
-        .into_iter()
-        .map(|(l, t, _)| (l, t.into_owned()))
-        .collect();
+    let mine = req.positions();
     let mut best: Option<(usize, usize)> = None;
     for p in (i.saturating_sub(NEAREST_SEARCHED)..i).rev() {
         let Some(other) = exchanges[p].request.as_ref() else {
             continue;
         };
-        let shared = super::request::each_position(other)
+        let shared = other
+            .each_position()
             .zip(&mine)
-            .take_while(|((l, t, _), (ml, mt))| l == ml && t == mt)
+            .take_while(|(p, m)| p.label == m.label && p.text == m.text)
             .count();
         if shared > 0 && best.is_none_or(|(_, s)| shared > s) {
             best = Some((p, shared));

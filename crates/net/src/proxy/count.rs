@@ -136,15 +136,19 @@ pub(super) async fn count_parts(record: &Record) -> Option<Value> {
             "the request has too many JSON values to parse within the proxy's memory bound",
         ));
     }
-    let request: Value = serde_json::from_str(text).ok()?;
-    if !request.is_object() {
-        return None;
-    }
-    // Their texts copied: the tree (several times the body) is not held
-    // while the server counts them.
-    let positions: Vec<(String, String, bool)> = crate::engine::traffic::positions(&request)
-        .into_iter()
-        .map(|(label, text, bp)| (label, text.into_owned(), bp))
+    use crate::engine::request::{Api, Request};
+    let request = {
+        let tree: Value = serde_json::from_str(text).ok()?;
+        if !tree.is_object() {
+            return None;
+        }
+        Request::of_recorded(Api::of_path(&record.endpoint), &tree)
+    };
+    // Their texts copied: the request is not held while the server counts
+    // them.
+    let positions: Vec<(String, String, bool)> = request
+        .each_position()
+        .map(|p| (p.label, p.text.into_owned(), p.breakpoint))
         .collect();
     drop(request);
     if positions.len() > MAX_COUNTED_PARTS {

@@ -39,11 +39,24 @@ pub(in crate::traffic) fn first_pass(line: &str, lazy: bool) -> Result<Value, ()
 
 /// The `request` of a line of the second pass (`None` when there is none,
 /// or it is `null`, or the line is not a JSON object).
-pub(in crate::traffic) fn request_of(line: &str) -> Option<Value> {
+#[cfg(test)]
+fn request_of(line: &str) -> Option<Value> {
+    endpoint_and_request(line)?.1
+}
+
+/// [`request_of`] read into the typed request, as the API its line's
+/// `endpoint` names reads it.
+pub(in crate::traffic) fn recorded_request(line: &str) -> Option<crate::request::Request> {
+    let (endpoint, body) = endpoint_and_request(line)?;
+    let api = endpoint.as_deref().and_then(crate::request::Api::of_path);
+    Some(crate::request::Request::of_recorded(api, &body?))
+}
+
+fn endpoint_and_request(line: &str) -> Option<(Option<String>, Option<Value>)> {
     let mut d = serde_json::Deserializer::from_str(line);
-    let v = d.deserialize_map(RequestOnly).ok()?;
+    let (endpoint, v) = d.deserialize_map(RequestOnly).ok()?;
     d.end().ok()?;
-    v.filter(|r| !r.is_null())
+    Some((endpoint, v.filter(|r| !r.is_null())))
 }
 
 /// A line as parsed (on any core): a capture's exchange made into what is
@@ -77,22 +90,12 @@ pub(in crate::traffic) fn prepare(v: Result<Value, ()>, lazy: bool) -> Parsed {
         {
             let transcript = v.get("sessionId").is_some() || v.get("message").is_some();
             Parsed::Exchange {
-                sent: CaptureLine::from_value(v)
-                    .and_then(sent)
-                    .map(|s| kept(s, lazy)),
+                sent: CaptureLine::from_value(v).and_then(|l| sent(l, lazy)),
                 transcript,
             }
         }
         v => Parsed::Line(v),
     }
-}
-
-/// `s` as kept: with `lazy`, without its request (read again later).
-pub(super) fn kept(mut s: Sent, lazy: bool) -> Sent {
-    if lazy {
-        s.x.request = None;
-    }
-    s
 }
 
 struct LineVisitor;
@@ -121,20 +124,22 @@ impl<'de> Visitor<'de> for LineVisitor {
 struct RequestOnly;
 
 impl<'de> Visitor<'de> for RequestOnly {
-    type Value = Option<Value>;
+    type Value = (Option<String>, Option<Value>);
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
-        let mut request = None;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut endpoint, mut request) = (None, None);
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             if k == "request" {
                 request = Some(map.next_value::<Value>()?);
+            } else if k == "endpoint" {
+                endpoint = map.next_value::<Value>()?.as_str().map(str::to_string);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok(request)
+        Ok((endpoint, request))
     }
 }
 

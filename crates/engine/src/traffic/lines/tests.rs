@@ -1,6 +1,7 @@
 //! Unit tests of the line reader's bounds.
 
 use super::*;
+use crate::traffic::parse::values_of;
 
 #[test]
 fn the_estimate_is_the_number_of_values_parsed() {

@@ -2,8 +2,6 @@
 //! scan before it is parsed, and counted on a parsed tree (the bounds of a
 //! whole read, `MAX_VALUES`).
 
-use serde_json::Value;
-
 /// Bytes of a line's text that count as one value while it is parsed (the
 /// text and its tree are held together then): a line of [`MAX_FILE_BYTES`]
 /// leaves room for 2,000,000 values.
@@ -57,13 +55,4 @@ pub fn estimate_values(line: &str) -> usize {
 /// (one value per [`TEXT_PER_VALUE`] bytes).
 pub(super) fn parse_cost(line: &str) -> usize {
     estimate_values(line).saturating_add(line.len() / TEXT_PER_VALUE)
-}
-
-/// The values (object keys included) of a parsed tree.
-pub(super) fn values_of(v: &Value) -> usize {
-    1 + match v {
-        Value::Array(a) => a.iter().map(values_of).sum(),
-        Value::Object(o) => o.values().map(|v| 1 + values_of(v)).sum(),
-        _ => 0,
-    }
 }
