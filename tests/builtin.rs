@@ -356,6 +356,32 @@ fn context_lists_the_categories_and_rows_of_claude_codes_own_context() {
     );
     assert_eq!(items("agents"), context_rows(&recorded, "Custom Agents"));
     assert_eq!(items("skills"), context_rows(&recorded, "Skills"));
+    // Each list sums to its category: the memory files' with the agent's
+    // own words around them (its preamble and closing tag: no file, so
+    // apart from the files Claude Code lists).
+    let tokens = |key: &str| -> u64 {
+        u[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["tokens"].as_u64().unwrap())
+            .sum()
+    };
+    let around = u["memory_files_around"]["tokens"].as_u64().unwrap();
+    assert!((20..100).contains(&around), "{around}");
+    assert_eq!(
+        tokens("memory_files") + around,
+        row("Memory files")["tokens"].as_u64().unwrap()
+    );
+    assert_eq!(
+        tokens("agents"),
+        row("Custom agents")["tokens"].as_u64().unwrap()
+    );
+    let text = home.run(&["context", ws.to_str().unwrap()]);
+    assert!(
+        text.contains("(the agent's own words around the files: no file)"),
+        "{text}"
+    );
 }
 
 #[test]

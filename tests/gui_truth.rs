@@ -776,6 +776,9 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     h.get_by_label("Memory files (3)").click();
     h.run_steps(3);
     h.get_by_label_contains("/project/CLAUDE.local.md");
+    // The list sums to its category: the agent's words around the files
+    // are its last row, apart from the files.
+    h.get_by_label("(the agent's own words around the files: no file)");
 }
 
 /// The Diff view of two recorded requests states the provider's cause: an

@@ -284,7 +284,7 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
     if u.estimate {
         ui.weak("Counted with o200k_base: this model's tokenizer is not public.");
     }
-    for (title, items) in u.item_groups() {
+    for (title, items, beyond) in u.item_groups() {
         if items.is_empty() {
             continue;
         }
@@ -298,6 +298,13 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
                             ui.label(&i.source);
                             ui.label(&i.name);
                             ui.label(thousands(i.tokens));
+                            ui.end_row();
+                        }
+                        // What the category holds beyond its files.
+                        if let Some(i) = beyond {
+                            ui.weak(&i.source);
+                            ui.weak(&i.name);
+                            ui.weak(thousands(i.tokens));
                             ui.end_row();
                         }
                     });

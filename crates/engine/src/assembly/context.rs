@@ -52,21 +52,34 @@ pub struct ContextUsage {
     /// each with what its block will cost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memory_files_on_demand: Vec<Item>,
+    /// The agent's own words around its memory files (Claude Code's
+    /// preamble and closing tag; each file's heading is the file's): in
+    /// the Memory files category, as sent, but no file (the agent's own
+    /// `/context` lists the files only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_files_around: Option<Item>,
     pub agents: Vec<Item>,
     pub skills: Vec<Item>,
 }
 
 impl ContextUsage {
-    /// The rows per item, under `/context`'s titles, in its order.
-    pub fn item_groups(&self) -> [(&'static str, &[Item]); 4] {
+    /// The rows per item, under `/context`'s titles, in its order, each
+    /// with what its category holds beyond them (the memory files': the
+    /// agent's words around them), so that each list sums to its category.
+    pub fn item_groups(&self) -> [(&'static str, &[Item], Option<&Item>); 4] {
         [
-            ("Custom agents", &self.agents),
-            ("Memory files", &self.memory_files),
+            ("Custom agents", &self.agents, None),
+            (
+                "Memory files",
+                &self.memory_files,
+                self.memory_files_around.as_ref(),
+            ),
             (
                 "Memory files on demand (not in use: added once the agent reads a file in their folder)",
                 &self.memory_files_on_demand,
+                None,
             ),
-            ("Skills", &self.skills),
+            ("Skills", &self.skills, None),
         ]
     }
 }
@@ -132,6 +145,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     }
     let (memory_files, agents, skills) = items(ins);
     let memory_files_on_demand = on_demand(ins);
+    let memory_files_around = around(&rows, &memory_files).filter(|_| agent);
     ContextUsage {
         model: a.model.clone(),
         window,
@@ -141,9 +155,25 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         rows,
         memory_files,
         memory_files_on_demand,
+        memory_files_around,
         agents,
         skills,
     }
+}
+
+/// What the Memory files category holds beyond its files: the agent's
+/// words around them (None when nothing).
+fn around(rows: &[Row], files: &[Item]) -> Option<Item> {
+    let total = rows
+        .iter()
+        .find(|r| r.name == Category::MemoryFiles.label())?
+        .tokens;
+    let files: u64 = files.iter().map(|i| i.tokens).sum();
+    (total > files).then(|| Item {
+        source: "Built-in".into(),
+        name: "(the agent's own words around the files: no file)".into(),
+        tokens: total - files,
+    })
 }
 
 /// The memory files listed as on demand (`nested.*`), by their path, each
@@ -323,12 +353,12 @@ pub fn to_text(u: &ContextUsage) -> String {
             share(r.tokens, u.window)
         );
     }
-    for (title, items) in u.item_groups() {
+    for (title, items, beyond) in u.item_groups() {
         if items.is_empty() {
             continue;
         }
         o += &format!("\n{title}\n");
-        for i in items {
+        for i in items.iter().chain(beyond) {
             o += &format!(
                 "  {:<10} {:<52} {:>8}\n",
                 i.source,
@@ -374,7 +404,7 @@ pub fn to_markdown(u: &ContextUsage) -> String {
             share(r.tokens, u.window)
         );
     }
-    for (title, items) in u.item_groups() {
+    for (title, items, beyond) in u.item_groups() {
         if items.is_empty() {
             continue;
         }
@@ -382,7 +412,7 @@ pub fn to_markdown(u: &ContextUsage) -> String {
             "\n### {}\n\n| Source | Name | Tokens |\n|---|---|---:|\n",
             md_cell(title)
         );
-        for i in items {
+        for i in items.iter().chain(beyond) {
             o += &format!(
                 "| {} | {} | {} |\n",
                 md_cell(&i.source),
