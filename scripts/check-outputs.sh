@@ -46,6 +46,9 @@ for w in "${workspaces[@]}"; do
         run report "$w" --format "$f"
         run predict "$w" --format "$f"
     done
+    for f in text json markdown; do
+        run context "$w" --format "$f"
+    done
     run report "$w" --debug-markers --format json
     run report "$w" --budget 2000 --check
     run render "$w"
