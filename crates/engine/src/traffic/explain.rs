@@ -144,7 +144,7 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
 /// may keep a little less (OpenAI rounds to 128-token blocks): a shortfall
 /// within 128 tokens is not a change.
 fn read_less_than_left(p: &Exchange, x: &Exchange, u: &Usage, model: &ModelInfo) -> Option<Miss> {
-    if p.request.is_some() || x.request.is_some() || u.cache_read_input_tokens == 0 {
+    if p.request.is_some() || x.request.is_some() {
         return None;
     }
     let before = p.usage.as_ref()?;
@@ -157,6 +157,26 @@ fn read_less_than_left(p: &Exchange, x: &Exchange, u: &Usage, model: &ModelInfo)
     let read = u.cache_read_input_tokens;
     if read + if explicit { 0 } else { 128 } >= left {
         return None;
+    }
+    if read == 0 {
+        // Within the TTL (an expiry was told apart before): the prompt
+        // changed at its start, or the provider let the prefix go. When
+        // the transcript records its tools and system prompt unchanged,
+        // the start did not change: said as it is, unexplained.
+        if p.shape.is_some() && p.shape == x.shape {
+            return None;
+        }
+        return Some(miss(
+            MissKind::Prefix,
+            format!(
+                "read none of the {} the previous request left cached{}: its prompt changed at its start (its tools or first system block), or the provider no longer held the prefix (the file holds no request bodies; a capture of the run names the part)",
+                crate::plural(left, "token"),
+                match (p.at, x.at) {
+                    (Some(a), Some(b)) if b >= a => format!(" {} before", fmt_gap(b - a)),
+                    _ => String::new(),
+                }
+            ),
+        ));
     }
     Some(miss(
         MissKind::Prefix,
