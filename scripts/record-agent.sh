@@ -555,6 +555,11 @@ EOF
   edited+=(AGENTS.md)
   run_turn "$ws/api" "${envs[@]}" -- run --continue "Which rules apply to handlers here?"
   model_note="configured: anthropic/claude-sonnet-4-6 (opencode.json)"
+  # its sessions are SQLite: the database copied whole (VACUUM INTO: one
+  # file, its write-ahead log folded in), its paths redacted when saved
+  mkdir -p "$run/transcript"
+  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("VACUUM INTO ?", (sys.argv[2],))' \
+    "$home/.local/share/opencode/opencode.db" "$run/transcript/opencode.db"
 }
 
 # Claude Code reads a file in pkg/api/, whose own memory files it then
@@ -635,8 +640,27 @@ def redact(text):
     return text
 
 
+def copy_db(src, dst):
+    # a SQLite database (OpenCode's sessions): every text value redacted
+    import sqlite3
+    shutil.copyfile(src, dst)
+    db = sqlite3.connect(dst)
+    tables = [t for (t,) in db.execute("select name from sqlite_master where type = 'table'")]
+    for t in tables:
+        for col in [r[1] for r in db.execute(f'pragma table_info("{t}")')]:
+            for (v,) in db.execute(f'select distinct "{col}" from "{t}"').fetchall():
+                if isinstance(v, str) and redact(v) != v:
+                    db.execute(f'update "{t}" set "{col}" = ? where "{col}" = ?', (redact(v), v))
+    db.commit()
+    db.execute("vacuum")
+    db.close()
+
+
 def copy(src, dst):
     os.makedirs(os.path.dirname(dst), exist_ok=True)
+    if src.endswith(".db"):
+        copy_db(src, dst)
+        return
     try:
         with open(src, encoding="utf-8") as f:
             text = f.read()

@@ -34,7 +34,7 @@ pub fn learn(
     use crate::engine::traffic::{self, learn, profile_check};
     let (table, counter) = (crate::model_table()?, TokenCounter::new());
     let wanted: Vec<usize> = request.into_iter().collect();
-    let learned = traffic::read_file_for(capture, &wanted).and_then(|(_, x, _)| {
+    let learned = crate::opencode_db::read_exchanges(capture, &wanted).and_then(|(_, x, _)| {
         let (n, x, req) = profile_check::pick(&x, request)?;
         let name = capture
             .file_name()

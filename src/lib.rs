@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod examples;
 pub mod learn;
+pub mod opencode_db;
 pub mod sample;
 pub mod ui;
 

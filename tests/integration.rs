@@ -48,6 +48,7 @@ mod llama_exact;
 mod llama_server;
 mod models;
 mod opencode_folder;
+mod opencode_sessions;
 mod otlp;
 mod pi_folder;
 mod profiles;

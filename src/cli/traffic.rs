@@ -122,7 +122,7 @@ pub fn run(a: Args) -> ExitCode {
     }
     match (&a.to_session, a.diff) {
         (Some(target), _) => {
-            let exchanges = match traffic::read_file(&a.file) {
+            let exchanges = match crate::opencode_db::read_every_exchange(&a.file) {
                 Ok((_, x, _)) => x,
                 Err(e) => return fail(&e),
             };
@@ -140,7 +140,7 @@ pub fn run(a: Args) -> ExitCode {
             // the file is read line by line, as the window reads it.
             let counter = crate::engine::TokenCounter::new();
             let bar = progress_bar();
-            let read = traffic::read_with(&a.file, &table, &counter, &mut |p| {
+            let read = crate::opencode_db::read_traffic(&a.file, &table, &counter, &mut |p| {
                 bar.show(p);
                 std::ops::ControlFlow::Continue(())
             });
@@ -215,7 +215,7 @@ fn print_json(t: &traffic::Traffic) {
 fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
     use crate::engine::traffic::{attribution_text, profile_check};
     let wanted: Vec<usize> = a.request.into_iter().collect();
-    let exchanges = match traffic::read_file_for(&a.file, &wanted) {
+    let exchanges = match crate::opencode_db::read_exchanges(&a.file, &wanted) {
         Ok((_, x, _)) => x,
         Err(e) => return fail(&e),
     };
@@ -290,7 +290,7 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
             Err(e) => return fail(&e),
         };
         let read = |f: &std::path::Path, k: usize| {
-            traffic::read_file_for(f, &[k])
+            crate::opencode_db::read_exchanges(f, &[k])
                 .map(|(_, x, _)| x)
                 .and_then(|x| {
                     let found = k.checked_sub(1).and_then(|i| x.get(i).cloned());
@@ -326,7 +326,7 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
         // The request and every earlier one: the first of a chain is
         // compared with the nearest earlier request that shares a prefix.
         let wanted: Vec<usize> = (n.saturating_sub(traffic::NEAREST_SEARCHED).max(1)..=n).collect();
-        let exchanges = match traffic::read_file_for(&a.file, &wanted) {
+        let exchanges = match crate::opencode_db::read_exchanges(&a.file, &wanted) {
             Ok((_, x, _)) => x,
             Err(e) => return fail(&e),
         };

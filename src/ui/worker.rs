@@ -121,7 +121,7 @@ impl Shared {
             DiffInput::File(p) => Ok(Snapshot::load(&p)?),
             // The capture read as the Traffic tab reads it.
             DiffInput::Request { capture, index } => {
-                crate::engine::traffic::read_file_for(&capture, &[index])
+                crate::opencode_db::read_exchanges(&capture, &[index])
                     .and_then(|(_, x, _)| {
                         crate::engine::traffic::snapshot_at(&x, index, &self.counter, &self.table)
                             .map_err(|e| {
@@ -146,7 +146,7 @@ impl Shared {
                     capture: cb,
                     index: ib,
                 },
-            ) if capture == cb => crate::engine::traffic::read_file_for(&capture, &[ia, ib])
+            ) if capture == cb => crate::opencode_db::read_exchanges(&capture, &[ia, ib])
                 .and_then(|(_, x, _)| {
                     crate::engine::traffic::diff_between(&x, ia, ib, &self.counter, &self.table)
                         .map_err(|e| {

@@ -13,11 +13,10 @@ impl Shared {
     /// road of `traffic --against`.
     pub(super) fn trace(&self, capture: &Path, index: usize, root: &Path, options: &Options) {
         use crate::engine::traffic::profile_check;
-        let result =
-            crate::engine::traffic::read_file_for(capture, &[index]).and_then(|(_, x, _)| {
-                let picked = profile_check::pick(&x, Some(index))?;
-                crate::engine::against_request(root, options, &self.table, &self.counter, picked)
-            });
+        let result = crate::opencode_db::read_exchanges(capture, &[index]).and_then(|(_, x, _)| {
+            let picked = profile_check::pick(&x, Some(index))?;
+            crate::engine::against_request(root, options, &self.table, &self.counter, picked)
+        });
         let result = result.map_err(String::from);
         self.send(Done::Traced {
             index,
@@ -50,7 +49,7 @@ impl Shared {
     /// curl command that sends it again (no key in it).
     pub(super) fn request_body(&self, capture: &Path, index: usize) {
         use crate::engine::traffic::profile_check;
-        let result = crate::engine::traffic::read_file_for(capture, &[index])
+        let result = crate::opencode_db::read_exchanges(capture, &[index])
             .and_then(|(_, x, _)| {
                 let (_, exchange, request) = profile_check::pick(&x, Some(index))?;
                 // The typed request written back as its API's wire: the
@@ -80,7 +79,7 @@ impl Shared {
         let result = if ticket.cancelled() {
             Err(crate::engine::error::Error::Cancelled)
         } else {
-            crate::engine::traffic::read_with(path, &self.table, &self.counter, &mut |progress| {
+            crate::opencode_db::read_traffic(path, &self.table, &self.counter, &mut |progress| {
                 if ticket.cancelled() {
                     return std::ops::ControlFlow::Break(());
                 }

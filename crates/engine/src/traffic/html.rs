@@ -59,10 +59,10 @@ pub fn to_html(t: &Traffic, title: &str, o: HtmlOptions) -> String {
         escape(title)
     ));
     h.push_str(&format!(
-        "<h1>{}</h1>\n<p class=\"sub\">{} from a {} · {}</p>\n",
+        "<h1>{}</h1>\n<p class=\"sub\">{} from {} · {}</p>\n",
         escape(title),
         crate::plural(t.requests.len() as u64, "request"),
-        escape(t.source.noun()),
+        escape(&t.source.a_noun()),
         escape(&t.totals.headline())
     ));
     let notes: Vec<String> = super::release::summary(&t.requests)

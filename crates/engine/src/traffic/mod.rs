@@ -29,6 +29,7 @@ pub mod html;
 pub mod learn;
 mod learn_parts;
 mod lines;
+pub mod opencode_session;
 mod parse;
 mod pi_session;
 pub mod profile_check;
@@ -72,6 +73,8 @@ pub enum Source {
     Pi,
     /// A Gemini CLI session file (`~/.gemini/tmp/…/chats/session-*.jsonl`).
     Gemini,
+    /// OpenCode's session database (`~/.local/share/opencode/opencode.db`).
+    OpenCode,
 }
 
 impl Source {
@@ -84,16 +87,25 @@ impl Source {
             Source::Codex => Some(Agent::Codex),
             Source::Pi => Some(Agent::Pi),
             Source::Gemini => Some(Agent::Gemini),
+            Source::OpenCode => Some(Agent::OpenCode),
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Capture => "capture",
-            Source::ClaudeCode | Source::Codex | Source::Pi | Source::Gemini => {
+            Source::ClaudeCode | Source::Codex | Source::Pi | Source::Gemini | Source::OpenCode => {
                 self.agent().map_or("", |a| a.name())
             }
         }
+    }
+
+    /// [`Source::noun`] after its article: `a capture`, `an OpenCode
+    /// session database`.
+    pub fn a_noun(self) -> String {
+        let n = self.noun();
+        let an = n.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']);
+        format!("{} {n}", if an { "an" } else { "a" })
     }
 
     /// What the file is, in words (every view names it so).
@@ -104,6 +116,7 @@ impl Source {
             Source::Codex => "Codex session file",
             Source::Pi => "Pi session file",
             Source::Gemini => "Gemini CLI session file",
+            Source::OpenCode => "OpenCode session database",
         }
     }
 }
@@ -474,6 +487,40 @@ pub fn read_with(
     let mut t = analyze(source, exchanges, &bodies, table, counter, progress)?;
     t.skipped = skipped;
     Ok(t)
+}
+
+/// OpenCode's sessions (read from its database by the caller) analysed as
+/// a transcript is: what `traffic` and the Traffic tab show of them.
+/// `unread` messages could not be read (each counts as a skipped line).
+pub fn read_opencode(
+    sessions: &[opencode_session::OpenCodeSession],
+    table: &ModelTable,
+    counter: &crate::TokenCounter,
+) -> Result<Traffic, crate::error::Error> {
+    let (exchanges, skipped) = opencode_exchanges(sessions);
+    let mut t = analyze(
+        Source::OpenCode,
+        exchanges,
+        &lines::Bodies::default(),
+        table,
+        counter,
+        &mut |_| ControlFlow::Continue(()),
+    )?;
+    t.skipped = skipped;
+    Ok(t)
+}
+
+/// OpenCode's sessions as exchanges (no bodies: its database keeps the
+/// messages, not the requests), with what could not be read.
+pub fn opencode_exchanges(
+    sessions: &[opencode_session::OpenCodeSession],
+) -> (Vec<Exchange>, Skipped) {
+    let (exchanges, unread) = opencode_session::exchanges(sessions);
+    let skipped = Skipped {
+        lines: unread,
+        ..Skipped::default()
+    };
+    (exchanges, skipped)
 }
 
 /// USD of one request's usage at the model's prices (of the long-context

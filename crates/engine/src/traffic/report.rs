@@ -199,8 +199,8 @@ fn totals_json(t: &Traffic) -> Value {
 /// system blocks, messages) with their tokens, as the window lists them.
 pub fn to_text(t: &Traffic, parts: bool) -> String {
     let mut o = format!(
-        "traffic from a {} · {}\n\n",
-        t.source.noun(),
+        "traffic from {} · {}\n\n",
+        t.source.a_noun(),
         crate::plural(t.requests.len() as u64, "request")
     );
     for line in super::release::summary(&t.requests) {
@@ -303,9 +303,9 @@ fn cut(text: &str, n: usize) -> String {
 pub fn to_markdown(t: &Traffic) -> String {
     let cell = |s: &str| s.replace('|', "\\|");
     let mut o = format!(
-        "### Traffic: {} from a {}\n\n| # | time | chain | model | uncached | written | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+        "### Traffic: {} from {}\n\n| # | time | chain | model | uncached | written | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
         crate::plural(t.requests.len() as u64, "request"),
-        t.source.noun()
+        t.source.a_noun()
     );
     for r in &t.requests {
         let u = r.usage.unwrap_or_default();
