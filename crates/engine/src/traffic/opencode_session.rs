@@ -107,7 +107,7 @@ fn answer(v: &Value, m: &OpenCodeMessage, chain: &str, version: &str) -> Exchang
         agent_cost_usd: v["cost"].as_f64().filter(|c| c.is_finite() && *c >= 0.0),
         latency_ms,
         api,
-        release: super::release::of_transcript("OpenCode", Some(version)),
+        release: super::release::Release::new("OpenCode", version, "its session database"),
         ..Exchange::default()
     }
 }
