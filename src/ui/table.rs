@@ -128,9 +128,21 @@ fn head(
     clicks: &mut Vec<SortColumn>,
 ) {
     h.col(|ui| {
-        if sort_button(ui, label, (sort.0 == col).then_some(sort.1)) {
-            clicks.push(col);
-        }
+        // A figure's header over its figures: right-aligned.
+        let figure = matches!(
+            col,
+            SortColumn::Tokens | SortColumn::Kept | SortColumn::Layer | SortColumn::Priority
+        );
+        let layout = if figure {
+            egui::Layout::right_to_left(egui::Align::Center)
+        } else {
+            egui::Layout::left_to_right(egui::Align::Center)
+        };
+        ui.with_layout(layout, |ui| {
+            if sort_button(ui, label, (sort.0 == col).then_some(sort.1)) {
+                clicks.push(col);
+            }
+        });
     });
 }
 

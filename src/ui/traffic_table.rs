@@ -30,6 +30,22 @@ pub enum Col {
     Reason,
 }
 
+impl Col {
+    /// Its cells are figures, right-aligned (digits under digits).
+    fn is_figure(self) -> bool {
+        matches!(
+            self,
+            Col::Gap
+                | Col::Latency
+                | Col::Input
+                | Col::Written
+                | Col::Read
+                | Col::Output
+                | Col::Cost
+        )
+    }
+}
+
 const COLUMNS: [(Col, &str); 13] = [
     (Col::Index, "#"),
     (Col::Time, "time"),
@@ -291,9 +307,18 @@ fn sorted_table(
     b.header(22.0, |mut h| {
         for &(col, label) in &cols {
             h.col(|ui| {
-                if super::table::sort_button(ui, label, (s.sort == col).then_some(s.ascending)) {
-                    *sort_click = Some(col);
-                }
+                // A figure's header over its figures: right-aligned.
+                let layout = if col.is_figure() {
+                    egui::Layout::right_to_left(egui::Align::Center)
+                } else {
+                    egui::Layout::left_to_right(egui::Align::Center)
+                };
+                ui.with_layout(layout, |ui| {
+                    let sorted = (s.sort == col).then_some(s.ascending);
+                    if super::table::sort_button(ui, label, sorted) {
+                        *sort_click = Some(col);
+                    }
+                });
             });
         }
     })
