@@ -116,6 +116,39 @@ fn sessions_diff_live_and_bad_snapshots_fail_clearly() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// A layer's change is its block's; when the fragments listed above it sum
+/// to another figure (the joins between texts cost tokens too), the text
+/// gives both, and each is what the JSON holds.
+#[test]
+fn a_layers_change_and_its_fragments_sums_are_both_said() {
+    let w = sample();
+    let w = w.to_str().unwrap();
+    let (a, b) = (format!("{w}@chat"), format!("{w}@coding"));
+    let d = json(&run(&["diff", &a, &b, "--format", "json"]));
+    let text = stdout(&run(&["diff", &a, &b]));
+    let line = text.lines().find(|l| l.starts_with("layers: ")).unwrap();
+    for l in d["layers"].as_array().unwrap() {
+        let (layer, delta) = (l["layer"].as_u64().unwrap(), l["delta"].as_i64().unwrap());
+        if delta == 0 {
+            continue;
+        }
+        let parts: i64 = d["fragments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["layer"].as_u64() == Some(layer))
+            .map(|f| f["after_tokens"].as_i64().unwrap() - f["before_tokens"].as_i64().unwrap())
+            .sum();
+        let said = format!("layer {layer} {delta:+}");
+        assert!(line.contains(&said), "{said}: {line}");
+        if parts != delta {
+            let apart = format!("{said} (its block; its fragments above, counted apart, {parts:+}");
+            assert!(line.contains(&apart), "{apart}: {line}");
+        }
+    }
+    assert!(line.contains("counted apart"), "{line}");
+}
+
 /// Two recorded requests of different chains and captures compared (issue
 /// 38): the first request of a chain whose system prompt changed is
 /// compared with the nearest earlier request sharing a prefix, and says so;

@@ -61,7 +61,25 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         .layers
         .iter()
         .filter(|l| l.delta != 0)
-        .map(|l| format!("layer {} {:+}", l.layer, l.delta))
+        .map(|l| {
+            // The layer's figure is its block's cost; its changed
+            // fragments, counted apart, may sum to another (the joins
+            // between texts cost tokens too): both said, so the sums read.
+            let parts: i64 = d
+                .fragments
+                .iter()
+                .filter(|f| f.layer == l.layer)
+                .map(|f| f.after_tokens as i64 - f.before_tokens as i64)
+                .sum();
+            if parts == l.delta {
+                format!("layer {} {:+}", l.layer, l.delta)
+            } else {
+                format!(
+                    "layer {} {:+} (its block; its fragments above, counted apart, {:+}: the joins between texts cost tokens too)",
+                    l.layer, l.delta, parts
+                )
+            }
+        })
         .collect();
     if !deltas.is_empty() && !d.recorded {
         o.push(format!("layers: {}", deltas.join(" · ")));
