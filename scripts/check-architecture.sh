@@ -1,38 +1,67 @@
 #!/usr/bin/env bash
-# ARCHITECTURE.md names every source file: each .rs file under crates/*/src
-# and src/ is listed once in "The rooms", by its path under its crate's
-# header line (`crates/engine/src/`, `crates/net/src/`, `src/`), and every
-# file listed there exists. Prints what differs; exit 1 when anything does.
-# Run by tests/architecture.rs.
+# ARCHITECTURE.md's rooms hold every source file: each .rs file under
+# crates/*/src and src/ is in exactly one room of the table in "The rooms"
+# (a path ending in / holds what is under it), every path the table names
+# exists, and every file starts with a `//!` line saying what it holds.
+# Prints what differs; exit 1 when anything does. Run by tests/architecture.rs.
+#
+#   scripts/check-architecture.sh --files   the per-file map: each room, then
+#                                           each of its files with its first
+#                                           `//!` line
 set -u
 cd "$(dirname "$0")/.." || exit 2
 map=ARCHITECTURE.md
 [ -f "$map" ] || { echo "no $map" >&2; exit 2; }
+python3 - "$map" "${1:-}" <<'PY'
+import os, re, sys
 
-# The files the map names, as full paths: inside the first ``` block after
-# "## The rooms", a line at column 0 names a crate's source folder; a line
-# indented by two spaces whose first word ends in .rs names a file in it.
-listed=$(awk '
-    /^## The rooms/ { rooms = 1; next }
-    rooms && /^```/ { if (inside) exit; inside = 1; next }
-    !inside { next }
-    /^(crates\/[^ \/]+\/src|src)\/ / { base = $1; next }
-    /^  [^ ]+\.rs( |$)/ { print base $1 }
-' "$map" | sort)
-actual=$( (find crates/*/src src -name '*.rs' -type f) | sort)
+path, mode = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read()
+section = text.split("## The rooms", 1)[1].split("\n## ", 1)[0]
+rooms = []  # (name, [paths])
+for line in section.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) >= 3 and cells[0].isdigit():
+        rooms.append((cells[1], re.findall(r"`([^`]+)`", cells[2])))
+files = sorted(
+    os.path.join(root, f)
+    for top in [d for d in ("crates/engine/src", "crates/net/src", "src")]
+    for root, _, names in os.walk(top)
+    for f in names
+    if f.endswith(".rs")
+)
 
-status=0
-missing=$(comm -13 <(printf '%s\n' "$listed" | sort -u) <(printf '%s\n' "$actual"))
-gone=$(comm -23 <(printf '%s\n' "$listed" | sort -u) <(printf '%s\n' "$actual"))
-twice=$(printf '%s\n' "$listed" | uniq -d)
-if [ -n "$missing" ]; then
-    echo "not named in $map:"; printf '  %s\n' $missing; status=1
-fi
-if [ -n "$gone" ]; then
-    echo "named in $map but not in the tree:"; printf '  %s\n' $gone; status=1
-fi
-if [ -n "$twice" ]; then
-    echo "named more than once in $map:"; printf '  %s\n' $twice; status=1
-fi
-[ $status = 0 ] && echo "$map names all $(printf '%s\n' "$actual" | wc -l) source files"
-exit $status
+def holds(p, f):
+    return f == p or (p.endswith("/") and f.startswith(p))
+
+def first_line(f):
+    with open(f, encoding="utf-8") as h:
+        return h.readline().rstrip("\n")
+
+if mode == "--files":
+    for name, paths in rooms:
+        print(f"{name}:")
+        for f in files:
+            if any(holds(p, f) for p in paths):
+                print(f"  {f:<52} {first_line(f)[3:].strip()}")
+    sys.exit(0)
+
+problems = []
+for f in files:
+    n = sum(any(holds(p, f) for p in paths) for _, paths in rooms)
+    if n != 1:
+        problems.append(f"{f}: in {n} rooms of {path} (must be in one)")
+    if not first_line(f).startswith("//!"):
+        problems.append(f"{f}: does not start with a //! line saying what it holds")
+for name, paths in rooms:
+    for p in paths:
+        if not os.path.exists(p):
+            problems.append(f"{path}, room '{name}': {p} is not in the tree")
+if len(rooms) < 10:
+    problems.append(f"{path}: the table of rooms was not found ({len(rooms)} rows read)")
+for p in problems:
+    print(p)
+if problems:
+    sys.exit(1)
+print(f"{path}: {len(rooms)} rooms hold all {len(files)} source files, each with its //! line")
+PY
