@@ -801,6 +801,34 @@ fn the_prompt_view_wraps_long_lines_and_scrolls_to_the_selected_fragment() {
     );
 }
 
+/// A fragment selected from elsewhere (here the command the Problems tab
+/// and the Prompt's gutter push) is scrolled into view in the fragment
+/// table, at 1024 px with the detail panel open.
+#[test]
+fn a_fragment_selected_elsewhere_is_scrolled_into_view_in_the_table() {
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    h.state_mut().as_mut().unwrap().state.tab = Tab::Fragments;
+    h.run_steps(3);
+    let last = {
+        let a = app(&h);
+        let loaded = a.state.loaded.as_ref().unwrap();
+        let rows = a.table_view.visible_rows(&loaded.assembly);
+        loaded.assembly.fragments[*rows.last().unwrap()].id.clone()
+    };
+    let in_table = |h: &Harness<'static, Option<App>>| {
+        h.query_all_by_label(&last)
+            .any(|n| n.rect().left() < 600.0 && n.rect().bottom() <= 640.0)
+    };
+    assert!(!in_table(&h), "{last} is below the first screen");
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::Select(last.clone()));
+    h.run_steps(5);
+    assert!(in_table(&h), "the table scrolled to {last}");
+}
+
 /// At 1280 px the fragment table shows status and reason; scrolled
 /// sideways, the id column stays where it is; scrolled down, the ids follow
 /// the rows.

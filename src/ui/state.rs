@@ -236,6 +236,9 @@ pub struct TableView {
     /// The rows' vertical offset, shared by the frozen id column and the
     /// columns that scroll sideways beside it.
     pub scroll_y: f32,
+    /// The selected fragment the table last scrolled to (a new selection
+    /// is scrolled into view once).
+    pub shown_selection: Option<String>,
 }
 
 impl Default for TableView {
@@ -246,6 +249,7 @@ impl Default for TableView {
             sort: SortColumn::Order,
             sort_ascending: true,
             scroll_y: 0.0,
+            shown_selection: None,
         }
     }
 }

@@ -170,7 +170,16 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     let rows = view.visible_rows(&loaded.assembly);
     let frags = &loaded.assembly.fragments;
     let selected = state.selected.as_deref();
-    let scroll_to = arrow_keys(ui, &rows, frags, selected, out);
+    let mut scroll_to = arrow_keys(ui, &rows, frags, selected, out);
+    // A fragment selected from anywhere (the Problems tab, the Prompt's
+    // gutter, a search) is scrolled into view once.
+    if selected != view.shown_selection.as_deref() {
+        view.shown_selection = selected.map(str::to_string);
+        scroll_to = scroll_to.or_else(|| {
+            let id = selected?;
+            rows.iter().position(|&r| frags[r].id == id)
+        });
+    }
     let mut r = Rows {
         rows: &rows,
         frags,
