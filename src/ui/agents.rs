@@ -126,7 +126,14 @@ fn table(ui: &mut Ui, rows: &[PartsRow], out: &mut Vec<Command>) {
         .spacing([16.0, 4.0])
         .show(ui, |ui| {
             for h in ["agent parts", "release", "blocks", "tools", "source", "kept in"] {
-                ui.label(RichText::new(h).strong());
+                // A figure's header over its figures: right-aligned.
+                if matches!(h, "blocks" | "tools") {
+                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                        ui.label(RichText::new(h).strong())
+                    });
+                } else {
+                    ui.label(RichText::new(h).strong());
+                }
             }
             ui.end_row();
             for r in rows {

@@ -194,23 +194,26 @@ fn strategies(ui: &mut Ui, p: &Prediction) {
         .striped(true)
         .num_columns(6)
         .show(ui, |ui| {
-            for h in ["strategy", "read", "written", "uncached", "cost", ""] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            let right = |ui: &mut Ui, text: String| {
+            let right = |ui: &mut Ui, text: RichText| {
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     ui.label(text)
                 });
             };
+            // A figure's header over its figures: right-aligned.
+            ui.strong("strategy");
+            for h in ["read", "written", "uncached", "cost"] {
+                right(ui, RichText::new(h).strong());
+            }
+            ui.label("");
+            ui.end_row();
             for s in &p.strategies {
                 let (short, long) = strategy_words(s.name);
                 ui.label(short).on_hover_text(long);
-                right(ui, thousands(s.usage.cache_read_input_tokens));
-                right(ui, thousands(s.usage.cache_creation_input_tokens));
-                right(ui, thousands(s.usage.input_tokens));
-                right(ui, format!("${:.5}", s.cost_usd));
-                ui.label(if s.name == p.best { "best" } else { "" });
+                right(ui, thousands(s.usage.cache_read_input_tokens).into());
+                right(ui, thousands(s.usage.cache_creation_input_tokens).into());
+                right(ui, thousands(s.usage.input_tokens).into());
+                right(ui, format!("${:.5}", s.cost_usd).into());
+                ui.label(if s.name == p.best { "◀ best" } else { "" });
                 ui.end_row();
             }
         });

@@ -177,9 +177,9 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
             .wrap(),
     );
     ui.label(format!(
-        "{} files read · {} fragments · session {} · {}",
-        thousands(ins.workspace.files.len() as u64),
-        thousands(a.fragments.len() as u64),
+        "{} read · {} · session {} · {}",
+        crate::engine::plural(ins.workspace.files.len() as u64, "file"),
+        crate::engine::plural(a.fragments.len() as u64, "fragment"),
         a.session,
         a.model
     ));

@@ -281,7 +281,11 @@ fn fragment_cells(
         crate::engine::thousands(f.tokens),
         crate::engine::thousands(f.kept_tokens),
         f.layer.to_string(),
-        f.priority.to_string(),
+        format!(
+            "{}{}",
+            if f.priority < 0 { "-" } else { "" },
+            crate::engine::thousands(f.priority.unsigned_abs())
+        ),
     ];
     for text in figures {
         row.col(|ui| {

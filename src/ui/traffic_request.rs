@@ -476,6 +476,7 @@ fn summary_line(ui: &mut Ui, r: &crate::engine::traffic::Row, (scale, width): (u
         }
         // The answer's status and time (captures); a failure in red.
         if r.status.is_some() || r.latency_ms.is_some() {
+            ui.weak("·");
             let status = r.status.map_or(String::new(), |s| format!("HTTP {s}"));
             let latency = r.latency_ms.map_or(String::new(), |l| format!(" · {l} ms"));
             let failed = r.error.is_some() || r.status.is_some_and(|s| s >= 400);
