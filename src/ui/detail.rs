@@ -215,8 +215,10 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
                         format!("{} of {} tokens", thousands(l.used), thousands(l.available))
                     }
                     (true, 0) => format!("{} tokens", thousands(l.used)),
+                    // The agent's text in the block is counted once, in
+                    // its own row below: the rows sum to the system's.
                     (true, own) => format!(
-                        "{} tokens + {} of the agent's own in its block",
+                        "{} tokens (its block also holds {} of the agent's, below)",
                         thousands(l.used),
                         thousands(own)
                     ),
