@@ -576,6 +576,37 @@ fn traced_request(
     h
 }
 
+/// At 1024 px the Traffic table keeps every column on screen, the cost and
+/// the reason included, with a capture's status and latency shown: its
+/// figures take the width of their header, not all a cell offers.
+#[test]
+fn the_traffic_table_fits_its_columns_at_1024_px() {
+    let capture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.run_steps(4);
+    for header in ["status", "latency", "cost $", "reason"] {
+        let r = h
+            .get_by_role_and_label(egui::accesskit::Role::Button, header)
+            .rect();
+        assert!(r.right() < 1024.0, "{header} ends at {}", r.right());
+    }
+    let reason = h
+        .get_by_role_and_label(egui::accesskit::Role::Button, "reason")
+        .rect();
+    assert!(
+        1024.0 - reason.left() > 100.0,
+        "the reason has {} px",
+        1024.0 - reason.left()
+    );
+}
+
 /// A recorded request's diff names, beside each part, the workspace files
 /// its text came from (as the trace found them), each opening the file.
 #[test]

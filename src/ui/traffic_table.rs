@@ -301,6 +301,13 @@ fn sorted_table(
             Col::Model => Column::initial(104.0).at_least(60.0).clip(true),
             Col::Time => Column::initial(68.0).at_least(50.0).clip(true),
             Col::Status => Column::initial(58.0).at_least(44.0).clip(true),
+            // Figures at the width of their header and a few digits (an
+            // auto column takes all a right-aligned cell offers: at 1024
+            // px the cost and the reason were pushed off the table).
+            Col::Index => Column::initial(40.0).at_least(30.0),
+            Col::Gap | Col::Output => Column::initial(58.0).at_least(36.0),
+            Col::Latency | Col::Cost => Column::initial(72.0).at_least(36.0),
+            Col::Input | Col::Written | Col::Read => Column::initial(68.0).at_least(36.0),
             _ => Column::auto().at_least(36.0),
         });
     }
