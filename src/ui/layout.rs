@@ -156,25 +156,29 @@ impl App {
                         a.tokenizer.as_str(),
                         if a.estimate { ", estimate" } else { "" }
                     );
-                    within(ui, 0.55, egui::Label::new(&summary)).on_hover_text(format!(
+                    // Narrow, the summary takes the room the timings give
+                    // up (all of them on hover).
+                    let narrow = width < 1200.0;
+                    within(ui, if narrow { 0.66 } else { 0.55 }, egui::Label::new(&summary))
+                        .on_hover_text(format!(
                         "{summary}\nsystem tokens: the exact count of every system block; tool definitions: each definition counted as sent, summed"
                     ));
                     ui.separator();
+                    // Milliseconds at one decimal: a figure that changes
+                    // every frame keeps its width.
+                    let loaded = format!("loaded in {} ms", thousands(self.state.last_load_ms as u64));
+                    let timings = format!(
+                        "{loaded} · re-assembly {:.1} ms · frame {:.1} ms",
+                        self.state.last_assemble_us as f64 / 1000.0,
+                        self.frames.last_us as f64 / 1000.0
+                    );
+                    let (share, shown) = if narrow { (0.14, &loaded) } else { (0.25, &timings) };
                     within(
                         ui,
-                        0.25,
-                        egui::Label::new(
-                            egui::RichText::new(format!(
-                                // Milliseconds at one decimal: a figure that
-                                // changes every frame keeps its width.
-                                "loaded in {} ms · re-assembly {:.1} ms · frame {:.1} ms",
-                                thousands(self.state.last_load_ms as u64),
-                                self.state.last_assemble_us as f64 / 1000.0,
-                                self.frames.last_us as f64 / 1000.0
-                            ))
-                            .weak(),
-                        ),
-                    );
+                        share,
+                        egui::Label::new(egui::RichText::new(shown).weak()),
+                    )
+                    .on_hover_text(&timings);
                     if let Some(name) = self.changed_since_snapshot() {
                         ui.separator();
                         // One line, whatever the name: cut with "…", whole on hover.
