@@ -112,18 +112,23 @@ fn header(a: &Assembly, i: usize, breakpoint: &mut usize) -> String {
         format!(" · {}", b.placement.words())
     } else if b.cache_control {
         *breakpoint += 1;
-        format!(" · cached {} ◀ breakpoint {breakpoint}", b.ttl.as_str())
+        // Non-breaking spaces keep a phrase on one row when the header
+        // wraps ("breakpoint 2 ━━", "26 tokens").
+        format!(
+            " · cached\u{a0}{} ◀\u{a0}breakpoint\u{a0}{breakpoint}",
+            b.ttl.as_str()
+        )
     } else {
         " · not cached".into()
     };
     match (&b.label, b.layer) {
         (Some(name), 0) => format!(
-            "━━ block {} · ◆ {name}, not your files · {} tokens{cache} ━━",
+            "━━ block\u{a0}{} · ◆ {name}, not your files · {}\u{a0}tokens{cache}\u{a0}━━",
             i + 1,
             crate::engine::thousands(b.tokens)
         ),
         _ => format!(
-            "━━ system block {} · layer {} · {} tokens{cache} ━━",
+            "━━ system block\u{a0}{} · layer\u{a0}{} · {}\u{a0}tokens{cache}\u{a0}━━",
             i + 1,
             b.layer,
             crate::engine::thousands(b.tokens)
