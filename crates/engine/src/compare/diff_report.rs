@@ -57,30 +57,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
             }
         ));
     }
-    let deltas: Vec<String> = d
-        .layers
-        .iter()
-        .filter(|l| l.delta != 0)
-        .map(|l| {
-            // The layer's figure is its block's cost; its changed
-            // fragments, counted apart, may sum to another (the joins
-            // between texts cost tokens too): both said, so the sums read.
-            let parts: i64 = d
-                .fragments
-                .iter()
-                .filter(|f| f.layer == l.layer)
-                .map(|f| f.after_tokens as i64 - f.before_tokens as i64)
-                .sum();
-            if parts == l.delta {
-                format!("layer {} {:+}", l.layer, l.delta)
-            } else {
-                format!(
-                    "layer {} {:+} (its block; its fragments above, counted apart, {:+}: the joins between texts cost tokens too)",
-                    l.layer, l.delta, parts
-                )
-            }
-        })
-        .collect();
+    let deltas = layer_deltas(d);
     if !deltas.is_empty() && !d.recorded {
         o.push(format!("layers: {}", deltas.join(" · ")));
     }
@@ -250,4 +227,33 @@ pub fn to_json(d: &Diff) -> serde_json::Value {
     let mut v = serde_json::to_value(d).unwrap_or_default();
     v["schema"] = serde_json::json!(1);
     v
+}
+
+/// Each layer's change (`layer 3 +5`), and beside it its changed fragments'
+/// sum when that is another figure.
+fn layer_deltas(d: &Diff) -> Vec<String> {
+    d
+        .layers
+        .iter()
+        .filter(|l| l.delta != 0)
+        .map(|l| {
+            // The layer's figure is its block's cost; its changed
+            // fragments, counted apart, may sum to another (the joins
+            // between texts cost tokens too): both said, so the sums read.
+            let parts: i64 = d
+                .fragments
+                .iter()
+                .filter(|f| f.layer == l.layer)
+                .map(|f| f.after_tokens as i64 - f.before_tokens as i64)
+                .sum();
+            if parts == l.delta {
+                format!("layer {} {:+}", l.layer, l.delta)
+            } else {
+                format!(
+                    "layer {} {:+} (its block; its fragments above, counted apart, {:+}: the joins between texts cost tokens too)",
+                    l.layer, l.delta, parts
+                )
+            }
+        })
+        .collect()
 }

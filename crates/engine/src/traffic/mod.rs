@@ -30,6 +30,7 @@ pub mod learn;
 mod learn_parts;
 mod lines;
 pub mod opencode_session;
+pub use opencode_session::{opencode_exchanges, read_opencode};
 mod parse;
 mod pi_session;
 pub mod profile_check;
@@ -100,8 +101,7 @@ impl Source {
         }
     }
 
-    /// [`Source::noun`] after its article: `a capture`, `an OpenCode
-    /// session database`.
+    /// [`Source::noun`] after its article: `an OpenCode session database`.
     pub fn a_noun(self) -> String {
         let n = self.noun();
         let an = n.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']);
@@ -487,40 +487,6 @@ pub fn read_with(
     let mut t = analyze(source, exchanges, &bodies, table, counter, progress)?;
     t.skipped = skipped;
     Ok(t)
-}
-
-/// OpenCode's sessions (read from its database by the caller) analysed as
-/// a transcript is: what `traffic` and the Traffic tab show of them.
-/// `unread` messages could not be read (each counts as a skipped line).
-pub fn read_opencode(
-    sessions: &[opencode_session::OpenCodeSession],
-    table: &ModelTable,
-    counter: &crate::TokenCounter,
-) -> Result<Traffic, crate::error::Error> {
-    let (exchanges, skipped) = opencode_exchanges(sessions);
-    let mut t = analyze(
-        Source::OpenCode,
-        exchanges,
-        &lines::Bodies::default(),
-        table,
-        counter,
-        &mut |_| ControlFlow::Continue(()),
-    )?;
-    t.skipped = skipped;
-    Ok(t)
-}
-
-/// OpenCode's sessions as exchanges (no bodies: its database keeps the
-/// messages, not the requests), with what could not be read.
-pub fn opencode_exchanges(
-    sessions: &[opencode_session::OpenCodeSession],
-) -> (Vec<Exchange>, Skipped) {
-    let (exchanges, unread) = opencode_session::exchanges(sessions);
-    let skipped = Skipped {
-        lines: unread,
-        ..Skipped::default()
-    };
-    (exchanges, skipped)
 }
 
 /// USD of one request's usage at the model's prices (of the long-context

@@ -65,6 +65,38 @@ pub fn exchanges(sessions: &[OpenCodeSession]) -> (Vec<Exchange>, usize) {
     (out, unread)
 }
 
+/// OpenCode's sessions (read from its database by the caller) analysed as
+/// a transcript is: what `traffic` and the Traffic tab show of them.
+/// `unread` messages could not be read (each counts as a skipped line).
+pub fn read_opencode(
+    sessions: &[OpenCodeSession],
+    table: &crate::assembly::models::ModelTable,
+    counter: &crate::TokenCounter,
+) -> Result<super::Traffic, crate::error::Error> {
+    let (exchanges, skipped) = opencode_exchanges(sessions);
+    let mut t = super::analyze(
+        super::Source::OpenCode,
+        exchanges,
+        &super::lines::Bodies::default(),
+        table,
+        counter,
+        &mut |_| std::ops::ControlFlow::Continue(()),
+    )?;
+    t.skipped = skipped;
+    Ok(t)
+}
+
+/// OpenCode's sessions as exchanges (no bodies: its database keeps the
+/// messages, not the requests), with what could not be read.
+pub fn opencode_exchanges(sessions: &[OpenCodeSession]) -> (Vec<Exchange>, super::Skipped) {
+    let (exchanges, unread) = exchanges(sessions);
+    let skipped = super::Skipped {
+        lines: unread,
+        ..super::Skipped::default()
+    };
+    (exchanges, skipped)
+}
+
 /// A session id without OpenCode's `ses_` prefix, its first characters.
 fn short(id: &str) -> String {
     id.trim_start_matches("ses_").chars().take(8).collect()
