@@ -142,9 +142,15 @@ pub fn read_traffic(
 /// database included.
 pub fn read_every_exchange(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), Error> {
     if is_database(path) {
-        return read_exchanges(path, &[]);
+        return database_exchanges(path);
     }
     traffic::read_file(path)
+}
+
+/// The database's sessions as exchanges (the file already known to be one).
+fn database_exchanges(path: &Path) -> Result<(Source, Vec<Exchange>, Skipped), Error> {
+    let (x, skipped) = traffic::opencode_exchanges(&read(path)?);
+    Ok((Source::OpenCode, x, skipped))
 }
 
 /// [`traffic::read_file_for`], OpenCode's database included (it records
@@ -154,8 +160,7 @@ pub fn read_exchanges(
     wanted: &[usize],
 ) -> Result<(Source, Vec<Exchange>, Skipped), Error> {
     if is_database(path) {
-        let (x, skipped) = traffic::opencode_exchanges(&read(path)?);
-        return Ok((Source::OpenCode, x, skipped));
+        return database_exchanges(path);
     }
     traffic::read_file_for(path, wanted)
 }
