@@ -357,8 +357,8 @@ fn context_lists_the_categories_and_rows_of_claude_codes_own_context() {
     assert_eq!(items("agents"), context_rows(&recorded, "Custom Agents"));
     assert_eq!(items("skills"), context_rows(&recorded, "Skills"));
     // Each list sums to its category: the memory files' with the agent's
-    // own words around them (its preamble and closing tag: no file, so
-    // apart from the files Claude Code lists).
+    // own words around them (its preamble, each file's heading and its
+    // closing tag: no file, so apart from the files Claude Code lists).
     let tokens = |key: &str| -> u64 {
         u[key]
             .as_array()
@@ -368,7 +368,7 @@ fn context_lists_the_categories_and_rows_of_claude_codes_own_context() {
             .sum()
     };
     let around = u["memory_files_around"]["tokens"].as_u64().unwrap();
-    assert!((20..100).contains(&around), "{around}");
+    assert!((100..200).contains(&around), "{around}");
     assert_eq!(
         tokens("memory_files") + around,
         row("Memory files")["tokens"].as_u64().unwrap()
@@ -382,6 +382,63 @@ fn context_lists_the_categories_and_rows_of_claude_codes_own_context() {
         text.contains("(the agent's own words around the files: no file)"),
         "{text}"
     );
+}
+
+/// Each memory file of `context` is counted as Claude Code counts it for
+/// its own `/context`: the text it sends to `count_tokens` for the file
+/// (the file as read, without the "Contents of …:" heading it writes
+/// before it in the prompt), with this model's tokenizer; the headings are
+/// the agent's words around the files.
+#[test]
+fn context_counts_each_memory_file_as_claude_code_counts_it() {
+    let recorded = std::fs::read_to_string(fixture("claude-code").join("context.txt")).unwrap();
+    let at = recorded.find("### Memory Files").unwrap();
+    let rows: Vec<u64> = recorded[at..]
+        .lines()
+        .skip(4)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(3).unwrap().trim().parse().unwrap())
+        .collect();
+    // What Claude Code sent to count_tokens, with what the (loopback)
+    // service answered.
+    let counted: Vec<(u64, String)> =
+        std::fs::read_to_string(fixture("claude-code").join("context-capture.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|e| e["endpoint"] == "/v1/messages/count_tokens")
+            .filter_map(|e| {
+                let text = e["request"]["messages"][0]["content"].as_str()?.to_string();
+                Some((e["usage"]["input_tokens"].as_u64()?, text))
+            })
+            .collect();
+    let home = Home::with("claude-code", "project");
+    let ws = home.path().join("project");
+    let w = ws.to_str().unwrap();
+    let u: Value = serde_json::from_str(&home.run(&["context", w, "--format", "json"])).unwrap();
+    let report: Value =
+        serde_json::from_str(&home.run(&["report", w, "--format", "json"])).unwrap();
+    let enc: prompt_inspector::engine::Encoding =
+        serde_json::from_value(report["tokenizer"].clone()).unwrap();
+    let counter = prompt_inspector::engine::TokenCounter::new();
+    let files = u["memory_files"].as_array().unwrap();
+    assert_eq!(files.len(), rows.len());
+    for (file, n) in files.iter().zip(rows) {
+        let sent: Vec<&String> = counted
+            .iter()
+            .filter(|(c, _)| *c == n)
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(sent.len(), 1, "one count_tokens text of {n} tokens");
+        assert!(!sent[0].starts_with("Contents of"), "{}", sent[0]);
+        // The file's last line break, which the prompt writes as part of
+        // the break between two files, is counted with the words around.
+        assert_eq!(
+            file["tokens"].as_u64().unwrap(),
+            counter.count(enc, sent[0].trim_end()),
+            "{file}: the text Claude Code counted, counted here"
+        );
+    }
 }
 
 #[test]

@@ -243,6 +243,7 @@ fn results(p: &Prepared, slots: Vec<Slot>) -> Vec<FragmentResult> {
             reason: s.reason,
             text: s.text,
             chars: f.chars,
+            heading: f.heading,
             builtin: f.builtin,
         })
         .collect()

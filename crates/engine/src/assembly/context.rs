@@ -53,9 +53,10 @@ pub struct ContextUsage {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memory_files_on_demand: Vec<Item>,
     /// The agent's own words around its memory files (Claude Code's
-    /// preamble and closing tag; each file's heading is the file's): in
-    /// the Memory files category, as sent, but no file (the agent's own
-    /// `/context` lists the files only).
+    /// preamble, each file's "Contents of …:" heading and the closing
+    /// tag): in the Memory files category, as sent, but no file (the
+    /// agent's own `/context` lists the files only, each counted without
+    /// its heading).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_files_around: Option<Item>,
     pub agents: Vec<Item>,
@@ -143,7 +144,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     if agent {
         add_row(&mut rows, "Autocompact buffer", buffer, false);
     }
-    let (memory_files, agents, skills) = items(ins);
+    let (memory_files, agents, skills) = items(ins, counter);
     let memory_files_on_demand = on_demand(ins);
     let memory_files_around = around(&rows, &memory_files).filter(|_| agent);
     ContextUsage {
@@ -270,8 +271,10 @@ fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
         .sum()
 }
 
-/// The memory files, subagents and skills, each with its tokens.
-fn items(ins: &Assembled) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
+/// The memory files, subagents and skills, each with its tokens (a memory
+/// file's own text, as the agent counts it for its `/context`: the heading
+/// it writes before the file is its own words, counted apart).
+fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
     let a = &ins.assembly;
     let root = ins.workspace.root.display().to_string();
     let (mut memory, mut agents, mut skills) = (Vec::new(), Vec::new(), Vec::new());
@@ -304,10 +307,14 @@ fn items(ins: &Assembled) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
                 } else {
                     format!("{root}/{}", f.source)
                 };
+                let own = match f.text.get(f.heading..) {
+                    Some(text) if f.heading > 0 => counter.count(a.tokenizer, text).min(tokens),
+                    _ => tokens,
+                };
                 memory.push(Item {
                     source,
                     name: path,
-                    tokens,
+                    tokens: own,
                 })
             }
             _ => {}

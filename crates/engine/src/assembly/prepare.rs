@@ -40,6 +40,9 @@ pub struct PreparedFragment {
     pub preset: Option<Preset>,
     /// Characters before and after the agent's caps.
     pub chars: Option<(usize, usize)>,
+    /// Bytes at the start of the text that are the agent's heading for
+    /// the file (see `FragmentDef::heading`; 0: none).
+    pub heading: usize,
     /// The agent's own text (see `FragmentKind::Builtin`), by category.
     pub builtin: Option<Category>,
 }
@@ -117,6 +120,11 @@ fn prepared_fragments(
             truncate: f.truncate,
             preset: f.preset.clone(),
             chars: f.chars,
+            heading: if f.heading > 0 {
+                f.prefix.len() + f.heading
+            } else {
+                0
+            },
             builtin: match &f.kind {
                 FragmentKind::Builtin { category } => Some(*category),
                 _ => None,

@@ -57,6 +57,10 @@ pub struct FragmentResult {
     /// Characters of the file before and after an agent profile's caps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chars: Option<(usize, usize)>,
+    /// Bytes at the start of `text` that are the agent's heading for the
+    /// file, not the file's own text (0: none).
+    #[serde(skip)]
+    pub heading: usize,
     /// The agent's own text (a built-in skill or subagent, the words of its
     /// listing), by `/context` category: from the agent, not your files.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -77,6 +77,7 @@ pub fn request_snapshot(
             reason: String::new(),
             text: text.into(),
             chars: None,
+            heading: 0,
             builtin: None,
         });
     }

@@ -85,6 +85,7 @@ pub(crate) fn base(
         kind,
         preset: None,
         chars: None,
+        heading: 0,
     }
 }
 

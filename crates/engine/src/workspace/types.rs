@@ -72,6 +72,10 @@ pub struct FragmentDef {
     pub preset: Option<Preset>,
     /// Characters of the file before and after the agent's caps.
     pub chars: Option<(usize, usize)>,
+    /// Bytes at the start of the body that are the agent's heading for
+    /// the file (Claude Code's "Contents of …:" and the line break after
+    /// it), not the file's own text: `/context` counts a file without it.
+    pub heading: usize,
 }
 
 /// An Anthropic tool definition from `tools/*.json`.

@@ -289,8 +289,10 @@ pub fn load_openclaw(
         }
         let heading = ex.heading(&root, &f.name, "");
         frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
+            frag.heading = heading.len();
             heading
         } else {
+            frag.heading = heading.len() + 1;
             format!("{heading}\n{kept}")
         };
         out.push(frag);

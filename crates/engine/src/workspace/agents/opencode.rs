@@ -110,15 +110,17 @@ fn user_file(
 
 /// One file as OpenCode writes it into its block.
 fn fragment(id: &str, priority: i64, abs: &str, text: &str, source: &str) -> FragmentDef {
+    let heading = format!("Instructions from: {abs}\n");
     let mut f = base(
         id.to_string(),
         2,
         priority,
-        format!("Instructions from: {abs}\n{text}"),
+        format!("{heading}{text}"),
         source,
         1,
         FragmentKind::Markdown,
     );
     f.interpolate = false;
+    f.heading = heading.len();
     f
 }

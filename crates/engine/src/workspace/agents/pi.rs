@@ -73,15 +73,17 @@ pub fn load_pi(
 /// One file as Pi writes it into its block: `## PATH`, a blank line, the
 /// text as written (the block's separator, a blank line, follows it).
 fn fragment(id: &str, priority: i64, abs: &str, text: &str, source: &str) -> FragmentDef {
+    let heading = format!("## {abs}\n\n");
     let mut f = base(
         id.to_string(),
         2,
         priority,
-        format!("## {abs}\n\n{text}"),
+        format!("{heading}{text}"),
         source,
         1,
         FragmentKind::Markdown,
     );
     f.interpolate = false;
+    f.heading = heading.len();
     f
 }
