@@ -77,29 +77,45 @@ fn wrap(line: &str, cols: usize) -> Vec<&str> {
     let mut rows = Vec::new();
     let mut start = 0;
     let mut n = 0;
-    // The byte after the row's last space, and the columns up to it.
+    // Where the row may end, as an editor's word wrap ends it: after its
+    // last space that follows text, else after its last punctuation (a
+    // path's '/', a word's '-'); a word wider than the row is cut.
+    // (The byte after it, and the columns up to it.)
     let mut space: Option<(usize, usize)> = None;
+    let mut punct: Option<(usize, usize)> = None;
+    let mut text = false;
     for (i, c) in line.char_indices() {
         let w = char_cols(c);
         if n + w > cols && n > 0 && c == ' ' {
             // A space past the edge ends the row (it shows as nothing).
             rows.push(&line[start..i + 1]);
-            (start, n, space) = (i + 1, 0, None);
+            (start, n, space, punct, text) = (i + 1, 0, None, None, false);
             continue;
         }
         if n + w > cols && n > 0 {
-            let cut = match space {
-                Some((at, upto)) if upto * 2 >= cols => (at, n - upto),
-                _ => (i, 0),
+            let cut = match space.or(punct) {
+                Some((at, upto)) => (at, n - upto),
+                None => (i, 0),
             };
             rows.push(&line[start..cut.0]);
             start = cut.0;
             n = cut.1;
-            space = None;
+            (space, punct) = (None, None);
+            text = n > 0;
         }
         n += w;
         if c == ' ' {
-            space = Some((i + 1, n));
+            if text {
+                space = Some((i + 1, n));
+            }
+        } else {
+            text = true;
+            if matches!(
+                c,
+                '/' | '\\' | '-' | '_' | '.' | ',' | ';' | ':' | ')' | ']' | '}' | '>'
+            ) {
+                punct = Some((i + c.len_utf8(), n));
+            }
         }
     }
     rows.push(&line[start..]);
@@ -323,12 +339,20 @@ mod tests {
     #[test]
     fn a_long_line_wraps_at_the_width_on_character_boundaries() {
         assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
-        // Words stay whole when a space falls in a row's second half.
+        // Words stay whole: a row ends after its last space, wherever it
+        // falls.
         assert_eq!(wrap("the coding session", 10), ["the coding ", "session"]);
         assert_eq!(
             wrap("one two three four", 9),
             ["one two ", "three ", "four"]
         );
+        assert_eq!(wrap("a verylongword", 8), ["a ", "verylong", "word"]);
+        assert_eq!(wrap("ab cdefghij", 8), ["ab ", "cdefghij"]);
+        // Indentation is no place to end a row.
+        assert_eq!(wrap("    abcdefgh", 8), ["    abcd", "efgh"]);
+        // Without a space, after the row's last punctuation.
+        assert_eq!(wrap("src/engine/cache.rs", 12), ["src/engine/", "cache.rs"]);
+        assert_eq!(wrap("x=a-b(c)", 6), ["x=a-", "b(c)"]);
         assert_eq!(wrap("abcd", 4), ["abcd"]);
         assert_eq!(wrap("", 4), [""]);
         // Wide characters take two columns.
