@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use prompt_inspector::engine::Status;
 use prompt_inspector::ui::App;
 use prompt_inspector::ui::command::Command;
@@ -915,4 +915,57 @@ fn a_narrow_window_gives_the_traffic_tab_the_whole_width() {
     h.get_by_label("Fragments").click();
     h.run_steps(3);
     assert!(h.query_all_by_label("Total budget").next().is_some());
+}
+
+/// At 1024 px with the detail panel open, the fragment table scrolls
+/// sideways and its last visible column is cut: a figure there shows "…"
+/// (its value on hover), never its first digits alone (265 read as "26").
+#[test]
+fn a_figure_cut_by_the_tables_edge_is_never_shown_in_part() {
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    h.state_mut().as_mut().unwrap().state.tab = Tab::Fragments;
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::Select("memory".into()));
+    h.run_steps(4);
+    let panel = h
+        .get_by_label("Rendered text (what the model receives)")
+        .rect()
+        .left();
+    let figures: Vec<(String, f32)> = h
+        .query_all_by_role(Role::Label)
+        .filter_map(|n| {
+            let text = n.accesskit_node().value()?.to_string();
+            let r = n.rect();
+            (r.left() < panel - 20.0
+                && !text.is_empty()
+                && text.chars().all(|c| c.is_ascii_digit() || c == ','))
+            .then_some((text, r.right()))
+        })
+        .collect();
+    assert!(figures.len() > 20, "{figures:?}");
+    for (text, right) in &figures {
+        assert!(
+            *right <= panel,
+            "{text} runs under the detail panel ({right} > {panel})"
+        );
+    }
+    assert!(
+        h.query_all_by_label("…").next().is_some(),
+        "the cut column shows its figures as …"
+    );
+    // Every status chip of the filter row is in reach (compact: its colour
+    // and count, its status on hover).
+    let chips: Vec<f32> = h
+        .query_all_by_label_contains("● ")
+        .filter(|n| n.rect().left() > 318.0 && n.rect().top() < 100.0)
+        .map(|n| n.rect().right())
+        .collect();
+    assert_eq!(chips.len(), 5, "{chips:?}");
+    assert!(
+        chips.iter().all(|r| *r <= panel),
+        "{chips:?} beyond {panel}"
+    );
 }

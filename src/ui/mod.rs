@@ -11,6 +11,7 @@ pub mod controls;
 pub mod detail;
 pub mod diff;
 mod editor;
+mod figure;
 mod folders;
 pub mod fonts;
 pub mod jobs;

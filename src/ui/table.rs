@@ -16,22 +16,37 @@ pub fn filters(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter
     // One line whatever the width (a wrapped row moved the table down when
     // the detail panel opened): narrower, it scrolls sideways (drag, or
     // Shift and the wheel).
+    let compact = ui.available_width() < COMPACT_BELOW;
     egui::ScrollArea::horizontal()
         .id_salt("fragment-filters")
         // A bar that came and went with the width would move the rows.
         .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden)
         .show(ui, |ui| {
-            ui.horizontal(|ui| filter_row(ui, state, view, focus_filter))
+            ui.horizontal(|ui| filter_row(ui, state, view, (focus_filter, compact)))
         });
 }
 
+/// The width under which the filter row is drawn compact: a shorter box,
+/// each chip its colour and count (its status on hover), so that every
+/// chip stays in reach of the pointer.
+const COMPACT_BELOW: f32 = 760.0;
+
 /// The filter box, its clear button and a chip per status.
-fn filter_row(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter: bool) {
+fn filter_row(
+    ui: &mut Ui,
+    state: &AppState,
+    view: &mut TableView,
+    (focus_filter, compact): (bool, bool),
+) {
     ui.label("Filter:");
     let r = ui.add(
         egui::TextEdit::singleline(&mut view.filter)
-            .hint_text("id, source or reason (Ctrl+F)")
-            .desired_width(220.0),
+            .hint_text(if compact {
+                "id, source, reason"
+            } else {
+                "id, source or reason (Ctrl+F)"
+            })
+            .desired_width(if compact { 130.0 } else { 220.0 }),
     );
     if focus_filter {
         r.request_focus();
@@ -61,12 +76,14 @@ fn filter_row(ui: &mut Ui, state: &AppState, view: &mut TableView, focus_filter:
             ..Default::default()
         };
         job.append("● ", 0.0, format(colors::status(s)));
-        job.append(
-            &format!("{} {count}", s.as_str()),
-            0.0,
-            format(ui.visuals().text_color()),
-        );
-        ui.toggle_value(&mut view.status_filter[i], job);
+        let words = if compact {
+            count.to_string()
+        } else {
+            format!("{} {count}", s.as_str())
+        };
+        job.append(&words, 0.0, format(ui.visuals().text_color()));
+        ui.toggle_value(&mut view.status_filter[i], job)
+            .on_hover_text(format!("Show the {} fragments ({count})", s.as_str()));
     }
 }
 
@@ -289,9 +306,7 @@ fn fragment_cells(
     ];
     for text in figures {
         row.col(|ui| {
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.label(text)
-            });
+            super::figure::figure(ui, text);
         });
     }
     for text in [&f.source, &f.reason] {

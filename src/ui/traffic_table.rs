@@ -349,11 +349,10 @@ fn cell(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
     ui.add(egui::Label::new(text).truncate().selectable(false))
 }
 
-/// A figure, right-aligned in its column (digits under digits).
+/// A figure, right-aligned in its column (digits under digits), never half
+/// shown.
 fn num(ui: &mut Ui, text: impl Into<egui::WidgetText>) {
-    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-        cell(ui, text);
-    });
+    super::figure::figure(ui, text);
 }
 
 /// One request's cells, in the order of the columns shown.

@@ -1,0 +1,44 @@
+//! A figure in a table cell: right-aligned (digits under digits), and never
+//! half shown: a cell cut by the table's visible edge shows "…" (its figure
+//! on hover) rather than its first digits, which would read as another
+//! number (265 as "26").
+
+use egui::Ui;
+
+/// `text`, right-aligned in the cell; "…" with `text` on hover when the
+/// visible area (a table scrolled sideways, a narrow panel) cuts the cell
+/// on either side.
+pub fn figure(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
+    let text = text.into();
+    if is_cut(ui.max_rect(), ui.clip_rect()) {
+        let full = text.text().to_string();
+        return ui
+            .add(egui::Label::new("…").selectable(false))
+            .on_hover_text(full);
+    }
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        ui.add(egui::Label::new(text).truncate().selectable(false))
+    })
+    .inner
+}
+
+/// Whether `cell` is partly outside `visible` sideways (half a point of
+/// slack for rounding).
+fn is_cut(cell: egui::Rect, visible: egui::Rect) -> bool {
+    cell.right() > visible.right() + 0.5 || cell.left() < visible.left() - 0.5
+}
+
+#[cfg(test)]
+mod tests {
+    use egui::{Rect, pos2};
+
+    #[test]
+    fn a_cell_is_cut_when_either_side_is_outside_the_visible_area() {
+        let visible = Rect::from_min_max(pos2(100.0, 0.0), pos2(400.0, 600.0));
+        let cell = |l: f32, r: f32| Rect::from_min_max(pos2(l, 20.0), pos2(r, 40.0));
+        assert!(!super::is_cut(cell(300.0, 400.0), visible));
+        assert!(!super::is_cut(cell(100.0, 400.3), visible));
+        assert!(super::is_cut(cell(350.0, 420.0), visible));
+        assert!(super::is_cut(cell(80.0, 150.0), visible));
+    }
+}
