@@ -916,3 +916,85 @@ fn a_long_capture_shows_its_progress_in_the_traffic_tab() {
     assert!(shown, "a progress bar while it was read");
     assert!(app(&h).traffic_view.progress.is_none(), "gone once read");
 }
+
+/// The timeline of a capture whose 8 requests took 2 s of a 5-minute span
+/// opens on the requests, a tick per request far enough apart to click;
+/// "Whole lifetimes" and "Requests" fit the span, Ctrl and the wheel zoom
+/// about the pointer, a drag pans, and a tick selects its request.
+#[test]
+fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code/capture.jsonl");
+    let mut h = harness_sized(sample(), egui::vec2(1280.0, 800.0));
+    wait_loaded(&mut h);
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    h.run_steps(3);
+    let t = app(&h).traffic_view.result.clone().unwrap().unwrap();
+    let at: Vec<f64> = t.requests.iter().map(|r| r.at.unwrap()).collect();
+    let first = at.iter().copied().fold(f64::MAX, f64::min);
+    let last = at.iter().copied().fold(0.0, f64::max) - first;
+    assert!(last < 5.0, "{last}");
+    let (span_label, whole, fit) = (
+        h.get_by_label_contains("Cache entries over time: ").rect(),
+        h.get_by_label("Whole lifetimes").rect(),
+        h.get_by_label("Requests").rect(),
+    );
+    assert!(fit.right() <= whole.left() && whole.right() <= 1280.0);
+    // The lanes: under the header, across the width.
+    let (left, right) = (span_label.left() + 4.0, whole.right() - 4.0);
+    let lane_top = whole.bottom().max(span_label.bottom()) + h.ctx.global_style().spacing.item_spacing.y;
+    let range = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {
+        app(h).traffic_view.timeline.range
+    };
+    assert_eq!(range(&h), None, "the default fit");
+    h.get_by_label("Whole lifetimes").click();
+    h.run_steps(2);
+    let (a, b) = range(&h).unwrap();
+    assert!(a == 0.0 && b > 300.0, "{a} {b}");
+    h.get_by_label("Requests").click();
+    h.run_steps(2);
+    let (a, b) = range(&h).unwrap();
+    assert!(a < 0.0 && b > last && b - a < last + 2.0, "{a} {b}");
+    // Request #4 opens the second chain: its tick in the second lane.
+    let x =
+        |at: f64, (a, b): (f64, f64)| left + (right - left) * ((at - first - a) / (b - a)) as f32;
+    let tick = egui::pos2(x(at[3], (a, b)), lane_top + 2.0 + 18.0 + 9.0);
+    h.hover_at(tick);
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: tick,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    assert_eq!(app(&h).traffic_view.selected, Some(4));
+    // Zoom in twice about the pointer: the time under it stays put.
+    let under = a + f64::from((tick.x - left) / (right - left)) * (b - a);
+    h.event(egui::Event::Zoom(2.0));
+    h.run_steps(2);
+    let (c, d) = range(&h).unwrap();
+    assert!(((d - c) - (b - a) / 2.0).abs() < 1e-6, "{c} {d}");
+    let still = c + f64::from((tick.x - left) / (right - left)) * (d - c);
+    assert!((still - under).abs() < 0.01, "{still} {under}");
+    // A drag to the right shows earlier times.
+    let from = egui::pos2(tick.x, lane_top + 4.0);
+    h.drag_at(from);
+    h.run_steps(1);
+    h.hover_at(from + egui::vec2(100.0, 0.0));
+    h.run_steps(1);
+    h.drop_at(from + egui::vec2(100.0, 0.0));
+    h.run_steps(2);
+    let (e, f) = range(&h).unwrap();
+    assert!(
+        e < c && ((f - e) - (d - c)).abs() < 1e-6,
+        "{e} {f} after {c} {d}"
+    );
+}

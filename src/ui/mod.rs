@@ -27,6 +27,7 @@ pub mod shots;
 pub mod state;
 pub mod table;
 pub mod test_run;
+mod timeline;
 pub mod traffic;
 pub mod traffic_request;
 pub mod traffic_table;

@@ -43,6 +43,8 @@ pub struct TrafficView {
     pub learned: Option<(usize, Result<String, String>)>,
     /// How the requests' table is sorted and filtered.
     pub table: super::traffic_table::TableState,
+    /// What part of the time the timeline shows.
+    pub timeline: super::timeline::Zoom,
     /// The selected request's tab (kept from one request to the next).
     pub detail_tab: super::traffic_request::DetailTab,
 }
@@ -353,7 +355,13 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     }
     ui.separator();
     super::traffic_table::filters(ui, t, &mut view.table);
-    table_and_timeline(ui, t, (&mut view.table, view.selected), diff_source, out);
+    table_and_timeline(
+        ui,
+        t,
+        (&mut view.table, view.selected, &mut view.timeline),
+        diff_source,
+        out,
+    );
     if view.selected.is_none() {
         ui.separator();
         ui.weak("Click a request (a row, or its tick on the timeline) for its parts, its files and its diff.");
@@ -437,7 +445,11 @@ fn detail_pane(
 fn table_and_timeline(
     ui: &mut Ui,
     t: &Traffic,
-    (table, selected): (&mut super::traffic_table::TableState, Option<usize>),
+    (table, selected, timeline): (
+        &mut super::traffic_table::TableState,
+        Option<usize>,
+        &mut super::timeline::Zoom,
+    ),
     diff_source: Option<&PathBuf>,
     out: &mut Vec<Command>,
 ) {
@@ -456,11 +468,11 @@ fn table_and_timeline(
             });
     });
     ui.separator();
-    super::traffic_table::timeline_view(ui, t, selected, diff_source, out);
+    super::timeline::timeline_view(ui, t, (selected, timeline), diff_source, out);
 }
 
 /// The height the timeline under the table takes, with its separators.
-const TIMELINE_ROOM: f32 = 72.0;
+const TIMELINE_ROOM: f32 = 86.0;
 
 /// The height of the filters' row above the table, with its separator.
 const FILTERS_ROOM: f32 = 36.0;

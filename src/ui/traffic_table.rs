@@ -5,7 +5,7 @@
 //! and by miss kind; and a timeline of the cache entries each chain wrote,
 //! from the write to the expiry, with every request on it.
 
-use egui::{RichText, Sense, Ui, pos2, vec2};
+use egui::{RichText, Sense, Ui, vec2};
 use egui_extras::{Column, TableBuilder};
 
 use super::colors;
@@ -454,109 +454,4 @@ fn shown_columns(t: &Traffic) -> Vec<(Col, &'static str)> {
             _ => true,
         })
         .collect()
-}
-
-/// The cache entries on a time axis, a lane per chain: each from its write
-/// to its expiry (the TTL after the last request that read it), every
-/// request a tick (a write orange, a read green, a failure red); a click on
-/// a tick selects its request.
-pub fn timeline_view(
-    ui: &mut Ui,
-    t: &Traffic,
-    selected: Option<usize>,
-    source: Option<&std::path::PathBuf>,
-    out: &mut Vec<Command>,
-) {
-    let entries = timeline::entries(t);
-    let dated: Vec<&Row> = t.requests.iter().filter(|r| r.at.is_some()).collect();
-    let (Some(first), Some(end)) = (
-        dated.iter().filter_map(|r| r.at).reduce(f64::min),
-        entries
-            .iter()
-            .map(|e| e.expires_at)
-            .chain(dated.iter().filter_map(|r| r.at))
-            .reduce(f64::max),
-    ) else {
-        return;
-    };
-    let mut chains: Vec<&str> = Vec::new();
-    for r in &dated {
-        if !chains.contains(&r.chain.as_str()) {
-            chains.push(&r.chain);
-        }
-    }
-    let span = (end - first).max(1.0);
-    ui.label(RichText::new(format!(
-        "Cache entries over time: {} from the first request (each bar from its write to its expiry)",
-        crate::engine::duration(span as u64)
-    )).weak());
-    let lane = 18.0;
-    let width = ui.available_width().max(200.0);
-    let (rect, _) = ui.allocate_exact_size(
-        vec2(width, lane * chains.len() as f32 + 4.0),
-        Sense::hover(),
-    );
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
-    let x = |at: f64| rect.left() + 4.0 + (rect.width() - 8.0) * ((at - first) / span) as f32;
-    let y = |chain: &str| {
-        rect.top() + 2.0 + lane * chains.iter().position(|c| *c == chain).unwrap_or(0) as f32
-    };
-    for e in &entries {
-        let top = y(&e.chain) + 4.0;
-        let r = egui::Rect::from_min_max(
-            pos2(x(e.written_at), top),
-            pos2(x(e.expires_at).max(x(e.written_at) + 2.0), top + lane - 8.0),
-        );
-        painter.rect_filled(r, 2.0, colors::faded(colors::READ));
-        ui.interact(r, ui.scope_id().with(("entry", e.first, &e.chain)), Sense::hover()).on_hover_text(format!(
-            "{}: {} tokens written by request #{}, last read by #{}; {} TTL, expires {} after its write{}",
-            e.chain,
-            thousands(e.tokens),
-            e.first,
-            e.last,
-            if e.ttl_secs > 300 { "1h" } else { "5m" },
-            crate::engine::duration((e.expires_at - e.written_at) as u64),
-            e.ended_by.map_or(String::new(), |n| format!("; gone when request #{n} came"))
-        ));
-    }
-    for r in dated {
-        let (Some(at), Some(u)) = (r.at, r.usage.or(Some(Default::default()))) else {
-            continue;
-        };
-        let color = if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
-            colors::ERROR
-        } else if u.cache_read_input_tokens > 0
-            && u.cache_creation_input_tokens <= u.cache_read_input_tokens / 10
-        {
-            colors::READ
-        } else {
-            colors::WRITE
-        };
-        let cx = x(at);
-        let top = y(&r.chain);
-        let tick =
-            egui::Rect::from_min_max(pos2(cx - 2.0, top + 1.0), pos2(cx + 2.0, top + lane - 1.0));
-        let stroke = if selected == Some(r.index) { 4.0 } else { 2.0 };
-        painter.line_segment(
-            [pos2(cx, top + 1.0), pos2(cx, top + lane - 1.0)],
-            egui::Stroke::new(stroke, color),
-        );
-        let resp = ui
-            .interact(tick, ui.scope_id().with(("tick", r.index)), Sense::click())
-            .on_hover_text(format!(
-                "#{} {} · {}",
-                r.index,
-                clock(&r.time),
-                r.miss
-                    .as_ref()
-                    .map_or(String::new(), |m| format!("{}: {}", m.kind, m.detail))
-            ));
-        if resp.clicked() {
-            out.push(Command::SelectRequest {
-                capture: source.cloned(),
-                index: r.index,
-            });
-        }
-    }
 }

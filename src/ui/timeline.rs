@@ -1,0 +1,341 @@
+//! The Traffic tab's timeline: the cache entries each chain wrote, a lane
+//! per chain, each bar from its write to its expiry, every request a tick
+//! (a write orange, a read green, a failure red), on a time axis with
+//! labels. It opens on the requests (their lifetimes run on past the
+//! right edge) when they take a small part of the whole span; Ctrl and
+//! the wheel (or a pinch) zoom about the pointer, a drag pans, a double
+//! click or the buttons fit the requests or the whole lifetimes.
+
+use egui::{RichText, Sense, Ui, pos2, vec2};
+
+use super::colors;
+use super::command::Command;
+use crate::engine::thousands;
+use crate::engine::traffic::{Row, Traffic, timeline};
+
+/// What part of the time the timeline shows (seconds from the first
+/// request), kept by the Traffic view.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Zoom {
+    /// The range chosen by the user (None: the default fit).
+    pub range: Option<(f64, f64)>,
+    /// The first request's time the range was chosen for: another capture
+    /// starts again from the default.
+    pub first: f64,
+}
+
+/// The whole span: from the first request to the last expiry (or
+/// request), in seconds from the first request.
+fn whole(span: f64) -> (f64, f64) {
+    (0.0, span.max(1.0))
+}
+
+/// The requests' own span, with a margin each side (a second at least).
+fn requests(last: f64) -> (f64, f64) {
+    let pad = (last * 0.05).max(0.5);
+    (-pad, last + pad)
+}
+
+/// The range shown when the user chose none: the requests, when they
+/// take under a fifth of the whole span (8 requests in 2 s on a 5-minute
+/// axis would fill 10 px), else the whole span.
+pub fn default_range(last: f64, span: f64) -> (f64, f64) {
+    if last < span / 5.0 {
+        requests(last)
+    } else {
+        whole(span)
+    }
+}
+
+/// `range` zoomed by `factor` (above 1: in) about `at`, kept between a
+/// tenth of a second and ten times the whole span.
+pub fn zoom_about(range: (f64, f64), at: f64, factor: f64, span: f64) -> (f64, f64) {
+    let width = ((range.1 - range.0) / factor).clamp(0.1, span.max(1.0) * 10.0);
+    let share = if range.1 > range.0 {
+        ((at - range.0) / (range.1 - range.0)).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let start = at - width * share;
+    (start, start + width)
+}
+
+/// The step between two labelled ticks for `range` on `px` points: the
+/// first of 0.1 s … 1 h whose labels stand 80 points apart at least.
+pub fn step(range: (f64, f64), px: f32) -> f64 {
+    const STEPS: [f64; 18] = [
+        0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0,
+        3600.0, 7200.0, 21600.0,
+    ];
+    let per_point = (range.1 - range.0) / f64::from(px.max(1.0));
+    STEPS
+        .into_iter()
+        .find(|s| s / per_point >= 80.0)
+        .unwrap_or(STEPS[STEPS.len() - 1])
+}
+
+/// A tick's label: seconds from the first request (`+1.5s`, `+2m`,
+/// `+1m30s`).
+pub fn tick_label(at: f64) -> String {
+    let sign = if at < 0.0 { "−" } else { "+" };
+    let a = at.abs();
+    let text = if a < 10.0 && a.fract().abs() > 1e-6 {
+        format!("{a:.1}s")
+    } else if a < 60.0 {
+        format!("{}s", a.round() as u64)
+    } else {
+        crate::engine::duration(a.round() as u64)
+    };
+    format!("{sign}{text}")
+}
+
+/// The timeline under the Traffic table; a click on a tick selects its
+/// request.
+pub fn timeline_view(
+    ui: &mut Ui,
+    t: &Traffic,
+    (selected, zoom): (Option<usize>, &mut Zoom),
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let entries = timeline::entries(t);
+    let dated: Vec<&Row> = t.requests.iter().filter(|r| r.at.is_some()).collect();
+    let Some(first) = dated.iter().filter_map(|r| r.at).reduce(f64::min) else {
+        return;
+    };
+    let last = dated.iter().filter_map(|r| r.at).fold(first, f64::max) - first;
+    let span = entries
+        .iter()
+        .map(|e| e.expires_at - first)
+        .fold(last, f64::max)
+        .max(1.0);
+    if zoom.first != first {
+        *zoom = Zoom { range: None, first };
+    }
+    let mut chains: Vec<&str> = Vec::new();
+    for r in &dated {
+        if !chains.contains(&r.chain.as_str()) {
+            chains.push(&r.chain);
+        }
+    }
+    header(ui, span, last, zoom);
+    let range = zoom.range.unwrap_or_else(|| default_range(last, span));
+    let lane = 18.0;
+    let width = ui.available_width().max(200.0);
+    // The lanes, then the axis's labels in a strip of their own.
+    let (whole_rect, resp) = ui.allocate_exact_size(
+        vec2(width, lane * chains.len() as f32 + 4.0 + AXIS),
+        Sense::click_and_drag(),
+    );
+    let mut rect = whole_rect;
+    rect.max.y -= AXIS;
+    let inner = (rect.left() + 4.0, rect.width() - 8.0);
+    let x = |at: f64| inner.0 + inner.1 * ((at - first - range.0) / (range.1 - range.0)) as f32;
+    let time_at = |px: f32| range.0 + f64::from((px - inner.0) / inner.1) * (range.1 - range.0);
+    zoom_and_pan(ui, &resp, (range, span, last), &time_at, zoom);
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let y = |chain: &str| {
+        rect.top() + 2.0 + lane * chains.iter().position(|c| *c == chain).unwrap_or(0) as f32
+    };
+    grid(ui, whole_rect, range, &|at| x(at + first));
+    for e in &entries {
+        let top = y(&e.chain) + 4.0;
+        let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
+        if r < rect.left() || l > rect.right() {
+            continue;
+        }
+        let bar = egui::Rect::from_min_max(pos2(l, top), pos2(r, top + lane - 8.0));
+        painter.rect_filled(bar, 2.0, colors::faded(colors::READ));
+        ui.interact(bar.intersect(rect), ui.scope_id().with(("entry", e.first, &e.chain)), Sense::hover())
+            .on_hover_text(format!(
+                "{}: {} tokens written by request #{}, last read by #{}; {} TTL, expires {} after its write{}",
+                e.chain,
+                thousands(e.tokens),
+                e.first,
+                e.last,
+                if e.ttl_secs > 300 { "1h" } else { "5m" },
+                crate::engine::duration((e.expires_at - e.written_at) as u64),
+                e.ended_by.map_or(String::new(), |n| format!("; gone when request #{n} came"))
+            ));
+    }
+    for r in dated {
+        let Some(at) = r.at else { continue };
+        let cx = x(at);
+        if cx < rect.left() || cx > rect.right() {
+            continue;
+        }
+        let top = y(&r.chain);
+        tick(ui, &painter, (r, cx, top, lane), selected, source, out);
+    }
+}
+
+/// The line above the lanes: what they show, and the two fits.
+fn header(ui: &mut Ui, span: f64, last: f64, zoom: &mut Zoom) {
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new(format!(
+                "Cache entries over time: {} from the first request (each bar from its write to its expiry)",
+                crate::engine::duration(span as u64)
+            ))
+            .weak(),
+        )
+        .on_hover_text("Ctrl and the wheel (or a pinch) zoom about the pointer; a drag pans; a double click fits the requests");
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if ui
+                .small_button("Whole lifetimes")
+                .on_hover_text("From the first request to the last expiry")
+                .clicked()
+            {
+                zoom.range = Some(whole(span));
+            }
+            if ui
+                .small_button("Requests")
+                .on_hover_text("From the first request to the last")
+                .clicked()
+            {
+                zoom.range = Some(requests(last));
+            }
+        });
+    });
+}
+
+/// Ctrl and the wheel (or a pinch) over the lanes zoom about the pointer,
+/// a drag pans, a double click fits the requests.
+fn zoom_and_pan(
+    ui: &Ui,
+    resp: &egui::Response,
+    (range, span, last): ((f64, f64), f64, f64),
+    time_at: &dyn Fn(f32) -> f64,
+    zoom: &mut Zoom,
+) {
+    if resp.double_clicked() {
+        zoom.range = Some(requests(last));
+        return;
+    }
+    let width_px = resp.rect.width() - 8.0;
+    if resp.dragged() {
+        let dx = f64::from(resp.drag_delta().x / width_px.max(1.0)) * (range.1 - range.0);
+        zoom.range = Some((range.0 - dx, range.1 - dx));
+        return;
+    }
+    let Some(pointer) = resp.hover_pos() else {
+        return;
+    };
+    let factor = f64::from(ui.input(|i| i.zoom_delta()));
+    if (factor - 1.0).abs() > 1e-6 {
+        zoom.range = Some(zoom_about(range, time_at(pointer.x), factor, span));
+    }
+}
+
+/// The height of the axis's labels under the lanes.
+const AXIS: f32 = 12.0;
+
+/// The time axis: a faint line through the lanes and a label under them
+/// at every step (`rect`: the lanes and the labels' strip).
+fn grid(ui: &Ui, rect: egui::Rect, range: (f64, f64), x: &dyn Fn(f64) -> f32) {
+    let painter = ui.painter_at(rect);
+    let lanes = egui::Rangef::new(rect.top(), rect.bottom() - AXIS);
+    let s = step(range, rect.width());
+    let line = ui.visuals().widgets.noninteractive.bg_stroke;
+    let color = ui.visuals().weak_text_color();
+    let font = egui::FontId::proportional(10.0);
+    let mut k = (range.0 / s).ceil();
+    while k * s <= range.1 {
+        let at = k * s;
+        k += 1.0;
+        let px = x(at);
+        painter.vline(px, lanes, line);
+        // A label the edge would cut is left out.
+        if px < rect.left() + 18.0 || px > rect.right() - 18.0 {
+            continue;
+        }
+        painter.text(
+            pos2(px, rect.bottom()),
+            egui::Align2::CENTER_BOTTOM,
+            tick_label(at),
+            font.clone(),
+            color,
+        );
+    }
+}
+
+/// One request's tick in its lane; a click selects the request.
+fn tick(
+    ui: &mut Ui,
+    painter: &egui::Painter,
+    (r, cx, top, lane): (&Row, f32, f32, f32),
+    selected: Option<usize>,
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let u = r.usage.unwrap_or_default();
+    let color = if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
+        colors::ERROR
+    } else if u.cache_read_input_tokens > 0
+        && u.cache_creation_input_tokens <= u.cache_read_input_tokens / 10
+    {
+        colors::READ
+    } else {
+        colors::WRITE
+    };
+    let stroke = if selected == Some(r.index) { 4.0 } else { 2.0 };
+    painter.line_segment(
+        [pos2(cx, top + 1.0), pos2(cx, top + lane - 1.0)],
+        egui::Stroke::new(stroke, color),
+    );
+    let hit = egui::Rect::from_min_max(pos2(cx - 2.0, top + 1.0), pos2(cx + 2.0, top + lane - 1.0));
+    let resp = ui
+        .interact(hit, ui.scope_id().with(("tick", r.index)), Sense::click())
+        .on_hover_text(format!(
+            "#{} {} · {}",
+            r.index,
+            r.time.get(11..19).unwrap_or(&r.time),
+            r.miss
+                .as_ref()
+                .map_or(String::new(), |m| format!("{}: {}", m.kind, m.detail))
+        ));
+    if resp.clicked() {
+        out.push(Command::SelectRequest {
+            capture: source.cloned(),
+            index: r.index,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_requests_are_shown_when_they_take_a_small_part_of_the_span() {
+        // 8 requests in 2 s, entries to 5 minutes after.
+        assert_eq!(default_range(2.0, 302.0), (-0.5, 2.5));
+        // Requests over most of the span: the whole of it.
+        assert_eq!(default_range(200.0, 300.0), (0.0, 300.0));
+    }
+
+    #[test]
+    fn zooming_keeps_the_time_under_the_pointer_where_it_is() {
+        let z = zoom_about((0.0, 100.0), 25.0, 2.0, 100.0);
+        assert_eq!(z, (12.5, 62.5));
+        // Out, at most ten times the whole span.
+        assert_eq!(zoom_about((0.0, 100.0), 0.0, 0.001, 100.0), (0.0, 1000.0));
+        // In, at least a tenth of a second.
+        let z = zoom_about((0.0, 1.0), 0.5, 1000.0, 100.0);
+        assert!((z.1 - z.0 - 0.1).abs() < 1e-9, "{z:?}");
+    }
+
+    #[test]
+    fn labels_stand_apart_and_read_as_time_from_the_first_request() {
+        assert_eq!(step((0.0, 300.0), 1000.0), 30.0);
+        assert_eq!(step((0.0, 3.0), 1000.0), 0.5);
+        assert_eq!(tick_label(1.5), "+1.5s");
+        assert_eq!(tick_label(30.0), "+30s");
+        assert_eq!(tick_label(-0.5), "−0.5s");
+        assert_eq!(
+            tick_label(120.0),
+            format!("+{}", crate::engine::duration(120))
+        );
+    }
+}
