@@ -14,14 +14,75 @@ use crate::engine::thousands;
 use crate::engine::traffic::{Row, Traffic, timeline};
 
 /// What part of the time the timeline shows (seconds from the first
-/// request), kept by the Traffic view.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// request), kept by the Traffic view, with what it drew from the last
+/// traffic it was shown (read again only when the requests change).
+#[derive(Debug, Clone, Default)]
 pub struct Zoom {
     /// The range chosen by the user (None: the default fit).
     pub range: Option<(f64, f64)>,
     /// The first request's time the range was chosen for: another capture
     /// starts again from the default.
     pub first: f64,
+    /// The lanes of the traffic last shown.
+    lanes: Option<Lanes>,
+}
+
+/// What the timeline draws of one traffic, worked out once: the cache
+/// entries, the chains in order of their first request, the span.
+#[derive(Debug, Clone)]
+struct Lanes {
+    /// The traffic it was worked out for: its number of requests and the
+    /// address of their list.
+    key: (usize, usize),
+    entries: Vec<timeline::CacheEntry>,
+    /// Each entry's lane.
+    entry_lanes: Vec<usize>,
+    chains: Vec<String>,
+    /// Each dated request: its index in the traffic, its time, its lane.
+    dated: Vec<(usize, f64, usize)>,
+    first: f64,
+    /// The last request, and the last expiry (or request), in seconds
+    /// from the first request.
+    last: f64,
+    span: f64,
+}
+
+impl Lanes {
+    fn of(t: &Traffic) -> Option<Lanes> {
+        let entries = timeline::entries(t);
+        let first = t.requests.iter().filter_map(|r| r.at).reduce(f64::min)?;
+        let mut chains: Vec<String> = Vec::new();
+        let mut lane_of: std::collections::HashMap<&str, usize> = Default::default();
+        let mut dated = Vec::new();
+        for (i, r) in t.requests.iter().enumerate() {
+            let Some(at) = r.at else { continue };
+            let lane = *lane_of.entry(r.chain.as_str()).or_insert_with(|| {
+                chains.push(r.chain.clone());
+                chains.len() - 1
+            });
+            dated.push((i, at, lane));
+        }
+        let entry_lanes = entries
+            .iter()
+            .map(|e| lane_of.get(e.chain.as_str()).copied().unwrap_or(0))
+            .collect();
+        let last = dated.iter().map(|d| d.1).fold(first, f64::max) - first;
+        let span = entries
+            .iter()
+            .map(|e| e.expires_at - first)
+            .fold(last, f64::max)
+            .max(1.0);
+        Some(Lanes {
+            key: (t.requests.len(), t.requests.as_ptr() as usize),
+            entries,
+            entry_lanes,
+            chains,
+            dated,
+            first,
+            last,
+            span,
+        })
+    }
 }
 
 /// The whole span: from the first request to the last expiry (or
@@ -90,7 +151,9 @@ pub fn tick_label(at: f64) -> String {
 }
 
 /// The timeline under the Traffic table; a click on a tick selects its
-/// request.
+/// request. What it draws is bounded by its width, whatever the number of
+/// requests: a tick per lane and pixel, one interaction for the lanes (the
+/// tooltip and the click go to the tick or bar under the pointer).
 pub fn timeline_view(
     ui: &mut Ui,
     t: &Traffic,
@@ -98,33 +161,37 @@ pub fn timeline_view(
     source: Option<&std::path::PathBuf>,
     out: &mut Vec<Command>,
 ) {
-    let entries = timeline::entries(t);
-    let dated: Vec<&Row> = t.requests.iter().filter(|r| r.at.is_some()).collect();
-    let Some(first) = dated.iter().filter_map(|r| r.at).reduce(f64::min) else {
+    let key = (t.requests.len(), t.requests.as_ptr() as usize);
+    if zoom.lanes.as_ref().is_none_or(|l| l.key != key) {
+        zoom.lanes = Lanes::of(t);
+    }
+    let Some(lanes) = zoom.lanes.take() else {
         return;
     };
-    let last = dated.iter().filter_map(|r| r.at).fold(first, f64::max) - first;
-    let span = entries
-        .iter()
-        .map(|e| e.expires_at - first)
-        .fold(last, f64::max)
-        .max(1.0);
-    if zoom.first != first {
-        *zoom = Zoom { range: None, first };
+    if zoom.first != lanes.first {
+        (zoom.range, zoom.first) = (None, lanes.first);
     }
-    let mut chains: Vec<&str> = Vec::new();
-    for r in &dated {
-        if !chains.contains(&r.chain.as_str()) {
-            chains.push(&r.chain);
-        }
-    }
+    draw(ui, t, &lanes, (selected, zoom), source, out);
+    zoom.lanes = Some(lanes);
+}
+
+/// The timeline of `lanes` (worked out from `t`).
+fn draw(
+    ui: &mut Ui,
+    t: &Traffic,
+    lanes: &Lanes,
+    (selected, zoom): (Option<usize>, &mut Zoom),
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let (first, last, span) = (lanes.first, lanes.last, lanes.span);
     header(ui, span, last, zoom);
     let range = zoom.range.unwrap_or_else(|| default_range(last, span));
-    let lane = 18.0;
+    let lane = LANE;
     let width = ui.available_width().max(200.0);
     // The lanes, then the axis's labels in a strip of their own.
     let (whole_rect, resp) = ui.allocate_exact_size(
-        vec2(width, lane * chains.len() as f32 + 4.0 + AXIS),
+        vec2(width, lane * lanes.chains.len() as f32 + 4.0 + AXIS),
         Sense::click_and_drag(),
     );
     let mut rect = whole_rect;
@@ -135,38 +202,105 @@ pub fn timeline_view(
     zoom_and_pan(ui, &resp, (range, span, last), &time_at, zoom);
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
-    let y = |chain: &str| {
-        rect.top() + 2.0 + lane * chains.iter().position(|c| *c == chain).unwrap_or(0) as f32
-    };
+    let y = |l: usize| rect.top() + 2.0 + lane * l as f32;
     grid(ui, whole_rect, range, &|at| x(at + first));
-    for e in &entries {
-        let top = y(&e.chain) + 4.0;
+    // The bars: one per lane and pixel range.
+    let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
+    for (i, e) in lanes.entries.iter().enumerate() {
         let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
         if r < rect.left() || l > rect.right() {
             continue;
         }
-        let bar = egui::Rect::from_min_max(pos2(l, top), pos2(r, top + lane - 8.0));
+        let top = y(lanes.entry_lanes[i]) + 4.0;
+        let bar = egui::Rect::from_min_max(pos2(l.round(), top), pos2(r.round(), top + lane - 8.0));
+        if bars.last().is_some_and(|(_, b)| *b == bar) {
+            continue;
+        }
         painter.rect_filled(bar, 2.0, colors::faded(colors::READ));
-        ui.interact(bar.intersect(rect), ui.scope_id().with(("entry", e.first, &e.chain)), Sense::hover())
-            .on_hover_text(format!(
-                "{}: {} tokens written by request #{}, last read by #{}; {} TTL, expires {} after its write{}",
-                e.chain,
-                thousands(e.tokens),
-                e.first,
-                e.last,
-                if e.ttl_secs > 300 { "1h" } else { "5m" },
-                crate::engine::duration((e.expires_at - e.written_at) as u64),
-                e.ended_by.map_or(String::new(), |n| format!("; gone when request #{n} came"))
-            ));
+        bars.push((i, bar));
     }
-    for r in dated {
-        let Some(at) = r.at else { continue };
+    // The ticks: one per lane and pixel (the first request there), the
+    // selected one drawn last, over the others.
+    let mut marks: Vec<Mark> = Vec::new();
+    let mut taken = vec![vec![false; rect.width().ceil() as usize + 1]; lanes.chains.len()];
+    for &(i, at, l) in &lanes.dated {
         let cx = x(at);
         if cx < rect.left() || cx > rect.right() {
             continue;
         }
-        let top = y(&r.chain);
-        tick(ui, &painter, (r, cx, top, lane), selected, source, out);
+        let px = (cx - rect.left()) as usize;
+        if std::mem::replace(&mut taken[l][px], true) {
+            continue;
+        }
+        marks.push((i, cx, l));
+        tick(&painter, (&t.requests[i], cx, y(l), lane), false);
+    }
+    if let Some(&(i, at, l)) =
+        selected.and_then(|s| lanes.dated.iter().find(|d| t.requests[d.0].index == s))
+    {
+        let cx = x(at);
+        if rect.x_range().contains(cx) {
+            tick(&painter, (&t.requests[i], cx, y(l), lane), true);
+        }
+    }
+    pointed(&resp, t, lanes, (&marks, &bars), (rect, lane), source, out);
+}
+
+/// The height of one lane.
+const LANE: f32 = 18.0;
+
+/// A tick drawn: its request's place in the traffic, its x, its lane.
+type Mark = (usize, f32, usize);
+
+/// The tooltip of the tick (within 4 points) or else the bar under the
+/// pointer; a click (not a drag) on a tick selects its request.
+fn pointed(
+    resp: &egui::Response,
+    t: &Traffic,
+    lanes: &Lanes,
+    (marks, bars): (&[Mark], &[(usize, egui::Rect)]),
+    (rect, lane): (egui::Rect, f32),
+    source: Option<&std::path::PathBuf>,
+    out: &mut Vec<Command>,
+) {
+    let Some(p) = resp.hover_pos().filter(|p| rect.contains(*p)) else {
+        return;
+    };
+    let l = ((p.y - rect.top() - 2.0) / lane).floor().max(0.0) as usize;
+    let near = marks
+        .iter()
+        .filter(|m| m.2 == l && (m.1 - p.x).abs() <= 4.0)
+        .min_by(|a, b| (a.1 - p.x).abs().total_cmp(&(b.1 - p.x).abs()));
+    if let Some(&(i, _, _)) = near {
+        let r = &t.requests[i];
+        resp.clone().on_hover_text_at_pointer(format!(
+            "#{} {} · {}",
+            r.index,
+            r.time.get(11..19).unwrap_or(&r.time),
+            r.miss
+                .as_ref()
+                .map_or(String::new(), |m| format!("{}: {}", m.kind, m.detail))
+        ));
+        if resp.clicked() {
+            out.push(Command::SelectRequest {
+                capture: source.cloned(),
+                index: r.index,
+            });
+        }
+        return;
+    }
+    if let Some(&(i, _)) = bars.iter().rev().find(|(_, b)| b.contains(p)) {
+        let e = &lanes.entries[i];
+        resp.clone().on_hover_text_at_pointer(format!(
+            "{}: {} tokens written by request #{}, last read by #{}; {} TTL, expires {} after its write{}",
+            e.chain,
+            thousands(e.tokens),
+            e.first,
+            e.last,
+            if e.ttl_secs > 300 { "1h" } else { "5m" },
+            crate::engine::duration((e.expires_at - e.written_at) as u64),
+            e.ended_by.map_or(String::new(), |n| format!("; gone when request #{n} came"))
+        ));
     }
 }
 
@@ -260,15 +394,9 @@ fn grid(ui: &Ui, rect: egui::Rect, range: (f64, f64), x: &dyn Fn(f64) -> f32) {
     }
 }
 
-/// One request's tick in its lane; a click selects the request.
-fn tick(
-    ui: &mut Ui,
-    painter: &egui::Painter,
-    (r, cx, top, lane): (&Row, f32, f32, f32),
-    selected: Option<usize>,
-    source: Option<&std::path::PathBuf>,
-    out: &mut Vec<Command>,
-) {
+/// One request's tick in its lane: a write orange, a read green, a
+/// failure red; the selected one wider.
+fn tick(painter: &egui::Painter, (r, cx, top, lane): (&Row, f32, f32, f32), selected: bool) {
     let u = r.usage.unwrap_or_default();
     let color = if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
         colors::ERROR
@@ -279,28 +407,11 @@ fn tick(
     } else {
         colors::WRITE
     };
-    let stroke = if selected == Some(r.index) { 4.0 } else { 2.0 };
+    let stroke = if selected { 4.0 } else { 2.0 };
     painter.line_segment(
         [pos2(cx, top + 1.0), pos2(cx, top + lane - 1.0)],
         egui::Stroke::new(stroke, color),
     );
-    let hit = egui::Rect::from_min_max(pos2(cx - 2.0, top + 1.0), pos2(cx + 2.0, top + lane - 1.0));
-    let resp = ui
-        .interact(hit, ui.scope_id().with(("tick", r.index)), Sense::click())
-        .on_hover_text(format!(
-            "#{} {} · {}",
-            r.index,
-            r.time.get(11..19).unwrap_or(&r.time),
-            r.miss
-                .as_ref()
-                .map_or(String::new(), |m| format!("{}: {}", m.kind, m.detail))
-        ));
-    if resp.clicked() {
-        out.push(Command::SelectRequest {
-            capture: source.cloned(),
-            index: r.index,
-        });
-    }
 }
 
 #[cfg(test)]

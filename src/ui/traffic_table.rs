@@ -74,6 +74,44 @@ pub struct TableState {
     /// Only the requests whose model, chain, reason, error or status holds
     /// this text (any case; empty: all).
     pub text: String,
+    /// The rows shown and the filters' choices, worked out once per
+    /// traffic and choice, not every frame (100,000 requests sorted and
+    /// counted every frame took most of one).
+    cache: Cache,
+}
+
+/// See [`TableState::cache`].
+#[derive(Debug, Clone, Default)]
+struct Cache {
+    /// The rows shown (indices in the traffic, in order), for the traffic
+    /// (its number of requests and the address of their list) and the
+    /// sort and filters they were worked out with.
+    rows: Option<(RowsKey, Vec<usize>)>,
+    /// The chains in order of their first request, and each miss kind with
+    /// its count, for the traffic.
+    choices: Option<Choices>,
+}
+
+/// The traffic's identity, its chains and its miss kinds with their
+/// counts.
+type Choices = ((usize, usize), Vec<String>, Vec<(MissKind, usize)>);
+
+/// What the rows shown depend on.
+#[derive(Debug, Clone, PartialEq)]
+struct RowsKey {
+    traffic: (usize, usize),
+    sort: Col,
+    ascending: bool,
+    chain: Option<String>,
+    hidden: Vec<MissKind>,
+    text: String,
+}
+
+/// A traffic's identity for the caches: its number of requests and the
+/// address of their list (a capture read again, or a live request added,
+/// changes one or the other).
+fn identity(t: &Traffic) -> (usize, usize) {
+    (t.requests.len(), t.requests.as_ptr() as usize)
 }
 
 impl Default for TableState {
@@ -84,7 +122,52 @@ impl Default for TableState {
             chain: None,
             hidden: Vec::new(),
             text: String::new(),
+            cache: Cache::default(),
         }
+    }
+}
+
+impl TableState {
+    /// The rows shown, from the cache when nothing they depend on changed.
+    fn shown<'t>(&mut self, t: &'t Traffic) -> Vec<&'t Row> {
+        let key = RowsKey {
+            traffic: identity(t),
+            sort: self.sort,
+            ascending: self.ascending,
+            chain: self.chain.clone(),
+            hidden: self.hidden.clone(),
+            text: self.text.clone(),
+        };
+        if self.cache.rows.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.cache.rows = Some((key, visible_indices(t, self)));
+        }
+        let rows = self.cache.rows.as_ref().map_or(&[][..], |(_, r)| r);
+        rows.iter().map(|&i| &t.requests[i]).collect()
+    }
+
+    /// The chains and the miss kinds with their counts, from the cache
+    /// when the traffic is the same.
+    fn choices(&mut self, t: &Traffic) -> (Vec<String>, Vec<(MissKind, usize)>) {
+        let id = identity(t);
+        if self.cache.choices.as_ref().is_none_or(|c| c.0 != id) {
+            let mut chains: Vec<String> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            let mut kinds: Vec<(MissKind, usize)> = Vec::new();
+            for r in &t.requests {
+                if seen.insert(r.chain.as_str()) {
+                    chains.push(r.chain.clone());
+                }
+                if let Some(k) = kind_of(r) {
+                    match kinds.iter_mut().find(|(x, _)| *x == k) {
+                        Some((_, n)) => *n += 1,
+                        None => kinds.push((k, 1)),
+                    }
+                }
+            }
+            self.cache.choices = Some((id, chains, kinds));
+        }
+        let c = self.cache.choices.as_ref().expect("set above");
+        (c.1.clone(), c.2.clone())
     }
 }
 
@@ -113,16 +196,27 @@ fn kind_of(r: &Row) -> Option<MissKind> {
 
 /// The rows shown, in the order shown.
 pub fn visible<'t>(t: &'t Traffic, s: &TableState) -> Vec<&'t Row> {
-    let mut rows: Vec<&Row> = t
+    visible_indices(t, s)
+        .into_iter()
+        .map(|i| &t.requests[i])
+        .collect()
+}
+
+/// [`visible`], as indices in the traffic.
+fn visible_indices(t: &Traffic, s: &TableState) -> Vec<usize> {
+    let mut rows: Vec<usize> = t
         .requests
         .iter()
-        .filter(|r| s.chain.as_ref().is_none_or(|c| *c == r.chain))
-        .filter(|r| kind_of(r).is_none_or(|k| !s.hidden.contains(&k)))
-        .filter(|r| matches_text(r, &s.text))
+        .enumerate()
+        .filter(|(_, r)| s.chain.as_ref().is_none_or(|c| *c == r.chain))
+        .filter(|(_, r)| kind_of(r).is_none_or(|k| !s.hidden.contains(&k)))
+        .filter(|(_, r)| matches_text(r, &s.text))
+        .map(|(i, _)| i)
         .collect();
     let u = |r: &Row| r.usage.unwrap_or_default();
     let f = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
-    rows.sort_by(|a, b| {
+    rows.sort_by(|&a, &b| {
+        let (a, b) = (&t.requests[a], &t.requests[b]);
         let o = match s.sort {
             Col::Index => a.index.cmp(&b.index),
             Col::Time => f(a.at).total_cmp(&f(b.at)).then(a.index.cmp(&b.index)),
@@ -152,18 +246,7 @@ pub fn visible<'t>(t: &'t Traffic, s: &TableState) -> Vec<&'t Row> {
 
 /// The chain and miss-kind filters, with the counts they leave.
 pub fn filters(ui: &mut Ui, t: &Traffic, s: &mut TableState) {
-    let mut chains: Vec<&str> = Vec::new();
-    for r in &t.requests {
-        if !chains.contains(&r.chain.as_str()) {
-            chains.push(&r.chain);
-        }
-    }
-    let mut kinds: Vec<MissKind> = Vec::new();
-    for k in t.requests.iter().filter_map(kind_of) {
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
+    let (chains, kinds) = s.choices(t);
     ui.horizontal_wrapped(|ui| {
         ui.label("Filter");
         ui.add(
@@ -178,13 +261,12 @@ pub fn filters(ui: &mut Ui, t: &Traffic, s: &mut TableState) {
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut s.chain, None, "every chain");
                 for c in &chains {
-                    ui.selectable_value(&mut s.chain, Some(c.to_string()), *c);
+                    ui.selectable_value(&mut s.chain, Some(c.clone()), c);
                 }
             });
         ui.separator();
         ui.label("Reasons");
-        for k in kinds {
-            let n = t.requests.iter().filter(|r| kind_of(r) == Some(k)).count();
+        for (k, n) in kinds {
             let mut on = !s.hidden.contains(&k);
             if ui.checkbox(&mut on, format!("{k} ({n})")).changed() {
                 s.hidden.retain(|h| *h != k);
@@ -211,7 +293,7 @@ pub fn table(
     source: Option<&std::path::PathBuf>,
     out: &mut Vec<Command>,
 ) {
-    let rows = visible(t, s);
+    let rows = s.shown(t);
     let moved = arrow_keys(ui, &rows, selected, source, out);
     let mut sort_click: Option<Col> = None;
     // In a box of its own height: the columns' lines end with the table.
