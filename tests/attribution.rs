@@ -283,6 +283,51 @@ fn the_profile_check_names_where_the_real_agents_differ_from_the_profiles() {
     assert_eq!((code, d), (Some(0), vec![]));
 }
 
+/// The last request of a session holds what the agent loaded during it (a
+/// skill it invoked, in a message after its first answer; memory of a
+/// subfolder OpenCode adds once it reads a file there): no difference from
+/// the profile, listed apart; exit 0.
+#[test]
+fn what_the_agent_loads_during_the_session_is_no_difference() {
+    for (agent, n, profile, file) in [
+        (
+            "claude-code",
+            8,
+            None,
+            ".claude/skills/release-notes/SKILL.md",
+        ),
+        ("opencode", 4, Some("opencode@1.18"), "api/AGENTS.md"),
+    ] {
+        let ws = fixture(agent).join("workspace");
+        let extra: Vec<&str> = profile.map(|p| vec!["--profile", p]).unwrap_or_default();
+        let (code, d) = check_with(agent, &ws, n, &extra);
+        assert_eq!((code, d), (Some(0), vec![]), "{agent}");
+        let cap = fixture(agent).join("capture.jsonl");
+        let mut args = vec![
+            "traffic",
+            cap.to_str().unwrap(),
+            "--against",
+            ws.to_str().unwrap(),
+            "--check-profile",
+        ];
+        args.extend(&extra);
+        let o = run(&args);
+        let text = stdout(&o);
+        assert!(
+            text.contains("loaded during the session"),
+            "{agent}: {text}"
+        );
+        assert!(
+            text.contains(&format!("  {file} (first in ")),
+            "{agent}: {text}"
+        );
+        let mut args = args.clone();
+        args.extend(["--format", "json"]);
+        let j = json(&run(&args));
+        assert_eq!(j["read_in_session"][0]["file"], file, "{agent}: {j}");
+    }
+}
+
 #[test]
 fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
     let ws = after("openclaw");

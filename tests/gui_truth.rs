@@ -946,7 +946,8 @@ fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
     assert!(fit.right() <= whole.left() && whole.right() <= 1280.0);
     // The lanes: under the header, across the width.
     let (left, right) = (span_label.left() + 4.0, whole.right() - 4.0);
-    let lane_top = whole.bottom().max(span_label.bottom()) + h.ctx.global_style().spacing.item_spacing.y;
+    let lane_top =
+        whole.bottom().max(span_label.bottom()) + h.ctx.global_style().spacing.item_spacing.y;
     let range = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {
         app(h).traffic_view.timeline.range
     };

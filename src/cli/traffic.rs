@@ -253,12 +253,9 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
             "profile": t.profile,
             "profile_chosen_because": t.profile_chosen_because,
             "differences": t.differences,
+            "read_in_session": t.read_in_session,
         })),
-        _ => out_report(&profile_check::to_text(
-            &t.differences,
-            &t.profile,
-            "the agent",
-        )),
+        _ => out_report(&profile_check::to_text(&t, "the agent")),
     }
     if t.differences.is_empty() {
         ExitCode::SUCCESS

@@ -536,6 +536,12 @@ fn trace_ui(ui: &mut Ui, against: &Result<Against, String>) {
                 }
             });
     }
+    for r in &a.read_in_session {
+        ui.weak(format!(
+            "{}: loaded during the session (first in {}), not in the prompt the profile renders for its first request",
+            r.file, r.part
+        ));
+    }
     let at = &a.attribution;
     ui.label(
         RichText::new(format!(

@@ -48,6 +48,16 @@ pub struct Difference {
     pub agent: String,
 }
 
+/// A file the agent sent only in the conversation, after its first answer
+/// (a skill it invoked, a file a tool read, memory it loads on demand):
+/// not part of the prompt a profile renders, so no difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadInSession {
+    pub file: String,
+    /// The first part that holds it (`message 12 (user) block 2`).
+    pub part: String,
+}
+
 /// The kind of place a part is: `system` or `message (role)`, `tool`.
 fn place(part: &str) -> String {
     if part.starts_with("system block") {
@@ -137,7 +147,7 @@ fn first_place(f: &FileInRequest, texts: &[(String, String)]) -> Option<(String,
 }
 
 /// `heading` with the absolute folder before `rel` written `<workspace>`.
-fn without_root(heading: &str, rel: &str) -> String {
+pub(super) fn without_root(heading: &str, rel: &str) -> String {
     let Some(i) = heading.find(&format!("/{rel}")) else {
         return heading.to_string();
     };
@@ -252,21 +262,47 @@ fn order(at: &Attribution, texts: &[(String, String)], both: &[&str]) -> Vec<Str
     v.into_iter().map(|(_, _, p)| p.to_string()).collect()
 }
 
+/// The parts of a request after its first answer (the conversation, not
+/// the prompt), by label.
+fn after_first_answer(texts: &[(String, String)]) -> Vec<&str> {
+    let Some(first) = texts.iter().position(|(l, _)| l.contains("(assistant)")) else {
+        return Vec::new();
+    };
+    texts[first..].iter().map(|(l, _)| l.as_str()).collect()
+}
+
 /// Every difference between the request the profile renders (`predicted`)
-/// and the one the agent sent (`real`), over the workspace's `files`.
+/// and the one the agent sent (`real`), over the workspace's `files`; and
+/// the files the agent sent only in the conversation, or that the profile
+/// loads `on_demand` (memory the agent adds once it reads a file in its
+/// folder): no difference.
 pub fn check(
     predicted: &Request,
     (real, sent_at): (&Request, Option<f64>),
-    files: &[SourceFile],
+    (files, on_demand): (&[SourceFile], &[&str]),
     counter: &TokenCounter,
     enc: Encoding,
-) -> Vec<Difference> {
+) -> (Vec<Difference>, Vec<ReadInSession>) {
     let p = attribute(predicted, files, counter, enc);
     let mut a = attribute(real, files, counter, enc);
     super::attribution::mark_changed_since(&mut a, files, sent_at);
     let (pt, at) = (texts(predicted), texts(real));
+    let conversation = after_first_answer(&at);
     let mut out = Vec::new();
+    let mut in_session = Vec::new();
     for (pf, af) in p.files.iter().zip(&a.files) {
+        let later = !af.spans.is_empty()
+            && af
+                .spans
+                .iter()
+                .all(|s| conversation.contains(&s.part.as_str()));
+        if pf.sent == Sent::Absent && (later || on_demand.contains(&af.path.as_str())) {
+            in_session.push(ReadInSession {
+                file: af.path.clone(),
+                part: af.spans[0].part.clone(),
+            });
+            continue;
+        }
         compare_file(pf, af, (&pt, &at), &mut out);
     }
     let both: Vec<&str> = p
@@ -301,7 +337,7 @@ pub fn check(
             agent: format!("breakpoints on {}", words(&ab)),
         });
     }
-    out
+    (out, in_session)
 }
 
 /// A recorded request set against a workspace: its attribution to the
@@ -317,6 +353,8 @@ pub struct Against {
     pub profile: String,
     pub profile_chosen_because: String,
     pub differences: Vec<Difference>,
+    /// Files the agent sent only in the conversation (not differences).
+    pub read_in_session: Vec<ReadInSession>,
 }
 
 /// Request `n` of `exchanges` (1-based; default: the last one with a
@@ -366,7 +404,17 @@ pub fn against(
     mark_agent_parts(&mut attribution, req, &a.assembly);
     let predicted =
         crate::cache::request::anthropic_request(&a.assembly, &x.model, &[], 1024, false, false);
-    let differences = check(&predicted, (req, x.at), &files, counter, enc);
+    let on_demand: Vec<&str> = a
+        .assembly
+        .fragments
+        .iter()
+        .filter(|f| {
+            a.workspace.profile.agent.loads_nested_on_demand() && f.id.starts_with("nested.")
+        })
+        .map(|f| f.source.as_str())
+        .collect();
+    let (differences, read_in_session) =
+        check(&predicted, (req, x.at), (&files, &on_demand), counter, enc);
     let chosen = &a.workspace.profile;
     Against {
         request: n,
@@ -375,6 +423,7 @@ pub fn against(
         profile: chosen.id(),
         profile_chosen_because: chosen.why.clone(),
         differences,
+        read_in_session,
     }
 }
 
@@ -422,8 +471,23 @@ pub fn mark_agent_parts(a: &mut Attribution, request: &Request, asm: &crate::Ass
     }
 }
 
-/// The text view.
-pub fn to_text(d: &[Difference], profile: &str, agent: &str) -> String {
+/// The text view: the differences, then the files read in the session.
+pub fn to_text(a: &Against, agent: &str) -> String {
+    let mut o = differences_text(&a.differences, &a.profile, agent);
+    if !a.read_in_session.is_empty() {
+        o += &format!(
+            "\nloaded during the session, not in the prompt the profile renders for its first request (no difference):\n{}",
+            a.read_in_session
+                .iter()
+                .map(|r| format!("  {} (first in {})\n", r.file, r.part))
+                .collect::<String>()
+        );
+    }
+    o
+}
+
+/// The differences' text.
+fn differences_text(d: &[Difference], profile: &str, agent: &str) -> String {
     if d.is_empty() {
         return format!(
             "the {profile} profile renders your files as {agent} sent them: no difference\n"
@@ -448,80 +512,4 @@ pub fn to_text(d: &[Difference], profile: &str, agent: &str) -> String {
         o += &format!("    profile: {}\n    agent:   {}\n", x.profile, x.agent);
     }
     o
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn the_folder_the_agent_ran_in_is_not_a_difference() {
-        assert_eq!(
-            without_root("## /home/u/ws/SOUL.md", "SOUL.md"),
-            "## <workspace>/SOUL.md"
-        );
-        assert_eq!(
-            without_root("Contents of /a/b/docs/x.md (imported):", "docs/x.md"),
-            "Contents of <workspace>/docs/x.md (imported):"
-        );
-        assert_eq!(without_root("## SOUL.md", "SOUL.md"), "## SOUL.md");
-    }
-
-    fn file(path: &str, text: &str) -> SourceFile {
-        SourceFile {
-            path: path.into(),
-            text: text.into(),
-            modified: None,
-        }
-    }
-
-    #[test]
-    fn placement_heading_order_and_breakpoints_are_named() {
-        let files = [
-            file("A.md", "Alpha rule one here\nAlpha rule two here\n"),
-            file("B.md", "Beta rule one here\nBeta rule two here\n"),
-            file("C.md", "Gamma rule one here\nGamma rule two here\n"),
-        ];
-        let predicted = json!({"system": [
-            {"type": "text", "text": "## A.md\nAlpha rule one here\nAlpha rule two here\n## B.md\nBeta rule one here\nBeta rule two here", "cache_control": {"type": "ephemeral"}},
-            {"type": "text", "text": "## C.md\nGamma rule one here\nGamma rule two here"}]});
-        let real = json!({"system": [{"type": "text", "text": "agent prompt", "cache_control": {"type": "ephemeral"}}],
-            "messages": [{"role": "user", "content": "Contents of /w/B.md:\nBeta rule one here\nBeta rule two here\nContents of /w/A.md:\nAlpha rule one here\nAlpha rule two here\n"}]});
-        let (predicted, real) = (Request::of_body(&predicted), Request::of_body(&real));
-        let d = check(
-            &predicted,
-            (&real, None),
-            &files,
-            &TokenCounter::new(),
-            Encoding::O200kBase,
-        );
-        let points: Vec<(Point, Option<&str>)> =
-            d.iter().map(|x| (x.point, x.file.as_deref())).collect();
-        assert!(
-            points.contains(&(Point::Placement, Some("A.md"))),
-            "{points:?}"
-        );
-        assert!(
-            points.contains(&(Point::Heading, Some("B.md"))),
-            "{points:?}"
-        );
-        assert!(
-            points.contains(&(Point::Missing, Some("C.md"))),
-            "{points:?}"
-        );
-        assert!(points.contains(&(Point::Order, None)), "{points:?}");
-        assert!(
-            !points.contains(&(Point::Breakpoint, None)),
-            "both on system block 1"
-        );
-        let same = check(
-            &predicted,
-            (&predicted, None),
-            &files,
-            &TokenCounter::new(),
-            Encoding::O200kBase,
-        );
-        assert!(same.is_empty(), "{same:?}");
-    }
 }

@@ -72,6 +72,14 @@ impl Agent {
     pub fn is_real_agent(self) -> bool {
         self != Agent::Layered
     }
+
+    /// Whether the memory files of subfolders (its `nested.*` fragments)
+    /// join the prompt during a session, once the agent reads a file in
+    /// their folder (Claude Code, OpenCode), rather than only when the agent
+    /// runs in that folder (Codex).
+    pub fn loads_nested_on_demand(self) -> bool {
+        matches!(self, Agent::ClaudeCode | Agent::OpenCode)
+    }
 }
 
 impl std::fmt::Display for Agent {

@@ -150,7 +150,7 @@ pub fn load_codex(
 
 /// AGENTS.md files in subfolders: sent only when Codex runs in that
 /// folder (or below it), after the root's; listed as such.
-fn list_nested(
+pub(super) fn list_nested(
     p: &Profile,
     r: &mut Reader,
     sent: &[String],

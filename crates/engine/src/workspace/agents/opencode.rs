@@ -66,6 +66,32 @@ pub fn load_opencode(
             &rel,
         ));
     }
+    if name == "AGENTS.md" {
+        on_demand(p, r, &folders, out, diags);
+    }
+}
+
+/// The AGENTS.md files of subfolders: OpenCode adds each to its system
+/// block, as "Instructions from: PATH", once it reads a file in that folder
+/// (recorded: tests/fixtures/agents/opencode); listed as memory on demand,
+/// not in the first request.
+fn on_demand(
+    p: &Profile,
+    r: &mut Reader,
+    sent: &[String],
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let root = r.root().display().to_string();
+    let start = out.len();
+    let mut ex = super::expand::Expander::new(p);
+    super::codex::list_nested(p, r, sent, out, &mut ex);
+    ex.finish(diags);
+    for f in &mut out[start..] {
+        let heading = format!("Instructions from: {root}/{}\n", f.source);
+        f.body = format!("{heading}{}", f.body);
+        f.heading = heading.len();
+    }
 }
 
 /// `~/.config/opencode/AGENTS.md`, else `~/.claude/CLAUDE.md`, when asked
