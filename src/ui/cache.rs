@@ -243,8 +243,10 @@ fn strategy_words(name: &str) -> (&str, &str) {
 fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
     ui.strong(format!("Context window at request {}", selected + 1));
     let dark = ui.visuals().dark_mode;
+    // `context`'s categories and meaning of "in use" (the output reserved
+    // is kept free, not used), this request's messages in two.
     let mut parts = vec![ContextPart {
-        label: "tools".into(),
+        label: "Tool definitions".into(),
         tokens: c.tools,
         color: colors::tools(dark),
         in_use: true,
@@ -252,9 +254,9 @@ fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
     for (layer, t) in &c.system {
         parts.push(ContextPart {
             label: if *layer == 0 {
-                "the agent's own".to_string()
+                "System prompt".to_string()
             } else {
-                format!("layer {layer}")
+                format!("Layer {layer}")
             },
             tokens: *t,
             color: colors::layer(*layer, dark),
@@ -262,28 +264,28 @@ fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
         });
     }
     parts.push(ContextPart {
-        label: "history".into(),
+        label: "Messages: history".into(),
         tokens: c.history,
         color: colors::HISTORY,
         in_use: true,
     });
     parts.push(ContextPart {
-        label: "user input".into(),
+        label: "Messages: this turn".into(),
         tokens: c.current,
         color: colors::CURRENT,
         in_use: true,
     });
     parts.push(ContextPart {
-        label: "reserved output".into(),
+        label: "Reserved output".into(),
         tokens: c.reserved_output,
         color: colors::UNCACHED,
-        in_use: true,
+        in_use: false,
     });
     overview::context_bar(ui, &parts, c.window, Some(c.threshold));
     if c.crosses_threshold {
         ui.colored_label(
             colors::text(ui, colors::ERROR),
-            "crosses the auto-compact threshold",
+            "crosses the auto-compact threshold (with the output reserved)",
         );
     }
 }

@@ -126,6 +126,11 @@ pub fn install(ctx: &egui::Context) {
     // content goes on below the window says so without a hover (egui's
     // floating bars are a thin line until hovered).
     ctx.all_styles_mut(|s| s.spacing.scroll = egui::style::ScrollStyle::solid());
+    // Light: egui's handle (a widget's fill, #E6E6E6) all but vanishes on
+    // the bar's well (#E4E4E4); the widgets' text colour shows it.
+    ctx.style_mut_of(egui::Theme::Light, |s| {
+        s.spacing.scroll.foreground_color = true;
+    });
 }
 
 /// `c` as text in this theme (see [`readable_on`]).

@@ -1,7 +1,8 @@
 //! A figure in a table cell: right-aligned (digits under digits), and never
 //! half shown: a cell cut by the table's visible edge shows "…" (its figure
 //! on hover) rather than its first digits, which would read as another
-//! number (265 as "26").
+//! number (265 as "26"). A text cell cut by the edge ends in "…" there (its
+//! text on hover), never in the middle of a word or a number.
 
 use egui::Ui;
 
@@ -20,6 +21,16 @@ pub fn figure(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response 
         ui.add(egui::Label::new(text).truncate().selectable(false))
     })
     .inner
+}
+
+/// `text` in a cell, cut with "…" at the cell's end or at the visible
+/// area's edge, whichever comes first (the whole text on hover).
+pub fn text(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
+    let visible = ui.clip_rect().right() - ui.max_rect().left();
+    if visible < ui.available_width() {
+        ui.set_max_width(visible.max(8.0));
+    }
+    ui.add(egui::Label::new(text).truncate().selectable(false))
 }
 
 /// Whether `cell` is partly outside `visible` sideways (half a point of

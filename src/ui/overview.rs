@@ -194,18 +194,23 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
     });
 }
 
-/// The context-window bar of the session's request: for an agent folder,
-/// `/context`'s categories with the agent's own parts (and the rows per
-/// memory file, subagent and skill); else the tools, each system block and
-/// the output reserved, against the model's window.
+/// The context-window bar of the session's request: the categories and
+/// figures of `context` (for an agent folder `/context`'s, with the agent's
+/// own parts and the rows per memory file, subagent and skill; else the
+/// tools, each layer, the messages), what is kept free drawn after them;
+/// before `context`'s figures are there, the tools and each system block.
 pub fn request_context_bar(
     ui: &mut Ui,
     l: &crate::engine::Inspection,
     usage: Option<&crate::engine::assembly::context::ContextUsage>,
 ) {
     let dark = ui.visuals().dark_mode;
-    if let Some(u) = usage.filter(|u| u.agent.is_some()) {
-        return agent_context(ui, u, dark);
+    if let Some(u) = usage {
+        let threshold = u
+            .agent
+            .is_none()
+            .then_some(l.workspace.settings.history.auto_compact_threshold);
+        return usage_context(ui, u, dark, threshold);
     }
     let a = &l.assembly;
     let mut parts = vec![ContextPart {
@@ -227,10 +232,10 @@ pub fn request_context_bar(
         });
     }
     parts.push(ContextPart {
-        label: "reserved output".into(),
+        label: "Reserved output".into(),
         tokens: l.workspace.settings.history.reserved_output,
         color: colors::UNCACHED,
-        in_use: true,
+        in_use: false,
     });
     context_bar(
         ui,
@@ -240,9 +245,15 @@ pub fn request_context_bar(
     );
 }
 
-/// An agent folder's context window as the agent fills it: the categories
-/// in use, the autocompact buffer at the end, and the rows per file.
-fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage, dark: bool) {
+/// The context window as `context` counts it: the categories in use, what
+/// is kept free at the end (an agent's autocompact buffer, a workspace's
+/// reserved output), and the rows per file.
+fn usage_context(
+    ui: &mut Ui,
+    u: &crate::engine::assembly::context::ContextUsage,
+    dark: bool,
+    threshold: Option<f64>,
+) {
     let mut parts: Vec<ContextPart> = u
         .rows
         .iter()
@@ -254,7 +265,10 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
             in_use: true,
         })
         .collect();
-    let buffer = u.rows.iter().find(|r| r.name == "Autocompact buffer");
+    let buffer = u
+        .rows
+        .iter()
+        .find(|r| r.name == "Autocompact buffer" || r.name == "Reserved output");
     if let Some(b) = buffer {
         parts.push(ContextPart {
             label: b.name.clone(),
@@ -265,10 +279,10 @@ fn agent_context(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage
     }
     ui.strong(format!(
         "{} · {}",
-        u.agent.as_deref().unwrap_or(""),
+        u.agent.as_deref().unwrap_or("this workspace"),
         u.model
     ));
-    context_bar(ui, &parts, u.window, None);
+    context_bar(ui, &parts, u.window, threshold);
     for r in u.rows.iter().filter(|r| !r.in_use) {
         ui.weak(format!(
             "{}: {} tokens{}",

@@ -311,7 +311,7 @@ fn fragment_cells(
     }
     for text in [&f.source, &f.reason] {
         row.col(|ui| {
-            ui.add(egui::Label::new(text).truncate().selectable(false));
+            super::figure::text(ui, text);
         });
     }
 }

@@ -88,7 +88,9 @@ impl Lanes {
 /// The whole span: from the first request to the last expiry (or
 /// request), in seconds from the first request.
 fn whole(span: f64) -> (f64, f64) {
-    (0.0, span.max(1.0))
+    let span = span.max(1.0);
+    // A margin each side: the first tick clear of the lane's edge.
+    (-span * 0.01, span * 1.01)
 }
 
 /// The requests' own span, with a margin each side (a second at least).
@@ -204,7 +206,13 @@ fn draw(
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
     let y = |l: usize| rect.top() + 2.0 + lane * l as f32;
     grid(ui, whole_rect, range, &|at| x(at + first));
-    // The bars: one per lane and pixel range.
+    // The bars: one per lane and pixel range (on a light lane a paler
+    // green would hardly show).
+    let fill = if ui.visuals().dark_mode {
+        colors::faded(colors::READ)
+    } else {
+        colors::READ.gamma_multiply(0.6)
+    };
     let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
     for (i, e) in lanes.entries.iter().enumerate() {
         let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
@@ -216,7 +224,7 @@ fn draw(
         if bars.last().is_some_and(|(_, b)| *b == bar) {
             continue;
         }
-        painter.rect_filled(bar, 2.0, colors::faded(colors::READ));
+        painter.rect_filled(bar, 2.0, fill);
         bars.push((i, bar));
     }
     // The ticks: one per lane and pixel (the first request there), the
@@ -315,16 +323,18 @@ fn header(ui: &mut Ui, span: f64, last: f64, zoom: &mut Zoom) {
             .weak(),
         )
         .on_hover_text("Ctrl and the wheel (or a pinch) zoom about the pointer; a drag pans; a double click fits the requests");
+        // The fit shown is marked (none once zoomed or panned by hand).
+        let shown = zoom.range.unwrap_or_else(|| default_range(last, span));
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if ui
-                .small_button("Whole lifetimes")
+                .selectable_label(shown == whole(span), "Whole lifetimes")
                 .on_hover_text("From the first request to the last expiry")
                 .clicked()
             {
                 zoom.range = Some(whole(span));
             }
             if ui
-                .small_button("Requests")
+                .selectable_label(shown == requests(last), "Requests")
                 .on_hover_text("From the first request to the last")
                 .clicked()
             {
@@ -423,7 +433,7 @@ mod tests {
         // 8 requests in 2 s, entries to 5 minutes after.
         assert_eq!(default_range(2.0, 302.0), (-0.5, 2.5));
         // Requests over most of the span: the whole of it.
-        assert_eq!(default_range(200.0, 300.0), (0.0, 300.0));
+        assert_eq!(default_range(200.0, 300.0), (-3.0, 303.0));
     }
 
     #[test]

@@ -426,9 +426,10 @@ fn sorted_table(
     });
 }
 
-/// A cell's text: not selectable, so that a click selects the row.
+/// A cell's text: not selectable, so that a click selects the row; cut
+/// with "…" where the cell or the visible area ends.
 fn cell(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
-    ui.add(egui::Label::new(text).truncate().selectable(false))
+    super::figure::text(ui, text)
 }
 
 /// A figure, right-aligned in its column (digits under digits), never half
