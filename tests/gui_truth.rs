@@ -999,3 +999,29 @@ fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
         "{e} {f} after {c} {d}"
     );
 }
+
+/// The side panel's context window is `context`'s: the same figure in use
+/// (the output reserved kept free, not counted), for the sample and for an
+/// agent folder.
+#[test]
+fn the_side_panels_context_window_is_the_context_commands() {
+    let claude = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332/workspace");
+    for ws in [sample(), claude] {
+        let used = json(&run(&["context", ws.to_str().unwrap(), "--format", "json"]))["used"]
+            .as_u64()
+            .unwrap();
+        let mut h = harness_sized(ws.clone(), egui::vec2(1280.0, 800.0));
+        wait_for(&mut h, "the context usage", |a| a.state.context.is_some());
+        h.run_steps(3);
+        let figure = format!(
+            "Context window: {} of ",
+            prompt_inspector::engine::thousands(used)
+        );
+        assert!(
+            h.query_all_by_label_contains(&figure).next().is_some(),
+            "{}: {figure}",
+            ws.display()
+        );
+    }
+}
