@@ -326,6 +326,19 @@ fn what_the_agent_loads_during_the_session_is_no_difference() {
         let j = json(&run(&args));
         assert_eq!(j["read_in_session"][0]["file"], file, "{agent}: {j}");
     }
+    // Requests before the on-demand file was loaded (it crashed once on a
+    // file sent by neither): the title request, a side call to the small
+    // model, carries no instructions; the first of the conversation
+    // matches the profile.
+    let ws = fixture("opencode").join("workspace");
+    let profile = ["--profile", "opencode@1.18"];
+    let (code, d) = check_with("opencode", &ws, 1, &profile);
+    assert_eq!(
+        (code, d),
+        (Some(1), vec![("missing".into(), "AGENTS.md".into())])
+    );
+    let (code, d) = check_with("opencode", &ws, 2, &profile);
+    assert_eq!((code, d), (Some(0), vec![]));
 }
 
 #[test]

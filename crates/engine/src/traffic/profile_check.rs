@@ -296,10 +296,11 @@ pub fn check(
                 .spans
                 .iter()
                 .all(|s| conversation.contains(&s.part.as_str()));
-        if pf.sent == Sent::Absent && (later || on_demand.contains(&af.path.as_str())) {
+        let loaded = later || on_demand.contains(&af.path.as_str());
+        if let (Sent::Absent, Some(first), true) = (pf.sent, af.spans.first(), loaded) {
             in_session.push(ReadInSession {
                 file: af.path.clone(),
-                part: af.spans[0].part.clone(),
+                part: first.part.clone(),
             });
             continue;
         }
