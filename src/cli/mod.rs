@@ -65,10 +65,11 @@ pub struct Common {
     /// Wrap every fragment in [[DEBUG:id]] … [[/DEBUG:id]].
     #[arg(long)]
     pub debug_markers: bool,
-    /// Assemble as this agent does: layered, openclaw, claude-code, codex or
-    /// gemini (the newest version; NAME@VERSION for another: openclaw@2026.9,
-    /// openclaw@2026.7, claude-code@2.1.332, claude-code@2.1, claude-code@2.0, codex@0.171, codex@0.169,
-    /// gemini@0.61; parts learned by `agents learn` as NAME@RELEASE).
+    /// Assemble as this agent does: layered, openclaw, claude-code, codex,
+    /// gemini, pi or opencode (the newest version; NAME@VERSION for another:
+    /// openclaw@2026.9, openclaw@2026.7, claude-code@2.1.332, claude-code@2.1,
+    /// claude-code@2.0, codex@0.171, codex@0.169, gemini@0.61, pi@0.73,
+    /// opencode@1.18; parts learned by `agents learn` as NAME@RELEASE).
     /// Default: `profile:` in workspace.yaml, else detected from the files.
     #[arg(long)]
     pub profile: Option<String>,
@@ -77,8 +78,10 @@ pub struct Common {
     /// startup context.
     #[arg(long)]
     pub new_session: bool,
-    /// Claude Code: also the user-level ~/.claude/CLAUDE.md; Codex:
-    /// ~/.codex/AGENTS.md.
+    /// Also the agent's user-level memory: Claude Code's ~/.claude/CLAUDE.md
+    /// (with its imports), Codex's ~/.codex/AGENTS.md, Gemini CLI's
+    /// ~/.gemini/GEMINI.md, Pi's ~/.pi/agent/AGENTS.md, OpenCode's
+    /// ~/.config/opencode/AGENTS.md (else ~/.claude/CLAUDE.md).
     #[arg(long)]
     pub user_memory: bool,
     /// Codex or Claude Code: the folder the agent runs in, relative to the
@@ -132,7 +135,9 @@ pub enum Command {
     Diff(diff::Args),
     /// Predict prompt-cache reads, writes and cost over the session's requests.
     Predict(predict::Args),
-    /// Explain the cache of real traffic: a capture or a Claude Code transcript.
+    /// Explain the cache of real traffic: a capture, or an agent's own record
+    /// (Claude Code, Codex, Gemini CLI or Pi transcripts, OpenCode's
+    /// opencode.db).
     Traffic(traffic::Args),
     /// A local recording proxy for an agent's real traffic (writes a capture).
     Proxy(proxy::Args),
