@@ -241,7 +241,7 @@ pub fn run(a: Args) -> ExitCode {
         let mut server = tokio::spawn(serve(cfg, ready_tx, stop_rx));
         if let Ok(addr) = ready_rx.await {
             super::out(&format!(
-                "prompt-inspector proxy on http://{addr}, recording to {}{}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\nexport GOOGLE_GEMINI_BASE_URL=http://{addr}\n",
+                "prompt-inspector proxy on http://{addr}, recording to {}{}\nexport ANTHROPIC_BASE_URL=http://{addr}\nexport OPENAI_BASE_URL=http://{addr}/v1\nexport GOOGLE_GEMINI_BASE_URL=http://{addr}\n# Codex: codex -c 'openai_base_url=\"http://{addr}/v1\"' … (recent releases read no OPENAI_BASE_URL)\n# OpenCode: ANTHROPIC_BASE_URL=http://{addr}/v1 (its providers add no /v1)\n# Or, for one run with all of this set: prompt-inspector run AGENT -- ARGS\n",
                 shown.display(),
                 spans.unwrap_or_default()
             ));
