@@ -248,7 +248,11 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
             ui.label("tool definitions");
             ui.label(format!("{} tokens", thousands(a.tools_tokens)));
             ui.end_row();
-            ui.strong("system");
+            // Every block, in the system prompt or in a message (an agent's
+            // memory goes in its first user message); the tools apart.
+            ui.strong("all blocks").on_hover_text(
+                "the prompt's blocks, system and messages; the tool definitions apart",
+            );
             ui.strong(format!("{} tokens", thousands(a.total_tokens)));
             ui.end_row();
         });

@@ -286,8 +286,9 @@ fn budget_marks(
     }
 }
 
-/// What the lanes' colours and marks mean.
-pub fn legend(ui: &mut Ui) {
+/// What the lanes' colours and marks mean (the budget's marks only where
+/// the layers have `budgets`: not an agent's folder).
+pub fn legend(ui: &mut Ui, budgets: bool) {
     ui.horizontal_wrapped(|ui| {
         for s in Status::ALL {
             colors::swatch_label(ui, colors::status(s), s.as_str());
@@ -295,10 +296,13 @@ pub fn legend(ui: &mut Ui) {
         colors::swatch_label(ui, colors::UNCACHED, "title, separators");
         colors::swatch_label(ui, colors::MARKER, "DEBUG markers");
     });
-    ui.add(
-        egui::Label::new(egui::RichText::new(
-            "Upper lane: what the block sends, in order; lower lane, faded: what trimming cut and what was dropped. │ budget, then its inflow up to the light line; outlined: free; red: over budget.",
-        ).weak())
-        .wrap(),
-    );
+    let lanes = "Upper lane: what the block sends, in order; lower lane, faded: what trimming cut and what was dropped.";
+    let text = if budgets {
+        format!(
+            "{lanes} The thick line: the layer's budget; the thin one: the budget and its inflow; outlined: free; red: over budget."
+        )
+    } else {
+        lanes.to_string()
+    };
+    ui.add(egui::Label::new(egui::RichText::new(text).weak()).wrap());
 }

@@ -43,7 +43,7 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
         super::lanes::layer_lanes(ui, state, a, l, scale, out);
     }
     ui.add_space(4.0);
-    super::lanes::legend(ui);
+    super::lanes::legend(ui, !agent);
 }
 
 fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool, rules: crate::engine::Provider) {
