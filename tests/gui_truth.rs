@@ -1025,3 +1025,36 @@ fn the_side_panels_context_window_is_the_context_commands() {
         );
     }
 }
+
+/// A memory file's detail says its own text's tokens, the figure `context`
+/// lists for it (the fragment's count holds the heading the agent writes
+/// before the file too).
+#[test]
+fn a_memory_files_detail_says_the_figure_context_lists() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332/workspace");
+    let u = json(&run(&["context", ws.to_str().unwrap(), "--format", "json"]));
+    let own = u["memory_files"][0]["tokens"].as_u64().unwrap();
+    assert!(
+        u["memory_files"][0]["name"]
+            .as_str()
+            .unwrap()
+            .ends_with("/CLAUDE.md")
+    );
+    let mut h = harness_sized(ws, egui::vec2(1280.0, 800.0));
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(prompt_inspector::ui::command::Command::Select(
+            "claude".into(),
+        ));
+    h.run_steps(3);
+    let said = format!(
+        "of which the file's own text: {} tokens",
+        prompt_inspector::engine::thousands(own)
+    );
+    assert!(
+        h.query_all_by_label_contains(&said).next().is_some(),
+        "{said}"
+    );
+}

@@ -112,6 +112,15 @@ pub fn show(
     .on_hover_text(
         "fragment tokens: its full text counted alone; kept: what the prompt holds of it, counted alone",
     );
+    // A memory file under the heading the agent writes before it: the
+    // file's own text as the agent's /context counts it (`context`).
+    if let Some(own) = f.own_tokens(counter, enc).filter(|_| f.kept_tokens > 0) {
+        ui.weak(format!(
+            "of which the file's own text: {} tokens (as /context counts it); the rest, {}, is the heading the agent writes before it",
+            thousands(own),
+            thousands(f.kept_tokens.saturating_sub(own))
+        ));
+    }
     ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
     ui.separator();
     egui::ScrollArea::vertical()

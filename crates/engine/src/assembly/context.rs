@@ -307,10 +307,7 @@ fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<
                 } else {
                     format!("{root}/{}", f.source)
                 };
-                let own = match f.text.get(f.heading..) {
-                    Some(text) if f.heading > 0 => counter.count(a.tokenizer, text).min(tokens),
-                    _ => tokens,
-                };
+                let own = f.own_tokens(counter, a.tokenizer).unwrap_or(tokens);
                 memory.push(Item {
                     source,
                     name: path,

@@ -67,6 +67,16 @@ pub struct FragmentResult {
     pub builtin: Option<Category>,
 }
 
+impl FragmentResult {
+    /// The tokens of the file's own text as the prompt holds it, without
+    /// the heading the agent writes before it (None: no such heading), as
+    /// an agent's `/context` counts a memory file.
+    pub fn own_tokens(&self, counter: &TokenCounter, enc: Encoding) -> Option<Tokens> {
+        let own = self.text.get(self.heading..).filter(|_| self.heading > 0)?;
+        Some(counter.count(enc, own).min(self.kept_tokens))
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LayerResult {
     pub layer: u8,
