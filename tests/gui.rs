@@ -374,7 +374,7 @@ fn snapshots_and_the_diff_view_show_the_change_and_the_invalidated_breakpoint() 
     });
     h.get_by_label_contains("fragment soul (layer 1): changed");
     h.get_by_label_contains("breakpoint 1 at system block 1 (layer 1): invalidated");
-    h.get_by_label_contains("+我是 **SuxiongBot-2**");
+    h.get_by_label_contains("+ │ 我是 **SuxiongBot-2**");
 }
 
 #[test]

@@ -124,8 +124,10 @@ fn line_ui(ui: &mut Ui, l: &DiffLine) {
     // Readable on the tinted line as on the panel.
     let panel = ui.visuals().panel_fill;
     let color = super::colors::readable_on(color, &[panel, super::colors::over(bg, panel)]);
+    // The sign in a gutter of its own, apart from the text ("-- path" read
+    // as a removed "- path" or a removed "-- path"), as editors show it.
     ui.label(
-        RichText::new(format!("{}{}", l.tag, l.text))
+        RichText::new(format!("{} │ {}", l.tag, l.text))
             .monospace()
             .color(color)
             .background_color(bg),
