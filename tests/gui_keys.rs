@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::window::{harness, wait_for};
+use crate::window::{harness, open_in_traffic, wait_for};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use prompt_inspector::ui::App;
@@ -21,11 +21,7 @@ fn app<'a>(h: &'a Harness<'static, Option<App>>) -> &'a App {
 /// The window on the sample, its Traffic tab on `capture`.
 fn traffic_on(capture: &std::path::Path) -> Harness<'static, Option<App>> {
     let mut h = harness(sample());
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, capture);
     h.run_steps(2);
     h
 }

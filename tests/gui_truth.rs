@@ -281,11 +281,7 @@ fn the_traffic_tab_explains_a_transcript() {
     let f = dir.path().join("session.jsonl");
     std::fs::write(&f, t).unwrap();
     let mut h = harness(sample());
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, &f);
     h.get_by_label_contains("3 requests · read 9,000");
     assert!(
         h.query_all_by_label_contains("ttl: 7m00s since the previous request")
@@ -512,11 +508,7 @@ fn a_recorded_request_opens_its_diff_with_the_previous_one_in_the_diff_view() {
     let f = dir.path().join("capture.jsonl");
     std::fs::write(&f, capture).unwrap();
     let mut h = harness(sample());
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, &f);
     h.get_by_label("#2").click();
     // The trace against the open workspace arrives and moves what is
     // below it: the button is clicked once it has.
@@ -585,11 +577,7 @@ fn the_traffic_table_fits_its_columns_at_1024_px() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
     let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
     wait_loaded(&mut h);
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, &capture);
     h.run_steps(4);
     for header in ["status", "latency", "cost $", "reason"] {
         let r = h
@@ -726,11 +714,7 @@ fn a_failed_request_shows_its_status_and_latency() {
     let f = dir.path().join("capture.jsonl");
     std::fs::write(&f, line.to_string()).unwrap();
     let mut h = harness(sample());
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = f.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, &f);
     h.run_steps(2);
     // Its status (in red) and latency, each in its own column.
     h.get_by_label("HTTP 429");
@@ -844,11 +828,7 @@ fn the_traffic_table_sorts_filters_and_shows_the_cache_entries_over_time() {
     let cap =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
     let mut h = harness(sample());
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = cap.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, &cap);
     let order =
         |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| -> Vec<usize> {
             let v = &app(h).traffic_view;
@@ -927,11 +907,7 @@ fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
         .join("tests/fixtures/agents/claude-code/capture.jsonl");
     let mut h = harness_sized(sample(), egui::vec2(1280.0, 800.0));
     wait_loaded(&mut h);
-    h.get_by_label("Traffic").click();
-    h.run_steps(2);
-    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
-    h.get_by_label("Open").click();
-    wait_for(&mut h, "the traffic", |a| a.traffic_view.result.is_some());
+    open_in_traffic(&mut h, &capture);
     h.run_steps(3);
     let t = app(&h).traffic_view.result.clone().unwrap().unwrap();
     let at: Vec<f64> = t.requests.iter().map(|r| r.at.unwrap()).collect();

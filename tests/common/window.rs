@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use prompt_inspector::ui::App;
 
 /// The window on `path`, loaded, at a size of `size`.
@@ -74,4 +75,14 @@ pub fn wait_for(h: &mut Harness<'static, Option<App>>, what: &str, cond: impl Fn
 
 pub fn app<'h>(h: &'h Harness<'static, Option<App>>) -> &'h App {
     h.state().as_ref().unwrap()
+}
+
+/// Opens `capture` in the Traffic tab as a user does (the tab, its path
+/// typed, Open) and waits until it is read.
+pub fn open_in_traffic(h: &mut Harness<'static, Option<App>>, capture: &std::path::Path) {
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    h.state_mut().as_mut().unwrap().traffic_view.path = capture.display().to_string();
+    h.get_by_label("Open").click();
+    wait_for(h, "the traffic", |a| a.traffic_view.result.is_some());
 }
