@@ -159,7 +159,7 @@ pub fn tick_label(at: f64) -> String {
 pub fn timeline_view(
     ui: &mut Ui,
     t: &Traffic,
-    (selected, zoom): (Option<usize>, &mut Zoom),
+    (selected, zoom, chain): (Option<usize>, &mut Zoom, Option<&str>),
     source: Option<&std::path::PathBuf>,
     out: &mut Vec<Command>,
 ) {
@@ -173,8 +173,23 @@ pub fn timeline_view(
     if zoom.first != lanes.first {
         (zoom.range, zoom.first) = (None, lanes.first);
     }
-    draw(ui, t, &lanes, (selected, zoom), source, out);
+    draw(ui, t, &lanes, (selected, zoom, chain), source, out);
     zoom.lanes = Some(lanes);
+}
+
+/// At most this many lanes are drawn (a chain each); the table's Chain
+/// filter shows any one.
+const MAX_LANES: usize = 8;
+
+/// The row each lane is drawn in (None: not drawn): the chosen chain's
+/// alone, else the first [`MAX_LANES`].
+fn rows_of(chains: &[String], chosen: Option<&str>) -> Vec<Option<usize>> {
+    match chosen {
+        Some(c) => chains.iter().map(|x| (x == c).then_some(0)).collect(),
+        None => (0..chains.len())
+            .map(|l| (l < MAX_LANES).then_some(l))
+            .collect(),
+    }
 }
 
 /// The timeline of `lanes` (worked out from `t`).
@@ -182,18 +197,26 @@ fn draw(
     ui: &mut Ui,
     t: &Traffic,
     lanes: &Lanes,
-    (selected, zoom): (Option<usize>, &mut Zoom),
+    (selected, zoom, chain): (Option<usize>, &mut Zoom, Option<&str>),
     source: Option<&std::path::PathBuf>,
     out: &mut Vec<Command>,
 ) {
     let (first, last, span) = (lanes.first, lanes.last, lanes.span);
     header(ui, span, last, zoom);
+    let row_of = rows_of(&lanes.chains, chain);
+    let rows = row_of.iter().flatten().count().max(1);
+    if chain.is_none() && lanes.chains.len() > MAX_LANES {
+        ui.weak(format!(
+            "The first {MAX_LANES} of {} chains: choose one in Chain above to see it here.",
+            lanes.chains.len()
+        ));
+    }
     let range = zoom.range.unwrap_or_else(|| default_range(last, span));
     let lane = LANE;
     let width = ui.available_width().max(200.0);
     // The lanes, then the axis's labels in a strip of their own.
     let (whole_rect, resp) = ui.allocate_exact_size(
-        vec2(width, lane * lanes.chains.len() as f32 + 4.0 + AXIS),
+        vec2(width, lane * rows as f32 + 4.0 + AXIS),
         Sense::click_and_drag(),
     );
     let mut rect = whole_rect;
@@ -204,7 +227,7 @@ fn draw(
     zoom_and_pan(ui, &resp, (range, span, last), &time_at, zoom);
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
-    let y = |l: usize| rect.top() + 2.0 + lane * l as f32;
+    let y = |row: usize| rect.top() + 2.0 + lane * row as f32;
     grid(ui, whole_rect, range, &|at| x(at + first));
     // The bars: one per lane and pixel range (on a light lane a paler
     // green would hardly show).
@@ -216,10 +239,13 @@ fn draw(
     let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
     for (i, e) in lanes.entries.iter().enumerate() {
         let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
+        let Some(row) = row_of[lanes.entry_lanes[i]] else {
+            continue;
+        };
         if r < rect.left() || l > rect.right() {
             continue;
         }
-        let top = y(lanes.entry_lanes[i]) + 4.0;
+        let top = y(row) + 4.0;
         let bar = egui::Rect::from_min_max(pos2(l.round(), top), pos2(r.round(), top + lane - 8.0));
         if bars.last().is_some_and(|(_, b)| *b == bar) {
             continue;
@@ -233,6 +259,7 @@ fn draw(
     let mut taken = vec![vec![false; rect.width().ceil() as usize + 1]; lanes.chains.len()];
     for &(i, at, l) in &lanes.dated {
         let cx = x(at);
+        let Some(row) = row_of[l] else { continue };
         if cx < rect.left() || cx > rect.right() {
             continue;
         }
@@ -240,15 +267,15 @@ fn draw(
         if std::mem::replace(&mut taken[l][px], true) {
             continue;
         }
-        marks.push((i, cx, l));
-        tick(&painter, (&t.requests[i], cx, y(l), lane), false);
+        marks.push((i, cx, row));
+        tick(&painter, (&t.requests[i], cx, y(row), lane), false);
     }
     if let Some(&(i, at, l)) =
         selected.and_then(|s| lanes.dated.iter().find(|d| t.requests[d.0].index == s))
     {
         let cx = x(at);
-        if rect.x_range().contains(cx) {
-            tick(&painter, (&t.requests[i], cx, y(l), lane), true);
+        if let (Some(row), true) = (row_of[l], rect.x_range().contains(cx)) {
+            tick(&painter, (&t.requests[i], cx, y(row), lane), true);
         }
     }
     pointed(&resp, t, lanes, (&marks, &bars), (rect, lane), source, out);
@@ -257,7 +284,7 @@ fn draw(
 /// The height of one lane.
 const LANE: f32 = 18.0;
 
-/// A tick drawn: its request's place in the traffic, its x, its lane.
+/// A tick drawn: its request's place in the traffic, its x, its row.
 type Mark = (usize, f32, usize);
 
 /// The tooltip of the tick (within 4 points) or else the bar under the
@@ -427,6 +454,17 @@ fn tick(painter: &egui::Painter, (r, cx, top, lane): (&Row, f32, f32, f32), sele
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_most_eight_lanes_or_the_chosen_chains_alone() {
+        let chains: Vec<String> = (0..10).map(|i| format!("chain {i}")).collect();
+        let all = rows_of(&chains, None);
+        assert_eq!(all.iter().flatten().count(), 8);
+        assert_eq!((all[7], all[8]), (Some(7), None));
+        let one = rows_of(&chains, Some("chain 9"));
+        assert_eq!(one.iter().flatten().collect::<Vec<_>>(), [&0]);
+        assert_eq!(one[9], Some(0));
+    }
 
     #[test]
     fn the_requests_are_shown_when_they_take_a_small_part_of_the_span() {

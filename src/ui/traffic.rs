@@ -468,7 +468,8 @@ fn table_and_timeline(
             });
     });
     ui.separator();
-    super::timeline::timeline_view(ui, t, (selected, timeline), diff_source, out);
+    let shown = (selected, timeline, table.chain.as_deref());
+    super::timeline::timeline_view(ui, t, shown, diff_source, out);
 }
 
 /// The height the timeline under the table takes, with its separators.
