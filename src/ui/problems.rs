@@ -130,7 +130,8 @@ pub fn show(ui: &mut Ui, state: &AppState, view: &mut ProblemsView, out: &mut Ve
             }
         }
         ui.separator();
-        ui.weak("F8 next · Shift+F8 previous");
+        // One phrase: wrapped whole, never "previous" alone on a line.
+        ui.weak("F8\u{a0}next\u{a0}·\u{a0}Shift+F8\u{a0}previous");
     });
     let shown = view.shown(all);
     if shown.is_empty() {
