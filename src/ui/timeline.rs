@@ -228,31 +228,14 @@ fn draw(
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
     let y = |row: usize| rect.top() + 2.0 + lane * row as f32;
-    grid(ui, whole_rect, range, &|at| x(at + first));
-    // The bars: one per lane and pixel range (on a light lane a paler
-    // green would hardly show).
-    let fill = if ui.visuals().dark_mode {
-        colors::faded(colors::READ)
-    } else {
-        colors::READ.gamma_multiply(0.6)
-    };
-    let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
-    for (i, e) in lanes.entries.iter().enumerate() {
-        let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
-        let Some(row) = row_of[lanes.entry_lanes[i]] else {
-            continue;
-        };
-        if r < rect.left() || l > rect.right() {
-            continue;
-        }
-        let top = y(row) + 4.0;
-        let bar = egui::Rect::from_min_max(pos2(l.round(), top), pos2(r.round(), top + lane - 8.0));
-        if bars.last().is_some_and(|(_, b)| *b == bar) {
-            continue;
-        }
-        painter.rect_filled(bar, 2.0, fill);
-        bars.push((i, bar));
-    }
+    let start = lanes
+        .dated
+        .iter()
+        .find(|d| d.1 == first)
+        .and_then(|d| t.requests[d.0].time.get(11..19))
+        .unwrap_or("");
+    grid(ui, whole_rect, (range, start), &|at| x(at + first));
+    let bars = bars(ui, &painter, lanes, &row_of, (&x, &y, rect));
     // The ticks: one per lane and pixel (the first request there), the
     // selected one drawn last, over the others.
     let mut marks: Vec<Mark> = Vec::new();
@@ -278,11 +261,78 @@ fn draw(
             tick(&painter, (&t.requests[i], cx, y(row), lane), true);
         }
     }
+    lane_names(ui, &painter, (&lanes.chains, &row_of), (rect, lane));
     pointed(&resp, t, lanes, (&marks, &bars), (rect, lane), source, out);
+}
+
+/// The cache entries' bars, one per lane and pixel range (on a light lane
+/// a paler green would hardly show): each entry drawn, with its rect.
+fn bars(
+    ui: &Ui,
+    painter: &egui::Painter,
+    lanes: &Lanes,
+    row_of: &[Option<usize>],
+    (x, y, rect): (&dyn Fn(f64) -> f32, &RowTop<'_>, egui::Rect),
+) -> Vec<(usize, egui::Rect)> {
+    let lane = LANE;
+    let fill = if ui.visuals().dark_mode {
+        colors::faded(colors::READ)
+    } else {
+        colors::READ.gamma_multiply(0.6)
+    };
+    let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
+    for (i, e) in lanes.entries.iter().enumerate() {
+        let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
+        let Some(row) = row_of[lanes.entry_lanes[i]] else {
+            continue;
+        };
+        if r < rect.left() || l > rect.right() {
+            continue;
+        }
+        let top = y(row) + 4.0;
+        let bar = egui::Rect::from_min_max(pos2(l.round(), top), pos2(r.round(), top + lane - 8.0));
+        if bars.last().is_some_and(|(_, b)| *b == bar) {
+            continue;
+        }
+        painter.rect_filled(bar, 2.0, fill);
+        bars.push((i, bar));
+    }
+    bars
+}
+
+/// Each lane's chain, at its right end, on the lane's colour.
+fn lane_names(
+    ui: &Ui,
+    painter: &egui::Painter,
+    (chains, row_of): (&[String], &[Option<usize>]),
+    (rect, lane): (egui::Rect, f32),
+) {
+    let font = egui::FontId::proportional(10.0);
+    for (chain, row) in chains.iter().zip(row_of) {
+        let Some(row) = row else { continue };
+        let at = pos2(
+            rect.right() - 6.0,
+            rect.top() + 2.0 + lane * (*row as f32 + 0.5),
+        );
+        let shown =
+            painter.layout_no_wrap(chain.clone(), font.clone(), ui.visuals().weak_text_color());
+        let r = egui::Align2::RIGHT_CENTER
+            .anchor_size(at, shown.size())
+            .expand(2.0);
+        painter.rect_filled(r, 2.0, ui.visuals().extreme_bg_color);
+        painter.galley(
+            r.min + egui::vec2(2.0, 2.0),
+            shown,
+            ui.visuals().weak_text_color(),
+        );
+    }
 }
 
 /// The height of one lane.
 const LANE: f32 = 18.0;
+
+/// A row's top edge, by its number.
+type RowTop<'a> = dyn Fn(usize) -> f32 + 'a;
 
 /// A tick drawn: its request's place in the traffic, its x, its row.
 type Mark = (usize, f32, usize);
@@ -404,7 +454,9 @@ const AXIS: f32 = 12.0;
 
 /// The time axis: a faint line through the lanes and a label under them
 /// at every step (`rect`: the lanes and the labels' strip).
-fn grid(ui: &Ui, rect: egui::Rect, range: (f64, f64), x: &dyn Fn(f64) -> f32) {
+/// The first request's time of day labels the axis's zero, as the table
+/// writes it (`start`).
+fn grid(ui: &Ui, rect: egui::Rect, (range, start): ((f64, f64), &str), x: &dyn Fn(f64) -> f32) {
     let painter = ui.painter_at(rect);
     let lanes = egui::Rangef::new(rect.top(), rect.bottom() - AXIS);
     let s = step(range, rect.width());
@@ -424,7 +476,11 @@ fn grid(ui: &Ui, rect: egui::Rect, range: (f64, f64), x: &dyn Fn(f64) -> f32) {
         painter.text(
             pos2(px, rect.bottom()),
             egui::Align2::CENTER_BOTTOM,
-            tick_label(at),
+            if at.abs() < 1e-9 && !start.is_empty() {
+                start.to_string()
+            } else {
+                tick_label(at)
+            },
             font.clone(),
             color,
         );
