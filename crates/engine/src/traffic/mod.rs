@@ -34,8 +34,6 @@ pub use opencode_session::{opencode_exchanges, read_opencode};
 mod parse;
 mod pi_session;
 pub mod profile_check;
-#[cfg(test)]
-mod profile_check_tests;
 pub mod release;
 mod report;
 mod request;

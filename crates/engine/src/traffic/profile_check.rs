@@ -147,7 +147,7 @@ fn first_place(f: &FileInRequest, texts: &[(String, String)]) -> Option<(String,
 }
 
 /// `heading` with the absolute folder before `rel` written `<workspace>`.
-pub(super) fn without_root(heading: &str, rel: &str) -> String {
+fn without_root(heading: &str, rel: &str) -> String {
     let Some(i) = heading.find(&format!("/{rel}")) else {
         return heading.to_string();
     };
@@ -514,3 +514,7 @@ fn differences_text(d: &[Difference], profile: &str, agent: &str) -> String {
     }
     o
 }
+
+#[cfg(test)]
+#[path = "profile_check_tests.rs"]
+mod tests;

@@ -1,10 +1,10 @@
 //! Unit tests of the profile check (compiled for tests only).
 
-use super::attribution::SourceFile;
-use super::profile_check::*;
+use super::*;
 use crate::TokenCounter;
 use crate::assembly::tokens::Encoding;
 use crate::request::Request;
+use crate::traffic::attribution::SourceFile;
 use serde_json::{Value, json};
 
 #[test]
