@@ -31,8 +31,7 @@ pub struct Zoom {
 /// entries, the chains in order of their first request, the span.
 #[derive(Debug, Clone)]
 struct Lanes {
-    /// The traffic it was worked out for: its number of requests and the
-    /// address of their list.
+    /// The traffic it was worked out for (`traffic_table::identity`).
     key: (usize, usize),
     entries: Vec<timeline::CacheEntry>,
     /// Each entry's lane.
@@ -73,7 +72,7 @@ impl Lanes {
             .fold(last, f64::max)
             .max(1.0);
         Some(Lanes {
-            key: (t.requests.len(), t.requests.as_ptr() as usize),
+            key: super::traffic_table::identity(t),
             entries,
             entry_lanes,
             chains,
@@ -163,7 +162,7 @@ pub fn timeline_view(
     source: Option<&std::path::PathBuf>,
     out: &mut Vec<Command>,
 ) {
-    let key = (t.requests.len(), t.requests.as_ptr() as usize);
+    let key = super::traffic_table::identity(t);
     if zoom.lanes.as_ref().is_none_or(|l| l.key != key) {
         zoom.lanes = Lanes::of(t);
     }

@@ -1,9 +1,8 @@
 //! The Traffic tab's requests as a table in the manner of a browser's
 //! network panel: one row per request (#, time, gap since the previous
 //! request of its chain, chain, model, status, latency, input, written,
-//! read, output, cost, reason), sortable by any column, filtered by chain
-//! and by miss kind; and a timeline of the cache entries each chain wrote,
-//! from the write to the expiry, with every request on it.
+//! read, output, cost, reason), sortable by any column, filtered by chain,
+//! by miss kind and by text (the timeline under it: `timeline.rs`).
 
 use egui::{RichText, Sense, Ui, vec2};
 use egui_extras::{Column, TableBuilder};
@@ -110,7 +109,7 @@ struct RowsKey {
 /// A traffic's identity for the caches: its number of requests and the
 /// address of their list (a capture read again, or a live request added,
 /// changes one or the other).
-fn identity(t: &Traffic) -> (usize, usize) {
+pub(super) fn identity(t: &Traffic) -> (usize, usize) {
     (t.requests.len(), t.requests.as_ptr() as usize)
 }
 

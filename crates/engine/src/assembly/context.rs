@@ -184,7 +184,7 @@ fn on_demand(ins: &Assembled) -> Vec<Item> {
     ins.assembly
         .fragments
         .iter()
-        .filter(|f| f.id.starts_with("nested."))
+        .filter(|f| f.is_nested_memory())
         .map(|f| Item {
             source: if f.source.contains("CLAUDE.local") {
                 "Local".to_string()

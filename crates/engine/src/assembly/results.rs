@@ -68,6 +68,12 @@ pub struct FragmentResult {
 }
 
 impl FragmentResult {
+    /// Whether it is the memory file of a subfolder (`nested.*`), which the
+    /// agent adds only later: once it reads a file there, or runs there.
+    pub fn is_nested_memory(&self) -> bool {
+        self.id.starts_with("nested.")
+    }
+
     /// The tokens of the file's own text as the prompt holds it, without
     /// the heading the agent writes before it (None: no such heading), as
     /// an agent's `/context` counts a memory file.

@@ -409,9 +409,7 @@ pub fn against(
         .assembly
         .fragments
         .iter()
-        .filter(|f| {
-            a.workspace.profile.agent.loads_nested_on_demand() && f.id.starts_with("nested.")
-        })
+        .filter(|f| a.workspace.profile.agent.loads_nested_on_demand() && f.is_nested_memory())
         .map(|f| f.source.as_str())
         .collect();
     let (differences, read_in_session) =
