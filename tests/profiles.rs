@@ -659,6 +659,21 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
     )));
     assert!(text.contains("é\n</INSTRUCTIONS>"), "no marker");
     assert!(!text.contains("nested rules"));
+    // The context view lists it apart: not loaded during this session
+    // (Codex reads it only when started in sub/), not "on demand".
+    let o = run(&["context", dir.path().to_str().unwrap(), "--format", "json"]);
+    let context: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(context.get("memory_files_on_demand").is_none(), "{context}");
+    let elsewhere = context["memory_files_elsewhere"].as_array().unwrap();
+    assert_eq!(elsewhere.len(), 1, "{context}");
+    assert_eq!(elsewhere[0]["tokens"], nested["tokens"]);
+    let o = run(&["context", dir.path().to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("read only when the agent starts in their folder"),
+        "{text}"
+    );
+    assert!(!text.contains("on demand"), "{text}");
 }
 
 /// OpenClaw 2026.9.6's bootstrap files by kind of session (its

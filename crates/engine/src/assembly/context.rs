@@ -52,6 +52,10 @@ pub struct ContextUsage {
     /// each with what its block will cost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memory_files_on_demand: Vec<Item>,
+    /// Memory files of subfolders the agent reads only when it starts in
+    /// their folder (Codex's nested AGENTS.md): not in this session at all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_files_elsewhere: Vec<Item>,
     /// The agent's own words around its memory files (Claude Code's
     /// preamble, each file's "Contents of …:" heading and the closing
     /// tag): in the Memory files category, as sent, but no file (the
@@ -67,7 +71,7 @@ impl ContextUsage {
     /// The rows per item, under `/context`'s titles, in its order, each
     /// with what its category holds beyond them (the memory files': the
     /// agent's words around them), so that each list sums to its category.
-    pub fn item_groups(&self) -> [(&'static str, &[Item], Option<&Item>); 4] {
+    pub fn item_groups(&self) -> [(&'static str, &[Item], Option<&Item>); 5] {
         [
             ("Custom agents", &self.agents, None),
             (
@@ -78,6 +82,11 @@ impl ContextUsage {
             (
                 "Memory files on demand (not in use: added once the agent reads a file in their folder)",
                 &self.memory_files_on_demand,
+                None,
+            ),
+            (
+                "Memory files of subfolders (not in use: read only when the agent starts in their folder)",
+                &self.memory_files_elsewhere,
                 None,
             ),
             ("Skills", &self.skills, None),
@@ -145,7 +154,10 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         add_row(&mut rows, "Autocompact buffer", buffer, false);
     }
     let (memory_files, agents, skills) = items(ins, counter);
-    let memory_files_on_demand = on_demand(ins);
+    let (memory_files_on_demand, memory_files_elsewhere) = match on_demand(ins) {
+        items if ins.workspace.profile.agent.loads_nested_on_demand() => (items, Vec::new()),
+        items => (Vec::new(), items),
+    };
     let memory_files_around = around(&rows, &memory_files).filter(|_| agent);
     ContextUsage {
         model: a.model.clone(),
@@ -156,6 +168,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         rows,
         memory_files,
         memory_files_on_demand,
+        memory_files_elsewhere,
         memory_files_around,
         agents,
         skills,
@@ -177,8 +190,8 @@ fn around(rows: &[Row], files: &[Item]) -> Option<Item> {
     })
 }
 
-/// The memory files listed as on demand (`nested.*`), by their path, each
-/// with its block's tokens.
+/// The memory files of subfolders (`nested.*`), by their path, each with
+/// its block's tokens.
 fn on_demand(ins: &Assembled) -> Vec<Item> {
     let root = ins.workspace.root.display().to_string();
     ins.assembly
