@@ -295,12 +295,17 @@ fn claude_code_memory_files_imports_skills_and_agents() {
         text.contains("\n- general-purpose: General-purpose agent"),
         "{text}"
     );
-    let o = run(&["report", ws.to_str().unwrap()]);
-    let t = stdout(&o);
+    // Each file once, with one figure: the report's row counts it as sent
+    // (heading included), `context` as Claude Code's `/context` does (its
+    // own text); the report names the view, it does not count it again.
+    let t = stdout(&run(&["report", ws.to_str().unwrap()]));
     assert!(
-        t.contains("Memory files") && t.contains("└ docs/testing.md"),
+        t.contains("/context counts them") && t.contains("prompt-inspector context /"),
         "{t}"
     );
+    assert!(!t.contains("└ docs/testing.md"), "{t}");
+    let t = stdout(&run(&["context", ws.to_str().unwrap()]));
+    assert!(t.contains("/docs/testing.md"), "{t}");
 }
 
 #[test]

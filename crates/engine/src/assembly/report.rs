@@ -475,22 +475,16 @@ pub fn check_failures(a: &Assembly) -> Vec<String> {
     out
 }
 
-/// Like Claude Code's `/context` "Memory files": each memory file (and
-/// import) with its tokens and its share of the context window.
+/// For Claude Code, where its `/context` "Memory files" are counted: in
+/// the `context` view, each file's own text without its heading (the rows
+/// above count each file as sent, heading included), so not here again with
+/// other figures.
 fn memory_files(ins: &Assembled) -> String {
     if ins.workspace.profile.agent != crate::workspace::agent::Agent::ClaudeCode {
         return String::new();
     }
-    let a = &ins.assembly;
-    let window = ins.prepared.model.context_window.max(1);
-    let mut o = String::from("\nMemory files\n");
-    for f in a.fragments.iter().filter(|f| f.layer == 2) {
-        o += &format!(
-            "  └ {:<40} {:>7} tokens ({:.1}%)\n",
-            f.source,
-            f.kept_tokens,
-            f.kept_tokens as f64 * 100.0 / window as f64
-        );
-    }
-    o
+    format!(
+        "\nmemory files as Claude Code's /context counts them (each file's own text, without its \"Contents of …:\" heading): prompt-inspector context {}\n",
+        ins.workspace.root.display()
+    )
 }
