@@ -1,9 +1,9 @@
 //! The window with big data: the cost of one frame (egui_kittest, no GPU:
 //! the app's own layout and drawing, not the rasterising) with a
 //! 100,000-request capture in the Traffic tab, its timeline on the
-//! requests and on the whole span, a request selected, and the Fragments
-//! tab on the sample beside it as the baseline; then the process's peak
-//! memory. Run with `cargo bench --bench window`.
+//! requests and on the whole span, a request selected, a request added
+//! live each frame (as the proxy's feed adds them), and the Fragments tab on
+//! the sample beside it as the baseline; then the process's peak memory. Run with `cargo bench --bench window`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -105,6 +105,25 @@ fn main() {
     app(&mut h).traffic_view.selected = Some(n / 2);
     h.run_steps(5);
     g.bench_function("traffic_100k_selected", |b| b.iter(|| h.step()));
+    // The proxy adding requests live: one finished exchange per frame, as
+    // the worker hands it to the view (`Done::Recorded`).
+    app(&mut h).traffic_view.selected = None;
+    app(&mut h).traffic_view.proxy.capture = Some(file.clone());
+    app(&mut h).traffic_view.source = Some(file.clone());
+    h.run_steps(2);
+    g.bench_function("traffic_100k_live_request_each_frame", |b| {
+        b.iter(|| {
+            let v = &mut app(&mut h).traffic_view;
+            let Some(Ok(t)) = &v.result else {
+                panic!("no traffic")
+            };
+            let mut row = t.requests[t.requests.len() - 1].clone();
+            row.index += 1;
+            let totals = t.totals.clone();
+            v.recorded(row, totals);
+            h.step()
+        })
+    });
     g.finish();
     let peak = procfs::peak_kib(std::process::id()).unwrap_or(0);
     eprintln!("peak memory of the process: {} MB", peak / 1024);

@@ -2,7 +2,8 @@
 //! half shown: a cell cut by the table's visible edge shows "…" (its figure
 //! on hover) rather than its first digits, which would read as another
 //! number (265 as "26"). A text cell cut by the edge ends in "…" there (its
-//! text on hover), never in the middle of a word or a number.
+//! text on hover), never in the middle of a word or a number. A price in a
+//! note is never split from its words either.
 
 use egui::Ui;
 
@@ -39,6 +40,29 @@ fn is_cut(cell: egui::Rect, visible: egui::Rect) -> bool {
     cell.right() > visible.right() + 0.5 || cell.left() < visible.left() - 0.5
 }
 
+/// `note` with each price ("$0.01234") joined to the words either side by
+/// non-breaking spaces: a wrapped note never leaves a price alone on a line.
+pub fn price_kept_whole(note: &str) -> String {
+    let words: Vec<&str> = note.split(' ').collect();
+    let mut out = String::with_capacity(note.len());
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            let glued = w.starts_with('$') || words[i - 1].starts_with('$');
+            out.push(if glued { '\u{a0}' } else { ' ' });
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// `text` with its first letter in capitals.
+pub fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use egui::{Rect, pos2};
@@ -51,5 +75,14 @@ mod tests {
         assert!(!super::is_cut(cell(100.0, 400.3), visible));
         assert!(super::is_cut(cell(350.0, 420.0), visible));
         assert!(super::is_cut(cell(80.0, 150.0), visible));
+    }
+
+    #[test]
+    fn a_price_is_glued_to_its_neighbours_and_nothing_else_is() {
+        assert_eq!(
+            super::price_kept_whole("cold (1 request): unavoidable: $0.00123 beyond them"),
+            "cold (1 request): unavoidable:\u{a0}$0.00123\u{a0}beyond them"
+        );
+        assert_eq!(super::price_kept_whole("no price here"), "no price here");
     }
 }

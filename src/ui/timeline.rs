@@ -33,10 +33,13 @@ pub struct Zoom {
 struct Lanes {
     /// The traffic it was worked out for (`traffic_table::identity`).
     key: (usize, usize),
-    entries: Vec<timeline::CacheEntry>,
+    /// The cache entries (`log.all`, in the order written).
+    log: timeline::EntryLog,
     /// Each entry's lane.
     entry_lanes: Vec<usize>,
     chains: Vec<String>,
+    /// Each chain's lane.
+    lane_of: std::collections::HashMap<String, usize>,
     /// Each dated request: its index in the traffic, its time, its lane.
     dated: Vec<(usize, f64, usize)>,
     first: f64,
@@ -48,39 +51,69 @@ struct Lanes {
 
 impl Lanes {
     fn of(t: &Traffic) -> Option<Lanes> {
-        let entries = timeline::entries(t);
         let first = t.requests.iter().filter_map(|r| r.at).reduce(f64::min)?;
-        let mut chains: Vec<String> = Vec::new();
-        let mut lane_of: std::collections::HashMap<&str, usize> = Default::default();
-        let mut dated = Vec::new();
-        for (i, r) in t.requests.iter().enumerate() {
-            let Some(at) = r.at else { continue };
-            let lane = *lane_of.entry(r.chain.as_str()).or_insert_with(|| {
-                chains.push(r.chain.clone());
-                chains.len() - 1
-            });
-            dated.push((i, at, lane));
-        }
-        let entry_lanes = entries
-            .iter()
-            .map(|e| lane_of.get(e.chain.as_str()).copied().unwrap_or(0))
-            .collect();
-        let last = dated.iter().map(|d| d.1).fold(first, f64::max) - first;
-        let span = entries
-            .iter()
-            .map(|e| e.expires_at - first)
-            .fold(last, f64::max)
-            .max(1.0);
-        Some(Lanes {
+        let mut lanes = Lanes {
             key: super::traffic_table::identity(t),
-            entries,
-            entry_lanes,
-            chains,
-            dated,
+            log: Default::default(),
+            entry_lanes: Vec::new(),
+            chains: Vec::new(),
+            lane_of: Default::default(),
+            dated: Vec::new(),
             first,
-            last,
-            span,
-        })
+            last: 0.0,
+            span: 1.0,
+        };
+        lanes.take_in(t, 0);
+        Some(lanes)
+    }
+
+    /// Takes in the traffic's requests from the `from`th on (all of them,
+    /// or those a live capture added since).
+    fn take_in(&mut self, t: &Traffic, from: usize) {
+        for (i, r) in t.requests.iter().enumerate().skip(from) {
+            let Some(at) = r.at else { continue };
+            let lane = match self.lane_of.get(r.chain.as_str()) {
+                Some(&l) => l,
+                None => {
+                    self.chains.push(r.chain.clone());
+                    self.lane_of.insert(r.chain.clone(), self.chains.len() - 1);
+                    self.chains.len() - 1
+                }
+            };
+            self.dated.push((i, at, lane));
+            self.last = self.last.max(at - self.first);
+            if let Some(e) = self.log.push(r) {
+                let expires = self.log.all[e].expires_at - self.first;
+                self.span = self.span.max(expires);
+                if e == self.entry_lanes.len() {
+                    self.entry_lanes.push(lane);
+                }
+            }
+        }
+        self.span = self.span.max(self.last);
+        self.key = super::traffic_table::identity(t);
+    }
+}
+
+impl Zoom {
+    /// The traffic whose identity was `before` has had requests added at
+    /// its end (the live proxy's feed): the lanes take them in, instead of
+    /// being worked out again for every request; a request dated before
+    /// the first (its times would all move) works them out again.
+    pub fn appended(&mut self, t: &Traffic, before: (usize, usize)) {
+        let Some(lanes) = self.lanes.as_mut().filter(|l| l.key == before) else {
+            self.lanes = None;
+            return;
+        };
+        let earlier = t.requests[before.0..]
+            .iter()
+            .filter_map(|r| r.at)
+            .any(|at| at < lanes.first);
+        if earlier {
+            self.lanes = None;
+        } else {
+            lanes.take_in(t, before.0);
+        }
     }
 }
 
@@ -280,7 +313,7 @@ fn bars(
         colors::READ.gamma_multiply(0.6)
     };
     let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
-    for (i, e) in lanes.entries.iter().enumerate() {
+    for (i, e) in lanes.log.all.iter().enumerate() {
         let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
         let Some(row) = row_of[lanes.entry_lanes[i]] else {
             continue;
@@ -374,7 +407,7 @@ fn pointed(
         return;
     }
     if let Some(&(i, _)) = bars.iter().rev().find(|(_, b)| b.contains(p)) {
-        let e = &lanes.entries[i];
+        let e = &lanes.log.all[i];
         resp.clone().on_hover_text_at_pointer(format!(
             "{}: {} tokens written by request #{}, last read by #{}; {} TTL, expires {} after its write{}",
             e.chain,
@@ -507,49 +540,5 @@ fn tick(painter: &egui::Painter, (r, cx, top, lane): (&Row, f32, f32, f32), sele
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn at_most_eight_lanes_or_the_chosen_chains_alone() {
-        let chains: Vec<String> = (0..10).map(|i| format!("chain {i}")).collect();
-        let all = rows_of(&chains, None);
-        assert_eq!(all.iter().flatten().count(), 8);
-        assert_eq!((all[7], all[8]), (Some(7), None));
-        let one = rows_of(&chains, Some("chain 9"));
-        assert_eq!(one.iter().flatten().collect::<Vec<_>>(), [&0]);
-        assert_eq!(one[9], Some(0));
-    }
-
-    #[test]
-    fn the_requests_are_shown_when_they_take_a_small_part_of_the_span() {
-        // 8 requests in 2 s, entries to 5 minutes after.
-        assert_eq!(default_range(2.0, 302.0), (-0.5, 2.5));
-        // Requests over most of the span: the whole of it.
-        assert_eq!(default_range(200.0, 300.0), (-3.0, 303.0));
-    }
-
-    #[test]
-    fn zooming_keeps_the_time_under_the_pointer_where_it_is() {
-        let z = zoom_about((0.0, 100.0), 25.0, 2.0, 100.0);
-        assert_eq!(z, (12.5, 62.5));
-        // Out, at most ten times the whole span.
-        assert_eq!(zoom_about((0.0, 100.0), 0.0, 0.001, 100.0), (0.0, 1000.0));
-        // In, at least a tenth of a second.
-        let z = zoom_about((0.0, 1.0), 0.5, 1000.0, 100.0);
-        assert!((z.1 - z.0 - 0.1).abs() < 1e-9, "{z:?}");
-    }
-
-    #[test]
-    fn labels_stand_apart_and_read_as_time_from_the_first_request() {
-        assert_eq!(step((0.0, 300.0), 1000.0), 30.0);
-        assert_eq!(step((0.0, 3.0), 1000.0), 0.5);
-        assert_eq!(tick_label(1.5), "+1.5s");
-        assert_eq!(tick_label(30.0), "+30s");
-        assert_eq!(tick_label(-0.5), "−0.5s");
-        assert_eq!(
-            tick_label(120.0),
-            format!("+{}", crate::engine::duration(120))
-        );
-    }
-}
+#[path = "timeline_tests.rs"]
+mod tests;

@@ -164,8 +164,11 @@ impl TrafficView {
         {
             self.out_of_order += 1;
         }
+        let before = super::traffic_table::identity(t);
         t.requests.push(row);
         t.totals = totals;
+        self.table.appended(t, before);
+        self.timeline.appended(t, before);
     }
 }
 
@@ -319,7 +322,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
         ui.label(
             RichText::new(format!(
                 "{} {}",
-                capitalized(t.source.noun()),
+                super::figure::capitalized(t.source.noun()),
                 src.display()
             ))
             .monospace(),
@@ -558,42 +561,7 @@ fn totals(ui: &mut Ui, t: &crate::engine::traffic::Traffic) {
         .default_open(ui.ctx().content_rect().height() >= 760.0)
         .show(ui, |ui| {
             for n in notes {
-                ui.add(egui::Label::new(price_kept_whole(&n)).wrap());
+                ui.add(egui::Label::new(super::figure::price_kept_whole(&n)).wrap());
             }
         });
-}
-
-/// `note` with each price ("$0.01234") joined to the words either side by
-/// non-breaking spaces: a wrapped note never leaves a price alone on a line.
-fn price_kept_whole(note: &str) -> String {
-    let words: Vec<&str> = note.split(' ').collect();
-    let mut out = String::with_capacity(note.len());
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            let glued = w.starts_with('$') || words[i - 1].starts_with('$');
-            out.push(if glued { '\u{a0}' } else { ' ' });
-        }
-        out.push_str(w);
-    }
-    out
-}
-
-/// `text` with its first letter in capitals.
-fn capitalized(text: &str) -> String {
-    let mut c = text.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_price_is_glued_to_its_neighbours_and_nothing_else_is() {
-        assert_eq!(
-            super::price_kept_whole("cold (1 request): unavoidable: $0.00123 beyond them"),
-            "cold (1 request): unavoidable:\u{a0}$0.00123\u{a0}beyond them"
-        );
-        assert_eq!(super::price_kept_whole("no price here"), "no price here");
-    }
 }

@@ -46,16 +46,38 @@ pub struct CacheEntry {
 
 /// Every cache entry of every chain, in the order written.
 pub fn entries(t: &Traffic) -> Vec<CacheEntry> {
-    let mut open: Vec<CacheEntry> = Vec::new();
-    let mut done: Vec<CacheEntry> = Vec::new();
+    let mut log = EntryLog::default();
     for r in &t.requests {
+        log.push(r);
+    }
+    let mut all = log.all;
+    all.sort_by(|a, b| a.written_at.total_cmp(&b.written_at));
+    all
+}
+
+/// The cache entries of a traffic, taken one request at a time (a live
+/// capture adds its requests as they finish: each is taken in as it comes,
+/// not the whole list again).
+#[derive(Debug, Clone, Default)]
+pub struct EntryLog {
+    /// Every entry, in the order the requests wrote them.
+    pub all: Vec<CacheEntry>,
+    /// Each chain's entry that a later request may still read (its index
+    /// in `all`).
+    open: std::collections::HashMap<String, usize>,
+}
+
+impl EntryLog {
+    /// Takes in the next request: it reads and refreshes its chain's
+    /// entry, or ends it (gone, or not read) and may write another. The
+    /// entry it touched, if any.
+    pub fn push(&mut self, r: &Row) -> Option<usize> {
         let (Some(at), Some(u)) = (r.at, r.usage) else {
-            continue;
+            return None;
         };
         let ttl = if u.written_1h() > 0 { 3600 } else { 300 };
-        let live = open.iter().position(|e| e.chain == r.chain);
-        if let Some(i) = live {
-            let e = &mut open[i];
+        if let Some(&i) = self.open.get(&r.chain) {
+            let e = &mut self.all[i];
             if u.cache_read_input_tokens > 0 && at <= e.expires_at {
                 e.last = r.index;
                 e.tokens = e
@@ -63,30 +85,29 @@ pub fn entries(t: &Traffic) -> Vec<CacheEntry> {
                     .max(u.cache_read_input_tokens + u.cache_creation_input_tokens);
                 e.ttl_secs = e.ttl_secs.max(ttl);
                 e.expires_at = at + e.ttl_secs as f64;
-                continue;
+                return Some(i);
             }
-            let mut e = open.remove(i);
             if at > e.expires_at {
                 e.ended_by = Some(r.index);
             }
-            done.push(e);
+            self.open.remove(&r.chain);
         }
-        if u.cache_creation_input_tokens > 0 {
-            open.push(CacheEntry {
-                chain: r.chain.clone(),
-                first: r.index,
-                last: r.index,
-                tokens: u.cache_creation_input_tokens + u.cache_read_input_tokens,
-                written_at: at,
-                expires_at: at + ttl as f64,
-                ttl_secs: ttl,
-                ended_by: None,
-            });
+        if u.cache_creation_input_tokens == 0 {
+            return None;
         }
+        self.open.insert(r.chain.clone(), self.all.len());
+        self.all.push(CacheEntry {
+            chain: r.chain.clone(),
+            first: r.index,
+            last: r.index,
+            tokens: u.cache_creation_input_tokens + u.cache_read_input_tokens,
+            written_at: at,
+            expires_at: at + ttl as f64,
+            ttl_secs: ttl,
+            ended_by: None,
+        });
+        Some(self.all.len() - 1)
     }
-    done.extend(open);
-    done.sort_by(|a, b| a.written_at.total_cmp(&b.written_at));
-    done
 }
 
 #[cfg(test)]
