@@ -268,21 +268,9 @@ fn draw(
         .unwrap_or("");
     grid(ui, whole_rect, (range, start), &|at| x(at + first));
     let bars = bars(ui, &painter, lanes, &row_of, (&x, &y, rect));
-    // The ticks: one per lane and pixel (the first request there), the
-    // selected one drawn last, over the others.
-    let mut marks: Vec<Mark> = Vec::new();
-    let mut taken = vec![vec![false; rect.width().ceil() as usize + 1]; lanes.chains.len()];
-    for &(i, at, l) in &lanes.dated {
-        let cx = x(at);
-        let Some(row) = row_of[l] else { continue };
-        if cx < rect.left() || cx > rect.right() {
-            continue;
-        }
-        let px = (cx - rect.left()) as usize;
-        if std::mem::replace(&mut taken[l][px], true) {
-            continue;
-        }
-        marks.push((i, cx, row));
+    // The selected tick is drawn last, over the others.
+    let marks = marks(t, lanes, &row_of, (&x, rect));
+    for &(i, cx, row) in &marks {
         tick(&painter, (&t.requests[i], cx, y(row), lane), false);
     }
     if let Some(&(i, at, l)) =
@@ -295,6 +283,36 @@ fn draw(
     }
     lane_names(ui, &painter, (&lanes.chains, &row_of), (rect, lane));
     pointed(&resp, t, lanes, (&marks, &bars), (rect, lane), source, out);
+}
+
+/// The ticks: one per lane and pixel, the request there that tells most
+/// (a failure over a write over a read, else the first), each with its x
+/// and its row.
+fn marks(
+    t: &Traffic,
+    lanes: &Lanes,
+    row_of: &[Option<usize>],
+    (x, rect): (&dyn Fn(f64) -> f32, egui::Rect),
+) -> Vec<Mark> {
+    let mut marks: Vec<Mark> = Vec::new();
+    let mut taken = vec![vec![None; rect.width().ceil() as usize + 1]; lanes.chains.len()];
+    for &(i, at, l) in &lanes.dated {
+        let cx = x(at);
+        let Some(row) = row_of[l] else { continue };
+        if cx < rect.left() || cx > rect.right() {
+            continue;
+        }
+        let slot: &mut Option<usize> = &mut taken[l][(cx - rect.left()) as usize];
+        match *slot {
+            Some(m) if kind(&t.requests[marks[m].0]) >= kind(&t.requests[i]) => {}
+            Some(m) => marks[m] = (i, cx, row),
+            None => {
+                *slot = Some(marks.len());
+                marks.push((i, cx, row));
+            }
+        }
+    }
+    marks
 }
 
 /// The cache entries' bars, one per lane and pixel range (on a light lane
@@ -519,18 +537,35 @@ fn grid(ui: &Ui, rect: egui::Rect, (range, start): ((f64, f64), &str), x: &dyn F
     }
 }
 
-/// One request's tick in its lane: a write orange, a read green, a
-/// failure red; the selected one wider.
-fn tick(painter: &egui::Painter, (r, cx, top, lane): (&Row, f32, f32, f32), selected: bool) {
+/// What a request's tick shows, from what tells least to what tells most
+/// (one pixel of a lane shows the request that tells most).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum TickKind {
+    Read,
+    Write,
+    Failure,
+}
+
+fn kind(r: &Row) -> TickKind {
     let u = r.usage.unwrap_or_default();
-    let color = if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
-        colors::ERROR
+    if r.error.is_some() || r.status.is_some_and(|s| s >= 400) {
+        TickKind::Failure
     } else if u.cache_read_input_tokens > 0
         && u.cache_creation_input_tokens <= u.cache_read_input_tokens / 10
     {
-        colors::READ
+        TickKind::Read
     } else {
-        colors::WRITE
+        TickKind::Write
+    }
+}
+
+/// One request's tick in its lane: a write orange, a read green, a
+/// failure red; the selected one wider.
+fn tick(painter: &egui::Painter, (r, cx, top, lane): (&Row, f32, f32, f32), selected: bool) {
+    let color = match kind(r) {
+        TickKind::Failure => colors::ERROR,
+        TickKind::Read => colors::READ,
+        TickKind::Write => colors::WRITE,
     };
     let stroke = if selected { 4.0 } else { 2.0 };
     painter.line_segment(

@@ -86,3 +86,29 @@ fn requests_added_live_make_the_lanes_a_fresh_read_makes() {
         )
     );
 }
+
+#[test]
+fn a_pixel_of_a_lane_shows_the_request_there_that_tells_most() {
+    let t = crate::ui::traffic_table::tests::traffic(90);
+    let lanes = Lanes::of(&t).unwrap();
+    let rows: Vec<Option<usize>> = (0..lanes.chains.len()).map(Some).collect();
+    // Ten pixels for the whole span: many requests share each pixel.
+    let rect = egui::Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(10.0, 60.0));
+    let x = |at: f64| (9.0 * (at - lanes.first) / lanes.last) as f32;
+    let marks = marks(&t, &lanes, &rows, (&x, rect));
+    assert!(marks.len() < t.requests.len() / 3, "{}", marks.len());
+    for &(i, cx, row) in &marks {
+        let best = lanes
+            .dated
+            .iter()
+            .filter(|d| d.2 == row && x(d.1) as usize == cx as usize)
+            .map(|d| kind(&t.requests[d.0]))
+            .max();
+        assert_eq!(Some(kind(&t.requests[i])), best, "#{i}");
+    }
+    assert!(
+        marks
+            .iter()
+            .any(|m| kind(&t.requests[m.0]) == TickKind::Write)
+    );
+}
