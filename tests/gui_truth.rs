@@ -978,7 +978,8 @@ fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
 
 /// The side panel's context window is `context`'s: the same figure in use
 /// (the output reserved kept free, not counted), for the sample and for an
-/// agent folder.
+/// agent folder; the Cache tab's at a request has the same categories with
+/// the same figures, its messages those the request sends.
 #[test]
 fn the_side_panels_context_window_is_the_context_commands() {
     let claude = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -998,6 +999,38 @@ fn the_side_panels_context_window_is_the_context_commands() {
             h.query_all_by_label_contains(&figure).next().is_some(),
             "{}: {figure}",
             ws.display()
+        );
+        // The Cache tab's context window at a request: `context`'s
+        // categories with their figures, the messages those it sends.
+        let u = json(&run(&["context", ws.to_str().unwrap(), "--format", "json"]));
+        h.state_mut().as_mut().unwrap().state.tab = prompt_inspector::ui::state::Tab::Cache;
+        for _ in 0..500 {
+            if h.query_all_by_label_contains("Context window at request 1")
+                .next()
+                .is_some()
+            {
+                break;
+            }
+            h.step();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        for r in u["rows"].as_array().unwrap() {
+            let (name, tokens) = (r["name"].as_str().unwrap(), r["tokens"].as_u64().unwrap());
+            if r["in_use"] == true && name != "Messages" && tokens > 0 {
+                // The side panel's legend and the Cache tab's.
+                let part = format!("{name} · {}", prompt_inspector::engine::thousands(tokens));
+                assert_eq!(
+                    h.query_all_by_label_contains(&part).count(),
+                    2,
+                    "{}: {part}",
+                    ws.display()
+                );
+            }
+        }
+        assert!(
+            h.query_all_by_label_contains("Messages: this turn · ")
+                .next()
+                .is_some()
         );
     }
 }

@@ -9,6 +9,7 @@ use super::command::Command;
 use super::overview::{self, ContextPart};
 use super::thousands;
 use crate::engine::Provider;
+use crate::engine::assembly::context::ContextUsage;
 use crate::engine::cache::prediction::{ContextUse, Prediction};
 use crate::engine::cache::predictors::Predicted;
 
@@ -53,7 +54,7 @@ pub fn show(
     ui: &mut Ui,
     provider: Option<Provider>,
     view: &mut CacheView,
-    p: &Prediction,
+    (p, usage): (&Prediction, Option<&ContextUsage>),
     out: &mut Vec<Command>,
 ) {
     provider_bar(ui, provider, p, out);
@@ -86,7 +87,7 @@ pub fn show(
             requests(ui, view, p);
             if let Some(c) = p.context.get(view.selected) {
                 ui.separator();
-                context(ui, view.selected, c);
+                context(ui, view.selected, c, usage);
             }
             warnings(ui, p);
         });
@@ -240,9 +241,37 @@ fn strategy_words(name: &str) -> (&str, &str) {
     }
 }
 
-fn context(ui: &mut Ui, selected: usize, c: &ContextUse) {
-    ui.strong(format!("Context window at request {}", selected + 1));
+/// The context window at the selected request, in `context`'s categories
+/// (the side panel's): the same tools and system parts, this request's
+/// messages in two (its history and this turn), what is kept free.
+fn context(ui: &mut Ui, selected: usize, c: &ContextUse, usage: Option<&ContextUsage>) {
+    ui.strong(format!(
+        "Context window at request {} (as it is sent)",
+        selected + 1
+    ));
     let dark = ui.visuals().dark_mode;
+    if let Some(u) = usage {
+        let mut parts = Vec::new();
+        for p in overview::usage_parts(u, dark) {
+            if p.label != "Messages" {
+                parts.push(p);
+                continue;
+            }
+            for (label, tokens, color) in [
+                ("Messages: history", c.history, colors::HISTORY),
+                ("Messages: this turn", c.current, colors::CURRENT),
+            ] {
+                parts.push(ContextPart {
+                    label: label.into(),
+                    tokens,
+                    color,
+                    in_use: true,
+                });
+            }
+        }
+        let threshold = u.agent.is_none().then_some(c.threshold);
+        return overview::context_bar(ui, &parts, u.window, threshold);
+    }
     // `context`'s categories and meaning of "in use" (the output reserved
     // is kept free, not used), this request's messages in two.
     let mut parts = vec![ContextPart {

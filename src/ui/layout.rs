@@ -383,7 +383,13 @@ impl App {
     /// fresh one after the frame's commands, never while drawing).
     fn cache_tab(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
         match &self.prediction {
-            Some((_, p)) => cache::show(ui, self.state.provider, &mut self.cache_view, p, out),
+            Some((_, p)) => cache::show(
+                ui,
+                self.state.provider,
+                &mut self.cache_view,
+                (p, self.state.context.as_ref()),
+                out,
+            ),
             None => {
                 ui.spinner();
                 ui.label("predicting…");

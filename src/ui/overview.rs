@@ -245,15 +245,13 @@ pub fn request_context_bar(
     );
 }
 
-/// The context window as `context` counts it: the categories in use, what
-/// is kept free at the end (an agent's autocompact buffer, a workspace's
-/// reserved output), and the rows per file.
-fn usage_context(
-    ui: &mut Ui,
+/// `context`'s categories in use, then what is kept free at the end (an
+/// agent's autocompact buffer, a workspace's reserved output), as parts of
+/// a context bar: the side panel's and the Cache tab's.
+pub fn usage_parts(
     u: &crate::engine::assembly::context::ContextUsage,
     dark: bool,
-    threshold: Option<f64>,
-) {
+) -> Vec<ContextPart> {
     let mut parts: Vec<ContextPart> = u
         .rows
         .iter()
@@ -277,6 +275,19 @@ fn usage_context(
             in_use: false,
         });
     }
+    parts
+}
+
+/// The context window as `context` counts it: the categories in use, what
+/// is kept free at the end (an agent's autocompact buffer, a workspace's
+/// reserved output), and the rows per file.
+fn usage_context(
+    ui: &mut Ui,
+    u: &crate::engine::assembly::context::ContextUsage,
+    dark: bool,
+    threshold: Option<f64>,
+) {
+    let parts = usage_parts(u, dark);
     ui.strong(format!(
         "{} · {}",
         u.agent.as_deref().unwrap_or("this workspace"),

@@ -277,7 +277,7 @@ fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
         return 0;
     };
     let enc = ins.assembly.tokenizer;
-    s.messages
+    s.conversation(s.messages.len())
         .iter()
         .flat_map(|m| m.content.iter())
         .map(|b| counter.count(enc, &b.counted_text()))

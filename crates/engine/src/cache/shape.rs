@@ -134,7 +134,6 @@ pub fn shapes(
     let cache_on = strategy != Strategy::None;
     let mut base = tool_segments(a, settings, cache_on, counter);
     base.extend(system_segments(a, strategy, cache_on, counter));
-    let hello = [Message::text(Role::User, "Hello")];
     let mut out = Vec::new();
     let mut at = 0u64;
     let mut prev_turn = 0;
@@ -149,12 +148,7 @@ pub fn shapes(
             };
         }
         prev_turn = turn;
-        let conversation = if session.requests.is_empty() {
-            &hello[..]
-        } else {
-            &session.messages[..upto]
-        };
-        let built = history::build(conversation, &settings.history);
+        let built = history::build(&session.conversation(upto), &settings.history);
         let mut segs = base.clone();
         let (history_tokens, current_tokens) = message_segments(
             &built.messages,

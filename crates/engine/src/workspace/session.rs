@@ -113,6 +113,19 @@ pub struct Session {
     pub requests: Vec<RequestPoint>,
 }
 
+impl Session {
+    /// The conversation the session's requests send, the first `upto`
+    /// messages of it: a session without requests is one request with a
+    /// greeting ("Hello"), as the prediction sends it and `context` counts it.
+    pub fn conversation(&self, upto: usize) -> std::borrow::Cow<'_, [Message]> {
+        if self.requests.is_empty() {
+            std::borrow::Cow::Owned(vec![Message::text(Role::User, "Hello")])
+        } else {
+            std::borrow::Cow::Borrowed(&self.messages[..upto.min(self.messages.len())])
+        }
+    }
+}
+
 /// `90`, `90s`, `6m`, `1h`, `1h30m` → seconds.
 pub fn parse_duration(s: &str) -> Option<u64> {
     let s = s.trim();
