@@ -595,6 +595,39 @@ fn the_traffic_table_fits_its_columns_at_1024_px() {
     );
 }
 
+/// At 1024×640 with a request selected, the table, the timeline and the
+/// request's pane each keep their own room: the table scrolls within its
+/// room, the timeline's axis ends above the pane's tabs.
+#[test]
+fn the_table_the_timeline_and_the_request_pane_do_not_overlap_at_1024_px() {
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332/capture.jsonl");
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    open_in_traffic(&mut h, &capture);
+    h.state_mut().as_mut().unwrap().traffic_view.selected = Some(8);
+    h.run_steps(6);
+    let pane = h
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Request body")
+        .rect();
+    let timeline = h.get_by_label("Whole lifetimes").rect();
+    // The lanes and the axis under the header: two lanes of 18 points,
+    // the axis's 12.
+    let axis_bottom = timeline.bottom() + 4.0 + 2.0 * 18.0 + 4.0 + 12.0;
+    assert!(
+        axis_bottom <= pane.top(),
+        "the timeline ends at {axis_bottom}, the pane's tabs start at {}",
+        pane.top()
+    );
+    let header = h
+        .get_by_role_and_label(egui::accesskit::Role::Button, "reason")
+        .rect();
+    assert!(header.bottom() < timeline.top(), "{header:?} {timeline:?}");
+    // The selected row scrolled into the table's room, above the timeline.
+    let row = h.get_by_label("#8").rect();
+    assert!(row.top() > header.bottom() && row.bottom() < timeline.top());
+}
+
 /// A recorded request's diff names, beside each part, the workspace files
 /// its text came from (as the trace found them), each opening the file.
 #[test]

@@ -337,11 +337,12 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     // The selected request in a pane of its own at the bottom, which the
     // user resizes (its height kept): the table and the timeline share
     // what is left, so the request is never below the fold.
+    let timeline_room = super::timeline::room(ui, &view.timeline, view.table.chain.as_deref());
     if let Some(selected) = view.selected {
         let mine = |i: usize| i == selected;
         detail_pane(
             ui,
-            t,
+            (t, timeline_room),
             (
                 selected,
                 view.traced.as_ref(),
@@ -360,7 +361,7 @@ pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     super::traffic_table::filters(ui, t, &mut view.table);
     table_and_timeline(
         ui,
-        t,
+        (t, timeline_room),
         (&mut view.table, view.selected, &mut view.timeline),
         diff_source,
         out,
@@ -417,15 +418,17 @@ type Detail<'a> = (
 /// The selected request's resizable pane at the bottom of the tab.
 fn detail_pane(
     ui: &mut Ui,
-    t: &Traffic,
+    (t, timeline_room): (&Traffic, f32),
     (selected, traced, body, learned, tab): Detail<'_>,
     diff_source: Option<&PathBuf>,
     out: &mut Vec<Command>,
 ) {
-    // At first, what the table's rows and the timeline leave (half the
-    // tab at least): no empty band between them and the pane.
-    let under = FILTERS_ROOM + table_height(t.requests.len()) + TIMELINE_ROOM;
-    let first = (ui.available_height() - under).max(ui.available_height() * 0.5);
+    // At first, what the table's rows and the timeline leave: no empty
+    // band between them and the pane, and nothing above it moves when a
+    // request is first selected (a click on a tick stays on its tick);
+    // in a short window the table gives up rows (it scrolls) instead.
+    let under = FILTERS_ROOM + table_height(t.requests.len()) + timeline_room;
+    let first = ui.available_height() - under;
     egui::Panel::bottom("traffic-detail")
         .resizable(true)
         .default_size(first.max(160.0))
@@ -447,7 +450,7 @@ fn detail_pane(
 /// timeline's room, then the timeline.
 fn table_and_timeline(
     ui: &mut Ui,
-    t: &Traffic,
+    (t, timeline_room): (&Traffic, f32),
     (table, selected, timeline): (
         &mut super::traffic_table::TableState,
         Option<usize>,
@@ -456,9 +459,12 @@ fn table_and_timeline(
     diff_source: Option<&PathBuf>,
     out: &mut Vec<Command>,
 ) {
+    // The timeline's own height (its lanes, its header, its axis) is kept
+    // for it: the table shrinks (and scrolls) rather than push the
+    // timeline under the request's pane.
     let room = egui::vec2(
         ui.available_width(),
-        table_height(t.requests.len()).min((ui.available_height() - TIMELINE_ROOM).max(60.0)),
+        table_height(t.requests.len()).min((ui.available_height() - timeline_room).max(60.0)),
     );
     ui.allocate_ui(room, |ui| {
         // The sideways bar takes its own room under the rows; columns
@@ -474,9 +480,6 @@ fn table_and_timeline(
     let shown = (selected, timeline, table.chain.as_deref());
     super::timeline::timeline_view(ui, t, shown, diff_source, out);
 }
-
-/// The height the timeline under the table takes, with its separators.
-const TIMELINE_ROOM: f32 = 86.0;
 
 /// The height of the filters' row above the table, with its separator.
 const FILTERS_ROOM: f32 = 36.0;

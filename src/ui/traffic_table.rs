@@ -73,6 +73,11 @@ pub struct TableState {
     /// Only the requests whose model, chain, reason, error or status holds
     /// this text (any case; empty: all).
     pub text: String,
+    /// The selected request the table last showed, and the table's
+    /// height then: another request (chosen on the timeline, or from
+    /// another view), or a table made shorter (the request's pane opened or
+    /// resized), scrolls the selected row into sight.
+    shown_selected: (Option<usize>, f32),
     /// The rows shown and the filters' choices, worked out once per
     /// traffic and choice, not every frame (100,000 requests sorted and
     /// counted every frame took most of one).
@@ -121,6 +126,7 @@ impl Default for TableState {
             chain: None,
             hidden: Vec::new(),
             text: String::new(),
+            shown_selected: (None, 0.0),
             cache: Cache::default(),
         }
     }
@@ -211,87 +217,10 @@ impl TableState {
     }
 }
 
-/// Whether a request's model, chain, reason, error or status holds `text`
-/// (any case).
-fn matches_text(r: &Row, text: &str) -> bool {
-    let text = text.trim();
-    if text.is_empty() {
-        return true;
-    }
-    let needle = text.to_lowercase();
-    let holds = |s: &str| s.to_lowercase().contains(&needle);
-    holds(&r.model)
-        || holds(&r.chain)
-        || r.miss
-            .as_ref()
-            .is_some_and(|m| holds(&format!("{}: {}", m.kind, m.detail)))
-        || r.error.as_deref().is_some_and(holds)
-        || r.status.is_some_and(|st| holds(&format!("HTTP {st}")))
-        || holds(&format!("#{}", r.index))
-}
-
-fn kind_of(r: &Row) -> Option<MissKind> {
-    r.miss.as_ref().map(|m| m.kind)
-}
-
-/// The rows shown, in the order shown.
-pub fn visible<'t>(t: &'t Traffic, s: &TableState) -> Vec<&'t Row> {
-    visible_indices(t, s)
-        .into_iter()
-        .map(|i| &t.requests[i])
-        .collect()
-}
-
-/// [`visible`], as indices in the traffic.
-fn visible_indices(t: &Traffic, s: &TableState) -> Vec<usize> {
-    let mut rows: Vec<usize> = t
-        .requests
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| passes(r, s))
-        .map(|(i, _)| i)
-        .collect();
-    rows.sort_by(|&a, &b| order(t, s, &t.requests[a], &t.requests[b]));
-    rows
-}
-
-/// Whether a row passes the chain, miss-kind and text filters.
-fn passes(r: &Row, s: &TableState) -> bool {
-    s.chain.as_ref().is_none_or(|c| *c == r.chain)
-        && kind_of(r).is_none_or(|k| !s.hidden.contains(&k))
-        && matches_text(r, &s.text)
-}
-
-/// Two rows' order in the table: by the sorted column, then by number.
-fn order(t: &Traffic, s: &TableState, a: &Row, b: &Row) -> std::cmp::Ordering {
-    let u = |r: &Row| r.usage.unwrap_or_default();
-    let f = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
-    {
-        let o = match s.sort {
-            Col::Index => a.index.cmp(&b.index),
-            Col::Time => f(a.at).total_cmp(&f(b.at)).then(a.index.cmp(&b.index)),
-            Col::Gap => f(timeline::gap(t, a)).total_cmp(&f(timeline::gap(t, b))),
-            Col::Chain => a.chain.cmp(&b.chain),
-            Col::Model => a.model.cmp(&b.model),
-            Col::Status => a.status.cmp(&b.status),
-            Col::Latency => a.latency_ms.cmp(&b.latency_ms),
-            Col::Input => u(a).input_tokens.cmp(&u(b).input_tokens),
-            Col::Written => u(a)
-                .cache_creation_input_tokens
-                .cmp(&u(b).cache_creation_input_tokens),
-            Col::Read => u(a)
-                .cache_read_input_tokens
-                .cmp(&u(b).cache_read_input_tokens),
-            Col::Output => u(a).output_tokens.cmp(&u(b).output_tokens),
-            Col::Cost => a.cost_usd.total_cmp(&b.cost_usd),
-            Col::Reason => kind_of(a)
-                .map(|k| k.to_string())
-                .cmp(&kind_of(b).map(|k| k.to_string())),
-        };
-        let o = o.then(a.index.cmp(&b.index));
-        if s.ascending { o } else { o.reverse() }
-    }
-}
+#[path = "traffic_rows.rs"]
+mod rows;
+pub use rows::visible;
+use rows::{kind_of, order, passes, visible_indices};
 
 /// The chain and miss-kind filters, with the counts they leave.
 pub fn filters(ui: &mut Ui, t: &Traffic, s: &mut TableState) {
@@ -343,10 +272,17 @@ pub fn table(
     out: &mut Vec<Command>,
 ) {
     let rows = s.shown(t);
-    let moved = arrow_keys(ui, &rows, selected, source, out);
     let mut sort_click: Option<Col> = None;
-    // In a box of its own height: the columns' lines end with the table.
-    let height = (ui.available_height() * 0.45).clamp(120.0, 420.0);
+    // In a box of its own height (the room it was given, its header and
+    // the sideways bar under it apart): the columns' lines end with the
+    // table, and its last row is above the bar, not under it.
+    let bar = ui.spacing().scroll.allocated_width();
+    let height = (ui.available_height() - 26.0 - bar).clamp(34.0, 420.0);
+    let moved = arrow_keys(ui, &rows, selected, source, out).or_else(|| {
+        let chosen = selected.filter(|_| (selected, height) != s.shown_selected);
+        chosen.and_then(|i| rows.iter().position(|r| r.index == i))
+    });
+    s.shown_selected = (selected, height);
     let size = vec2(ui.available_width(), height + 26.0);
     ui.allocate_ui(size, |ui| {
         ui.set_max_height(size.y);
@@ -413,13 +349,16 @@ fn sorted_table(
     out: &mut Vec<Command>,
 ) {
     // The box it was given, less its header.
-    let height = (ui.available_height() - 26.0 - ui.spacing().scroll.allocated_width()).max(36.0);
+    let height = (ui.available_height() - 26.0).max(34.0);
     let mut b = TableBuilder::new(ui)
         .id_salt("traffic-table")
         .striped(true)
         .resizable(true)
         .sense(Sense::click())
         .max_scroll_height(height)
+        // Not the default 200 points: in a short room the table scrolls
+        // within it, never runs over what is under it.
+        .min_scrolled_height(height.min(60.0))
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
     if let Some(row) = moved {
         b = b.scroll_to_row(row, None);
