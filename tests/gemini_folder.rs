@@ -159,3 +159,43 @@ fn report_and_context_count_gemini_md_its_import_and_the_agents_own_parts() {
     assert_eq!(in_use, context["used"].as_u64().unwrap());
     assert!(in_use > 8_000, "{context}");
 }
+
+/// GEMINI.md's line with an `@docs/style.md` import, which Gemini CLI sent
+/// with the file inlined in it, is traced to GEMINI.md (the whole file
+/// sent, not "changed since" the request), and the profile renders it as
+/// sent: no difference.
+#[test]
+fn a_line_whose_import_gemini_inlined_is_traced_to_its_file() {
+    let f = fixture();
+    let capture = f.join("capture.jsonl");
+    let ws = f.join("workspace");
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "traffic".to_string(),
+            capture.display().to_string(),
+            "--against".into(),
+            ws.display().to_string(),
+            "--request".into(),
+            "2".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        common::stdout(&common::run(&a))
+    };
+    let text = run(args(&[]));
+    let gemini = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("GEMINI.md "))
+        .unwrap();
+    assert!(gemini.ends_with(" whole"), "{text}");
+    assert!(
+        text.contains("lines 1-3 in message 1 (user) block 1"),
+        "{text}"
+    );
+    assert!(!text.contains("changed since"), "{text}");
+    let check = run(args(&["--check-profile"]));
+    assert!(check.contains("no difference"), "{check}");
+}

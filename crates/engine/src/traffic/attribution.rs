@@ -201,11 +201,67 @@ struct ReqLine {
     end: usize,
 }
 
+/// How Gemini CLI inlines a memory file's `@path` import: the line's text
+/// before it, this and the path, ` -->`, the imported file, then
+/// [`IMPORT_END`], the path, ` -->` and the line's text after it.
+const IMPORT_START: &str = "<!-- Imported from: ";
+const IMPORT_END: &str = "<!-- End of import from: ";
+
+/// An import inlined in the request, from its first line to its last.
+struct Inlined {
+    path: String,
+    /// The importing line's text before the import, and where it is.
+    before: String,
+    start: usize,
+    /// Where the importing line goes in the request's lines.
+    at: usize,
+}
+
+/// The request's lines that say something. A line whose `@path` import the
+/// agent inlined (Gemini CLI) is one line again, as the file has it (the
+/// text before the import, `@path`, the text after it), placed before the
+/// imported lines: the file's lines follow on, and so do the import's.
 fn request_lines(text: &str) -> Vec<ReqLine> {
     let mut out = Vec::new();
+    let mut open: Vec<Inlined> = Vec::new();
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
+        if let Some(i) = body.find(IMPORT_START)
+            && let Some(path) = body[i + IMPORT_START.len()..].strip_suffix(" -->")
+            && open.len() < 16
+        {
+            open.push(Inlined {
+                path: path.to_string(),
+                before: body[..i].to_string(),
+                start: at,
+                at: out.len(),
+            });
+            at += line.len();
+            continue;
+        }
+        let closing = body.trim_start().strip_prefix(IMPORT_END).and_then(|rest| {
+            let (path, after) = rest.split_once(" -->")?;
+            open.last().filter(|o| o.path == path).map(|_| after)
+        });
+        if let (Some(after), Some(o)) = (closing, open.last()) {
+            let joined = format!("{}@{}{after}", o.before, o.path);
+            if let Some((key, len)) = line_key_len(&joined) {
+                let end = o.start + o.before.len();
+                out.insert(
+                    o.at,
+                    ReqLine {
+                        key,
+                        len,
+                        start: o.start,
+                        end,
+                    },
+                );
+            }
+            open.pop();
+            at += line.len();
+            continue;
+        }
         if let Some((key, len)) = line_key_len(body) {
             out.push(ReqLine {
                 key,
