@@ -227,7 +227,7 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
                     // The agent's text in the block is counted once, in
                     // its own row below: the rows sum to the system's.
                     (true, own) => format!(
-                        "{} tokens (its block also holds {} of the agent's, below)",
+                        "{} tokens (+ {} of the agent's, below)",
                         thousands(l.used),
                         thousands(own)
                     ),

@@ -210,7 +210,7 @@ pub fn request_context_bar(
             .agent
             .is_none()
             .then_some(l.workspace.settings.history.auto_compact_threshold);
-        return usage_context(ui, u, dark, threshold);
+        return usage_context(ui, u, (dark, &l.prepared.session), threshold);
     }
     let a = &l.assembly;
     let mut parts = vec![ContextPart {
@@ -284,7 +284,7 @@ pub fn usage_parts(
 fn usage_context(
     ui: &mut Ui,
     u: &crate::engine::assembly::context::ContextUsage,
-    dark: bool,
+    (dark, session): (bool, &str),
     threshold: Option<f64>,
 ) {
     let parts = usage_parts(u, dark);
@@ -293,6 +293,9 @@ fn usage_context(
         u.agent.as_deref().unwrap_or("this workspace"),
         u.model
     ));
+    // Not one request's (the Cache tab has each request's): the whole
+    // conversation, its answers included, as `context` counts it.
+    ui.weak(format!("Session '{session}' after its last turn"));
     context_bar(ui, &parts, u.window, threshold);
     for r in u.rows.iter().filter(|r| !r.in_use) {
         ui.weak(format!(
@@ -313,9 +316,13 @@ fn usage_context(
         if items.is_empty() {
             continue;
         }
-        egui::CollapsingHeader::new(format!("{title} ({})", items.len()))
+        let note = crate::engine::assembly::context::group_note(title);
+        let header = egui::CollapsingHeader::new(format!("{title} ({})", items.len()))
             .id_salt(("context-items", title))
             .show(ui, |ui| {
+                if let Some(n) = note {
+                    ui.add(egui::Label::new(egui::RichText::new(n).weak()).wrap());
+                }
                 egui::Grid::new(("context-grid", title))
                     .striped(true)
                     .show(ui, |ui| {
@@ -334,5 +341,8 @@ fn usage_context(
                         }
                     });
             });
+        if let Some(n) = note {
+            header.header_response.on_hover_text(n);
+        }
     }
 }

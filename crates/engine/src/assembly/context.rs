@@ -79,18 +79,32 @@ impl ContextUsage {
                 &self.memory_files,
                 self.memory_files_around.as_ref(),
             ),
-            (
-                "Memory files on demand (not in use: added once the agent reads a file in their folder)",
-                &self.memory_files_on_demand,
-                None,
-            ),
-            (
-                "Memory files of subfolders (not in use: read only when the agent starts in their folder)",
-                &self.memory_files_elsewhere,
-                None,
-            ),
+            (ON_DEMAND, &self.memory_files_on_demand, None),
+            (ELSEWHERE, &self.memory_files_elsewhere, None),
             ("Skills", &self.skills, None),
         ]
+    }
+}
+
+/// The titles of the memory files not in use, and what each list means.
+pub const ON_DEMAND: &str = "Memory files on demand";
+pub const ELSEWHERE: &str = "Memory files of subfolders";
+
+/// What a group of [`ContextUsage::item_groups`] means, when its title
+/// does not say it all.
+pub fn group_note(title: &str) -> Option<&'static str> {
+    match title {
+        ON_DEMAND => Some("not in use: added once the agent reads a file in their folder"),
+        ELSEWHERE => Some("not in use: read only when the agent starts in their folder"),
+        _ => None,
+    }
+}
+
+/// A group's title with its note, as the text and Markdown views write it.
+fn group_title(title: &str) -> String {
+    match group_note(title) {
+        Some(n) => format!("{title} ({n})"),
+        None => title.to_string(),
     }
 }
 
@@ -374,7 +388,7 @@ pub fn to_text(u: &ContextUsage) -> String {
         if items.is_empty() {
             continue;
         }
-        o += &format!("\n{title}\n");
+        o += &format!("\n{}\n", group_title(title));
         for i in items.iter().chain(beyond) {
             o += &format!(
                 "  {:<10} {:<52} {:>8}\n",
@@ -427,7 +441,7 @@ pub fn to_markdown(u: &ContextUsage) -> String {
         }
         o += &format!(
             "\n### {}\n\n| Source | Name | Tokens |\n|---|---|---:|\n",
-            md_cell(title)
+            md_cell(&group_title(title))
         );
         for i in items.iter().chain(beyond) {
             o += &format!(
