@@ -135,7 +135,7 @@ fn header(a: &Assembly, i: usize, breakpoint: &mut usize) -> String {
             b.ttl.as_str()
         )
     } else {
-        " · not cached".into()
+        " · no\u{a0}breakpoint of its own".into()
     };
     match (&b.label, b.layer) {
         (Some(name), 0) => format!(

@@ -286,7 +286,9 @@ pub fn layer_cache(l: &LayerResult, rules: Provider) -> String {
         (Some(p), _, _) => format!("part of the prefix, read while unchanged by {p}"),
         (None, Placement::FirstUserMessage, _) => "not a cached system block".into(),
         (None, _, true) => format!("cached {}", l.ttl.as_str()),
-        (None, _, false) => "not cached".into(),
+        // Read from the cache only inside the prefix of a breakpoint after
+        // it (the latest message's, the next layer's), never on its own.
+        (None, _, false) => "no breakpoint of its own (cached only in a later one's prefix)".into(),
     };
     match (place.is_empty(), prefix, l.placement) {
         (true, ..) => how,
