@@ -364,13 +364,23 @@ impl Sums {
         let (ttl_actual, ttl_1h, writes_5m_extra) =
             (self.ttl_actual, self.ttl_1h, self.writes_5m_extra);
         if ttl_actual > 0.0 {
-            let with_1h = ttl_1h + writes_5m_extra;
+            // In the hundred-thousandths of a dollar the sentence shows, so
+            // that its sums and its difference add up as written.
+            let cents = |usd: f64| (usd * 1e5).round() as i64;
+            let usd = |c: i64| format!("${:.5}", c as f64 / 1e5);
+            let (actual, read, extra) = (cents(ttl_actual), cents(ttl_1h), cents(writes_5m_extra));
+            let with_1h = read + extra;
             t.counterfactual = Some(format!(
-                "writes after 5-minute gaps cost ${ttl_actual:.5}; with a 1-hour TTL the expired prefix would have been read and only the growth written (${ttl_1h:.5}), and the other 5-minute writes would have cost ${writes_5m_extra:.5} more: ${with_1h:.5} against ${ttl_actual:.5}, so a 1-hour TTL would have {}",
-                if with_1h < ttl_actual {
-                    format!("saved ${:.5}", ttl_actual - with_1h)
+                "writes after 5-minute gaps cost {}; with a 1-hour TTL the expired prefix would have been read and only the growth written ({}), and the other 5-minute writes would have cost {} more: {} against {}, so a 1-hour TTL would have {}",
+                usd(actual),
+                usd(read),
+                usd(extra),
+                usd(with_1h),
+                usd(actual),
+                if with_1h < actual {
+                    format!("saved {}", usd(actual - with_1h))
                 } else {
-                    format!("cost ${:.5} more", with_1h - ttl_actual)
+                    format!("cost {} more", usd(with_1h - actual))
                 }
             ));
         }
