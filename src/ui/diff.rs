@@ -248,14 +248,26 @@ fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff, out: &mut Vec<Command
         .filter(|((_, lines), _)| lines.iter().any(|l| l.tag != ' '))
         .map(|(_, b)| *b)
         .collect();
-    let hidden = groups
+    // Fragments, not groups (a fragment's text can come in two groups),
+    // and only those with text on a side: the summary above lists those
+    // whose status changed with no text on either side.
+    let mut hidden: Vec<&str> = groups
         .iter()
-        .filter(|(f, lines)| f.is_some() && lines.iter().all(|l| l.tag == ' '))
-        .count();
-    if !view.show_all && hidden > 0 {
+        .filter(|(_, lines)| lines.iter().all(|l| l.tag == ' '))
+        .filter_map(|(f, _)| f.as_deref())
+        .collect();
+    let shown: Vec<&str> = groups
+        .iter()
+        .filter(|(_, lines)| lines.iter().any(|l| l.tag != ' '))
+        .filter_map(|(f, _)| f.as_deref())
+        .collect();
+    hidden.retain(|f| !shown.contains(f));
+    hidden.sort_unstable();
+    hidden.dedup();
+    if !view.show_all && !hidden.is_empty() {
         ui.weak(format!(
-            "{hidden} unchanged fragment{} hidden",
-            if hidden == 1 { "" } else { "s" }
+            "{} hidden: their text is the same on both sides",
+            crate::engine::plural(hidden.len() as u64, "fragment")
         ));
     }
     for (i, ((frag, lines), blk)) in groups.into_iter().zip(block_of).enumerate() {
