@@ -387,7 +387,7 @@ fn fragment_layer(
                     Diagnostic::error(
                         rel,
                         at,
-                        format!("fragment '{id}' has layer {shown}, outside 1–4 (skipped)"),
+                        format!("fragment '{id}' has layer {shown}, outside 1–4 (this definition skipped)"),
                     )
                     .for_fragment(id),
                 );
