@@ -451,4 +451,37 @@ mod tests {
             assert_eq!(previous(&live), previous(&batch), "{}", f.display());
         }
     }
+
+    /// The 1-hour TTL sentence's figures add up as written: the growth
+    /// read plus the extra writes is the total with a 1-hour TTL, and the
+    /// saving is the difference of the two totals it names.
+    #[test]
+    fn the_one_hour_sentence_adds_up_as_written() {
+        let (table, counter) = (ModelTable::bundled(), crate::TokenCounter::new());
+        let mut seen = 0;
+        for f in captures() {
+            let t = crate::traffic::read(&f, &table, &counter).unwrap();
+            let Some(c) = t.totals.counterfactual else {
+                continue;
+            };
+            let n: Vec<i64> = c
+                .split('$')
+                .skip(1)
+                .map(|x| {
+                    let digits: String = x
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit() || *c == '.')
+                        .collect();
+                    (digits.trim_end_matches('.').parse::<f64>().unwrap() * 1e5).round() as i64
+                })
+                .collect();
+            let [actual, read, extra, with_1h, against, diff] = n[..] else {
+                panic!("{c}")
+            };
+            assert_eq!((read + extra, against), (with_1h, actual), "{c}");
+            assert_eq!((actual - with_1h).abs(), diff, "{c}");
+            seen += 1;
+        }
+        assert!(seen > 0);
+    }
 }
