@@ -953,8 +953,11 @@ fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
         h.get_by_label("Requests").rect(),
     );
     assert!(fit.right() <= whole.left() && whole.right() <= 1280.0);
-    // The lanes: under the header, across the width.
-    let (left, right) = (span_label.left() + 4.0, whole.right() - 4.0);
+    // The lanes: under the header, their axis where the timeline drew it
+    // (the lanes' names in a gutter at the right).
+    let (start, width) = app(&h).traffic_view.timeline.axis_x.unwrap();
+    assert!(start > span_label.left() && start + width < whole.right() - 20.0);
+    let (left, right) = (start, start + width);
     let lane_top =
         whole.bottom().max(span_label.bottom()) + h.ctx.global_style().spacing.item_spacing.y;
     let range = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {

@@ -27,6 +27,9 @@ pub struct Zoom {
     lanes: Option<Lanes>,
     /// The height it took when last drawn.
     height: Option<f32>,
+    /// Where its time axis ran when last drawn: the x of its range's start
+    /// and the width of the range (the lanes' names in a gutter after it).
+    pub axis_x: Option<(f32, f32)>,
 }
 
 /// What the timeline draws of one traffic, worked out once: the cache
@@ -195,12 +198,25 @@ fn draw(
     );
     let mut rect = whole_rect;
     rect.max.y -= AXIS;
-    let inner = (rect.left() + 4.0, rect.width() - 8.0);
+    // The lanes' names in a gutter of their own at the right: nothing of
+    // the lanes (the last bar's end, a tick) is drawn under them.
+    let names = lane_galleys(ui, &lanes.chains, &row_of);
+    let gutter = names
+        .iter()
+        .flatten()
+        .map(|g| g.size().x)
+        .fold(0.0, f32::max)
+        + 10.0;
+    let mut plot = rect;
+    plot.max.x = (rect.max.x - gutter).max(rect.min.x + 40.0);
+    let inner = (plot.left() + 4.0, plot.width() - 8.0);
+    zoom.axis_x = Some(inner);
     let x = |at: f64| inner.0 + inner.1 * ((at - first - range.0) / (range.1 - range.0)) as f32;
     let time_at = |px: f32| range.0 + f64::from((px - inner.0) / inner.1) * (range.1 - range.0);
     zoom_and_pan(ui, &resp, (range, span, last), &time_at, zoom);
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    ui.painter_at(rect)
+        .rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let painter = ui.painter_at(plot);
     let y = |row: usize| rect.top() + 2.0 + lane * row as f32;
     let start = lanes
         .dated
@@ -208,10 +224,12 @@ fn draw(
         .find(|d| d.1 == first)
         .and_then(|d| t.requests[d.0].time.get(11..19))
         .unwrap_or("");
-    grid(ui, whole_rect, (range, start), &|at| x(at + first));
-    let bars = bars(ui, &painter, lanes, &row_of, (&x, &y, rect));
+    let mut axis = whole_rect;
+    axis.max.x = plot.max.x;
+    grid(ui, axis, (range, start), &|at| x(at + first));
+    let bars = bars(ui, &painter, lanes, &row_of, (&x, &y, plot));
     // The selected tick is drawn last, over the others.
-    let marks = marks(t, lanes, &row_of, (&x, rect));
+    let marks = marks(t, lanes, &row_of, (&x, plot));
     for &(i, cx, row) in &marks {
         tick(&painter, (&t.requests[i], cx, y(row), lane), false);
     }
@@ -219,11 +237,11 @@ fn draw(
         selected.and_then(|s| lanes.dated.iter().find(|d| t.requests[d.0].index == s))
     {
         let cx = x(at);
-        if let (Some(row), true) = (row_of[l], rect.x_range().contains(cx)) {
+        if let (Some(row), true) = (row_of[l], plot.x_range().contains(cx)) {
             tick(&painter, (&t.requests[i], cx, y(row), lane), true);
         }
     }
-    lane_names(ui, &painter, (&lanes.chains, &row_of), (rect, lane));
+    lane_names(ui, names, &row_of, (rect, lane));
     pointed(&resp, t, lanes, (&marks, &bars), (rect, lane), source, out);
 }
 
@@ -292,31 +310,39 @@ fn bars(
     bars
 }
 
-/// Each lane's chain, at its right end, on the lane's colour.
+/// Each shown lane's chain name, laid out (None: a lane not shown).
+fn lane_galleys(
+    ui: &Ui,
+    chains: &[String],
+    row_of: &[Option<usize>],
+) -> Vec<Option<std::sync::Arc<egui::Galley>>> {
+    let font = egui::FontId::proportional(10.0);
+    let color = ui.visuals().weak_text_color();
+    chains
+        .iter()
+        .zip(row_of)
+        .map(|(c, row)| row.map(|_| ui.painter().layout_no_wrap(c.clone(), font.clone(), color)))
+        .collect()
+}
+
+/// Each lane's chain, in the gutter at the lanes' right end.
 fn lane_names(
     ui: &Ui,
-    painter: &egui::Painter,
-    (chains, row_of): (&[String], &[Option<usize>]),
+    names: Vec<Option<std::sync::Arc<egui::Galley>>>,
+    row_of: &[Option<usize>],
     (rect, lane): (egui::Rect, f32),
 ) {
-    let font = egui::FontId::proportional(10.0);
-    for (chain, row) in chains.iter().zip(row_of) {
-        let Some(row) = row else { continue };
+    let painter = ui.painter_at(rect);
+    for (shown, row) in names.into_iter().zip(row_of) {
+        let (Some(shown), Some(row)) = (shown, row) else {
+            continue;
+        };
         let at = pos2(
-            rect.right() - 6.0,
+            rect.right() - 4.0,
             rect.top() + 2.0 + lane * (*row as f32 + 0.5),
         );
-        let shown =
-            painter.layout_no_wrap(chain.clone(), font.clone(), ui.visuals().weak_text_color());
-        let r = egui::Align2::RIGHT_CENTER
-            .anchor_size(at, shown.size())
-            .expand(2.0);
-        painter.rect_filled(r, 2.0, ui.visuals().extreme_bg_color);
-        painter.galley(
-            r.min + egui::vec2(2.0, 2.0),
-            shown,
-            ui.visuals().weak_text_color(),
-        );
+        let r = egui::Align2::RIGHT_CENTER.anchor_size(at, shown.size());
+        painter.galley(r.min, shown, ui.visuals().weak_text_color());
     }
 }
 

@@ -427,7 +427,7 @@ fn detail_pane(
     // band between them and the pane, and nothing above it moves when a
     // request is first selected (a click on a tick stays on its tick);
     // in a short window the table gives up rows (it scrolls) instead.
-    let under = FILTERS_ROOM + table_height(t.requests.len()) + timeline_room;
+    let under = FILTERS_ROOM + table_height(ui, t.requests.len()) + timeline_room;
     let first = ui.available_height() - under;
     egui::Panel::bottom("traffic-detail")
         .resizable(true)
@@ -464,7 +464,7 @@ fn table_and_timeline(
     // timeline under the request's pane.
     let room = egui::vec2(
         ui.available_width(),
-        table_height(t.requests.len()).min((ui.available_height() - timeline_room).max(60.0)),
+        table_height(ui, t.requests.len()).min((ui.available_height() - timeline_room).max(60.0)),
     );
     ui.allocate_ui(room, |ui| {
         // The sideways bar takes its own room under the rows; columns
@@ -484,9 +484,12 @@ fn table_and_timeline(
 /// The height of the filters' row above the table, with its separator.
 const FILTERS_ROOM: f32 = 36.0;
 
-/// The height the table's header, `rows` rows and its sideways bar take.
-fn table_height(rows: usize) -> f32 {
-    26.0 + rows as f32 * 20.0 + 18.0
+/// The height the table's header, `rows` rows and its sideways bar take
+/// (each row 20 points and the spacing under it, as egui_extras lays them
+/// out).
+fn table_height(ui: &Ui, rows: usize) -> f32 {
+    let gap = ui.spacing().item_spacing.y;
+    22.0 + gap + rows as f32 * (20.0 + gap) + 18.0
 }
 
 /// The file to open, typed or pasted.
