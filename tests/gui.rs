@@ -956,6 +956,12 @@ fn a_figure_cut_by_the_tables_edge_is_never_shown_in_part() {
         h.query_all_by_label("…").next().is_some(),
         "the cut column shows its figures as …"
     );
+    // The ids give up width first: the kept tokens (memory's 265) are in
+    // sight beside the status and the tokens.
+    assert!(
+        figures.iter().any(|(t, _)| t == "265"),
+        "memory's kept tokens are shown: {figures:?}"
+    );
     // Every status chip of the filter row is in reach (compact: its colour
     // and count, its status on hover).
     let chips: Vec<f32> = h

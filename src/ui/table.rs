@@ -207,7 +207,11 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
         sort_clicks: Vec::new(),
     };
     let full = ui.available_rect_before_wrap();
-    let id_w = 165.0_f32.min(full.width() * 0.4);
+    // Narrow (1024 px with the detail panel open): the ids give up width
+    // (truncated, in full on hover) so that the figures stay in sight.
+    let id_w = 165.0_f32
+        .min(full.width() * 0.3)
+        .max(110.0_f32.min(full.width() * 0.4));
     let left = egui::Rect::from_min_size(full.min, egui::vec2(id_w, full.height()));
     let right =
         egui::Rect::from_min_max(egui::pos2(full.left() + id_w + 4.0, full.top()), full.max);
