@@ -117,7 +117,7 @@ fn sessions_diff_live_and_bad_snapshots_fail_clearly() {
 }
 
 /// A layer's change is its block's; when the fragments listed above it sum
-/// to another figure (the joins between texts cost tokens too), the text
+/// to another figure (the separators between texts cost tokens too), the text
 /// gives both, and each is what the JSON holds.
 #[test]
 fn a_layers_change_and_its_fragments_sums_are_both_said() {
@@ -142,11 +142,12 @@ fn a_layers_change_and_its_fragments_sums_are_both_said() {
         let said = format!("layer {layer} {delta:+}");
         assert!(line.contains(&said), "{said}: {line}");
         if parts != delta {
-            let apart = format!("{said} (its block; its fragments above, counted apart, {parts:+}");
+            let apart =
+                format!("{said} (its block as sent; its fragments above add up to {parts:+}");
             assert!(line.contains(&apart), "{apart}: {line}");
         }
     }
-    assert!(line.contains("counted apart"), "{line}");
+    assert!(line.contains("add up to"), "{line}");
 }
 
 /// Two recorded requests of different chains and captures compared (issue

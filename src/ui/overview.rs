@@ -64,7 +64,10 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool, rules: crate::engine
     // that the figure against the budget is what the budget holds.
     let within = l.used.saturating_sub(l.markers);
     let markers = if l.markers > 0 {
-        format!(" + {} of DEBUG markers", thousands(l.markers))
+        format!(
+            " + {} tokens of DEBUG markers (outside the budget)",
+            thousands(l.markers)
+        )
     } else {
         String::new()
     };

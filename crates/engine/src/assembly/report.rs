@@ -307,7 +307,7 @@ fn layer_notes(a: &Assembly, l: &LayerResult) -> String {
     };
     if l.markers > 0 {
         over += &format!(
-            "  (+{} of DEBUG markers, outside the budget)",
+            "  (+{} tokens of DEBUG markers, outside the budget)",
             crate::thousands(l.markers)
         );
     }

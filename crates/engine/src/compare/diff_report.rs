@@ -250,7 +250,7 @@ fn layer_deltas(d: &Diff) -> Vec<String> {
                 format!("layer {} {:+}", l.layer, l.delta)
             } else {
                 format!(
-                    "layer {} {:+} (its block; its fragments above, counted apart, {:+}: the joins between texts cost tokens too)",
+                    "layer {} {:+} (its block as sent; its fragments above add up to {:+}, the separators between them making the difference)",
                     l.layer, l.delta, parts
                 )
             }
