@@ -222,6 +222,31 @@ fn strategies(ui: &mut Ui, p: &Prediction) {
         "Saving of the best strategy over no caching: ${:.5}",
         p.saving_usd
     ));
+    // The same requests cost other token totals when the prompt is laid
+    // out otherwise (one string joins the blocks: their edges tokenize
+    // otherwise): said, so that the rows' sums read.
+    let total = |s: &crate::engine::cache::prediction::StrategyResult| {
+        let u = &s.usage;
+        u.cache_read_input_tokens + u.cache_creation_input_tokens + u.input_tokens
+    };
+    let totals: Vec<u64> = p.strategies.iter().map(total).collect();
+    if totals.iter().any(|t| Some(t) != totals.first()) {
+        ui.add(
+            egui::Label::new(
+                RichText::new(format!(
+                    "Each strategy lays the prompt out its own way, so the same requests count {} tokens in all: where the blocks are joined, their edges tokenize differently.",
+                    p.strategies
+                        .iter()
+                        .zip(&totals)
+                        .map(|(s, t)| format!("{} {}", strategy_words(s.name).0, thousands(*t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .weak(),
+            )
+            .wrap(),
+        );
+    }
 }
 
 /// A strategy as a user would name it, short and in full (the CLI's JSON
