@@ -1103,3 +1103,50 @@ fn a_memory_files_detail_says_the_figure_context_lists() {
         "{said}"
     );
 }
+
+/// The Cache tab says each strategy's token total when they differ (one
+/// string lays the prompt out otherwise), the totals `predict` gives.
+#[test]
+fn the_cache_tab_says_each_strategys_token_total_when_they_differ() {
+    let ws = sample();
+    let p = json(&run(&["predict", ws.to_str().unwrap(), "--format", "json"]));
+    let total = |s: &serde_json::Value| {
+        [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ]
+        .iter()
+        .map(|k| s[k].as_u64().unwrap())
+        .sum::<u64>()
+    };
+    let strategies = p["strategies"].as_array().unwrap();
+    let one = strategies
+        .iter()
+        .find(|s| s["name"] == "single_string")
+        .unwrap();
+    let layered = strategies.iter().find(|s| s["name"] == "layered").unwrap();
+    assert_ne!(total(one), total(layered), "the sample's totals differ");
+    let mut h = harness_sized(ws, egui::vec2(1280.0, 800.0));
+    wait_loaded(&mut h);
+    h.state_mut().as_mut().unwrap().state.tab = prompt_inspector::ui::state::Tab::Cache;
+    for _ in 0..500 {
+        if h.query_all_by_label_contains("Each strategy lays")
+            .next()
+            .is_some()
+        {
+            break;
+        }
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let said = format!(
+        "layered {}, one string {}",
+        prompt_inspector::engine::thousands(total(layered)),
+        prompt_inspector::engine::thousands(total(one))
+    );
+    assert!(
+        h.query_all_by_label_contains(&said).next().is_some(),
+        "{said}"
+    );
+}
