@@ -1150,3 +1150,47 @@ fn the_cache_tab_says_each_strategys_token_total_when_they_differ() {
         "{said}"
     );
 }
+
+/// A problem's location chosen in the Problems tab selects its fragment
+/// and shows that line of its file in the detail: the problem beside the
+/// fragment's reason, the source text open with the file's line numbers.
+#[test]
+fn a_problems_location_shows_its_line_in_the_fragment_detail() {
+    let mut h = harness_sized(sample(), egui::vec2(1280.0, 800.0));
+    wait_loaded(&mut h);
+    let p = app(&h)
+        .state
+        .problems
+        .iter()
+        .find(|p| p.fragment.as_deref() == Some("env.snapshot"))
+        .cloned()
+        .expect("the sample's cache breaker in env.snapshot");
+    let line = p.line.unwrap();
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(prompt_inspector::ui::command::Command::SelectLine(
+            "env.snapshot".into(),
+            line,
+        ));
+    h.run_steps(4);
+    assert_eq!(app(&h).state.selected.as_deref(), Some("env.snapshot"));
+    assert!(
+        h.query_all_by_label(&p.location()).next().is_some(),
+        "{}",
+        p.location()
+    );
+    let number = format!("{line:>4}");
+    let shown = h
+        .query_all_by_label(&number)
+        .next()
+        .expect("the line's number");
+    let text = h
+        .query_all_by_label_contains("Environment (generated")
+        .map(|n| n.rect())
+        .find(|r| (r.top() - shown.rect().top()).abs() < 4.0);
+    assert!(
+        text.is_some(),
+        "line {line} is the environment line, beside its number"
+    );
+}

@@ -300,11 +300,21 @@ impl App {
                 self.state.reassemble(&self.counter);
             }
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
-            Command::Select(target) => self.select(target),
+            Command::Select(target) => {
+                self.state.selected_line = None;
+                self.select(target);
+            }
+            Command::SelectLine(target, line) => {
+                self.select(target);
+                self.state.selected_line = Some((line, true));
+            }
             Command::OpenInEditor(path, line) => {
                 super::editor::open(path, line, self.worker.done_sender(), self.ctx.clone())
             }
-            Command::ClearSelection => self.state.selected = None,
+            Command::ClearSelection => {
+                self.state.selected = None;
+                self.state.selected_line = None;
+            }
             Command::SetProvider(p) => self.state.provider = p,
             Command::StartTestRun => self.start_test_run(),
             Command::CancelTestRun => self.test_run.cancel(),

@@ -38,6 +38,9 @@ pub enum Command {
     ToggleMarkers,
     /// Select a fragment by id, or the first fragment of a file.
     Select(String),
+    /// Select a fragment and show a line of its file in its detail (a
+    /// problem's location).
+    SelectLine(String, usize),
     /// Open a workspace file at a line in the user's editor.
     OpenInEditor(PathBuf, Option<usize>),
     ClearSelection,

@@ -9,6 +9,7 @@ use egui::{Color32, FontId, RichText, TextFormat, Ui};
 use super::colors;
 use super::thousands;
 use crate::engine::assembly::assemble::{FragmentResult, PreparedFragment};
+use crate::engine::problems::Problem;
 use crate::engine::{Encoding, TokenCounter};
 
 /// Token spans of the fragment shown, cached by (id, text).
@@ -86,13 +87,17 @@ fn token_view(ui: &mut Ui, text: &str, spans: &[Range<usize>]) {
     ui.label(job);
 }
 
+/// The fragment's problems (each with its file and line), and the line of
+/// its file to show (a problem's, chosen in the Problems tab) with whether
+/// the detail still has to scroll to it.
+pub type Problems<'a> = (&'a [&'a Problem], &'a mut Option<(usize, bool)>);
+
 pub fn show(
     ui: &mut Ui,
     f: &FragmentResult,
     prepared: Option<&PreparedFragment>,
-    enc: Encoding,
-    counter: &TokenCounter,
-    cache: &mut TokenViewCache,
+    (enc, counter, cache): (Encoding, &TokenCounter, &mut TokenViewCache),
+    (problems, line): Problems<'_>,
 ) {
     ui.heading(RichText::new(&f.id).monospace());
     ui.horizontal_wrapped(|ui| {
@@ -122,6 +127,16 @@ pub fn show(
         ));
     }
     ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
+    for p in problems {
+        ui.horizontal_wrapped(|ui| {
+            ui.colored_label(
+                colors::text(ui, super::problems::color(p.kind)),
+                format!("{} {}", super::problems::icon(p.kind), p.kind.word()),
+            );
+            ui.label(RichText::new(p.location()).monospace());
+            ui.label(&p.message);
+        });
+    }
     ui.separator();
     egui::ScrollArea::vertical()
         .id_salt("detail-scroll")
@@ -137,11 +152,16 @@ pub fn show(
                     }
                 });
             if let Some(p) = prepared {
+                let marked: Vec<usize> = problems
+                    .iter()
+                    .filter(|x| x.file == p.source)
+                    .filter_map(|x| x.line)
+                    .chain(line.map(|l| l.0))
+                    .collect();
                 egui::CollapsingHeader::new("Source text")
-                    .default_open(false)
-                    .show(ui, |ui| {
-                        ui.add(egui::Label::new(RichText::new(&*p.raw).monospace()).wrap());
-                    });
+                    .default_open(!marked.is_empty())
+                    .open(line.is_some_and(|l| l.1).then_some(true))
+                    .show(ui, |ui| source_text(ui, p, &marked, line));
                 if let Some((s, n)) = &p.summary {
                     egui::CollapsingHeader::new(format!("Summary ({n} tokens)"))
                         .default_open(false)
@@ -174,6 +194,46 @@ pub fn show(
                     });
             }
         });
+}
+
+/// The fragment's source text, each line with its number in its file (from
+/// the line its body starts at), the lines with a problem marked; the line
+/// asked for scrolled into sight once.
+fn source_text(
+    ui: &mut Ui,
+    p: &PreparedFragment,
+    marked: &[usize],
+    line: &mut Option<(usize, bool)>,
+) {
+    const MAX_LINES: usize = 2_000;
+    let mark = colors::WARNING.gamma_multiply(0.25);
+    for (i, text) in p.raw.lines().take(MAX_LINES).enumerate() {
+        let n = p.body_line + i;
+        let fill = if marked.contains(&n) {
+            mark
+        } else {
+            Color32::TRANSPARENT
+        };
+        let r = egui::Frame::new()
+            .fill(fill)
+            .show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    ui.weak(RichText::new(format!("{n:>4}")).monospace());
+                    ui.add(egui::Label::new(RichText::new(text).monospace()).wrap());
+                });
+            })
+            .response;
+        if let Some((at, pending @ true)) = line.as_mut()
+            && *at == n
+        {
+            r.scroll_to_me(Some(egui::Align::Center));
+            *pending = false;
+        }
+    }
+    if let Some((_, pending)) = line.as_mut() {
+        // A line not in this text: nothing to scroll to.
+        *pending = false;
+    }
 }
 
 /// With nothing selected: the workspace at a glance (files, fragments per

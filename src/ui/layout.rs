@@ -365,13 +365,18 @@ impl App {
                 match selected {
                     Some(f) => {
                         let p = l.prepared.fragments.iter().find(|p| p.id == f.id);
+                        let problems: Vec<&crate::engine::problems::Problem> = self
+                            .state
+                            .problems
+                            .iter()
+                            .filter(|x| x.fragment.as_deref() == Some(f.id.as_str()))
+                            .collect();
                         detail::show(
                             ui,
                             f,
                             p,
-                            l.prepared.encoding,
-                            &self.counter,
-                            &mut self.token_cache,
+                            (l.prepared.encoding, &self.counter, &mut self.token_cache),
+                            (&problems, &mut self.state.selected_line),
                         );
                     }
                     None => detail::summary(ui, l),

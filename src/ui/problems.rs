@@ -80,7 +80,7 @@ impl ProblemsView {
     }
 }
 
-fn color(k: Kind) -> egui::Color32 {
+pub(super) fn color(k: Kind) -> egui::Color32 {
     match k {
         Kind::Error => colors::ERROR,
         Kind::Warning => colors::WARNING,
@@ -89,7 +89,7 @@ fn color(k: Kind) -> egui::Color32 {
 }
 
 /// A kind's mark before its rows, as editors show them.
-fn icon(k: Kind) -> &'static str {
+pub(super) fn icon(k: Kind) -> &'static str {
     match k {
         Kind::Error => "×",
         Kind::Warning => "▲",
@@ -187,7 +187,10 @@ fn row(ui: &mut Ui, state: &AppState, p: &Problem, current: bool, out: &mut Vec<
                         .on_hover_text(format!("Select {f}"))
                         .clicked()
                     {
-                        out.push(Command::Select(f.clone()));
+                        out.push(match p.line {
+                            Some(l) => Command::SelectLine(f.clone(), l),
+                            None => Command::Select(f.clone()),
+                        });
                     }
                 }
                 None => {

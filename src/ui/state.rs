@@ -75,6 +75,9 @@ pub struct AppState {
     pub budget_touched: bool,
     pub debug_markers: bool,
     pub selected: Option<String>,
+    /// A line of the selected fragment's file to show in its detail (a
+    /// problem's), and whether the detail still has to scroll to it.
+    pub selected_line: Option<(usize, bool)>,
     /// The cache rules to predict with (`None`: the model's own).
     pub provider: Option<Provider>,
     /// The assembly profile chosen (`None`: the workspace's own or detected).
@@ -112,6 +115,7 @@ impl Default for AppState {
             budget_touched: false,
             debug_markers: false,
             selected: None,
+            selected_line: None,
             provider: None,
             profile: None,
             caps: None,
