@@ -1040,16 +1040,7 @@ fn the_side_panels_context_window_is_the_context_commands() {
         // categories with their figures, the messages those it sends.
         let u = json(&run(&["context", ws.to_str().unwrap(), "--format", "json"]));
         h.state_mut().as_mut().unwrap().state.tab = prompt_inspector::ui::state::Tab::Cache;
-        for _ in 0..500 {
-            if h.query_all_by_label_contains("Context window at request 1")
-                .next()
-                .is_some()
-            {
-                break;
-            }
-            h.step();
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        wait_for_label(&mut h, "Context window at request 1");
         for r in u["rows"].as_array().unwrap() {
             let (name, tokens) = (r["name"].as_str().unwrap(), r["tokens"].as_u64().unwrap());
             if r["in_use"] == true && name != "Messages" && tokens > 0 {
@@ -1130,16 +1121,7 @@ fn the_cache_tab_says_each_strategys_token_total_when_they_differ() {
     let mut h = harness_sized(ws, egui::vec2(1280.0, 800.0));
     wait_loaded(&mut h);
     h.state_mut().as_mut().unwrap().state.tab = prompt_inspector::ui::state::Tab::Cache;
-    for _ in 0..500 {
-        if h.query_all_by_label_contains("Each strategy lays")
-            .next()
-            .is_some()
-        {
-            break;
-        }
-        h.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    wait_for_label(&mut h, "Each strategy lays");
     let said = format!(
         "layered {}, one string {}",
         prompt_inspector::engine::thousands(total(layered)),

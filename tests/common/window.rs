@@ -57,6 +57,20 @@ pub fn wait_loaded(h: &mut Harness<'static, Option<App>>) {
 }
 
 /// Steps until `cond` holds (work done by the worker arrives over frames).
+/// Steps the window until a label holding `text` is shown (a view the
+/// worker fills, such as the Cache tab's prediction); fails after 30 s.
+pub fn wait_for_label(h: &mut Harness<'static, Option<App>>, text: &str) {
+    let start = Instant::now();
+    while h.query_all_by_label_contains(text).next().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "waited for {text}"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 pub fn wait_for(h: &mut Harness<'static, Option<App>>, what: &str, cond: impl Fn(&App) -> bool) {
     let start = Instant::now();
     loop {
