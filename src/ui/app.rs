@@ -300,14 +300,8 @@ impl App {
                 self.state.reassemble(&self.counter);
             }
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
-            Command::Select(target) => {
-                self.state.selected_line = None;
-                self.select(target);
-            }
-            Command::SelectLine(target, line) => {
-                self.select(target);
-                self.state.selected_line = Some((line, true));
-            }
+            Command::Select(target) => self.select_line(target, None),
+            Command::SelectLine(target, line) => self.select_line(target, Some(line)),
             Command::OpenInEditor(path, line) => {
                 super::editor::open(path, line, self.worker.done_sender(), self.ctx.clone())
             }
@@ -470,6 +464,13 @@ impl App {
         {
             self.open.path = r.display().to_string();
         }
+    }
+
+    /// Selects a fragment, and the line of its file its detail shows (a
+    /// problem's), or none.
+    fn select_line(&mut self, target: String, line: Option<usize>) {
+        self.select(target);
+        self.state.selected_line = line.map(|l| (l, true));
     }
 
     fn select(&mut self, target: String) {

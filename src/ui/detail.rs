@@ -87,18 +87,9 @@ fn token_view(ui: &mut Ui, text: &str, spans: &[Range<usize>]) {
     ui.label(job);
 }
 
-/// The fragment's problems (each with its file and line), and the line of
-/// its file to show (a problem's, chosen in the Problems tab) with whether
-/// the detail still has to scroll to it.
-pub type Problems<'a> = (&'a [&'a Problem], &'a mut Option<(usize, bool)>);
-
-pub fn show(
-    ui: &mut Ui,
-    f: &FragmentResult,
-    prepared: Option<&PreparedFragment>,
-    (enc, counter, cache): (Encoding, &TokenCounter, &mut TokenViewCache),
-    (problems, line): Problems<'_>,
-) {
+/// The fragment's id, status, place, counts and (a memory file) its own
+/// text's tokens.
+fn heading(ui: &mut Ui, f: &FragmentResult, (enc, counter): (Encoding, &TokenCounter)) {
     ui.heading(RichText::new(&f.id).monospace());
     ui.horizontal_wrapped(|ui| {
         ui.colored_label(
@@ -126,6 +117,21 @@ pub fn show(
             thousands(f.kept_tokens.saturating_sub(own))
         ));
     }
+}
+
+/// The fragment's problems (each with its file and line), and the line of
+/// its file to show (a problem's, chosen in the Problems tab) with whether
+/// the detail still has to scroll to it.
+pub type Problems<'a> = (&'a [&'a Problem], &'a mut Option<(usize, bool)>);
+
+pub fn show(
+    ui: &mut Ui,
+    f: &FragmentResult,
+    prepared: Option<&PreparedFragment>,
+    (enc, counter, cache): (Encoding, &TokenCounter, &mut TokenViewCache),
+    (problems, line): Problems<'_>,
+) {
+    heading(ui, f, (enc, counter));
     ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
     for p in problems {
         ui.horizontal_wrapped(|ui| {
