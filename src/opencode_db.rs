@@ -30,11 +30,13 @@ const MAX_MESSAGE_BYTES: i64 = 1 << 20;
 
 /// Whether `path` is a regular file that starts as a SQLite database.
 pub fn is_database(path: &Path) -> bool {
-    let Ok(mut f) = std::fs::File::open(path) else {
+    // Opened without blocking and checked on the handle: a FIFO named
+    // here is refused by the reader that follows, never waited on.
+    let Ok((mut f, _)) = crate::engine::workspace::reader::open_regular(path, u64::MAX) else {
         return false;
     };
     let mut head = [0u8; 16];
-    f.metadata().is_ok_and(|m| m.is_file()) && f.read_exact(&mut head).is_ok() && &head == MAGIC
+    f.read_exact(&mut head).is_ok() && &head == MAGIC
 }
 
 /// OpenCode's sessions, each with its messages, oldest first. Errors name
@@ -47,10 +49,10 @@ pub fn read(path: &Path) -> Result<Vec<OpenCodeSession>, Error> {
     };
     // A regular file, not a link to one: checked on the opened handle,
     // then the database opened at the same path is that file.
-    let opened = std::fs::File::open(path).map_err(|e| file(e.to_string()))?;
-    let meta = opened.metadata().map_err(|e| file(e.to_string()))?;
+    let (opened, _) = crate::engine::workspace::reader::open_regular(path, u64::MAX)
+        .map_err(|e| file(e.to_string()))?;
     let link = std::fs::symlink_metadata(path).map_err(|e| file(e.to_string()))?;
-    if !meta.is_file() || link.file_type().is_symlink() {
+    if link.file_type().is_symlink() {
         return Err(file("not a regular file".into()));
     }
     use rusqlite::OpenFlags;

@@ -41,6 +41,7 @@ mod hardening_inputs;
 mod hardening_net;
 mod hardening_proxy;
 mod hardening_round3;
+mod hardening_round4;
 mod hardening_traffic;
 mod html_export;
 mod lint_precision;

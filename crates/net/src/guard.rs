@@ -95,12 +95,7 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     let Ok(u) = reqwest::Url::parse(url) else {
         return Vec::new();
     };
-    let mut v = Vec::new();
-    if let Some(p) = u.password() {
-        v.push(p.to_string());
-        // As sent in `Authorization: Basic …`, which a server may echo.
-        v.push(base64(format!("{}:{p}", u.username()).as_bytes()));
-    }
+    let mut v = url_credentials(url);
     if !u.username().is_empty() {
         v.push(u.username().to_string());
     }
@@ -109,6 +104,29 @@ pub fn url_secrets(url: &str) -> Vec<String> {
             v.push(val.into_owned());
         }
     }
+    v
+}
+
+/// The credentials of a URL's `user:password@` part as they may come back:
+/// the password (or the user name when it has none: a token in its place),
+/// decoded as the client sends it, and `Authorization: Basic …`'s base64 of
+/// the pair, which a server may echo. A user name beside a password is not
+/// a secret (redacting a common word would blank it out of prompts).
+pub fn url_credentials(url: &str) -> Vec<String> {
+    let Ok(u) = reqwest::Url::parse(url) else {
+        return Vec::new();
+    };
+    let decoded = |s: &str| percent_decode(s);
+    let (user, pass) = (decoded(u.username()), u.password().map(decoded));
+    let mut v = Vec::new();
+    match &pass {
+        Some(p) if !p.is_empty() => v.push(p.clone()),
+        _ if !user.is_empty() => v.push(user.clone()),
+        _ => return v,
+    }
+    v.push(base64(
+        format!("{user}:{}", pass.as_deref().unwrap_or("")).as_bytes(),
+    ));
     v
 }
 

@@ -146,6 +146,9 @@ struct Shared {
     client: reqwest::Client,
     capture: Mutex<std::fs::File>,
     seq: Mutex<u64>,
+    /// The credentials in each upstream's URL (by [`Upstream`]), redacted
+    /// from what its answers bring back as the client's keys are.
+    upstream_secrets: [Vec<String>; 3],
     /// Why a key may not go to each upstream (by [`Upstream`]).
     key_refused: [Option<String>; 3],
     /// This proxy's random part of every exchange id: two proxies appending
@@ -221,8 +224,15 @@ pub async fn serve(
         .local_addr()
         .map_err(|e| Error::option("the listener", e.to_string()))?;
     let _ = ready.send(addr);
+    let upstream_secrets = [
+        &cfg.anthropic_upstream,
+        &cfg.openai_upstream,
+        &cfg.gemini_upstream,
+    ]
+    .map(|u| guard::url_credentials(u));
     let shared = Arc::new(Shared {
         bases,
+        upstream_secrets,
         cfg,
         client,
         capture: Mutex::new(file),
@@ -343,9 +353,13 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     };
     let started = Instant::now();
     let ts_start = crate::clock::now_rfc3339();
+    let secrets = keys
+        .into_iter()
+        .chain(shared.upstream_secrets[to as usize].iter().cloned())
+        .collect();
     let record = Record {
         shared: shared.clone(),
-        keys,
+        secrets,
         upstream: upstream.clone(),
         auth,
         outcome: None,

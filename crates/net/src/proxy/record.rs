@@ -29,7 +29,9 @@ pub(super) struct Outcome {
 /// One exchange being recorded.
 pub(super) struct Record {
     pub(super) shared: Arc<Shared>,
-    pub(super) keys: Vec<String>,
+    /// The client's keys and the upstream URL's credentials: redacted
+    /// from everything recorded and said.
+    pub(super) secrets: Vec<String>,
     pub(super) upstream: String,
     /// The client's credentials, for counting on the same upstream; never
     /// recorded.
@@ -108,13 +110,13 @@ impl Record {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         if let Some((keys, r)) = &*last
-            && *keys == self.keys
+            && *keys == self.secrets
         {
             return r.clone();
         }
-        let refs: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
         let r = Arc::new(guard::Redactor::new(&refs));
-        *last = Some((self.keys.clone(), r.clone()));
+        *last = Some((self.secrets.clone(), r.clone()));
         r
     }
 
@@ -139,9 +141,13 @@ impl Record {
         }
         let redactor = self.redactor();
         let (request, mut model) = recorded_request(&self.request, &redactor);
+        // The path too: a client may put a key where Gemini's model goes.
+        let mut endpoint = Value::String(self.endpoint.clone());
+        redact_value(&mut endpoint, &redactor);
+        let endpoint = endpoint.as_str().unwrap_or_default().to_string();
         // Gemini names the model in the path, not the body.
         if model.is_null()
-            && let Some(m) = crate::engine::request::gemini::model_of_path(&self.endpoint)
+            && let Some(m) = crate::engine::request::gemini::model_of_path(&endpoint)
         {
             model = Value::String(m);
         }
@@ -154,7 +160,7 @@ impl Record {
             id: String::new(),
             ts_start: self.ts_start.clone(),
             ts_end: o.ts_end,
-            endpoint: self.endpoint.clone(),
+            endpoint,
             model,
             status: o.status,
             stream: self.stream,
