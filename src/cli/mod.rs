@@ -177,14 +177,18 @@ pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Text on standard output, with every string shaped like a provider's key
+/// redacted (a transcript or a hand-made capture may hold one the proxy
+/// never saw).
 pub fn out(text: &str) {
     use std::io::IsTerminal;
     let mut o = std::io::stdout().lock();
+    let text = crate::net::guard::redact_shapes(text);
     // On a terminal nothing in the text may drive it.
     let text = if o.is_terminal() {
-        std::borrow::Cow::Owned(terminal_safe(text))
+        std::borrow::Cow::Owned(terminal_safe(&text))
     } else {
-        std::borrow::Cow::Borrowed(text)
+        text
     };
     let _ = o.write_all(text.as_bytes());
     let _ = o.flush();
@@ -203,7 +207,53 @@ pub use crate::engine::terminal_safe;
 /// terminal).
 pub fn say(line: &str) {
     let mut e = std::io::stderr().lock();
-    let _ = writeln!(e, "{}", terminal_safe(line));
+    let line = crate::net::guard::redact_shapes(line);
+    let _ = writeln!(e, "{}", terminal_safe(&line));
+}
+
+/// Standard output written as it is made, each line with the strings
+/// shaped like a key redacted as [`out`] does (a key is on one line: JSON
+/// escapes its line breaks).
+pub struct RedactedLines<W: Write> {
+    inner: W,
+    line: Vec<u8>,
+}
+
+impl<W: Write> RedactedLines<W> {
+    pub fn new(inner: W) -> Self {
+        RedactedLines {
+            inner,
+            line: Vec::new(),
+        }
+    }
+
+    fn write_line(&mut self) -> std::io::Result<()> {
+        let text = String::from_utf8_lossy(&self.line);
+        let r = self
+            .inner
+            .write_all(crate::net::guard::redact_shapes(&text).as_bytes());
+        self.line.clear();
+        r
+    }
+}
+
+impl<W: Write> Write for RedactedLines<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for chunk in buf.split_inclusive(|&b| b == b'\n') {
+            self.line.extend_from_slice(chunk);
+            if chunk.ends_with(b"\n") {
+                self.write_line()?;
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.line.is_empty() {
+            self.write_line()?;
+        }
+        self.inner.flush()
+    }
 }
 
 /// Pretty JSON and a newline on standard output.

@@ -192,7 +192,7 @@ pub fn run(a: Args) -> ExitCode {
 /// terminal as it is.
 fn print_rows(t: &traffic::Traffic, file: &std::path::Path, table: &crate::engine::ModelTable) {
     use std::io::Write;
-    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut w = super::RedactedLines::new(std::io::BufWriter::new(std::io::stdout().lock()));
     let file = crate::engine::clean(&file.display().to_string(), 1000);
     let _ = traffic::rows::write_jsonl(t, &file, table, &mut w).and_then(|()| w.flush());
 }
@@ -206,7 +206,7 @@ fn print_json(t: &traffic::Traffic) {
     if stdout.is_terminal() {
         return out(&traffic::to_json_text(t));
     }
-    let mut w = std::io::BufWriter::new(stdout.lock());
+    let mut w = super::RedactedLines::new(std::io::BufWriter::new(stdout.lock()));
     let _ = traffic::write_json(t, &mut w).and_then(|()| w.flush());
 }
 

@@ -198,7 +198,9 @@ impl Shared {
                 labels,
                 generation,
             } => {
-                let result = self.diff(a, b, &labels);
+                let result = self
+                    .diff(a, b, &labels)
+                    .map(traffic_jobs::key_shapes_redacted);
                 self.send(Done::Diffed {
                     generation,
                     result: Box::new(result),

@@ -55,8 +55,9 @@ impl Shared {
                 // The typed request written back as its API's wire: the
                 // body as recorded (every adapter round-trips).
                 let body = request.to_wire();
+                let json = serde_json::to_string_pretty(&body).unwrap_or_default();
                 Ok(crate::ui::traffic::RequestText {
-                    json: serde_json::to_string_pretty(&body).unwrap_or_default(),
+                    json: crate::net::guard::redact_shapes(&json).into_owned(),
                     curl: crate::engine::traffic::curl::command(
                         exchange.api,
                         &exchange.model,
@@ -94,5 +95,55 @@ impl Shared {
             ticket: ticket.id,
             result: Box::new(result),
         });
+    }
+}
+
+/// A diff as the window shows it: every string shaped like a provider's
+/// key redacted from its text (a transcript or a hand-made capture may hold
+/// one the proxy never saw), as the command line's output is.
+pub(super) fn key_shapes_redacted(
+    mut d: crate::engine::compare::diff::Diff,
+) -> crate::engine::compare::diff::Diff {
+    let redact = |s: &mut String| {
+        if let std::borrow::Cow::Owned(r) = crate::net::guard::redact_shapes(s) {
+            *s = r;
+        }
+    };
+    d.lines.iter_mut().for_each(|l| redact(&mut l.text));
+    if let Some(v) = &mut d.divergence {
+        [&mut v.lead, &mut v.before, &mut v.after]
+            .into_iter()
+            .for_each(redact);
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_diff_shows_no_key_of_the_capture() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = "sk-ant-api03-QWERTYUIOPasdfghjklZXCVBNM1234567890abcdEFGH";
+        let line = |i: usize, text: &str| {
+            serde_json::json!({"schema": 1, "id": format!("x-{i}"), "endpoint": "/v1/messages",
+                "ts_start": format!("2026-11-30T10:00:0{i}Z"), "model": "claude-sonnet-4-6",
+                "request": {"model": "claude-sonnet-4-6", "system": format!("key {text}"),
+                    "messages": [{"role": "user", "content": "hi"}]}})
+            .to_string()
+        };
+        let capture = dir.path().join("c.jsonl");
+        let text = format!("{}\n{}\n", line(1, "none"), line(2, key));
+        std::fs::write(&capture, text).unwrap();
+        let (_, x, _) = crate::opencode_db::read_exchanges(&capture, &[1, 2]).unwrap();
+        let counter = crate::engine::TokenCounter::new();
+        let table = crate::model_table().unwrap();
+        let d = crate::engine::traffic::diff_between(&x, 1, 2, &counter, &table).unwrap();
+        let shown = format!("{:?}", super::key_shapes_redacted(d.clone()));
+        assert!(
+            format!("{d:?}").contains("QWERTYUIOP"),
+            "the diff has the key"
+        );
+        assert!(!shown.contains("QWERTYUIOP"), "{shown}");
+        assert!(shown.contains("[REDACTED]"), "{shown}");
     }
 }

@@ -79,6 +79,12 @@ pub struct Skipped {
     /// The first of them (1-based).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_over_budget: Option<usize>,
+    /// Lines longer than [`MAX_LINE_BYTES`], not held nor parsed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub too_long: usize,
+    /// The first of them (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_too_long: Option<usize>,
     /// Files of a folder that could not be read (each named in `unread`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
@@ -118,6 +124,14 @@ impl Skipped {
             parts.push(format!(
                 "{} not JSON, skipped{first}",
                 plural(self.lines as u64, "line"),
+            ));
+        }
+        if self.too_long > 0 {
+            parts.push(format!(
+                "{} over the {} MiB line limit not read{}",
+                plural(self.too_long as u64, "line"),
+                MAX_LINE_BYTES >> 20,
+                first_is(self.first_too_long)
             ));
         }
         if let Some(f) = self.unread.first() {
@@ -244,6 +258,13 @@ impl Lines {
         if line.trim().is_empty() {
             return;
         }
+        // The reader's stand-in for a line it did not hold (the only line
+        // without a place that reads so).
+        if self.span.is_none() && line == crate::workspace::line_file::LONG_LINE {
+            self.skipped.too_long += 1;
+            self.skipped.first_too_long.get_or_insert(i + 1);
+            return;
+        }
         // A line is parsed only if its tree fits beside what is held; its
         // text, held with the tree while it is parsed, counts one value per
         // 128 bytes.
@@ -340,14 +361,15 @@ impl Lines {
         use crate::error::Error;
         // An empty file (a proxy just started): an empty capture, not an
         // error.
-        if !self.any && self.skipped.lines == 0 && self.skipped.over_budget == 0 {
+        let unparsed = self.skipped.over_budget + self.skipped.too_long;
+        if !self.any && self.skipped.lines == 0 && unparsed == 0 {
             return Ok((Source::Capture, Vec::new(), self.skipped));
         }
         if !self.any {
             return Err(Error::invalid(
                 "",
                 match self.skipped.describe() {
-                    Some(d) if self.skipped.over_budget > 0 => format!("nothing read: {d}"),
+                    Some(d) if unparsed > 0 => format!("nothing read: {d}"),
                     _ => "no JSON lines: neither a capture nor a Claude Code transcript".into(),
                 },
             ));

@@ -54,3 +54,24 @@ fn lines_over_the_budget_are_counted_and_named() {
         "{e}"
     );
 }
+
+#[test]
+fn a_line_over_the_line_limit_is_named_as_such_not_as_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("capture.jsonl");
+    let ok = r#"{"endpoint":"/v1/messages","ts_start":"2026-11-30T10:00:00Z","request":{"system":"s","messages":[]}}"#;
+    let mut text = format!("{ok}\n{{\"request\":\"");
+    text.push_str(&"x".repeat(MAX_LINE_BYTES as usize));
+    text.push_str("\"}\nnot json\n");
+    std::fs::write(&f, text).unwrap();
+    let (_, x, skipped, _) = read_file_lazy(&f).unwrap();
+    assert_eq!(x.len(), 1);
+    assert_eq!((skipped.too_long, skipped.first_too_long), (1, Some(2)));
+    assert_eq!((skipped.lines, skipped.first), (1, Some(3)));
+    let d = skipped.describe().unwrap();
+    assert!(
+        d.contains("1 line over the 64 MiB line limit not read (the first is line 2)")
+            && d.contains("1 line not JSON, skipped (the first is line 3)"),
+        "{d}"
+    );
+}
