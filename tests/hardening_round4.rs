@@ -275,3 +275,56 @@ fn a_key_in_a_capture_the_proxy_never_saw_is_never_printed() {
         assert_no_piece(&text, &key["sk-ant-api03-".len()..], &format!("{extra:?}"));
     }
 }
+
+/// `text` rendered by markdown-it-py (CommonMark with GitHub's tables), as
+/// a pull request or an issue shows it.
+fn rendered(text: &str) -> String {
+    let mut py = Command::new("python3")
+        .args([
+            "-c",
+            "import sys; from markdown_it import MarkdownIt; \
+             print(MarkdownIt('commonmark').enable('table').render(sys.stdin.read()))",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    py.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = py.wait_with_output().unwrap();
+    assert!(out.status.success(), "markdown-it-py failed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+#[ignore = "needs markdown-it-py (pip install markdown-it-py; .ci/run installs it)"]
+fn server_text_in_a_markdown_report_stays_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = "claude|<b>bold</b>`x`";
+    let line = serde_json::json!({"schema": 1, "id": "x-1", "ts_start": "2026-11-30T10:00:01Z",
+        "ts_end": "2026-11-30T10:00:02Z", "endpoint": "/v1/messages", "model": model, "status": 500,
+        "stream": false, "usage": {"input_tokens": 10, "output_tokens": 1}, "latency_ms": 5,
+        "error": "boom <img src=x onerror=alert(1)> | [click](http://example.invalid) `code`",
+        "request": {"model": model, "system": "s", "messages": [{"role": "user", "content": "hi"}]}});
+    let capture = dir.path().join("c.jsonl");
+    std::fs::write(&capture, format!("{line}\n")).unwrap();
+    let out = Command::new(bin())
+        .args(["traffic", capture.to_str().unwrap(), "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let html = rendered(&String::from_utf8_lossy(&out.stdout));
+    for tag in ["<img", "<b>", "<a ", "<code>code"] {
+        assert!(!html.contains(tag), "{tag} made of server text:\n{html}");
+    }
+    // One row of ten cells: no `|` of the server's opened a column.
+    let row = html.split("<tbody>").nth(1).unwrap();
+    assert_eq!(row.matches("<td").count(), 10, "{html}");
+    assert!(
+        row.contains("boom &lt;img src=x onerror=alert(1)&gt; | [click]"),
+        "{html}"
+    );
+    assert!(
+        row.contains("<code>claude|&lt;b&gt;bold&lt;/b&gt;'x'</code>"),
+        "{html}"
+    );
+}

@@ -102,10 +102,27 @@ pub fn plural(n: u64, word: &str) -> String {
     format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
 }
 
-/// Text made safe for one cell of a Markdown table: control characters
-/// out, line breaks as spaces, `|` escaped.
+/// Text from outside (a server's error, a model's name, a file's text) made
+/// plain for Markdown, in a table's cell or anywhere: control characters
+/// out, line breaks as spaces, and every character that would make it a
+/// cell border, HTML, a link or code escaped (`\|`, `\<`, `\[`…).
 pub fn md_cell(s: &str) -> String {
-    clean(s, 400).replace('|', "\\|")
+    let s = clean(s, 400);
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | '|' | '<' | '>' | '&' | '[' | ']' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Text from outside as the inside of a Markdown code span in a table's
+/// cell (the caller adds the backticks): control characters out, a
+/// backtick as `'`, `|` escaped (a table's border even in code).
+pub fn md_code(s: &str) -> String {
+    clean(s, 400).replace('`', "'").replace('|', "\\|")
 }
 
 /// A count with thousands separators: `1,979`.

@@ -359,7 +359,7 @@ pub fn to_markdown(ins: &Assembled) -> String {
             f.source,
             f.tokens,
             f.kept_tokens,
-            f.reason.replace('|', "\\|")
+            crate::md_cell(&f.reason)
         );
     }
     o += &format!(

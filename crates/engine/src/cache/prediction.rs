@@ -333,7 +333,7 @@ pub fn to_markdown(p: &Prediction) -> String {
         for w in &p.warnings {
             o += &format!(
                 "- `{}:{}` [{}] {}\n",
-                md_cell(&w.file),
+                crate::md_code(&w.file),
                 w.line,
                 md_cell(&w.fragment),
                 md_cell(&w.message)

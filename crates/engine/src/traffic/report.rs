@@ -301,7 +301,7 @@ fn cut(text: &str, n: usize) -> String {
 /// Fit for an issue or a pull-request comment: a table of the requests
 /// with the reason for each write or miss, then the totals.
 pub fn to_markdown(t: &Traffic) -> String {
-    let cell = |s: &str| s.replace('|', "\\|");
+    use crate::{md_cell, md_code};
     let mut o = format!(
         "### Traffic: {} from {}\n\n| # | time | chain | model | uncached | written | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
         crate::plural(t.requests.len() as u64, "request"),
@@ -310,16 +310,16 @@ pub fn to_markdown(t: &Traffic) -> String {
     for r in &t.requests {
         let u = r.usage.unwrap_or_default();
         let why = match (&r.miss, &r.error) {
-            (_, Some(e)) => format!("error: {e}"),
-            (Some(m), None) => format!("**{}**: {}", m.kind, m.detail),
+            (_, Some(e)) => format!("error: {}", md_cell(e)),
+            (Some(m), None) => format!("**{}**: {}", m.kind, md_cell(&m.detail)),
             (None, None) => String::new(),
         };
         o += &format!(
             "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
             r.index,
-            cell(&r.time),
-            cell(&r.chain),
-            cell(&r.model.replace('`', "'")),
+            md_cell(&r.time),
+            md_cell(&r.chain),
+            md_code(&r.model),
             thousands(u.input_tokens),
             thousands(u.cache_creation_input_tokens),
             thousands(u.cache_read_input_tokens),
@@ -329,7 +329,7 @@ pub fn to_markdown(t: &Traffic) -> String {
             } else {
                 "no price".into()
             },
-            cell(&why)
+            why
         );
     }
     o += &format!("\n**Totals**: {}\n\n", t.totals.headline());
@@ -337,7 +337,7 @@ pub fn to_markdown(t: &Traffic) -> String {
         .into_iter()
         .chain(notes(t))
     {
-        o += &format!("- {}\n", cell(&n));
+        o += &format!("- {}\n", md_cell(&n));
     }
     o
 }
