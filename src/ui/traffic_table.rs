@@ -174,17 +174,7 @@ impl TableState {
         }
         self.cache.rows = rows;
         if let Some((id, chains, kinds)) = self.cache.choices.as_mut().filter(|c| c.0 == before) {
-            for r in &t.requests[added] {
-                if !chains.contains(&r.chain) {
-                    chains.push(r.chain.clone());
-                }
-                if let Some(k) = kind_of(r) {
-                    match kinds.iter_mut().find(|(x, _)| *x == k) {
-                        Some((_, n)) => *n += 1,
-                        None => kinds.push((k, 1)),
-                    }
-                }
-            }
+            count_choices(&t.requests[added], chains, kinds);
             *id = now;
         } else {
             self.cache.choices = None;
@@ -196,24 +186,30 @@ impl TableState {
     fn choices(&mut self, t: &Traffic) -> (Vec<String>, Vec<(MissKind, usize)>) {
         let id = identity(t);
         if self.cache.choices.as_ref().is_none_or(|c| c.0 != id) {
-            let mut chains: Vec<String> = Vec::new();
-            let mut seen = std::collections::HashSet::new();
-            let mut kinds: Vec<(MissKind, usize)> = Vec::new();
-            for r in &t.requests {
-                if seen.insert(r.chain.as_str()) {
-                    chains.push(r.chain.clone());
-                }
-                if let Some(k) = kind_of(r) {
-                    match kinds.iter_mut().find(|(x, _)| *x == k) {
-                        Some((_, n)) => *n += 1,
-                        None => kinds.push((k, 1)),
-                    }
-                }
-            }
+            let (mut chains, mut kinds) = (Vec::new(), Vec::new());
+            count_choices(&t.requests, &mut chains, &mut kinds);
             self.cache.choices = Some((id, chains, kinds));
         }
         let c = self.cache.choices.as_ref().expect("set above");
         (c.1.clone(), c.2.clone())
+    }
+}
+
+/// Takes `rows` into the chains (each once, in the order first met) and
+/// the miss kinds with their counts.
+fn count_choices(rows: &[Row], chains: &mut Vec<String>, kinds: &mut Vec<(MissKind, usize)>) {
+    let mut seen: std::collections::HashSet<String> = chains.iter().cloned().collect();
+    for r in rows {
+        if !seen.contains(&r.chain) {
+            seen.insert(r.chain.clone());
+            chains.push(r.chain.clone());
+        }
+        if let Some(k) = kind_of(r) {
+            match kinds.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, n)) => *n += 1,
+                None => kinds.push((k, 1)),
+            }
+        }
     }
 }
 
