@@ -62,4 +62,5 @@ mod sdk_clients;
 mod send;
 mod sessions;
 mod traffic;
+mod traffic_headers;
 mod traffic_streaming;

@@ -55,6 +55,8 @@ pub struct TrafficView {
 pub struct RequestText {
     pub json: String,
     pub curl: String,
+    /// Its HTTP headers, when the capture recorded them.
+    pub headers: Option<crate::engine::traffic::Headers>,
 }
 
 /// The proxy's settings as typed, and its state once started.

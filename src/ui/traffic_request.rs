@@ -111,16 +111,19 @@ pub enum DetailTab {
     Files,
     /// Its body as recorded.
     Body,
+    /// The request's and the answer's HTTP headers.
+    Headers,
     /// The answer: its status, its time, the usage the provider reported,
     /// who sent the request.
     Response,
 }
 
 impl DetailTab {
-    pub const ALL: [DetailTab; 4] = [
+    pub const ALL: [DetailTab; 5] = [
         DetailTab::Parts,
         DetailTab::Files,
         DetailTab::Body,
+        DetailTab::Headers,
         DetailTab::Response,
     ];
 
@@ -130,6 +133,7 @@ impl DetailTab {
             DetailTab::Parts => "Parts",
             DetailTab::Files => "Your files",
             DetailTab::Body => "Request body",
+            DetailTab::Headers => "Headers",
             DetailTab::Response => "Response",
         }
     }
@@ -225,84 +229,24 @@ fn tab_content(
                 ui.weak("  reading the request from its file…");
             }
         },
-        DetailTab::Response => response(ui, r),
+        DetailTab::Headers => match body {
+            Some(Ok(b)) => headers::show(ui, b.headers.as_ref()),
+            Some(Err(e)) => {
+                ui.weak(format!("  the request as recorded: {e}"));
+            }
+            None if r.parts.parts.is_empty() => {
+                ui.weak("  no headers recorded: a transcript has usage only");
+            }
+            None => {
+                ui.weak("  reading the request from its file…");
+            }
+        },
+        DetailTab::Response => headers::response(ui, r),
     }
 }
 
-/// The answer as recorded: its status and time, the usage the provider
-/// reported (each figure), its cost, who sent the request.
-fn response(ui: &mut Ui, r: &crate::engine::traffic::Row) {
-    let n = |v: u64| thousands(v);
-    let mut rows: Vec<(&str, String)> = vec![
-        ("time", r.time.clone()),
-        ("model", r.model.clone()),
-        (
-            "status",
-            r.status
-                .map_or("not recorded".into(), |s| format!("HTTP {s}")),
-        ),
-        (
-            "latency",
-            r.latency_ms
-                .map_or("not recorded".into(), |l| format!("{} ms", n(l))),
-        ),
-    ];
-    if let Some(api) = r.api {
-        rows.push(("API", api.to_string()));
-    }
-    match &r.usage {
-        Some(u) => {
-            rows.push(("uncached", format!("{} tokens", n(u.input_tokens))));
-            rows.push((
-                "written",
-                if u.reports_creation || u.cache_creation_input_tokens > 0 {
-                    format!("{} tokens", n(u.cache_creation_input_tokens))
-                } else {
-                    format!(
-                        "{} tokens (the provider reports no writes)",
-                        n(u.cache_creation_input_tokens)
-                    )
-                },
-            ));
-            rows.push(("read", format!("{} tokens", n(u.cache_read_input_tokens))));
-            rows.push(("output", format!("{} tokens", n(u.output_tokens))));
-            if u.reasoning_tokens > 0 {
-                rows.push((
-                    "of which reasoning",
-                    format!("{} tokens", n(u.reasoning_tokens)),
-                ));
-            }
-        }
-        None => rows.push(("usage", "none reported".into())),
-    }
-    rows.push((
-        "cost",
-        if r.priced {
-            format!("${:.5}", r.cost_usd)
-        } else {
-            "not priced (the model is not in the model table)".into()
-        },
-    ));
-    if let Some(c) = r.agent_cost_usd {
-        rows.push(("the agent's own figure", format!("${c:.5}")));
-    }
-    if let Some(rel) = &r.release {
-        rows.push(("sent by", format!("{} ({})", rel.name(), rel.from)));
-    }
-    if let Some(e) = &r.error {
-        rows.push(("error", e.clone()));
-    }
-    egui::Grid::new("traffic-response")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            for (k, v) in rows {
-                ui.weak(k);
-                ui.add(egui::Label::new(RichText::new(v).monospace()).wrap());
-                ui.end_row();
-            }
-        });
-}
+#[path = "traffic_headers.rs"]
+mod headers;
 
 /// "Learn the agent's own parts from this request", and what it said.
 fn learn_button(

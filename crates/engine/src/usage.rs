@@ -98,6 +98,30 @@ impl Usage {
         Some(out)
     }
 
+    /// The first figure of a `usage` object (or of an object in it) that
+    /// is there but is not a count of tokens (`-5`, `"12"`, `1.5`), as
+    /// `"name": value`: [`Usage::parse`] reads it as absent. None when every
+    /// figure is a count.
+    pub fn unreadable_figure(u: &Value) -> Option<String> {
+        let counts = |k: &str| k.ends_with("tokens") || k.ends_with("TokenCount");
+        let bad = |v: &Value| !v.is_u64() && !v.is_null();
+        let obj = u.as_object()?;
+        let nested = obj
+            .iter()
+            .filter_map(|(_, v)| v.as_object())
+            .flat_map(|o| o.iter());
+        obj.iter()
+            .chain(nested)
+            .find(|(k, v)| counts(k) && bad(v))
+            .map(|(k, v)| {
+                format!(
+                    "\"{}\": {}",
+                    crate::clean(k, 60),
+                    crate::clean(&v.to_string(), 40)
+                )
+            })
+    }
+
     /// [`Usage::parse`] but for the speed.
     fn parse_shape(u: &Value) -> Option<Usage> {
         // A field, or a field of a field (`at(&[object, field])`), looked
@@ -264,6 +288,23 @@ pub fn of_response(body: &[u8], stream: bool) -> Option<Usage> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_figure_that_is_not_a_count_is_named() {
+        let u = json!({"input_tokens": 5, "output_tokens": -5});
+        assert_eq!(
+            Usage::unreadable_figure(&u).as_deref(),
+            Some("\"output_tokens\": -5")
+        );
+        let u = json!({"prompt_tokens": 5, "prompt_tokens_details": {"cached_tokens": "3"}});
+        assert_eq!(
+            Usage::unreadable_figure(&u).as_deref(),
+            Some("\"cached_tokens\": \"3\"")
+        );
+        let fine = json!({"promptTokenCount": 9, "cachedContentTokenCount": null, "speed": "fast",
+            "cache_creation": {"ephemeral_5m_input_tokens": 0}});
+        assert_eq!(Usage::unreadable_figure(&fine), None);
+    }
 
     #[test]
     fn every_provider_shape_is_read() {

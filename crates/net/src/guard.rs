@@ -12,7 +12,7 @@ pub const MAX_MESSAGE_CHARS: usize = 300;
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
 /// Redaction lives in its own module; the choke point re-exports it.
-pub use crate::redact::{Redactor, redact, redact_shapes};
+pub use crate::redact::{REDACTED, Redactor, redact, redact_shapes};
 
 /// Why an answer was not read whole.
 #[derive(Debug)]
@@ -88,6 +88,20 @@ pub fn mask_url(url: &str) -> String {
             None => url.split(['?', '#', '@']).next().unwrap_or("").to_string(),
         },
     }
+}
+
+/// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
+pub const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
+
+/// Whether a header (its name in lower case) carries a credential: a key
+/// header, a proxy's authorization, a cookie. Its value is never recorded
+/// nor shown.
+pub fn credential_header(name: &str) -> bool {
+    KEY_HEADERS.contains(&name)
+        || matches!(
+            name,
+            "proxy-authorization" | "cookie" | "set-cookie" | "x-auth-token"
+        )
 }
 
 /// The secrets a URL carries (password, username, query values), to redact.

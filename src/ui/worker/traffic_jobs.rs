@@ -58,6 +58,7 @@ impl Shared {
                 let json = serde_json::to_string_pretty(&body).unwrap_or_default();
                 Ok(crate::ui::traffic::RequestText {
                     json: crate::net::guard::redact_shapes(&json).into_owned(),
+                    headers: exchange.headers.as_deref().map(headers_shown),
                     curl: crate::engine::traffic::curl::command(
                         exchange.api,
                         &exchange.model,
@@ -95,6 +96,27 @@ impl Shared {
             ticket: ticket.id,
             result: Box::new(result),
         });
+    }
+}
+
+/// Headers as the window shows them: a credential's value as
+/// `[REDACTED]` and key shapes redacted from the rest, whoever wrote the
+/// capture (the proxy has done it already; a hand-made one may not have).
+fn headers_shown(h: &crate::engine::traffic::Headers) -> crate::engine::traffic::Headers {
+    use crate::net::guard;
+    let pair = |(name, value): &(String, String)| {
+        let value = if !guard::credential_header(&name.to_ascii_lowercase()) {
+            guard::redact_shapes(value).into_owned()
+        } else if value.ends_with(guard::REDACTED) {
+            value.clone()
+        } else {
+            guard::REDACTED.to_string()
+        };
+        (name.clone(), value)
+    };
+    crate::engine::traffic::Headers {
+        request: h.request.iter().map(pair).collect(),
+        response: h.response.iter().map(pair).collect(),
     }
 }
 

@@ -54,11 +54,67 @@ pub struct CaptureLine {
     /// agent release sent the request. Never a key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<Value>,
+    /// The request's and the answer's HTTP headers as the proxy saw them,
+    /// a credential's value never among them.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "headers"
+    )]
+    pub headers: Option<Headers>,
     /// The request body (`null` when it was not a JSON object); None when
     /// the line has none (not an exchange). Written raw by
     /// [`CaptureLine::to_line`], last.
     #[serde(default, skip_serializing, deserialize_with = "present")]
     pub request: Option<Value>,
+}
+
+/// An exchange's HTTP headers, each a `[name, value]` pair in the order
+/// sent (a name may come twice). The proxy writes the value of a header
+/// that carries a credential (`authorization`, `x-api-key`, cookies…) as
+/// `[REDACTED]` and redacts any key from the others.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Headers {
+    #[serde(default, deserialize_with = "pairs")]
+    pub request: Vec<(String, String)>,
+    #[serde(default, deserialize_with = "pairs")]
+    pub response: Vec<(String, String)>,
+}
+
+/// Headers read of one exchange at most (a request has a few dozen).
+pub const MAX_HEADERS: usize = 200;
+
+/// `[name, value]` pairs, at most [`MAX_HEADERS`]; anything else is left out.
+fn pairs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+    let v = Value::deserialize(d)?;
+    let pair = |p: &Value| match p.as_array().map(Vec::as_slice) {
+        Some([Value::String(k), Value::String(v)]) => Some((k.clone(), v.clone())),
+        _ => None,
+    };
+    Ok(v.as_array()
+        .map(|a| a.iter().filter_map(pair).take(MAX_HEADERS).collect())
+        .unwrap_or_default())
+}
+
+/// The headers when they are an object; anything else reads as absent.
+fn headers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Headers>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(v.is_object()
+        .then(|| Headers::deserialize(v).ok())
+        .flatten())
+}
+
+impl Headers {
+    /// The headers of a capture's line, read again from its text (the
+    /// rest of the line skipped, not built).
+    pub fn of_line(line: &str) -> Option<Headers> {
+        #[derive(Deserialize)]
+        struct Only {
+            #[serde(default, deserialize_with = "headers")]
+            headers: Option<Headers>,
+        }
+        serde_json::from_str::<Only>(line).ok()?.headers
+    }
 }
 
 /// A text field; anything else reads as empty.
@@ -169,13 +225,18 @@ mod tests {
             counted: None,
             diagnostics: Some(json!({"cache_miss_reason": null})),
             client: None,
+            headers: Some(Headers {
+                request: vec![("anthropic-version".into(), "2023-06-01".into())],
+                response: vec![],
+            }),
             request: None,
         };
         let text = format!("{}{}}}", l.line_head(), r#"{ "model": "m" }"#);
         assert_eq!(
             text,
-            r#"{"schema":1,"id":"t-1","ts_start":"2026-11-30T10:00:00.000Z","ts_end":"2026-11-30T10:00:00.900Z","endpoint":"/v1/messages","model":"m","status":200,"stream":true,"usage":{"input_tokens":4},"latency_ms":900,"error":null,"diagnostics":{"cache_miss_reason":null},"request":{ "model": "m" }}"#
+            r#"{"schema":1,"id":"t-1","ts_start":"2026-11-30T10:00:00.000Z","ts_end":"2026-11-30T10:00:00.900Z","endpoint":"/v1/messages","model":"m","status":200,"stream":true,"usage":{"input_tokens":4},"latency_ms":900,"error":null,"diagnostics":{"cache_miss_reason":null},"headers":{"request":[["anthropic-version","2023-06-01"]],"response":[]},"request":{ "model": "m" }}"#
         );
+        assert_eq!(Headers::of_line(&text), l.headers);
         let back = CaptureLine::parse(&text).unwrap();
         assert_eq!(back.request, Some(json!({"model": "m"})));
         assert_eq!(
@@ -202,6 +263,16 @@ mod tests {
         assert_eq!(l.counted, None);
         assert_eq!(CaptureLine::parse(r#"{"a":1}"#).unwrap().request, None);
         assert_eq!(CaptureLine::parse("[1]"), None);
+        // Headers: not an object, or pairs that are not two texts.
+        let h = |text: &str| CaptureLine::parse(text).unwrap().headers;
+        assert_eq!(h(r#"{"headers":[["a","b"]]}"#), None);
+        assert_eq!(
+            h(r#"{"headers":{"request":[["a","b"],["c"],[1,"d"],"e"],"response":7}}"#),
+            Some(Headers {
+                request: vec![("a".into(), "b".into())],
+                response: vec![],
+            })
+        );
         // A status beyond 16 bits is read as it always was.
         assert_eq!(
             CaptureLine::parse(r#"{"status":70000}"#).unwrap().status,

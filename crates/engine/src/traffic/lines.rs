@@ -12,14 +12,15 @@ use serde_json::Value;
 use super::parse::{Sent, Transcript, capture_exchanges, sent};
 use super::{CaptureLine, Exchange, Source};
 use crate::workspace::line_file::{LineFile, Span};
-use crate::{plural, thousands};
 
 mod head;
 mod parallel;
+mod skipped;
 mod values;
 
 use head::{Parsed, prepare};
 pub(super) use parallel::{BATCH_BYTES, BATCH_ITEMS, with_crew};
+pub use skipped::Skipped;
 pub use values::estimate_values;
 use values::parse_cost;
 
@@ -59,111 +60,6 @@ const MAX_DEPTH: usize = 4;
 /// size. Real captures hold far fewer values than bytes (a text is one
 /// value however long).
 pub const MAX_VALUES: usize = 4_000_000;
-
-/// Lines of a traffic file that were not read.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Skipped {
-    /// Lines that are not a JSON object (blank lines aside).
-    pub lines: usize,
-    /// The first of them (1-based).
-    pub first: Option<usize>,
-    /// The file of the first (when several were read).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_file: Option<String>,
-    /// Lines after [`MAX_LINES`], not read at all.
-    pub beyond_limit: usize,
-    /// Lines not parsed: their values would have taken what is held past
-    /// [`MAX_VALUES`].
-    #[serde(skip_serializing_if = "is_zero")]
-    pub over_budget: usize,
-    /// The first of them (1-based).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_over_budget: Option<usize>,
-    /// Lines longer than [`MAX_LINE_BYTES`], not held nor parsed.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub too_long: usize,
-    /// The first of them (1-based).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_too_long: Option<usize>,
-    /// Files of a folder that could not be read (each named in `unread`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unread: Vec<String>,
-    /// Files of a folder left out past [`MAX_FILES`].
-    #[serde(skip_serializing_if = "is_false")]
-    pub more_files: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-fn first_is(line: Option<usize>) -> String {
-    line.map(|f| format!(" (the first is line {})", thousands(f as u64)))
-        .unwrap_or_default()
-}
-
-impl Skipped {
-    /// What was not read, for every view; None when everything was.
-    pub fn describe(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.lines > 0 {
-            let of = self
-                .first_file
-                .as_deref()
-                .map(|f| format!(" of {f})"))
-                .unwrap_or_default();
-            let mut first = first_is(self.first);
-            if !of.is_empty() {
-                first.pop();
-                first += &of;
-            }
-            parts.push(format!(
-                "{} not JSON, skipped{first}",
-                plural(self.lines as u64, "line"),
-            ));
-        }
-        if self.too_long > 0 {
-            parts.push(format!(
-                "{} over the {} MiB line limit not read{}",
-                plural(self.too_long as u64, "line"),
-                MAX_LINE_BYTES >> 20,
-                first_is(self.first_too_long)
-            ));
-        }
-        if let Some(f) = self.unread.first() {
-            parts.push(format!(
-                "{} not read (the first: {f})",
-                plural(self.unread.len() as u64, "file")
-            ));
-        }
-        if self.more_files {
-            parts.push(format!(
-                "files after the first {} not read",
-                thousands(MAX_FILES as u64)
-            ));
-        }
-        if self.over_budget > 0 {
-            parts.push(format!(
-                "{} over the {}-value budget not read{}: parsed, they would take too much memory",
-                plural(self.over_budget as u64, "line"),
-                thousands(MAX_VALUES as u64),
-                first_is(self.first_over_budget)
-            ));
-        }
-        if self.beyond_limit > 0 {
-            parts.push(format!(
-                "{} after the first {} not read",
-                plural(self.beyond_limit as u64, "line"),
-                thousands(MAX_LINES as u64)
-            ));
-        }
-        (!parts.is_empty()).then(|| parts.join("; "))
-    }
-}
 
 /// The exchanges of a traffic file, built as its lines come.
 #[derive(Default)]
@@ -230,11 +126,15 @@ impl Bodies {
         let Some(Some(f)) = self.files.get(at.file) else {
             return;
         };
-        x.request = f
-            .read_span(at.span)
-            .ok()
-            .and_then(|line| head::recorded_request(&line))
+        let line = f.read_span(at.span).ok();
+        x.request = line
+            .as_deref()
+            .and_then(head::recorded_request)
             .map(std::sync::Arc::new);
+        x.headers = line
+            .as_deref()
+            .and_then(super::Headers::of_line)
+            .map(Box::new);
     }
 }
 
@@ -280,7 +180,17 @@ impl Lines {
         let lazy = self.lazy && self.span.is_some();
         let parsed = parsed.unwrap_or_else(|| prepare(head::first_pass(line, lazy), lazy));
         match parsed {
-            Parsed::Exchange { sent, transcript } => self.exchange(sent, transcript),
+            Parsed::Exchange { sent, transcript } => {
+                if let Some(f) = sent.as_ref().and_then(|s| s.unreadable_usage.as_ref()) {
+                    let k = &mut self.skipped;
+                    k.usage_unread += 1;
+                    if k.first_usage_unread.is_none() {
+                        k.first_usage_unread = Some(i + 1);
+                        k.usage_unread_figure = Some(f.clone());
+                    }
+                }
+                self.exchange(sent, transcript)
+            }
             Parsed::Line(Ok(v)) if v.is_object() => self.object(v),
             Parsed::Line(_) => {
                 self.skipped.lines += 1;

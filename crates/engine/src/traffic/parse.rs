@@ -101,6 +101,8 @@ pub(super) struct Sent {
     named: bool,
     /// The values of its body's tree as read (what holding it costs).
     pub(super) values: usize,
+    /// A usage figure that is not a count (`"output_tokens": -5`).
+    pub(super) unreadable_usage: Option<String>,
     pub(super) x: Exchange,
 }
 
@@ -125,6 +127,7 @@ pub(super) fn sent(l: CaptureLine, lazy: bool) -> Option<Sent> {
     });
     Some(Sent {
         values: if lazy { 0 } else { values_of(req) },
+        unreadable_usage: Usage::unreadable_figure(&l.usage),
         at: rfc3339(&l.ts_start),
         key: chain_key(req),
         history: super::history::of_request(req),
@@ -155,6 +158,8 @@ pub(super) fn sent(l: CaptureLine, lazy: bool) -> Option<Sent> {
             body: None,
             api,
             release: l.client.as_ref().and_then(super::release::of_client),
+            // Read again with the body when it is left in the file.
+            headers: if lazy { None } else { l.headers.map(Box::new) },
         },
     })
 }
@@ -462,6 +467,7 @@ impl Transcript {
             latency_ms: None,
             body: None,
             release: super::release::of_transcript("Claude Code", l["version"].as_str()),
+            headers: None,
         });
     }
 

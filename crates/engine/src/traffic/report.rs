@@ -112,6 +112,9 @@ struct RequestJson<'a> {
     cache_creation_input_tokens: u64,
     cache_read_input_tokens: u64,
     output_tokens: u64,
+    /// False when the answer reported no usage: its figures are 0 in JSON
+    /// (numbers in every row) and "–" in every table.
+    usage_reported: bool,
     /// No price (a model not in the table): null, not 0.
     cost_usd: Option<f64>,
     priced: bool,
@@ -154,6 +157,7 @@ impl<'a> RequestJson<'a> {
             cache_creation_input_tokens: u.cache_creation_input_tokens,
             cache_read_input_tokens: u.cache_read_input_tokens,
             output_tokens: u.output_tokens,
+            usage_reported: r.usage.is_some(),
             cost_usd: r.priced.then(|| (r.cost_usd * 1e6).round() / 1e6),
             priced: r.priced,
             miss: r.miss.as_ref(),
@@ -215,17 +219,17 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
         "#", "time", "chain", "model", "uncached", "written", "read", "output", "cost $"
     );
     for r in &t.requests {
-        let u = r.usage.unwrap_or_default();
+        let [uncached, written, read, output] = figures(r);
         o += &format!(
             "{:>3}  {:<25} {:<12} {:<20} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
             r.index,
             cut(&r.time, 25),
             cut(&r.chain, 12),
             cut(&r.model, 20),
-            thousands(u.input_tokens),
-            thousands(u.cache_creation_input_tokens),
-            thousands(u.cache_read_input_tokens),
-            thousands(u.output_tokens),
+            uncached,
+            written,
+            read,
+            output,
             if r.priced {
                 format!("{:.5}", r.cost_usd)
             } else {
@@ -298,6 +302,22 @@ fn cut(text: &str, n: usize) -> String {
     s
 }
 
+/// A request's uncached, written, read and output tokens as the tables
+/// write them: "–" for each when its answer reported no usage (as the
+/// window's table), never a 0 nobody reported.
+fn figures(r: &Row) -> [String; 4] {
+    match r.usage {
+        Some(u) => [
+            u.input_tokens,
+            u.cache_creation_input_tokens,
+            u.cache_read_input_tokens,
+            u.output_tokens,
+        ]
+        .map(thousands),
+        None => std::array::from_fn(|_| "–".to_string()),
+    }
+}
+
 /// Fit for an issue or a pull-request comment: a table of the requests
 /// with the reason for each write or miss, then the totals.
 pub fn to_markdown(t: &Traffic) -> String {
@@ -308,7 +328,7 @@ pub fn to_markdown(t: &Traffic) -> String {
         t.source.a_noun()
     );
     for r in &t.requests {
-        let u = r.usage.unwrap_or_default();
+        let [uncached, written, read, output] = figures(r);
         let why = match (&r.miss, &r.error) {
             (_, Some(e)) => format!("error: {}", md_cell(e)),
             (Some(m), None) => format!("**{}**: {}", m.kind, md_cell(&m.detail)),
@@ -320,10 +340,10 @@ pub fn to_markdown(t: &Traffic) -> String {
             md_cell(&r.time),
             md_cell(&r.chain),
             md_code(&r.model),
-            thousands(u.input_tokens),
-            thousands(u.cache_creation_input_tokens),
-            thousands(u.cache_read_input_tokens),
-            thousands(u.output_tokens),
+            uncached,
+            written,
+            read,
+            output,
             if r.priced {
                 format!("{:.5}", r.cost_usd)
             } else {

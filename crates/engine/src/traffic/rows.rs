@@ -21,6 +21,7 @@
 //! | `cache_read_input_tokens`, `cache_creation_input_tokens` | read and written |
 //! | `cache_creation_5m_input_tokens`, `cache_creation_1h_input_tokens` | the writes by TTL (the 5-minute part is all writes when not split) |
 //! | `output_tokens`, `reasoning_tokens` | |
+//! | `usage_reported` | false when the answer reported no usage (its figures are then 0; the tables write "–") |
 //! | `cost_usd` | at the table's prices (null for a model it does not price) |
 //! | `agent_cost_usd` | what the agent says it cost (null when it does not) |
 //! | `miss_kind`, `miss_detail` | why it wrote or missed (null when it only read) |
@@ -51,6 +52,7 @@ pub struct FlatRow<'a> {
     pub latency_ms: Option<u64>,
     pub error: Option<&'a str>,
     pub input_tokens: u64,
+    pub usage_reported: bool,
     pub cache_read_input_tokens: u64,
     pub cache_creation_input_tokens: u64,
     pub cache_creation_5m_input_tokens: u64,
@@ -90,6 +92,7 @@ pub fn flat_of<'a>(
     let u = r.usage.unwrap_or_default();
     let w1h = u.written_1h().min(u.cache_creation_input_tokens);
     FlatRow {
+        usage_reported: r.usage.is_some(),
         schema: 1,
         source: source.as_str(),
         file,

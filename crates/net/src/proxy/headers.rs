@@ -24,8 +24,7 @@ pub(super) fn hop_by_hop(name: &str) -> bool {
     )
 }
 
-/// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
-const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
+use guard::KEY_HEADERS;
 
 /// The keys a request carries, to redact them from what is recorded: each
 /// header's value as bytes (a value that is not ASCII is a key too), its
@@ -80,6 +79,38 @@ pub(super) fn split_headers(
         }
     }
     (headers, auth)
+}
+
+/// Headers as a capture records them: each `[name, value]` in order, at
+/// most [`crate::engine::traffic::MAX_HEADERS`], a value cleaned and
+/// at most 2,000 characters; the value of a header that carries a
+/// credential (a key header, a proxy's or a cookie's) written as
+/// `[REDACTED]`, an `Authorization` keeping its scheme (`Bearer
+/// [REDACTED]`). The writer redacts any key from the rest.
+pub(super) fn recorded<'a>(
+    headers: impl IntoIterator<
+        Item = (
+            &'a hyper::header::HeaderName,
+            &'a hyper::header::HeaderValue,
+        ),
+    >,
+) -> Vec<(String, String)> {
+    headers
+        .into_iter()
+        .take(crate::engine::traffic::MAX_HEADERS)
+        .map(|(k, v)| {
+            let name = k.as_str();
+            let value = String::from_utf8_lossy(v.as_bytes());
+            let value = match value.split_once(' ') {
+                _ if !guard::credential_header(name) => guard::clean(&value, 2000),
+                Some((scheme, _)) if name.ends_with("authorization") => {
+                    format!("{} {}", guard::clean(scheme, 20), guard::REDACTED)
+                }
+                _ => guard::REDACTED.to_string(),
+            };
+            (name.to_string(), value)
+        })
+        .collect()
 }
 
 /// The client's own name and release from its headers, as the capture

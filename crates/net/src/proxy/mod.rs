@@ -331,6 +331,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let upstream = to.url(&shared.cfg);
     let keys = keys_of(&req);
     let client = client_of(&req);
+    let request_headers = headers::recorded(req.headers());
     let refused = if keys.is_empty() {
         None
     } else {
@@ -373,6 +374,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         written: std::sync::atomic::AtomicBool::new(false),
         held,
         client,
+        headers: crate::engine::traffic::Headers {
+            request: request_headers,
+            response: Vec::new(),
+        },
     };
     // A key that may not go to this upstream: refused, and recorded.
     if let Some(e) = refused {
@@ -432,6 +437,7 @@ fn relay(mut record: Record, resp: reqwest::Response) -> Response<Body> {
         .headers()
         .get("location")
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    record.headers.response = headers::recorded(resp.headers());
     record.stream = resp
         .headers()
         .get("content-type")

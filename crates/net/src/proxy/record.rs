@@ -11,7 +11,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::engine::traffic::CaptureLine;
+use crate::engine::traffic::{CaptureLine, Headers};
 
 use super::Shared;
 use crate::guard;
@@ -55,6 +55,9 @@ pub(super) struct Record {
     pub(super) held: super::intake::Reservation,
     /// The client's name and release from its headers (no key).
     pub(super) client: Option<Value>,
+    /// The request's and the answer's headers as recorded
+    /// ([`super::headers::recorded`]), redacted again when written.
+    pub(super) headers: Headers,
 }
 
 /// A client that leaves before the answer drops the exchange's future (and
@@ -130,6 +133,31 @@ impl Record {
         guard::clean(&self.redactor().redact(&shaped), guard::MAX_MESSAGE_CHARS)
     }
 
+    /// The path as recorded (a client may put a key where Gemini's model
+    /// goes: redacted as the body is) and the model: the body's, else the
+    /// one Gemini names in the path.
+    fn endpoint_and_model(&self, body_model: Value, redactor: &guard::Redactor) -> (String, Value) {
+        let mut endpoint = Value::String(self.endpoint.clone());
+        redact_value(&mut endpoint, redactor);
+        let endpoint = endpoint.as_str().unwrap_or_default().to_string();
+        let model = match crate::engine::request::gemini::model_of_path(&endpoint) {
+            Some(m) if body_model.is_null() => Value::String(m),
+            _ => body_model,
+        };
+        (endpoint, model)
+    }
+
+    /// The headers as the line records them, any key redacted from their
+    /// names and values; None when there are none.
+    fn recorded_headers(&self, redactor: &guard::Redactor) -> Option<Headers> {
+        if self.headers.request.is_empty() && self.headers.response.is_empty() {
+            return None;
+        }
+        let mut v = serde_json::to_value(&self.headers).ok()?;
+        redact_value(&mut v, redactor);
+        serde_json::from_value(v).ok()
+    }
+
     /// Appends the exchange's line in one write (a crash loses at most the
     /// exchange in flight).
     pub(super) fn write(&self, o: Outcome) {
@@ -140,17 +168,8 @@ impl Record {
             return;
         }
         let redactor = self.redactor();
-        let (request, mut model) = recorded_request(&self.request, &redactor);
-        // The path too: a client may put a key where Gemini's model goes.
-        let mut endpoint = Value::String(self.endpoint.clone());
-        redact_value(&mut endpoint, &redactor);
-        let endpoint = endpoint.as_str().unwrap_or_default().to_string();
-        // Gemini names the model in the path, not the body.
-        if model.is_null()
-            && let Some(m) = crate::engine::request::gemini::model_of_path(&endpoint)
-        {
-            model = Value::String(m);
-        }
+        let (request, model) = recorded_request(&self.request, &redactor);
+        let (endpoint, model) = self.endpoint_and_model(model, &redactor);
         // What the upstream sent (usage, diagnostics, error) is redacted too.
         let mut usage = o.usage;
         redact_value(&mut usage, &redactor);
@@ -178,6 +197,7 @@ impl Record {
                 redact_value(&mut c, &redactor);
                 c
             }),
+            headers: self.recorded_headers(&redactor),
         };
         // Whoever follows the capture gets the exchange with its request
         // parsed (here, before the capture is locked).

@@ -75,3 +75,25 @@ fn a_line_over_the_line_limit_is_named_as_such_not_as_not_json() {
         "{d}"
     );
 }
+
+#[test]
+fn a_usage_figure_that_is_not_a_count_is_said_with_its_line() {
+    let line = |usage: &str| {
+        format!(
+            r#"{{"endpoint":"/v1/messages","ts_start":"2026-11-30T10:00:00Z","usage":{usage},"request":{{"system":"s","messages":[]}}}}"#
+        )
+    };
+    let mut l = Lines::default();
+    l.push(&line(r#"{"input_tokens":5,"output_tokens":2}"#));
+    l.push(&line(r#"{"input_tokens":5,"output_tokens":-5}"#));
+    l.push(&line(r#"{"input_tokens":"abc"}"#));
+    let (_, x, skipped) = l.finish().unwrap();
+    assert_eq!(x.len(), 3, "the requests are kept");
+    assert!(x[2].usage.is_none(), "no figure made up");
+    assert_eq!(skipped.usage_unread, 2);
+    let d = skipped.describe().unwrap();
+    assert!(
+        d.contains("2 requests with a usage figure that is not a count of tokens, read as absent (the first is line 2: \"output_tokens\": -5)"),
+        "{d}"
+    );
+}

@@ -1,0 +1,143 @@
+//! An exchange's HTTP headers: the proxy records the request's and the
+//! answer's, a credential's value never among them, and the Traffic tab's
+//! Headers shows them (redacting what a hand-made capture left in).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::time::Duration;
+
+use crate::common::*;
+use crate::window::{harness, open_in_traffic, wait_for};
+use egui_kittest::kittest::Queryable;
+
+const KEY: &str = "sk-ant-api03-HeAdErSkEy0123456789abcdefGHIJKLmnop";
+const COOKIE: &str = "sess-COOKIEsecret-0123456789";
+
+/// A loopback upstream answering every request with a Messages reply and
+/// headers of its own: an id, a rate limit, a cookie.
+fn upstream_with_headers() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut len = 0usize;
+            loop {
+                let mut h = String::new();
+                if r.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = h.split_once(':')
+                    && k.eq_ignore_ascii_case("content-length")
+                {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let reply = r#"{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nrequest-id: req_42\r\nanthropic-ratelimit-tokens-remaining: 1000\r\nset-cookie: {COOKIE}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                reply.len()
+            );
+            let _ = s.write_all(head.as_bytes());
+            let _ = s.write_all(reply.as_bytes());
+        }
+    });
+    url
+}
+
+fn has(pairs: &serde_json::Value, name: &str, value: &str) -> bool {
+    pairs
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p[0] == name && p[1] == value)
+}
+
+#[test]
+fn the_proxy_records_both_sides_headers_without_a_credential() {
+    let up = upstream_with_headers();
+    let p = proxy(&up, &up, &[]);
+    let body = r#"{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}"#;
+    let mut s = std::net::TcpStream::connect(p.url.trim_start_matches("http://")).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(
+        s,
+        "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-api-key: {KEY}\r\nauthorization: Bearer {KEY}\r\ncookie: {COOKIE}\r\nanthropic-version: 2023-06-01\r\nanthropic-beta: prompt-caching-2024-07-31\r\nuser-agent: claude-cli/2.1.332 (external, cli)\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(answer.contains("request-id: req_42"), "{answer}");
+    let started = std::time::Instant::now();
+    let text = loop {
+        let t = std::fs::read_to_string(&p.capture).unwrap_or_default();
+        if t.lines().count() == 1 || started.elapsed() > Duration::from_secs(60) {
+            break t;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    let (req, resp) = (&line["headers"]["request"], &line["headers"]["response"]);
+    assert!(has(req, "anthropic-version", "2023-06-01"), "{req}");
+    assert!(
+        has(req, "anthropic-beta", "prompt-caching-2024-07-31"),
+        "{req}"
+    );
+    assert!(
+        has(req, "user-agent", "claude-cli/2.1.332 (external, cli)"),
+        "{req}"
+    );
+    assert!(has(req, "x-api-key", "[REDACTED]"), "{req}");
+    assert!(has(req, "authorization", "Bearer [REDACTED]"), "{req}");
+    assert!(has(req, "cookie", "[REDACTED]"), "{req}");
+    assert!(has(resp, "request-id", "req_42"), "{resp}");
+    assert!(
+        has(resp, "anthropic-ratelimit-tokens-remaining", "1000"),
+        "{resp}"
+    );
+    assert!(has(resp, "set-cookie", "[REDACTED]"), "{resp}");
+    for secret in [&KEY["sk-ant-api03-".len()..], COOKIE] {
+        for w in secret.as_bytes().windows(8) {
+            let piece = std::str::from_utf8(w).unwrap();
+            assert!(!text.contains(piece), "the capture holds {piece:?}: {text}");
+        }
+    }
+}
+
+#[test]
+fn the_headers_tab_shows_them_and_no_credential_a_hand_made_capture_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("hand-made.jsonl");
+    let line = serde_json::json!({"schema": 1, "id": "x-1", "ts_start": "2026-11-30T10:00:01Z",
+        "endpoint": "/v1/messages", "model": "claude-sonnet-4-6", "status": 200,
+        "usage": {"input_tokens": 3, "output_tokens": 1},
+        "headers": {"request": [["anthropic-version", "2023-06-01"], ["x-api-key", KEY],
+            ["x-note", format!("pasted {KEY}")]],
+            "response": [["request-id", "req_42"]]},
+        "request": {"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "hi"}]}});
+    std::fs::write(&capture, format!("{line}\n")).unwrap();
+    let mut h = harness(sample());
+    open_in_traffic(&mut h, &capture);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(1);
+    wait_for(&mut h, "the body", |a| {
+        matches!(&a.traffic_view.body, Some((1, Ok(_))))
+    });
+    h.get_by_label("Headers").click();
+    h.run_steps(2);
+    h.get_by_label("Request headers (3)");
+    h.get_by_label("Response headers (1)");
+    h.get_by_label("anthropic-version");
+    h.get_by_label("2023-06-01");
+    h.get_by_label("request-id");
+    h.get_by_label("req_42");
+    h.get_by_label("pasted [REDACTED]");
+    assert!(
+        h.query_all_by_label_contains("HeAdErSkEy").next().is_none(),
+        "a key is shown"
+    );
+    assert_eq!(h.query_all_by_label("[REDACTED]").count(), 1);
+}
