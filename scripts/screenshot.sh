@@ -52,6 +52,8 @@ line() { printf '{"type":"assistant","sessionId":"s","timestamp":"%s","requestId
 export PROMPT_INSPECTOR_SHOT_TRAFFIC="$traffic"
 # A capture of the recording proxy (examples/traffic): its last request.
 export PROMPT_INSPECTOR_SHOT_CAPTURE="$PWD/examples/traffic/capture.jsonl"
+# A real agent's capture with its headers (Claude Code 2.1.332).
+export PROMPT_INSPECTOR_SHOT_HEADERS="$PWD/tests/fixtures/agents/claude-code-headers/capture.jsonl"
 # A real agent's folder (the Claude Code fixture): its own parts counted,
 # the context window as /context shows it.
 agent=$(mktemp -d)
@@ -67,7 +69,7 @@ echo '{}' >"$agent/ledger/opencode.json"
 # Every view at each size (1024x640 included), in both themes (SIZES and THEMES narrow it).
 for size in ${SIZES:-1024x640 1280x800 1920x1080}; do
   for theme in ${THEMES:-dark light}; do
-    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff,agents sample-workspace
+    shoot "$size" "$theme" overview,table-detail,prompt-markers,cache,diff,traffic,traffic-request,traffic-diff,traffic-headers,agents sample-workspace
     shoot "$size" "$theme" problems "$broken" broken
     shoot "$size" "$theme" overview,prompt-markers "$agent/project" claude-code
     shoot "$size" "$theme" overview,prompt-markers "$agent/notes-app" gemini

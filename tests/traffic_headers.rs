@@ -141,3 +141,49 @@ fn the_headers_tab_shows_them_and_no_credential_a_hand_made_capture_holds() {
     );
     assert_eq!(h.query_all_by_label("[REDACTED]").count(), 1);
 }
+
+#[test]
+fn a_real_agents_requests_carry_its_headers_and_no_key() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-headers");
+    let text = std::fs::read_to_string(dir.join("capture.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 8);
+    for l in &lines {
+        let (req, resp) = (&l["headers"]["request"], &l["headers"]["response"]);
+        assert!(has(req, "anthropic-version", "2023-06-01"), "{req}");
+        assert!(has(req, "x-api-key", "[REDACTED]"), "{req}");
+        assert!(
+            req.as_array().unwrap().iter().any(|p| p[0] == "user-agent"
+                && p[1].as_str().unwrap().starts_with("claude-cli/2.1.332")),
+            "{req}"
+        );
+        assert!(
+            resp.as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p[0] == "request-id"),
+            "{resp}"
+        );
+    }
+    assert!(
+        !text.contains("sk-ant-FAKE"),
+        "the agent's key is in the capture"
+    );
+    // The window reads them back with the body of the request selected.
+    let (_, x, _) =
+        prompt_inspector::opencode_db::read_exchanges(&dir.join("capture.jsonl"), &[8]).unwrap();
+    let h = x[7].headers.as_deref().expect("read with its body");
+    assert!(
+        h.request
+            .iter()
+            .any(|(k, v)| k == "anthropic-beta" && v.contains("claude-code-"))
+    );
+    assert!(
+        x[0].headers.is_none(),
+        "only the requests asked for are read again"
+    );
+}

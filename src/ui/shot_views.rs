@@ -54,11 +54,11 @@ impl App {
                 Some(p) => vec![Command::SetTab(Tab::Diff), Command::OpenTraffic(p)],
                 None => vec![Command::SetTab(Tab::Diff)],
             },
-            View::Traffic | View::TrafficRequest => {
-                let var = if view == View::Traffic {
-                    "PROMPT_INSPECTOR_SHOT_TRAFFIC"
-                } else {
-                    "PROMPT_INSPECTOR_SHOT_CAPTURE"
+            View::Traffic | View::TrafficRequest | View::TrafficHeaders => {
+                let var = match view {
+                    View::Traffic => "PROMPT_INSPECTOR_SHOT_TRAFFIC",
+                    View::TrafficHeaders => "PROMPT_INSPECTOR_SHOT_HEADERS",
+                    _ => "PROMPT_INSPECTOR_SHOT_CAPTURE",
                 };
                 let mut v = vec![Command::SetTab(Tab::Traffic)];
                 v.extend(traffic(var).map(Command::OpenTraffic));
@@ -125,7 +125,7 @@ impl Window for App {
     fn ready(&mut self, view: View) -> bool {
         match view {
             View::Traffic => self.traffic_view.result.is_some(),
-            View::TrafficRequest => match &self.traffic_view.result {
+            View::TrafficRequest | View::TrafficHeaders => match &self.traffic_view.result {
                 Some(Ok(t)) => {
                     // Selected as a click selects it: its body read, its
                     // trace to the open folder made.
@@ -134,6 +134,13 @@ impl Window for App {
                         if let Some(i) = last {
                             self.select_request(self.traffic_view.source.clone(), i);
                         }
+                        return false;
+                    }
+                    // A frame on the tab first: a grid sizes its columns
+                    // in a frame it does not show.
+                    let headers = super::traffic_request::DetailTab::Headers;
+                    if view == View::TrafficHeaders && self.traffic_view.detail_tab != headers {
+                        self.traffic_view.detail_tab = headers;
                         return false;
                     }
                     self.traffic_view.body.is_some()

@@ -39,6 +39,9 @@ pub enum View {
     TrafficRequest,
     /// The Diff view on that capture's last request and the one before it.
     TrafficDiff,
+    /// The Traffic tab on the capture `PROMPT_INSPECTOR_SHOT_HEADERS`, its
+    /// last request's Headers.
+    TrafficHeaders,
     /// The Agents window (View › Agents' own parts…) over the fragments.
     Agents,
 }
@@ -55,11 +58,12 @@ impl View {
             View::Traffic => "traffic",
             View::TrafficRequest => "traffic-request",
             View::TrafficDiff => "traffic-diff",
+            View::TrafficHeaders => "traffic-headers",
             View::Agents => "agents",
         }
     }
 
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Overview,
         View::TableDetail,
         View::PromptMarkers,
@@ -69,6 +73,7 @@ impl View {
         View::Traffic,
         View::TrafficRequest,
         View::TrafficDiff,
+        View::TrafficHeaders,
         View::Agents,
     ];
 
