@@ -99,6 +99,11 @@ fn the_proxy_records_both_sides_headers_without_a_credential() {
         "{resp}"
     );
     assert!(has(resp, "set-cookie", "[REDACTED]"), "{resp}");
+    // The answer's body as it came.
+    let answered: serde_json::Value =
+        serde_json::from_str(line["response"].as_str().unwrap()).unwrap();
+    assert_eq!(answered["content"][0]["text"], "ok");
+    assert_eq!(answered["usage"]["input_tokens"], 3);
     for secret in [&KEY["sk-ant-api03-".len()..], COOKIE] {
         for w in secret.as_bytes().windows(8) {
             let piece = std::str::from_utf8(w).unwrap();
@@ -117,6 +122,7 @@ fn the_headers_tab_shows_them_and_no_credential_a_hand_made_capture_holds() {
         "headers": {"request": [["anthropic-version", "2023-06-01"], ["x-api-key", KEY],
             ["x-note", format!("pasted {KEY}")]],
             "response": [["request-id", "req_42"]]},
+        "response": format!(r#"{{"content":[{{"type":"text","text":"hello there, {KEY}"}}]}}"#),
         "request": {"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "hi"}]}});
     std::fs::write(&capture, format!("{line}\n")).unwrap();
     let mut h = harness(sample());
@@ -140,6 +146,12 @@ fn the_headers_tab_shows_them_and_no_credential_a_hand_made_capture_holds() {
         "a key is shown"
     );
     assert_eq!(h.query_all_by_label("[REDACTED]").count(), 1);
+    // The answer's body, on the Response tab, with no key either.
+    h.get_by_label("Response").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Response body as recorded (");
+    h.get_by_label_contains("hello there, [REDACTED]");
+    assert!(h.query_all_by_label_contains("HeAdErSkEy").next().is_none());
 }
 
 #[test]

@@ -57,6 +57,8 @@ pub struct RequestText {
     pub curl: String,
     /// Its HTTP headers, when the capture recorded them.
     pub headers: Option<crate::engine::traffic::Headers>,
+    /// The answer's body, when the capture recorded it.
+    pub response: Option<String>,
 }
 
 /// The proxy's settings as typed, and its state once started.

@@ -5,6 +5,8 @@
 
 use egui::{RichText, Ui};
 
+use super::Command;
+
 use crate::engine::thousands;
 use crate::engine::traffic::Headers;
 
@@ -111,4 +113,37 @@ pub fn response(ui: &mut Ui, r: &crate::engine::traffic::Row) {
                 ui.end_row();
             }
         });
+}
+
+/// How much of an answer's body is drawn (a copy takes all of it).
+const SHOWN_BYTES: usize = 64 * 1024;
+
+/// The answer's body as recorded (a JSON body or an SSE stream's events),
+/// its first 64 KiB drawn, with a copy of all of it.
+pub fn response_body(ui: &mut Ui, text: Option<&str>, out: &mut Vec<Command>) {
+    ui.add_space(8.0);
+    let Some(text) = text else {
+        ui.weak("No response body recorded (a capture from an earlier proxy, a transcript, or no answer came)");
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new(format!(
+                "Response body as recorded ({} bytes)",
+                thousands(text.len() as u64)
+            ))
+            .strong(),
+        );
+        if ui.button("Copy the response").clicked() {
+            out.push(Command::CopyText(text.to_string()));
+        }
+    });
+    let shown = &text[..text.floor_char_boundary(SHOWN_BYTES)];
+    ui.add(egui::Label::new(RichText::new(shown).monospace()).wrap());
+    if shown.len() < text.len() {
+        ui.weak(format!(
+            "… {} bytes more: copy the response for all of it",
+            thousands((text.len() - shown.len()) as u64)
+        ));
+    }
 }

@@ -189,7 +189,7 @@ pub fn selected(
                 out,
             );
             ui.separator();
-            tab_content(ui, r, *tab, (traced, against, body));
+            tab_content(ui, r, *tab, (traced, against, body), out);
         });
 }
 
@@ -203,6 +203,7 @@ fn tab_content(
         Option<&Result<Against, String>>,
         Option<&Body>,
     ),
+    out: &mut Vec<Command>,
 ) {
     match tab {
         DetailTab::Parts => {
@@ -241,7 +242,11 @@ fn tab_content(
                 ui.weak("  reading the request from its file…");
             }
         },
-        DetailTab::Response => headers::response(ui, r),
+        DetailTab::Response => {
+            headers::response(ui, r);
+            let recorded = body.and_then(|b| b.as_ref().ok());
+            headers::response_body(ui, recorded.and_then(|b| b.response.as_deref()), out);
+        }
     }
 }
 

@@ -59,6 +59,10 @@ impl Shared {
                 Ok(crate::ui::traffic::RequestText {
                     json: crate::net::guard::redact_shapes(&json).into_owned(),
                     headers: exchange.headers.as_deref().map(headers_shown),
+                    response: exchange
+                        .response
+                        .as_deref()
+                        .map(|r| crate::net::guard::redact_shapes(r).into_owned()),
                     curl: crate::engine::traffic::curl::command(
                         exchange.api,
                         &exchange.model,

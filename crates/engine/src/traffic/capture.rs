@@ -62,6 +62,15 @@ pub struct CaptureLine {
         deserialize_with = "headers"
     )]
     pub headers: Option<Headers>,
+    /// The answer's body as it came (a JSON body, or an SSE stream's
+    /// events), keys redacted, at most [`MAX_RESPONSE_BYTES`] (cut there
+    /// with a line saying so).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_text"
+    )]
+    pub response: Option<String>,
     /// The request body (`null` when it was not a JSON object); None when
     /// the line has none (not an exchange). Written raw by
     /// [`CaptureLine::to_line`], last.
@@ -80,6 +89,9 @@ pub struct Headers {
     #[serde(default, deserialize_with = "pairs")]
     pub response: Vec<(String, String)>,
 }
+
+/// An answer's body recorded at most, in bytes.
+pub const MAX_RESPONSE_BYTES: usize = 1 << 20;
 
 /// Headers read of one exchange at most (a request has a few dozen).
 pub const MAX_HEADERS: usize = 200;
@@ -104,16 +116,20 @@ fn headers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Headers>, D::Error>
         .flatten())
 }
 
-impl Headers {
-    /// The headers of a capture's line, read again from its text (the
-    /// rest of the line skipped, not built).
-    pub fn of_line(line: &str) -> Option<Headers> {
-        #[derive(Deserialize)]
-        struct Only {
-            #[serde(default, deserialize_with = "headers")]
-            headers: Option<Headers>,
-        }
-        serde_json::from_str::<Only>(line).ok()?.headers
+/// What a capture's line recorded of the wire besides the request: its
+/// headers and the answer's body, read again from the line's text (the
+/// rest of it skipped, not built).
+#[derive(Debug, Default, Deserialize)]
+pub struct Wire {
+    #[serde(default, deserialize_with = "headers")]
+    pub headers: Option<Headers>,
+    #[serde(default, deserialize_with = "optional_text")]
+    pub response: Option<String>,
+}
+
+impl Wire {
+    pub fn of_line(line: &str) -> Wire {
+        serde_json::from_str(line).unwrap_or_default()
     }
 }
 
@@ -229,14 +245,19 @@ mod tests {
                 request: vec![("anthropic-version".into(), "2023-06-01".into())],
                 response: vec![],
             }),
+            response: Some("{}".into()),
             request: None,
         };
         let text = format!("{}{}}}", l.line_head(), r#"{ "model": "m" }"#);
         assert_eq!(
             text,
-            r#"{"schema":1,"id":"t-1","ts_start":"2026-11-30T10:00:00.000Z","ts_end":"2026-11-30T10:00:00.900Z","endpoint":"/v1/messages","model":"m","status":200,"stream":true,"usage":{"input_tokens":4},"latency_ms":900,"error":null,"diagnostics":{"cache_miss_reason":null},"headers":{"request":[["anthropic-version","2023-06-01"]],"response":[]},"request":{ "model": "m" }}"#
+            r#"{"schema":1,"id":"t-1","ts_start":"2026-11-30T10:00:00.000Z","ts_end":"2026-11-30T10:00:00.900Z","endpoint":"/v1/messages","model":"m","status":200,"stream":true,"usage":{"input_tokens":4},"latency_ms":900,"error":null,"diagnostics":{"cache_miss_reason":null},"headers":{"request":[["anthropic-version","2023-06-01"]],"response":[]},"response":"{}","request":{ "model": "m" }}"#
         );
-        assert_eq!(Headers::of_line(&text), l.headers);
+        let wire = Wire::of_line(&text);
+        assert_eq!(
+            (wire.headers, wire.response),
+            (l.headers.clone(), l.response.clone())
+        );
         let back = CaptureLine::parse(&text).unwrap();
         assert_eq!(back.request, Some(json!({"model": "m"})));
         assert_eq!(

@@ -117,7 +117,8 @@ pub struct Bodies {
 const MAX_OPEN: usize = 256;
 
 impl Bodies {
-    /// Puts `x`'s request back from its file (when it was left there).
+    /// Puts `x`'s request back from its file (when it was left there),
+    /// with its headers and its answer's body.
     /// A line that no longer reads as it did leaves the request out.
     pub fn load(&self, x: &mut Exchange) {
         let (None, Some(at)) = (&x.request, x.body) else {
@@ -131,10 +132,12 @@ impl Bodies {
             .as_deref()
             .and_then(head::recorded_request)
             .map(std::sync::Arc::new);
-        x.headers = line
+        let wire = line
             .as_deref()
-            .and_then(super::Headers::of_line)
-            .map(Box::new);
+            .map(super::Wire::of_line)
+            .unwrap_or_default();
+        x.headers = wire.headers.map(Box::new);
+        x.response = wire.response.map(Into::into);
     }
 }
 

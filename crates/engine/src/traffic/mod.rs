@@ -54,7 +54,7 @@ use request::parts;
 
 pub use adopt::to_session;
 pub use analyser::Analyser;
-pub use capture::{CaptureLine, Headers, MAX_HEADERS};
+pub use capture::{CaptureLine, Headers, MAX_HEADERS, MAX_RESPONSE_BYTES, Wire};
 pub use lines::{
     Bodies, MAX_LINES, MAX_STREAMED_BYTES, Progress, Skipped, estimate_values, read_file,
     read_file_for, read_file_lazy, read_file_lazy_with,
@@ -166,6 +166,8 @@ pub struct Exchange {
     /// Its HTTP headers (a capture's; read with its body, never held for
     /// every request of a long capture).
     pub headers: Option<Box<Headers>>,
+    /// The answer's body as recorded (read with the request's, likewise).
+    pub response: Option<Box<str>>,
 }
 
 /// Why a request wrote or missed the cache.

@@ -160,6 +160,11 @@ pub(super) fn sent(l: CaptureLine, lazy: bool) -> Option<Sent> {
             release: l.client.as_ref().and_then(super::release::of_client),
             // Read again with the body when it is left in the file.
             headers: if lazy { None } else { l.headers.map(Box::new) },
+            response: if lazy {
+                None
+            } else {
+                l.response.map(Into::into)
+            },
         },
     })
 }
@@ -468,6 +473,7 @@ impl Transcript {
             body: None,
             release: super::release::of_transcript("Claude Code", l["version"].as_str()),
             headers: None,
+            response: None,
         });
     }
 

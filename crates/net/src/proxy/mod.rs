@@ -378,6 +378,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             request: request_headers,
             response: Vec::new(),
         },
+        response: None,
     };
     // A key that may not go to this upstream: refused, and recorded.
     if let Some(e) = refused {
@@ -542,6 +543,7 @@ async fn record_answer(
             .unwrap_or(Value::Null);
     }
     record.diagnostics = diagnostics;
+    record.keep_response(&copy);
     // A refusal (4xx, 5xx), a redirect (not followed) or a stream that
     // ended in an error event is recorded with what the provider said.
     let error = error

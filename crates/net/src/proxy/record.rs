@@ -3,7 +3,6 @@
 //! once, also when the client or the proxy goes away first, and handed to
 //! whoever follows the capture (`ProxyConfig::recorded`).
 
-use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,6 +14,11 @@ use crate::engine::traffic::{CaptureLine, Headers};
 
 use super::Shared;
 use crate::guard;
+
+#[path = "record_body.rs"]
+mod body;
+use body::redact_value;
+pub(super) use body::{recorded_request, tree_is_small};
 
 /// How an exchange ended: its status, usage and error, when, and after how
 /// long.
@@ -58,6 +62,9 @@ pub(super) struct Record {
     /// The request's and the answer's headers as recorded
     /// ([`super::headers::recorded`]), redacted again when written.
     pub(super) headers: Headers,
+    /// The answer's body as it came, at most `MAX_RESPONSE_BYTES`, cut with
+    /// a line saying so (redacted when written).
+    pub(super) response: Option<String>,
 }
 
 /// A client that leaves before the answer drops the exchange's future (and
@@ -147,6 +154,23 @@ impl Record {
         (endpoint, model)
     }
 
+    /// Keeps the answer's body (`copy`) to record: as text, at most
+    /// `MAX_RESPONSE_BYTES`, cut at a character with a line saying how much
+    /// more there was.
+    pub(super) fn keep_response(&mut self, copy: &[u8]) {
+        use crate::engine::traffic::MAX_RESPONSE_BYTES;
+        if copy.is_empty() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&copy[..copy.len().min(MAX_RESPONSE_BYTES)]);
+        let mut text = text.trim_end_matches('\u{FFFD}').to_string();
+        if copy.len() > MAX_RESPONSE_BYTES {
+            let more = copy.len() - text.len();
+            text.push_str(&format!("\n… {more} bytes more, not recorded"));
+        }
+        self.response = Some(text);
+    }
+
     /// The headers as the line records them, any key redacted from their
     /// names and values; None when there are none.
     fn recorded_headers(&self, redactor: &guard::Redactor) -> Option<Headers> {
@@ -198,6 +222,11 @@ impl Record {
                 c
             }),
             headers: self.recorded_headers(&redactor),
+            response: self.response.as_ref().map(|r| {
+                let mut v = Value::String(r.clone());
+                redact_value(&mut v, &redactor);
+                v.as_str().unwrap_or_default().to_string()
+            }),
         };
         // Whoever follows the capture gets the exchange with its request
         // parsed (here, before the capture is locked).
@@ -283,156 +312,6 @@ fn write_line(f: &mut std::fs::File, parts: &[&[u8]]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A request body as a capture records it: the body verbatim, any key in it
-/// redacted, on one line (line breaks outside JSON strings are whitespace);
-/// `null` when it is not a JSON object. With the request's model.
-pub(super) fn recorded_request<'a>(
-    body: &'a [u8],
-    redactor: &guard::Redactor,
-) -> (Cow<'a, str>, Value) {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(default)]
-        model: Value,
-    }
-    let null = || (Cow::Borrowed("null"), Value::Null);
-    let Ok(text) = simdutf8::basic::from_utf8(body) else {
-        return null();
-    };
-    // A key spelled with JSON escapes (`\u0073k-…`) is not in the raw text:
-    // those escapes are written plainly first (the same JSON, no tree).
-    let text = if escapes_ascii(text) {
-        Cow::Owned(unescape_ascii(text))
-    } else {
-        Cow::Borrowed(text)
-    };
-    // Copied only where something changes: most bodies go to the capture
-    // as they came. Key shapes first, so that every key-shaped string is
-    // redacted whole whatever the headers held (a header key sharing its
-    // prefix with a pasted one would otherwise cut the pasted one's head
-    // and leave its tail unshaped); then every fragment of the header keys.
-    let mut redacted = match guard::redact_shapes(&text) {
-        Cow::Owned(r) => Cow::Owned(r),
-        Cow::Borrowed(_) => text.clone(),
-    };
-    if let Cow::Owned(r) = redactor.redact(&redacted) {
-        redacted = Cow::Owned(r);
-    }
-    if memchr::memchr2(b'\n', b'\r', redacted.as_bytes()).is_some() {
-        redacted = Cow::Owned(redacted.replace(['\n', '\r'], " "));
-    }
-    match serde_json::from_str::<Head>(&redacted) {
-        // An object, not an array the struct would also be read from.
-        Ok(h) if redacted.trim_start().starts_with('{') => (redacted, h.model),
-        Ok(_) => null(),
-        // Redaction can only break the JSON where a key's fragment matched
-        // outside a string (digits in a number): redact the strings of the
-        // parsed body instead, if its tree stays within a few times its
-        // size (a body of many tiny values is not parsed: recorded as null).
-        Err(_) if tree_is_small(&text) => match serde_json::from_str::<Value>(&text) {
-            Ok(mut v) if v.is_object() => {
-                redact_value(&mut v, redactor);
-                let model = v["model"].clone();
-                (Cow::Owned(v.to_string()), model)
-            }
-            _ => null(),
-        },
-        Err(_) => null(),
-    }
-}
-
-/// Values (object keys included) a parsed JSON tree may hold per KiB of
-/// its text before it is not parsed: at about 80 bytes a value, 40 a KiB
-/// keeps the tree near three times the text (an agent's body has 10–25; a
-/// body of tiny values, `[{},{},…]`, over 300).
-const MAX_VALUES_PER_KIB: usize = 40;
-
-/// Whether parsing `text` into a tree keeps within about three times its
-/// size (the values counted as `traffic` counts them).
-pub(super) fn tree_is_small(text: &str) -> bool {
-    crate::engine::traffic::estimate_values(text) <= text.len() / 1024 * MAX_VALUES_PER_KIB + 1024
-}
-
-/// `text` with each JSON escape of a printable ASCII character
-/// (`\u0020`–`\u007e`, but the quote and the backslash, which must stay
-/// escaped) written as the character: the same JSON value.
-fn unescape_ascii(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut copied = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if b.get(i + 1) == Some(&b'u')
-            && let Some(hex) = text.get(i + 2..i + 6)
-            && let Ok(c) = u8::from_str_radix(hex, 16)
-            && hex.bytes().all(|x| x.is_ascii_hexdigit())
-            && (0x20..0x7f).contains(&c)
-            && c != b'"'
-            && c != b'\\'
-        {
-            out.push_str(&text[copied..i]);
-            out.push(c as char);
-            i += 6;
-            copied = i;
-        } else {
-            // Any other escape (`\\`, `\"`, `\n`…) is kept whole.
-            i += 2;
-        }
-    }
-    out.push_str(&text[copied.min(text.len())..]);
-    out
-}
-
-/// Redacts every string (and object key) in `v`; numbers cannot hold a
-/// key's text and are left as they are.
-fn redact_value(v: &mut Value, redactor: &guard::Redactor) {
-    match v {
-        Value::String(s) => {
-            // Shapes first, as for the raw body.
-            let changed = match guard::redact_shapes(s) {
-                Cow::Borrowed(b) => match redactor.redact(b) {
-                    Cow::Owned(x) => Some(x),
-                    Cow::Borrowed(_) => None,
-                },
-                Cow::Owned(o) => Some(redactor.redact(&o).into_owned()),
-            };
-            if let Some(x) = changed {
-                *s = x;
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, redactor)),
-        // Rebuilt only when a name holds a secret.
-        Value::Object(o)
-            if o.keys().any(|k| {
-                matches!(redactor.redact(k), Cow::Owned(_))
-                    || matches!(guard::redact_shapes(k), Cow::Owned(_))
-            }) =>
-        {
-            let entries = std::mem::take(o);
-            for (k, mut x) in entries {
-                redact_value(&mut x, redactor);
-                let k = guard::redact_shapes(&k).into_owned();
-                o.insert(redactor.redact(&k).into_owned(), x);
-            }
-        }
-        Value::Object(o) => o.values_mut().for_each(|x| redact_value(x, redactor)),
-        _ => {}
-    }
-}
-
-/// Whether `text` has a JSON escape of a printable ASCII character
-/// (`\u0020`–`\u007f`), the only escapes a key's characters could hide in.
-fn escapes_ascii(text: &str) -> bool {
-    let b = text.as_bytes();
-    memchr::memmem::find_iter(b, b"\\u00").any(|i| {
-        matches!(b.get(i + 4), Some(b'2'..=b'7')) && b.get(i + 5).is_some_and(u8::is_ascii_hexdigit)
-    })
-}
-
 /// An exchange in one line, as the command line's proxy says it while it
 /// runs: its number, endpoint, model, status, time and the usage's figures
 /// (read, written, uncached, in that order), or its error.
@@ -462,6 +341,7 @@ fn exchange_line(l: &crate::engine::traffic::CaptureLine) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::body::*;
     use super::*;
 
     const KEY: &str = "sk-ant-api03-RECORDED-never-0123456789";

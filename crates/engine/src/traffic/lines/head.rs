@@ -111,6 +111,11 @@ impl<'de> Visitor<'de> for LineVisitor {
         while let Some(k) = map.next_key::<String>()? {
             let v = if k == "request" && endpoint {
                 map.next_value_seed(Keep::Head)?
+            } else if (k == "headers" || k == "response") && endpoint {
+                // Read again with the request, when it is: not held for
+                // every line of a long capture.
+                map.next_value::<IgnoredAny>()?;
+                continue;
             } else {
                 map.next_value::<Value>()?
             };
