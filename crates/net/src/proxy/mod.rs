@@ -15,11 +15,11 @@
 //! (`counted`), so the Traffic views show what the server counted.
 
 use crate::engine::error::Error;
-use std::collections::HashMap;
+
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -30,12 +30,14 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
 
 use super::guard;
+use shared::Shared;
 
 mod answer;
 mod count;
 mod headers;
 mod intake;
 mod record;
+mod shared;
 mod stall;
 mod upstream;
 
@@ -139,49 +141,6 @@ pub fn default_capture(
 
 type Body = BoxBody<Bytes, std::io::Error>;
 
-struct Shared {
-    cfg: ProxyConfig,
-    /// Each upstream's base URL, parsed (by [`Upstream`]).
-    bases: [reqwest::Url; 3],
-    client: reqwest::Client,
-    capture: Mutex<std::fs::File>,
-    seq: Mutex<u64>,
-    /// The credentials in each upstream's URL (by [`Upstream`]), redacted
-    /// from what its answers bring back as the client's keys are.
-    upstream_secrets: [Vec<String>; 3],
-    /// Why a key may not go to each upstream (by [`Upstream`]).
-    key_refused: [Option<String>; 3],
-    /// This proxy's random part of every exchange id: two proxies appending
-    /// to one capture never write the same id.
-    instance: u32,
-    /// A write to the capture failed (said once, on standard error).
-    write_failed: std::sync::atomic::AtomicBool,
-    /// Per upstream: whether it is a llama.cpp server (asked once it has
-    /// answered).
-    llama: Mutex<HashMap<String, bool>>,
-    /// Exact counting was skipped once (said once on standard error).
-    count_skipped: std::sync::atomic::AtomicBool,
-    /// Bytes held in flight now (see [`Limits::in_flight_bytes`]).
-    in_flight: std::sync::atomic::AtomicUsize,
-    /// Exchanges being recorded at once (redacted, counted, written): one
-    /// per core. The others wait their turn in the recording backlog; past
-    /// its bound new requests wait (see [`Limits::recording_backlog_bytes`]),
-    /// so a recording that falls behind slows clients instead of growing
-    /// without bound, and no exchange is dropped from the capture.
-    recorders: tokio::sync::Semaphore,
-    /// Bytes of answered exchanges waiting to be recorded or being recorded
-    /// (see [`Limits::recording_backlog_bytes`]).
-    backlog: std::sync::atomic::AtomicUsize,
-    /// Woken each time an exchange of the backlog is recorded.
-    backlog_shrank: tokio::sync::Notify,
-    /// The redactor of the keys the last exchange carried (an agent sends
-    /// the same ones every time), made once for them.
-    redactor: Mutex<Option<(Vec<String>, Arc<guard::Redactor>)>>,
-    /// Token counts a llama.cpp upstream gave, by upstream and text hash
-    /// (successive requests of a conversation repeat most of their parts).
-    counts: Mutex<HashMap<(String, u64), usize>>,
-}
-
 /// Each upstream's base URL, checked: an http(s) URL with a host and
 /// nothing after its path, and credentials in it (`Authorization: Basic`,
 /// sent with every request, key or not) over plain HTTP only to this
@@ -224,33 +183,7 @@ pub async fn serve(
         .local_addr()
         .map_err(|e| Error::option("the listener", e.to_string()))?;
     let _ = ready.send(addr);
-    let upstream_secrets = [
-        &cfg.anthropic_upstream,
-        &cfg.openai_upstream,
-        &cfg.gemini_upstream,
-    ]
-    .map(|u| guard::url_credentials(u));
-    let shared = Arc::new(Shared {
-        bases,
-        upstream_secrets,
-        cfg,
-        client,
-        capture: Mutex::new(file),
-        seq: Mutex::new(0),
-        instance: crate::engine::workspace::store::random_u64() as u32,
-        key_refused,
-        write_failed: std::sync::atomic::AtomicBool::new(false),
-        llama: Mutex::new(HashMap::new()),
-        in_flight: std::sync::atomic::AtomicUsize::new(0),
-        recorders: tokio::sync::Semaphore::new(
-            std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
-        ),
-        backlog: std::sync::atomic::AtomicUsize::new(0),
-        backlog_shrank: tokio::sync::Notify::new(),
-        count_skipped: std::sync::atomic::AtomicBool::new(false),
-        counts: Mutex::new(HashMap::new()),
-        redactor: Mutex::new(None),
-    });
+    let shared = Arc::new(Shared::new(cfg, bases, file, (client, key_refused)));
     let connections = Arc::new(tokio::sync::Semaphore::new(
         shared.cfg.limits.max_connections.max(1),
     ));
@@ -283,50 +216,62 @@ pub async fn serve(
         };
         // Small writes (SSE events) go out at once: no Nagle delay.
         let _ = stream.set_nodelay(true);
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            let header_timeout = shared.cfg.limits.header_timeout;
-            let write_timeout = shared.cfg.limits.write_timeout;
-            let io = hyper_util::rt::TokioIo::new(stall::StallGuard::new(stream, write_timeout));
-            let svc = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(handle(shared, req).await) }
-            });
-            // The header timeout also closes a kept-alive connection that
-            // stays idle (hyper starts it when it waits for the next head).
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .serve_connection(io, svc)
-                .await;
-        });
+        tokio::spawn(serve_connection(shared.clone(), stream, permit));
     }
+}
+
+/// One client's connection, its requests handled in turn, holding its
+/// place among the connections open until it closes.
+async fn serve_connection(
+    shared: Arc<Shared>,
+    stream: tokio::net::TcpStream,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    let header_timeout = shared.cfg.limits.header_timeout;
+    let write_timeout = shared.cfg.limits.write_timeout;
+    let io = hyper_util::rt::TokioIo::new(stall::StallGuard::new(stream, write_timeout));
+    let svc = hyper::service::service_fn(move |req| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(handle(shared, req).await) }
+    });
+    // The header timeout also closes a kept-alive connection that stays
+    // idle (hyper starts it when it waits for the next head).
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(io, svc)
+        .await;
 }
 
 fn full(b: impl Into<Bytes>) -> Body {
     Full::new(b.into()).map_err(|never| match never {}).boxed()
 }
 
+/// A path the proxy does not forward: a 404 in the shape of the API the
+/// path looks like, naming what is forwarded.
+fn not_forwarded(path: &str) -> Response<Body> {
+    let shape = if path.contains(":") && path.contains("/models/") {
+        Upstream::Gemini
+    } else if path.starts_with("/v1/messages") {
+        Upstream::Anthropic
+    } else {
+        Upstream::OpenAi
+    };
+    error_response(
+        shape,
+        StatusCode::NOT_FOUND,
+        &format!(
+            "prompt-inspector proxy: {} is not forwarded (only {})",
+            crate::engine::clean(path, 200),
+            FORWARDED.join(", ")
+        ),
+    )
+}
+
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().to_string();
     let Some(to) = Upstream::of_path(&path) else {
-        let shape = if path.contains(":") && path.contains("/models/") {
-            Upstream::Gemini
-        } else if path.starts_with("/v1/messages") {
-            Upstream::Anthropic
-        } else {
-            Upstream::OpenAi
-        };
-        return error_response(
-            shape,
-            StatusCode::NOT_FOUND,
-            &format!(
-                "prompt-inspector proxy: {} is not forwarded (only {})",
-                crate::engine::clean(&path, 200),
-                FORWARDED.join(", ")
-            ),
-        );
+        return not_forwarded(&path);
     };
     let upstream = to.url(&shared.cfg);
     let keys = keys_of(&req);

@@ -182,6 +182,43 @@ impl Record {
         serde_json::from_value(v).ok()
     }
 
+    /// The exchange's line, every field redacted, its id not yet given,
+    /// and the request body as it goes in (redacted, on one line).
+    fn line_of(&self, o: Outcome) -> (CaptureLine, std::borrow::Cow<'_, str>) {
+        let redactor = self.redactor();
+        let (request, model) = recorded_request(&self.request, &redactor);
+        let (endpoint, model) = self.endpoint_and_model(model, &redactor);
+        // What the upstream sent (usage, diagnostics, error) is redacted too.
+        let redacted = |mut v: Value| {
+            redact_value(&mut v, &redactor);
+            v
+        };
+        let line = CaptureLine {
+            schema: 1,
+            // Numbered under the capture's lock: in the file's order.
+            id: String::new(),
+            ts_start: self.ts_start.clone(),
+            ts_end: o.ts_end,
+            endpoint,
+            model,
+            status: o.status,
+            stream: self.stream,
+            usage: redacted(o.usage),
+            latency_ms: o.latency_ms,
+            error: o.error,
+            counted: self.counted.clone(),
+            diagnostics: (!self.diagnostics.is_null()).then(|| redacted(self.diagnostics.clone())),
+            request: None,
+            client: self.client.clone().map(redacted),
+            headers: self.recorded_headers(&redactor),
+            response: self.response.as_ref().map(|r| {
+                let v = redacted(Value::String(r.clone()));
+                v.as_str().unwrap_or_default().to_string()
+            }),
+        };
+        (line, request)
+    }
+
     /// Appends the exchange's line in one write (a crash loses at most the
     /// exchange in flight).
     pub(super) fn write(&self, o: Outcome) {
@@ -191,43 +228,7 @@ impl Record {
         {
             return;
         }
-        let redactor = self.redactor();
-        let (request, model) = recorded_request(&self.request, &redactor);
-        let (endpoint, model) = self.endpoint_and_model(model, &redactor);
-        // What the upstream sent (usage, diagnostics, error) is redacted too.
-        let mut usage = o.usage;
-        redact_value(&mut usage, &redactor);
-        let mut line = CaptureLine {
-            schema: 1,
-            // Numbered under the capture's lock, below: in the file's order.
-            id: String::new(),
-            ts_start: self.ts_start.clone(),
-            ts_end: o.ts_end,
-            endpoint,
-            model,
-            status: o.status,
-            stream: self.stream,
-            usage,
-            latency_ms: o.latency_ms,
-            error: o.error,
-            counted: self.counted.clone(),
-            diagnostics: (!self.diagnostics.is_null()).then(|| {
-                let mut d = self.diagnostics.clone();
-                redact_value(&mut d, &redactor);
-                d
-            }),
-            request: None,
-            client: self.client.clone().map(|mut c| {
-                redact_value(&mut c, &redactor);
-                c
-            }),
-            headers: self.recorded_headers(&redactor),
-            response: self.response.as_ref().map(|r| {
-                let mut v = Value::String(r.clone());
-                redact_value(&mut v, &redactor);
-                v.as_str().unwrap_or_default().to_string()
-            }),
-        };
+        let (mut line, request) = self.line_of(o);
         // Whoever follows the capture gets the exchange with its request
         // parsed (here, before the capture is locked).
         let parsed = self
@@ -256,19 +257,7 @@ impl Record {
         line.request = parsed;
         match write_line(&mut f, &[head.as_bytes(), request.as_bytes(), b"}\n"]) {
             // Handed over while the capture is locked: in the file's order.
-            Ok(()) => {
-                if let Some(feed) = &self.shared.cfg.otlp {
-                    feed.send(&line, &request, &self.upstream);
-                }
-                if self.shared.cfg.log_exchanges {
-                    crate::guard::say(&exchange_line(&line));
-                }
-                // Never waited for: a follower that falls behind misses
-                // lines (the capture has them all), the proxy goes on.
-                if let Some(tx) = &self.shared.cfg.recorded {
-                    let _ = tx.try_send(line);
-                }
-            }
+            Ok(()) => self.hand_over(line, &request),
             Err(e)
                 if !self
                     .shared
@@ -281,6 +270,22 @@ impl Record {
                 ));
             }
             Err(_) => {}
+        }
+    }
+
+    /// The line written: to the OTLP feed, the exchange log and whoever
+    /// follows the capture.
+    fn hand_over(&self, line: CaptureLine, request: &str) {
+        if let Some(feed) = &self.shared.cfg.otlp {
+            feed.send(&line, request, &self.upstream);
+        }
+        if self.shared.cfg.log_exchanges {
+            crate::guard::say(&exchange_line(&line));
+        }
+        // Never waited for: a follower that falls behind misses lines (the
+        // capture has them all), the proxy goes on.
+        if let Some(tx) = &self.shared.cfg.recorded {
+            let _ = tx.try_send(line);
         }
     }
 }
