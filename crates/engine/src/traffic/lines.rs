@@ -471,6 +471,18 @@ fn read_files(
         Ok(())
     })?;
     lines.skipped.more_files = more;
+    let (source, x, skipped) = finished(lines, path, several)?;
+    Ok((source, x, skipped, bodies))
+}
+
+/// The exchanges of the lines read from `path` (an error names it), in the
+/// order they were sent when `several` files were read one after the
+/// other (a capture's already are).
+fn finished(
+    lines: Lines,
+    path: &Path,
+    several: bool,
+) -> Result<(Source, Vec<Exchange>, Skipped), crate::error::Error> {
     let (source, mut x, skipped) = lines.finish().map_err(|e| match e {
         crate::error::Error::Invalid { reason, line, .. } => crate::error::Error::Invalid {
             place: path.display().to_string(),
@@ -479,15 +491,13 @@ fn read_files(
         },
         e => e,
     })?;
-    // Files are read one after the other: their requests are put in the
-    // order they were sent (a capture's already are).
     if several && source != Source::Capture {
         x.sort_by(|a, b| {
             let at = |x: &Exchange| x.at.unwrap_or(f64::INFINITY);
             at(a).total_cmp(&at(b))
         });
     }
-    Ok((source, x, skipped, bodies))
+    Ok((source, x, skipped))
 }
 
 #[cfg(test)]

@@ -279,6 +279,19 @@ pub struct Traffic {
     pub skipped: Skipped,
 }
 
+/// Whether a later request of the same chain follows each one (the last
+/// of a chain is compared with nothing: its body can go at once).
+fn followed_in_chain(exchanges: &[Exchange]) -> Vec<bool> {
+    let mut followed = vec![false; exchanges.len()];
+    let mut latest: std::collections::HashMap<&str, usize> = Default::default();
+    for (i, x) in exchanges.iter().enumerate() {
+        if let Some(j) = latest.insert(x.chain.as_str(), i) {
+            followed[j] = true;
+        }
+    }
+    followed
+}
+
 /// Explains every request of a capture or a Claude Code transcript, in
 /// order, and counts each recorded request's parts: the [`Analyser`] fed
 /// one request at a time, each request body dropped as soon as no later
@@ -293,15 +306,7 @@ fn analyze(
     progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<Traffic, crate::error::Error> {
     let total = exchanges.len();
-    // Whether a later request of the same chain follows each one (the
-    // last of a chain is compared with nothing: its body goes at once).
-    let mut followed = vec![false; exchanges.len()];
-    let mut latest: std::collections::HashMap<&str, usize> = Default::default();
-    for (i, x) in exchanges.iter().enumerate() {
-        if let Some(j) = latest.insert(x.chain.as_str(), i) {
-            followed[j] = true;
-        }
-    }
+    let followed = followed_in_chain(&exchanges);
     let mut a = Analyser::default();
     let mut requests = Vec::with_capacity(exchanges.len());
     // The last of a chain is kept until the next request (of any chain)

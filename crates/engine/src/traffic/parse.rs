@@ -343,6 +343,17 @@ pub(super) struct Transcript {
 /// tools and system prompt: tens of KB).
 const MAX_SHAPES: usize = 64;
 
+/// The chain of a transcript line: `main`, or its subagent's sidechain.
+fn chain_of(l: &Value) -> String {
+    if l["isSidechain"].as_bool().unwrap_or(false) {
+        format!(
+            "sidechain {}",
+            clean(l["agentId"].as_str().unwrap_or("agent"), 64)
+        )
+    } else {
+        "main".to_string()
+    }
+}
 impl Transcript {
     /// Claude Code 2.1's request records: `api-request-shape` (the tools
     /// and system prompt, keyed by hash) and `api-request` (a request and
@@ -382,14 +393,7 @@ impl Transcript {
         if self.request_record(l) {
             return;
         }
-        let chain = if l["isSidechain"].as_bool().unwrap_or(false) {
-            format!(
-                "sidechain {}",
-                clean(l["agentId"].as_str().unwrap_or("agent"), 64)
-            )
-        } else {
-            "main".to_string()
-        };
+        let chain = chain_of(l);
         if l["type"] == "system" && l["subtype"] == "compact_boundary" {
             self.compacted.insert(chain, true);
             return;
@@ -421,6 +425,8 @@ impl Transcript {
         if let Some(&i) = self.seen.get(&key)
             && !key.0.is_empty()
         {
+            // Another line of an answer already taken: its figures as
+            // they grew.
             let u = self.out[i].usage.get_or_insert(usage);
             u.output_tokens = u.output_tokens.max(usage.output_tokens);
             u.input_tokens = u.input_tokens.max(usage.input_tokens);
@@ -433,15 +439,7 @@ impl Transcript {
         }
         self.seen.insert(key, self.out.len());
         if chain == "main" {
-            let id = clean(l["sessionId"].as_str().unwrap_or(""), 64);
-            let s = match self.sessions.iter().position(|s| *s == id) {
-                Some(s) => s,
-                None => {
-                    self.sessions.push(id);
-                    self.sessions.len() - 1
-                }
-            };
-            self.session_of.insert(self.out.len(), s);
+            self.number_session(l);
         }
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
         let agent = l["agentId"].as_str().unwrap_or("main");
@@ -457,11 +455,7 @@ impl Transcript {
             after_compaction: self.compacted.remove(&chain).unwrap_or(false),
             chain,
             model: clean(msg["model"].as_str().unwrap_or("?"), 200),
-            request: None,
-            counted: None,
             usage: Some(usage),
-            status: None,
-            error: None,
             miss_reason: super::ProviderMiss::of(msg.pointer("/diagnostics/cache_miss_reason")),
             advisor: msg
                 .get("usage")
@@ -469,12 +463,24 @@ impl Transcript {
                 .unwrap_or_default(),
             // Older Claude Code wrote each line's own cost.
             agent_cost_usd: l["costUSD"].as_f64().filter(|c| c.is_finite() && *c >= 0.0),
-            latency_ms: None,
-            body: None,
             release: super::release::of_transcript("Claude Code", l["version"].as_str()),
-            headers: None,
-            response: None,
+            // A transcript has no request, status, latency or wire.
+            ..Exchange::default()
         });
+    }
+
+    /// The main chain's next request belongs to the session of line `l`
+    /// (numbered in the order sessions are first met).
+    fn number_session(&mut self, l: &Value) {
+        let id = clean(l["sessionId"].as_str().unwrap_or(""), 64);
+        let s = match self.sessions.iter().position(|s| *s == id) {
+            Some(s) => s,
+            None => {
+                self.sessions.push(id);
+                self.sessions.len() - 1
+            }
+        };
+        self.session_of.insert(self.out.len(), s);
     }
 
     /// Claude Code 2.1's `cost-state` line: the running total of the

@@ -23,9 +23,6 @@ pub fn request_snapshot(
     counter: &crate::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::compare::snapshot::Snapshot, crate::error::Error> {
-    use crate::Status;
-    use crate::assembly::assemble::{BlockResult, FragmentResult, Span};
-    use crate::workspace::settings::Ttl;
     let req = x
         .request
         .as_ref()
@@ -50,36 +47,9 @@ pub fn request_snapshot(
         .zip(counts.iter().copied())
         .skip(tools.len())
     {
-        let layer = if label.starts_with("system") { 1 } else { 4 };
-        blocks.push(BlockResult {
-            layer,
-            tokens,
-            cache_control: breakpoint,
-            ttl: Ttl::FiveMinutes,
-            spans: vec![Span {
-                id: label.clone(),
-                start: 0,
-                end: text.len(),
-            }],
-            text: text.to_string(),
-            label: Some(label.clone()),
-            placement: Default::default(),
-        });
-        fragments.push(FragmentResult {
-            id: label,
-            layer,
-            priority: 0,
-            source: format!("request #{index}"),
-            line: 0,
-            tokens,
-            kept_tokens: tokens,
-            status: Status::Kept,
-            reason: String::new(),
-            text: text.into(),
-            chars: None,
-            heading: 0,
-            builtin: None,
-        });
+        let (block, fragment) = position_parts(label, &text, breakpoint, tokens, index);
+        blocks.push(block);
+        fragments.push(fragment);
     }
     let mut total_tokens: Tokens = tools_tokens + blocks.iter().map(|b| b.tokens).sum::<Tokens>();
     // Counted by the server: its chat template's share too, as the parts.
@@ -111,6 +81,54 @@ pub fn request_snapshot(
         resume_reminder: None,
         recorded: true,
     })
+}
+
+/// One position of a recorded request as a snapshot's block and its one
+/// fragment (a system block in layer 1, a message in layer 4), whole.
+fn position_parts(
+    label: String,
+    text: &str,
+    breakpoint: bool,
+    tokens: Tokens,
+    index: usize,
+) -> (
+    crate::assembly::assemble::BlockResult,
+    crate::assembly::assemble::FragmentResult,
+) {
+    use crate::Status;
+    use crate::assembly::assemble::{BlockResult, FragmentResult, Span};
+    use crate::workspace::settings::Ttl;
+    let layer = if label.starts_with("system") { 1 } else { 4 };
+    let block = BlockResult {
+        layer,
+        tokens,
+        cache_control: breakpoint,
+        ttl: Ttl::FiveMinutes,
+        spans: vec![Span {
+            id: label.clone(),
+            start: 0,
+            end: text.len(),
+        }],
+        text: text.to_string(),
+        label: Some(label.clone()),
+        placement: Default::default(),
+    };
+    let fragment = FragmentResult {
+        id: label,
+        layer,
+        priority: 0,
+        source: format!("request #{index}"),
+        line: 0,
+        tokens,
+        kept_tokens: tokens,
+        status: Status::Kept,
+        reason: String::new(),
+        text: text.into(),
+        chars: None,
+        heading: 0,
+        builtin: None,
+    };
+    (block, fragment)
 }
 
 /// Request `index` (1-based) of a capture's exchanges, as a snapshot.
