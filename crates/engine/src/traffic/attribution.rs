@@ -13,12 +13,15 @@
 //! files; a line found in many files is only followed, never a start.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
 
 use crate::assembly::tokens::Encoding;
 use crate::{TokenCounter, clean};
+
+#[path = "attribution_match.rs"]
+mod matching;
+use matching::{Indexed, index_file, request_lines, runs, starts_of};
 
 /// How a file was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -125,218 +128,25 @@ pub struct Attribution {
 /// content, not a marker).
 const MAX_MARKER_CHARS: usize = 400;
 
-/// Files a line may be in and still start a span.
-const MAX_STARTS: usize = 64;
-
-/// Lines looked ahead to choose where a span starts.
-const LOOKAHEAD: usize = 8;
-
-/// Characters (white space aside) a line must have to be a span alone.
-const LONE_LINE_CHARS: usize = 40;
-
-/// A line's text with white space collapsed, and its hash; None when it
-/// says nothing (under four characters, or no letter or digit).
-fn line_key(line: &str) -> Option<u64> {
-    line_key_len(line).map(|(k, _)| k)
+/// What the agent put between two spans of the same file, when it is short
+/// enough to be a marker (`... [truncated] ...`).
+fn marker(between: &str) -> Option<String> {
+    let between = between.trim();
+    // Bytes first: a long gap is not counted character by character for
+    // every span.
+    (!between.is_empty()
+        && between.len() <= 4 * MAX_MARKER_CHARS
+        && between.chars().count() <= MAX_MARKER_CHARS)
+        .then(|| clean(between, MAX_MARKER_CHARS))
 }
 
-/// [`line_key`] and the line's characters, white space aside.
-fn line_key_len(line: &str) -> Option<(u64, usize)> {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let (mut n, mut any, mut space) = (0usize, false, false);
-    for c in line.trim().chars() {
-        if c.is_whitespace() {
-            space = true;
-            continue;
-        }
-        if space {
-            ' '.hash(&mut h);
-            space = false;
-        }
-        c.hash(&mut h);
-        n += 1;
-        any |= c.is_alphanumeric();
+/// Adds `n` tokens of file `path` to a part's files, in the part's order
+/// (a file met again right after itself is one entry).
+fn add_to(from_files: &mut Vec<(String, u64)>, path: &str, n: u64) {
+    match from_files.last_mut() {
+        Some((p, t)) if p == path => *t += n,
+        _ => from_files.push((path.to_string(), n)),
     }
-    (n >= 4 && any).then(|| (h.finish(), n))
-}
-
-/// A file's lines that say something: (hash, line number 1-based).
-struct Indexed {
-    keys: Vec<(u64, usize)>,
-    /// Line numbers inside frontmatter or an HTML comment.
-    meta: Vec<Option<&'static str>>,
-}
-
-fn index_file(text: &str) -> Indexed {
-    let (mut keys, mut meta) = (Vec::new(), Vec::new());
-    let mut in_front = text.starts_with("---");
-    let mut in_comment = false;
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        let kind = if in_front {
-            if i > 0 && (t == "---" || t == "...") {
-                in_front = false;
-            }
-            Some("frontmatter")
-        } else if in_comment || t.starts_with("<!--") {
-            in_comment = !t.contains("-->");
-            Some("HTML comments")
-        } else {
-            None
-        };
-        if let Some(k) = line_key(line) {
-            keys.push((k, i + 1));
-            meta.push(kind);
-        }
-    }
-    Indexed { keys, meta }
-}
-
-/// A request line that says something: its hash and byte range in the part.
-struct ReqLine {
-    key: u64,
-    /// Characters, white space aside.
-    len: usize,
-    start: usize,
-    end: usize,
-}
-
-/// How Gemini CLI inlines a memory file's `@path` import: the line's text
-/// before it, this and the path, ` -->`, the imported file, then
-/// [`IMPORT_END`], the path, ` -->` and the line's text after it.
-const IMPORT_START: &str = "<!-- Imported from: ";
-const IMPORT_END: &str = "<!-- End of import from: ";
-
-/// An import inlined in the request, from its first line to its last.
-struct Inlined {
-    path: String,
-    /// The importing line's text before the import, and where it is.
-    before: String,
-    start: usize,
-    /// Where the importing line goes in the request's lines.
-    at: usize,
-}
-
-/// The request's lines that say something. A line whose `@path` import the
-/// agent inlined (Gemini CLI) is one line again, as the file has it (the
-/// text before the import, `@path`, the text after it), placed before the
-/// imported lines: the file's lines follow on, and so do the import's.
-fn request_lines(text: &str) -> Vec<ReqLine> {
-    let mut out = Vec::new();
-    let mut open: Vec<Inlined> = Vec::new();
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        if let Some(i) = body.find(IMPORT_START)
-            && let Some(path) = body[i + IMPORT_START.len()..].strip_suffix(" -->")
-            && open.len() < 16
-        {
-            open.push(Inlined {
-                path: path.to_string(),
-                before: body[..i].to_string(),
-                start: at,
-                at: out.len(),
-            });
-            at += line.len();
-            continue;
-        }
-        let closing = body.trim_start().strip_prefix(IMPORT_END).and_then(|rest| {
-            let (path, after) = rest.split_once(" -->")?;
-            open.last().filter(|o| o.path == path).map(|_| after)
-        });
-        if let (Some(after), Some(o)) = (closing, open.last()) {
-            let joined = format!("{}@{}{after}", o.before, o.path);
-            if let Some((key, len)) = line_key_len(&joined) {
-                let end = o.start + o.before.len();
-                out.insert(
-                    o.at,
-                    ReqLine {
-                        key,
-                        len,
-                        start: o.start,
-                        end,
-                    },
-                );
-            }
-            open.pop();
-            at += line.len();
-            continue;
-        }
-        if let Some((key, len)) = line_key_len(body) {
-            out.push(ReqLine {
-                key,
-                len,
-                start: at,
-                end: at + body.len(),
-            });
-        }
-        at += line.len();
-    }
-    out
-}
-
-/// A run: file `f`, its indexed lines `from..to`, request lines `rfrom..rto`.
-struct Run {
-    f: usize,
-    from: usize,
-    to: usize,
-    rfrom: usize,
-    rto: usize,
-}
-
-/// How many request lines from `j` follow file `f` from its indexed line `k`.
-fn run_length(
-    lines: &[ReqLine],
-    j: usize,
-    files: &[Indexed],
-    f: usize,
-    k: usize,
-    max: usize,
-) -> usize {
-    let keys = &files[f].keys;
-    (0..max)
-        .take_while(|d| {
-            j + d < lines.len() && k + d < keys.len() && keys[k + d].0 == lines[j + d].key
-        })
-        .count()
-}
-
-/// The runs of one part's lines.
-fn runs(
-    lines: &[ReqLine],
-    files: &[Indexed],
-    index: &HashMap<u64, Vec<(usize, usize)>>,
-) -> Vec<Run> {
-    let mut out = Vec::new();
-    let mut j = 0;
-    while j < lines.len() {
-        let starts = index.get(&lines[j].key).map_or(&[][..], Vec::as_slice);
-        let best = starts
-            .iter()
-            .take(MAX_STARTS)
-            .map(|&(f, k)| (run_length(lines, j, files, f, k, LOOKAHEAD), f, k))
-            .max_by_key(|&(n, _, _)| n);
-        let Some((_, f, k)) = best else {
-            j += 1;
-            continue;
-        };
-        // Followed as far as it goes.
-        let n = run_length(lines, j, files, f, k, usize::MAX);
-        // A single line says where it comes from only if it is long and
-        // in one file.
-        let alone = starts.len() == 1 && lines[j].len >= LONE_LINE_CHARS;
-        if n >= 2 || alone {
-            out.push(Run {
-                f,
-                from: k,
-                to: k + n,
-                rfrom: j,
-                rto: j + n,
-            });
-        }
-        j += n.max(1);
-    }
-    out
 }
 
 /// Traces `request` (a captured body) back to `files`; tokens are counted
@@ -348,15 +158,7 @@ pub fn attribute(
     enc: Encoding,
 ) -> Attribution {
     let indexed: Vec<Indexed> = files.iter().map(|f| index_file(&f.text)).collect();
-    let mut index: HashMap<u64, Vec<(usize, usize)>> = HashMap::new();
-    for (f, ix) in indexed.iter().enumerate() {
-        for (k, (key, _)) in ix.keys.iter().enumerate() {
-            let starts = index.entry(*key).or_default();
-            if starts.len() <= MAX_STARTS {
-                starts.push((f, k));
-            }
-        }
-    }
+    let index = starts_of(&indexed);
     let mut kept: Vec<Vec<bool>> = indexed
         .iter()
         .map(|ix| vec![false; ix.keys.len()])
@@ -380,16 +182,9 @@ pub fn attribute(
             // What the agent put between two spans of the same file.
             if let Some((prev_end, prev_to)) = last_end[r.f]
                 && prev_to < r.from
+                && let Some(m) = marker(&text[prev_end..start])
             {
-                let between = text[prev_end..start].trim();
-                // Bytes first: a long gap is not counted character by
-                // character for every span.
-                if !between.is_empty()
-                    && between.len() <= 4 * MAX_MARKER_CHARS
-                    && between.chars().count() <= MAX_MARKER_CHARS
-                {
-                    markers[r.f].push(clean(between, MAX_MARKER_CHARS));
-                }
+                markers[r.f].push(m);
             }
             last_end[r.f] = Some((end, r.to));
             let keys = &indexed[r.f].keys;
@@ -401,10 +196,7 @@ pub fn attribute(
                 last_line: keys[r.to - 1].1,
                 tokens: n,
             });
-            match from_files.last_mut() {
-                Some((p, t)) if *p == files[r.f].path => *t += n,
-                _ => from_files.push((files[r.f].path.clone(), n)),
-            }
+            add_to(&mut from_files, &files[r.f].path, n);
         }
         let attributed: u64 = from_files.iter().map(|(_, t)| t).sum();
         parts.push(PartSource {

@@ -16,60 +16,7 @@ pub fn to_text(a: &Attribution, request: usize) -> String {
         o += &format!("  not traced: {n}\n");
     }
     for f in &a.files {
-        let how = match f.sent {
-            Sent::Whole => "whole".to_string(),
-            Sent::Cut => format!("cut: {} of {} lines sent", f.lines_sent, f.lines),
-            Sent::Changed => {
-                let (m, at) = f.changed_since.unwrap_or_default();
-                format!(
-                    "changed since: {} of {} lines as sent; the file was modified {}, after the request ({}): the agent cut nothing",
-                    f.lines_sent,
-                    f.lines,
-                    super::format_rfc3339(m),
-                    super::format_rfc3339(at)
-                )
-            }
-            Sent::Absent => "not sent".to_string(),
-        };
-        o += &format!(
-            "  {:<40} {:>8} tokens  {how}",
-            clean(&f.path, 40),
-            crate::thousands(f.tokens)
-        );
-        if !f.stripped.is_empty() {
-            o += &format!(" ({} stripped)", f.stripped.join(", "));
-        }
-        o += "\n";
-        for s in &f.spans {
-            o += &format!(
-                "      lines {}-{} in {} at characters {}-{}\n",
-                s.first_line, s.last_line, s.part, s.start, s.end
-            );
-        }
-        if f.occurrences.iter().any(|oc| oc.sent != f.sent) {
-            for oc in &f.occurrences {
-                let how = match oc.sent {
-                    Sent::Cut => format!("cut, without lines {}", ranges(&oc.missing)),
-                    Sent::Changed => format!(
-                        "as before the change, without lines {}",
-                        ranges(&oc.missing)
-                    ),
-                    _ => "whole".into(),
-                };
-                o += &format!("      in {}: {how}\n", oc.part);
-            }
-        }
-        if !f.missing.is_empty() {
-            let what = if f.sent == Sent::Changed {
-                "not in the request (written after it)"
-            } else {
-                "not sent"
-            };
-            o += &format!("      {what}: lines {}\n", ranges(&f.missing));
-        }
-        for m in &f.markers {
-            o += &format!("      marker: {}\n", clip(m, 120));
-        }
+        o += &file_text(f);
     }
     o += "\nparts:\n";
     for p in &a.parts {
@@ -94,6 +41,68 @@ pub fn to_text(a: &Attribution, request: usize) -> String {
             }
         );
     }
+    o
+}
+
+/// One file's lines of [`to_text`]: how it was sent, its spans, its
+/// occurrences when they differ, what is missing and the markers.
+fn file_text(f: &super::attribution::FileInRequest) -> String {
+    let mut o = String::new();
+    let how = match f.sent {
+        Sent::Whole => "whole".to_string(),
+        Sent::Cut => format!("cut: {} of {} lines sent", f.lines_sent, f.lines),
+        Sent::Changed => {
+            let (m, at) = f.changed_since.unwrap_or_default();
+            format!(
+                "changed since: {} of {} lines as sent; the file was modified {}, after the request ({}): the agent cut nothing",
+                f.lines_sent,
+                f.lines,
+                super::format_rfc3339(m),
+                super::format_rfc3339(at)
+            )
+        }
+        Sent::Absent => "not sent".to_string(),
+    };
+    o += &format!(
+        "  {:<40} {:>8} tokens  {how}",
+        clean(&f.path, 40),
+        crate::thousands(f.tokens)
+    );
+    if !f.stripped.is_empty() {
+        o += &format!(" ({} stripped)", f.stripped.join(", "));
+    }
+    o += "\n";
+    for s in &f.spans {
+        o += &format!(
+            "      lines {}-{} in {} at characters {}-{}\n",
+            s.first_line, s.last_line, s.part, s.start, s.end
+        );
+    }
+    if f.occurrences.iter().any(|oc| oc.sent != f.sent) {
+        for oc in &f.occurrences {
+            let how = match oc.sent {
+                Sent::Cut => format!("cut, without lines {}", ranges(&oc.missing)),
+                Sent::Changed => format!(
+                    "as before the change, without lines {}",
+                    ranges(&oc.missing)
+                ),
+                _ => "whole".into(),
+            };
+            o += &format!("      in {}: {how}\n", oc.part);
+        }
+    }
+    if !f.missing.is_empty() {
+        let what = if f.sent == Sent::Changed {
+            "not in the request (written after it)"
+        } else {
+            "not sent"
+        };
+        o += &format!("      {what}: lines {}\n", ranges(&f.missing));
+    }
+    for m in &f.markers {
+        o += &format!("      marker: {}\n", clip(m, 120));
+    }
+
     o
 }
 
