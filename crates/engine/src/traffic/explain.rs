@@ -110,6 +110,11 @@ pub(super) fn explain(x: &Exchange, prev: Option<&Exchange>, u: &Usage, model: &
             ),
         );
     }
+    unexplained(p, x)
+}
+
+/// A miss nothing recorded explains, said with what was ruled out.
+fn unexplained(p: &Exchange, x: &Exchange) -> Miss {
     if p.request.is_some() && p.request == x.request {
         let backwards = matches!((p.at, x.at), (Some(a), Some(b)) if b < a);
         return miss(

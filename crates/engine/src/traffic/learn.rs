@@ -50,10 +50,15 @@ pub struct Learned {
     pub kept: Vec<String>,
 }
 
-/// The agent's own parts of `seen`, over `template` (the bundled
-/// recording of that agent: what the request cannot tell is kept from
-/// it); `private` are the user's files the request was traced to.
-pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<Learned, Error> {
+/// An agent's own blocks and tools.
+type Parts = (
+    Vec<crate::workspace::agents::builtin::BuiltinBlock>,
+    Vec<crate::workspace::agents::builtin::BuiltinTool>,
+);
+
+/// The blocks and tools of the agent's own in `seen` (its adapter's), or
+/// why there are none to learn.
+fn parts_of(seen: &Seen, template: &Builtin) -> Result<Parts, Error> {
     let req = seen.request;
     let (blocks, tools) = match seen.agent {
         Agent::ClaudeCode => (claude_code_blocks(req, template), claude_code_tools(req)),
@@ -81,6 +86,15 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
             format!("no part of {} found in this request", seen.agent),
         ));
     }
+    Ok((blocks, tools))
+}
+
+/// The agent's own parts of `seen`, over `template` (the bundled
+/// recording of that agent: what the request cannot tell is kept from
+/// it); `private` are the user's files the request was traced to.
+pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<Learned, Error> {
+    let req = seen.request;
+    let (blocks, tools) = parts_of(seen, template)?;
     let vars = Placeholders::of(&req.to_wire().to_string(), seen.home, seen.date);
     let lines = private_lines(private);
     let mut kept = Vec::new();
@@ -160,6 +174,23 @@ pub struct Sender {
     pub from: String,
 }
 
+/// The agent and release `--release AGENT@VERSION` names.
+fn release_given(g: &str) -> Result<(Agent, String), Error> {
+    let (name, version) = g.split_once('@').unwrap_or((g, ""));
+    let agent = Agent::from_name(name)
+        .ok()
+        .filter(|a| a.is_real_agent() && !version.is_empty())
+        .ok_or_else(|| {
+            Error::option(
+                "--release",
+                format!(
+                    "{g}: not AGENT@VERSION of a known agent (claude-code@2.1.332, codex@0.171.0)"
+                ),
+            )
+        })?;
+    Ok((agent, version.to_string()))
+}
+
 /// Who sent request `n` of a capture (`x`, its body `req`; `capture` names
 /// the file): the agent and release the request says. `given`
 /// (`codex@0.169.0`) names the release of a request that does not say it
@@ -216,16 +247,7 @@ pub fn sender(
                 ),
             ));
         }
-        (_, Some(g)) => {
-            let (name, version) = g.split_once('@').unwrap_or((g, ""));
-            let agent = Agent::from_name(name)
-                .ok()
-                .filter(|a| a.is_real_agent() && !version.is_empty())
-                .ok_or_else(|| {
-                    Error::option("--release", format!("{g}: not AGENT@VERSION of a known agent (claude-code@2.1.332, codex@0.171.0)"))
-                })?;
-            (agent, version.to_string())
-        }
+        (_, Some(g)) => release_given(g)?,
         (None, None) => {
             return Err(Error::invalid(
                 from,
