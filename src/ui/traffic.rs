@@ -293,19 +293,14 @@ fn proxy_row(ui: &mut Ui, p: &mut ProxyPanel, requests: usize, out: &mut Vec<Com
     }
 }
 
+/// What the tab says before anything is open.
+const HOW_TO_START: &str = "Record your agent: start the proxy here (or `prompt-inspector proxy`), point its base URL at it, and the requests appear below as they happen.";
+
 pub fn show(ui: &mut Ui, view: &mut TrafficView, out: &mut Vec<Command>) {
     open_row(ui, view, out);
     // How to start, until there is something to show.
     if view.result.is_none() {
-        ui.add(
-            egui::Label::new(
-                RichText::new(
-                    "Record your agent: start the proxy here (or `prompt-inspector proxy`), point its base URL at it, and the requests appear below as they happen.",
-                )
-                .weak(),
-            )
-            .wrap(),
-        );
+        ui.add(egui::Label::new(RichText::new(HOW_TO_START).weak()).wrap());
     }
     let requests = match &view.result {
         Some(Ok(t)) => t.requests.len(),

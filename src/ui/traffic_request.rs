@@ -12,6 +12,20 @@ use super::thousands;
 use crate::engine::traffic::Traffic;
 use crate::engine::traffic::profile_check::Against;
 
+/// A part's colour: a tool's, its system block's layer's, the
+/// conversation's (faded for a server's chat template).
+fn part_color(label: &str, dark: bool) -> egui::Color32 {
+    if label == crate::engine::traffic::TEMPLATE {
+        colors::faded(colors::HISTORY)
+    } else if label.starts_with("tool") {
+        colors::tools(dark)
+    } else if let Some(n) = label.strip_prefix("system block ") {
+        colors::layer(n.parse().unwrap_or(1), dark)
+    } else {
+        colors::HISTORY
+    }
+}
+
 /// A recorded request's parts (tools, system blocks, messages) as token
 /// bars, coloured as in the Prompt view; breakpoints marked.
 pub fn parts(
@@ -35,15 +49,7 @@ pub fn parts(
         .num_columns(4)
         .show(ui, |ui| {
             for (i, p) in parts.iter().enumerate() {
-                let color = if p.label == crate::engine::traffic::TEMPLATE {
-                    colors::faded(colors::HISTORY)
-                } else if p.label.starts_with("tool") {
-                    colors::tools(dark)
-                } else if let Some(n) = p.label.strip_prefix("system block ") {
-                    colors::layer(n.parse().unwrap_or(1), dark)
-                } else {
-                    colors::HISTORY
-                };
+                let color = part_color(&p.label, dark);
                 ui.label(
                     RichText::new(format!(
                         "  {}{}",

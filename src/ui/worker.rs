@@ -208,17 +208,7 @@ impl Shared {
             }
             Job::Traffic { path, ticket } => self.traffic(&path, &ticket),
             Job::Follow => self.live = Analyser::default(),
-            Job::Recorded(line, missed) => {
-                if missed > 0 {
-                    self.send(Done::FeedMissed(missed));
-                }
-                if let Some(row) = self.live.push_line(*line, &self.table, &self.counter) {
-                    self.send(Done::Recorded {
-                        row: Box::new(row),
-                        totals: Box::new(self.live.totals()),
-                    });
-                }
-            }
+            Job::Recorded(line, missed) => self.recorded(*line, missed),
             Job::Trace {
                 capture,
                 index,
@@ -241,6 +231,20 @@ impl Shared {
             }
             Job::Startup => self.startup(),
             Job::SaveShot { path, image } => self.send(Done::ShotSaved(save_png(&path, &image))),
+        }
+    }
+
+    /// A line the live proxy recorded, explained after those before it;
+    /// the lines the feed could not carry said first.
+    fn recorded(&mut self, line: crate::engine::traffic::CaptureLine, missed: u64) {
+        if missed > 0 {
+            self.send(Done::FeedMissed(missed));
+        }
+        if let Some(row) = self.live.push_line(line, &self.table, &self.counter) {
+            self.send(Done::Recorded {
+                row: Box::new(row),
+                totals: Box::new(self.live.totals()),
+            });
         }
     }
 
