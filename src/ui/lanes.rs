@@ -170,18 +170,7 @@ pub fn layer_lanes(
             pos2(px(l.used), sent_lane.top()),
             pos2(px(l.available), sent_lane.bottom()),
         );
-        painter.rect_stroke(
-            r.shrink(1.0),
-            0.0,
-            Stroke::new(1.0, visuals.weak_text_color()),
-            StrokeKind::Inside,
-        );
-        hover(
-            ui,
-            r,
-            ("free", l.layer),
-            format!("free: {} tokens", thousands(x.free)),
-        );
+        free_space(ui, &painter, r, (l.layer, x.free));
     }
     let selected = state.selected.as_deref();
     for (lane, segs, sent) in [(sent_lane, &x.sent, true), (cut_lane, &x.cut, false)] {
@@ -190,43 +179,73 @@ pub fn layer_lanes(
                 pos2(px(s.start), lane.top()),
                 pos2(px(s.end()).max(px(s.start) + 1.0), lane.bottom()),
             );
-            let color = match s.part {
-                Part::Frame => colors::UNCACHED,
-                Part::Markers => colors::MARKER,
-                Part::Fragment(f) => colors::status(f.status),
-            };
-            painter.rect_filled(r, 0.0, if sent { color } else { colors::faded(color) });
-            painter.line_segment(
-                [pos2(r.max.x, r.top()), pos2(r.max.x, r.bottom())],
-                Stroke::new(1.0, visuals.extreme_bg_color),
-            );
-            let text = label(s, sent);
-            let Part::Fragment(f) = s.part else {
-                hover(ui, r, (sent, l.layer, s.start), text);
-                continue;
-            };
-            if selected == Some(f.id.as_str()) {
-                painter.rect_stroke(
-                    r,
-                    0.0,
-                    Stroke::new(2.0, visuals.strong_text_color()),
-                    StrokeKind::Outside,
-                );
-            }
-            let id = ui.scope_id().with(("segment", sent, l.layer, &f.id));
-            let resp = ui.interact(r, id, Sense::click());
-            resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, text.clone()));
-            if resp
-                .on_hover_ui(|ui| fragment_tooltip(ui, f, &text))
-                .clicked()
-            {
-                out.push(Command::Select(f.id.clone()));
-            }
+            segment(ui, &painter, r, (s, sent, l.layer), selected, out);
         }
     }
     if !agent {
         budget_marks(&painter, sent_lane, rect, &px, l, &visuals);
     }
+}
+
+/// One segment of a lane in `r`: a fragment's (sent or cut, outlined when
+/// selected, a click selects it), the frame's or the markers'.
+fn segment(
+    ui: &mut Ui,
+    painter: &egui::Painter,
+    r: Rect,
+    (s, sent, layer): (&Segment, bool, u8),
+    selected: Option<&str>,
+    out: &mut Vec<Command>,
+) {
+    let visuals = ui.visuals().clone();
+    let color = match s.part {
+        Part::Frame => colors::UNCACHED,
+        Part::Markers => colors::MARKER,
+        Part::Fragment(f) => colors::status(f.status),
+    };
+    painter.rect_filled(r, 0.0, if sent { color } else { colors::faded(color) });
+    painter.line_segment(
+        [pos2(r.max.x, r.top()), pos2(r.max.x, r.bottom())],
+        Stroke::new(1.0, visuals.extreme_bg_color),
+    );
+    let text = label(s, sent);
+    let Part::Fragment(f) = s.part else {
+        hover(ui, r, (sent, layer, s.start), text);
+        return;
+    };
+    if selected == Some(f.id.as_str()) {
+        painter.rect_stroke(
+            r,
+            0.0,
+            Stroke::new(2.0, visuals.strong_text_color()),
+            StrokeKind::Outside,
+        );
+    }
+    let id = ui.scope_id().with(("segment", sent, layer, &f.id));
+    let resp = ui.interact(r, id, Sense::click());
+    resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, text.clone()));
+    if resp
+        .on_hover_ui(|ui| fragment_tooltip(ui, f, &text))
+        .clicked()
+    {
+        out.push(Command::Select(f.id.clone()));
+    }
+}
+
+/// Layer `layer`'s free space, outlined in `r`, its tokens on hover.
+fn free_space(ui: &mut Ui, painter: &egui::Painter, r: Rect, (layer, free): (u8, u64)) {
+    painter.rect_stroke(
+        r.shrink(1.0),
+        0.0,
+        Stroke::new(1.0, ui.visuals().weak_text_color()),
+        StrokeKind::Inside,
+    );
+    hover(
+        ui,
+        r,
+        ("free", layer),
+        format!("free: {} tokens", thousands(free)),
+    );
 }
 
 fn hover(ui: &mut Ui, r: Rect, salt: impl std::hash::Hash + std::fmt::Debug, text: String) {

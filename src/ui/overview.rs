@@ -111,6 +111,31 @@ pub struct ContextPart {
     pub in_use: bool,
 }
 
+/// A bar of `size` with each part's segment on an axis of `total` tokens
+/// (a part with tokens at least 2 points wide), its figure on hover; the
+/// bar's rectangle and its painter.
+fn segments(
+    ui: &mut Ui,
+    (width, height): (f32, f32),
+    parts: &[ContextPart],
+    (total, salt): (u64, &str),
+) -> (Rect, egui::Painter) {
+    let (rect, _) = ui.allocate_exact_size(vec2(width, height), Sense::hover());
+    let painter = ui.painter_at(rect.expand(3.0));
+    painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
+    let mut x = rect.left();
+    for p in parts {
+        let min = if p.tokens > 0 { 2.0 } else { 0.0 };
+        let w = (rect.width() * p.tokens as f32 / total.max(1) as f32).max(min);
+        let r = Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height()));
+        painter.rect_filled(r, 0.0, p.color);
+        ui.interact(r, ui.scope_id().with((salt, &p.label)), Sense::hover())
+            .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
+        x += w;
+    }
+    (rect, painter)
+}
+
 pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: Option<f64>) {
     let used: u64 = parts.iter().filter(|p| p.in_use).map(|p| p.tokens).sum();
     ui.add(
@@ -123,22 +148,7 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
         .wrap(),
     );
     let width = ui.available_width().max(50.0);
-    let (rect, _) = ui.allocate_exact_size(vec2(width, 16.0), Sense::hover());
-    let painter = ui.painter_at(rect.expand(3.0));
-    painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
-    let mut x = rect.left();
-    for p in parts {
-        let w = (rect.width() * p.tokens as f32 / window.max(1) as f32).max(if p.tokens > 0 {
-            2.0
-        } else {
-            0.0
-        });
-        let r = Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height()));
-        painter.rect_filled(r, 0.0, p.color);
-        ui.interact(r, ui.scope_id().with(("ctx", &p.label)), Sense::hover())
-            .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
-        x += w;
-    }
+    let (rect, painter) = segments(ui, (width, 16.0), parts, (window, "ctx"));
     if let Some(t) = threshold {
         let tx = rect.left() + rect.width() * t as f32;
         painter.line_segment(
@@ -162,26 +172,7 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
             "the parts above, not the window".to_string()
         };
         ui.weak(format!("zoomed: 0 to {} tokens ({with})", thousands(drawn)));
-        let (zoom, _) = ui.allocate_exact_size(vec2(width, 12.0), Sense::hover());
-        let painter = ui.painter_at(zoom.expand(3.0));
-        painter.rect_filled(zoom, 3.0, ui.visuals().extreme_bg_color);
-        let mut x = zoom.left();
-        for p in parts {
-            let w = (zoom.width() * p.tokens as f32 / drawn as f32).max(if p.tokens > 0 {
-                2.0
-            } else {
-                0.0
-            });
-            let r = Rect::from_min_size(pos2(x, zoom.top()), vec2(w, zoom.height()));
-            painter.rect_filled(r, 0.0, p.color);
-            ui.interact(
-                r,
-                ui.scope_id().with(("ctx-zoom", &p.label)),
-                Sense::hover(),
-            )
-            .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
-            x += w;
-        }
+        segments(ui, (width, 12.0), parts, (drawn, "ctx-zoom"));
     }
     ui.horizontal_wrapped(|ui| {
         for p in parts.iter().filter(|p| p.tokens > 0) {
