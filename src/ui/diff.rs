@@ -248,22 +248,7 @@ fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff, out: &mut Vec<Command
         .filter(|((_, lines), _)| lines.iter().any(|l| l.tag != ' '))
         .map(|(_, b)| *b)
         .collect();
-    // Fragments, not groups (a fragment's text can come in two groups),
-    // and only those with text on a side: the summary above lists those
-    // whose status changed with no text on either side.
-    let mut hidden: Vec<&str> = groups
-        .iter()
-        .filter(|(_, lines)| lines.iter().all(|l| l.tag == ' '))
-        .filter_map(|(f, _)| f.as_deref())
-        .collect();
-    let shown: Vec<&str> = groups
-        .iter()
-        .filter(|(_, lines)| lines.iter().any(|l| l.tag != ' '))
-        .filter_map(|(f, _)| f.as_deref())
-        .collect();
-    hidden.retain(|f| !shown.contains(f));
-    hidden.sort_unstable();
-    hidden.dedup();
+    let hidden = unchanged_fragments(&groups);
     if !view.show_all && !hidden.is_empty() {
         ui.weak(format!(
             "{} hidden: their text is the same on both sides",
@@ -297,26 +282,50 @@ fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff, out: &mut Vec<Command
                     part_files(ui, s, f, out);
                 }
             })
-            .body(|ui| {
-                if view.side_by_side {
-                    ui.columns(2, |cols| {
-                        for l in &lines {
-                            match l.tag {
-                                '-' => line_ui(&mut cols[0], l),
-                                '+' => line_ui(&mut cols[1], l),
-                                _ => {
-                                    line_ui(&mut cols[0], l);
-                                    line_ui(&mut cols[1], l);
-                                }
-                            }
-                        }
-                    });
-                } else {
-                    for l in &lines {
-                        line_ui(ui, l);
+            .body(|ui| group_lines(ui, &lines, view.side_by_side));
+    }
+}
+
+/// The fragments whose text is the same on both sides (fragments, not
+/// groups: a fragment's text can come in two groups), each once; only
+/// those with text on a side (the summary above lists those whose status
+/// changed with no text on either side).
+fn unchanged_fragments<'g>(groups: &'g [(Option<String>, Vec<&DiffLine>)]) -> Vec<&'g str> {
+    let with = |changed: bool| -> Vec<&'g str> {
+        groups
+            .iter()
+            .filter(|(_, lines)| lines.iter().any(|l| l.tag != ' ') == changed)
+            .filter_map(|(f, _)| f.as_deref())
+            .collect()
+    };
+    let shown = with(true);
+    let mut hidden = with(false);
+    hidden.retain(|f| !shown.contains(f));
+    hidden.sort_unstable();
+    hidden.dedup();
+    hidden
+}
+
+/// A group's lines, one column, or side by side (removed left, added
+/// right, the same on both).
+fn group_lines(ui: &mut Ui, lines: &[&DiffLine], side_by_side: bool) {
+    if side_by_side {
+        ui.columns(2, |cols| {
+            for l in lines {
+                match l.tag {
+                    '-' => line_ui(&mut cols[0], l),
+                    '+' => line_ui(&mut cols[1], l),
+                    _ => {
+                        line_ui(&mut cols[0], l);
+                        line_ui(&mut cols[1], l);
                     }
                 }
-            });
+            }
+        });
+    } else {
+        for l in lines {
+            line_ui(ui, l);
+        }
     }
 }
 
