@@ -355,3 +355,29 @@ fn part_files(ui: &mut Ui, s: &Sources, part: &str, out: &mut Vec<Command>) {
         ui.weak(format!("· no file {}", super::thousands(p.from_no_file)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(tag: char, text: &str, fragment: &str) -> DiffLine {
+        DiffLine {
+            tag,
+            text: text.into(),
+            fragment: Some(fragment.into()),
+        }
+    }
+
+    #[test]
+    fn a_fragment_is_hidden_once_and_only_when_none_of_its_text_changed() {
+        let lines = vec![
+            line(' ', "same", "a"),
+            line(' ', "same", "b"),
+            line('+', "new", "a"),
+            line(' ', "same", "b"),
+            line(' ', "same", "c"),
+        ];
+        let groups = groups(&lines);
+        assert_eq!(unchanged_fragments(&groups), vec!["b", "c"]);
+    }
+}
