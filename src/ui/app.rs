@@ -271,34 +271,13 @@ impl App {
                 self.state.tab = Tab::Fragments;
                 self.focus_filter = true;
             }
-            Command::SetSession(s) => {
-                self.state.session = Some(s);
-                self.submit_prepare();
-            }
-            Command::SetModel(m) => {
-                self.state.model = Some(m);
-                self.submit_prepare();
-            }
-            Command::SetProfile(p) => {
-                self.state.profile = Some(p);
-                self.state.caps = None;
-                self.state.budget_touched = false;
-                self.reload();
-            }
-            Command::SetCaps(c) => {
-                self.state.caps = c;
-                self.submit_load();
-            }
-            Command::SetBudget(b) => {
-                self.state.budget = b;
-                self.state.budget_touched = true;
-                self.state.reassemble(&self.counter);
-            }
-            Command::ResetBudget => self.state.reset_budget(&self.counter),
-            Command::SetMarkers(on) => {
-                self.state.debug_markers = on;
-                self.state.reassemble(&self.counter);
-            }
+            c @ (Command::SetSession(_)
+            | Command::SetModel(_)
+            | Command::SetProfile(_)
+            | Command::SetCaps(_)
+            | Command::SetBudget(_)
+            | Command::ResetBudget
+            | Command::SetMarkers(_)) => self.apply_setting(c),
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
             Command::Select(target) => self.select_line(target, None),
             Command::SelectLine(target, line) => self.select_line(target, Some(line)),
@@ -343,6 +322,44 @@ impl App {
                 }
             }
             Command::CopyRequestJson => self.copy_request_json(),
+        }
+    }
+
+    /// A command that changes what the folder is assembled with (session,
+    /// model, profile, caps, budgets, DEBUG markers): the assembly done
+    /// again from where that setting enters it.
+    fn apply_setting(&mut self, c: Command) {
+        match c {
+            Command::SetSession(s) => {
+                self.state.session = Some(s);
+                self.submit_prepare();
+            }
+            Command::SetModel(m) => {
+                self.state.model = Some(m);
+                self.submit_prepare();
+            }
+            Command::SetProfile(p) => {
+                self.state.profile = Some(p);
+                self.state.caps = None;
+                self.state.budget_touched = false;
+                self.reload();
+            }
+            Command::SetCaps(c) => {
+                self.state.caps = c;
+                self.submit_load();
+            }
+            Command::SetBudget(b) => {
+                self.state.budget = b;
+                self.state.budget_touched = true;
+                self.state.reassemble(&self.counter);
+            }
+            Command::ResetBudget => self.state.reset_budget(&self.counter),
+            Command::SetMarkers(on) => {
+                self.state.debug_markers = on;
+                self.state.reassemble(&self.counter);
+            }
+            // Not a setting: `apply` takes it.
+            other => self.apply(other),
         }
     }
 

@@ -269,6 +269,14 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
             }
         });
     ui.separator();
+    layer_rows(ui, a);
+    ui.add_space(8.0);
+    ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
+}
+
+/// The summary's tokens per layer (an agent's folder: the layers that send
+/// something, and the agent's own), the tools, and all blocks.
+fn layer_rows(ui: &mut Ui, a: &crate::engine::Assembly) {
     let dark = ui.visuals().dark_mode;
     egui::Grid::new("summary-layers")
         .num_columns(2)
@@ -331,8 +339,6 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
             ui.strong(format!("{} tokens", thousands(a.total_tokens)));
             ui.end_row();
         });
-    ui.add_space(8.0);
-    ui.weak("Select a fragment in the bars, the table or the prompt to see its text and tokens.");
 }
 
 #[cfg(test)]

@@ -107,6 +107,23 @@ impl App {
                 path,
                 is_dir,
             } => self.on_folder(asked, path, is_dir),
+            d @ (Done::Watching { .. } | Done::Startup { .. } | Done::Tables { .. }) => {
+                self.on_setup_done(d)
+            }
+            Done::ShotSaved(result) => {
+                if let Some(plan) = &mut self.shots {
+                    plan.saved(result);
+                }
+            }
+            Done::EditorFailed(message) => self.state.error = Some(message),
+        }
+    }
+
+    /// What the app is set up with: the watcher of the open folder, what
+    /// start-up found (the sample, a font, the examples), the model and
+    /// profile tables.
+    fn on_setup_done(&mut self, done: Done) {
+        match done {
             Done::Watching { root, watcher } => {
                 if self.state.root.as_ref() == Some(&root) {
                     match watcher {
@@ -130,12 +147,8 @@ impl App {
                 self.table = table;
                 self.profiles = profiles;
             }
-            Done::ShotSaved(result) => {
-                if let Some(plan) = &mut self.shots {
-                    plan.saved(result);
-                }
-            }
-            Done::EditorFailed(message) => self.state.error = Some(message),
+            // Not set-up: the others' own answers.
+            other => self.on_done(other),
         }
     }
 
