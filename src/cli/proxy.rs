@@ -254,23 +254,12 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     });
-    // Spans still queued are exported before the proxy goes.
-    if let Some(f) = &feed {
-        super::say(&format!(
-            "prompt-inspector proxy: {}",
-            f.finish().summary(f.endpoint())
-        ));
-    }
-    let empty = std::fs::symlink_metadata(&capture).is_ok_and(|m| m.is_file() && m.len() == 0);
-    if !empty && result.is_ok() {
-        stopped_summary(&capture);
-    }
-    if created && empty && std::fs::remove_file(&capture).is_ok() && result.is_ok() {
-        super::say(&format!(
-            "prompt-inspector proxy: no exchange recorded: {} not kept",
-            capture.display()
-        ));
-    }
+    stopped(
+        feed.as_deref(),
+        &capture,
+        created && result.is_ok(),
+        result.is_ok(),
+    );
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.contains("Address already in use") || e.contains("os error 98") => {
@@ -280,6 +269,33 @@ pub fn run(a: Args) -> ExitCode {
             ))
         }
         Err(e) => fail(&e),
+    }
+}
+
+/// When the proxy has stopped: the spans still queued exported, and what
+/// the capture holds said; a capture this run `created` that stayed empty
+/// removed (`ok`: the proxy ran and stopped as asked).
+fn stopped(
+    feed: Option<&crate::net::otlp::Feed>,
+    capture: &std::path::Path,
+    created: bool,
+    ok: bool,
+) {
+    if let Some(f) = feed {
+        super::say(&format!(
+            "prompt-inspector proxy: {}",
+            f.finish().summary(f.endpoint())
+        ));
+    }
+    let empty = std::fs::symlink_metadata(capture).is_ok_and(|m| m.is_file() && m.len() == 0);
+    if !empty && ok {
+        stopped_summary(capture);
+    }
+    if created && empty && std::fs::remove_file(capture).is_ok() {
+        super::say(&format!(
+            "prompt-inspector proxy: no exchange recorded: {} not kept",
+            capture.display()
+        ));
     }
 }
 

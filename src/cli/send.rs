@@ -167,15 +167,10 @@ pub fn run(a: SendArgs) -> ExitCode {
         &model,
         &counter,
     );
-    let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
-    ep.timeout = Duration::from_secs(a.timeout.max(1));
-    ep.max_retries = a.max_retries;
-    ep.allow_insecure_http = a.allow_insecure_http;
-    if let Err(e) =
-        net::guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
-    {
-        return fail(&e);
-    }
+    let ep = match endpoint(&a, api, key) {
+        Ok(ep) => ep,
+        Err(e) => return fail(&e),
+    };
     let record = TestRunRecord::new(
         api,
         &ep.shown_url(),
@@ -207,21 +202,38 @@ pub fn run(a: SendArgs) -> ExitCode {
         &planned,
         &opts,
         cancel,
-        |p| match &p {
-            net::test_run::Progress::Sending {
-                index,
-                total,
-                label,
-            } if !quiet => super::say(&format!("[{}/{}] {label}", index + 1, total)),
-            net::test_run::Progress::Note(n) if !quiet => super::say(n),
-            _ => {}
-        },
+        |p| said(&p, quiet),
         record,
     );
     let saved = (!a.no_save)
         .then(|| save(&ins.workspace.root, &record))
         .flatten();
     report(&a, &record, saved, calibration, &model.id)
+}
+
+/// Where the requests go, with the limits asked for; refused over plain
+/// HTTP off this machine with a key.
+fn endpoint(a: &SendArgs, api: Provider, key: Option<ApiKey>) -> Result<Endpoint, String> {
+    let mut ep = Endpoint::new(api, a.base_url.as_deref(), key);
+    ep.timeout = Duration::from_secs(a.timeout.max(1));
+    ep.max_retries = a.max_retries;
+    ep.allow_insecure_http = a.allow_insecure_http;
+    net::guard::check_transport(&ep.base_url, ep.key.is_some(), ep.allow_insecure_http)
+        .map_err(|e| e.to_string())?;
+    Ok(ep)
+}
+
+/// A run's progress on standard error, unless the output is JSON.
+fn said(p: &net::test_run::Progress, quiet: bool) {
+    match p {
+        net::test_run::Progress::Sending {
+            index,
+            total,
+            label,
+        } if !quiet => super::say(&format!("[{}/{}] {label}", index + 1, total)),
+        net::test_run::Progress::Note(n) if !quiet => super::say(n),
+        _ => {}
+    }
 }
 
 /// One limit for everything this command sends: the planned requests, and
