@@ -407,6 +407,23 @@ fn route(ep: &Endpoint, body: &Value) -> Result<(String, Option<Value>), NetErro
     })
 }
 
+/// How long to wait before attempt `attempt_no` + 1: what `retry-after`
+/// asks (capped at `cap`), else 0.5 s doubling each attempt up to `cap`.
+fn backoff(
+    retry_after: Option<&str>,
+    attempt_no: u32,
+    cap: Duration,
+) -> (Option<guard::RetryAfter>, Duration) {
+    let asked = retry_after.and_then(|v| guard::retry_after(v, crate::clock::unix_now(), cap));
+    let wait = match &asked {
+        Some(r) => r.wait,
+        None => {
+            Duration::from_millis(500u64.saturating_mul(1 << (attempt_no - 1).min(16))).min(cap)
+        }
+    };
+    (asked, wait)
+}
+
 /// Sends one request body, retrying 429/529 with backoff (honouring
 /// `retry-after`, capped). `cancel` aborts at once; `deadline` bounds the
 /// whole run, so no request outlives it.
@@ -459,17 +476,7 @@ pub async fn send(
                     });
                 }
                 let cap = ep.max_retry_wait.min(ep.timeout);
-                let asked = reply
-                    .retry_after
-                    .as_deref()
-                    .and_then(|v| guard::retry_after(v, crate::clock::unix_now(), cap));
-                let backoff = match &asked {
-                    Some(r) => r.wait,
-                    None => {
-                        Duration::from_millis(500u64.saturating_mul(1 << (attempt_no - 1).min(16)))
-                            .min(cap)
-                    }
-                };
+                let (asked, backoff) = backoff(reply.retry_after.as_deref(), attempt_no, cap);
                 let left = remaining(at, total)?;
                 if backoff >= left {
                     return Err(NetError::RateLimited {

@@ -76,13 +76,9 @@ pub async fn execute(
             return record;
         }
     };
-    let deadline = opts.deadline.unwrap_or_else(|| {
-        let limit = time_limit(ep, planned, opts);
-        super::Deadline {
-            at: std::time::Instant::now() + limit,
-            secs: limit.as_secs(),
-        }
-    });
+    let deadline = opts
+        .deadline
+        .unwrap_or_else(|| deadline_of(time_limit(ep, planned, opts)));
     let exact = exact_plan(&client, ep, model, planned, deadline, &mut progress).await;
     let planned = &exact[..];
     let mut gap_skipped = false;
@@ -141,6 +137,14 @@ pub async fn execute(
         record.rows.push(row);
     }
     record
+}
+
+/// A deadline `limit` from now.
+fn deadline_of(limit: Duration) -> super::Deadline {
+    super::Deadline {
+        at: std::time::Instant::now() + limit,
+        secs: limit.as_secs(),
+    }
 }
 
 /// The plan as a local llama.cpp server counts it: predicted on its own
