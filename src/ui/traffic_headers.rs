@@ -10,34 +10,71 @@ use super::Command;
 use crate::engine::thousands;
 use crate::engine::traffic::Headers;
 
-/// Both lists, each a grid of names and values in the order sent.
+/// Both lists, each a grid of names and values in the order sent: the
+/// answer's first (as DevTools has them: the shorter list, and what the
+/// provider said), side by side when the pane is wide enough.
 pub fn show(ui: &mut Ui, headers: Option<&Headers>) {
     let Some(h) = headers else {
         ui.weak("  no headers recorded: the capture was made by a release of the proxy that did not record them, or is not a capture");
         return;
     };
-    for (title, id, pairs) in [
-        ("Request headers", "request-headers", &h.request),
+    let lists = [
         ("Response headers", "response-headers", &h.response),
-    ] {
-        ui.label(RichText::new(format!("{title} ({})", pairs.len())).strong());
-        if pairs.is_empty() {
-            ui.weak("  none recorded (no answer came)");
-            continue;
+        ("Request headers", "request-headers", &h.request),
+    ];
+    if ui.available_width() >= SIDE_BY_SIDE {
+        ui.columns(2, |cols| {
+            for ((title, id, pairs), ui) in lists.into_iter().zip(cols.iter_mut()) {
+                list(ui, title, id, pairs);
+            }
+        });
+    } else {
+        for (title, id, pairs) in lists {
+            list(ui, title, id, pairs);
+            ui.add_space(8.0);
         }
-        egui::Grid::new(id)
-            .num_columns(2)
-            .striped(true)
-            .spacing([16.0, 2.0])
-            .show(ui, |ui| {
-                for (name, value) in pairs {
-                    ui.label(RichText::new(name).monospace().strong());
-                    ui.add(egui::Label::new(RichText::new(value).monospace()).wrap());
-                    ui.end_row();
-                }
-            });
-        ui.add_space(8.0);
     }
+}
+
+/// The pane's width from which the two lists go side by side.
+const SIDE_BY_SIDE: f32 = 900.0;
+
+/// One list: its title with its count, then its names and values.
+fn list(ui: &mut Ui, title: &str, id: &str, pairs: &[(String, String)]) {
+    ui.label(RichText::new(format!("{title} ({})", pairs.len())).strong());
+    if pairs.is_empty() {
+        ui.weak("  none recorded (no answer came)");
+        return;
+    }
+    // Names in a column as wide as the longest (at most 45% of the
+    // list), each value wrapping in what is left: laid out in one pass, so
+    // no row is drawn before its height is known.
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let char_w = ui.fonts_mut(|f| f.glyph_width(&font, 'x'));
+    let longest = pairs
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let name_w = (longest as f32 * char_w + 16.0).min(ui.available_width() * 0.45);
+    ui.push_id(id, |ui| {
+        for (name, value) in pairs {
+            ui.horizontal_top(|ui| {
+                ui.allocate_ui_with_layout(
+                    egui::vec2(name_w, 0.0),
+                    egui::Layout::left_to_right(egui::Align::TOP),
+                    |ui| {
+                        ui.set_min_width(name_w);
+                        ui.add(
+                            egui::Label::new(RichText::new(name).monospace().strong()).truncate(),
+                        )
+                        .on_hover_text(name);
+                    },
+                );
+                ui.add(egui::Label::new(RichText::new(value).monospace()).wrap());
+            });
+        }
+    });
 }
 
 /// The answer as recorded: its status and time, the usage the provider
