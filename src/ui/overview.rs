@@ -163,15 +163,15 @@ pub fn context_bar(ui: &mut Ui, parts: &[ContextPart], window: u64, threshold: O
         // What is drawn but not in use (an autocompact buffer) is named,
         // so that the zoom's end and the figure above agree.
         let kept_free: u64 = parts.iter().filter(|p| !p.in_use).map(|p| p.tokens).sum();
-        let with = if kept_free > 0 {
-            format!(
-                "the parts above, {} of them kept free; not the window",
-                thousands(kept_free)
-            )
+        let free = if kept_free > 0 {
+            format!(", {} of them kept free", thousands(kept_free))
         } else {
-            "the parts above, not the window".to_string()
+            String::new()
         };
-        ui.weak(format!("zoomed: 0 to {} tokens ({with})", thousands(drawn)));
+        ui.weak(format!(
+            "Zoomed in: the same parts on an axis of their {} tokens{free}, not of the window",
+            thousands(drawn)
+        ));
         segments(ui, (width, 12.0), parts, (drawn, "ctx-zoom"));
     }
     ui.horizontal_wrapped(|ui| {
