@@ -58,6 +58,20 @@ fn read_line(
     }
 }
 
+/// Reads past the rest of a line (1 MiB at a time into `buf`, which is
+/// left holding the last piece); the bytes read.
+fn skip_line(r: &mut impl std::io::BufRead, buf: &mut Vec<u8>) -> std::io::Result<u64> {
+    let mut read = 0u64;
+    loop {
+        buf.clear();
+        let m = read_line(r, 1 << 20, buf)?;
+        read += m as u64;
+        if m == 0 || buf.last() == Some(&b'\n') {
+            return Ok(read);
+        }
+    }
+}
+
 /// Where a line's text is in its file (its line ending left out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
@@ -124,15 +138,8 @@ impl LineFile {
             read += n as u64;
             if buf.len() as u64 > max_line && buf.last() != Some(&b'\n') {
                 // Too long to hold: skipped to its end, said as one line.
-                loop {
-                    buf.clear();
-                    let m = read_line(&mut r, 1 << 20, &mut buf)
-                        .map_err(|e| named(Refused::Unreadable(e.to_string())))?;
-                    read += m as u64;
-                    if m == 0 || buf.last() == Some(&b'\n') {
-                        break;
-                    }
-                }
+                read += skip_line(&mut r, &mut buf)
+                    .map_err(|e| named(Refused::Unreadable(e.to_string())))?;
                 first = false;
                 if each(LONG_LINE, None).is_break() {
                     return Ok(ControlFlow::Break(()));

@@ -24,7 +24,9 @@ const SKILL_KEYS: &[&str] = &[
     "allowed-tools",
 ];
 
-pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) {
+/// The skill files of `skills/` (a folder's `SKILL.md`, or a `.md` file)
+/// with the name each has when its frontmatter gives none.
+fn skill_files(r: &mut Reader) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for (name, is_dir) in r.list("skills") {
         if is_dir {
@@ -37,7 +39,39 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
             files.push((format!("skills/{name}"), stem));
         }
     }
-    for (rel, default_name) in files {
+    files
+}
+
+/// A skill's description: its frontmatter's, else (with a warning) the
+/// first line of its body.
+fn description_of(
+    node: &Node,
+    body: &str,
+    (rel, name, id): (&str, &str, &str),
+    diags: &mut Vec<Diagnostic>,
+) -> String {
+    if let Some(d) = node.get("description").and_then(Node::scalar_text) {
+        return d;
+    }
+    diags.push(
+        Diagnostic::warning(
+            rel,
+            Some(1),
+            format!(
+                "skill '{name}' has no 'description' in its frontmatter; its first line is used"
+            ),
+        )
+        .for_fragment(id),
+    );
+    body.lines()
+        .map(|l| l.trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) {
+    for (rel, default_name) in skill_files(r) {
         let Some(text) = r.read(&rel) else { continue };
         let (fm, body, _) = split_frontmatter(&text);
         let node = parse_frontmatter(fm, &rel, diags);
@@ -63,26 +97,7 @@ pub fn load_skills(r: &mut Reader, out: &mut Vec<FragmentDef>, diags: &mut Vec<D
                 .and_then(|o| o.get("always"))
                 .and_then(Node::as_bool)
                 .unwrap_or(false);
-        let description = match node.get("description").and_then(Node::scalar_text) {
-            Some(d) => d,
-            None => {
-                diags.push(
-                    Diagnostic::warning(
-                        rel.as_str(),
-                        Some(1),
-                        format!(
-                            "skill '{name}' has no 'description' in its frontmatter; its first line is used"
-                        ),
-                    )
-                    .for_fragment(&id),
-                );
-                body.lines()
-                    .map(|l| l.trim_start_matches('#').trim())
-                    .find(|l| !l.is_empty())
-                    .unwrap_or("")
-                    .to_string()
-            }
-        };
+        let description = description_of(&node, body, (&rel, &name, &id), diags);
         let entry =
             format!("- **{name}**: {description} _(load via `read_file(\"{rel}\")` when needed)_");
         let kind = FragmentKind::Skill {

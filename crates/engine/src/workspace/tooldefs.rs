@@ -63,20 +63,7 @@ fn json_tool(
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let schema = match obj.get("input_schema") {
-        Some(s) if s.is_object() => s.clone(),
-        _ => {
-            diags.push(
-                Diagnostic::error(
-                    rel,
-                    Some(line),
-                    format!("tool '{name}' is missing required field 'input_schema' (an object); an empty schema is used"),
-                )
-                .for_fragment(&format!("tool.{name}")),
-            );
-            serde_json::json!({"type": "object", "properties": {}})
-        }
-    };
+    let schema = input_schema(obj.get("input_schema"), name, (rel, line), diags);
     let text_out = describe_tool(name, &description, &schema);
     let id = format!("tool.{name}");
     let mut f = base(
@@ -114,6 +101,30 @@ fn json_tool(
         },
         f,
     ))
+}
+
+/// A tool's `input_schema`: an object, else a diagnostic at the tool's
+/// line and an empty schema.
+fn input_schema(
+    schema: Option<&Value>,
+    name: &str,
+    (rel, line): (&str, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> Value {
+    match schema {
+        Some(s) if s.is_object() => s.clone(),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    rel,
+                    Some(line),
+                    format!("tool '{name}' is missing required field 'input_schema' (an object); an empty schema is used"),
+                )
+                .for_fragment(&format!("tool.{name}")),
+            );
+            serde_json::json!({"type": "object", "properties": {}})
+        }
+    }
 }
 
 /// A tool's `priority`: a whole number in i64's range, else a diagnostic
