@@ -78,7 +78,7 @@ pub fn load_as(
             sources::load_fragment_files(&mut r, &mut fragments, &mut diags);
         }
     }
-    let fragments = sources::dedupe(fragments, &mut diags);
+    let fragments = dedupe(fragments, &mut diags);
     if fragments.is_empty() && builtin.is_none() {
         diags.push(nothing_here(&mut r));
     }
@@ -432,4 +432,23 @@ fn nothing_here(r: &mut Reader) -> Diagnostic {
         None,
         format!("no prompt files found in {}: {hint}", r.root().display()),
     )
+}
+
+/// Keeps the first fragment of each id; each later one is a diagnostic.
+fn dedupe(fragments: Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) -> Vec<FragmentDef> {
+    let mut seen: std::collections::BTreeMap<String, (String, usize)> = Default::default();
+    let mut out = Vec::with_capacity(fragments.len());
+    for f in fragments {
+        if let Some((file, line)) = seen.get(&f.id) {
+            let mut d = diag::FileDiags {
+                file: &f.source,
+                out: diags,
+            };
+            d.error(Some(f.line), format!("duplicate fragment id '{}' (first defined at {file}:{line}; this one is ignored)", f.id));
+            continue;
+        }
+        seen.insert(f.id.clone(), (f.source.clone(), f.line));
+        out.push(f);
+    }
+    out
 }

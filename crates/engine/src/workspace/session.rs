@@ -292,55 +292,68 @@ fn read_turns(turns: &Node, text: &str, d: &mut FileDiags, s: &mut Session) {
         });
         if let Some(Node::List(uses)) = t.get("tool_uses") {
             for u in uses {
-                for k in unknown_keys(u, TOOL_USE_KEYS) {
-                    d.warning(
-                        line,
-                        format!("unknown key '{k}' in a tool use of turn {turn}"),
-                    );
-                }
-                let Some(name) = u.get("name").and_then(Node::scalar_text) else {
-                    d.error(line, format!("turn {turn}: a tool use needs a 'name'"));
-                    continue;
-                };
-                tool_seq += 1;
-                let id = u
-                    .get("id")
-                    .and_then(Node::scalar_text)
-                    .unwrap_or_else(|| format!("toolu_{tool_seq:04}"));
-                let input = u
-                    .get("input")
-                    .map(Node::to_json)
-                    .unwrap_or_else(|| json!({}));
-                let result = u
-                    .get("result")
-                    .and_then(Node::scalar_text)
-                    .unwrap_or_default();
-                s.messages.push(Message {
-                    role: Role::Assistant,
-                    content: vec![Block::ToolUse {
-                        id: id.clone(),
-                        name,
-                        input,
-                    }],
-                });
-                s.messages.push(Message {
-                    role: Role::User,
-                    content: vec![Block::ToolResult {
-                        tool_use_id: id,
-                        content: result,
-                    }],
-                });
-                s.requests.push(RequestPoint {
-                    turn,
-                    messages: s.messages.len(),
-                    gap_secs: 0,
-                });
+                tool_use(u, (turn, line), &mut tool_seq, d, s);
             }
         }
         if let Some(a) = t.get("assistant").and_then(Node::scalar_text) {
             s.messages.push(Message::text(Role::Assistant, &a));
         }
     }
+}
+
+/// One tool use of turn `turn` (its line `line`): the assistant's call
+/// and the user's result, then a request; numbered `toolu_NNNN` when it
+/// has no id.
+fn tool_use(
+    u: &Node,
+    (turn, line): (usize, Option<usize>),
+    tool_seq: &mut usize,
+    d: &mut FileDiags,
+    s: &mut Session,
+) {
+    for k in unknown_keys(u, TOOL_USE_KEYS) {
+        d.warning(
+            line,
+            format!("unknown key '{k}' in a tool use of turn {turn}"),
+        );
+    }
+    let Some(name) = u.get("name").and_then(Node::scalar_text) else {
+        d.error(line, format!("turn {turn}: a tool use needs a 'name'"));
+        return;
+    };
+    *tool_seq += 1;
+    let id = u
+        .get("id")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| format!("toolu_{:04}", *tool_seq));
+    let input = u
+        .get("input")
+        .map(Node::to_json)
+        .unwrap_or_else(|| json!({}));
+    let result = u
+        .get("result")
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    s.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![Block::ToolUse {
+            id: id.clone(),
+            name,
+            input,
+        }],
+    });
+    s.messages.push(Message {
+        role: Role::User,
+        content: vec![Block::ToolResult {
+            tool_use_id: id,
+            content: result,
+        }],
+    });
+    s.requests.push(RequestPoint {
+        turn,
+        messages: s.messages.len(),
+        gap_secs: 0,
+    });
 }
 
 fn block_from_json(v: &Value) -> Option<Block> {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::workspace::diag::{Diagnostic, FileDiags};
+use crate::workspace::diag::Diagnostic;
 use crate::workspace::expr;
 use crate::workspace::reader::{Reader, check_relative};
 use crate::workspace::settings::Settings;
@@ -199,12 +199,13 @@ pub(crate) fn parse_frontmatter(fm: Option<&str>, file: &str, diags: &mut Vec<Di
     }
 }
 
-pub fn load_markdown_files(
-    r: &mut Reader,
-    settings: &Settings,
-    out: &mut Vec<FragmentDef>,
-    diags: &mut Vec<Diagnostic>,
-) {
+/// Each Markdown file's layer, priority and truncation, and their order.
+type MarkdownPlan = (BTreeMap<String, (u8, i64, bool)>, Vec<String>);
+
+/// The Markdown files to read, in order (the conventional names found,
+/// then `workspace.yaml`'s `files:`), each with its layer, priority and
+/// whether it may be truncated (a rule overrides a convention's).
+fn markdown_plan(r: &mut Reader, settings: &Settings, diags: &mut Vec<Diagnostic>) -> MarkdownPlan {
     let mut plan: BTreeMap<String, (u8, i64, bool)> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for (file, layer, prio, trunc) in CONVENTIONS {
@@ -236,6 +237,16 @@ pub fn load_markdown_files(
             order.push(rule.path.clone());
         }
     }
+    (plan, order)
+}
+
+pub fn load_markdown_files(
+    r: &mut Reader,
+    settings: &Settings,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let (plan, order) = markdown_plan(r, settings, diags);
     for file in order {
         let (layer, prio, trunc) = plan[&file];
         let Some(text) = r.read(&file) else { continue };
@@ -571,23 +582,4 @@ fn fragment_files(
             cursor = from + 1;
         }
     }
-}
-
-/// Keeps the first fragment of each id; each later one is a diagnostic.
-pub fn dedupe(fragments: Vec<FragmentDef>, diags: &mut Vec<Diagnostic>) -> Vec<FragmentDef> {
-    let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new();
-    let mut out = Vec::with_capacity(fragments.len());
-    for f in fragments {
-        if let Some((file, line)) = seen.get(&f.id) {
-            let mut d = FileDiags {
-                file: &f.source,
-                out: diags,
-            };
-            d.error(Some(f.line), format!("duplicate fragment id '{}' (first defined at {file}:{line}; this one is ignored)", f.id));
-            continue;
-        }
-        seen.insert(f.id.clone(), (f.source.clone(), f.line));
-        out.push(f);
-    }
-    out
 }
