@@ -47,16 +47,15 @@ fn byte_prefix(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-pub fn load_codex(
+/// The user's own AGENTS.md (`~/.codex/AGENTS.md`), a file Codex itself
+/// reads, as the first memory fragment; whether there was one.
+fn user_memory(
     p: &Profile,
     r: &mut Reader,
     extras: &Extras,
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
-) {
-    let mut ex = Expander::new(p);
-    let sep = p.separator.as_deref().unwrap_or("\n\n");
-    let mut user = false;
+) -> bool {
     match extras.user_memory(p) {
         Some((path, Ok(text))) if !text.trim().is_empty() => {
             r.agent_files.push(crate::workspace::reader::AgentFile {
@@ -75,15 +74,30 @@ pub fn load_codex(
             );
             f.interpolate = false;
             out.push(f);
-            user = true;
+            true
         }
-        Some((path, Err(e))) => diags.push(Diagnostic::warning(
-            path.as_str(),
-            None,
-            format!("--user-memory: {e} (not read)"),
-        )),
-        _ => {}
+        Some((path, Err(e))) => {
+            diags.push(Diagnostic::warning(
+                path.as_str(),
+                None,
+                format!("--user-memory: {e} (not read)"),
+            ));
+            false
+        }
+        _ => false,
     }
+}
+
+pub fn load_codex(
+    p: &Profile,
+    r: &mut Reader,
+    extras: &Extras,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut ex = Expander::new(p);
+    let sep = p.separator.as_deref().unwrap_or("\n\n");
+    let user = user_memory(p, r, extras, out, diags);
     let mut left = p.max_project_bytes.unwrap_or(usize::MAX);
     let mut first_project = true;
     // The root's files, then each folder's down to the working folder.

@@ -28,29 +28,19 @@ pub struct Cut {
 pub fn cut_in_cap(text: &str, name: &str, max: usize, c: &Caps, ex: &mut Expander) -> Cut {
     let total = js_len(text);
     let total_s = total.to_string();
-    let full = |ex: &mut Expander, h: usize, t: usize| {
-        ex.expand(
-            "caps.marker",
-            &c.marker,
-            &[
-                ("name", name),
-                ("head", &h.to_string()),
-                ("tail", &t.to_string()),
-                ("total", &total_s),
-            ],
-        )
+    let marker = |ex: &mut Expander, (key, template): (&str, &str), h: usize, t: usize| {
+        let (h, t) = (h.to_string(), t.to_string());
+        let vars = [
+            ("name", name),
+            ("head", &h),
+            ("tail", &t),
+            ("total", &total_s),
+        ];
+        ex.expand(key, template, &vars)
     };
-    let compact = |ex: &mut Expander, h: usize, t: usize| match &c.compact_marker {
-        Some(m) => ex.expand(
-            "caps.compact_marker",
-            m,
-            &[
-                ("name", name),
-                ("head", &h.to_string()),
-                ("tail", &t.to_string()),
-                ("total", &total_s),
-            ],
-        ),
+    let full = |ex: &mut Expander, h, t| marker(ex, ("caps.marker", &c.marker), h, t);
+    let compact = |ex: &mut Expander, h, t| match &c.compact_marker {
+        Some(m) => marker(ex, ("caps.compact_marker", m), h, t),
         None => full(ex, h, t),
     };
     let sep = |h: usize, t: usize, m: &str| {
@@ -100,10 +90,16 @@ pub fn cut_in_cap(text: &str, name: &str, max: usize, c: &Caps, ex: &mut Expande
             marker = single;
         }
     }
+    joined(text, (h, t), &marker, max)
+}
+
+/// The first `h` and last `t` characters of `text` around `marker` (on
+/// lines of their own when the marker has a line break), at most `max`.
+fn joined(text: &str, (h, t): (usize, usize), marker: &str, max: usize) -> Cut {
     let head = js_prefix(text, h);
     let tail = if t > 0 { js_suffix(text, t) } else { "" };
     let joiner = if marker.contains('\n') { "\n" } else { "" };
-    let parts: Vec<&str> = [head, marker.as_str(), tail]
+    let parts: Vec<&str> = [head, marker, tail]
         .into_iter()
         .filter(|p| !p.is_empty())
         .collect();
@@ -306,6 +302,12 @@ pub fn cut_with_digest(
         }
         out = render(ex, h, t, &dg);
     }
+    digest_cut(text, out, (h, t, &dg.0), max)
+}
+
+/// The digest's rendering `out` of `text` (its first `h` and last `t`
+/// characters around `digest`), at most `max`.
+fn digest_cut(text: &str, out: String, (h, t, digest): (usize, usize, &str), max: usize) -> Cut {
     let text_out = if js_len(&out) > max {
         js_prefix(&out, max).to_string()
     } else {
@@ -315,7 +317,7 @@ pub fn cut_with_digest(
         text: text_out,
         head: js_len(js_prefix(text, h)),
         tail: if t > 0 { js_len(js_suffix(text, t)) } else { 0 },
-        digest: Some(js_len(&dg.0)),
+        digest: Some(js_len(digest)),
     }
 }
 
