@@ -203,6 +203,43 @@ fn cut_file(
     (format!("{h}\n{marker}\n{t}"), js_len(h), js_len(t))
 }
 
+/// A file's fragment as OpenClaw sends it: its heading, then what is kept
+/// of its text (the heading alone for a file dropped).
+fn with_heading(frag: &mut FragmentDef, heading: String, kept: &str) {
+    frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
+        frag.heading = heading.len();
+        heading
+    } else {
+        frag.heading = heading.len() + 1;
+        format!("{heading}\n{kept}")
+    };
+}
+
+/// What OpenClaw sends of one of its files: the file's text (its
+/// frontmatter stripped unless the profile keeps it) and its length in
+/// JavaScript characters, or its missing marker and 0; None when the file
+/// cannot be read.
+fn openclaw_text(
+    p: &Profile,
+    r: &mut Reader,
+    (name, exists): (&str, bool),
+    root: &str,
+    ex: &mut Expander,
+) -> Option<(String, usize)> {
+    if exists {
+        let raw = r.read(name)?;
+        let strip = p.strip_frontmatter.unwrap_or(true);
+        let body = if strip { strip_frontmatter(&raw) } else { &raw };
+        let body = body.trim_end().to_string();
+        let n = js_len(&body);
+        Some((body, n))
+    } else {
+        let template = p.missing_marker.as_deref().unwrap_or("[MISSING] {path}");
+        let path = format!("{root}/{name}");
+        Some((ex.expand("missing_marker", template, &[("path", &path)]), 0))
+    }
+}
+
 /// Loads OpenClaw's bootstrap files under its caps, its skills and the
 /// daily memory files (read on demand, listed as such). With
 /// `one_stable_block` (2026.9), the skills, the truncation notice, the
@@ -219,7 +256,6 @@ pub fn load_openclaw(
     let mut ex = Expander::new(p);
     let caps = p.caps.clone();
     let mut remaining = caps.as_ref().map_or(usize::MAX, |c| c.total_chars);
-    let strip = p.strip_frontmatter.unwrap_or(true);
     let mut sent: Vec<&str> = Vec::new();
     let mut any_cut = false;
     let kind = extras
@@ -239,17 +275,8 @@ pub fn load_openclaw(
         }
         let id = f.name.trim_end_matches(".md").to_ascii_lowercase();
         let layer = if f.dynamic { 4 } else { 2 };
-        let (text, full_len) = if exists {
-            let Some(raw) = r.read(&f.name) else { continue };
-            let body = if strip { strip_frontmatter(&raw) } else { &raw };
-            let body = body.trim_end().to_string();
-            let n = js_len(&body);
-            (body, n)
-        } else {
-            let template = p.missing_marker.as_deref().unwrap_or("[MISSING] {path}");
-            let path = format!("{root}/{}", f.name);
-            let marker = ex.expand("missing_marker", template, &[("path", &path)]);
-            (marker, 0)
+        let Some((text, full_len)) = openclaw_text(p, r, (&f.name, exists), &root, &mut ex) else {
+            continue;
         };
         let mut frag = base(
             id,
@@ -279,22 +306,11 @@ pub fn load_openclaw(
         if exists {
             frag.chars = Some((full_len, js_len(&kept)));
         }
-        match &frag.preset {
-            Some(Preset::Dropped(_)) => {}
-            Some(Preset::Truncated(_)) => any_cut = true,
-            _ => {}
-        }
+        any_cut |= matches!(frag.preset, Some(Preset::Truncated(_)));
         if !matches!(frag.preset, Some(Preset::Dropped(_))) {
             sent.push(f.name.as_str());
         }
-        let heading = ex.heading(&root, &f.name, "");
-        frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
-            frag.heading = heading.len();
-            heading
-        } else {
-            frag.heading = heading.len() + 1;
-            format!("{heading}\n{kept}")
-        };
+        with_heading(&mut frag, ex.heading(&root, &f.name, ""), &kept);
         out.push(frag);
     }
     let skills_from = out.len();
@@ -398,28 +414,7 @@ fn apply_caps(
                 thousands(c.per_file_chars)
             )
         };
-        let patterns = file.digest.map(|d| (d, cut::Patterns::new(d)));
-        let done = match patterns {
-            Some((d, Ok(pat))) => cut::cut_with_digest(text, name, file_max, d, &pat, ex),
-            Some((_, Err(e))) => {
-                file.diags.push(Diagnostic::warning(
-                    name,
-                    None,
-                    format!("the profile's {e}: cut head and tail instead"),
-                ));
-                cut::cut_in_cap(text, name, file_max, c, ex)
-            }
-            None if c.marker_in_cap => cut::cut_in_cap(text, name, file_max, c, ex),
-            None => {
-                let (t, h, tl) = cut_file(text, name, file_max, c, ex);
-                cut::Cut {
-                    text: t,
-                    head: h,
-                    tail: tl,
-                    digest: None,
-                }
-            }
-        };
+        let done = cut_to(text, file, file_max, c, ex);
         let digest = done.digest.map_or(String::new(), |d| {
             format!(" + policy digest {}", thousands(d))
         });
@@ -444,6 +439,41 @@ fn apply_caps(
     }
     *remaining = remaining.saturating_sub(js_len(&kept));
     (kept, preset)
+}
+
+/// `text` cut to `file_max` characters as the profile cuts it: head,
+/// policy digest and tail when it has a digest (head and tail, said, when
+/// the digest's patterns are refused), else head and tail with the marker
+/// inside the cap or around it.
+fn cut_to(
+    text: &str,
+    file: &mut FileCut,
+    file_max: usize,
+    c: &Caps,
+    ex: &mut Expander,
+) -> cut::Cut {
+    let name = file.name;
+    match file.digest.map(|d| (d, cut::Patterns::new(d))) {
+        Some((d, Ok(pat))) => cut::cut_with_digest(text, name, file_max, d, &pat, ex),
+        Some((_, Err(e))) => {
+            file.diags.push(Diagnostic::warning(
+                name,
+                None,
+                format!("the profile's {e}: cut head and tail instead"),
+            ));
+            cut::cut_in_cap(text, name, file_max, c, ex)
+        }
+        None if c.marker_in_cap => cut::cut_in_cap(text, name, file_max, c, ex),
+        None => {
+            let (t, h, tl) = cut_file(text, name, file_max, c, ex);
+            cut::Cut {
+                text: t,
+                head: h,
+                tail: tl,
+                digest: None,
+            }
+        }
+    }
 }
 
 fn thousands(n: usize) -> String {
