@@ -263,57 +263,68 @@ pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, Error> {
         let Some(input) = per_mtok(o, "input_cost_per_token") else {
             continue;
         };
-        let legacy_openai = provider == Provider::Openai
-            && (id.starts_with("gpt-4-") || id == "gpt-4" || id.starts_with("gpt-3.5"));
-        let deprecated = o.get("deprecation_date").and_then(Value::as_str);
-        out.push(ModelInfo {
-            id: id.clone(),
-            provider,
-            tokenizer: if legacy_openai {
-                Encoding::Cl100kBase
-            } else {
-                Encoding::O200kBase
-            },
-            estimate: provider == Provider::Anthropic,
-            context_window: o
-                .get("max_input_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            max_output: o
-                .get("max_output_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            min_cacheable_tokens: o
-                .get("prompt_cache_min_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(1024),
-            input_per_mtok: input,
-            // OpenAI charges no premium for writing its cache unless a
-            // price says so: a write is input.
-            cache_write_5m_per_mtok: per_mtok(o, "cache_creation_input_token_cost")
-                .or((provider == Provider::Openai).then_some(input)),
-            cache_write_1h_per_mtok: per_mtok(o, "cache_creation_input_token_cost_above_1hr")
-                .or((provider == Provider::Openai).then_some(input)),
-            cache_read_per_mtok: per_mtok(o, "cache_read_input_token_cost"),
-            output_per_mtok: per_mtok(o, "output_cost_per_token").unwrap_or(0.0),
-            status: if deprecated.is_some() {
-                Lifecycle::Deprecated
-            } else {
-                Lifecycle::Active
-            },
-            retires: deprecated.map(str::to_string),
-            successor: o
-                .get("successor_model")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            source: Some(source.clone()),
-            as_of: as_of.clone(),
-            tiers: tiers(o),
-            fast: fast(o),
-            fast_multiplier: None,
-        });
+        out.push(row_of(id, o, (provider, input), (&source, &as_of)));
     }
     Ok(out)
+}
+
+/// One LiteLLM row as the model table's: `provider`'s model `id` at
+/// `input` dollars a million input tokens, from `source` as of `as_of`.
+fn row_of(
+    id: &str,
+    o: &Map<String, Value>,
+    (provider, input): (Provider, f64),
+    (source, as_of): (&str, &Option<String>),
+) -> ModelInfo {
+    let legacy_openai = provider == Provider::Openai
+        && (id.starts_with("gpt-4-") || id == "gpt-4" || id.starts_with("gpt-3.5"));
+    let deprecated = o.get("deprecation_date").and_then(Value::as_str);
+    ModelInfo {
+        id: id.to_string(),
+        provider,
+        tokenizer: if legacy_openai {
+            Encoding::Cl100kBase
+        } else {
+            Encoding::O200kBase
+        },
+        estimate: provider == Provider::Anthropic,
+        context_window: o
+            .get("max_input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        max_output: o
+            .get("max_output_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        min_cacheable_tokens: o
+            .get("prompt_cache_min_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(1024),
+        input_per_mtok: input,
+        // OpenAI charges no premium for writing its cache unless a
+        // price says so: a write is input.
+        cache_write_5m_per_mtok: per_mtok(o, "cache_creation_input_token_cost")
+            .or((provider == Provider::Openai).then_some(input)),
+        cache_write_1h_per_mtok: per_mtok(o, "cache_creation_input_token_cost_above_1hr")
+            .or((provider == Provider::Openai).then_some(input)),
+        cache_read_per_mtok: per_mtok(o, "cache_read_input_token_cost"),
+        output_per_mtok: per_mtok(o, "output_cost_per_token").unwrap_or(0.0),
+        status: if deprecated.is_some() {
+            Lifecycle::Deprecated
+        } else {
+            Lifecycle::Active
+        },
+        retires: deprecated.map(str::to_string),
+        successor: o
+            .get("successor_model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        source: Some(source.to_string()),
+        as_of: as_of.clone(),
+        tiers: tiers(o),
+        fast: fast(o),
+        fast_multiplier: None,
+    }
 }
 
 /// The long-context tiers of a LiteLLM row: one per `N` of its
