@@ -254,12 +254,7 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     });
-    stopped(
-        feed.as_deref(),
-        &capture,
-        created && result.is_ok(),
-        result.is_ok(),
-    );
+    stopped(feed.as_deref(), &capture, created, result.is_ok());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.contains("Address already in use") || e.contains("os error 98") => {
@@ -291,7 +286,7 @@ fn stopped(
     if !empty && ok {
         stopped_summary(capture);
     }
-    if created && empty && std::fs::remove_file(capture).is_ok() {
+    if created && empty && std::fs::remove_file(capture).is_ok() && ok {
         super::say(&format!(
             "prompt-inspector proxy: no exchange recorded: {} not kept",
             capture.display()
