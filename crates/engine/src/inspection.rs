@@ -188,29 +188,15 @@ impl Inspection {
             .model
             .as_deref()
             .or(session.model.as_deref())
-            .or(settings.model.as_deref());
-        if settings.budget_line.is_none() {
-            let m = table.resolve(model_id);
-            let window = workspace
-                .builtin
-                .as_ref()
-                .and_then(|b| b.context_window)
-                .unwrap_or(m.context_window);
-            let h = &settings.history;
-            settings.budget = Budget::for_window(window, h.reserved_output + h.autocompact_buffer);
-        }
-        let default_budget = settings.budget;
-        if let Some(b) = opts.budget {
-            settings.budget = b;
-        }
-        if let Some(total) = opts.budget_total {
-            // A workspace that declares no budget: every layer's share lives
-            // inside the total given (as for a model's window).
-            if settings.budget_line.is_none() && opts.budget.is_none() {
-                settings.budget = Budget::for_window(total, 0);
-            }
-            settings.budget.total = total;
-        }
+            .or(settings.model.as_deref())
+            .map(str::to_string);
+        let model_id = model_id.as_deref();
+        let window = workspace
+            .builtin
+            .as_ref()
+            .and_then(|b| b.context_window)
+            .unwrap_or(table.resolve(model_id).context_window);
+        let default_budget = budgets(&mut settings, opts, window);
         if let Some(id) = opts.model.as_deref()
             && table.get(id).is_none()
             && table.alias(id).is_none()
@@ -234,17 +220,8 @@ impl Inspection {
         if let Some(id) = model_id
             && let Some(advice) = table.advice(id)
         {
-            let (file, line) = match (opts.model.as_deref(), session.model.as_deref()) {
-                (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
-                (None, None) if settings.model_from.is_some() => {
-                    (settings.model_from.as_deref().unwrap_or_default(), None)
-                }
-                // No file named it: the agent's own default model.
-                (None, None) if settings.model_line.is_none() && workspace.builtin.is_some() => {
-                    ("the agent's default model", None)
-                }
-                _ => ("workspace.yaml", settings.model_line.or(Some(1))),
-            };
+            let (file, line) =
+                model_named_at(opts, session, &settings, workspace.builtin.is_some());
             let using = if table.get(id).is_none() {
                 format!(" (counting with {} meanwhile)", model.id)
             } else {
@@ -342,5 +319,53 @@ impl Inspection {
             s.cache_tools,
             s.history.message_breakpoint,
         )
+    }
+}
+
+/// The budget the options ask for, set in `settings`, and the folder's own
+/// (the model's window shared out when the workspace declares none).
+fn budgets(
+    settings: &mut crate::workspace::settings::Settings,
+    opts: &Options,
+    window: u64,
+) -> Budget {
+    if settings.budget_line.is_none() {
+        let h = &settings.history;
+        settings.budget = Budget::for_window(window, h.reserved_output + h.autocompact_buffer);
+    }
+    let default_budget = settings.budget;
+    if let Some(b) = opts.budget {
+        settings.budget = b;
+    }
+    if let Some(total) = opts.budget_total {
+        // A workspace that declares no budget: every layer's share lives
+        // inside the total given (as for a model's window).
+        if settings.budget_line.is_none() && opts.budget.is_none() {
+            settings.budget = Budget::for_window(total, 0);
+        }
+        settings.budget.total = total;
+    }
+    default_budget
+}
+
+/// Where the model was named, for a warning about it: the session's file
+/// and line, the agent's settings file, the agent's default, or
+/// workspace.yaml.
+fn model_named_at<'a>(
+    opts: &Options,
+    session: &'a crate::workspace::session::Session,
+    settings: &'a crate::workspace::settings::Settings,
+    agent: bool,
+) -> (&'a str, Option<usize>) {
+    match (opts.model.as_deref(), session.model.as_deref()) {
+        (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
+        (None, None) if settings.model_from.is_some() => {
+            (settings.model_from.as_deref().unwrap_or_default(), None)
+        }
+        // No file named it: the agent's own default model.
+        (None, None) if settings.model_line.is_none() && agent => {
+            ("the agent's default model", None)
+        }
+        _ => ("workspace.yaml", settings.model_line.or(Some(1))),
     }
 }
