@@ -143,19 +143,7 @@ pub fn assemble(
         inflow = available.saturating_sub(used);
     }
     if debug_markers {
-        for (l, block) in layers.iter_mut().zip(blocks.iter_mut()) {
-            let ctx = LayerCtx {
-                p,
-                layer: l.layer,
-                available: l.available,
-                debug_markers: true,
-                counter,
-            };
-            *block = ctx.render(&slots);
-            let marked = block.as_ref().map_or(0, |b| b.tokens);
-            l.markers = marked.saturating_sub(l.used);
-            l.used = marked;
-        }
+        with_markers(p, (&mut layers, &mut blocks), &slots, counter);
     }
     let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);
     // One truth on a block the agent's text shares with the files: the
@@ -185,6 +173,29 @@ pub fn assemble(
             Some(_) => format!("{}, {}", b.source(), b.provenance()),
             None => b.source(),
         }),
+    }
+}
+
+/// Each layer's block rendered again with `[[DEBUG:id]]` markers around
+/// what was decided without them; the markers' tokens counted apart.
+fn with_markers(
+    p: &Prepared,
+    (layers, blocks): (&mut [LayerResult], &mut [Option<BlockResult>]),
+    slots: &[Slot],
+    counter: &TokenCounter,
+) {
+    for (l, block) in layers.iter_mut().zip(blocks.iter_mut()) {
+        let ctx = LayerCtx {
+            p,
+            layer: l.layer,
+            available: l.available,
+            debug_markers: true,
+            counter,
+        };
+        *block = ctx.render(slots);
+        let marked = block.as_ref().map_or(0, |b| b.tokens);
+        l.markers = marked.saturating_sub(l.used);
+        l.used = marked;
     }
 }
 

@@ -178,46 +178,7 @@ pub fn to_text(ins: &Assembled) -> String {
         );
     }
     for l in &a.layers {
-        let (cache, over) = (layer_cache(l, rules), layer_notes(a, l));
-        let has = a.fragments.iter().any(|f| f.layer == l.layer);
-        if agent {
-            // Only where the agent's files go.
-            if has || l.used > 0 {
-                o += &format!(
-                    "\nlayer {} {:<13} {:>6} tokens  {cache}{over}\n",
-                    l.layer,
-                    clip(&layer_name(l, true), 13),
-                    crate::thousands(l.used - l.markers)
-                );
-            }
-        } else {
-            o += &format!(
-                "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
-                l.layer,
-                clip(
-                    &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
-                    13
-                ),
-                // DEBUG markers are outside the budget: counted apart.
-                bar(l.used - l.markers, l.available, 24),
-                l.used - l.markers,
-                l.available,
-                l.budget,
-                l.inflow
-            );
-        }
-        for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
-            o += &format!(
-                "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
-                f.status.as_str(),
-                clip(&f.id, 28),
-                f.tokens,
-                f.kept_tokens,
-                f.priority,
-                clip(&f.source, 28),
-                f.reason
-            );
-        }
+        o += &layer_text(ins, l, rules);
     }
     let counts: Vec<String> = status_counts(a)
         .iter()
@@ -239,6 +200,57 @@ pub fn to_text(ins: &Assembled) -> String {
             o += &format!("  {d}\n");
         }
     }
+    o
+}
+
+/// One layer of [`to_text`]: its line (an agent's folder: its tokens
+/// where its files go; else its bar against its budget), then a line per
+/// fragment in it.
+fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
+    let a = &ins.assembly;
+    let agent = ins.workspace.profile.agent.is_real_agent();
+    let mut o = String::new();
+    let (cache, over) = (layer_cache(l, rules), layer_notes(a, l));
+    let has = a.fragments.iter().any(|f| f.layer == l.layer);
+    if agent {
+        // Only where the agent's files go.
+        if has || l.used > 0 {
+            o += &format!(
+                "\nlayer {} {:<13} {:>6} tokens  {cache}{over}\n",
+                l.layer,
+                clip(&layer_name(l, true), 13),
+                crate::thousands(l.used - l.markers)
+            );
+        }
+    } else {
+        o += &format!(
+            "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
+            l.layer,
+            clip(
+                &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
+                13
+            ),
+            // DEBUG markers are outside the budget: counted apart.
+            bar(l.used - l.markers, l.available, 24),
+            l.used - l.markers,
+            l.available,
+            l.budget,
+            l.inflow
+        );
+    }
+    for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
+        o += &format!(
+            "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
+            f.status.as_str(),
+            clip(&f.id, 28),
+            f.tokens,
+            f.kept_tokens,
+            f.priority,
+            clip(&f.source, 28),
+            f.reason
+        );
+    }
+
     o
 }
 

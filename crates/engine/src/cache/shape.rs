@@ -450,50 +450,8 @@ pub fn describe_change(prev: &RequestShape, cur: &RequestShape) -> Option<(usize
     };
     let (p, c) = (&prev.segments[d], &cur.segments[d]);
     let msg = match (&p.kind, &c.kind) {
-        (SegKind::Tool { .. }, _) | (_, SegKind::Tool { .. }) => {
-            let before: Vec<&str> = prev.tool_names();
-            let after: Vec<&str> = cur.tool_names();
-            let added: Vec<&str> = after
-                .iter()
-                .filter(|t| !before.contains(t))
-                .copied()
-                .collect();
-            let removed: Vec<&str> = before
-                .iter()
-                .filter(|t| !after.contains(t))
-                .copied()
-                .collect();
-            if added.is_empty() && removed.is_empty() {
-                format!(
-                    "the definition of tool '{}' changed",
-                    tool_name(c).unwrap_or_default()
-                )
-            } else {
-                format!(
-                    "the tool set changed (added: {}; removed: {}), and tools come first, so nothing after them can be read",
-                    list(&added),
-                    list(&removed)
-                )
-            }
-        }
-        (SegKind::System { .. }, SegKind::System { .. }) => {
-            let off = first_difference(&p.text, &c.text);
-            let frag = c
-                .spans
-                .iter()
-                .find(|s| s.start <= off && off < s.end.max(s.start + 1))
-                .or_else(|| p.spans.iter().find(|s| s.start <= off && off < s.end))
-                .map(|s| s.id.clone())
-                .unwrap_or_else(|| "(between fragments)".into());
-            let chars = c.text[..off.min(c.text.len())].chars().count();
-            format!(
-                "{} first differs at character {chars}, in fragment '{frag}': “…{}” then “{}…” was “{}…”",
-                c.label(),
-                excerpt(&c.text, off, true),
-                excerpt(&c.text, off, false),
-                excerpt(&p.text, off, false)
-            )
-        }
+        (SegKind::Tool { .. }, _) | (_, SegKind::Tool { .. }) => tools_changed(prev, cur, c),
+        (SegKind::System { .. }, SegKind::System { .. }) => system_changed(p, c),
         (SegKind::Message { .. }, SegKind::Message { .. }) => {
             if c.text == CLEARED && p.text != CLEARED {
                 format!(
@@ -527,6 +485,56 @@ pub fn describe_change(prev: &RequestShape, cur: &RequestShape) -> Option<(usize
         ),
     };
     Some((d, msg))
+}
+
+/// What changed in the tools: the set (added, removed), or one tool's
+/// definition (`c`, the first that differs).
+fn tools_changed(prev: &RequestShape, cur: &RequestShape, c: &Segment) -> String {
+    let before: Vec<&str> = prev.tool_names();
+    let after: Vec<&str> = cur.tool_names();
+    let added: Vec<&str> = after
+        .iter()
+        .filter(|t| !before.contains(t))
+        .copied()
+        .collect();
+    let removed: Vec<&str> = before
+        .iter()
+        .filter(|t| !after.contains(t))
+        .copied()
+        .collect();
+    if added.is_empty() && removed.is_empty() {
+        format!(
+            "the definition of tool '{}' changed",
+            tool_name(c).unwrap_or_default()
+        )
+    } else {
+        format!(
+            "the tool set changed (added: {}; removed: {}), and tools come first, so nothing after them can be read",
+            list(&added),
+            list(&removed)
+        )
+    }
+}
+
+/// Where a system block first differs: its character, its fragment, and
+/// the text around it before and after.
+fn system_changed(p: &Segment, c: &Segment) -> String {
+    let off = first_difference(&p.text, &c.text);
+    let frag = c
+        .spans
+        .iter()
+        .find(|s| s.start <= off && off < s.end.max(s.start + 1))
+        .or_else(|| p.spans.iter().find(|s| s.start <= off && off < s.end))
+        .map(|s| s.id.clone())
+        .unwrap_or_else(|| "(between fragments)".into());
+    let chars = c.text[..off.min(c.text.len())].chars().count();
+    format!(
+        "{} first differs at character {chars}, in fragment '{frag}': “…{}” then “{}…” was “{}…”",
+        c.label(),
+        excerpt(&c.text, off, true),
+        excerpt(&c.text, off, false),
+        excerpt(&p.text, off, false)
+    )
 }
 
 fn tool_name(s: &Segment) -> Option<String> {
