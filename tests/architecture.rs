@@ -3,7 +3,8 @@
 //! names a path that is gone (`scripts/check-architecture.sh`);
 //! and the engine's rooms import only the rooms below them (the `use`
 //! lines read; the imports that run up today listed, a list that only
-//! shrinks).
+//! shrinks); and no source file is over 600 lines nor any function over
+//! 80 (issue 37's bounds).
 
 use std::process::Command;
 
@@ -67,6 +68,8 @@ const REEXPORTS: &[(&str, &str)] = &[
     ("Budget", "workspace"),
     ("Usage", "usage"),
     ("clean", "text"),
+    ("md_cell", "text"),
+    ("md_code", "text"),
     ("duration", "text"),
     ("plural", "text"),
     ("terminal_safe", "text"),
@@ -343,4 +346,68 @@ fn no_engine_file_imports_itself_through_others() {
         .map(|(f, g)| format!("{f} → {g}"))
         .collect();
     assert!(cycles.is_empty(), "imports in a cycle: {cycles:#?}");
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The functions of `src` longer than `max` lines, from the `fn` line to
+/// the closing brace at its indentation: (first line, length).
+fn long_functions(src: &str, max: usize) -> Vec<(usize, usize)> {
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let indent = l.len() - l.trim_start().len();
+        let t = l.trim_start();
+        let t = t.strip_prefix("pub ").or_else(|| {
+            t.strip_prefix("pub(")
+                .and_then(|r| r.split_once(") ").map(|x| x.1))
+        });
+        let t = t.unwrap_or(l.trim_start());
+        let t = t.strip_prefix("async ").unwrap_or(t);
+        let t = t.strip_prefix("const ").unwrap_or(t);
+        if !t.starts_with("fn ") {
+            continue;
+        }
+        let close = format!("{}}}", " ".repeat(indent));
+        if let Some(j) = lines[i + 1..].iter().position(|x| *x == close)
+            && j + 1 > max
+        {
+            out.push((i + 1, j + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_source_file_over_600_lines_nor_function_over_80() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "crates/engine/src", "crates/net/src"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let mut over = Vec::new();
+    for f in &files {
+        let src = std::fs::read_to_string(f).unwrap();
+        let shown = f.strip_prefix(root).unwrap().display();
+        if src.lines().count() > 600 {
+            over.push(format!("{shown}: {} lines", src.lines().count()));
+        }
+        for (line, len) in long_functions(&src, 80) {
+            over.push(format!("{shown}:{line}: a function of {len} lines"));
+        }
+    }
+    assert!(over.is_empty(), "over the bounds:\n{}", over.join("\n"));
+    // The scan sees functions: a long one is found.
+    let long = format!("fn f() {{\n{}}}\n", "    x;\n".repeat(81));
+    assert_eq!(long_functions(&long, 80), vec![(1, 82)]);
 }
