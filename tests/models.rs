@@ -118,7 +118,7 @@ fn update_from_a_file_and_from_a_url_refreshes_this_users_table() {
     let o = cmd(&["models", "--update", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("no Anthropic or OpenAI chat model"),
+        stderr(&o).contains("no Anthropic, OpenAI or Gemini chat model"),
         "{}",
         stderr(&o)
     );

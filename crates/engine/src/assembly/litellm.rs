@@ -15,7 +15,7 @@ use super::tokens::Encoding;
 pub const BUNDLED_SNAPSHOT: &str = include_str!("../../assets/litellm/model_prices.json");
 
 /// Providers whose models the snapshot keeps.
-const PROVIDERS: &[&str] = &["anthropic", "openai"];
+const PROVIDERS: &[&str] = &["anthropic", "openai", "gemini"];
 
 /// Largest LiteLLM file read (the whole upstream file is about 3.5 MB).
 pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
@@ -173,6 +173,12 @@ pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, Erro
             .and_then(Value::as_str)
             .unwrap_or("");
         let mode = o.get("mode").and_then(Value::as_str).unwrap_or("");
+        // The Gemini API's (AI Studio's) rows are `gemini/MODEL`; the bare
+        // ids are Vertex AI's, another price list.
+        let id = match (provider, id.strip_prefix("gemini/")) {
+            ("gemini", Some(bare)) => bare,
+            _ => id.as_str(),
+        };
         if id.contains('/')
             || !PROVIDERS.contains(&provider)
             || !matches!(mode, "chat" | "responses")
@@ -192,17 +198,17 @@ pub fn snapshot(litellm: &str, source: &str, as_of: &str) -> Result<String, Erro
             )));
         }
         let row = checked_row(id, o)?;
-        rows.push((id.clone(), Value::Object(row)));
+        rows.push((id.to_string(), Value::Object(row)));
     }
     if rows.is_empty() {
         return Err(bad(
-            "no Anthropic or OpenAI chat model in it: is it LiteLLM's model_prices_and_context_window.json?",
+            "no Anthropic, OpenAI or Gemini chat model in it: is it LiteLLM's model_prices_and_context_window.json?",
         ));
     }
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = String::from("{\n");
     out += &format!(
-        "\"_source\": {},\n\"_as_of\": {},\n\"_license\": \"MIT (LiteLLM)\",\n\"_note\": \"Filtered by `prompt-inspector models --update`: Anthropic and OpenAI chat models, the fields prices depend on. Do not edit: refresh it.\",\n",
+        "\"_source\": {},\n\"_as_of\": {},\n\"_license\": \"MIT (LiteLLM)\",\n\"_note\": \"Filtered by `prompt-inspector models --update`: Anthropic, OpenAI and Gemini API chat models, the fields prices depend on. Do not edit: refresh it.\",\n",
         Value::String(source.to_string()),
         Value::String(as_of.to_string())
     );
@@ -258,6 +264,7 @@ pub fn rows(snapshot: &str) -> Result<Vec<ModelInfo>, Error> {
         let provider = match o.get("litellm_provider").and_then(Value::as_str) {
             Some("anthropic") => Provider::Anthropic,
             Some("openai") => Provider::Openai,
+            Some("gemini") => Provider::Gemini,
             _ => continue,
         };
         let Some(input) = per_mtok(o, "input_cost_per_token") else {
@@ -287,7 +294,8 @@ fn row_of(
         } else {
             Encoding::O200kBase
         },
-        estimate: provider == Provider::Anthropic,
+        // Claude's and Gemini's tokenizers are not public: o200k estimates.
+        estimate: provider != Provider::Openai,
         context_window: o
             .get("max_input_tokens")
             .and_then(Value::as_u64)

@@ -565,6 +565,20 @@ mod tests {
         assert!((rows[0].input_per_mtok - 3.0).abs() < 1e-9);
         assert_eq!(rows[0].as_of.as_deref(), Some("2026-12-01"));
         assert!(super::super::litellm::snapshot("{}", "t", "d").is_err());
+        // The Gemini API's rows (`gemini/MODEL`) under their bare ids, not
+        // Vertex AI's (the bare ids of another price list).
+        let raw = r#"{"gemini/gemini-x-9": {"litellm_provider": "gemini", "mode": "chat",
+              "input_cost_per_token": 1.5e-06, "cache_read_input_token_cost": 1.5e-07},
+            "gemini-x-9": {"litellm_provider": "vertex_ai-language-models", "mode": "chat",
+              "input_cost_per_token": 9e-06}}"#;
+        let snap = super::super::litellm::snapshot(raw, "test", "2026-12-05").unwrap();
+        let rows = super::super::litellm::rows(&snap).unwrap();
+        assert_eq!(rows.len(), 1, "{snap}");
+        assert_eq!(
+            (rows[0].id.as_str(), rows[0].provider, rows[0].estimate),
+            ("gemini-x-9", Provider::Gemini, true)
+        );
+        assert!((rows[0].input_per_mtok - 1.5).abs() < 1e-9);
     }
 
     #[test]
