@@ -185,30 +185,12 @@ fn models_update_never_writes_through_a_fifo_or_onto_a_device() {
     ] {
         // A FIFO nobody writes to would hang a reader: the child is waited
         // for with a deadline that fails loudly.
-        let mut child = Command::new(bin())
-            .args(["models", "--update", good.to_str().unwrap(), "--output"])
-            .arg(target)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            if start.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("models --update --output {} hung", target.display());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
+        let (status, err) = run_within(
+            Command::new(bin())
+                .args(["models", "--update", good.to_str().unwrap(), "--output"])
+                .arg(target),
+            60,
+        );
         assert!(!status.success(), "{}: {err}", target.display());
         assert!(err.contains("regular file"), "{err}");
     }

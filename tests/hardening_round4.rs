@@ -165,39 +165,6 @@ fn credentials_of_the_upstream_url_echoed_back_are_redacted() {
     );
 }
 
-/// Runs the binary with `args` in `dir`; its exit code and standard error,
-/// or a failure when it is still running after 30 s (it waits on a FIFO).
-fn run_bounded(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`{}` still waits after 30 s", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    (status.code().unwrap_or(-1), err)
-}
-
 #[test]
 fn a_fifo_named_as_a_capture_is_refused_without_waiting() {
     let dir = tempfile::tempdir().unwrap();
@@ -219,8 +186,8 @@ fn a_fifo_named_as_a_capture_is_refused_without_waiting() {
         ],
         vec!["agents", "learn", "capture.jsonl", "--dry-run"],
     ] {
-        let (code, err) = run_bounded(dir.path(), &args);
-        assert_eq!(code, 2, "`{}`: {err}", args.join(" "));
+        let (status, err) = run_within(Command::new(bin()).args(&args).current_dir(dir.path()), 30);
+        assert_eq!(status.code(), Some(2), "`{}`: {err}", args.join(" "));
         assert!(
             err.contains("capture.jsonl") && err.contains("not a regular file"),
             "`{}` names the file and why: {err}",

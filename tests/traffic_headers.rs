@@ -2,7 +2,7 @@
 //! answer's, a credential's value never among them, and the Traffic tab's
 //! Headers shows them (redacting what a hand-made capture left in).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::Duration;
 
@@ -20,21 +20,7 @@ fn upstream_with_headers() -> String {
     let url = format!("http://{}", l.local_addr().unwrap());
     std::thread::spawn(move || {
         for mut s in l.incoming().flatten() {
-            let mut r = BufReader::new(s.try_clone().unwrap());
-            let mut len = 0usize;
-            loop {
-                let mut h = String::new();
-                if r.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
-                    break;
-                }
-                if let Some((k, v)) = h.split_once(':')
-                    && k.eq_ignore_ascii_case("content-length")
-                {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; len];
-            let _ = r.read_exact(&mut body);
+            let _ = read_request(&s);
             let reply = r#"{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#;
             let head = format!(
                 "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nrequest-id: req_42\r\nanthropic-ratelimit-tokens-remaining: 1000\r\nset-cookie: {COOKIE}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",

@@ -216,3 +216,37 @@ pub fn agent_upstream(log: &Path) -> (String, std::process::Child) {
         .unwrap();
     (format!("http://127.0.0.1:{}", port.trim()), child)
 }
+
+/// Runs `cmd` (its standard error captured, nothing on its input) and
+/// waits for it at most `secs` seconds, failing loudly if it still runs
+/// then (a read that blocks on a FIFO would hang the test otherwise): its
+/// exit status and standard error.
+pub fn run_within(cmd: &mut Command, secs: u64) -> (std::process::ExitStatus, String) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} still runs after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status, err)
+}
