@@ -117,27 +117,34 @@ pub struct Bodies {
 const MAX_OPEN: usize = 256;
 
 impl Bodies {
-    /// Puts `x`'s request back from its file (when it was left there),
-    /// with its headers and its answer's body.
-    /// A line that no longer reads as it did leaves the request out.
-    pub fn load(&self, x: &mut Exchange) {
+    /// The line of `x`'s request when it was left in its file and is not
+    /// back yet.
+    fn line_of(&self, x: &Exchange) -> Option<String> {
         let (None, Some(at)) = (&x.request, x.body) else {
-            return;
+            return None;
         };
         let Some(Some(f)) = self.files.get(at.file) else {
-            return;
+            return None;
         };
-        let line = f.read_span(at.span).ok();
-        x.request = line
-            .as_deref()
-            .and_then(head::recorded_request)
-            .map(std::sync::Arc::new);
-        let wire = line
-            .as_deref()
-            .map(super::Wire::of_line)
-            .unwrap_or_default();
-        x.headers = wire.headers.map(Box::new);
-        x.response = wire.response.map(Into::into);
+        f.read_span(at.span).ok()
+    }
+
+    /// Puts `x`'s request back from its file (when it was left there).
+    pub fn load(&self, x: &mut Exchange) {
+        if let Some(line) = self.line_of(x) {
+            x.request = head::recorded_request(&line).map(std::sync::Arc::new);
+        }
+    }
+
+    /// Puts `x`'s request back with its headers and its answer's body (for
+    /// the requests a view shows: the analysis reads the request alone).
+    pub fn load_with_wire(&self, x: &mut Exchange) {
+        if let Some(line) = self.line_of(x) {
+            x.request = head::recorded_request(&line).map(std::sync::Arc::new);
+            let wire = super::Wire::of_line(&line);
+            x.headers = wire.headers.map(Box::new);
+            x.response = wire.response.map(Into::into);
+        }
     }
 }
 
@@ -389,7 +396,7 @@ pub fn read_file_for(
         }
     }
     for i in idx {
-        bodies.load(&mut x[i]);
+        bodies.load_with_wire(&mut x[i]);
     }
     Ok((source, x, skipped))
 }
