@@ -50,7 +50,7 @@ fn the_proxy_records_both_sides_headers_without_a_credential() {
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     write!(
         s,
-        "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-api-key: {KEY}\r\nauthorization: Bearer {KEY}\r\ncookie: {COOKIE}\r\nanthropic-version: 2023-06-01\r\nanthropic-beta: prompt-caching-2024-07-31\r\nuser-agent: claude-cli/2.1.332 (external, cli)\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-api-key: {KEY}\r\nauthorization: Bearer {KEY}\r\ncookie: {COOKIE}\r\nx-portkey-api-key: {COOKIE}\r\nanthropic-version: 2023-06-01\r\nanthropic-beta: prompt-caching-2024-07-31\r\nuser-agent: claude-cli/2.1.332 (external, cli)\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -79,6 +79,8 @@ fn the_proxy_records_both_sides_headers_without_a_credential() {
     assert!(has(req, "x-api-key", "[REDACTED]"), "{req}");
     assert!(has(req, "authorization", "Bearer [REDACTED]"), "{req}");
     assert!(has(req, "cookie", "[REDACTED]"), "{req}");
+    // A gateway's own key header, by its name.
+    assert!(has(req, "x-portkey-api-key", "[REDACTED]"), "{req}");
     assert!(has(resp, "request-id", "req_42"), "{resp}");
     assert!(
         has(resp, "anthropic-ratelimit-tokens-remaining", "1000"),

@@ -93,15 +93,28 @@ pub fn mask_url(url: &str) -> String {
 /// Headers that carry a key (Anthropic, OpenAI, Azure OpenAI, Google).
 pub const KEY_HEADERS: &[&str] = &["x-api-key", "authorization", "api-key", "x-goog-api-key"];
 
-/// Whether a header (its name in lower case) carries a credential: a key
-/// header, a proxy's authorization, a cookie. Its value is never recorded
-/// nor shown.
+/// Whether a header (its name in lower case) may carry a credential: a key
+/// header, or any name with a part (between dashes or underscores) that
+/// says so: `key`, `token`, `secret`, `auth`, `authorization`, `password`,
+/// `signature`, `cookie`, `credential` (a gateway's `x-portkey-api-key`,
+/// `x-amz-security-token`, `set-cookie`; not `…-ratelimit-tokens-…`). Its
+/// value is never recorded nor shown.
 pub fn credential_header(name: &str) -> bool {
-    KEY_HEADERS.contains(&name)
-        || matches!(
-            name,
-            "proxy-authorization" | "cookie" | "set-cookie" | "x-auth-token"
-        )
+    const PARTS: [&str; 12] = [
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "auth",
+        "authorization",
+        "password",
+        "passwd",
+        "signature",
+        "cookie",
+        "credential",
+        "credentials",
+    ];
+    KEY_HEADERS.contains(&name) || name.split(['-', '_']).any(|p| PARTS.contains(&p))
 }
 
 /// The secrets a URL carries (password, username, query values), to redact.
@@ -477,6 +490,28 @@ mod tests {
         assert_eq!(mask_url("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
         assert!(url_secrets("https://u:p4ss@h/?k=v").contains(&"p4ss".to_string()));
         assert_eq!(base64(b"alice:hunter2"), "YWxpY2U6aHVudGVyMg==");
+        for name in [
+            "x-api-key",
+            "authorization",
+            "proxy-authorization",
+            "set-cookie",
+            "x-portkey-api-key",
+            "x-amz-security-token",
+            "x-auth-token",
+            "apikey",
+        ] {
+            assert!(credential_header(name), "{name}");
+        }
+        for name in [
+            "anthropic-ratelimit-tokens-remaining",
+            "x-ratelimit-remaining-tokens",
+            "www-authenticate",
+            "anthropic-version",
+            "keep-alive",
+            "openai-organization",
+        ] {
+            assert!(!credential_header(name), "{name}");
+        }
         assert!(
             url_secrets("https://alice:hunter2@h/").contains(&"YWxpY2U6aHVudGVyMg==".to_string())
         );
