@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use common::*;
 
 /// A loopback upstream that answers every request with `status` and a body
-/// that echoes the request's path and its `authorization` header, as a
-/// careless server's error page does.
+/// that echoes the request's path and all its headers, as a careless
+/// server's error page does.
 fn echoing_upstream(status: &'static str) -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap();
@@ -46,8 +46,10 @@ fn echo(mut s: TcpStream, status: &str) {
         if let Some((k, v)) = h.split_once(':') {
             if k.eq_ignore_ascii_case("content-length") {
                 len = v.trim().parse().unwrap_or(0);
-            } else if k.eq_ignore_ascii_case("authorization") {
-                auth = v.trim().to_string();
+            } else {
+                // Every header echoed, as a debugging server's error does.
+                auth += h.trim();
+                auth.push(' ');
             }
         }
     }
@@ -294,4 +296,21 @@ fn server_text_in_a_markdown_report_stays_text() {
         row.contains("<code>claude|&lt;b&gt;bold&lt;/b&gt;'x'</code>"),
         "{html}"
     );
+}
+
+#[test]
+fn a_gateways_own_key_header_echoed_back_is_redacted() {
+    let up = format!("http://{}", echoing_upstream("400 Bad Request"));
+    let p = proxy(&up, &up, &[]);
+    let gateway = "pk-gateway-secret-0123456789";
+    post(
+        &p.url,
+        "/v1/messages",
+        &[("x-portkey-api-key", gateway)],
+        r#"{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}"#,
+    );
+    let (capture, log) = capture_and_stderr(p, 1);
+    assert_no_piece(&capture, gateway, "the capture");
+    assert_no_piece(&log, gateway, "the proxy's log");
+    assert!(capture.contains("x-portkey-api-key"), "{capture}");
 }

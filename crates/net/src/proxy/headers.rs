@@ -27,24 +27,28 @@ pub(super) fn hop_by_hop(name: &str) -> bool {
 use guard::KEY_HEADERS;
 
 /// The keys a request carries, to redact them from what is recorded: each
-/// header's value as bytes (a value that is not ASCII is a key too), its
+/// credential header's value as bytes (a value that is not ASCII is a key too), its
 /// `Bearer`/`Basic` scheme dropped.
 pub(super) fn keys_of(req: &Request<Incoming>) -> Vec<String> {
     let mut v = Vec::new();
-    for name in KEY_HEADERS {
-        for h in req.headers().get_all(*name) {
-            let value = String::from_utf8_lossy(h.as_bytes()).trim().to_string();
-            let key = match value.split_once(' ') {
-                Some((scheme, rest))
-                    if scheme.eq_ignore_ascii_case("bearer")
-                        || scheme.eq_ignore_ascii_case("basic") =>
-                {
-                    rest.trim().to_string()
-                }
-                _ => value,
-            };
-            v.push(key);
-        }
+    // Every header that may carry a credential (a gateway's own key header
+    // too); cookies are taken apart below.
+    let carrying = req
+        .headers()
+        .iter()
+        .filter(|(k, _)| guard::credential_header(k.as_str()) && !k.as_str().contains("cookie"));
+    for (_, h) in carrying {
+        let value = String::from_utf8_lossy(h.as_bytes()).trim().to_string();
+        let key = match value.split_once(' ') {
+            Some((scheme, rest))
+                if scheme.eq_ignore_ascii_case("bearer")
+                    || scheme.eq_ignore_ascii_case("basic") =>
+            {
+                rest.trim().to_string()
+            }
+            _ => value,
+        };
+        v.push(key);
     }
     // Credentials outside the authentication headers (`?key=`, cookies)
     // are keys too: refused over plain HTTP off this machine, redacted.
