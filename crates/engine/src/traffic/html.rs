@@ -88,7 +88,8 @@ pub fn to_html(t: &Traffic, title: &str, o: HtmlOptions) -> String {
 
 /// One request: its figures, its reason, its parts folded under it.
 fn row(r: &Row, o: HtmlOptions) -> String {
-    let u = r.usage.unwrap_or_default();
+    // As every table writes them: "–" when no usage was reported.
+    let [uncached, written, read, output] = super::report::figures(r);
     let class = match (&r.error, &r.miss) {
         (Some(_), _) => " class=\"request err\"",
         (None, Some(m)) if expected(m.kind) => " class=\"request expected\"",
@@ -127,10 +128,10 @@ fn row(r: &Row, o: HtmlOptions) -> String {
         escape(&r.time),
         escape(&r.chain),
         escape(&r.model),
-        thousands(u.input_tokens),
-        thousands(u.cache_creation_input_tokens),
-        thousands(u.cache_read_input_tokens),
-        thousands(u.output_tokens),
+        uncached,
+        written,
+        read,
+        output,
         parts(r)
     );
     s.shrink_to_fit();
@@ -237,5 +238,27 @@ mod tests {
             escape("<script>alert('x')</script> & \"q\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
         );
+    }
+
+    #[test]
+    fn a_request_without_usage_reads_as_in_every_table() {
+        let line = |u: &str| {
+            format!(
+                r#"{{"endpoint":"/v1/messages","ts_start":"2026-11-30T10:00:00Z","model":"claude-sonnet-4-6","usage":{u},"request":{{"system":"s","messages":[]}}}}"#
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.jsonl");
+        let text = format!("{}\n{}\n", line(r#"{"input_tokens":5}"#), line("null"));
+        std::fs::write(&f, text).unwrap();
+        let t = crate::traffic::read(
+            &f,
+            &crate::ModelTable::bundled(),
+            &crate::TokenCounter::new(),
+        )
+        .unwrap();
+        let html = row(&t.requests[1], HtmlOptions { content: true });
+        assert_eq!(html.matches("<td class=\"n\">–</td>").count(), 4, "{html}");
+        assert!(crate::traffic::to_text(&t, false).contains("–        –        –        –"));
     }
 }

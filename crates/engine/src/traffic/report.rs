@@ -305,7 +305,7 @@ fn cut(text: &str, n: usize) -> String {
 /// A request's uncached, written, read and output tokens as the tables
 /// write them: "–" for each when its answer reported no usage (as the
 /// window's table), never a 0 nobody reported.
-fn figures(r: &Row) -> [String; 4] {
+pub(super) fn figures(r: &Row) -> [String; 4] {
     match r.usage {
         Some(u) => [
             u.input_tokens,
