@@ -17,8 +17,8 @@ use crate::guard;
 
 #[path = "record_body.rs"]
 mod body;
-use body::redact_value;
 pub(super) use body::{recorded_request, tree_is_small};
+use body::{redact_text, redact_value};
 
 /// How an exchange ended: its status, usage and error, when, and after how
 /// long.
@@ -144,9 +144,7 @@ impl Record {
     /// goes: redacted as the body is) and the model: the body's, else the
     /// one Gemini names in the path.
     fn endpoint_and_model(&self, body_model: Value, redactor: &guard::Redactor) -> (String, Value) {
-        let mut endpoint = Value::String(self.endpoint.clone());
-        redact_value(&mut endpoint, redactor);
-        let endpoint = endpoint.as_str().unwrap_or_default().to_string();
+        let endpoint = redact_text(&self.endpoint, redactor).into_owned();
         let model = match crate::engine::request::gemini::model_of_path(&endpoint) {
             Some(m) if body_model.is_null() => Value::String(m),
             _ => body_model,
@@ -211,10 +209,11 @@ impl Record {
             request: None,
             client: self.client.clone().map(redacted),
             headers: self.recorded_headers(&redactor),
-            response: self.response.as_ref().map(|r| {
-                let v = redacted(Value::String(r.clone()));
-                v.as_str().unwrap_or_default().to_string()
-            }),
+            // One copy, redacted in it when a key is there.
+            response: self
+                .response
+                .as_deref()
+                .map(|r| redact_text(r, &redactor).into_owned()),
         };
         (line, request)
     }

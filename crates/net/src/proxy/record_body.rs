@@ -113,20 +113,21 @@ pub(super) fn unescape_ascii(text: &str) -> String {
     out
 }
 
+/// `text` with key shapes redacted first (as for the raw body), then every
+/// fragment of the exchange's secrets; borrowed when it holds none.
+pub(in crate::proxy) fn redact_text<'a>(text: &'a str, redactor: &guard::Redactor) -> Cow<'a, str> {
+    match guard::redact_shapes(text) {
+        Cow::Borrowed(b) => redactor.redact(b),
+        Cow::Owned(o) => Cow::Owned(redactor.redact(&o).into_owned()),
+    }
+}
+
 /// Redacts every string (and object key) in `v`; numbers cannot hold a
 /// key's text and are left as they are.
 pub(in crate::proxy) fn redact_value(v: &mut Value, redactor: &guard::Redactor) {
     match v {
         Value::String(s) => {
-            // Shapes first, as for the raw body.
-            let changed = match guard::redact_shapes(s) {
-                Cow::Borrowed(b) => match redactor.redact(b) {
-                    Cow::Owned(x) => Some(x),
-                    Cow::Borrowed(_) => None,
-                },
-                Cow::Owned(o) => Some(redactor.redact(&o).into_owned()),
-            };
-            if let Some(x) = changed {
+            if let Cow::Owned(x) = redact_text(s, redactor) {
                 *s = x;
             }
         }
