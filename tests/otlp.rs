@@ -13,6 +13,7 @@ use crate::common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
@@ -373,44 +374,55 @@ fn with_content_each_span_carries_its_request_body_redacted() {
 pub(crate) fn upstream() -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
+    let count = Arc::new(AtomicUsize::new(0));
     std::thread::spawn(move || {
-        let mut n = 0;
+        // A thread per connection, as a real server: the proxy may hold one
+        // connection open (kept alive) while it opens another, and a server
+        // that waits on the first for ever makes the second time out.
         for s in l.incoming() {
-            let Ok(mut s) = s else { return };
-            while let Some((path, _)) = read_request(&s) {
-                // Only Messages requests count (the proxy asks once whether
-                // this is a llama.cpp server: it is not).
-                if path != "/v1/messages" {
-                    let _ = s.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
-                    continue;
-                }
-                n += 1;
-                let (status, body) = match n {
-                    3 => (
-                        "529 Overloaded",
-                        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.to_string(),
-                    ),
-                    _ => {
-                        let (w, r) = if n == 1 { (1500, 0) } else { (0, 1500) };
-                        (
-                            "200 OK",
-                            format!(
-                                r#"{{"id":"msg_{n}","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{{"type":"text","text":"ok"}}],"stop_reason":"end_turn","usage":{{"input_tokens":7,"cache_creation_input_tokens":{w},"cache_read_input_tokens":{r},"output_tokens":3}}}}"#
-                            ),
-                        )
-                    }
-                };
-                let _ = s.write_all(
-                    format!(
-                        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
-            }
+            let Ok(s) = s else { return };
+            let count = count.clone();
+            std::thread::spawn(move || answer_messages(s, &count));
         }
     });
     url
+}
+
+/// Answers the Messages requests of one connection: the first writes the
+/// cache, the others read it, the third is overloaded (529).
+fn answer_messages(mut s: TcpStream, count: &AtomicUsize) {
+    while let Some((path, _)) = read_request(&s) {
+        // Only Messages requests count (the proxy asks once whether this is
+        // a llama.cpp server: it is not).
+        if path != "/v1/messages" {
+            let _ = s.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
+            continue;
+        }
+        let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+        let (status, body) = match n {
+            3 => (
+                "529 Overloaded",
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+                    .to_string(),
+            ),
+            _ => {
+                let (w, r) = if n == 1 { (1500, 0) } else { (0, 1500) };
+                (
+                    "200 OK",
+                    format!(
+                        r#"{{"id":"msg_{n}","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{{"type":"text","text":"ok"}}],"stop_reason":"end_turn","usage":{{"input_tokens":7,"cache_creation_input_tokens":{w},"cache_read_input_tokens":{r},"output_tokens":3}}}}"#
+                    ),
+                )
+            }
+        };
+        let _ = s.write_all(
+            format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        );
+    }
 }
 
 const SYSTEM: &str = "You are Kestrel, who keeps the harbour logs.";
