@@ -33,6 +33,7 @@ mod fleet;
 mod fuzz_parsers;
 mod gemini_folder;
 mod gui;
+mod gui_contrast;
 mod gui_keys;
 mod gui_load;
 mod gui_truth;

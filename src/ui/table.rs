@@ -81,7 +81,13 @@ fn filter_row(
         } else {
             format!("{} {count}", s.as_str())
         };
-        job.append(&words, 0.0, format(ui.visuals().text_color()));
+        let fill = if view.status_filter[i] {
+            ui.visuals().selection.bg_fill
+        } else {
+            ui.visuals().widgets.inactive.weak_bg_fill
+        };
+        let words_color = colors::readable_on(ui.visuals().text_color(), &[fill]);
+        job.append(&words, 0.0, format(words_color));
         ui.toggle_value(&mut view.status_filter[i], job)
             .on_hover_text(format!("Show the {} fragments ({count})", s.as_str()));
     }

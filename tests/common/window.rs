@@ -18,10 +18,28 @@ pub fn harness_sized(path: PathBuf, size: egui::Vec2) -> Harness<'static, Option
 
 /// The window asked to open `path`, at a size of `size`, without waiting.
 pub fn harness_opening(path: PathBuf, size: egui::Vec2) -> Harness<'static, Option<App>> {
+    harness_built(Harness::builder().with_size(size), path)
+}
+
+/// The window on `path` from a harness `builder` (a renderer, a theme, a
+/// scale of its own), loaded.
+pub fn harness_from(
+    builder: egui_kittest::HarnessBuilder<Option<App>>,
+    path: PathBuf,
+) -> Harness<'static, Option<App>> {
+    let mut h = harness_built(builder, path);
+    wait_loaded(&mut h);
+    h
+}
+
+fn harness_built(
+    builder: egui_kittest::HarnessBuilder<Option<App>>,
+    path: PathBuf,
+) -> Harness<'static, Option<App>> {
     // Only the bundled fonts: what renders must not depend on this machine.
     // SAFETY: every test sets the same value before any font is loaded.
     unsafe { std::env::set_var("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY", "1") };
-    let mut h = Harness::builder().with_size(size).build_ui_state(
+    let mut h = builder.build_ui_state(
         move |ui, app: &mut Option<App>| {
             app.get_or_insert_with(|| App::new(ui.ctx(), None, Some(path.clone())))
                 .show(ui);
