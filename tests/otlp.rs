@@ -204,27 +204,34 @@ fn assert_span_is_row(s: &Span, r: &Value) {
     assert_eq!(text(s, "gen_ai.response.model").as_deref(), Some(model));
     let provider = r["provider"].as_str().or(r["api"].as_str()).unwrap();
     assert_eq!(text(s, "gen_ai.provider.name").as_deref(), Some(provider));
+    let reported = r["usage_reported"].as_bool().unwrap();
+    assert_eq!(
+        attr(s, "prompt_inspector.usage_reported"),
+        Some(&Any::BoolValue(reported))
+    );
+    // No figures where the answer reported none (not a 0).
     let (input, read, written) = (
         u(&r["input_tokens"]),
         u(&r["cache_read_input_tokens"]),
         u(&r["cache_creation_input_tokens"]),
     );
+    let figure = |v: i64| reported.then_some(v);
     assert_eq!(
         int(s, "gen_ai.usage.input_tokens"),
-        Some(input + read + written)
+        figure(input + read + written)
     );
-    assert_eq!(int(s, "gen_ai.usage.cache_read.input_tokens"), Some(read));
+    assert_eq!(int(s, "gen_ai.usage.cache_read.input_tokens"), figure(read));
     assert_eq!(
         int(s, "gen_ai.usage.cache_creation.input_tokens"),
-        Some(written)
+        figure(written)
     );
     assert_eq!(
         int(s, "gen_ai.usage.output_tokens"),
-        Some(u(&r["output_tokens"]))
+        figure(u(&r["output_tokens"]))
     );
     assert_eq!(
         int(s, "prompt_inspector.uncached_input_tokens"),
-        Some(input)
+        figure(input)
     );
     assert_eq!(
         text(s, "prompt_inspector.chain").as_deref(),
@@ -339,6 +346,59 @@ fn a_changed_prefix_arrives_with_its_miss_and_first_difference() {
         !raw.contains("What files are"),
         "prompt text left in a span"
     );
+}
+
+/// An answer that reported no usage (an overloaded upstream) has no
+/// figures: its span carries no usage attributes and says so, where a 0
+/// would read as a request that cost nothing; the answered one beside it
+/// keeps its figures.
+#[test]
+fn a_span_without_reported_usage_carries_no_figures_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |i: u32, status: u16, usage: Value| {
+        serde_json::json!({"schema": 1, "id": format!("x-{i}"),
+            "ts_start": format!("2026-11-30T10:00:0{i}Z"), "ts_end": format!("2026-11-30T10:00:0{i}.5Z"),
+            "endpoint": "/v1/messages", "model": "claude-sonnet-4-6", "status": status, "stream": false,
+            "usage": usage, "latency_ms": 500, "error": null,
+            "request": {"model": "claude-sonnet-4-6", "system": "You help.",
+                "messages": [{"role": "user", "content": "hi"}]}})
+    };
+    let text_lines = [
+        line(1, 529, Value::Null),
+        line(
+            2,
+            200,
+            serde_json::json!({"input_tokens": 12, "output_tokens": 3}),
+        ),
+    ];
+    let cap = dir.path().join("c.jsonl");
+    let body: String = text_lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&cap, body).unwrap();
+    let rx = receiver(Mode::Ok);
+    let o = run(&["traffic", cap.to_str().unwrap(), "--otlp-endpoint", &rx.url]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let g = rx.got.lock().unwrap();
+    let spans = by_index(&g.spans);
+    assert_eq!(spans.len(), 2);
+    let reported = |s: &Span| match attr(s, "prompt_inspector.usage_reported") {
+        Some(Any::BoolValue(b)) => Some(*b),
+        _ => None,
+    };
+    assert_eq!(reported(&spans[0]), Some(false));
+    for key in [
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_creation.input_tokens",
+        "prompt_inspector.uncached_input_tokens",
+        "prompt_inspector.reasoning_tokens",
+    ] {
+        assert_eq!(int(&spans[0], key), None, "{key} on a span without usage");
+    }
+    assert_eq!(text(&spans[0], "error.type").as_deref(), Some("529"));
+    assert_eq!(reported(&spans[1]), Some(true));
+    assert_eq!(int(&spans[1], "gen_ai.usage.input_tokens"), Some(12));
+    assert_eq!(int(&spans[1], "gen_ai.usage.output_tokens"), Some(3));
 }
 
 #[test]

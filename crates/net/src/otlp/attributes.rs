@@ -54,17 +54,23 @@ pub fn attributes(
         KeyValue::new("gen_ai.provider.name", provider_name(row)),
         KeyValue::new("gen_ai.request.model", model.clone()),
         KeyValue::new("gen_ai.response.model", model),
-        int("gen_ai.usage.input_tokens", input_tokens(row)),
-        int("gen_ai.usage.output_tokens", row.output_tokens),
-        int(
-            "gen_ai.usage.cache_read.input_tokens",
-            row.cache_read_input_tokens,
-        ),
-        int(
-            "gen_ai.usage.cache_creation.input_tokens",
-            row.cache_creation_input_tokens,
-        ),
     ];
+    // An answer that reported no usage has no figures: its span carries
+    // none (a 0 would read as a request that cost nothing).
+    if row.usage_reported {
+        a.extend([
+            int("gen_ai.usage.input_tokens", input_tokens(row)),
+            int("gen_ai.usage.output_tokens", row.output_tokens),
+            int(
+                "gen_ai.usage.cache_read.input_tokens",
+                row.cache_read_input_tokens,
+            ),
+            int(
+                "gen_ai.usage.cache_creation.input_tokens",
+                row.cache_creation_input_tokens,
+            ),
+        ]);
+    }
     if let Some((host, port)) = server {
         a.push(KeyValue::new("server.address", host.clone()));
         if let Some(p) = port {
@@ -98,16 +104,19 @@ fn own(a: &mut Vec<KeyValue>, row: &FlatRow, content: bool) {
     a.push(KeyValue::new(k("file"), scrubbed(row.file)));
     a.push(KeyValue::new(k("chain"), scrubbed(row.chain)));
     a.push(int(&k("index"), row.index as u64));
-    a.push(int(&k("uncached_input_tokens"), row.input_tokens));
-    a.push(int(
-        &k("cache_creation_5m_input_tokens"),
-        row.cache_creation_5m_input_tokens,
-    ));
-    a.push(int(
-        &k("cache_creation_1h_input_tokens"),
-        row.cache_creation_1h_input_tokens,
-    ));
-    a.push(int(&k("reasoning_tokens"), row.reasoning_tokens));
+    a.push(KeyValue::new(k("usage_reported"), row.usage_reported));
+    if row.usage_reported {
+        a.push(int(&k("uncached_input_tokens"), row.input_tokens));
+        a.push(int(
+            &k("cache_creation_5m_input_tokens"),
+            row.cache_creation_5m_input_tokens,
+        ));
+        a.push(int(
+            &k("cache_creation_1h_input_tokens"),
+            row.cache_creation_1h_input_tokens,
+        ));
+        a.push(int(&k("reasoning_tokens"), row.reasoning_tokens));
+    }
     let floats = [
         ("gap_s", row.gap_s),
         ("cost_usd", row.cost_usd),
