@@ -146,6 +146,7 @@ fn report_and_context_count_gemini_md_its_import_and_the_agents_own_parts() {
         files,
         [
             ("Project", "/home/user/notes-app/GEMINI.md"),
+            ("Project", "/home/user/notes-app/docs/style.md"),
             ("User", "~/.gemini/GEMINI.md")
         ]
     );
@@ -198,4 +199,71 @@ fn a_line_whose_import_gemini_inlined_is_traced_to_its_file() {
     assert!(!text.contains("changed since"), "{text}");
     let check = run(args(&["--check-profile"]));
     assert!(check.contains("no difference"), "{check}");
+}
+
+/// The report cuts GEMINI.md where the request's trace finds its import:
+/// the same files in the same order (GEMINI.md, then docs/style.md inside
+/// it), the import counted at the same tokens in both, and the pieces
+/// joined are the file as sent (`--check-profile`: no difference).
+#[test]
+fn the_report_splits_gemini_md_where_the_request_is_traced_to_its_import() {
+    let ws = fixture().join("workspace");
+    let ws = ws.to_str().unwrap();
+    let report: Value = serde_json::from_str(&common::stdout(&common::run(&[
+        "report", ws, "--format", "json",
+    ])))
+    .unwrap();
+    let pieces: Vec<(&str, &str, u64)> = report["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"].as_str().unwrap().starts_with("gemini"))
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap(),
+                f["source"].as_str().unwrap(),
+                f["kept_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let ids: Vec<(&str, &str)> = pieces.iter().map(|p| (p.0, p.1)).collect();
+    assert_eq!(
+        ids,
+        [
+            ("gemini", "GEMINI.md"),
+            ("gemini.import.docs.style", "docs/style.md"),
+            ("gemini.part2", "GEMINI.md"),
+        ]
+    );
+    let capture = fixture().join("capture.jsonl");
+    let o = common::run(&[
+        "traffic",
+        capture.to_str().unwrap(),
+        "--against",
+        ws,
+        "--request",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let a = &common::json(&o)["attribution"];
+    // The message's parts traced in the order sent: GEMINI.md, its import,
+    // GEMINI.md again, as the report's pieces.
+    let part = a["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["label"] == "message 1 (user) block 1")
+        .unwrap();
+    let traced: Vec<(&str, u64)> = part["from_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f[0].as_str().unwrap(), f[1].as_u64().unwrap()))
+        .collect();
+    let paths: Vec<&str> = traced.iter().map(|t| t.0).collect();
+    let sources: Vec<&str> = pieces.iter().map(|p| p.1).collect();
+    assert_eq!(paths, sources, "{a}");
+    assert_eq!(pieces[1].2, traced[1].1, "the import's tokens: {a}");
+    assert!(pieces[1].2 > 10, "{pieces:?}");
 }

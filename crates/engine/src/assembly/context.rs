@@ -335,11 +335,16 @@ fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<
                     format!("{root}/{}", f.source)
                 };
                 let own = f.own_tokens(counter, a.tokenizer).unwrap_or(tokens);
-                memory.push(Item {
-                    source,
-                    name: path,
-                    tokens: own,
-                })
+                // A file sent in pieces (Gemini's GEMINI.md around the
+                // files it imports) is one row.
+                match memory.iter_mut().find(|m: &&mut Item| m.name == path) {
+                    Some(m) => m.tokens += own,
+                    None => memory.push(Item {
+                        source,
+                        name: path,
+                        tokens: own,
+                    }),
+                }
             }
             _ => {}
         }

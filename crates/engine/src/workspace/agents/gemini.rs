@@ -58,8 +58,6 @@ pub fn load_gemini(
     }
     for (i, rel) in context_files(r).into_iter().enumerate() {
         let Some(text) = r.read(&rel) else { continue };
-        let mut seen = BTreeSet::from([rel.clone()]);
-        let inlined = inline_imports(r, &rel, &text, 1, &mut seen, diags);
         let id = if i == 0 {
             "gemini".to_string()
         } else {
@@ -68,15 +66,110 @@ pub fn load_gemini(
                 rel.trim_end_matches("/GEMINI.md").replace('/', ".")
             )
         };
-        let abs = format!("{root}/{rel}");
-        let mut f = fragment(&id, 2, 1000 - i as i64, &abs, inlined.trim(), &rel);
+        let file = File {
+            id,
+            priority: 1000 - i as i64,
+            abs: format!("{root}/{rel}"),
+            rel,
+        };
+        let mut pieces = context_file(r, &file, &text, diags);
         // The files are joined by a blank line (the block's separator is
         // one newline, after its title).
         if i > 0 {
-            f.prefix = "\n".into();
+            pieces[0].prefix = "\n".into();
         }
-        out.push(f);
+        out.append(&mut pieces);
     }
+}
+
+/// A GEMINI.md of the folder: where it is and what it is called.
+struct File {
+    id: String,
+    priority: i64,
+    abs: String,
+    rel: String,
+}
+
+/// One GEMINI.md as sent, its imports inlined, in pieces: the file's own
+/// text up to each import it makes (the import's start marker included),
+/// the imported file (its own fragment, named for it, nested imports
+/// inside), and the rest after it. Joined by the block's newline, the
+/// pieces are the bytes of the file as sent; the report then counts an
+/// imported file where the request's trace finds it.
+fn context_file(
+    r: &mut Reader,
+    file: &File,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<FragmentDef> {
+    let mut seen = BTreeSet::from([file.rel.clone()]);
+    let mut cuts = Vec::new();
+    let inlined = inline_imports(r, &file.rel, text, 1, &mut seen, &mut cuts, diags);
+    let trimmed = inlined.trim();
+    let lead = inlined.len() - inlined.trim_start().len();
+    let head = format!("--- Context from: {} ---\n", file.abs);
+    let body = format!("{head}{trimmed}\n--- End of Context from: {} ---", file.abs);
+    let shift = |at: usize| head.len() + at - lead;
+    let mut out = Vec::new();
+    let (mut at, mut line, mut part) = (0, 1, 1);
+    for cut in cuts {
+        let (start, end) = (shift(cut.start), shift(cut.end));
+        let inner = &body[start..end];
+        // An empty import stays in its file's text (an empty fragment is
+        // not sent, and its line breaks would go with it).
+        if inner.trim().is_empty() {
+            continue;
+        }
+        out.push(piece(
+            file,
+            part,
+            &body[at..start - 1],
+            file.rel.clone(),
+            line,
+        ));
+        let mut f = piece(file, 0, inner.trim_matches('\n'), cut.target.clone(), 1);
+        f.id = format!("{}.import.{}", file.id, fragment_name(&cut.target));
+        f.prefix = inner[..inner.len() - inner.trim_start_matches('\n').len()].into();
+        f.suffix = inner[inner.trim_end_matches('\n').len()..].into();
+        out.push(f);
+        (at, line, part) = (end + 1, cut.line, part + 1);
+    }
+    out.push(piece(file, part, &body[at..], file.rel.clone(), line));
+    out
+}
+
+/// A piece of a GEMINI.md (`part` 1 the first, 0 an import).
+fn piece(file: &File, part: usize, text: &str, source: String, line: usize) -> FragmentDef {
+    let mut f = base(
+        file.id.clone(),
+        2,
+        file.priority,
+        text.to_string(),
+        &source,
+        line,
+        FragmentKind::Markdown,
+    );
+    if part > 1 {
+        f.id = format!("{}.part{part}", file.id);
+    }
+    f.interpolate = false;
+    f
+}
+
+/// An imported file's path as a fragment name: `docs/style.md` is
+/// `docs.style`.
+fn fragment_name(path: &str) -> String {
+    let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+    stem.replace('/', ".")
+}
+
+/// Where the text of an import the file itself makes (not a nested one)
+/// lies in the inlined text, and the line it is made on.
+struct Cut {
+    target: String,
+    start: usize,
+    end: usize,
+    line: usize,
 }
 
 /// One file as Gemini CLI wraps it.
@@ -147,6 +240,7 @@ fn inline_imports(
     text: &str,
     depth: usize,
     seen: &mut BTreeSet<String>,
+    cuts: &mut Vec<Cut>,
     diags: &mut Vec<Diagnostic>,
 ) -> String {
     let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
@@ -176,7 +270,23 @@ fn inline_imports(
                 let path = &token[..end];
                 if !path.is_empty() && path.contains('.') {
                     let target = join(dir, path);
-                    out.push_str(&imported(r, rel, n + 1, path, target, depth, seen, diags));
+                    let at = (rel, n + 1, path);
+                    match imported(r, at, target, depth, seen, diags) {
+                        Import::Inlined { target, inner } => {
+                            out.push_str(&format!("<!-- Imported from: {path} -->\n"));
+                            if depth == 1 {
+                                cuts.push(Cut {
+                                    target,
+                                    start: out.len(),
+                                    end: out.len() + inner.len(),
+                                    line: n + 1,
+                                });
+                            }
+                            out.push_str(&inner);
+                            out.push_str(&format!("\n<!-- End of import from: {path} -->"));
+                        }
+                        Import::Marker(m) => out.push_str(&m),
+                    }
                     rest = &token[end..];
                     prev = path.chars().last().unwrap_or(' ');
                     continue;
@@ -190,25 +300,29 @@ fn inline_imports(
     out
 }
 
-/// The markers and text of one import.
-#[allow(clippy::too_many_arguments)]
+/// What an `@path` becomes: the file's text (its own imports inlined),
+/// or a marker saying why not.
+enum Import {
+    Inlined { target: String, inner: String },
+    Marker(String),
+}
+
+/// One import, made at `(file, line, as written)`.
 fn imported(
     r: &mut Reader,
-    from: &str,
-    line: usize,
-    written: &str,
+    (from, line, written): (&str, usize, &str),
     target: Option<String>,
     depth: usize,
     seen: &mut BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
-) -> String {
+) -> Import {
     let fail = |why: &str, diags: &mut Vec<Diagnostic>| {
         diags.push(Diagnostic::warning(
             from,
             Some(line),
             format!("@{written}: {why}"),
         ));
-        format!("<!-- Import failed: {written} - {why} -->")
+        Import::Marker(format!("<!-- Import failed: {written} - {why} -->"))
     };
     let Some(target) = target else {
         return fail("leaves the folder", diags);
@@ -217,7 +331,7 @@ fn imported(
         return fail("imports nested deeper than 5", diags);
     }
     if !seen.insert(target.clone()) {
-        return format!("<!-- File already processed: {written} -->");
+        return Import::Marker(format!("<!-- File already processed: {written} -->"));
     }
     let text = match r.read_checked(&target) {
         Ok(t) => t,
@@ -226,9 +340,10 @@ fn imported(
             return fail(&why.to_string(), diags);
         }
     };
-    let inner = inline_imports(r, &target, &text, depth + 1, seen, diags);
+    let mut nested = Vec::new();
+    let inner = inline_imports(r, &target, &text, depth + 1, seen, &mut nested, diags);
     seen.remove(&target);
-    format!("<!-- Imported from: {written} -->\n{inner}\n<!-- End of import from: {written} -->")
+    Import::Inlined { target, inner }
 }
 
 /// `path` relative to the folder `dir` (both workspace-relative), `..`
@@ -315,12 +430,22 @@ mod tests {
         let mut seen = BTreeSet::new();
         let mut diags = Vec::new();
         let text = "é café @a.md — ü mail@x.org\n";
-        let out = inline_imports(&mut r, "GEMINI.md", text, 1, &mut seen, &mut diags);
+        let mut cuts = Vec::new();
+        let out = inline_imports(
+            &mut r,
+            "GEMINI.md",
+            text,
+            1,
+            &mut seen,
+            &mut cuts,
+            &mut diags,
+        );
         assert_eq!(
             out,
             "é café <!-- Imported from: a.md -->\nÄ\n\n<!-- End of import from: a.md --> — ü mail@x.org\n"
         );
         assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(&out[cuts[0].start..cuts[0].end], "Ä\n");
     }
 
     #[test]
