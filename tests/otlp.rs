@@ -399,6 +399,30 @@ fn a_span_without_reported_usage_carries_no_figures_and_says_so() {
     assert_eq!(reported(&spans[1]), Some(true));
     assert_eq!(int(&spans[1], "gen_ai.usage.input_tokens"), Some(12));
     assert_eq!(int(&spans[1], "gen_ai.usage.output_tokens"), Some(3));
+    // A priced model with nothing to price: no cost (not $0), in the span
+    // and in every output of the same capture.
+    assert_eq!(float(&spans[0], "prompt_inspector.cost_usd"), None);
+    assert!(float(&spans[1], "prompt_inspector.cost_usd").is_some_and(|c| c > 0.0));
+    drop(g);
+    let cap = cap.to_str().unwrap();
+    let rows = run(&["traffic", cap, "--format", "jsonl"]);
+    let rows: Vec<Value> = String::from_utf8_lossy(&rows.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows[0]["cost_usd"].is_null(), "{}", rows[0]);
+    assert!(rows[1]["cost_usd"].as_f64().is_some_and(|c| c > 0.0));
+    let json = run(&["traffic", cap, "--format", "json"]);
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(json["requests"][0]["cost_usd"].is_null());
+    assert_eq!(json["requests"][0]["priced"], true);
+    let table = String::from_utf8_lossy(&run(&["traffic", cap]).stdout).to_string();
+    let first = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap();
+    assert!(!first.contains("0.00000"), "a free request: {first}");
+    assert_eq!(first.matches('–').count(), 5, "{first}");
 }
 
 #[test]

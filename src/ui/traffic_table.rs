@@ -489,14 +489,7 @@ fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, (r, selected): (&Row, bool)) {
             num(ui, text);
         }
         Col::Output => num(ui, n(u.map(|u| u.output_tokens))),
-        Col::Cost => num(
-            ui,
-            if r.priced {
-                format!("{:.5}", r.cost_usd)
-            } else {
-                "no price".into()
-            },
-        ),
+        Col::Cost => num(ui, r.cost().cell("no price")),
         Col::Reason => {
             let text = match (&r.miss, &r.error) {
                 (_, Some(e)) => e.clone(),

@@ -116,11 +116,7 @@ fn row(r: &Row, o: HtmlOptions) -> String {
         ),
         (None, None) => String::new(),
     };
-    let cost = if r.priced {
-        format!("{:.5}", r.cost_usd)
-    } else {
-        "no price".into()
-    };
+    let cost = r.cost().cell("no price");
     let mut s = format!(
         "<tr{class} id=\"r{}\"><td class=\"n\">{}</td><td class=\"t\">{}</td><td>{}</td><td class=\"m\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{cost}</td><td class=\"why\">{why}{}</td></tr>\n",
         r.index,

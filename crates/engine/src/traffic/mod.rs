@@ -270,6 +270,48 @@ pub struct Row {
     pub release: Option<release::Release>,
 }
 
+/// What a request cost at the table's prices, as every view writes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cost {
+    Priced(f64),
+    /// The answer reported no usage: nothing to price (not a free request).
+    NoUsage,
+    /// The model is not in the model table.
+    NoPrice,
+}
+
+impl Row {
+    /// The request's cost: a figure only when the model is priced and the
+    /// answer said what it used.
+    pub fn cost(&self) -> Cost {
+        match (self.usage.is_some(), self.priced) {
+            (false, _) => Cost::NoUsage,
+            (true, false) => Cost::NoPrice,
+            (true, true) => Cost::Priced(self.cost_usd),
+        }
+    }
+}
+
+impl Cost {
+    /// The figure, when there is one.
+    pub fn usd(self) -> Option<f64> {
+        match self {
+            Cost::Priced(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// As a table cell: five decimals, "–" for no usage (as the token
+    /// columns), `no_price` for an unpriced model.
+    pub fn cell(self, no_price: &str) -> String {
+        match self {
+            Cost::Priced(c) => format!("{c:.5}"),
+            Cost::NoUsage => "–".into(),
+            Cost::NoPrice => no_price.into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Traffic {
     pub source: Source,

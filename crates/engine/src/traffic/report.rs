@@ -115,7 +115,7 @@ struct RequestJson<'a> {
     /// False when the answer reported no usage: its figures are 0 in JSON
     /// (numbers in every row) and "–" in every table.
     usage_reported: bool,
-    /// No price (a model not in the table): null, not 0.
+    /// No price (a model not in the table) or no usage reported: null, not 0.
     cost_usd: Option<f64>,
     priced: bool,
     miss: Option<&'a Miss>,
@@ -158,7 +158,7 @@ impl<'a> RequestJson<'a> {
             cache_read_input_tokens: u.cache_read_input_tokens,
             output_tokens: u.output_tokens,
             usage_reported: r.usage.is_some(),
-            cost_usd: r.priced.then(|| (r.cost_usd * 1e6).round() / 1e6),
+            cost_usd: r.cost().usd().map(|c| (c * 1e6).round() / 1e6),
             priced: r.priced,
             miss: r.miss.as_ref(),
             error: r.error.as_deref(),
@@ -230,11 +230,7 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
             written,
             read,
             output,
-            if r.priced {
-                format!("{:.5}", r.cost_usd)
-            } else {
-                "-".into()
-            }
+            r.cost().cell("-")
         );
         if let Some(m) = &r.miss {
             o += &format!("       · {}: {}\n", m.kind, m.detail);
@@ -344,11 +340,7 @@ pub fn to_markdown(t: &Traffic) -> String {
             written,
             read,
             output,
-            if r.priced {
-                format!("{:.5}", r.cost_usd)
-            } else {
-                "no price".into()
-            },
+            r.cost().cell("no price"),
             why
         );
     }

@@ -22,7 +22,7 @@
 //! | `cache_creation_5m_input_tokens`, `cache_creation_1h_input_tokens` | the writes by TTL (the 5-minute part is all writes when not split) |
 //! | `output_tokens`, `reasoning_tokens` | |
 //! | `usage_reported` | false when the answer reported no usage (its figures are then 0; the tables write "–") |
-//! | `cost_usd` | at the table's prices (null for a model it does not price) |
+//! | `cost_usd` | at the table's prices (null for a model it does not price, and when no usage was reported) |
 //! | `agent_cost_usd` | what the agent says it cost (null when it does not) |
 //! | `miss_kind`, `miss_detail` | why it wrote or missed (null when it only read) |
 //! | `first_difference` | for a changed prefix, the first position that differs |
@@ -114,7 +114,7 @@ pub fn flat_of<'a>(
         cache_creation_1h_input_tokens: w1h,
         output_tokens: u.output_tokens,
         reasoning_tokens: u.reasoning_tokens,
-        cost_usd: r.priced.then(|| (r.cost_usd * 1e9).round() / 1e9),
+        cost_usd: r.cost().usd().map(|c| (c * 1e9).round() / 1e9),
         agent_cost_usd: r.agent_cost_usd,
         miss_kind: r.miss.as_ref().map(|m| m.kind.as_str()),
         miss_detail: r.miss.as_ref().map(|m| m.detail.as_str()),
