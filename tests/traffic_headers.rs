@@ -193,3 +193,49 @@ fn a_real_agents_requests_carry_its_headers_and_no_key() {
         "only the requests asked for are read again"
     );
 }
+
+/// Claude Code's `anthropic-beta` (eight features, each with its date,
+/// joined by commas without a space) at 1024 px: each feature is whole on
+/// one row, never broken inside its name or its date, and the rows after
+/// the first start where the value starts.
+#[test]
+fn a_comma_separated_header_breaks_only_between_its_items() {
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-headers/capture.jsonl");
+    let mut h = crate::window::harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    open_in_traffic(&mut h, &capture);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(1);
+    wait_for(&mut h, "the body", |a| {
+        matches!(&a.traffic_view.body, Some((1, Ok(_))))
+    });
+    h.get_by_label("Headers").click();
+    h.run_steps(2);
+    let name = h.get_by_label("anthropic-beta").rect();
+    let items = [
+        "claude-code-20250219,",
+        "interleaved-thinking-2025-05-14,",
+        "context-management-2025-06-27,",
+        "effort-2025-11-24",
+    ];
+    let rects: Vec<egui::Rect> = items.iter().map(|i| h.get_by_label(i).rect()).collect();
+    let row = rects[0].height();
+    assert!((row - name.height()).abs() < 1.0, "{row} {name:?}");
+    for (item, r) in items.iter().zip(&rects) {
+        assert!((r.height() - row).abs() < 1.0, "{item} broken: {r:?}");
+    }
+    // Wider than the pane at 1024: the list takes more than one row, and
+    // a row after the first starts under the first item.
+    let last = rects[3];
+    assert!(last.top() > rects[0].top(), "{rects:?}");
+    let starts: Vec<f32> = h
+        .query_all_by_label_contains("-20")
+        .map(|n| n.rect())
+        .filter(|r| r.top() > rects[0].top() && r.left() < rects[0].left() + 1.0)
+        .map(|r| r.left())
+        .collect();
+    assert!(!starts.is_empty(), "no second row");
+    for l in starts {
+        assert!((l - rects[0].left()).abs() < 1.0, "{l} {:?}", rects[0]);
+    }
+}

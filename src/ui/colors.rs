@@ -57,7 +57,34 @@ const AIM: f64 = 5.0;
 /// background) or lightened (on a dark one) just enough to reach
 /// [`MIN_CONTRAST`] with a margin ([`AIM`]); unchanged when it already does.
 pub fn readable_on(c: Color32, bgs: &[Color32]) -> Color32 {
-    let ok = |x: Color32| bgs.iter().all(|bg| contrast(x, *bg) >= AIM);
+    toward_contrast(c, bgs, AIM)
+}
+
+/// The contrast a graphic that carries meaning reaches against what is
+/// around it: a swatch, a bar's segment (WCAG 1.4.11's 3:1, with a margin).
+const GRAPHIC_AIM: f64 = 3.2;
+
+/// `c` as a swatch or a bar's fill on `bgs`: the same hue, darkened or
+/// lightened just enough to reach 3:1 ([`GRAPHIC_AIM`]).
+pub fn visible_on(c: Color32, bgs: &[Color32]) -> Color32 {
+    toward_contrast(c, bgs, GRAPHIC_AIM)
+}
+
+/// `c` as a swatch or a bar's fill in this theme: on its panels and in
+/// the wells bars are drawn in.
+pub fn graphic(ui: &Ui, c: Color32) -> Color32 {
+    visible_on(c, &graphic_backgrounds(ui.visuals()))
+}
+
+/// What swatches and bars are drawn on: the text backgrounds and the
+/// wells (a bar's empty part).
+pub fn graphic_backgrounds(v: &egui::Visuals) -> [Color32; 4] {
+    let [a, b, c] = backgrounds(v);
+    [a, b, c, v.extreme_bg_color]
+}
+
+fn toward_contrast(c: Color32, bgs: &[Color32], aim: f64) -> Color32 {
+    let ok = |x: Color32| bgs.iter().all(|bg| contrast(x, *bg) >= aim);
     if ok(c) {
         return c;
     }
@@ -232,7 +259,7 @@ pub fn swatch_label(ui: &mut egui::Ui, color: Color32, text: &str) {
         0.0,
         TextFormat {
             font_id: font.clone(),
-            color,
+            color: graphic(ui, color),
             ..Default::default()
         },
     );
@@ -258,9 +285,9 @@ pub fn usage_bar(ui: &mut Ui, u: &Input, scale: u64, width: f32, sense: Sense) -
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
     let mut x = rect.left();
     for (t, c) in [
-        (u.cache_read_input_tokens, READ),
-        (u.cache_creation_input_tokens, WRITE),
-        (u.input_tokens, UNCACHED),
+        (u.cache_read_input_tokens, graphic(ui, READ)),
+        (u.cache_creation_input_tokens, graphic(ui, WRITE)),
+        (u.input_tokens, graphic(ui, UNCACHED)),
     ] {
         let w = rect.width() * t as f32 / scale.max(1) as f32;
         painter.rect_filled(
@@ -330,6 +357,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Swatches and bars: every colour with a meaning is told from the
+    /// panels and the wells at 3:1 in both themes (WCAG 1.4.11), the
+    /// light theme's yellow DEBUG marker included.
+    #[test]
+    fn every_swatch_and_bar_colour_reaches_3_to_1_in_both_themes() {
+        for dark in [false, true] {
+            let bgs = graphic_backgrounds(&visuals(dark));
+            let mut palette = vec![
+                ERROR,
+                WARNING,
+                GOOD,
+                READ,
+                WRITE,
+                UNCACHED,
+                MARKER,
+                HISTORY,
+                CURRENT,
+                CACHE_BREAKER,
+                tools(dark),
+            ];
+            palette.extend((0..=4).map(|l| layer(l, dark)));
+            palette.extend(
+                [
+                    Status::Kept,
+                    Status::Summarized,
+                    Status::Truncated,
+                    Status::Dropped,
+                    Status::Disabled,
+                ]
+                .map(status),
+            );
+            for c in palette {
+                let v = visible_on(c, &bgs);
+                for bg in bgs {
+                    let r = contrast(v, bg);
+                    assert!(r >= 3.0, "{c:?} → {v:?} on {bg:?} (dark {dark}): {r:.2}");
+                }
+            }
+        }
+        // The light theme's yellow was 1.3:1 on white: it is darkened.
+        let light = graphic_backgrounds(&visuals(false));
+        assert_ne!(visible_on(MARKER, &light), MARKER);
     }
 
     #[test]

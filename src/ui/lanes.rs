@@ -203,7 +203,15 @@ fn segment(
         Part::Markers => colors::MARKER,
         Part::Fragment(f) => colors::status(f.status),
     };
-    painter.rect_filled(r, 0.0, if sent { color } else { colors::faded(color) });
+    painter.rect_filled(
+        r,
+        0.0,
+        if sent {
+            colors::graphic(ui, color)
+        } else {
+            colors::faded(color)
+        },
+    );
     painter.line_segment(
         [pos2(r.max.x, r.top()), pos2(r.max.x, r.bottom())],
         Stroke::new(1.0, visuals.extreme_bg_color),

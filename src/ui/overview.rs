@@ -128,7 +128,7 @@ fn segments(
         let min = if p.tokens > 0 { 2.0 } else { 0.0 };
         let w = (rect.width() * p.tokens as f32 / total.max(1) as f32).max(min);
         let r = Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height()));
-        painter.rect_filled(r, 0.0, p.color);
+        painter.rect_filled(r, 0.0, colors::graphic(ui, p.color));
         ui.interact(r, ui.scope_id().with((salt, &p.label)), Sense::hover())
             .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
         x += w;

@@ -8,7 +8,7 @@ use egui::{RichText, Ui};
 use super::Command;
 
 use crate::engine::thousands;
-use crate::engine::traffic::Headers;
+use crate::engine::traffic::{Cost, Headers};
 
 /// Both lists, each a grid of names and values in the order sent: the
 /// answer's first (as DevTools has them: the shorter list, and what the
@@ -71,8 +71,37 @@ fn list(ui: &mut Ui, title: &str, id: &str, pairs: &[(String, String)]) {
                         .on_hover_text(name);
                     },
                 );
-                ui.add(egui::Label::new(RichText::new(value).monospace()).wrap());
+                header_value(ui, value);
             });
+        }
+    });
+}
+
+/// A value as it reads: a list without spaces (`anthropic-beta`'s
+/// `a-2025-05-14,b-2025-04-11`) breaks only after its commas, never
+/// inside an item or its date; anything else wraps as text does, and an
+/// item wider than the pane wraps within itself.
+fn header_value(ui: &mut Ui, value: &str) {
+    let text = |t: &str| RichText::new(t).monospace();
+    if value.contains(' ') || !value.contains(',') {
+        ui.add(egui::Label::new(text(value)).wrap());
+        return;
+    }
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 0.0;
+        for item in value.split_inclusive(',') {
+            let width = ui.fonts_mut(|f| {
+                f.layout_no_wrap(item.to_string(), font.clone(), egui::Color32::WHITE)
+                    .size()
+                    .x
+            });
+            let label = egui::Label::new(text(item));
+            if width <= ui.max_rect().width() {
+                ui.add(label.extend());
+            } else {
+                ui.add(label.wrap());
+            }
         }
     });
 }
@@ -125,10 +154,10 @@ pub fn response(ui: &mut Ui, r: &crate::engine::traffic::Row) {
     }
     rows.push((
         "cost",
-        if r.priced {
-            format!("${:.5}", r.cost_usd)
-        } else {
-            "not priced (the model is not in the model table)".into()
+        match r.cost() {
+            Cost::Priced(c) => format!("${c:.5}"),
+            Cost::NoUsage => "unknown: the answer reported no usage".into(),
+            Cost::NoPrice => "not priced (the model is not in the model table)".into(),
         },
     ));
     if let Some(c) = r.agent_cost_usd {

@@ -9,8 +9,8 @@ use egui::{Rect, RichText, Sense, Ui, vec2};
 use super::colors;
 use super::command::Command;
 use super::thousands;
-use crate::engine::traffic::Traffic;
 use crate::engine::traffic::profile_check::Against;
+use crate::engine::traffic::{Cost, Traffic};
 
 /// A part's colour: a tool's, its system block's layer's, the
 /// conversation's (faded for a server's chat template).
@@ -62,6 +62,7 @@ pub fn parts(
                     ui.label(format!("{} tokens", thousands(p.tokens)));
                 });
                 let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
+                let color = colors::graphic(ui, color);
                 ui.painter().rect_filled(
                     Rect::from_min_size(
                         rect.min,
@@ -422,10 +423,9 @@ fn summary_line(ui: &mut Ui, r: &crate::engine::traffic::Row, (scale, width): (u
         .on_hover_text(&r.time);
         if let Some(u) = &r.usage {
             bar(ui, u, scale, width);
-            let cost = if r.priced {
-                format!("${:.5}", r.cost_usd)
-            } else {
-                "no price".into()
+            let cost = match r.cost() {
+                Cost::Priced(c) => format!("${c:.5}"),
+                other => other.cell("no price"),
             };
             ui.label(RichText::new(cost).monospace());
         }
