@@ -72,6 +72,10 @@ impl App {
             plan.step(&ctx, self);
             self.shots = Some(plan);
         }
+        if let Some(log) = &mut self.layout_log {
+            let tab = format!("{:?}", self.state.tab);
+            log.flush(&ctx, &tab, self.state.selected.as_deref());
+        }
         let us = started.elapsed().as_micros();
         self.frames.last_us = us;
         self.frames.max_us = self.frames.max_us.max(us);
@@ -135,7 +139,7 @@ impl App {
     }
 
     fn status_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
-        egui::Panel::bottom("status-bar").show(ui, |ui| {
+        let bar = egui::Panel::bottom("status-bar").show(ui, |ui| {
             // One line at every width (a wrapped bar changed height): the
             // longer texts are cut with "…", whole on hover, each within
             // its share of the width.
@@ -210,6 +214,8 @@ impl App {
                 }
             });
         });
+        let rect = bar.response.rect;
+        super::layout_log::record(ui.ctx(), |p| p.status_bar = Some(rect));
     }
 
     /// The problems' count in the status bar (the tab's), in the colour of
@@ -306,7 +312,10 @@ impl App {
                 (Tab::Diff, "Diff".into()),
                 (Tab::Problems, format!("Problems ({problems})")),
             ] {
-                if ui.selectable_label(self.state.tab == tab, label).clicked() {
+                let r = ui.selectable_label(self.state.tab == tab, &label);
+                let rect = r.rect;
+                super::layout_log::record(ui.ctx(), |p| p.tabs.push((label, rect)));
+                if r.clicked() {
                     out.push(Command::SetTab(tab));
                 }
             }
@@ -329,6 +338,8 @@ impl App {
         .min_size(min)
         .max_size(520.0)
         .show(ui, |ui| {
+            let rect = ui.max_rect();
+            super::layout_log::record(ui.ctx(), |p| p.panels.push(("left".into(), rect)));
             // Its scroll bar always shown: more lies below at small sizes.
             egui::ScrollArea::vertical()
                 .id_salt("left-scroll")
@@ -356,6 +367,8 @@ impl App {
             .min_size(min)
             .max_size(560.0)
             .show(ui, |ui| {
+                let rect = ui.max_rect();
+                super::layout_log::record(ui.ctx(), |p| p.panels.push(("detail".into(), rect)));
                 let Some(l) = &self.state.loaded else { return };
                 let selected = self
                     .state

@@ -17,6 +17,7 @@ pub mod fonts;
 pub mod jobs;
 pub mod lanes;
 mod layout;
+pub mod layout_log;
 pub mod live_run;
 mod open_dialog;
 pub mod overview;

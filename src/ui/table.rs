@@ -272,7 +272,9 @@ fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>
                     let f = &frags[rows[row.index()]];
                     row.set_selected(selected == Some(f.id.as_str()));
                     row.col(|ui| {
+                        let cell = ui.max_rect();
                         ui.add(egui::Label::new(&f.id).truncate().selectable(false));
+                        super::layout_log::record(ui.ctx(), |p| p.rows.push((f.id.clone(), cell)));
                     });
                     if row.response().clicked() {
                         out.push(Command::Select(f.id.clone()));
