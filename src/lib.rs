@@ -66,6 +66,16 @@ pub fn profiles() -> Result<engine::workspace::profiles::Profiles, String> {
     )?)
 }
 
+/// What the folder views assume of each agent's own parts (the user's
+/// observations included), for the traffic views to say where a request's
+/// release differs; empty (the bundled recordings) when the profiles
+/// cannot be read.
+pub fn assumed_releases() -> Vec<engine::traffic::release::Assumed> {
+    profiles()
+        .map(|p| engine::traffic::release::assumed(&p))
+        .unwrap_or_default()
+}
+
 /// The extra profiles folder (`PROMPT_INSPECTOR_PROFILES`), when set.
 pub fn profiles_dir() -> Option<PathBuf> {
     env_path("PROMPT_INSPECTOR_PROFILES")

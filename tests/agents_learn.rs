@@ -413,3 +413,40 @@ fn parts_learned_from_an_openclaw_request_are_its_recording() {
         stdout(&o)
     );
 }
+
+/// The traffic views name the release the folder views use, learned ones
+/// included (one truth with the report): before `agents learn`, Claude
+/// Code 2.1.328's capture is said to differ from the newest recording
+/// (2.1.332); after learning it, 2.1.328's capture needs no word, and
+/// 2.1.332's says the folder views assume 2.1.328, observed, as the
+/// report does.
+#[test]
+fn the_traffic_views_name_the_learned_release_the_folder_views_use() {
+    let u = User::new();
+    let old = fixture("claude-code").join("capture.jsonl");
+    let new = fixture("claude-code-2.1.332").join("capture.jsonl");
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let before = u.ok(&["traffic", old]);
+    assert!(
+        before.contains("Claude Code 2.1.328 sent these; its own parts are recorded for that release too, but the folder views assume the newest (2.1.332) unless --profile names the older one (claude-code@2.1)"),
+        "{before}"
+    );
+    assert!(!u.ok(&["traffic", new]).contains("sent these"));
+    assert!(u.learn("claude-code", &[]).status.success());
+    for format in ["text", "markdown", "html"] {
+        let after = u.ok(&["traffic", old, "--format", format]);
+        assert!(after.contains("sent by Claude Code 2.1.328"), "{after}");
+        assert!(!after.contains("sent these"), "{format}: {after}");
+        let newer = u.ok(&["traffic", new, "--format", format]);
+        assert!(
+            newer.contains("Claude Code 2.1.332 sent these; its own parts are known for that release too, but the folder views assume 2.1.328, observed in your request of"),
+            "{format}: {newer}"
+        );
+    }
+    let ws = fixture("claude-code").join("workspace");
+    let report = u.ok(&["report", ws.to_str().unwrap()]);
+    assert!(
+        report.contains("assumed Claude Code 2.1.328, observed in your request of"),
+        "{report}"
+    );
+}

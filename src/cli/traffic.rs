@@ -145,10 +145,11 @@ pub fn run(a: Args) -> ExitCode {
                 std::ops::ControlFlow::Continue(())
             });
             bar.done();
-            let t = match read {
+            let mut t = match read {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
+            t.assumed = crate::assumed_releases();
             if let Some(url) = a.otlp_endpoint.as_deref() {
                 let x = super::otlp::Export {
                     endpoint: crate::net::otlp::traces_url(url),

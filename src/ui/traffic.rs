@@ -157,6 +157,7 @@ impl TrafficView {
                 requests: Vec::new(),
                 totals: Totals::default(),
                 skipped: Default::default(),
+                assumed: crate::assumed_releases(),
             }));
         }
         let Some(Ok(t)) = &mut self.result else {
@@ -551,7 +552,7 @@ fn totals(ui: &mut Ui, t: &crate::engine::traffic::Traffic) {
     );
     // Which agent release sent the requests (and, where this tool's
     // recording of that agent is of another release, both).
-    for n in crate::engine::traffic::release::summary(&t.requests) {
+    for n in crate::engine::traffic::release::summary(t) {
         ui.add(egui::Label::new(RichText::new(n).weak()).wrap());
     }
     // What each kind of miss cost: open where the window is tall enough to

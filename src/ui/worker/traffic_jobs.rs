@@ -95,6 +95,12 @@ impl Shared {
                 });
                 std::ops::ControlFlow::Continue(())
             })
+            .map(|mut t| {
+                // What the folder views assume now (an observation learned
+                // since the window opened included).
+                t.assumed = crate::assumed_releases();
+                t
+            })
         };
         self.send(Done::Traffic {
             ticket: ticket.id,

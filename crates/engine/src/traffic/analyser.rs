@@ -425,6 +425,7 @@ mod tests {
                 requests,
                 totals: a.totals(),
                 skipped: Skipped::default(),
+                assumed: Vec::new(),
             };
             assert!(!live.requests.is_empty(), "{}", f.display());
             let side_call_first = ["agents/gemini", "agents/opencode"]

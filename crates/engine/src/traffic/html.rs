@@ -65,7 +65,7 @@ pub fn to_html(t: &Traffic, title: &str, o: HtmlOptions) -> String {
         escape(&t.source.a_noun()),
         escape(&t.totals.headline())
     ));
-    let notes: Vec<String> = super::release::summary(&t.requests)
+    let notes: Vec<String> = super::release::summary(t)
         .into_iter()
         .chain(super::report::notes(t))
         .collect();

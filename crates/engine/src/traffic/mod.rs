@@ -319,6 +319,11 @@ pub struct Traffic {
     pub totals: Totals,
     /// Lines of the file that were not read.
     pub skipped: Skipped,
+    /// What the folder views assume of each agent's own parts (set by the
+    /// caller from the profiles it loads, observations included; empty:
+    /// the bundled recordings), said where a request's release differs.
+    #[serde(skip)]
+    pub assumed: Vec<release::Assumed>,
 }
 
 /// Whether a later request of the same chain follows each one (the last
@@ -412,6 +417,7 @@ fn analyze(
         requests,
         totals: a.totals(),
         skipped: Skipped::default(),
+        assumed: Vec::new(),
     })
 }
 

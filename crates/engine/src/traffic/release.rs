@@ -143,12 +143,73 @@ pub fn bundled(agent: &str) -> Vec<&'static str> {
     v
 }
 
+/// What the folder views (report, context, `--against`, the window) take
+/// an agent's own parts from: the release they assume, where its parts
+/// were observed when they were (`observed in your request of …`), and
+/// every release whose parts are known (bundled and observed) with the
+/// profile that holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assumed {
+    /// The agent as its users name it (`Claude Code`).
+    pub agent: String,
+    pub release: String,
+    pub observed: Option<String>,
+    /// Each known release and its profile's id (`0.169.0`, `codex@0.169`).
+    pub known: Vec<(String, String)>,
+}
+
+/// What the folder views assume of each agent, given the profiles they
+/// load (the bundled ones and the user's observations): the newest
+/// observed release when there is one, else the newest bundled one.
+pub fn assumed(profiles: &crate::workspace::profiles::Profiles) -> Vec<Assumed> {
+    let mut out: Vec<Assumed> = Vec::new();
+    for p in &profiles.all {
+        let Some(parts) = &p.parts else { continue };
+        let known = (parts.release.clone(), p.id());
+        if let Some(a) = out.iter_mut().find(|a| a.agent == parts.agent) {
+            if !a.known.iter().any(|k| k.0 == known.0) {
+                a.known.push(known);
+            }
+            continue;
+        }
+        let Some(newest) = profiles.newest(&p.name) else {
+            continue;
+        };
+        let Some(newest_parts) = &newest.parts else {
+            continue;
+        };
+        out.push(Assumed {
+            agent: parts.agent.clone(),
+            release: newest_parts.release.clone(),
+            observed: newest.observed.clone(),
+            known: vec![known],
+        });
+    }
+    out
+}
+
+/// What the folder views assume of `agent` when the caller did not say:
+/// the newest bundled recording.
+fn bundled_assumed(agent: &str) -> Option<Assumed> {
+    let known = bundled(agent);
+    Some(Assumed {
+        agent: agent.to_string(),
+        release: known.first()?.to_string(),
+        observed: None,
+        known: known
+            .into_iter()
+            .map(|r| (r.to_string(), String::new()))
+            .collect(),
+    })
+}
+
 /// The lines a traffic view opens with: which agent release sent which
-/// requests (and where that was read), and, where the bundled recording of
-/// that agent's own parts is of another release, both releases.
-pub fn summary(requests: &[super::Row]) -> Vec<String> {
+/// requests (and where that was read), and, where the folder views take
+/// that agent's own parts from another release (a bundled recording or an
+/// observation: [`Traffic::assumed`](super::Traffic)), both releases.
+pub fn summary(t: &super::Traffic) -> Vec<String> {
     let mut runs: Vec<(&Release, usize, usize)> = Vec::new();
-    for r in requests {
+    for r in &t.requests {
         let Some(rel) = &r.release else { continue };
         match runs.last_mut() {
             Some((last, _, to)) if *last == rel && *to + 1 == r.index => *to = r.index,
@@ -172,23 +233,44 @@ pub fn summary(requests: &[super::Row]) -> Vec<String> {
         }
     }
     for rel in said {
-        let known = bundled(&rel.agent);
-        let Some(newest) = known.first() else {
-            continue;
+        let assumed = match t.assumed.iter().find(|a| a.agent == rel.agent) {
+            Some(a) => Some(a.clone()),
+            None if t.assumed.is_empty() => bundled_assumed(&rel.agent),
+            None => None,
         };
-        if !known.contains(&rel.version.as_str()) {
-            out.push(format!(
-                "{} {} sent these; this tool's recording of {}'s own parts is of {newest}: where they differ, the views that use the recording (report, context, --against, --check-profile) show {newest}'s",
-                rel.agent, rel.version, rel.agent
-            ));
-        } else if *newest != rel.version {
-            out.push(format!(
-                "{} {} sent these; its own parts are recorded for that release too, but the folder views assume the newest ({newest}) unless --profile names the older one",
-                rel.agent, rel.version
-            ));
+        if let Some(line) = assumed.and_then(|a| differs(rel, &a)) {
+            out.push(line);
         }
     }
     out
+}
+
+/// The line saying that the folder views take `rel`'s agent's own parts
+/// from another release, with both; none when they take that release's.
+fn differs(rel: &Release, a: &Assumed) -> Option<String> {
+    let (agent, v, newest) = (&rel.agent, &rel.version, &a.release);
+    if newest == v {
+        return None;
+    }
+    let profile = a.known.iter().find(|k| &k.0 == v).map(|k| k.1.as_str());
+    let named = match profile {
+        Some(id) if !id.is_empty() => format!(" ({id})"),
+        _ => String::new(),
+    };
+    Some(match (&a.observed, profile.is_some()) {
+        (None, false) => format!(
+            "{agent} {v} sent these; this tool's recording of {agent}'s own parts is of {newest}: where they differ, the views that use the recording (report, context, --against, --check-profile) show {newest}'s"
+        ),
+        (None, true) => format!(
+            "{agent} {v} sent these; its own parts are recorded for that release too, but the folder views assume the newest ({newest}) unless --profile names the older one{named}"
+        ),
+        (Some(seen), false) => format!(
+            "{agent} {v} sent these; the folder views use {agent} {newest}'s own parts, {seen}: where they differ, the views that use them (report, context, --against, --check-profile) show {newest}'s (agents learn keeps this release's)"
+        ),
+        (Some(seen), true) => format!(
+            "{agent} {v} sent these; its own parts are known for that release too, but the folder views assume {newest}, {seen}, unless --profile names it{named}"
+        ),
+    })
 }
 
 /// The release a transcript line names: Claude Code's and OpenClaw's

@@ -207,7 +207,7 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
         t.source.a_noun(),
         crate::plural(t.requests.len() as u64, "request")
     );
-    for line in super::release::summary(&t.requests) {
+    for line in super::release::summary(t) {
         o += &format!("{line}\n");
     }
     if t.requests.iter().any(|r| r.release.is_some()) {
@@ -345,10 +345,7 @@ pub fn to_markdown(t: &Traffic) -> String {
         );
     }
     o += &format!("\n**Totals**: {}\n\n", t.totals.headline());
-    for n in super::release::summary(&t.requests)
-        .into_iter()
-        .chain(notes(t))
-    {
+    for n in super::release::summary(t).into_iter().chain(notes(t)) {
         o += &format!("- {}\n", md_cell(&n));
     }
     o
