@@ -14,11 +14,17 @@
 #   transcript/          the agent's own record of the session
 #   workspace/           the workspace files as they were at the first turn
 #   workspace-after/     the edited file(s) as of the last turn
+#   user-home/           the user's own memory files, when the scenario has them
 #   turn-N.out           what the agent printed for turn N
 #   context.txt, context-capture.jsonl   (Claude Code) `/context` and its requests
 #   meta.json            versions, model, date, the commands run
 # The private HOME and other machine paths are replaced by /home/user and the
 # like; keys are fake, and the script checks that no key-like string is left.
+#
+# CLAUDE_SCENARIO=sessions records two sessions of one folder, the second
+# with --append-system-prompt, with the user's ~/.claude/CLAUDE.md and the
+# style.md it imports (saved under user-home/): a miss between sessions
+# (tests/fixtures/agents/claude-code-sessions, with CLAUDE_CODE_VERSION=2.1.332).
 #
 # CLAUDE_SCENARIO=nested-memory records Claude Code reading a file in a
 # subfolder that holds its own CLAUDE.md (with an import, a comment, a
@@ -585,8 +591,43 @@ record_claude_code_nested() {
   model_note="Claude Code's default model (none configured)"
 }
 
+# Two sessions of the same folder, the second with an appended system
+# prompt, and the user's own memory: ~/.claude/CLAUDE.md importing
+# @style.md next to it (CLAUDE_SCENARIO=sessions). The second session's
+# first request shares the tools and the head of the system prompt with the
+# first session's, cached a moment before: a miss between sessions.
+record_claude_code_sessions() {
+  ws=$home/project
+  mkdir -p "$ws/src" "$home/.claude"
+  printf '# Kestrel\n\nA small command-line tool that tidies CSV files.\n\n- Run the tests with `python -m pytest`.\n' >"$ws/CLAUDE.md"
+  printf 'def tidy(rows):\n    return [r for r in rows if any(c.strip() for c in r)]\n' >"$ws/src/tidy.py"
+  printf '# My preferences\n\n- I work on Debian; prefer apt over snaps.\n- Style: @style.md\n' >"$home/.claude/CLAUDE.md"
+  printf '# Style\n\n- Short answers, the command first.\n- No emoji.\n' >"$home/.claude/style.md"
+  snapshot "$ws" "$run/workspace"
+  mkdir -p "$run/user-home/.claude"
+  cp "$home/.claude/CLAUDE.md" "$home/.claude/style.md" "$run/user-home/.claude/"
+  local envs=(ANTHROPIC_API_KEY=$FAKE_ANTHROPIC_KEY DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+              DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
+  start_pair main
+  run_turn "$ws" "${envs[@]}" ANTHROPIC_BASE_URL=$proxy_url -- \
+    -p "What files are in this project?" --output-format json --allowedTools "Bash(ls:*)" Read
+  run_turn "$ws" "${envs[@]}" ANTHROPIC_BASE_URL=$proxy_url -- \
+    -p "What files are in this project?" --output-format json --allowedTools "Bash(ls:*)" Read \
+    --append-system-prompt "Answer in one sentence."
+  local slug
+  slug=$(python3 -c 'import re,sys; print(re.sub(r"[^A-Za-z0-9]", "-", sys.argv[1]))' "$ws")
+  mkdir -p "$run/transcript"
+  cp "$home/.claude/projects/$slug/"*.jsonl "$run/transcript/"
+  model_note="Claude Code's default model (none configured)"
+}
+
 case $agent in
-  claude-code) if [[ ${CLAUDE_SCENARIO:-} == nested-memory ]]; then record_claude_code_nested; else record_claude_code; fi ;;
+  claude-code)
+    case ${CLAUDE_SCENARIO:-} in
+      nested-memory) record_claude_code_nested ;;
+      sessions) record_claude_code_sessions ;;
+      *) record_claude_code ;;
+    esac ;;
   openclaw) record_openclaw ;;
   codex) record_codex ;;
   gemini) record_gemini ;;
@@ -684,7 +725,7 @@ copy(f"{run}/main-upstream.jsonl", f"{out}/upstream.jsonl")
 for extra, name in (("context.txt", "context.txt"), ("context-capture.jsonl", "context-capture.jsonl")):
     if os.path.exists(f"{run}/{extra}"):
         copy(f"{run}/{extra}", f"{out}/{name}")
-for d in ("transcript", "workspace", "workspace-after"):
+for d in ("transcript", "workspace", "workspace-after", "user-home"):
     if os.path.isdir(f"{run}/{d}"):
         copy_tree(f"{run}/{d}", f"{out}/{d}")
 n = 1

@@ -128,7 +128,8 @@ fn update_from_a_file_and_from_a_url_refreshes_this_users_table() {
 /// Fast mode is billed as the vendor bills it (issue 38): where the table
 /// has no fast rates for a model, its documented multiple of the standard
 /// rates (2× for Claude Opus 5 and 4.8), every price of the request; a
-/// model with neither is priced at its standard rates, as before.
+/// model with neither is priced at its standard rates, as before, and the
+/// views say that this is a lower bound.
 #[test]
 fn fast_mode_is_priced_at_the_models_multiple() {
     let dir = tempfile::tempdir().unwrap();
@@ -160,4 +161,20 @@ fn fast_mode_is_priced_at_the_models_multiple() {
     assert!((cost[0] - standard).abs() < 1e-9, "{cost:?}");
     assert!((cost[1] - 2.0 * standard).abs() < 1e-9, "{cost:?}");
     assert!((cost[3] - cost[2]).abs() < 1e-12, "{cost:?}");
+    // …and says so: a lower bound, named in the totals and every view's
+    // notes; Opus 5, with its multiple, is not named.
+    assert_eq!(
+        v["totals"]["fast_at_standard_rates"],
+        serde_json::json!(["claude-opus-4-7"])
+    );
+    let note = "fast mode priced at standard rates, a lower bound: the model table has no fast-mode price for claude-opus-4-7";
+    for format in ["text", "markdown", "html"] {
+        let out = stdout(&run(&[
+            "traffic",
+            cap.to_str().unwrap(),
+            "--format",
+            format,
+        ]));
+        assert!(out.contains(note), "{format}: {out}");
+    }
 }

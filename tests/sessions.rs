@@ -44,18 +44,35 @@ fn a_new_session_with_a_changed_system_block_is_a_prefix_change_not_cold() {
     assert!(detail.contains("system block 2"), "{detail}");
     assert!(detail.contains("read 8,632 tokens"), "{detail}");
     assert!(!detail.contains("cold"), "{detail}");
-    // The same requests without reads: nothing of the other was cached
-    // for it (another model's cache, or expired), the first-write story
-    // stays.
+    // The same request reading nothing a minute later: the change lies
+    // before the first point the other's prefix was cached at (its
+    // breakpoints come after system block 2), so the provider held nothing
+    // it could read: still the change, said so (the real recording of this
+    // is tests/claude_sessions.rs).
     let mut cold = v.clone();
     cold["usage"] = serde_json::json!({"input_tokens": 3, "cache_read_input_tokens": 0,
         "cache_creation_input_tokens": 11192, "output_tokens": 12});
-    std::fs::write(&cap, format!("{first}\n{cold}\n")).unwrap();
-    let j = json(&run(&[
-        "traffic",
-        cap.to_str().unwrap(),
-        "--format",
-        "json",
-    ]));
-    assert_ne!(j["requests"][1]["miss"]["kind"], "prefix");
+    let kind = |second: &Value| {
+        std::fs::write(&cap, format!("{first}\n{second}\n")).unwrap();
+        let j = json(&run(&[
+            "traffic",
+            cap.to_str().unwrap(),
+            "--format",
+            "json",
+        ]));
+        j["requests"][1]["miss"].clone()
+    };
+    let m = kind(&cold);
+    assert_eq!(m["kind"], "prefix", "{m}");
+    assert!(
+        m["detail"]
+            .as_str()
+            .unwrap()
+            .contains("none of it was read"),
+        "{m}"
+    );
+    // An hour later the other's prefix has expired: nothing was cached
+    // for it, the first-write story stays.
+    cold["ts_start"] = "2026-12-01T03:40:00.000Z".into();
+    assert_ne!(kind(&cold)["kind"], "prefix");
 }

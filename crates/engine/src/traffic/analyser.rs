@@ -190,7 +190,39 @@ fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange, table: &M
                 "a prompt that starts the same"
             }
         );
+        return;
     }
+    // Nothing read, though a conversation that starts the same cached its
+    // prefix moments before: the system prompt changed before the first
+    // point that prefix was cached at (a new session with an appended
+    // system prompt), which is why it was written again; not a cold start.
+    let body = super::explain::body;
+    if u.cache_read_input_tokens == 0
+        && other.model == x.model
+        && still_held(other, x)
+        && let (Some(a), Some(b)) = (body(other), body(x))
+        && super::explain::parts_before_a_breakpoint(a, b)
+        && let Some(p) =
+            super::explain::across_conversations(other, x, &u, table.resolve(Some(&x.model)))
+        && p.kind == MissKind::Prefix
+        && p.position
+            .as_deref()
+            .is_some_and(|l| l.starts_with("system"))
+    {
+        *m = p;
+    }
+}
+
+/// Whether what `other` cached may still be held when `x` is sent: within
+/// the TTL it wrote with (5 minutes, or an hour for 1-hour writes); true
+/// when either time is unknown.
+fn still_held(other: &Exchange, x: &Exchange) -> bool {
+    let ttl = if other.usage.is_some_and(|u| u.written_1h() > 0) {
+        LONGEST_TTL_SECS
+    } else {
+        300.0
+    };
+    other.at.zip(x.at).is_none_or(|(a, b)| b - a <= ttl)
 }
 
 /// The text of a request's first position (its first tool, system block or
@@ -299,7 +331,15 @@ impl Sums {
             return;
         }
         // The prices this request was charged at (its tier, its speed).
-        let m = &*table.resolve(Some(&r.model)).priced_for(u.prompt(), u.fast);
+        let model = table.resolve(Some(&r.model));
+        if u.fast
+            && model.fast.is_none()
+            && model.fast_multiplier.is_none()
+            && !t.fast_at_standard_rates.contains(&r.model)
+        {
+            t.fast_at_standard_rates.push(r.model.clone());
+        }
+        let m = &*model.priced_for(u.prompt(), u.fast);
         let per = |n: u64, p: f64| n as f64 * p / 1e6;
         let w = u.cache_creation_input_tokens;
         let w1h = u.written_1h().min(w);

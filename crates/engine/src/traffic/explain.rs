@@ -396,30 +396,71 @@ fn compare_requests(a: &Request, b: &Request, u: &Usage, model: &ModelInfo) -> O
 /// another one (`other`) whose cached prefix the provider may still hold:
 /// where the two first differ (tools or a position), said as a change of
 /// that prefix, with what was read of it. None when they share no prefix
-/// or the body of either is not recorded.
+/// or neither the body nor the shape (a transcript's tools and system
+/// prompt) of either is recorded.
 pub(super) fn across_conversations(
     other: &Exchange,
     x: &Exchange,
     u: &Usage,
     model: &ModelInfo,
 ) -> Option<Miss> {
-    let (a, b) = (other.request.as_ref()?, x.request.as_ref()?);
+    // The bodies, else the tools and system prompt a transcript records.
+    let (a, b) = (body(other)?, body(x)?);
     let m = compare_requests(a, b, u, model)?;
     if !matches!(m.kind, MissKind::Prefix | MissKind::Tools) {
         return None;
     }
+    let held = if u.cache_read_input_tokens > 0 {
+        format!(
+            "whose prefix the provider still held (read {}, wrote {})",
+            crate::plural(u.cache_read_input_tokens, "token"),
+            crate::plural(u.cache_creation_input_tokens, "token")
+        )
+    } else {
+        let when = match (other.at, x.at) {
+            (Some(a), Some(b)) if b - a < 1.0 => " less than a second before".to_string(),
+            (Some(a), Some(b)) => format!(" {} before", fmt_gap(b - a)),
+            _ => String::new(),
+        };
+        format!(
+            "whose prefix the provider cached{when}; none of it was read: the two part before the first point it was cached at, and {} were written again",
+            crate::plural(u.cache_creation_input_tokens, "token")
+        )
+    };
     Some(Miss {
         detail: format!(
-            "a new conversation ({}) that starts as {} did, whose prefix the provider still held (read {}, wrote {}): {}",
+            "a new conversation ({}) that starts as {} did, {held}: {}",
             chain_phrase(&x.chain),
             chain_phrase(&other.chain),
-            crate::plural(u.cache_read_input_tokens, "token"),
-            crate::plural(u.cache_creation_input_tokens, "token"),
             m.detail
                 .replace("the previous request", "that conversation's request")
         ),
         ..m
     })
+}
+
+/// Whether `b` starts as `a` does but parts from it before any point `a`
+/// was cached at (a breakpoint of `a` among the positions both share):
+/// the provider then holds nothing `b` could read, though it holds `a`'s
+/// prefix. False when they share nothing.
+pub(super) fn parts_before_a_breakpoint(a: &Request, b: &Request) -> bool {
+    let mut shared = 0;
+    for (p, q) in a.each_position().zip(b.each_position()) {
+        if p.label != q.label || p.text != q.text {
+            break;
+        }
+        if p.breakpoint {
+            return false;
+        }
+        shared += 1;
+    }
+    shared > 0
+}
+
+/// A request's body, else the tools and system prompt its transcript
+/// records.
+pub(super) fn body(e: &Exchange) -> Option<&std::sync::Arc<Request>> {
+    e.request.as_ref().or(e.shape.as_ref())
 }
 
 /// How many positions two requests share from their start.

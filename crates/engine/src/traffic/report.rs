@@ -192,6 +192,7 @@ fn totals_json(t: &Traffic) -> Value {
         })).collect::<Vec<_>>(),
         "counterfactual": t.totals.counterfactual,
         "unpriced_models": t.totals.unpriced_models,
+        "fast_at_standard_rates": t.totals.fast_at_standard_rates,
     });
     if let Some(c) = t.totals.agent_cost_usd {
         v["agent_cost_usd"] = json!((c * 1e6).round() / 1e6);
@@ -282,6 +283,12 @@ pub fn notes(t: &Traffic) -> Vec<String> {
         v.push(format!(
             "not priced (not in the model table, assets/models.json): {}",
             x.unpriced_models.join(", ")
+        ));
+    }
+    if !x.fast_at_standard_rates.is_empty() {
+        v.push(format!(
+            "fast mode priced at standard rates, a lower bound: the model table has no fast-mode price for {} (no *_ultrafast rates, no documented multiple)",
+            x.fast_at_standard_rates.join(", ")
         ));
     }
     v.extend(t.skipped.describe());

@@ -84,6 +84,10 @@ pub struct Totals {
     /// Models of requests not in the model table (no price: not in the
     /// cost).
     pub unpriced_models: Vec<String>,
+    /// Models of requests sent in fast mode (`speed: "fast"`) that the
+    /// model table has no fast-mode price for (no `*_ultrafast` rates, no
+    /// documented multiple): priced at standard rates, a lower bound.
+    pub fast_at_standard_rates: Vec<String>,
     /// What the agent itself says the requests cost, when it says
     /// (Claude Code's transcripts), beside ours.
     pub agent_cost_usd: Option<f64>,
