@@ -254,7 +254,10 @@ mod tests {
         )
         .unwrap();
         let html = row(&t.requests[1], HtmlOptions { content: true });
-        assert_eq!(html.matches("<td class=\"n\">–</td>").count(), 4, "{html}");
-        assert!(crate::traffic::to_text(&t, false).contains("–        –        –        –"));
+        // The four figures and the cost: no usage, nothing to price.
+        assert_eq!(html.matches("<td class=\"n\">–</td>").count(), 5, "{html}");
+        assert!(
+            crate::traffic::to_text(&t, false).contains("–        –        –        –        –")
+        );
     }
 }
