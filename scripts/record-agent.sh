@@ -26,6 +26,10 @@
 # style.md it imports (saved under user-home/): a miss between sessions
 # (tests/fixtures/agents/claude-code-sessions, with CLAUDE_CODE_VERSION=2.1.332).
 #
+# CODEX_SCENARIO=user-memory adds the user's ~/.codex/AGENTS.md to the
+# Codex session (saved under user-home/; tests/fixtures/agents/codex-0.171-home,
+# with CODEX_VERSION=0.171.0).
+#
 # CLAUDE_SCENARIO=nested-memory records Claude Code reading a file in a
 # subfolder that holds its own CLAUDE.md (with an import, a comment, a
 # .claude/CLAUDE.md and a CLAUDE.local.md): the memory it loads on demand
@@ -456,6 +460,12 @@ for f in tools/*.sh; do sh -n "$f"; done
 echo ok
 EOF
   printf '# maint\n\nSmall maintenance scripts.\n' >"$ws/README.md"
+  if [[ ${CODEX_SCENARIO:-} == user-memory ]]; then
+    # the user's own AGENTS.md, which Codex reads before the project's
+    printf '# My rules\n\n- I use Debian; prefer apt.\n- Explain a command before running it.\n' >"$home/.codex/AGENTS.md"
+    mkdir -p "$run/user-home/.codex"
+    cp "$home/.codex/AGENTS.md" "$run/user-home/.codex/"
+  fi
   git -C "$ws" init -q -b main
   snapshot "$ws" "$run/workspace"
   start_pair main

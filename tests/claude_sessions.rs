@@ -2,7 +2,9 @@
 //! appended system prompt, recorded through the proxy against the loopback
 //! upstream (tests/fixtures/agents/claude-code-sessions, made by
 //! `CLAUDE_SCENARIO=sessions scripts/record-agent.sh claude-code`), with
-//! the user's own memory: `~/.claude/CLAUDE.md` importing `@style.md`.
+//! the user's own memory: `~/.claude/CLAUDE.md` importing `@style.md`; and
+//! Codex 0.171.0 with the user's `~/.codex/AGENTS.md`
+//! (tests/fixtures/agents/codex-0.171-home, `CODEX_SCENARIO=user-memory`).
 
 use crate::common;
 
@@ -12,7 +14,13 @@ use common::*;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/claude-code-sessions")
+    agent_fixture("claude-code-sessions")
+}
+
+fn agent_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(name)
 }
 
 /// What the upstream answered for each request, in order.
@@ -113,11 +121,17 @@ struct Home {
 
 impl Home {
     fn new() -> Home {
+        Home::of(&fixture(), "project")
+    }
+
+    /// `fixture`'s user memory in a private home, its folder at
+    /// HOME/`folder`.
+    fn of(fixture: &Path, folder: &str) -> Home {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().canonicalize().unwrap();
-        copy_dir(&fixture().join("user-home"), &home);
-        copy_dir(&fixture().join("workspace"), &home.join("project"));
-        let cap = std::fs::read_to_string(fixture().join("capture.jsonl")).unwrap();
+        copy_dir(&fixture.join("user-home"), &home);
+        copy_dir(&fixture.join("workspace"), &home.join(folder));
+        let cap = std::fs::read_to_string(fixture.join("capture.jsonl")).unwrap();
         let cap = cap.replace("/home/user", &home.display().to_string());
         std::fs::write(home.join("capture.jsonl"), cap).unwrap();
         Home { dir }
@@ -134,7 +148,11 @@ impl Home {
     }
 
     fn traffic(&self, extra: &[&str]) -> std::process::Output {
-        let (cap, ws) = (self.path("capture.jsonl"), self.path("project"));
+        self.traffic_in("project", extra)
+    }
+
+    fn traffic_in(&self, folder: &str, extra: &[&str]) -> std::process::Output {
+        let (cap, ws) = (self.path("capture.jsonl"), self.path(folder));
         let mut args = vec!["traffic", cap.as_str(), "--against", ws.as_str()];
         args.extend(extra);
         std::process::Command::new(bin())
@@ -168,4 +186,42 @@ fn user_memory_and_its_import_are_found_in_the_real_requests() {
         let check = stdout(&h.traffic(&["--request", n, "--check-profile"]));
         assert!(check.contains("no difference"), "request {n}: {check}");
     }
+}
+
+/// Codex 0.171.0's first request holds the user's `~/.codex/AGENTS.md`
+/// before the project's and the working folder's (`tools/`): found, named
+/// by its home path, sent whole; the profile run from `tools/` renders
+/// all three as Codex sent them.
+#[test]
+fn codex_user_agents_md_is_found_in_its_real_request() {
+    let h = Home::of(&agent_fixture("codex-0.171-home"), "repo");
+    let o = h.traffic_in("repo", &["--request", "1", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = &json(&o)["attribution"];
+    let sent: Vec<(&str, &str, u64)> = a["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap(),
+                f["sent"].as_str().unwrap(),
+                f["spans"][0]["start"].as_u64().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    for want in ["~/.codex/AGENTS.md", "AGENTS.md", "tools/AGENTS.md"] {
+        assert!(
+            sent.iter().any(|s| s.0 == want && s.1 == "whole"),
+            "{want} in {sent:?}"
+        );
+    }
+    // The user's before the project's, in the same message.
+    let at = |p: &str| sent.iter().find(|s| s.0 == p).unwrap().2;
+    assert!(at("~/.codex/AGENTS.md") < at("AGENTS.md"), "{sent:?}");
+    let check = stdout(&h.traffic_in(
+        "repo",
+        &["--request", "1", "--check-profile", "--workdir", "tools"],
+    ));
+    assert!(check.contains("no difference"), "{check}");
 }
