@@ -981,3 +981,69 @@ fn a_figure_cut_by_the_tables_edge_is_never_shown_in_part() {
         "{chips:?} beyond {panel}"
     );
 }
+
+/// The Diff view compares two recorded requests of different captures
+/// (issue 38): each side's picker takes a request typed as `CAPTURE#N`;
+/// the comparison names both; a typo is said, not taken.
+#[test]
+fn the_diff_view_compares_requests_of_two_captures() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    let old = fixtures.join("claude-code/capture.jsonl");
+    let new = fixtures.join("claude-code-2.1.332/capture.jsonl");
+    let mut h = harness(sample());
+    h.get_by_label("Diff").click();
+    h.run_steps(3);
+    let choose = |h: &mut Harness<'static, Option<App>>, which: usize, text: &str| {
+        // The Diff view's two pickers, after the side panel's.
+        let combos: Vec<_> = h.query_all_by_role(Role::ComboBox).collect();
+        combos[combos.len() - 2 + which].click();
+        h.run_steps(3);
+        let field = h.get_by_role(Role::TextInput);
+        field.focus();
+        field.type_text(text);
+        h.run_steps(2);
+        h.get_by_label("Use").click();
+        h.run_steps(3);
+    };
+    choose(&mut h, 0, "no-number-here");
+    h.get_by_label_contains("a capture and a request number, as FILE#N");
+    // The typo left in the field, as a user would clear it.
+    h.state_mut().as_mut().unwrap().diff_view.typed[0].clear();
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    choose(&mut h, 0, &format!("{}#1", old.display()));
+    choose(&mut h, 1, &format!("{}#1", new.display()));
+    wait_for(&mut h, "the diff", |a| {
+        !a.diff_view.pending && !a.diff_view.dirty && a.diff_view.result.is_some()
+    });
+    let a = app(&h);
+    assert_eq!(
+        a.diff_view.a,
+        prompt_inspector::ui::diff::Side::Request {
+            capture: old.clone(),
+            index: 1
+        }
+    );
+    let d = a
+        .diff_view
+        .result
+        .as_ref()
+        .unwrap()
+        .as_ref()
+        .expect("a diff");
+    assert!(!d.identical);
+    assert!(d.recorded);
+    assert!(a.diff_view.typed_error.is_none());
+    assert_eq!(
+        a.diff_view.b,
+        prompt_inspector::ui::diff::Side::Request {
+            capture: new.clone(),
+            index: 1
+        }
+    );
+    // The summary says what changed between the two releases' requests.
+    assert!(
+        h.query_all_by_label_contains("changed").next().is_some(),
+        "no change said"
+    );
+}

@@ -29,7 +29,13 @@ impl Side {
         match self {
             Side::Live => "live (current state)".into(),
             Side::Session(s) => format!("session {s} (live)"),
-            Side::Request { index, .. } => format!("request #{index}"),
+            Side::Request { capture, index } => format!(
+                "request #{index} of {}",
+                capture
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
             Side::Snapshot(p) => format!(
                 "snapshot {}",
                 p.file_name()
@@ -56,6 +62,32 @@ pub struct DiffView {
     /// Side B's request traced to the open workspace: each part's files
     /// (shown under the part's group, each opening in the editor).
     pub sources: Option<Sources>,
+    /// What is typed in each side's "a recorded request" field
+    /// (`CAPTURE#N`), and why the last one typed was not taken.
+    pub typed: [String; 2],
+    pub typed_error: Option<String>,
+}
+
+/// A recorded request as typed: `CAPTURE#N` (a capture or transcript of
+/// any folder, its request N, 1-based).
+pub fn parse_request(text: &str) -> Result<Side, String> {
+    let text = text.trim();
+    let (file, n) = text
+        .rsplit_once('#')
+        .ok_or_else(|| format!("“{text}”: a capture and a request number, as FILE#N"))?;
+    let index = n
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("“{n}”: not a request number (1 for the first)"))?;
+    if file.trim().is_empty() {
+        return Err(format!("“{text}”: no capture before the #"));
+    }
+    Ok(Side::Request {
+        capture: PathBuf::from(file.trim()),
+        index,
+    })
 }
 
 /// A recorded request's parts traced to the workspace they came from.
@@ -79,6 +111,8 @@ impl Default for DiffView {
             pending: false,
             generation: 0,
             sources: None,
+            typed: Default::default(),
+            typed_error: None,
         }
     }
 }
@@ -86,13 +120,15 @@ impl Default for DiffView {
 const ADD: Color32 = super::colors::GOOD;
 const DEL: Color32 = super::colors::ERROR;
 
+/// A side's choices: live, a session, a snapshot, or a recorded request
+/// of any capture (typed as `CAPTURE#N`, as `traffic --with` takes it).
 fn picker(
     ui: &mut Ui,
-    id: &str,
-    label: &str,
+    (id, label): (&str, &str),
     side: &mut Side,
-    sessions: &[String],
-    snapshots: &[PathBuf],
+    typed: &mut String,
+    (sessions, snapshots): (&[String], &[PathBuf]),
+    error: &mut Option<String>,
 ) -> bool {
     let mut changed = false;
     // The side's letter before its box (egui puts a combo's label after
@@ -111,6 +147,27 @@ fn picker(
                     changed = true;
                 }
             }
+            ui.separator();
+            ui.label("a recorded request, of any capture:");
+            ui.horizontal(|ui| {
+                let field = ui.add(
+                    egui::TextEdit::singleline(typed)
+                        .hint_text("capture.jsonl#3")
+                        .desired_width(200.0),
+                );
+                let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if ui.button("Use").clicked() || enter {
+                    match parse_request(typed) {
+                        Ok(o) => {
+                            *error = None;
+                            changed |= *side != o;
+                            *side = o;
+                            ui.close();
+                        }
+                        Err(e) => *error = Some(e),
+                    }
+                }
+            });
         });
     changed
 }
@@ -188,8 +245,16 @@ pub fn show(
     out: &mut Vec<Command>,
 ) {
     ui.horizontal_wrapped(|ui| {
-        view.dirty |= picker(ui, "diff-a", "A", &mut view.a, sessions, snapshots);
-        view.dirty |= picker(ui, "diff-b", "B", &mut view.b, sessions, snapshots);
+        let [ta, tb] = &mut view.typed;
+        let lists = (sessions, snapshots);
+        let e = &mut view.typed_error;
+        let changed = picker(ui, ("diff-a", "A"), &mut view.a, ta, lists, e)
+            | picker(ui, ("diff-b", "B"), &mut view.b, tb, lists, e);
+        if changed {
+            // The files traced were of the request B was before.
+            view.sources = None;
+            view.dirty = true;
+        }
         if ui.button("Compare").clicked() {
             view.dirty = true;
         }
@@ -204,6 +269,9 @@ pub fn show(
             ui.weak("comparing…");
         }
     });
+    if let Some(e) = &view.typed_error {
+        ui.colored_label(super::colors::text(ui, DEL), e);
+    }
     if view.dirty {
         out.push(Command::ComputeDiff);
     }

@@ -1,12 +1,17 @@
 //! Text in any language: a CJK font of the system when there is one, and the
 //! bundled subset (assets/fonts) as the last fallback, so Chinese, Japanese
-//! and Korean render as glyphs, never as boxes.
+//! and Korean render as glyphs, never as boxes; then a bundled emoji and
+//! symbol subset, for the emoji agents' prompts hold.
 
 use std::sync::Arc;
 
 use egui::{FontData, FontDefinitions, FontFamily};
 
 const BUNDLED: &[u8] = include_bytes!("../../assets/fonts/cjk-fallback.ttf");
+/// Emoji and symbols (a subset of Symbola, scripts/make-emoji-font.sh):
+/// egui's fonts have none, and agents' prompts hold some ("🤖 Generated
+/// with …").
+const EMOJI: &[u8] = include_bytes!("../../assets/fonts/emoji-fallback.ttf");
 
 /// Fonts of common desktops that cover CJK (first found wins).
 const SYSTEM_CJK: &[(&str, u32)] = &[
@@ -66,6 +71,11 @@ pub fn install(ctx: &egui::Context, system: Option<SystemFont>) {
         Arc::new(FontData::from_static(BUNDLED)),
     );
     names.push("bundled-cjk");
+    fonts.font_data.insert(
+        "bundled-emoji".into(),
+        Arc::new(FontData::from_static(EMOJI)),
+    );
+    names.push("bundled-emoji");
     // Arrows, box drawing and geometric shapes: egui's monospace font has
     // them, its proportional one does not.
     if fonts.font_data.contains_key("Hack") {
