@@ -1047,3 +1047,23 @@ fn the_diff_view_compares_requests_of_two_captures() {
         "no change said"
     );
 }
+
+/// At 1024×640 the columns beside the ids scroll sideways: the rows'
+/// vertical bar is drawn beside the ids (in sight), where it was past the
+/// last column, off the window, and 6 of the sample's 27 rows were hidden
+/// with no sign of them.
+#[test]
+fn a_narrow_fragment_table_keeps_its_rows_bar_in_sight() {
+    let mut h = window::harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    h.run_steps(4);
+    assert!(
+        app(&h).table_view.columns_overflow,
+        "the columns overflow at 1024"
+    );
+    let mut wide = window::harness_sized(sample(), egui::vec2(3000.0, 1200.0));
+    wide.run_steps(4);
+    assert!(
+        !app(&wide).table_view.columns_overflow,
+        "every column fits at 3000 px: the bar stays at the right"
+    );
+}

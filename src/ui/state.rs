@@ -243,6 +243,10 @@ pub struct TableView {
     /// The selected fragment the table last scrolled to (a new selection
     /// is scrolled into view once).
     pub shown_selection: Option<String>,
+    /// The columns beside the ids were wider than their room last frame
+    /// (they scroll sideways): the rows' vertical bar is then drawn beside
+    /// the ids, where it is always in sight, not past the last column.
+    pub columns_overflow: bool,
 }
 
 impl Default for TableView {
@@ -254,6 +258,7 @@ impl Default for TableView {
             sort_ascending: true,
             scroll_y: 0.0,
             shown_selection: None,
+            columns_overflow: false,
         }
     }
 }

@@ -230,6 +230,10 @@ fn draw(
     let bars = bars(ui, &painter, lanes, &row_of, (&x, &y, plot));
     // The selected tick is drawn last, over the others.
     let marks = marks(t, lanes, &row_of, (&x, plot));
+    // Ticks at 3:1 on the track and on the cache bars they cross.
+    let track = ui.visuals().extreme_bg_color;
+    let under = [track, colors::over(bar_fill(ui), track)];
+    let tick = |painter: &egui::Painter, at, selected| tick(painter, at, selected, &under);
     for &(i, cx, row) in &marks {
         tick(&painter, (&t.requests[i], cx, y(row), lane), false);
     }
@@ -285,11 +289,7 @@ fn bars(
     (x, y, rect): (&dyn Fn(f64) -> f32, &RowTop<'_>, egui::Rect),
 ) -> Vec<(usize, egui::Rect)> {
     let lane = LANE;
-    let fill = if ui.visuals().dark_mode {
-        colors::faded(colors::READ)
-    } else {
-        colors::READ.gamma_multiply(0.6)
-    };
+    let fill = bar_fill(ui);
     let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
     for (i, e) in lanes.log.all.iter().enumerate() {
         let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
@@ -552,17 +552,32 @@ fn kind(r: &Row) -> TickKind {
 
 /// One request's tick in its lane: a write orange, a read green, a
 /// failure red; the selected one wider.
-fn tick(painter: &egui::Painter, (r, cx, top, lane): (&Row, f32, f32, f32), selected: bool) {
+fn tick(
+    painter: &egui::Painter,
+    (r, cx, top, lane): (&Row, f32, f32, f32),
+    selected: bool,
+    under: &[egui::Color32],
+) {
     let color = match kind(r) {
         TickKind::Failure => colors::ERROR,
         TickKind::Read => colors::READ,
         TickKind::Write => colors::WRITE,
     };
+    let color = colors::visible_on(color, under);
     let stroke = if selected { 4.0 } else { 2.0 };
     painter.line_segment(
         [pos2(cx, top + 1.0), pos2(cx, top + lane - 1.0)],
         egui::Stroke::new(stroke, color),
     );
+}
+
+/// A cache entry's bar: a pale read green under the ticks.
+fn bar_fill(ui: &Ui) -> egui::Color32 {
+    if ui.visuals().dark_mode {
+        colors::faded(colors::READ)
+    } else {
+        colors::READ.gamma_multiply(0.6)
+    }
 }
 
 #[cfg(test)]
