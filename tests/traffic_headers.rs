@@ -100,6 +100,22 @@ fn the_proxy_records_both_sides_headers_without_a_credential() {
     }
 }
 
+/// `capture` open in the Traffic tab, its first request selected with the
+/// keyboard (its body read), its Headers tab shown.
+fn first_request_headers(
+    h: &mut egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>,
+    capture: &std::path::Path,
+) {
+    open_in_traffic(h, capture);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(1);
+    wait_for(h, "the body", |a| {
+        matches!(&a.traffic_view.body, Some((1, Ok(_))))
+    });
+    h.get_by_label("Headers").click();
+    h.run_steps(2);
+}
+
 #[test]
 fn the_headers_tab_shows_them_and_no_credential_a_hand_made_capture_holds() {
     let dir = tempfile::tempdir().unwrap();
@@ -114,14 +130,7 @@ fn the_headers_tab_shows_them_and_no_credential_a_hand_made_capture_holds() {
         "request": {"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "hi"}]}});
     std::fs::write(&capture, format!("{line}\n")).unwrap();
     let mut h = harness(sample());
-    open_in_traffic(&mut h, &capture);
-    h.key_press(egui::Key::ArrowDown);
-    h.run_steps(1);
-    wait_for(&mut h, "the body", |a| {
-        matches!(&a.traffic_view.body, Some((1, Ok(_))))
-    });
-    h.get_by_label("Headers").click();
-    h.run_steps(2);
+    first_request_headers(&mut h, &capture);
     // The answer's first (as DevTools has them): beside the request's on
     // a wide pane, else above them.
     let request = h.get_by_label("Request headers (3)").rect();
@@ -203,14 +212,7 @@ fn a_comma_separated_header_breaks_only_between_its_items() {
     let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/agents/claude-code-headers/capture.jsonl");
     let mut h = crate::window::harness_sized(sample(), egui::vec2(1024.0, 640.0));
-    open_in_traffic(&mut h, &capture);
-    h.key_press(egui::Key::ArrowDown);
-    h.run_steps(1);
-    wait_for(&mut h, "the body", |a| {
-        matches!(&a.traffic_view.body, Some((1, Ok(_))))
-    });
-    h.get_by_label("Headers").click();
-    h.run_steps(2);
+    first_request_headers(&mut h, &capture);
     let name = h.get_by_label("anthropic-beta").rect();
     let items = [
         "claude-code-20250219,",

@@ -304,6 +304,27 @@ pub fn usage_bar(ui: &mut Ui, u: &Input, scale: u64, width: f32, sense: Sense) -
 mod tests {
     use super::*;
 
+    /// Every colour with a meaning in a theme: statuses, layers (the
+    /// agent's own included), the cache's and the problems'.
+    fn meaning(dark: bool) -> Vec<Color32> {
+        let mut palette = vec![
+            ERROR,
+            WARNING,
+            GOOD,
+            READ,
+            WRITE,
+            UNCACHED,
+            MARKER,
+            HISTORY,
+            CURRENT,
+            CACHE_BREAKER,
+            tools(dark),
+        ];
+        palette.extend((0..=4).map(|l| layer(l, dark)));
+        palette.extend(Status::ALL.map(status));
+        palette
+    }
+
     /// Every colour this palette gives text, in both themes, through
     /// [`text`]'s adjustment, and the themes' own text colours.
     #[test]
@@ -311,29 +332,7 @@ mod tests {
         for dark in [false, true] {
             let v = visuals(dark);
             let bgs = backgrounds(&v);
-            let mut palette = vec![
-                ERROR,
-                WARNING,
-                GOOD,
-                READ,
-                WRITE,
-                UNCACHED,
-                MARKER,
-                HISTORY,
-                CURRENT,
-                tools(dark),
-            ];
-            palette.extend(
-                [
-                    Status::Kept,
-                    Status::Summarized,
-                    Status::Truncated,
-                    Status::Dropped,
-                    Status::Disabled,
-                ]
-                .map(status),
-            );
-            palette.extend((1..=4).map(|l| layer(l, dark)));
+            let mut palette = meaning(dark);
             palette.extend(
                 ["soul", "agents", "skill.sql", "memory.daily", "x"].map(|id| fragment(id, dark)),
             );
@@ -366,31 +365,7 @@ mod tests {
     fn every_swatch_and_bar_colour_reaches_3_to_1_in_both_themes() {
         for dark in [false, true] {
             let bgs = graphic_backgrounds(&visuals(dark));
-            let mut palette = vec![
-                ERROR,
-                WARNING,
-                GOOD,
-                READ,
-                WRITE,
-                UNCACHED,
-                MARKER,
-                HISTORY,
-                CURRENT,
-                CACHE_BREAKER,
-                tools(dark),
-            ];
-            palette.extend((0..=4).map(|l| layer(l, dark)));
-            palette.extend(
-                [
-                    Status::Kept,
-                    Status::Summarized,
-                    Status::Truncated,
-                    Status::Dropped,
-                    Status::Disabled,
-                ]
-                .map(status),
-            );
-            for c in palette {
+            for c in meaning(dark) {
                 let v = visible_on(c, &bgs);
                 for bg in bgs {
                     let r = contrast(v, bg);
