@@ -304,6 +304,30 @@ fn a_layer_sharing_its_block_with_the_agent_adds_up_to_the_block() {
         shared += usize::from(own > 0);
     }
     assert_eq!(shared, 1, "OpenClaw's own text shares one block");
+    // `used` is the user's files: the kept tokens of the fragments of the
+    // user's files in that layer (the built-in skills' entries and the
+    // profile's wording are OpenClaw's own).
+    let layer2 = &r["layers"].as_array().unwrap()[1];
+    assert_eq!(layer2["layer"], 2);
+    let files: u64 = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 2)
+        .filter(|f| {
+            let src = f["source"].as_str().unwrap();
+            !src.ends_with("(built in)") && src != "profile" && src != "skills"
+        })
+        .map(|f| f["kept_tokens"].as_u64().unwrap())
+        .sum();
+    // (Within a few tokens: a fragment counted alone and the same text
+    // counted where it joins the next differ by a token at a seam.)
+    let used = layer2["used"].as_u64().unwrap();
+    assert!(used.abs_diff(files) <= 3, "{used} against {files}: {layer2}");
+    assert!(
+        files < 500,
+        "the user's files, not the agent's list: {files}"
+    );
     let text = stdout(&run(&["report", ws.to_str().unwrap()]));
     assert!(
         text.contains("tokens of OpenClaw 2026.9.6's own text in the same block"),

@@ -146,13 +146,8 @@ pub fn assemble(
         with_markers(p, (&mut layers, &mut blocks), &slots, counter);
     }
     let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);
-    // One truth on a block the agent's text shares with the files: the
-    // layer's `used` and the agent's own add up to the block as sent.
-    for l in &mut layers {
-        if let Some(b) = blocks.iter().find(|b| b.layer == l.layer) {
-            l.agent_own = b.tokens.saturating_sub(l.used);
-        }
-    }
+    let fragments = results(p, slots);
+    split_agent_own(&mut layers, &blocks, &fragments);
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
     Assembly {
         model: p.model.id.clone(),
@@ -162,7 +157,7 @@ pub fn assemble(
         budget: *budget,
         debug_markers,
         layers,
-        fragments: results(p, slots),
+        fragments,
         blocks,
         tools: p.tools.clone(),
         tools_tokens: p.tools_tokens,
@@ -533,4 +528,44 @@ impl LayerCtx<'_> {
             };
         }
     }
+}
+
+/// One truth on a block the agent's text shares with the user's files
+/// (OpenClaw's): the layer's `used` is the user's files, `agent_own` the
+/// rest of the block as sent (the agent's text around the files, its
+/// built-in entries and its own wording among them: the skills' listing
+/// title, the context's title), and the two add up to the block.
+fn split_agent_own(
+    layers: &mut [LayerResult],
+    blocks: &[BlockResult],
+    fragments: &[FragmentResult],
+) {
+    for l in layers {
+        let Some(b) = blocks.iter().find(|b| b.layer == l.layer) else {
+            continue;
+        };
+        let agents: u64 = fragments
+            .iter()
+            .filter(|f| f.layer == l.layer && is_agents_own(f))
+            .map(|f| f.kept_tokens)
+            .sum();
+        let around = b.tokens.saturating_sub(l.used);
+        if around == 0 && agents == 0 {
+            continue;
+        }
+        // Only where the agent's text shares the block (OpenClaw's, not a
+        // block of the agent's own parts alone).
+        if around == 0 && agents >= l.used {
+            continue;
+        }
+        l.used = l.used.saturating_sub(agents);
+        l.agent_own = b.tokens.saturating_sub(l.used);
+    }
+}
+
+/// A fragment of the agent's own words, not of the user's files: a part
+/// it builds in, or its profile's wording (`profile`, the skills listing's
+/// frame).
+fn is_agents_own(f: &FragmentResult) -> bool {
+    f.builtin.is_some() || f.source == "profile" || f.source == "skills"
 }
