@@ -323,7 +323,10 @@ fn a_layer_sharing_its_block_with_the_agent_adds_up_to_the_block() {
     // (Within a few tokens: a fragment counted alone and the same text
     // counted where it joins the next differ by a token at a seam.)
     let used = layer2["used"].as_u64().unwrap();
-    assert!(used.abs_diff(files) <= 3, "{used} against {files}: {layer2}");
+    assert!(
+        used.abs_diff(files) <= 3,
+        "{used} against {files}: {layer2}"
+    );
     assert!(
         files < 500,
         "the user's files, not the agent's list: {files}"
