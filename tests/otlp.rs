@@ -253,6 +253,11 @@ fn assert_span_is_row(s: &Span, r: &Value) {
         r["cost_usd"].as_f64()
     );
     assert_eq!(float(s, "prompt_inspector.gap_s"), r["gap_s"].as_f64());
+    // The agent and release that sent it, as the row names them.
+    assert_eq!(
+        text(s, "prompt_inspector.agent.release").as_deref(),
+        r["release"].as_str()
+    );
     if let Some(at) = r["at"].as_f64() {
         let start = s.start_time_unix_nano as f64 / 1e9;
         assert!((start - at).abs() < 1e-3, "{start} vs {at}");

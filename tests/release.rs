@@ -212,3 +212,27 @@ fn codex_0_171_is_recorded_and_its_folder_view_is_its_request() {
             .all(|r| r["model"] == "gpt-6.2-sol" && r["priced"] == true)
     );
 }
+
+/// Claude Code 2.1.332's folder, its own parts bundled for that release:
+/// the folder view is within 1 % of the request it really sent (o200k),
+/// as Codex 0.171.0's is.
+#[test]
+fn claude_code_2_1_332_folder_view_is_within_1_percent_of_its_request() {
+    let cap = fixture("claude-code-2.1.332/capture.jsonl");
+    let parts = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))["requests"][0]["parts_tokens"]
+        .as_u64()
+        .unwrap() as f64;
+    let ws = fixture("claude-code-2.1.332/workspace");
+    let o = run(&["context", ws.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let used = json(&o)["used"].as_u64().expect("used") as f64;
+    assert!(
+        (used - parts).abs() / parts < 0.01,
+        "folder view {used} against the request's {parts}"
+    );
+}
