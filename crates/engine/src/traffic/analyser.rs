@@ -214,14 +214,9 @@ fn first_of_chain(m: &mut super::Miss, x: &Exchange, other: &Exchange, table: &M
 }
 
 /// Whether what `other` cached may still be held when `x` is sent: within
-/// the TTL it wrote with (5 minutes, or an hour for 1-hour writes); true
-/// when either time is unknown.
+/// the TTL it wrote with; true when either time is unknown.
 fn still_held(other: &Exchange, x: &Exchange) -> bool {
-    let ttl = if other.usage.is_some_and(|u| u.written_1h() > 0) {
-        LONGEST_TTL_SECS
-    } else {
-        300.0
-    };
+    let ttl = super::explain::ttl_left_by(other);
     other.at.zip(x.at).is_none_or(|(a, b)| b - a <= ttl)
 }
 

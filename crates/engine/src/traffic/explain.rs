@@ -241,12 +241,7 @@ fn under_minimum(u: &Usage, model: &ModelInfo) -> Option<Miss> {
 /// what it left cached.
 fn ttl_expired(p: &Exchange, x: &Exchange) -> Option<Miss> {
     if let (Some(a), Some(b)) = (p.at, x.at) {
-        // The TTL of what the previous request left cached.
-        let ttl = if p.usage.is_some_and(|pu| pu.written_1h() > 0) {
-            3600.0
-        } else {
-            300.0
-        };
+        let ttl = ttl_left_by(p);
         if b - a > ttl {
             return Some(Miss {
                 expired_ttl: Some(ttl as u64),
@@ -390,6 +385,16 @@ fn compare_requests(a: &Request, b: &Request, u: &Usage, model: &ModelInfo) -> O
     None
 }
 
+/// The TTL, in seconds, of what request `p` left cached: an hour when it
+/// wrote 1-hour entries, else five minutes.
+pub(super) fn ttl_left_by(p: &Exchange) -> f64 {
+    if p.usage.is_some_and(|pu| pu.written_1h() > 0) {
+        3600.0
+    } else {
+        300.0
+    }
+}
+
 /// Position `label` differs: `before` in the previous request, `after` in
 /// this one.
 /// The first request of a conversation against an earlier request of
@@ -444,17 +449,8 @@ pub(super) fn across_conversations(
 /// the provider then holds nothing `b` could read, though it holds `a`'s
 /// prefix. False when they share nothing.
 pub(super) fn parts_before_a_breakpoint(a: &Request, b: &Request) -> bool {
-    let mut shared = 0;
-    for (p, q) in a.each_position().zip(b.each_position()) {
-        if p.label != q.label || p.text != q.text {
-            break;
-        }
-        if p.breakpoint {
-            return false;
-        }
-        shared += 1;
-    }
-    shared > 0
+    let mut shared = shared_prefix(a, b).peekable();
+    shared.peek().is_some() && shared.all(|p| !p.breakpoint)
 }
 
 /// A request's body, else the tools and system prompt its transcript
@@ -465,10 +461,18 @@ pub(super) fn body(e: &Exchange) -> Option<&std::sync::Arc<Request>> {
 
 /// How many positions two requests share from their start.
 pub(super) fn shared_positions(a: &Request, b: &Request) -> usize {
+    shared_prefix(a, b).count()
+}
+
+/// `a`'s positions that `b` starts with, in order (same label and text).
+fn shared_prefix<'r>(
+    a: &'r Request,
+    b: &'r Request,
+) -> impl Iterator<Item = crate::request::Position<'r>> + 'r {
     a.each_position()
         .zip(b.each_position())
         .take_while(|(p, q)| p.label == q.label && p.text == q.text)
-        .count()
+        .map(|(p, _)| p)
 }
 
 fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
