@@ -303,6 +303,9 @@ pub enum Done {
     Tables {
         table: Arc<ModelTable>,
         profiles: Vec<String>,
+        /// What the folder views assume of each agent (the traffic views'
+        /// release notice).
+        assumed: Vec<crate::engine::traffic::release::Assumed>,
     },
     /// What was learned from a request (see [`Job::Learn`]), in a sentence.
     Learned {

@@ -47,6 +47,10 @@ pub struct TrafficView {
     pub timeline: super::timeline::Zoom,
     /// The selected request's tab (kept from one request to the next).
     pub detail_tab: super::traffic_request::DetailTab,
+    /// What the folder views assume of each agent's own parts, as the
+    /// worker last read it (at start, and with each capture read): for the
+    /// live capture's notice, without a file read on this thread.
+    pub assumed: Vec<crate::engine::traffic::release::Assumed>,
 }
 
 /// A recorded request as text: its body (pretty JSON) and the curl
@@ -117,6 +121,9 @@ impl TrafficView {
             Err(crate::engine::error::Error::Cancelled) => return,
             r => r.map_err(String::from),
         };
+        if let Ok(t) = &result {
+            self.assumed = t.assumed.clone();
+        }
         // A live capture grows under the selection: keep it.
         if self.proxy.addr.is_none() {
             self.selected = None;
@@ -157,7 +164,7 @@ impl TrafficView {
                 requests: Vec::new(),
                 totals: Totals::default(),
                 skipped: Default::default(),
-                assumed: crate::assumed_releases(),
+                assumed: self.assumed.clone(),
             }));
         }
         let Some(Ok(t)) = &mut self.result else {

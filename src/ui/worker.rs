@@ -313,9 +313,10 @@ impl Worker {
             .spawn(move || {
                 let table =
                     Arc::new(crate::model_table().unwrap_or_else(|_| ModelTable::bundled()));
-                let profiles = crate::profiles()
-                    .unwrap_or_else(|_| engine::workspace::profiles::Profiles::bundled())
-                    .ids();
+                let loaded = crate::profiles()
+                    .unwrap_or_else(|_| engine::workspace::profiles::Profiles::bundled());
+                let assumed = engine::traffic::release::assumed(&loaded);
+                let profiles = loaded.ids();
                 let mut shared = Shared {
                     counter,
                     table: table.clone(),
@@ -323,7 +324,11 @@ impl Worker {
                     ctx: shared_ctx,
                     live: Analyser::default(),
                 };
-                shared.send(Done::Tables { table, profiles });
+                shared.send(Done::Tables {
+                    table,
+                    profiles,
+                    assumed,
+                });
                 let mut pending: Option<Job> = None;
                 loop {
                     let job = match pending.take() {

@@ -143,9 +143,14 @@ impl App {
                     fonts::install(&self.ctx, font);
                 }
             }
-            Done::Tables { table, profiles } => {
+            Done::Tables {
+                table,
+                profiles,
+                assumed,
+            } => {
                 self.table = table;
                 self.profiles = profiles;
+                self.traffic_view.assumed = assumed;
             }
             // Not set-up: the others' own answers.
             other => self.on_done(other),
