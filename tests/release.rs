@@ -176,29 +176,7 @@ fn codex_0_171_is_recorded_and_its_folder_view_is_its_request() {
         old.contains("Codex CLI 0.169.0 sent these; its own parts are recorded for that release too, but the folder views assume the newest (0.171.0)"),
         "{old}"
     );
-    let parts = json(&run(&[
-        "traffic",
-        cap.to_str().unwrap(),
-        "--format",
-        "json",
-    ]))["requests"][0]["parts_tokens"]
-        .as_u64()
-        .unwrap() as f64;
-    let ws = fixture("codex-0.171/workspace");
-    let o = run(&[
-        "context",
-        ws.to_str().unwrap(),
-        "--workdir",
-        "tools",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let used = json(&o)["used"].as_u64().expect("used") as f64;
-    assert!(
-        (used - parts).abs() / parts < 0.01,
-        "folder view {used} against the request's {parts}"
-    );
+    assert_folder_view_within_1_percent("codex-0.171", &["--workdir", "tools"]);
     let v = json(&run(&[
         "traffic",
         cap.to_str().unwrap(),
@@ -218,7 +196,14 @@ fn codex_0_171_is_recorded_and_its_folder_view_is_its_request() {
 /// as Codex 0.171.0's is.
 #[test]
 fn claude_code_2_1_332_folder_view_is_within_1_percent_of_its_request() {
-    let cap = fixture("claude-code-2.1.332/capture.jsonl");
+    assert_folder_view_within_1_percent("claude-code-2.1.332", &[]);
+}
+
+/// `context` of the fixture's workspace (with `extra` arguments) uses
+/// within 1 % of the tokens of the first request its capture holds
+/// (o200k).
+fn assert_folder_view_within_1_percent(agent: &str, extra: &[&str]) {
+    let cap = fixture(&format!("{agent}/capture.jsonl"));
     let parts = json(&run(&[
         "traffic",
         cap.to_str().unwrap(),
@@ -227,12 +212,14 @@ fn claude_code_2_1_332_folder_view_is_within_1_percent_of_its_request() {
     ]))["requests"][0]["parts_tokens"]
         .as_u64()
         .unwrap() as f64;
-    let ws = fixture("claude-code-2.1.332/workspace");
-    let o = run(&["context", ws.to_str().unwrap(), "--format", "json"]);
+    let ws = fixture(&format!("{agent}/workspace"));
+    let mut args = vec!["context", ws.to_str().unwrap(), "--format", "json"];
+    args.extend(extra);
+    let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let used = json(&o)["used"].as_u64().expect("used") as f64;
     assert!(
         (used - parts).abs() / parts < 0.01,
-        "folder view {used} against the request's {parts}"
+        "{agent}: folder view {used} against the request's {parts}"
     );
 }
