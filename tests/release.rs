@@ -223,3 +223,210 @@ fn assert_folder_view_within_1_percent(agent: &str, extra: &[&str]) {
         "{agent}: folder view {used} against the request's {parts}"
     );
 }
+
+/// The binary with `home` as the user's home and nothing learned.
+fn run_home(home: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(bin())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", "/nonexistent/prompt-inspector-tests")
+        .output()
+        .expect("binary runs")
+}
+
+/// Claude Code's folder for a project under `~/.claude/projects`: the
+/// path with every character but an ASCII letter or digit a dash.
+fn claude_project(root: &std::path::Path) -> String {
+    root.to_str()
+        .unwrap()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// A copy of an agent fixture's folder, and a home whose session files of
+/// that folder are the fixture's transcript (its recorded folder made the
+/// copy's path).
+fn folder_with_sessions(
+    dir: &std::path::Path,
+    agent: &str,
+    recorded_cwd: &str,
+    sessions: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let ws = dir.join("project");
+    copy_dir(&fixture(&format!("{agent}/workspace")), &ws);
+    let ws = ws.canonicalize().unwrap();
+    let home = dir.join("home");
+    let transcripts = fixture(&format!("{agent}/transcript"));
+    for e in std::fs::read_dir(&transcripts).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace(recorded_cwd, ws.to_str().unwrap());
+        let to = home.join(sessions.replace("{project}", &claude_project(&ws)));
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::write(to.join(p.file_name().unwrap()), text).unwrap();
+    }
+    (ws, home)
+}
+
+/// A Claude Code folder whose newest session (in `~/.claude/projects`)
+/// ran 2.1.328 while the views show the bundled 2.1.332's own parts: the
+/// report (text, JSON, Markdown) and the context view (text, JSON,
+/// Markdown) say so with both releases, the session file and line, and
+/// the profile that shows 2.1.328's; with that profile, nothing is said.
+#[test]
+fn a_folder_whose_agent_ran_an_older_release_says_so_in_the_report_and_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, home) = folder_with_sessions(
+        dir.path(),
+        "claude-code",
+        "/home/user/project",
+        ".claude/projects/{project}",
+    );
+    let w = ws.to_str().unwrap();
+    let file = format!("~/.claude/projects/{}/", claude_project(&ws));
+    let report = run_home(&home, &["report", w]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let text = stdout(&report);
+    let said = "Claude Code 2.1.328 ran in this folder (its newest session here, 2026-12-01); the agent's own parts shown are Claude Code 2.1.332's (the bundled recording): `--profile claude-code@2.1` shows 2.1.328's";
+    assert!(text.contains(said), "{text}");
+    assert!(text.contains(&file), "{text}");
+    let v = json(&run_home(&home, &["report", w, "--format", "json"]));
+    let diag = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("2.1.328 ran"))
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(diag["severity"], "warning");
+    assert!(diag["file"].as_str().unwrap().starts_with(&file), "{diag}");
+    assert!(diag["line"].as_u64().unwrap() >= 1, "{diag}");
+    let md = stdout(&run_home(&home, &["report", w, "--format", "markdown"]));
+    assert!(
+        md.contains("Claude Code 2.1.328 ran in this folder"),
+        "{md}"
+    );
+
+    let ctx = stdout(&run_home(&home, &["context", w]));
+    assert!(
+        ctx.contains("Claude Code 2.1.328 ran in this folder (its newest session of 2026-12-01, ~/.claude/projects/"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("the agent's own parts counted here are Claude Code 2.1.332's"),
+        "{ctx}"
+    );
+    let cj = json(&run_home(&home, &["context", w, "--format", "json"]));
+    assert!(
+        cj["other_release"]
+            .as_str()
+            .is_some_and(|s| s.contains("2.1.328") && s.contains("2.1.332")),
+        "{cj}"
+    );
+    let cm = stdout(&run_home(&home, &["context", w, "--format", "markdown"]));
+    assert!(
+        cm.contains("**Claude Code 2.1.328 ran in this folder"),
+        "{cm}"
+    );
+
+    // The release it ran: nothing to say.
+    for args in [
+        vec!["report", w, "--profile", "claude-code@2.1"],
+        vec!["context", w, "--profile", "claude-code@2.1"],
+    ] {
+        let o = stdout(&run_home(&home, &args));
+        assert!(!o.contains("ran in this folder"), "{args:?}: {o}");
+        assert!(o.contains("2.1.328"), "{args:?}: {o}");
+    }
+    // Without the session file: nothing either.
+    let o = stdout(&run_home(dir.path(), &["report", w]));
+    assert!(!o.contains("ran in this folder"), "{o}");
+}
+
+/// The reverse, for Codex: its newest session of the folder (in
+/// `~/.codex/sessions/YYYY/MM/DD`, started in a subfolder) ran 0.171.0
+/// while the views show 0.169.0's parts; a session of another folder is
+/// not taken for this one.
+#[test]
+fn a_folder_whose_agent_ran_a_newer_release_than_the_shown_parts_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, home) = folder_with_sessions(
+        dir.path(),
+        "codex-0.171-home",
+        "/home/user/repo",
+        ".codex/sessions/2026/12/06",
+    );
+    let w = ws.to_str().unwrap();
+    let text = stdout(&run_home(&home, &["report", w, "--profile", "codex@0.169"]));
+    assert!(
+        text.contains("Codex CLI 0.171.0 ran in this folder (its newest session here, 2026-12-06); the agent's own parts shown are Codex CLI 0.169.0's (the bundled recording): `--profile codex@0.171` shows 0.171.0's"),
+        "{text}"
+    );
+    assert!(
+        text.contains("~/.codex/sessions/2026/12/06/rollout-"),
+        "{text}"
+    );
+    let ctx = stdout(&run_home(
+        &home,
+        &["context", w, "--profile", "codex@0.169"],
+    ));
+    assert!(
+        ctx.contains("Codex CLI 0.171.0 ran in this folder"),
+        "{ctx}"
+    );
+    let same = stdout(&run_home(&home, &["report", w]));
+    assert!(!same.contains("ran in this folder"), "{same}");
+
+    // The same session, of a sibling folder: not this folder's.
+    let other = dir.path().join("project-2");
+    copy_dir(&ws, &other);
+    let o = stdout(&run_home(
+        &home,
+        &[
+            "report",
+            other.to_str().unwrap(),
+            "--profile",
+            "codex@0.169",
+        ],
+    ));
+    assert!(!o.contains("ran in this folder"), "{o}");
+}
+
+/// The Traffic tab names the release that sent a capture of an older
+/// release than the views assume, with both: the same lines as `traffic`.
+#[test]
+fn the_traffic_tab_says_an_older_release_sent_the_capture_with_both() {
+    use egui_kittest::kittest::{NodeT, Queryable};
+    let cap = fixture("claude-code/capture.jsonl");
+    let mut h = crate::window::harness(sample());
+    crate::window::open_in_traffic(&mut h, &cap);
+    h.run_steps(2);
+    h.get_by_label_contains(
+        "sent by Claude Code 2.1.328 (the billing header in its system prompt)",
+    );
+    let assumed = prompt_inspector::assumed_releases();
+    let claude = assumed.iter().find(|a| a.agent == "Claude Code");
+    if claude.is_none_or(|a| a.release != "2.1.328") {
+        // What the folder views assume here (the bundled 2.1.332 unless
+        // this user learned another): the line names both releases.
+        let newest = claude.map_or("2.1.332", |a| a.release.as_str());
+        let line = h
+            .get_by_label_contains("Claude Code 2.1.328 sent these")
+            .accesskit_node()
+            .value()
+            .unwrap_or_default()
+            .to_string();
+        assert!(line.contains(newest), "{line}");
+        let cli = stdout(&run(&["traffic", cap.to_str().unwrap()]));
+        if newest == "2.1.332" {
+            assert!(
+                cli.contains(&line),
+                "the Traffic tab and `traffic` differ: {line}\n{cli}"
+            );
+        }
+    }
+}

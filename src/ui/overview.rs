@@ -287,11 +287,23 @@ fn usage_context(
         u.agent.as_deref().unwrap_or("this workspace"),
         u.model
     ));
+    if let Some(n) = &u.other_release {
+        ui.colored_label(colors::text(ui, colors::WARNING), n);
+    }
     // Not one request's (the Cache tab has each request's): the whole
     // conversation, its answers included, as `context` counts it.
     ui.weak(format!("Session '{session}' after its last turn"));
     context_bar(ui, &parts, u.window, threshold);
-    for r in u.rows.iter().filter(|r| !r.in_use) {
+    // What is kept free is in the bar's legend already; a category of no
+    // tokens (an agent without an autocompact buffer) says nothing.
+    let kept_free = |r: &&crate::engine::assembly::context::Row| {
+        parts.iter().any(|p| !p.in_use && p.label == r.name)
+    };
+    for r in u
+        .rows
+        .iter()
+        .filter(|r| !r.in_use && r.tokens > 0 && !kept_free(r))
+    {
         ui.weak(format!(
             "{}: {} tokens{}",
             r.name,

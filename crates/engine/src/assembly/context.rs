@@ -44,6 +44,11 @@ pub struct ContextUsage {
     pub estimate: bool,
     /// Whose own parts are counted (`Claude Code 2.1.328`).
     pub agent: Option<String>,
+    /// Where the agent's newest session in this folder ran another
+    /// release than the one whose parts are counted: both, and where that
+    /// was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_release: Option<String>,
     pub used: u64,
     pub rows: Vec<Row>,
     pub memory_files: Vec<Item>,
@@ -178,6 +183,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         window,
         estimate: a.estimate,
         agent: a.agent.clone(),
+        other_release: other_release(ins),
         used,
         rows,
         memory_files,
@@ -187,6 +193,26 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         agents,
         skills,
     }
+}
+
+/// The line saying that the agent's newest session in this folder ran
+/// another release than the one whose own parts are counted.
+pub fn other_release(ins: &Assembled) -> Option<String> {
+    let run = ins.workspace.agent_run.as_ref()?;
+    let b = ins.workspace.builtin.as_ref()?;
+    (run.version != b.release).then(|| {
+        let when = run
+            .date
+            .as_deref()
+            .map_or(String::new(), |d| format!(" of {d}"));
+        format!(
+            "{} {} ran in this folder (its newest session{when}, {}); the agent's own parts counted here are {}'s",
+            run.agent,
+            run.version,
+            run.file,
+            b.source()
+        )
+    })
 }
 
 /// What the Memory files category holds beyond its files: the agent's
@@ -375,6 +401,9 @@ pub fn to_text(u: &ContextUsage) -> String {
             ""
         }
     );
+    if let Some(n) = &u.other_release {
+        o += &format!("{n}\n\n");
+    }
     o += &format!("  {:<28} {:>10} {:>7}\n", "Category", "Tokens", "Share");
     for r in &u.rows {
         let note = if r.in_use || r.name == "Free space" {
@@ -410,7 +439,7 @@ pub fn to_text(u: &ContextUsage) -> String {
 pub fn to_markdown(u: &ContextUsage) -> String {
     use crate::text::md_cell;
     let mut o = format!(
-        "## Context usage: {}\n\n{} of {} tokens in use ({}), {}.{}\n\n| Category | Tokens | Share |\n|---|---:|---:|\n",
+        "## Context usage: {}\n\n{} of {} tokens in use ({}), {}.{}{}\n\n| Category | Tokens | Share |\n|---|---:|---:|\n",
         md_cell(&u.model),
         thousands(u.used),
         thousands(u.window),
@@ -425,7 +454,10 @@ pub fn to_markdown(u: &ContextUsage) -> String {
             " An estimate: this model's tokenizer is not public, counted with o200k_base."
         } else {
             ""
-        }
+        },
+        u.other_release
+            .as_deref()
+            .map_or(String::new(), |n| format!("\n\n**{}.**", md_cell(n)))
     );
     for r in &u.rows {
         let note = if r.in_use || r.name == "Free space" {

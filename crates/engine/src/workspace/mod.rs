@@ -64,12 +64,21 @@ pub fn load_as(
     let mut fragments = Vec::new();
     let mut tools = Vec::new();
     let mut builtin = None;
+    let mut agent_run = None;
     match profiles
         .get(&chosen.id())
         .filter(|p| p.kind.is_real_agent())
     {
         Some(p) => {
             builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
+            if let (Some(b), Some(home)) = (&builtin, &extras.home) {
+                agent_run = agents::runs::newest(p.kind, r.root(), home);
+                if let Some(run) = &agent_run
+                    && run.version != b.release
+                {
+                    diags.push(release_differs(run, b, profiles));
+                }
+            }
         }
         None => {
             sources::load_markdown_files(&mut r, &settings, &mut fragments, &mut diags);
@@ -104,6 +113,7 @@ pub fn load_as(
         diagnostics: all,
         files: r.files,
         agent_files: r.agent_files,
+        agent_run,
         calibration: Default::default(),
         caps: profiles
             .get(&chosen.id())
@@ -111,6 +121,46 @@ pub fn load_as(
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
     })
+}
+
+/// The warning that the agent's newest session in the folder ran another
+/// release than the one whose own parts are shown, with both, and the
+/// profile that holds that release's parts when one does.
+fn release_differs(
+    run: &agents::runs::Run,
+    b: &agents::builtin::Builtin,
+    profiles: &profiles::Profiles,
+) -> Diagnostic {
+    let when = run
+        .date
+        .as_deref()
+        .map_or(String::new(), |d| format!(", {d}"));
+    let whose = match &b.observed {
+        Some(_) => b.provenance(),
+        None => "the bundled recording".to_string(),
+    };
+    let known = profiles.all.iter().find(|p| {
+        p.parts
+            .as_ref()
+            .is_some_and(|x| x.agent == b.agent && x.release == run.version)
+    });
+    let how = match known {
+        Some(p) => format!("`--profile {}` shows {}'s", p.id(), run.version),
+        None => format!(
+            "`prompt-inspector agents learn CAPTURE` learns {}'s from a capture of its requests through the proxy",
+            run.version
+        ),
+    };
+    Diagnostic::warning(
+        run.file.clone(),
+        Some(run.line),
+        format!(
+            "{} {} ran in this folder (its newest session here{when}); the agent's own parts shown are {}'s ({whose}): {how}",
+            run.agent,
+            run.version,
+            b.source(),
+        ),
+    )
 }
 
 /// An agent's folder read as that agent reads it (`p` its profile): the

@@ -79,6 +79,13 @@ pub fn size_of(path: &Path) -> u64 {
     std::fs::symlink_metadata(path).map_or(0, |m| m.len())
 }
 
+/// When the file at `path` (the link itself, never followed) was last
+/// modified, in Unix seconds: to order files, never to bound a read.
+pub fn modified_of(path: &Path) -> Option<f64> {
+    let t = std::fs::symlink_metadata(path).ok()?.modified().ok()?;
+    Some(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
+}
+
 /// The files of a folder named outside any workspace (a profiles folder)
 /// whose extension is one of `exts`, sorted. Each is then read with
 /// [`read_text_file`] (regular files only, size-capped).

@@ -104,6 +104,9 @@ pub struct Workspace {
     /// Files the agent itself reads outside the workspace (its user-level
     /// memory and what that imports), as read.
     pub agent_files: Vec<crate::workspace::reader::AgentFile>,
+    /// The agent's newest session in this folder, as its own session file
+    /// under the home says (Claude Code, Codex): the release it ran.
+    pub agent_run: Option<crate::workspace::agents::runs::Run>,
     /// count_tokens calibration per model (real / estimated), from the
     /// app's state folder; never part of `files` or of a snapshot.
     pub calibration: BTreeMap<String, f64>,

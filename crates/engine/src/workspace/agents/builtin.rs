@@ -260,12 +260,7 @@ impl Builtin {
     /// (`~` when unknown) and the date (left as `{today}` when the caller
     /// gave none).
     pub fn filled(&self, root: &str, home: Option<&str>, today: Option<&str>) -> Builtin {
-        // Claude Code's project folder name: every character but a letter
-        // or a digit made `-`.
-        let slug: String = root
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
+        let slug = super::runs::claude_project_folder(std::path::Path::new(root));
         let mut vars = vec![
             ("root", root),
             ("project_slug", slug.as_str()),

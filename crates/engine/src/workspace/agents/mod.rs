@@ -25,6 +25,7 @@ pub mod listing;
 pub mod observed;
 mod opencode;
 mod pi;
+pub mod runs;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
 pub use gemini::{directory_tree, load_gemini};
@@ -44,7 +45,9 @@ pub struct Extras {
     pub startup_days: Vec<String>,
     pub user_memory_home: Option<std::path::PathBuf>,
     /// The home folder, for the agent's own text that names it (Claude
-    /// Code's memory folder): shown, never read.
+    /// Code's memory folder), and where the agent keeps its sessions: the
+    /// head of the newest one of this folder is read for the release that
+    /// ran ([`runs`]); nothing else under it is read.
     pub home: Option<std::path::PathBuf>,
     /// Today's date, for the agent's own text that carries it.
     pub today: Option<String>,
