@@ -212,6 +212,38 @@ fn requests_of_other_chains_and_captures_are_diffed() {
     let d = json(&o);
     assert_eq!(d["a"], with);
     assert_eq!(d["divergence"]["position"], "system block 2", "{d}");
+    // The same pair named as `A#N --diff B#M`: the same diff, whole.
+    let b = format!("{}#2", cap.display());
+    let o = run(&["traffic", &with, "--diff", &b, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o), d);
+    let o = run(&["traffic", &with, "--diff", &b]);
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(&format!("--- {with}\n+++ {b}\n")),
+        "{text}"
+    );
+    // `A#N --diff M`: M of the same file.
+    let o = run(&["traffic", &format!("{}#1", cap.display()), "--diff", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Always answer in French"),
+        "{}",
+        stdout(&o)
+    );
+    // A request named on both sides, or `--diff FILE#M` without the other.
+    for args in [
+        vec!["traffic", &with, "--diff", "2", "--with", "1"],
+        vec!["traffic", cap.to_str().unwrap(), "--diff", &b],
+    ] {
+        let o = run(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            stderr(&o).contains("traffic b.jsonl#5 --diff a.jsonl#3"),
+            "{}",
+            stderr(&o)
+        );
+    }
     let o = run(&[
         "traffic",
         cap.to_str().unwrap(),

@@ -32,9 +32,11 @@ pub struct Args {
     #[arg(long, requires = "to_session", default_value = "main")]
     pub chain: String,
     /// Compare request N of a capture with the previous request of its
-    /// chain, as the window's Diff view does (tools, blocks, messages).
-    #[arg(long, value_name = "N")]
-    pub diff: Option<usize>,
+    /// chain, as the window's Diff view does (tools, blocks, messages); or,
+    /// after a request named `FILE#N`, that request with `[FILE#]M`, of any
+    /// chain or capture (`traffic a.jsonl#3 --diff b.jsonl#5`).
+    #[arg(long, value_name = "[FILE#]N")]
+    pub diff: Option<String>,
     /// With --diff N: compare request N with this one instead: `M` (of the
     /// same file) or `FILE#M` (of another capture), whatever their chains.
     #[arg(long, value_name = "[FILE#]M", requires = "diff")]
@@ -120,7 +122,7 @@ pub fn run(a: Args) -> ExitCode {
     if let Some(ws) = &a.against {
         return against(&a, ws, &table);
     }
-    match (&a.to_session, a.diff) {
+    match (&a.to_session, a.diff.as_deref()) {
         (Some(target), _) => {
             let exchanges = match crate::opencode_db::read_every_exchange(&a.file) {
                 Ok((_, x, _)) => x,
@@ -134,7 +136,10 @@ pub fn run(a: Args) -> ExitCode {
             }
             adopt(&exchanges, target, &a.chain)
         }
-        (None, Some(n)) => diff(&a, n, &table),
+        (None, Some(spec)) => match diff_pair(&a, spec) {
+            Ok(pair) => diff(&a, pair, &table),
+            Err(e) => fail(&e),
+        },
         (None, None) => {
             // The parts are counted as the window counts them (one truth);
             // the file is read line by line, as the window reads it.
@@ -265,28 +270,87 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     }
 }
 
-/// `--with`'s request: `M` of the same file, or `FILE#M`.
-fn with_spec(a: &Args, spec: &str) -> Result<(std::path::PathBuf, usize), String> {
-    let (file, n) = match spec.rsplit_once('#') {
-        Some((f, n)) => (std::path::PathBuf::from(f), n),
-        None => (a.file.clone(), spec),
+/// `FILE#N`: a file and a request number in it, when `spec` ends so.
+fn file_and_number(spec: &str) -> Option<(std::path::PathBuf, usize)> {
+    let (f, n) = spec.rsplit_once('#')?;
+    let n = n.trim().parse::<usize>().ok()?;
+    (!f.is_empty()).then(|| (std::path::PathBuf::from(f), n))
+}
+
+/// What `--diff` compares: the request examined (`FILE`, `N`), and the one
+/// it is compared with when the command names it (`--with [FILE#]M`, or
+/// the `FILE#M` the command opened with); none: the previous request of
+/// its chain, or the nearest earlier one sharing a prefix.
+struct DiffPair {
+    file: std::path::PathBuf,
+    n: usize,
+    with: Option<(std::path::PathBuf, usize)>,
+}
+
+/// Reads `--diff`'s forms: `FILE --diff N [--with [FILE#]M]`, and
+/// `A#N --diff [B#]M` (request M of B, else of A, compared with A's N).
+fn diff_pair(a: &Args, spec: &str) -> Result<DiffPair, String> {
+    const FORMS: &str = "`traffic a.jsonl --diff 3`, `traffic a.jsonl --diff 3 --with b.jsonl#5` or `traffic b.jsonl#5 --diff a.jsonl#3`";
+    let named = (!a.file.exists())
+        .then(|| file_and_number(&a.file.to_string_lossy()))
+        .flatten();
+    if let Some((base, m)) = named {
+        if a.with.is_some() {
+            return Err(format!(
+                "--with: the request to compare with is already named ({}): {FORMS}",
+                a.file.display()
+            ));
+        }
+        let (file, n) = match file_and_number(spec) {
+            Some(x) => x,
+            None => (
+                base.clone(),
+                spec.trim().parse::<usize>().map_err(|_| {
+                    format!("--diff {spec}: not a request number (N or FILE#N): {FORMS}")
+                })?,
+            ),
+        };
+        return Ok(DiffPair {
+            file,
+            n,
+            with: Some((base, m)),
+        });
+    }
+    let Ok(n) = spec.trim().parse::<usize>() else {
+        return Err(if file_and_number(spec).is_some() {
+            format!(
+                "--diff {spec}: name the request to compare it with as FILE#N before it: {FORMS}"
+            )
+        } else {
+            format!("--diff {spec}: not a request number: {FORMS}")
+        });
     };
-    let n = n.trim().parse::<usize>().map_err(|_| {
-        format!("--with {spec}: not a request number (M, or FILE#M: `traffic a.jsonl --diff 3 --with b.jsonl#5`)")
-    })?;
-    Ok((file, n))
+    let with = match a.with.as_deref() {
+        Some(w) => Some(match file_and_number(w) {
+            Some(x) => x,
+            None => (
+                a.file.clone(),
+                w.trim().parse::<usize>().map_err(|_| {
+                    format!("--with {w}: not a request number (M, or FILE#M): {FORMS}")
+                })?,
+            ),
+        }),
+        None => None,
+    };
+    Ok(DiffPair {
+        file: a.file.clone(),
+        n,
+        with,
+    })
 }
 
 /// Request `n` compared with the previous request of its chain (or, the
 /// first of its chain, with the nearest earlier request sharing a prefix),
-/// or with the request `--with` names, of any chain or capture.
-fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
+/// or with the request named, of any chain or capture.
+fn diff(a: &Args, p: DiffPair, table: &crate::engine::ModelTable) -> ExitCode {
+    let (file, n) = (&p.file, p.n);
     let counter = crate::engine::TokenCounter::new();
-    let d = if let Some(spec) = a.with.as_deref() {
-        let (other, m) = match with_spec(a, spec) {
-            Ok(x) => x,
-            Err(e) => return fail(&e),
-        };
+    let d = if let Some((other, m)) = p.with {
         let read = |f: &std::path::Path, k: usize| {
             crate::opencode_db::read_exchanges(f, &[k])
                 .map(|(_, x, _)| x)
@@ -304,7 +368,7 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
                     })
                 })
         };
-        let (xa, xb) = match (read(&other, m), read(&a.file, n)) {
+        let (xa, xb) = match (read(&other, m), read(file, n)) {
             (Ok(xa), Ok(xb)) => (xa, xb),
             (Err(e), _) | (_, Err(e)) => return fail(&e),
         };
@@ -313,7 +377,7 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
         };
         match traffic::diff_across(
             (&xa, m, &label(&other, m)),
-            (&xb, n, &label(&a.file, n)),
+            (&xb, n, &label(file, n)),
             &counter,
             table,
         ) {
@@ -324,13 +388,13 @@ fn diff(a: &Args, n: usize, table: &crate::engine::ModelTable) -> ExitCode {
         // The request and every earlier one: the first of a chain is
         // compared with the nearest earlier request that shares a prefix.
         let wanted: Vec<usize> = (n.saturating_sub(traffic::NEAREST_SEARCHED).max(1)..=n).collect();
-        let exchanges = match crate::opencode_db::read_exchanges(&a.file, &wanted) {
+        let exchanges = match crate::opencode_db::read_exchanges(file, &wanted) {
             Ok((_, x, _)) => x,
             Err(e) => return fail(&e),
         };
         match traffic::diff_at(&exchanges, n, &counter, table) {
             Ok(d) => d,
-            Err(e) => return fail(format!("{}: {e}", a.file.display())),
+            Err(e) => return fail(format!("{}: {e}", file.display())),
         }
     };
     match a.format.view() {
