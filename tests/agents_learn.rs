@@ -153,6 +153,16 @@ fn parts_learned_from_a_codex_request_are_its_recording_and_the_views_use_them()
     assert!(report.contains("(capture.jsonl #1)"), "{report}");
     let context = u.ok(&["context", ws]);
     assert!(context.contains("observed in your request of"), "{context}");
+    // `render` prints the prompt; which parts it used goes to stderr.
+    let render = u.run(&["render", ws]);
+    assert!(render.status.success(), "{}", stderr(&render));
+    assert!(
+        stderr(&render)
+            .contains("the agent's own parts: Codex CLI 0.171.0, observed in your request of"),
+        "{}",
+        stderr(&render)
+    );
+    assert!(!stdout(&render).contains("observed in your request"));
     let list = u.ok(&["agents"]);
     let row = list
         .lines()
@@ -166,6 +176,13 @@ fn parts_learned_from_a_codex_request_are_its_recording_and_the_views_use_them()
     assert!(u.saved().is_empty());
     let report = u.ok(&["report", ws]);
     assert!(report.contains("verified against 0.171.0"), "{report}");
+    let render = stderr(&u.run(&["render", ws]));
+    assert!(
+        render.contains(
+            "the agent's own parts: Codex CLI 0.171.0, the recording bundled with this tool"
+        ),
+        "{render}"
+    );
     let o = u.run(&["agents", "forget", "codex@0.171.0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no observation 'codex@0.171.0' (learned: none)"));

@@ -25,6 +25,16 @@ pub fn run(a: Args) -> ExitCode {
     } else {
         out(&report::render_blocks(&ins.assembly));
     }
+    // Where the agent's own parts (the blocks "from …") come from: the
+    // user's observed request or the bundled recording, with its release.
+    // (A session of another release in the folder is a diagnostic.)
+    if let Some(b) = &ins.workspace.builtin {
+        let whence = match &b.observed {
+            Some(_) => b.provenance(),
+            None => "the recording bundled with this tool".to_string(),
+        };
+        super::say(&format!("the agent's own parts: {}, {whence}", b.source()));
+    }
     for d in ins.diagnostics() {
         super::say(&format!("{d}"));
     }

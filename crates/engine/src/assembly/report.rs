@@ -411,7 +411,7 @@ pub fn render_blocks(a: &Assembly) -> String {
         o += &format!(
             "──── block {} · {what}{place} · {} tokens{cache} ────\n",
             i + 1,
-            b.tokens
+            crate::thousands(b.tokens)
         );
         o += &b.text;
         o += "\n\n";
