@@ -178,3 +178,72 @@ fn fast_mode_is_priced_at_the_models_multiple() {
         assert!(out.contains(note), "{format}: {out}");
     }
 }
+
+/// Claude Code's default model, Claude Opus 5.5, in fast mode as its
+/// documentation prices it (build-with-claude/fast-mode: $8 input and $40
+/// output per million tokens, twice the standard $4 / $20; the prompt
+/// caching multipliers apply on top: a 5-minute write $10, a read $0.40):
+/// a million tokens of each kind, each priced alone.
+#[test]
+fn opus_5_5_fast_mode_is_billed_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("fast.jsonl");
+    let line = |i: usize, usage: &str| {
+        format!(
+            r#"{{"ts_start":"2026-12-01T10:00:0{i}.000Z","endpoint":"/v1/messages","model":"claude-opus-5-5","status":200,"usage":{usage},"request":{{"model":"claude-opus-5-5","speed":"fast","system":"request {i}","messages":[{{"role":"user","content":"hi"}}]}}}}"#
+        )
+    };
+    let m = 1_000_000;
+    let kinds = [
+        (
+            format!(r#"{{"input_tokens":{m},"output_tokens":0,"speed":"fast"}}"#),
+            8.0,
+        ),
+        (
+            format!(r#"{{"input_tokens":0,"output_tokens":{m},"speed":"fast"}}"#),
+            40.0,
+        ),
+        (
+            format!(
+                r#"{{"input_tokens":0,"cache_creation_input_tokens":{m},"output_tokens":0,"speed":"fast"}}"#
+            ),
+            10.0,
+        ),
+        (
+            format!(
+                r#"{{"input_tokens":0,"cache_read_input_tokens":{m},"output_tokens":0,"speed":"fast"}}"#
+            ),
+            0.4,
+        ),
+        (
+            format!(r#"{{"input_tokens":{m},"output_tokens":{m},"speed":"standard"}}"#),
+            24.0,
+        ),
+    ];
+    let lines: Vec<String> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, (u, _))| line(i, u))
+        .collect();
+    std::fs::write(&cap, lines.join("\n") + "\n").unwrap();
+    let o = run(&["traffic", cap.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let rows = v["requests"].as_array().unwrap();
+    assert_eq!(rows.len(), kinds.len());
+    for (r, (usage, dollars)) in rows.iter().zip(&kinds) {
+        let cost = r["cost_usd"].as_f64().unwrap();
+        assert!(
+            (cost - dollars).abs() < 1e-9,
+            "{usage}: ${cost}, documented ${dollars}"
+        );
+    }
+    // Priced from the table's multiple, so no lower bound is said.
+    assert!(
+        v["totals"]["fast_at_standard_rates"]
+            .as_array()
+            .is_none_or(|a| a.is_empty()),
+        "{}",
+        v["totals"]
+    );
+}
