@@ -73,7 +73,21 @@ pub fn visible_on(c: Color32, bgs: &[Color32]) -> Color32 {
 /// `c` as a swatch or a bar's fill in this theme: on its panels and in
 /// the wells bars are drawn in.
 pub fn graphic(ui: &Ui, c: Color32) -> Color32 {
-    visible_on(c, &graphic_backgrounds(ui.visuals()))
+    // Asked for every segment of every bar each frame, of a handful of
+    // colours on one theme's backgrounds: each answer is kept (a few
+    // dozen at most; the map is emptied should it ever hold more).
+    type Key = ([Color32; 4], Color32);
+    thread_local! {
+        static KEPT: std::cell::RefCell<std::collections::HashMap<Key, Color32>> =
+            std::cell::RefCell::default();
+    }
+    let bgs = graphic_backgrounds(ui.visuals());
+    KEPT.with_borrow_mut(|kept| {
+        if kept.len() > 512 {
+            kept.clear();
+        }
+        *kept.entry((bgs, c)).or_insert_with(|| visible_on(c, &bgs))
+    })
 }
 
 /// What swatches and bars are drawn on: the text backgrounds and the
@@ -284,20 +298,33 @@ pub fn usage_bar(ui: &mut Ui, u: &Input, scale: u64, width: f32, sense: Sense) -
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
     let mut x = rect.left();
-    for (t, c) in [
+    let parts = [
         (u.cache_read_input_tokens, graphic(ui, READ)),
         (u.cache_creation_input_tokens, graphic(ui, WRITE)),
         (u.input_tokens, graphic(ui, UNCACHED)),
-    ] {
-        let w = rect.width() * t as f32 / scale.max(1) as f32;
+    ];
+    for (i, (t, c)) in parts.iter().enumerate() {
+        let w = rect.width() * *t as f32 / scale.max(1) as f32;
+        let next = parts[i + 1..].iter().any(|(t, _)| *t > 0);
         painter.rect_filled(
-            Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height())),
+            Rect::from_min_size(
+                pos2(x, rect.top()),
+                vec2(w - gap_after(w, next), rect.height()),
+            ),
             0.0,
-            c,
+            *c,
         );
         x += w;
     }
     resp
+}
+
+/// The gap left after a bar's segment of width `w` when another follows:
+/// neighbouring fills of a bar need not differ by 3:1 (read and written
+/// are of one luminance once each reaches 3:1 on the light theme), so each
+/// ends on the well, which they all differ from (WCAG 1.4.11).
+pub fn gap_after(w: f32, next: bool) -> f32 {
+    if next && w > 3.0 { 1.5 } else { 0.0 }
 }
 
 #[cfg(test)]

@@ -212,6 +212,17 @@ fn segment(
             colors::faded(color)
         },
     );
+    if !sent && r.width() > 2.0 {
+        // The cut part's pale fill shows "not sent" but not its edges on
+        // a light panel (1.1–1.5:1): an outline in the sent colour does
+        // (3:1, WCAG 1.4.11).
+        painter.rect_stroke(
+            r,
+            0.0,
+            Stroke::new(1.0, colors::graphic(ui, color)),
+            StrokeKind::Inside,
+        );
+    }
     painter.line_segment(
         [pos2(r.max.x, r.top()), pos2(r.max.x, r.bottom())],
         Stroke::new(1.0, visuals.extreme_bg_color),

@@ -124,11 +124,13 @@ fn segments(
     let painter = ui.painter_at(rect.expand(3.0));
     painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
     let mut x = rect.left();
-    for p in parts {
+    for (i, p) in parts.iter().enumerate() {
         let min = if p.tokens > 0 { 2.0 } else { 0.0 };
         let w = (rect.width() * p.tokens as f32 / total.max(1) as f32).max(min);
         let r = Rect::from_min_size(pos2(x, rect.top()), vec2(w, rect.height()));
-        painter.rect_filled(r, 0.0, colors::graphic(ui, p.color));
+        let next = parts[i + 1..].iter().any(|p| p.tokens > 0);
+        let fill = Rect::from_min_size(r.min, vec2(w - colors::gap_after(w, next), r.height()));
+        painter.rect_filled(fill, 0.0, colors::graphic(ui, p.color));
         ui.interact(r, ui.scope_id().with((salt, &p.label)), Sense::hover())
             .on_hover_text(format!("{}: {} tokens", p.label, thousands(p.tokens)));
         x += w;
