@@ -2,7 +2,8 @@
 //! docs/guide.md, CHANGELOG.md, ARCHITECTURE.md and the fixtures' README
 //! names a file of the repository, and every `#anchor` a heading of the
 //! file it points to (GitHub's anchors: lower case, spaces as hyphens,
-//! punctuation left out).
+//! punctuation left out); and the README's table of the agents' first
+//! requests holds what the recorded fixtures give.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -147,4 +148,77 @@ fn the_guides_contents_list_every_section_in_order() {
         .map(|l| slug(l.trim_start_matches('#')))
         .collect();
     assert_eq!(listed, headings);
+}
+
+/// The README's table of the six agents' first requests holds what the
+/// recorded fixtures give today: each row's tokens, from the folder's
+/// files and from the agent itself (`traffic --against`), and what the
+/// next request read of its prompt (the capture's usage).
+#[test]
+fn the_readmes_first_requests_are_the_fixtures() {
+    use crate::common::{json, run, stderr};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let n = |s: &str| -> u64 { s.trim().replace(',', "").parse().unwrap() };
+    let mut rows = 0;
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let Some(first) = cells.first() else { continue };
+        let (fixture, request) = match first {
+            s if s.starts_with("Claude Code 2.1.332") => ("claude-code-2.1.332", 1),
+            s if s.starts_with("Claude Code 2.1.328") => ("claude-code", 1),
+            s if s.starts_with("OpenClaw 2026.9.6") => ("openclaw", 1),
+            s if s.starts_with("Codex CLI 0.171.0") => ("codex-0.171", 1),
+            s if s.starts_with("Codex CLI 0.169.0") => ("codex", 1),
+            s if s.starts_with("Gemini CLI 0.61.0 (") => ("gemini", 2),
+            s if s.starts_with("Pi 0.73.1") => ("pi", 1),
+            s if s.starts_with("OpenCode 1.18.33 (") => ("opencode", 2),
+            _ => continue,
+        };
+        assert_eq!(cells.len(), 5, "{line}");
+        let dir = root.join("tests/fixtures/agents").join(fixture);
+        let cap = dir.join("capture.jsonl");
+        let ws = dir.join("workspace");
+        let r = request.to_string();
+        let o = run(&[
+            "traffic",
+            cap.to_str().unwrap(),
+            "--against",
+            ws.to_str().unwrap(),
+            "--request",
+            &r,
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{fixture}: {}", stderr(&o));
+        let a = &json(&o)["attribution"];
+        assert_eq!(
+            [n(cells[1]), n(cells[2]), n(cells[3])],
+            [
+                a["tokens"].as_u64().unwrap(),
+                a["from_files"].as_u64().unwrap(),
+                a["from_no_file"].as_u64().unwrap()
+            ],
+            "README's row for {fixture}: {line}"
+        );
+        let t = json(&run(&[
+            "traffic",
+            cap.to_str().unwrap(),
+            "--format",
+            "json",
+        ]));
+        let next = &t["requests"][request];
+        let read = next["cache_read_input_tokens"].as_u64().unwrap();
+        let all = read
+            + next["cache_creation_input_tokens"].as_u64().unwrap()
+            + next["input_tokens"].as_u64().unwrap();
+        let (said_read, said_all) = cells[4].split_once(" of ").unwrap();
+        assert_eq!(
+            (n(said_read), n(said_all)),
+            (read, all),
+            "{fixture}: {line}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 8, "the README's table lost a row");
 }

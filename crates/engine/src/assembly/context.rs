@@ -169,7 +169,8 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         window.saturating_sub(used + kept),
         false,
     );
-    if agent {
+    // An agent that keeps no buffer (Gemini CLI, Pi, OpenCode): no row.
+    if agent && buffer > 0 {
         add_row(&mut rows, "Autocompact buffer", buffer, false);
     }
     let (memory_files, agents, skills) = items(ins, counter);
