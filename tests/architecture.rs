@@ -411,3 +411,140 @@ fn no_source_file_over_600_lines_nor_function_over_80() {
     let long = format!("fn f() {{\n{}}}\n", "    x;\n".repeat(81));
     assert_eq!(long_functions(&long, 80), vec![(1, 82)]);
 }
+
+/// The engine's files whose functions may take or give JSON values: its
+/// edges, each with what it reads or writes. Everywhere else a request is
+/// the typed `Request` and a figure a typed struct (issue 37).
+const JSON_EDGES: &[(&str, &str)] = &[
+    (
+        "request/",
+        "the adapters: each API's body to and from the typed request",
+    ),
+    (
+        "traffic/lines.rs",
+        "a capture's or transcript's lines, read",
+    ),
+    ("traffic/lines/", "a line's head, streamed"),
+    ("traffic/parse.rs", "a capture line into an exchange"),
+    ("traffic/capture.rs", "the capture line's schema"),
+    (
+        "traffic/request.rs",
+        "a request's counted head, as the first pass wrote it",
+    ),
+    ("traffic/history.rs", "a raw line's messages, hashed"),
+    ("traffic/codex.rs", "Codex's session lines"),
+    ("traffic/pi_session.rs", "Pi's session lines"),
+    ("traffic/gemini_session.rs", "Gemini CLI's session lines"),
+    ("traffic/opencode_session.rs", "OpenCode's rows"),
+    (
+        "traffic/explain.rs",
+        "the provider's own miss reason, as recorded",
+    ),
+    ("traffic/release.rs", "the client headers, as recorded"),
+    (
+        "traffic/learn_parts.rs",
+        "tool definitions (JSON schemas by nature)",
+    ),
+    ("traffic/curl.rs", "a body written out as cURL"),
+    ("traffic/adopt.rs", "turns written out as a session file"),
+    ("traffic/report.rs", "JSON output"),
+    ("traffic/mod.rs", "its tests' bodies"),
+    ("traffic/attribution_tests.rs", "tests' bodies"),
+    ("usage.rs", "usage objects and stream events in answers"),
+    ("assembly/report.rs", "JSON output"),
+    ("assembly/context.rs", "JSON output"),
+    ("assembly/litellm.rs", "LiteLLM's price table"),
+    ("cache/prediction.rs", "JSON output"),
+    (
+        "cache/test_run.rs",
+        "a planned request's body, written out to send",
+    ),
+    ("compare/diff_report.rs", "JSON output"),
+    (
+        "compare/diff.rs",
+        "tool definitions (JSON schemas by nature)",
+    ),
+    ("inspection.rs", "the request body, written out"),
+    ("workspace/session.rs", "session files"),
+    ("workspace/yaml.rs", "YAML values"),
+    ("workspace/tooldefs.rs", "tool definition files"),
+    ("workspace/profile_bounds.rs", "a parsed profile's bounds"),
+    (
+        "workspace/agents/claude_settings.rs",
+        "Claude Code's settings.json",
+    ),
+    (
+        "workspace/agents/runs.rs",
+        "the head of an agent's session file",
+    ),
+];
+
+/// The signatures (from `fn` to the body's brace) of `src` that name a
+/// JSON `Value`: (line, name).
+fn json_signatures(src: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, l) in src.lines().enumerate() {
+        let Some(at) = l.find("fn ") else { continue };
+        if l.trim_start().starts_with("//") {
+            continue;
+        }
+        let rest = &src[src.lines().take(i).map(|x| x.len() + 1).sum::<usize>() + at..];
+        let sig = &rest[..rest.find(['{', ';']).unwrap_or(rest.len())];
+        let names_value = sig
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == "Value");
+        if names_value {
+            let name = sig[3..].split(['(', '<']).next().unwrap_or("").trim();
+            out.push((i + 1, name.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn json_values_cross_only_the_engines_edges() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src_dir = root.join("crates/engine/src");
+    let mut files = Vec::new();
+    rust_files(&src_dir, &mut files);
+    let mut inside = Vec::new();
+    let mut used = std::collections::BTreeSet::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&src_dir)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let found = json_signatures(&std::fs::read_to_string(f).unwrap());
+        if found.is_empty() {
+            continue;
+        }
+        match JSON_EDGES.iter().find(|(e, _)| rel.starts_with(e)) {
+            Some((e, _)) => {
+                used.insert(*e);
+            }
+            None => inside.extend(
+                found
+                    .into_iter()
+                    .map(|(l, n)| format!("crates/engine/src/{rel}:{l}: fn {n}")),
+            ),
+        }
+    }
+    assert!(
+        inside.is_empty(),
+        "JSON values inside the engine, off its edges (type them, or name the edge in JSON_EDGES and ARCHITECTURE.md):\n{}",
+        inside.join("\n")
+    );
+    let stale: Vec<&str> = JSON_EDGES
+        .iter()
+        .map(|(e, _)| *e)
+        .filter(|e| !used.contains(e))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "edges that take no JSON any more: {stale:?}"
+    );
+    // The scan sees a signature over lines and ignores others.
+    let src = "pub fn a(\n    v: &serde_json::Value,\n) -> u8 {\n}\nfn b(x: u8) -> Values {}\n";
+    assert_eq!(json_signatures(src), vec![(1, "a".to_string())]);
+}
