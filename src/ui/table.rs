@@ -235,13 +235,12 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     let left = egui::Rect::from_min_size(full.min, egui::vec2(id_w, full.height()));
     let right =
         egui::Rect::from_min_max(egui::pos2(full.left() + id_w + 4.0, full.top()), full.max);
-    let offsets = [
-        id_column(ui, left, &mut r, out),
-        other_columns(ui, right, &mut r, out),
-    ];
+    let (id_offset, rows_end) = id_column(ui, left, &mut r, out);
+    let offsets = [id_offset, other_columns(ui, right, &mut r, out)];
+    // The ids' edge, down to their last row (not to the panel's end).
     ui.painter().vline(
         full.left() + id_w + 2.0,
-        full.y_range(),
+        full.top()..=rows_end.min(full.bottom()),
         ui.visuals().widgets.noninteractive.bg_stroke,
     );
     ui.allocate_rect(full, Sense::hover());
@@ -261,13 +260,14 @@ pub fn table(ui: &mut Ui, state: &AppState, view: &mut TableView, out: &mut Vec<
     }
 }
 
-/// The frozen id column; returns its vertical offset after this frame.
-fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>) -> f32 {
+/// The frozen id column; returns its vertical offset after this frame and
+/// where its rows end.
+fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>) -> (f32, f32) {
     let (rows, frags, selected, scroll_to) = (r.rows, r.frags, r.selected, r.scroll_to);
     let (shared, sort) = (r.offset, r.sort);
     let sort_clicks = &mut r.sort_clicks;
     let mut offset = shared;
-    ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
+    let used = ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
         let mut b = TableBuilder::new(ui)
             .id_salt("fragment-table-id")
             // As tall as the rows beside it, above their sideways bar.
@@ -301,7 +301,7 @@ fn id_column(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Command>
             });
         offset = body.state.clamped_offset().y;
     });
-    offset
+    (offset, used.response.rect.bottom())
 }
 
 /// A fragment's cells beside its id: its status (in its colour but on the
@@ -371,58 +371,63 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
         let sideways = egui::ScrollArea::horizontal()
             .id_salt("fragment-table-h")
             .show(ui, |ui| {
-                let mut b = TableBuilder::new(ui)
-                    .id_salt("fragment-table")
-                    .max_scroll_height(rows_h)
-                    .vertical_scroll_offset(shared)
-                    .scroll_bar_visibility(bar_beside_ids(!overflow));
-                if let Some(i) = scroll_to {
-                    b = b.scroll_to_row(i, None);
-                }
-                let body = b
-                    .striped(true)
-                    .resizable(true)
-                    .sense(Sense::click())
-                    .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                    .column(Column::exact(96.0))
-                    .column(Column::exact(70.0))
-                    .column(Column::exact(58.0))
-                    .column(Column::exact(50.0))
-                    .column(Column::exact(50.0))
-                    // The source as wide as a wide window allows (an
-                    // agent's part names its release); the reason's long
-                    // text scrolls sideways.
-                    .column(
-                        Column::initial(((rect.width() - 324.0) * 0.3).clamp(120.0, 320.0))
-                            .at_least(60.0)
-                            .clip(true),
-                    )
-                    .column(Column::initial(520.0).at_least(120.0).clip(true))
-                    .header(HEAD_H, |mut h| {
-                        for (label, col) in [
-                            ("status", SortColumn::Status),
-                            ("tokens", SortColumn::Tokens),
-                            ("kept", SortColumn::Kept),
-                            ("layer", SortColumn::Layer),
-                            ("prio", SortColumn::Priority),
-                            ("source", SortColumn::Source),
-                            ("reason", SortColumn::Reason),
-                        ] {
-                            head(&mut h, sort, label, col, sort_clicks);
-                        }
-                    })
-                    .body(|body| {
-                        body.rows(ROW_H, rows.len(), |mut row| {
-                            let f = &frags[rows[row.index()]];
-                            let on = selected == Some(f.id.as_str());
-                            row.set_selected(on);
-                            fragment_cells(&mut row, f, on);
-                            if row.response().clicked() {
-                                out.push(Command::Select(f.id.clone()));
+                // In a child of its own: the columns' resize lines end at
+                // the table's bottom (egui_extras draws them down to its
+                // parent's), not under the last row to the panel's end.
+                ui.vertical(|ui| {
+                    let mut b = TableBuilder::new(ui)
+                        .id_salt("fragment-table")
+                        .max_scroll_height(rows_h)
+                        .vertical_scroll_offset(shared)
+                        .scroll_bar_visibility(bar_beside_ids(!overflow));
+                    if let Some(i) = scroll_to {
+                        b = b.scroll_to_row(i, None);
+                    }
+                    let body = b
+                        .striped(true)
+                        .resizable(true)
+                        .sense(Sense::click())
+                        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                        .column(Column::exact(96.0))
+                        .column(Column::exact(70.0))
+                        .column(Column::exact(58.0))
+                        .column(Column::exact(50.0))
+                        .column(Column::exact(50.0))
+                        // The source as wide as a wide window allows (an
+                        // agent's part names its release); the reason's long
+                        // text scrolls sideways.
+                        .column(
+                            Column::initial(((rect.width() - 324.0) * 0.3).clamp(120.0, 320.0))
+                                .at_least(60.0)
+                                .clip(true),
+                        )
+                        .column(Column::initial(520.0).at_least(120.0).clip(true))
+                        .header(HEAD_H, |mut h| {
+                            for (label, col) in [
+                                ("status", SortColumn::Status),
+                                ("tokens", SortColumn::Tokens),
+                                ("kept", SortColumn::Kept),
+                                ("layer", SortColumn::Layer),
+                                ("prio", SortColumn::Priority),
+                                ("source", SortColumn::Source),
+                                ("reason", SortColumn::Reason),
+                            ] {
+                                head(&mut h, sort, label, col, sort_clicks);
                             }
+                        })
+                        .body(|body| {
+                            body.rows(ROW_H, rows.len(), |mut row| {
+                                let f = &frags[rows[row.index()]];
+                                let on = selected == Some(f.id.as_str());
+                                row.set_selected(on);
+                                fragment_cells(&mut row, f, on);
+                                if row.response().clicked() {
+                                    out.push(Command::Select(f.id.clone()));
+                                }
+                            });
                         });
-                    });
-                offset = body.state.clamped_offset().y;
+                    offset = body.state.clamped_offset().y;
+                });
             });
         overflows = sideways.content_size.x > sideways.inner_rect.width() + 0.5;
     });
