@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up beside `--version`, in one run: each command N times (default 15)
+# Start-up beside `--version`, in one run: each command N times (default 21)
 # interleaved, so the machine's noise falls on all alike; prints the median
 # and the fastest wall time and the largest peak RSS of each, and the
 # binary's size.
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-target/release/prompt-inspector}")
-n=${2:-15}
+n=${2:-21}
 [ -x "$bin" ] || { echo "no binary at $bin: cargo build --release --locked" >&2; exit 2; }
 # Nothing learned, nothing remembered: the same start for every run.
 XDG_DATA_HOME=$(mktemp -d) XDG_CONFIG_HOME=$(mktemp -d) python3 - "$bin" "$n" <<'EOF'

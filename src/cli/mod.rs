@@ -273,6 +273,24 @@ pub fn inspect(common: &Common) -> Result<(engine::Inspection, TokenCounter, Mod
 }
 
 pub fn run(command: Command) -> ExitCode {
+    // The commands that count tokens: o200k's tables (the encoding of
+    // nearly every model in the table, Claude's estimate included) are
+    // built on the other core while the folder is read and parsed, two
+    // thirds of such a command's start. A model of another encoding
+    // builds its own when it counts; these are then left unused.
+    if matches!(
+        command,
+        Command::Report(_)
+            | Command::Render(_)
+            | Command::Context(_)
+            | Command::Snapshot(_)
+            | Command::Diff(_)
+            | Command::Predict(_)
+            | Command::Traffic(_)
+            | Command::Send(_)
+    ) {
+        std::thread::spawn(|| engine::Encoding::O200kBase.counter());
+    }
     match command {
         Command::Report(a) => report::run(a),
         Command::Render(a) => render::run(a),
