@@ -50,6 +50,7 @@ fn window() -> Harness<'static, Option<App>> {
     // SAFETY: set before any font is loaded, as the GUI tests do.
     unsafe { std::env::set_var("PROMPT_INSPECTOR_BUNDLED_FONTS_ONLY", "1") };
     let path = sample();
+    let launched = Instant::now();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_ui_state(
@@ -59,7 +60,14 @@ fn window() -> Harness<'static, Option<App>> {
             },
             None,
         );
-    wait(&mut h, |a| a.is_idle() && a.state.loaded.is_some());
+    // The first content: the sample's fragments in the table, from the
+    // app's creation (no GPU here: layout and drawing, not rasterising).
+    wait(&mut h, |a| a.state.loaded.is_some());
+    eprintln!(
+        "the window's first content on the sample: {:.0?} after the app was created",
+        launched.elapsed()
+    );
+    wait(&mut h, |a| a.is_idle());
     h
 }
 
