@@ -73,21 +73,7 @@ pub fn visible_on(c: Color32, bgs: &[Color32]) -> Color32 {
 /// `c` as a swatch or a bar's fill in this theme: on its panels and in
 /// the wells bars are drawn in.
 pub fn graphic(ui: &Ui, c: Color32) -> Color32 {
-    // Asked for every segment of every bar each frame, of a handful of
-    // colours on one theme's backgrounds: each answer is kept (a few
-    // dozen at most; the map is emptied should it ever hold more).
-    type Key = ([Color32; 4], Color32);
-    thread_local! {
-        static KEPT: std::cell::RefCell<std::collections::HashMap<Key, Color32>> =
-            std::cell::RefCell::default();
-    }
-    let bgs = graphic_backgrounds(ui.visuals());
-    KEPT.with_borrow_mut(|kept| {
-        if kept.len() > 512 {
-            kept.clear();
-        }
-        *kept.entry((bgs, c)).or_insert_with(|| visible_on(c, &bgs))
-    })
+    visible_on(c, &graphic_backgrounds(ui.visuals()))
 }
 
 /// What swatches and bars are drawn on: the text backgrounds and the
@@ -98,6 +84,34 @@ pub fn graphic_backgrounds(v: &egui::Visuals) -> [Color32; 4] {
 }
 
 fn toward_contrast(c: Color32, bgs: &[Color32], aim: f64) -> Color32 {
+    // Asked for every label, swatch, bar and timeline tick each frame, of
+    // a handful of colours on a theme's few backgrounds: each answer is
+    // kept (the search costs up to 160 contrasts, each with its powers).
+    type Key = (Color32, [Color32; 4], usize, u64);
+    thread_local! {
+        static KEPT: std::cell::RefCell<std::collections::HashMap<Key, Color32>> =
+            std::cell::RefCell::default();
+    }
+    if bgs.len() > 4 {
+        return search_contrast(c, bgs, aim);
+    }
+    let mut padded = [Color32::TRANSPARENT; 4];
+    padded[..bgs.len()].copy_from_slice(bgs);
+    let key = (c, padded, bgs.len(), aim.to_bits());
+    if let Some(x) = KEPT.with_borrow(|k| k.get(&key).copied()) {
+        return x;
+    }
+    let x = search_contrast(c, bgs, aim);
+    KEPT.with_borrow_mut(|k| {
+        if k.len() > 1024 {
+            k.clear();
+        }
+        k.insert(key, x);
+    });
+    x
+}
+
+fn search_contrast(c: Color32, bgs: &[Color32], aim: f64) -> Color32 {
     let ok = |x: Color32| bgs.iter().all(|bg| contrast(x, *bg) >= aim);
     if ok(c) {
         return c;
