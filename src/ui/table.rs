@@ -368,6 +368,11 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
         // one covered the last row).
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         let rows_h = (ui.available_height() - HEAD_H - bar_room()).max(ROW_H);
+        // The five figures' columns take 324 points; each column a gap,
+        // and the rows' vertical bar its room.
+        let source_w = ((rect.width() - 324.0) * 0.3).clamp(120.0, 320.0);
+        let gaps = 8.0 * ui.spacing().item_spacing.x + bar_room() + 40.0;
+        let reason_w = (rect.width() - 324.0 - source_w - gaps).max(320.0);
         let sideways = egui::ScrollArea::horizontal()
             .id_salt("fragment-table-h")
             .show(ui, |ui| {
@@ -396,12 +401,10 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                         // The source as wide as a wide window allows (an
                         // agent's part names its release); the reason's long
                         // text scrolls sideways.
-                        .column(
-                            Column::initial(((rect.width() - 324.0) * 0.3).clamp(120.0, 320.0))
-                                .at_least(60.0)
-                                .clip(true),
-                        )
-                        .column(Column::initial(520.0).at_least(120.0).clip(true))
+                        .column(Column::initial(source_w).at_least(60.0).clip(true))
+                        // The rest of a wide table (no sideways bar for
+                        // nothing), 320 at least: a narrow one scrolls.
+                        .column(Column::initial(reason_w).at_least(120.0).clip(true))
                         .header(HEAD_H, |mut h| {
                             for (label, col) in [
                                 ("status", SortColumn::Status),
