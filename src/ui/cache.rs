@@ -68,13 +68,16 @@ pub fn show(
             ui.add(
                 egui::Label::new(
                     RichText::new(format!(
-                        "Session '{}': {} requests · read {} · written {} · uncached {} · ${:.5}",
+                        "Session '{}': {} requests · {}",
                         p.session,
                         p.requests.len(),
-                        thousands(p.totals.cache_read_input_tokens),
-                        thousands(p.totals.cache_creation_input_tokens),
-                        thousands(p.totals.input_tokens),
-                        p.total_cost_usd
+                        super::figure::items_kept_whole(&format!(
+                            "read {} · written {} · uncached {} · ${:.5}",
+                            thousands(p.totals.cache_read_input_tokens),
+                            thousands(p.totals.cache_creation_input_tokens),
+                            thousands(p.totals.input_tokens),
+                            p.total_cost_usd
+                        ))
                     ))
                     .strong(),
                 )
@@ -123,13 +126,13 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
 
 /// A predicted request's figures, as its row shows them.
 fn figures_of(r: &crate::engine::cache::predictors::Predicted) -> String {
-    format!(
+    super::figure::items_kept_whole(&format!(
         "read {} · written {} · uncached {} · ${:.5}",
         thousands(r.usage.cache_read_input_tokens),
         thousands(r.usage.cache_creation_input_tokens),
         thousands(r.usage.input_tokens),
         r.cost_usd
-    )
+    ))
 }
 
 /// Every request: a label, its bar on the shared axis, its figures, and

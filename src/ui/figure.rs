@@ -55,6 +55,16 @@ pub fn price_kept_whole(note: &str) -> String {
     out
 }
 
+/// `line`'s items (`read 12,560 · written 6,639 · …`) each kept on one
+/// line: the spaces inside an item made non-breaking, so that a wrapped
+/// line breaks only between items, never between a label and its figure.
+pub fn items_kept_whole(line: &str) -> String {
+    line.split(" · ")
+        .map(|item| item.replace(' ', "\u{a0}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// `text` with its first letter in capitals.
 pub fn capitalized(text: &str) -> String {
     let mut c = text.chars();
@@ -66,6 +76,15 @@ pub fn capitalized(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use egui::{Rect, pos2};
+
+    #[test]
+    fn a_line_of_items_breaks_only_between_them() {
+        let kept = super::items_kept_whole("read 12,560 · written 6,639 · uncached 0");
+        assert_eq!(
+            kept,
+            "read\u{a0}12,560 · written\u{a0}6,639 · uncached\u{a0}0"
+        );
+    }
 
     #[test]
     fn a_cell_is_cut_when_either_side_is_outside_the_visible_area() {
