@@ -52,7 +52,24 @@ struct Lanes {
     /// from the first request.
     last: f64,
     span: f64,
+    /// The ticks and bars of the last frame's view, kept until the range,
+    /// the width, the lanes shown or the requests change: finding them
+    /// walks every request and cache entry (a third of a frame at 100,000).
+    drawn: Option<Drawn>,
 }
+
+/// The ticks and the bars' spans of one view of the lanes.
+#[derive(Debug, Clone)]
+struct Drawn {
+    key: DrawnKey,
+    marks: Vec<Mark>,
+    /// Each bar: its entry, its left and right x, its row.
+    spans: Vec<(usize, f32, f32, usize)>,
+}
+
+/// What the ticks' and bars' places depend on: the range shown, the axis
+/// (its x and width, and the plot's ends), the row of each lane.
+type DrawnKey = ([u64; 2], [u32; 4], Vec<Option<usize>>);
 
 impl Lanes {
     fn of(t: &Traffic) -> Option<Lanes> {
@@ -67,6 +84,7 @@ impl Lanes {
             first,
             last: 0.0,
             span: 1.0,
+            drawn: None,
         };
         lanes.take_in(t, 0);
         Some(lanes)
@@ -75,6 +93,7 @@ impl Lanes {
     /// Takes in the traffic's requests from the `from`th on (all of them,
     /// or those a live capture added since).
     fn take_in(&mut self, t: &Traffic, from: usize) {
+        self.drawn = None;
         for (i, r) in t.requests.iter().enumerate().skip(from) {
             let Some(at) = r.at else { continue };
             let lane = match self.lane_of.get(r.chain.as_str()) {
@@ -149,7 +168,8 @@ pub fn timeline_view(
         (zoom.range, zoom.first) = (None, lanes.first);
     }
     let top = ui.cursor().top();
-    draw(ui, t, &lanes, (selected, zoom, chain), source, out);
+    let mut lanes = lanes;
+    draw(ui, t, &mut lanes, (selected, zoom, chain), source, out);
     zoom.height = Some(ui.cursor().top() - top);
     zoom.lanes = Some(lanes);
 }
@@ -173,7 +193,7 @@ fn rows_of(chains: &[String], chosen: Option<&str>) -> Vec<Option<usize>> {
 fn draw(
     ui: &mut Ui,
     t: &Traffic,
-    lanes: &Lanes,
+    lanes: &mut Lanes,
     (selected, zoom, chain): (Option<usize>, &mut Zoom, Option<&str>),
     source: Option<&std::path::PathBuf>,
     out: &mut Vec<Command>,
@@ -227,14 +247,26 @@ fn draw(
     let mut axis = whole_rect;
     axis.max.x = plot.max.x;
     grid(ui, axis, (range, start), &|at| x(at + first));
-    let bars = bars(ui, &painter, lanes, &row_of, (&x, &y, plot));
+    let key: DrawnKey = (
+        [range.0.to_bits(), range.1.to_bits()],
+        [inner.0, inner.1, plot.left(), plot.right()].map(f32::to_bits),
+        row_of.clone(),
+    );
+    if lanes.drawn.as_ref().is_none_or(|d| d.key != key) {
+        let marks = marks(t, lanes, &row_of, (&x, plot));
+        let spans = bar_spans(lanes, &row_of, (&x, plot));
+        lanes.drawn = Some(Drawn { key, marks, spans });
+    }
+    let lanes = &*lanes;
+    let Some(drawn) = &lanes.drawn else { return };
+    let bars = bars(ui, &painter, &drawn.spans, &y);
     // The selected tick is drawn last, over the others.
-    let marks = marks(t, lanes, &row_of, (&x, plot));
+    let marks = &drawn.marks;
     // Ticks at 3:1 on the track and on the cache bars they cross.
     let track = ui.visuals().extreme_bg_color;
     let under = [track, colors::over(bar_fill(ui), track)];
     let tick = |painter: &egui::Painter, at, selected| tick(painter, at, selected, &under);
-    for &(i, cx, row) in &marks {
+    for &(i, cx, row) in marks {
         tick(&painter, (&t.requests[i], cx, y(row), lane), false);
     }
     if let Some(&(i, at, l)) =
@@ -246,7 +278,7 @@ fn draw(
         }
     }
     lane_names(ui, names, &row_of, (rect, lane));
-    pointed(&resp, t, lanes, (&marks, &bars), (rect, lane), source, out);
+    pointed(&resp, t, lanes, (marks, &bars), (rect, lane), source, out);
 }
 
 /// The ticks: one per lane and pixel, the request there that tells most
@@ -280,17 +312,14 @@ fn marks(
 }
 
 /// The cache entries' bars, one per lane and pixel range (on a light lane
-/// a paler green would hardly show): each entry drawn, with its rect.
-fn bars(
-    ui: &Ui,
-    painter: &egui::Painter,
+/// a paler green would hardly show): each entry's left and right x and its
+/// row, one of the same place kept.
+fn bar_spans(
     lanes: &Lanes,
     row_of: &[Option<usize>],
-    (x, y, rect): (&dyn Fn(f64) -> f32, &RowTop<'_>, egui::Rect),
-) -> Vec<(usize, egui::Rect)> {
-    let lane = LANE;
-    let fill = bar_fill(ui);
-    let mut bars: Vec<(usize, egui::Rect)> = Vec::new();
+    (x, rect): (&dyn Fn(f64) -> f32, egui::Rect),
+) -> Vec<(usize, f32, f32, usize)> {
+    let mut spans: Vec<(usize, f32, f32, usize)> = Vec::new();
     for (i, e) in lanes.log.all.iter().enumerate() {
         let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
         let Some(row) = row_of[lanes.entry_lanes[i]] else {
@@ -299,15 +328,36 @@ fn bars(
         if r < rect.left() || l > rect.right() {
             continue;
         }
-        let top = y(row) + 4.0;
-        let bar = egui::Rect::from_min_max(pos2(l.round(), top), pos2(r.round(), top + lane - 8.0));
-        if bars.last().is_some_and(|(_, b)| *b == bar) {
+        let (l, r) = (l.round(), r.round());
+        if spans
+            .last()
+            .is_some_and(|&(_, pl, pr, prow)| (pl, pr, prow) == (l, r, row))
+        {
             continue;
         }
-        painter.rect_filled(bar, 2.0, fill);
-        bars.push((i, bar));
+        spans.push((i, l, r, row));
     }
-    bars
+    spans
+}
+
+/// The bars of `spans`, drawn: each entry with its rect.
+fn bars(
+    ui: &Ui,
+    painter: &egui::Painter,
+    spans: &[(usize, f32, f32, usize)],
+    y: &RowTop<'_>,
+) -> Vec<(usize, egui::Rect)> {
+    let lane = LANE;
+    let fill = bar_fill(ui);
+    spans
+        .iter()
+        .map(|&(i, l, r, row)| {
+            let top = y(row) + 4.0;
+            let bar = egui::Rect::from_min_max(pos2(l, top), pos2(r, top + lane - 8.0));
+            painter.rect_filled(bar, 2.0, fill);
+            (i, bar)
+        })
+        .collect()
 }
 
 /// Each shown lane's chain name, laid out (None: a lane not shown).
