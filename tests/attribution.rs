@@ -17,7 +17,9 @@ fn fixture(agent: &str) -> PathBuf {
         .join(agent)
 }
 
-fn attribution(agent: &str, ws: &Path, request: usize) -> Value {
+/// `traffic --against` of request `request` of a fixture's capture, as
+/// JSON: its `attribution`.
+pub fn attribution(agent: &str, ws: &Path, request: usize) -> Value {
     let cap = fixture(agent).join("capture.jsonl");
     let n = request.to_string();
     let o = run(&[

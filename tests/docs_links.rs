@@ -156,7 +156,7 @@ fn the_guides_contents_list_every_section_in_order() {
 /// next request read of its prompt (the capture's usage).
 #[test]
 fn the_readmes_first_requests_are_the_fixtures() {
-    use crate::common::{json, run, stderr};
+    use crate::common::{json, run};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let n = |s: &str| -> u64 { s.trim().replace(',', "").parse().unwrap() };
@@ -178,20 +178,7 @@ fn the_readmes_first_requests_are_the_fixtures() {
         assert_eq!(cells.len(), 5, "{line}");
         let dir = root.join("tests/fixtures/agents").join(fixture);
         let cap = dir.join("capture.jsonl");
-        let ws = dir.join("workspace");
-        let r = request.to_string();
-        let o = run(&[
-            "traffic",
-            cap.to_str().unwrap(),
-            "--against",
-            ws.to_str().unwrap(),
-            "--request",
-            &r,
-            "--format",
-            "json",
-        ]);
-        assert!(o.status.success(), "{fixture}: {}", stderr(&o));
-        let a = &json(&o)["attribution"];
+        let a = crate::attribution::attribution(fixture, &dir.join("workspace"), request);
         assert_eq!(
             [n(cells[1]), n(cells[2]), n(cells[3])],
             [

@@ -597,6 +597,14 @@ fn the_one_hour_counterfactual_reads_the_expired_prefix_and_prices_the_rest() {
             && c.contains("saved $0.01110"),
         "{c}"
     );
+    // The same expiry three hours later (another session of the day): a
+    // 1-hour TTL would have expired too, so nothing is said to be saved.
+    let v = traffic(&[
+        cc("m1", "2026-11-30T10:00:00Z", usage(0, 10000, 0)),
+        cc("m2", "2026-11-30T13:00:00Z", usage(0, 10400, 0)),
+    ]);
+    assert_eq!(v["requests"][1]["miss"]["kind"], "ttl");
+    assert!(v["totals"]["counterfactual"].is_null(), "{}", v["totals"]);
 }
 
 #[test]
@@ -1364,4 +1372,44 @@ fn a_system_block_changed_mid_conversation_keeps_its_chain_and_is_named() {
     let d = stdout(&o);
     assert!(d.contains("request #2"), "{d}");
     assert!(d.contains("Memory v2"), "{d}");
+}
+
+/// A cold start on an API without writes (Codex 0.169.0's first request,
+/// recorded): what it cost beyond reading is its whole prompt paid in
+/// full, not nothing: 13,824 tokens at the model's $2.00 input against its
+/// $0.10 cached input, per million (from the model table, as `models`
+/// lists them).
+#[test]
+fn a_cold_start_without_writes_costs_its_prompt_beyond_reading() {
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/codex/capture.jsonl");
+    let o = run(&["traffic", cap.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let m = json(&run(&["models", "--format", "json"]));
+    let model = m["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == v["requests"][0]["model"])
+        .unwrap();
+    let (input, read) = (
+        model["input_per_mtok"].as_f64().unwrap(),
+        model["cache_read_per_mtok"].as_f64().unwrap(),
+    );
+    let first = &v["requests"][0];
+    assert_eq!(first["miss"]["kind"], "cold");
+    let prompt = first["input_tokens"].as_u64().unwrap() as f64;
+    let cold = v["totals"]["by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kind"] == "cold")
+        .unwrap();
+    let extra = cold["extra_cost_usd"].as_f64().unwrap();
+    assert!(extra > 0.0, "{cold}");
+    assert!(
+        (extra - prompt * (input - read) / 1e6).abs() < 1e-5,
+        "{cold}"
+    );
 }

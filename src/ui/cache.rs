@@ -71,13 +71,7 @@ pub fn show(
                         "Session '{}': {} requests · {}",
                         p.session,
                         p.requests.len(),
-                        super::figure::items_kept_whole(&format!(
-                            "read {} · written {} · uncached {} · ${:.5}",
-                            thousands(p.totals.cache_read_input_tokens),
-                            thousands(p.totals.cache_creation_input_tokens),
-                            thousands(p.totals.input_tokens),
-                            p.total_cost_usd
-                        ))
+                        figures(&p.totals, p.total_cost_usd)
                     ))
                     .strong(),
                 )
@@ -126,12 +120,17 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
 
 /// A predicted request's figures, as its row shows them.
 fn figures_of(r: &crate::engine::cache::predictors::Predicted) -> String {
+    figures(&r.usage, r.cost_usd)
+}
+
+/// `read … · written … · uncached … · $…`, each item kept on one line.
+fn figures(u: &crate::engine::usage::Input, cost_usd: f64) -> String {
     super::figure::items_kept_whole(&format!(
         "read {} · written {} · uncached {} · ${:.5}",
-        thousands(r.usage.cache_read_input_tokens),
-        thousands(r.usage.cache_creation_input_tokens),
-        thousands(r.usage.input_tokens),
-        r.cost_usd
+        thousands(u.cache_read_input_tokens),
+        thousands(u.cache_creation_input_tokens),
+        thousands(u.input_tokens),
+        cost_usd
     ))
 }
 

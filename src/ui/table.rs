@@ -368,11 +368,7 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
         // one covered the last row).
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         let rows_h = (ui.available_height() - HEAD_H - bar_room()).max(ROW_H);
-        // The five figures' columns take 324 points; each column a gap,
-        // and the rows' vertical bar its room.
-        let source_w = ((rect.width() - 324.0) * 0.3).clamp(120.0, 320.0);
-        let gaps = 8.0 * ui.spacing().item_spacing.x + bar_room() + 40.0;
-        let reason_w = (rect.width() - 324.0 - source_w - gaps).max(320.0);
+        let (source_w, reason_w) = text_widths(ui, rect.width());
         let sideways = egui::ScrollArea::horizontal()
             .id_salt("fragment-table-h")
             .show(ui, |ui| {
@@ -436,6 +432,15 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
     });
     r.overflow = overflows;
     offset
+}
+
+/// The source's and the reason's widths in a table `width` wide: the
+/// five figures' columns take 324 points, each column a gap and the rows'
+/// vertical bar its room; the reason the rest, 320 at least.
+fn text_widths(ui: &Ui, width: f32) -> (f32, f32) {
+    let source_w = ((width - 324.0) * 0.3).clamp(120.0, 320.0);
+    let gaps = 8.0 * ui.spacing().item_spacing.x + bar_room() + 40.0;
+    (source_w, (width - 324.0 - source_w - gaps).max(320.0))
 }
 
 /// The rows' vertical bar: shown (when the rows overflow) on the table

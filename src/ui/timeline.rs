@@ -141,6 +141,9 @@ impl Zoom {
     }
 }
 
+#[path = "timeline_marks.rs"]
+mod marks;
+use marks::{bar_spans, bars, marks};
 #[path = "timeline_range.rs"]
 mod range;
 pub use range::{default_range, step, tick_label, zoom_about};
@@ -174,6 +177,21 @@ pub fn timeline_view(
     zoom.lanes = Some(lanes);
 }
 
+/// The ticks and bars of the view `key` names, worked out unless the
+/// lanes keep them already.
+fn keep_drawn(
+    t: &Traffic,
+    lanes: &mut Lanes,
+    key: DrawnKey,
+    (x, plot): (&dyn Fn(f64) -> f32, egui::Rect),
+) {
+    if lanes.drawn.as_ref().is_none_or(|d| d.key != key) {
+        let marks = marks(t, lanes, &key.2, (x, plot));
+        let spans = bar_spans(lanes, &key.2, (x, plot));
+        lanes.drawn = Some(Drawn { key, marks, spans });
+    }
+}
+
 /// At most this many lanes are drawn (a chain each); the table's Chain
 /// filter shows any one.
 const MAX_LANES: usize = 8;
@@ -203,10 +221,7 @@ fn draw(
     let row_of = rows_of(&lanes.chains, chain);
     let rows = row_of.iter().flatten().count().max(1);
     if chain.is_none() && lanes.chains.len() > MAX_LANES {
-        ui.weak(format!(
-            "The first {MAX_LANES} of {} chains: choose one in Chain above to see it here.",
-            lanes.chains.len()
-        ));
+        ui.weak(more_chains(lanes.chains.len()));
     }
     let range = zoom.range.unwrap_or_else(|| default_range(last, span));
     let lane = LANE;
@@ -238,12 +253,7 @@ fn draw(
         .rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
     let painter = ui.painter_at(plot);
     let y = |row: usize| rect.top() + 2.0 + lane * row as f32;
-    let start = lanes
-        .dated
-        .iter()
-        .find(|d| d.1 == first)
-        .and_then(|d| t.requests[d.0].time.get(11..19))
-        .unwrap_or("");
+    let start = start_time(t, lanes);
     let mut axis = whole_rect;
     axis.max.x = plot.max.x;
     grid(ui, axis, (range, start), &|at| x(at + first));
@@ -252,11 +262,7 @@ fn draw(
         [inner.0, inner.1, plot.left(), plot.right()].map(f32::to_bits),
         row_of.clone(),
     );
-    if lanes.drawn.as_ref().is_none_or(|d| d.key != key) {
-        let marks = marks(t, lanes, &row_of, (&x, plot));
-        let spans = bar_spans(lanes, &row_of, (&x, plot));
-        lanes.drawn = Some(Drawn { key, marks, spans });
-    }
+    keep_drawn(t, lanes, key, (&x, plot));
     let lanes = &*lanes;
     let Some(drawn) = &lanes.drawn else { return };
     let bars = bars(ui, &painter, &drawn.spans, &y);
@@ -281,83 +287,19 @@ fn draw(
     pointed(&resp, t, lanes, (marks, &bars), (rect, lane), source, out);
 }
 
-/// The ticks: one per lane and pixel, the request there that tells most
-/// (a failure over a write over a read, else the first), each with its x
-/// and its row.
-fn marks(
-    t: &Traffic,
-    lanes: &Lanes,
-    row_of: &[Option<usize>],
-    (x, rect): (&dyn Fn(f64) -> f32, egui::Rect),
-) -> Vec<Mark> {
-    let mut marks: Vec<Mark> = Vec::new();
-    let mut taken = vec![vec![None; rect.width().ceil() as usize + 1]; lanes.chains.len()];
-    for &(i, at, l) in &lanes.dated {
-        let cx = x(at);
-        let Some(row) = row_of[l] else { continue };
-        if cx < rect.left() || cx > rect.right() {
-            continue;
-        }
-        let slot: &mut Option<usize> = &mut taken[l][(cx - rect.left()) as usize];
-        match *slot {
-            Some(m) if kind(&t.requests[marks[m].0]) >= kind(&t.requests[i]) => {}
-            Some(m) => marks[m] = (i, cx, row),
-            None => {
-                *slot = Some(marks.len());
-                marks.push((i, cx, row));
-            }
-        }
-    }
-    marks
-}
-
-/// The cache entries' bars, one per lane and pixel range (on a light lane
-/// a paler green would hardly show): each entry's left and right x and its
-/// row, one of the same place kept.
-fn bar_spans(
-    lanes: &Lanes,
-    row_of: &[Option<usize>],
-    (x, rect): (&dyn Fn(f64) -> f32, egui::Rect),
-) -> Vec<(usize, f32, f32, usize)> {
-    let mut spans: Vec<(usize, f32, f32, usize)> = Vec::new();
-    for (i, e) in lanes.log.all.iter().enumerate() {
-        let (l, r) = (x(e.written_at), x(e.expires_at).max(x(e.written_at) + 2.0));
-        let Some(row) = row_of[lanes.entry_lanes[i]] else {
-            continue;
-        };
-        if r < rect.left() || l > rect.right() {
-            continue;
-        }
-        let (l, r) = (l.round(), r.round());
-        if spans
-            .last()
-            .is_some_and(|&(_, pl, pr, prow)| (pl, pr, prow) == (l, r, row))
-        {
-            continue;
-        }
-        spans.push((i, l, r, row));
-    }
-    spans
-}
-
-/// The bars of `spans`, drawn: each entry with its rect.
-fn bars(
-    ui: &Ui,
-    painter: &egui::Painter,
-    spans: &[(usize, f32, f32, usize)],
-    y: &RowTop<'_>,
-) -> Vec<(usize, egui::Rect)> {
-    let lane = LANE;
-    let fill = bar_fill(ui);
-    spans
+/// The first request's time of day (`10:00:00`), the axis's start.
+fn start_time<'t>(t: &'t Traffic, lanes: &Lanes) -> &'t str {
+    lanes
+        .dated
         .iter()
-        .map(|&(i, l, r, row)| {
-            let top = y(row) + 4.0;
-            let bar = egui::Rect::from_min_max(pos2(l, top), pos2(r, top + lane - 8.0));
-            painter.rect_filled(bar, 2.0, fill);
-            (i, bar)
-        })
-        .collect()
+        .find(|d| d.1 == lanes.first)
+        .and_then(|d| t.requests[d.0].time.get(11..19))
+        .unwrap_or("")
+}
+
+/// Said when there are more chains than lanes.
+fn more_chains(chains: usize) -> String {
+    format!("The first {MAX_LANES} of {chains} chains: choose one in Chain above to see it here.")
 }
 
 /// Each shown lane's chain name, laid out (None: a lane not shown).

@@ -99,7 +99,9 @@ impl Analyser {
         if self.recent.len() > RECENT_CHAINS {
             self.recent.pop_front();
         }
-        self.sums.add(&r, prev.and_then(|(_, p)| p.usage), table);
+        let gap = prev.and_then(|(_, p)| Some(r.at? - p.at?));
+        self.sums
+            .add(&r, (prev.and_then(|(_, p)| p.usage), gap), table);
         // The previous request of the chain is no longer compared with.
         self.latest.insert(x.chain.clone(), (i, x));
         r
@@ -291,6 +293,30 @@ fn row(
     }
 }
 
+/// What a missing request paid beyond reading its tokens from the cache:
+/// on Anthropic's API its writes; elsewhere (no writes) what was cached
+/// before and is now paid in full, and for a cold start its whole prompt.
+fn beyond_reading(u: &Usage, prev: Option<Usage>, m: &crate::ModelInfo, cold: bool) -> f64 {
+    let per = |n: u64, p: f64| n as f64 * p / 1e6;
+    if m.provider == crate::Provider::Anthropic {
+        let w = u.cache_creation_input_tokens;
+        let w1h = u.written_1h().min(w);
+        per(w - w1h, m.write_5m_price()) + per(w1h, m.write_1h_price()) - per(w, m.read_price())
+    } else {
+        let prompt = u.input_tokens + u.cache_read_input_tokens;
+        let before = match prev {
+            Some(p) => p.input_tokens + p.cache_read_input_tokens,
+            None if cold => prompt,
+            None => 0,
+        };
+        let could = prompt.min(before);
+        per(
+            could.saturating_sub(u.cache_read_input_tokens),
+            m.input_per_mtok - m.read_price(),
+        )
+    }
+}
+
 /// Running totals, summed request by request in order.
 #[derive(Default)]
 struct Sums {
@@ -306,8 +332,8 @@ struct Sums {
 
 impl Sums {
     /// Adds request `r`, whose previous request of the chain reported
-    /// `prev` (if any).
-    fn add(&mut self, r: &Row, prev: Option<Usage>, table: &ModelTable) {
+    /// `prev` (if any), `gap` seconds before it.
+    fn add(&mut self, r: &Row, (prev, gap): (Option<Usage>, Option<f64>), table: &ModelTable) {
         let t = &mut self.totals;
         t.requests += 1;
         if let Some(c) = r.agent_cost_usd {
@@ -343,10 +369,13 @@ impl Sums {
         let prev_cached = prev.map_or(0, |p| {
             p.cache_read_input_tokens + p.cache_creation_input_tokens
         });
+        // An expiry a 1-hour TTL would have outlived: a gap of an hour or
+        // more (another day's session) expires at either TTL.
         let ttl_5m = r
             .miss
             .as_ref()
-            .is_some_and(|miss| miss.kind == MissKind::Ttl && miss.expired_ttl == Some(300));
+            .is_some_and(|miss| miss.kind == MissKind::Ttl && miss.expired_ttl == Some(300))
+            && gap.is_none_or(|g| g < LONGEST_TTL_SECS);
         let anthropic = m.provider == crate::Provider::Anthropic;
         if anthropic {
             if ttl_5m {
@@ -362,18 +391,7 @@ impl Sums {
             }
         }
         let Some(miss) = &r.miss else { return };
-        let extra = if anthropic {
-            // What the writes cost beyond reading the same tokens.
-            per(w5m, m.write_5m_price()) + per(w1h, m.write_1h_price()) - per(w, m.read_price())
-        } else {
-            // No writes: what was cached before and is now paid in full.
-            let prompt = u.input_tokens + u.cache_read_input_tokens;
-            let could = prompt.min(prev.map_or(0, |p| p.input_tokens + p.cache_read_input_tokens));
-            per(
-                could.saturating_sub(u.cache_read_input_tokens),
-                m.input_per_mtok - m.read_price(),
-            )
-        };
+        let extra = beyond_reading(&u, prev, m, miss.kind == MissKind::Cold);
         match t.by_kind.iter_mut().find(|k| k.kind == miss.kind) {
             Some(k) => {
                 k.requests += 1;
