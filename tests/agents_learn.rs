@@ -467,3 +467,19 @@ fn the_traffic_views_name_the_learned_release_the_folder_views_use() {
         "{report}"
     );
 }
+
+/// `--dry-run` says what it would learn, not that it learned it, and
+/// writes nothing.
+#[test]
+fn a_dry_run_says_it_would_learn_and_writes_nothing() {
+    let u = User::new();
+    let o = u.learn("codex-0.171", &["--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(
+        said.starts_with("would learn Codex CLI 0.171.0's own parts"),
+        "{said}"
+    );
+    assert!(said.contains("--dry-run: nothing written"), "{said}");
+    assert!(u.saved().is_empty());
+}

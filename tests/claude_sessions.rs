@@ -74,7 +74,7 @@ fn a_second_session_whose_system_prompt_changed_is_named_not_cold() {
     let detail = miss["detail"].as_str().unwrap();
     for part in [
         "a new conversation (chain 2) that starts as the main chain did",
-        "cached less than a second before; none of it was read: the two part before the first point it was cached at",
+        "cached less than a second before; none of it was read: the two differ before the first point it was cached at",
         &format!(
             "{} tokens were written again",
             prompt_inspector::engine::thousands(

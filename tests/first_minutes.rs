@@ -471,3 +471,34 @@ fn the_examples_come_with_the_binary_and_copy_without_overwriting() {
             .success()
     );
 }
+
+/// The window asked for where there is no desktop, or on a folder that is
+/// not there: one sentence each, naming what to run instead, exit 2; not
+/// winit's error with its source path.
+#[test]
+fn no_desktop_or_no_folder_is_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(bin())
+        .arg(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_DATA_HOME", "/nonexistent/prompt-inspector-tests")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("no desktop session here"), "{e}");
+    assert!(
+        e.contains(&format!("prompt-inspector report {}", dir.path().display())),
+        "{e}"
+    );
+    assert!(!e.contains(".cargo") && !e.contains("winit"), "{e}");
+    let missing = dir.path().join("not-here");
+    let o = run(&[missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("{}: no such folder or file", missing.display())),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1413,3 +1413,24 @@ fn a_cold_start_without_writes_costs_its_prompt_beyond_reading() {
         "{cold}"
     );
 }
+
+/// `--to-session` takes the session file's path: a bare name (taken for a
+/// path, it wrote a file of that name in the current folder) is refused,
+/// with the path meant.
+#[test]
+fn a_session_named_without_its_path_is_refused_with_the_path_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let target = dir.path().join("captured2");
+    let o = adopt(&cap, &target, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "the session file's path, ending in .yaml (WORKSPACE/sessions/captured2.yaml)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!target.exists());
+}

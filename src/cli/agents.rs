@@ -184,7 +184,12 @@ fn learn(l: &Learn, format: Format) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut o = format!(
-        "learned {}'s own parts, {}:\n  {} blocks ({} tokens): {}\n  {} tools ({} tokens)\n",
+        "{} {}'s own parts, {}:\n  {} blocks ({} tokens): {}\n  {} tools ({} tokens)\n",
+        if saved.is_some() {
+            "learned"
+        } else {
+            "would learn"
+        },
         b.source(),
         b.provenance(),
         b.blocks.len(),

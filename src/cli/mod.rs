@@ -31,7 +31,7 @@ use crate::engine::{self, ModelTable, Options, TokenCounter};
     version,
     about = "See what your LLM agent sends: its prompt assembled from your files, trimmed and cached, and its real requests with the reason for every cache miss.",
     long_about = "See what your LLM agent sends: its prompt assembled from your files (Claude Code, Codex, Gemini CLI, Pi, OpenCode, OpenClaw, or a layered workspace), trimmed and cached, and its real requests with the reason for every cache miss.\n\nWith no argument, or a folder, opens the window. The commands are the headless views of the same engine.",
-    after_help = "Examples:\n  prompt-inspector ~/my-project                 open a folder in the window\n  prompt-inspector run claude -- -p \"hi\"        run Claude Code through the recording proxy, then explain its traffic\n  prompt-inspector context ~/my-project         the context window as the agent fills it\n  prompt-inspector traffic CAPTURE --parts      a capture or transcript explained, request by request\n  prompt-inspector report sample-workspace      the assembly report of the bundled sample\n\nEach command has its own --help.",
+    after_help = "Examples:\n  prompt-inspector ~/my-project                 open a folder in the window\n  prompt-inspector run claude -- -p \"hi\"        run Claude Code through the recording proxy, then explain its traffic\n  prompt-inspector context ~/my-project         the context window as the agent fills it\n  prompt-inspector traffic CAPTURE --parts      a capture or transcript explained, request by request\n  prompt-inspector report \"$(prompt-inspector sample)\"   the assembly report of the bundled sample\n\nEach command has its own --help.",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {

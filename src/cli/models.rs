@@ -46,8 +46,15 @@ pub fn run(a: Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// A price per million tokens as the table holds it: two decimals, more
+/// where it has them (0.075, not 0.07), up to six.
 fn price(p: Option<f64>) -> String {
-    p.map_or("-".into(), |p| format!("{p:.2}"))
+    p.map_or("-".into(), |p| {
+        let long = format!("{p:.6}");
+        let trimmed = long.trim_end_matches('0');
+        let decimals = trimmed.split_once('.').map_or(0, |(_, d)| d.len()).max(2);
+        format!("{p:.decimals$}")
+    })
 }
 
 /// A model's lifecycle in the tables' words.
@@ -247,4 +254,16 @@ fn update(from: &str, output: Option<&Path>) -> ExitCode {
         }
     ));
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_price_keeps_its_decimals() {
+        assert_eq!(super::price(Some(0.075)), "0.075");
+        assert_eq!(super::price(Some(0.125)), "0.125");
+        assert_eq!(super::price(Some(3.0)), "3.00");
+        assert_eq!(super::price(Some(0.3)), "0.30");
+        assert_eq!(super::price(None), "-");
+    }
 }

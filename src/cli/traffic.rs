@@ -123,19 +123,7 @@ pub fn run(a: Args) -> ExitCode {
         return against(&a, ws, &table);
     }
     match (&a.to_session, a.diff.as_deref()) {
-        (Some(target), _) => {
-            let exchanges = match crate::opencode_db::read_every_exchange(&a.file) {
-                Ok((_, x, _)) => x,
-                Err(e) => return fail(&e),
-            };
-            if target.exists() && !a.force {
-                return fail(format!(
-                    "{} exists: not replaced (--force replaces it)",
-                    target.display()
-                ));
-            }
-            adopt(&exchanges, target, &a.chain)
-        }
+        (Some(target), _) => to_session(&a, target),
         (None, Some(spec)) => match diff_pair(&a, spec) {
             Ok(pair) => diff(&a, pair, &table),
             Err(e) => fail(&e),
@@ -268,6 +256,33 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `--to-session TARGET`: the chain asked for, adopted as a session file.
+fn to_session(a: &Args, target: &std::path::Path) -> ExitCode {
+    if !target
+        .extension()
+        .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
+    {
+        let name = target
+            .file_name()
+            .map_or("NAME".into(), |n| n.to_string_lossy());
+        return fail(format!(
+            "--to-session {}: the session file's path, ending in .yaml (WORKSPACE/sessions/{name}.yaml)",
+            target.display()
+        ));
+    }
+    let exchanges = match crate::opencode_db::read_every_exchange(&a.file) {
+        Ok((_, x, _)) => x,
+        Err(e) => return fail(&e),
+    };
+    if target.exists() && !a.force {
+        return fail(format!(
+            "{} exists: not replaced (--force replaces it)",
+            target.display()
+        ));
+    }
+    adopt(&exchanges, target, &a.chain)
 }
 
 /// `FILE#N`: a file and a request number in it, when `spec` ends so.

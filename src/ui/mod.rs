@@ -68,6 +68,22 @@ pub fn run(path: Option<PathBuf>) -> Result<(), String> {
 
 /// Opens the window, with `run AGENT --window`'s proxy and agent when given.
 pub fn run_with(path: Option<PathBuf>, live: Option<live_run::LiveRun>) -> Result<(), String> {
+    if let Some(p) = &path
+        && std::fs::symlink_metadata(p).is_err()
+    {
+        return Err(format!("{}: no such folder or file", p.display()));
+    }
+    #[cfg(target_os = "linux")]
+    if ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none_or(|x| x.is_empty()))
+    {
+        return Err(format!(
+            "no desktop session here (neither DISPLAY nor WAYLAND_DISPLAY is set): the window needs one; without it, `prompt-inspector report {0}`, `context {0}` or `render {0}` show the same figures",
+            path.as_deref()
+                .map_or("FOLDER".to_string(), |p| p.display().to_string())
+        ));
+    }
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("prompt-inspector")

@@ -428,7 +428,7 @@ pub(super) fn across_conversations(
             _ => String::new(),
         };
         format!(
-            "whose prefix the provider cached{when}; none of it was read: the two part before the first point it was cached at, and {} were written again",
+            "whose prefix the provider cached{when}; none of it was read: the two differ before the first point it was cached at, and {} were written again",
             crate::plural(u.cache_creation_input_tokens, "token")
         )
     };
