@@ -877,3 +877,30 @@ fn claude_code_user_memory_follows_its_imports_and_is_headed_by_its_path() {
     );
     assert!(text.contains("Use British spelling.") && !text.contains("not for the prompt"));
 }
+
+/// A profile named by the release it holds (`claude-code@2.1.328`, as a
+/// request, a session or the release warning names it) is that profile
+/// (`claude-code@2.1`): the same prompt; a release nobody recorded is
+/// still refused.
+#[test]
+fn a_profile_is_also_named_by_its_release() {
+    let ws =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/claude-code/workspace");
+    assert_eq!(
+        render_as(&ws, &["--profile", "claude-code@2.1.328"]),
+        render_as(&ws, &["--profile", "claude-code@2.1"])
+    );
+    let codex = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/codex/workspace");
+    assert_eq!(
+        render_as(&codex, &["--profile", "codex@0.171.0"]),
+        render_as(&codex, &["--profile", "codex@0.171"])
+    );
+    let o = run(&[
+        "render",
+        ws.to_str().unwrap(),
+        "--profile",
+        "claude-code@2.1.999",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown profile"), "{}", stderr(&o));
+}

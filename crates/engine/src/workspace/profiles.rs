@@ -110,7 +110,16 @@ impl Profiles {
     /// `name@version` exactly, or the newest profile of `name`.
     pub fn get(&self, spec: &str) -> Option<&Profile> {
         match spec.split_once('@') {
-            Some(_) => self.all.iter().find(|p| p.id() == spec),
+            // The id (`claude-code@2.1`), else the release whose parts it
+            // holds or that it was verified against (`claude-code@2.1.328`,
+            // as a request or a session names it).
+            Some((name, release)) => self.all.iter().find(|p| p.id() == spec).or_else(|| {
+                self.all.iter().find(|p| {
+                    p.name == name
+                        && (p.parts.as_ref().is_some_and(|b| b.release == release)
+                            || p.verified.as_deref() == Some(release))
+                })
+            }),
             None => self.newest(spec),
         }
     }
