@@ -345,6 +345,19 @@ fn a_folder_whose_agent_ran_an_older_release_says_so_in_the_report_and_context()
     // Without the session file: nothing either.
     let o = stdout(&run_home(dir.path(), &["report", w]));
     assert!(!o.contains("ran in this folder"), "{o}");
+    // `traffic` on the folder itself, which holds no traffic, names where
+    // its transcripts are.
+    let o = run_home(&home, &["traffic", w]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "no .jsonl file in this folder; this folder's traffic is in {}: `prompt-inspector traffic {}`",
+            file.trim_end_matches('/'),
+            file.trim_end_matches('/')
+        )),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// The reverse, for Codex: its newest session of the folder (in

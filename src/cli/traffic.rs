@@ -140,7 +140,7 @@ pub fn run(a: Args) -> ExitCode {
             bar.done();
             let mut t = match read {
                 Ok(t) => t,
-                Err(e) => return fail(&e),
+                Err(e) => return fail(format!("{e}{}", where_traffic_is(&a.file))),
             };
             t.assumed = crate::assumed_releases();
             if let Some(url) = a.otlp_endpoint.as_deref() {
@@ -256,6 +256,40 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
     } else {
         ExitCode::from(1)
     }
+}
+
+/// For a project folder with no traffic of its own: where its traffic is
+/// (its proxy captures, Claude Code's transcripts of it), said after the
+/// error; empty when neither is there.
+fn where_traffic_is(folder: &std::path::Path) -> String {
+    let Ok(root) = folder.canonicalize() else {
+        return String::new();
+    };
+    if !root.is_dir() {
+        return String::new();
+    }
+    let mut found = Vec::new();
+    let captures = root.join(".prompt-inspector").join("captures");
+    if captures.is_dir() {
+        found.push(captures.display().to_string());
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let slug = crate::engine::workspace::agents::runs::claude_project_folder(&root);
+        let projects = std::path::Path::new(&home)
+            .join(".claude/projects")
+            .join(&slug);
+        if projects.is_dir() {
+            found.push(format!("~/.claude/projects/{slug}"));
+        }
+    }
+    if found.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; this folder's traffic is in {}: `prompt-inspector traffic {}`",
+        found.join(" and "),
+        found[0]
+    )
 }
 
 /// `--to-session TARGET`: the chain asked for, adopted as a session file.
