@@ -737,3 +737,29 @@ fn an_agents_md_edited_before_a_later_turn_is_the_message_codex_sends() {
     assert_eq!(d["resume"]["files"], serde_json::json!(["tools/AGENTS.md"]));
     assert_eq!(d["resume"]["text"].as_str().unwrap(), sent);
 }
+
+/// OpenClaw's own frame around its skills list (its title, intro and
+/// closing words, from its profile) is the agent's, not the project's,
+/// in the context view's rows as in the report's split.
+#[test]
+fn the_agents_frame_around_skills_is_built_in_in_the_context_rows() {
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/openclaw");
+    let o = run(&["context", ws.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let skills = v["skills"].as_array().unwrap();
+    let frame: Vec<&Value> = skills
+        .iter()
+        .filter(|i| i["name"].as_str().unwrap().starts_with("skills."))
+        .collect();
+    assert!(!frame.is_empty(), "{v}");
+    for i in frame {
+        assert_eq!(i["source"], "Built-in", "{i}");
+    }
+    assert!(
+        skills
+            .iter()
+            .any(|i| i["name"] == "invoice-export" && i["source"] == "Project"),
+        "{v}"
+    );
+}

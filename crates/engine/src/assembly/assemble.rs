@@ -566,6 +566,6 @@ fn split_agent_own(
 /// A fragment of the agent's own words, not of the user's files: a part
 /// it builds in, or its profile's wording (`profile`, the skills listing's
 /// frame).
-fn is_agents_own(f: &FragmentResult) -> bool {
+pub(crate) fn is_agents_own(f: &FragmentResult) -> bool {
     f.builtin.is_some() || f.source == "profile" || f.source == "skills"
 }

@@ -334,7 +334,9 @@ fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<
     let (mut memory, mut agents, mut skills) = (Vec::new(), Vec::new(), Vec::new());
     for f in a.fragments.iter().filter(|f| f.kept_tokens > 0) {
         let name = |prefix: &str| f.id.strip_prefix(prefix).unwrap_or(&f.id).to_string();
-        let source = if f.builtin.is_some() {
+        // The agent's own words (its parts, its profile's frame around the
+        // skills) are Built-in, not the project's.
+        let source = if crate::assembly::assemble::is_agents_own(f) {
             "Built-in".to_string()
         } else if f.source.contains("CLAUDE.local") {
             "Local".to_string()
