@@ -244,3 +244,60 @@ fn tools_chinese_and_truncation_agree_in_every_view() {
     assert!(u(&r["tools_tokens"]) > 0);
     check_window(dir.path(), None, &r);
 }
+
+/// The report's rows add up to their layer's figure: each layer's kept
+/// tokens, plus the line that names the rest (titles, headings and
+/// separators), are the layer's tokens, in the layered sample and in a
+/// Claude Code folder's memory files (three files and Claude Code's
+/// heading before each).
+#[test]
+fn a_layers_rows_and_its_frame_add_up_to_its_figure() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let n = |s: &str| -> u64 { s.trim().replace(',', "").parse().unwrap() };
+    for (ws, layers) in [
+        (root.join("sample-workspace"), vec![1, 2, 3, 4]),
+        (
+            root.join("tests/fixtures/agents/claude-code/workspace"),
+            vec![2],
+        ),
+    ] {
+        let text = stdout(&run(&["report", ws.to_str().unwrap()]));
+        for layer in layers {
+            let head = format!("layer {layer} ");
+            let block: Vec<&str> = text
+                .lines()
+                .skip_while(|l| !l.starts_with(&head))
+                .take_while(|l| !l.is_empty())
+                .collect();
+            assert!(!block.is_empty(), "{head}: {text}");
+            let rows: u64 = block
+                .iter()
+                .filter(|l| l.starts_with("  ") && l.contains(" → "))
+                .map(|l| {
+                    n(l.split(" → ")
+                        .nth(1)
+                        .unwrap()
+                        .split_whitespace()
+                        .next()
+                        .unwrap())
+                })
+                .sum();
+            let frame = block
+                .iter()
+                .find(|l| l.contains("tokens of titles, headings and separators"))
+                .unwrap_or_else(|| panic!("{}", block.join("\n")));
+            let plus = n(frame
+                .trim_start_matches("  + ")
+                .split(" tokens")
+                .next()
+                .unwrap());
+            let all = n(frame
+                .rsplit(": ")
+                .next()
+                .unwrap()
+                .trim_end_matches(" in all"));
+            assert_eq!(rows + plus, all, "{}", block.join("\n"));
+            assert!(block[0].contains(&thousands(all)), "{}", block.join("\n"));
+        }
+    }
+}

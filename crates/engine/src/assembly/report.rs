@@ -238,6 +238,7 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
             l.inflow
         );
     }
+    let mut rows = 0;
     for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
         o += &format!(
             "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
@@ -248,6 +249,20 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
             f.priority,
             clip(&f.source, 28),
             f.reason
+        );
+        if !crate::assembly::assemble::is_agents_own(f) {
+            rows += f.kept_tokens;
+        }
+    }
+    // What the layer's figure holds beyond its rows: the titles and
+    // separators around them (an agent's headings before each file), and
+    // where two pieces' tokens join; so that the rows add up to it.
+    let frame = (l.used - l.markers).saturating_sub(rows);
+    if has && frame > 0 {
+        o += &format!(
+            "  + {} tokens of titles, headings and separators around them: {} in all\n",
+            crate::thousands(frame),
+            crate::thousands(l.used - l.markers)
         );
     }
 
