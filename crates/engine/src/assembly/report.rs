@@ -174,7 +174,12 @@ pub fn to_text(ins: &Assembled) -> String {
         let lb = crate::assembly::assemble::layer_budgets(&a.budget);
         o += &format!(
             "budget {} tokens: layer 1 {} · layer 2 {} · layer 3 {} · layer 4 {} (layer3_ratio {})\n",
-            a.budget.total, lb[0], lb[1], lb[2], lb[3], a.budget.layer3_ratio
+            crate::thousands(a.budget.total),
+            crate::thousands(lb[0]),
+            crate::thousands(lb[1]),
+            crate::thousands(lb[2]),
+            crate::thousands(lb[3]),
+            a.budget.layer3_ratio
         );
     }
     for l in &a.layers {

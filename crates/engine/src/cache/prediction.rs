@@ -362,10 +362,10 @@ pub fn to_text(p: &Prediction) -> String {
             r.index + 1,
             r.turn,
             format!("{}s", r.at_secs),
-            r.total_tokens,
-            r.usage.cache_read_input_tokens,
-            r.usage.cache_creation_input_tokens,
-            r.usage.input_tokens,
+            thousands(r.total_tokens),
+            thousands(r.usage.cache_read_input_tokens),
+            thousands(r.usage.cache_creation_input_tokens),
+            thousands(r.usage.input_tokens),
             r.cost_usd
         );
         if let Some(e) = &r.error {
@@ -377,18 +377,18 @@ pub fn to_text(p: &Prediction) -> String {
     }
     o += &format!(
         "\ntotal: read {} · written {} · uncached {} · ${:.5}\n\nstrategies:\n",
-        p.totals.cache_read_input_tokens,
-        p.totals.cache_creation_input_tokens,
-        p.totals.input_tokens,
+        thousands(p.totals.cache_read_input_tokens),
+        thousands(p.totals.cache_creation_input_tokens),
+        thousands(p.totals.input_tokens),
         p.total_cost_usd
     );
     for s in &p.strategies {
         o += &format!(
             "  {:<14} read {:>7}  written {:>7}  uncached {:>7}  ${:.5}{}\n",
             s.name,
-            s.usage.cache_read_input_tokens,
-            s.usage.cache_creation_input_tokens,
-            s.usage.input_tokens,
+            thousands(s.usage.cache_read_input_tokens),
+            thousands(s.usage.cache_creation_input_tokens),
+            thousands(s.usage.input_tokens),
             s.cost_usd,
             if s.name == p.best { "  ← best" } else { "" }
         );
