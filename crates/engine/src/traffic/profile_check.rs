@@ -436,13 +436,7 @@ pub fn profile_of_release(
     let profiles =
         crate::workspace::profiles::Profiles::load_with(profiles_dir, observed_dir).ok()?;
     profiles
-        .all
-        .iter()
-        .find(|p| {
-            p.parts
-                .as_ref()
-                .is_some_and(|b| b.agent == rel.agent && b.release == rel.version)
-        })
+        .with_parts_of(&rel.agent, &rel.version)
         .map(|p| p.id())
 }
 

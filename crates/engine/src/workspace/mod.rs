@@ -139,12 +139,7 @@ fn release_differs(
         Some(_) => b.provenance(),
         None => "the bundled recording".to_string(),
     };
-    let known = profiles.all.iter().find(|p| {
-        p.parts
-            .as_ref()
-            .is_some_and(|x| x.agent == b.agent && x.release == run.version)
-    });
-    let how = match known {
+    let how = match profiles.with_parts_of(&b.agent, &run.version) {
         Some(p) => format!("`--profile {}` shows {}'s", p.id(), run.version),
         None => format!(
             "`prompt-inspector agents learn CAPTURE` learns {}'s from a capture of its requests through the proxy",

@@ -124,6 +124,16 @@ impl Profiles {
         }
     }
 
+    /// The profile whose own parts were recorded from `release` of the
+    /// agent its users name `agent` (`Claude Code`, `2.1.328`).
+    pub fn with_parts_of(&self, agent: &str, release: &str) -> Option<&Profile> {
+        self.all.iter().find(|p| {
+            p.parts
+                .as_ref()
+                .is_some_and(|b| b.agent == agent && b.release == release)
+        })
+    }
+
     /// The profiles' names, each once, in order (what `--profile NAME`
     /// takes; `NAME@VERSION` picks an older one).
     pub fn names(&self) -> Vec<String> {
