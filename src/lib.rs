@@ -35,11 +35,16 @@ fn env_path(name: &str) -> Option<PathBuf> {
 /// the user's home (for Claude Code's user memory) and the folder of extra
 /// profiles (`PROMPT_INSPECTOR_PROFILES`), set on the engine's options.
 pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
-    opts.home = env_path("HOME");
+    opts.home = home();
     opts.profiles_dir = env_path("PROMPT_INSPECTOR_PROFILES");
     opts.observed_dir = observed_dir();
     opts.today = Some(local_date(unix_now()));
     opts
+}
+
+/// The user's home (`HOME`; unset or empty: none).
+pub fn home() -> Option<PathBuf> {
+    env_path("HOME")
 }
 
 /// Where the agents' parts learned from this user's requests are kept

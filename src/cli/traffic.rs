@@ -273,11 +273,9 @@ fn where_traffic_is(folder: &std::path::Path) -> String {
     if captures.is_dir() {
         found.push(captures.display().to_string());
     }
-    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+    if let Some(home) = crate::home() {
         let slug = crate::engine::workspace::agents::runs::claude_project_folder(&root);
-        let projects = std::path::Path::new(&home)
-            .join(".claude/projects")
-            .join(&slug);
+        let projects = home.join(".claude/projects").join(&slug);
         if projects.is_dir() {
             found.push(format!("~/.claude/projects/{slug}"));
         }
@@ -326,6 +324,26 @@ fn file_and_number(spec: &str) -> Option<(std::path::PathBuf, usize)> {
     (!f.is_empty()).then(|| (std::path::PathBuf::from(f), n))
 }
 
+/// The forms `--diff` takes, said when one is misused.
+const FORMS: &str = "`traffic a.jsonl --diff 3`, `traffic a.jsonl --diff 3 --with b.jsonl#5` or `traffic b.jsonl#5 --diff a.jsonl#3`";
+
+/// The request `spec` names for `flag`: `FILE#N`, or `N` of `file`; else
+/// why not, with the forms it takes (`forms`).
+fn request_named(
+    (flag, forms): (&str, &str),
+    spec: &str,
+    file: &std::path::Path,
+) -> Result<(std::path::PathBuf, usize), String> {
+    match file_and_number(spec) {
+        Some(x) => Ok(x),
+        None => spec
+            .trim()
+            .parse::<usize>()
+            .map(|n| (file.to_path_buf(), n))
+            .map_err(|_| format!("{flag} {spec}: not a request number ({forms}): {FORMS}")),
+    }
+}
+
 /// What `--diff` compares: the request examined (`FILE`, `N`), and the one
 /// it is compared with when the command names it (`--with [FILE#]M`, or
 /// the `FILE#M` the command opened with); none: the previous request of
@@ -339,7 +357,6 @@ struct DiffPair {
 /// Reads `--diff`'s forms: `FILE --diff N [--with [FILE#]M]`, and
 /// `A#N --diff [B#]M` (request M of B, else of A, compared with A's N).
 fn diff_pair(a: &Args, spec: &str) -> Result<DiffPair, String> {
-    const FORMS: &str = "`traffic a.jsonl --diff 3`, `traffic a.jsonl --diff 3 --with b.jsonl#5` or `traffic b.jsonl#5 --diff a.jsonl#3`";
     let named = (!a.file.exists())
         .then(|| file_and_number(&a.file.to_string_lossy()))
         .flatten();
@@ -350,15 +367,7 @@ fn diff_pair(a: &Args, spec: &str) -> Result<DiffPair, String> {
                 a.file.display()
             ));
         }
-        let (file, n) = match file_and_number(spec) {
-            Some(x) => x,
-            None => (
-                base.clone(),
-                spec.trim().parse::<usize>().map_err(|_| {
-                    format!("--diff {spec}: not a request number (N or FILE#N): {FORMS}")
-                })?,
-            ),
-        };
+        let (file, n) = request_named(("--diff", "N or FILE#N"), spec, &base)?;
         return Ok(DiffPair {
             file,
             n,
@@ -375,15 +384,7 @@ fn diff_pair(a: &Args, spec: &str) -> Result<DiffPair, String> {
         });
     };
     let with = match a.with.as_deref() {
-        Some(w) => Some(match file_and_number(w) {
-            Some(x) => x,
-            None => (
-                a.file.clone(),
-                w.trim().parse::<usize>().map_err(|_| {
-                    format!("--with {w}: not a request number (M, or FILE#M): {FORMS}")
-                })?,
-            ),
-        }),
+        Some(w) => Some(request_named(("--with", "M, or FILE#M"), w, &a.file)?),
         None => None,
     };
     Ok(DiffPair {
