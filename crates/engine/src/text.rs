@@ -138,10 +138,18 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// `7m25s`, `42s`: a gap as every view writes it.
+/// `42s`, `7m25s`, `2h05m`, `3d04h`: a gap as every view writes it, in
+/// its two largest units (a gap of two days is not read in seconds).
 pub fn duration(secs: u64) -> String {
-    if secs >= 60 {
-        format!("{}m{:02}s", secs / 60, secs % 60)
+    const MIN: u64 = 60;
+    const HOUR: u64 = 60 * MIN;
+    const DAY: u64 = 24 * HOUR;
+    if secs >= DAY {
+        format!("{}d{:02}h", secs / DAY, secs % DAY / HOUR)
+    } else if secs >= HOUR {
+        format!("{}h{:02}m", secs / HOUR, secs % HOUR / MIN)
+    } else if secs >= MIN {
+        format!("{}m{:02}s", secs / MIN, secs % MIN)
     } else {
         format!("{secs}s")
     }
@@ -334,6 +342,18 @@ mod tests {
         assert_eq!(clean("user", 24), "user");
         assert_eq!(clean("a  b", 24), "a b");
         assert_eq!(clean("abcd", 3), "abc…");
+    }
+
+    #[test]
+    fn a_gap_is_written_in_its_two_largest_units() {
+        assert_eq!(duration(0), "0s");
+        assert_eq!(duration(59), "59s");
+        assert_eq!(duration(445), "7m25s");
+        assert_eq!(duration(3599), "59m59s");
+        assert_eq!(duration(3600), "1h00m");
+        assert_eq!(duration(7_500), "2h05m");
+        // The gap the walkthrough saw as "3481m40s".
+        assert_eq!(duration(208_900), "2d10h");
     }
 
     #[test]
