@@ -90,14 +90,26 @@ fn run_says_what_to_do_when_the_agent_is_not_installed() {
         err.contains("cannot start /nonexistent/gemini") && err.contains("--program"),
         "{err}"
     );
-    // Nothing was sent: no capture left behind.
+    // Nothing was sent: no capture left behind, nor the folders made
+    // for it; the folder is as it was.
     assert!(
-        !dir.path().join(".prompt-inspector/captures").exists()
-            || std::fs::read_dir(dir.path().join(".prompt-inspector/captures"))
-                .unwrap()
-                .next()
-                .is_none()
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "{:?}",
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect::<Vec<_>>()
     );
+    // A state folder that was there stays, with what it holds.
+    std::fs::create_dir_all(dir.path().join(".prompt-inspector/sessions")).unwrap();
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["run", "gemini", "--program", "/nonexistent/gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(dir.path().join(".prompt-inspector/sessions").is_dir());
+    assert!(!dir.path().join(".prompt-inspector/captures").exists());
 }
 
 /// A stand-in for Pi: it takes its Anthropic base URL only from an

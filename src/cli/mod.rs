@@ -2,6 +2,7 @@
 //! One file per subcommand, over the shared arguments here.
 
 pub mod agents;
+mod capture_made;
 pub mod completions;
 pub mod context;
 pub mod diff;

@@ -207,7 +207,8 @@ pub fn run(a: Args) -> ExitCode {
     // A capture this run creates is removed again if no exchange reached
     // it (a port that was taken, a run with no agent): no empty files left
     // behind. One named with -o that exists is the user's and stays.
-    let created = a.output.as_ref().is_none_or(|p| !p.exists());
+    let made =
+        super::capture_made::MadeForCapture::before(a.output.as_deref(), a.workspace.as_deref());
     let capture = match capture_path(&a) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -254,7 +255,7 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     });
-    stopped(feed.as_deref(), &capture, created, result.is_ok());
+    stopped(feed.as_deref(), &capture, &made, result.is_ok());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.contains("Address already in use") || e.contains("os error 98") => {
@@ -268,12 +269,13 @@ pub fn run(a: Args) -> ExitCode {
 }
 
 /// When the proxy has stopped: the spans still queued exported, and what
-/// the capture holds said; a capture this run `created` that stayed empty
-/// removed (`ok`: the proxy ran and stopped as asked).
+/// the capture holds said; a capture this run made that stayed empty
+/// removed, with the folders made for it (`ok`: the proxy ran and stopped
+/// as asked).
 fn stopped(
     feed: Option<&crate::net::otlp::Feed>,
     capture: &std::path::Path,
-    created: bool,
+    made: &super::capture_made::MadeForCapture,
     ok: bool,
 ) {
     if let Some(f) = feed {
@@ -286,7 +288,7 @@ fn stopped(
     if !empty && ok {
         stopped_summary(capture);
     }
-    if created && empty && std::fs::remove_file(capture).is_ok() && ok {
+    if made.remove_if_empty(capture) && ok {
         super::say(&format!(
             "prompt-inspector proxy: no exchange recorded: {} not kept",
             capture.display()

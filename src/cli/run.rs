@@ -12,6 +12,7 @@ use std::time::Duration;
 use crate::net::proxy::{Limits, ProxyConfig, serve};
 use crate::net::{ANTHROPIC_BASE, GEMINI_BASE, OPENAI_BASE};
 
+use super::capture_made::MadeForCapture;
 use super::run_files::{self, RunFiles};
 use super::{fail, out_report, say};
 
@@ -142,12 +143,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    // Only a capture this run creates is removed when nothing reached it.
-    let created = a.output.as_ref().is_none_or(|p| !p.exists());
+    // Only what this run makes for its capture is removed when nothing
+    // reached it.
+    let here = std::env::current_dir().ok();
+    let made = MadeForCapture::before(a.output.as_deref(), here.as_deref());
     let capture = match &a.output {
         Some(p) => p.clone(),
-        None => match std::env::current_dir()
-            .map_err(|e| e.to_string())
+        None => match here
+            .ok_or_else(|| "the current folder is unreadable".to_string())
             .and_then(|d| {
                 crate::net::proxy::default_capture(Some(&d), crate::unix_now())
                     .map_err(String::from)
@@ -158,7 +161,7 @@ pub fn run(a: Args) -> ExitCode {
     };
     let cfg = proxy_config(&a, capture.clone());
     if a.window {
-        return run_in_window(a, cfg, created);
+        return run_in_window(a, cfg, &made);
     }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -194,13 +197,11 @@ pub fn run(a: Args) -> ExitCode {
     let code = match status {
         Ok(c) => c,
         Err(e) => {
-            if created {
-                remove_if_empty(&capture);
-            }
+            made.remove_if_empty(&capture);
             return fail(&e);
         }
     };
-    explain(&capture, a.quiet, created);
+    explain(&capture, a.quiet, &made);
     ExitCode::from(code)
 }
 
@@ -304,26 +305,24 @@ pub fn live_run(a: Args, cfg: ProxyConfig) -> crate::ui::live_run::LiveRun {
 /// `run --window`: the window on the current folder runs the proxy and
 /// starts the agent when it listens; the capture is explained here when
 /// the window closes.
-fn run_in_window(a: Args, cfg: ProxyConfig, created: bool) -> ExitCode {
+fn run_in_window(a: Args, cfg: ProxyConfig, made: &MadeForCapture) -> ExitCode {
     let (capture, quiet) = (cfg.capture.clone(), a.quiet);
     let live = live_run(a, cfg);
     let folder = std::env::current_dir().ok();
     if let Err(e) = crate::ui::run_with(folder, Some(live)) {
         return fail(e);
     }
-    explain(&capture, quiet, created);
+    explain(&capture, quiet, made);
     ExitCode::SUCCESS
 }
 
 /// What was recorded, explained as `traffic` explains it.
-fn explain(capture: &std::path::Path, quiet: bool, created: bool) {
+fn explain(capture: &std::path::Path, quiet: bool, made: &MadeForCapture) {
     let n = std::fs::read(capture)
         .map(|b| b.iter().filter(|c| **c == b'\n').count())
         .unwrap_or(0);
     if n == 0 {
-        if created {
-            remove_if_empty(capture);
-        }
+        made.remove_if_empty(capture);
         say("prompt-inspector run: the agent sent nothing through the proxy");
         return;
     }
@@ -348,11 +347,4 @@ fn explain(capture: &std::path::Path, quiet: bool, created: bool) {
         "prompt-inspector run: more with `prompt-inspector traffic {} --parts`, or open it in the window's Traffic tab",
         capture.display()
     ));
-}
-
-/// A capture this run made and nothing reached: not left behind.
-fn remove_if_empty(capture: &std::path::Path) {
-    if std::fs::symlink_metadata(capture).is_ok_and(|m| m.is_file() && m.len() == 0) {
-        let _ = std::fs::remove_file(capture);
-    }
 }
