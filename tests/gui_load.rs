@@ -248,3 +248,43 @@ fn selecting_a_fragment_moves_no_row_of_the_table() {
         assert_eq!(at(&h), before, "at {width} px");
     }
 }
+
+#[test]
+fn the_home_memory_switch_reads_the_agents_user_level_memory() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code");
+    let mut h = harness(ws);
+    wait_loaded(&mut h);
+    assert!(!app(&h).state.user_memory);
+    let switch = "Home memory (~/.claude/CLAUDE.md)";
+    h.get_by_role_and_label(Role::CheckBox, switch).click();
+    wait_for(&mut h, "the folder read with the home memory", |a| {
+        a.is_idle()
+            && a.state.user_memory
+            && a.state.loaded.as_ref().is_some_and(|l| {
+                // Read, or why not (this machine's home may have none):
+                // either way the file was looked for.
+                l.assembly.fragments.iter().any(|f| f.id == "user.claude")
+                    || l.workspace
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.message.starts_with("--user-memory:"))
+            })
+    });
+    // Off again: not looked for.
+    h.get_by_role_and_label(Role::CheckBox, switch).click();
+    wait_for(&mut h, "the folder read without it", |a| {
+        a.is_idle()
+            && !a.state.user_memory
+            && a.state.loaded.as_ref().is_some_and(|l| {
+                l.workspace
+                    .diagnostics
+                    .iter()
+                    .all(|d| !d.message.starts_with("--user-memory:"))
+                    && l.assembly.fragments.iter().all(|f| f.id != "user.claude")
+            })
+    });
+    // A folder of no agent has no such switch.
+    let mut h = harness(sample());
+    wait_loaded(&mut h);
+    assert!(h.query_by_label(switch).is_none());
+}

@@ -511,8 +511,26 @@ fn claude_code_user_memory_is_an_option() {
         .unwrap();
     assert_eq!(first["id"], "user.claude");
     assert_eq!(first["source"], "~/.claude/CLAUDE.md");
-    // Without the option it is not read.
-    let r = report(&ws, &[]);
+    let warned = |r: &serde_json::Value| {
+        r["diagnostics"].as_array().unwrap().iter().any(|d| {
+            d["file"] == "~/.claude/CLAUDE.md"
+                && d["severity"] == "warning"
+                && d["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("the agent sends this file with every request")
+        })
+    };
+    assert!(!warned(&r), "{r}");
+    // Without the option it is not read, and the report says what it
+    // leaves out: the agent sends that file.
+    let o = std::process::Command::new(bin())
+        .args(["report", ws.to_str().unwrap(), "--format", "json"])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
     assert!(
         r["fragments"]
             .as_array()
@@ -520,6 +538,15 @@ fn claude_code_user_memory_is_an_option() {
             .iter()
             .all(|f| f["id"] != "user.claude")
     );
+    assert!(warned(&r), "{r}");
+    // With no such file in the home folder, nothing to say.
+    let empty = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(bin())
+        .args(["report", ws.to_str().unwrap(), "--format", "json"])
+        .env("HOME", empty.path())
+        .output()
+        .unwrap();
+    assert!(!warned(&json(&o)));
 }
 
 #[test]

@@ -279,7 +279,8 @@ impl App {
             | Command::SetCaps(_)
             | Command::SetBudget(_)
             | Command::ResetBudget
-            | Command::SetMarkers(_)) => self.apply_setting(c),
+            | Command::SetMarkers(_)
+            | Command::SetUserMemory(_)) => self.apply_setting(c),
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
             Command::Select(target) => self.select_line(target, None),
             Command::SelectLine(target, line) => self.select_line(target, Some(line)),
@@ -348,6 +349,10 @@ impl App {
             }
             Command::SetCaps(c) => {
                 self.state.caps = c;
+                self.submit_load();
+            }
+            Command::SetUserMemory(on) => {
+                self.state.user_memory = on;
                 self.submit_load();
             }
             Command::SetBudget(b) => {

@@ -35,6 +35,8 @@ pub enum Command {
     SetBudget(Budget),
     ResetBudget,
     SetMarkers(bool),
+    /// The agent's user-level memory read too, or not.
+    SetUserMemory(bool),
     ToggleMarkers,
     /// Select a fragment by id, or the first fragment of a file.
     Select(String),

@@ -27,6 +27,9 @@ pub fn show(
         )
         .wrap(),
     );
+    if let Some(rel) = &loaded.workspace.profile.user_memory {
+        home_memory_switch(ui, state, rel, out);
+    }
     if let Some(caps) = loaded.workspace.caps {
         agent_caps(ui, state, loaded, caps, out);
     }
@@ -196,6 +199,21 @@ fn markers_switch(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
         .changed()
     {
         out.push(Command::SetMarkers(markers));
+    }
+}
+
+/// The agent's user-level memory file (`~/.claude/CLAUDE.md`), which it
+/// sends with every request: read too, or not.
+fn home_memory_switch(ui: &mut Ui, state: &AppState, rel: &str, out: &mut Vec<Command>) {
+    let mut on = state.user_memory;
+    if ui
+        .checkbox(&mut on, format!("Home memory (~/{rel})"))
+        .on_hover_text(
+            "The agent sends your user-level memory file with every request: shown here when this is on (as --user-memory)",
+        )
+        .changed()
+    {
+        out.push(Command::SetUserMemory(on));
     }
 }
 

@@ -53,6 +53,9 @@ pub struct Persisted {
     pub debug_markers: bool,
     pub tab: Tab,
     pub model: Option<String>,
+    /// The agent's user-level memory read too (`--user-memory`).
+    #[serde(default)]
+    pub user_memory: bool,
 }
 
 pub struct AppState {
@@ -74,6 +77,9 @@ pub struct AppState {
     pub budget: Budget,
     pub budget_touched: bool,
     pub debug_markers: bool,
+    /// The agent's user-level memory (`~/.claude/CLAUDE.md`) read too, as
+    /// `--user-memory` reads it.
+    pub user_memory: bool,
     pub selected: Option<String>,
     /// A line of the selected fragment's file to show in its detail (a
     /// problem's), and whether the detail still has to scroll to it.
@@ -114,6 +120,7 @@ impl Default for AppState {
             budget: Budget::default(),
             budget_touched: false,
             debug_markers: false,
+            user_memory: false,
             selected: None,
             selected_line: None,
             provider: None,
@@ -144,6 +151,7 @@ impl AppState {
             recent: p.recent.clone(),
             theme: p.theme,
             debug_markers: p.debug_markers,
+            user_memory: p.user_memory,
             tab: p.tab,
             model: p.model.clone(),
             ..AppState::default()
@@ -158,6 +166,7 @@ impl AppState {
             debug_markers: self.debug_markers,
             tab: self.tab,
             model: self.model.clone(),
+            user_memory: self.user_memory,
         }
     }
 
@@ -178,6 +187,7 @@ impl AppState {
             debug_markers: self.debug_markers,
             profile: self.profile.clone(),
             caps: self.caps,
+            user_memory: self.user_memory,
             ..Options::default()
         })
     }

@@ -71,6 +71,7 @@ pub fn load_as(
     {
         Some(p) => {
             builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
+            diags.extend(user_memory_not_shown(p, extras));
             if let (Some(b), Some(home)) = (&builtin, &extras.home) {
                 agent_run = agents::runs::newest(p.kind, r.root(), home);
                 if let Some(run) = &agent_run
@@ -126,6 +127,25 @@ pub fn load_as(
 /// The warning that the agent's newest session in the folder ran another
 /// release than the one whose own parts are shown, with both, and the
 /// profile that holds that release's parts when one does.
+/// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there in
+/// the home folder but not read (no `--user-memory`): the agent sends it
+/// with every request, so the picture says it leaves it out.
+fn user_memory_not_shown(p: &profile::Profile, extras: &agents::Extras) -> Option<Diagnostic> {
+    if extras.user_memory_home.is_some() {
+        return None;
+    }
+    let rel = p.user_memory.as_ref()?.path.as_str();
+    let home = extras.home.as_ref()?;
+    if !reader::is_regular_file(&home.join(rel)) {
+        return None;
+    }
+    Some(Diagnostic::warning(
+        format!("~/{rel}"),
+        None,
+        "the agent sends this file with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)",
+    ))
+}
+
 fn release_differs(
     run: &agents::runs::Run,
     b: &agents::builtin::Builtin,

@@ -345,6 +345,10 @@ pub struct Chosen {
     /// The agent the profile follows.
     #[serde(skip)]
     pub agent: Agent,
+    /// Its user-level memory file under the home folder
+    /// (`.claude/CLAUDE.md`), read with `--user-memory`.
+    #[serde(skip)]
+    pub user_memory: Option<String>,
 }
 
 impl Chosen {

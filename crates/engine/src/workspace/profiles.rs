@@ -173,6 +173,7 @@ impl Profiles {
             version: p.version.clone(),
             why,
             agent: p.kind,
+            user_memory: p.user_memory.as_ref().map(|u| u.path.clone()),
         })
     }
 
@@ -209,6 +210,7 @@ impl Profiles {
                     version: p.version.clone(),
                     why: format!("{} present{absent}: assumed {}", list(&seen), p.label()),
                     agent: p.kind,
+                    user_memory: p.user_memory.as_ref().map(|u| u.path.clone()),
                 };
             }
         }
@@ -226,6 +228,7 @@ impl Profiles {
                 .map_or(String::new(), |p| p.version.clone()),
             why,
             agent: Agent::Layered,
+            user_memory: None,
         }
     }
 }

@@ -79,6 +79,12 @@ pub fn size_of(path: &Path) -> u64 {
     std::fs::symlink_metadata(path).map_or(0, |m| m.len())
 }
 
+/// Whether `path` is a regular file (a link followed, as the agent that
+/// reads it follows it): to say a file is there, never to read it.
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 /// When the file at `path` (the link itself, never followed) was last
 /// modified, in Unix seconds: to order files, never to bound a read.
 pub fn modified_of(path: &Path) -> Option<f64> {
