@@ -125,6 +125,73 @@ fn claude_code_sends_its_memory_files_in_the_first_user_message() {
     }
 }
 
+/// A skill and a subagent are listed by their descriptions (Claude Code's
+/// skill listing, its list of subagents), their bodies not sent: those
+/// tokens are the files', not the agent's own.
+#[test]
+fn a_skill_and_a_subagent_listed_by_their_descriptions_are_the_files_tokens() {
+    let ws = fixture("claude-code-2.1.332").join("workspace");
+    let a = attribution("claude-code-2.1.332", &ws, 1);
+    for path in [
+        ".claude/skills/release-notes/SKILL.md",
+        ".claude/agents/file-lister.md",
+    ] {
+        let f = file(&a, path);
+        assert_eq!(f["sent"], "listed", "{f}");
+        assert_eq!(f["lines_sent"], 0, "{f}");
+        let spans = f["spans"].as_array().unwrap();
+        assert_eq!(spans.len(), 1, "{f}");
+        let s = &spans[0];
+        assert_eq!(s["listed"], true, "{s}");
+        // The frontmatter's line 3: `description: …`.
+        assert_eq!(
+            (s["first_line"].as_u64(), s["last_line"].as_u64()),
+            (Some(3), Some(3))
+        );
+        assert!(s["tokens"].as_u64().unwrap() >= 20, "{s}");
+        assert_eq!(f["tokens"], s["tokens"]);
+        // The part counts those tokens as the file's.
+        let part = a["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["label"] == s["part"])
+            .unwrap();
+        assert!(
+            part["from_files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x[0] == path && x[1] == s["tokens"]),
+            "{part}"
+        );
+    }
+    // Their sum is in the request's figure from the files, and every part
+    // adds up.
+    let parts = a["parts"].as_array().unwrap();
+    let from: u64 = parts
+        .iter()
+        .flat_map(|p| p["from_files"].as_array().unwrap())
+        .map(|x| x[1].as_u64().unwrap())
+        .sum();
+    assert_eq!(a["from_files"].as_u64(), Some(from));
+    // The text view says so.
+    let cap = fixture("claude-code-2.1.332").join("capture.jsonl");
+    let text = stdout(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        "1",
+    ]));
+    assert!(
+        text.contains("listed: its description, its body not sent")
+            && text.contains("its description (line 3) in message 2 (system)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn codex_appends_an_edited_agents_md_and_the_old_text_stays() {
     let ws = after("codex");

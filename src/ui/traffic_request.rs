@@ -523,6 +523,9 @@ fn trace_ui(ui: &mut Ui, against: &Result<Against, String>) {
                         "changed since the request: {} of {} lines as sent",
                         f.lines_sent, f.lines
                     ),
+                    crate::engine::traffic::attribution::Sent::Listed => {
+                        "listed (its description)".to_string()
+                    }
                     crate::engine::traffic::attribution::Sent::Absent => "not sent".to_string(),
                 });
                 ui.end_row();

@@ -22,6 +22,8 @@ use crate::{TokenCounter, clean};
 #[path = "attribution_match.rs"]
 mod matching;
 use matching::{Indexed, index_file, request_lines, runs, starts_of};
+#[path = "attribution_listed.rs"]
+mod listed;
 
 /// How a file was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -36,6 +38,9 @@ pub enum Sent {
     /// and the agent left no marker: it changed since, the agent cut
     /// nothing (what is not in the request was written after it).
     Changed,
+    /// None of its lines, but its description (a skill's, a subagent's):
+    /// the agent lists it and reads the body when it uses it.
+    Listed,
     /// None.
     Absent,
 }
@@ -53,6 +58,9 @@ pub struct Span {
     pub last_line: usize,
     /// Tokens of the span as sent.
     pub tokens: u64,
+    /// The file's description in the agent's listing, not its lines.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub listed: bool,
 }
 
 /// One workspace file in the request.
@@ -158,55 +166,25 @@ pub fn attribute(
     enc: Encoding,
 ) -> Attribution {
     let indexed: Vec<Indexed> = files.iter().map(|f| index_file(&f.text)).collect();
-    let index = starts_of(&indexed);
-    let mut kept: Vec<Vec<bool>> = indexed
-        .iter()
-        .map(|ix| vec![false; ix.keys.len()])
+    let mut t = Tracer {
+        files,
+        index: starts_of(&indexed),
+        kept: indexed
+            .iter()
+            .map(|ix| vec![false; ix.keys.len()])
+            .collect(),
+        indexed: &indexed,
+        probes: listed::probes(files),
+        counter,
+        enc,
+        spans: vec![Vec::new(); files.len()],
+        markers: vec![Vec::new(); files.len()],
+    };
+    let parts: Vec<PartSource> = request
+        .positions()
+        .into_iter()
+        .map(|p| t.part(p.label, &p.text))
         .collect();
-    let mut spans: Vec<Vec<Span>> = vec![Vec::new(); files.len()];
-    let mut markers: Vec<Vec<String>> = vec![Vec::new(); files.len()];
-    let mut parts = Vec::new();
-    for crate::request::Position { label, text, .. } in request.positions() {
-        let lines = request_lines(&text);
-        let found = runs(&lines, &indexed, &index);
-        let tokens = counter.count(enc, &text);
-        let mut from_files: Vec<(String, u64)> = Vec::new();
-        let mut last_end: Vec<Option<(usize, usize)>> = vec![None; files.len()];
-        // Runs come in the part's order: character offsets counted on from
-        // the last one, not from the part's start each time.
-        let mut chars = CharCursor::default();
-        for r in &found {
-            let (start, end) = (lines[r.rfrom].start, lines[r.rto - 1].end);
-            let n = counter.count(enc, &text[start..end]);
-            kept[r.f][r.from..r.to].fill(true);
-            // What the agent put between two spans of the same file.
-            if let Some((prev_end, prev_to)) = last_end[r.f]
-                && prev_to < r.from
-                && let Some(m) = marker(&text[prev_end..start])
-            {
-                markers[r.f].push(m);
-            }
-            last_end[r.f] = Some((end, r.to));
-            let keys = &indexed[r.f].keys;
-            spans[r.f].push(Span {
-                part: label.clone(),
-                start: chars.at(&text, start),
-                end: chars.at(&text, end),
-                first_line: keys[r.from].1,
-                last_line: keys[r.to - 1].1,
-                tokens: n,
-            });
-            add_to(&mut from_files, &files[r.f].path, n);
-        }
-        let attributed: u64 = from_files.iter().map(|(_, t)| t).sum();
-        parts.push(PartSource {
-            label,
-            tokens,
-            from_files,
-            from_no_file: tokens.saturating_sub(attributed),
-            agent: None,
-        });
-    }
     let files: Vec<FileInRequest> = files
         .iter()
         .enumerate()
@@ -214,9 +192,9 @@ pub fn attribute(
             file_in_request(
                 file,
                 &indexed[f],
-                &kept[f],
-                std::mem::take(&mut spans[f]),
-                std::mem::take(&mut markers[f]),
+                &t.kept[f],
+                std::mem::take(&mut t.spans[f]),
+                std::mem::take(&mut t.markers[f]),
             )
         })
         .collect();
@@ -229,6 +207,103 @@ pub fn attribute(
         tokens,
         from_files: tokens - from_no_file,
         from_no_file,
+    }
+}
+
+/// The tracing of one request's parts, one after the other: each file's
+/// lines found so far, its spans and the agent's markers between them.
+struct Tracer<'a> {
+    files: &'a [SourceFile],
+    indexed: &'a [Indexed],
+    index: HashMap<u64, Vec<(usize, usize)>>,
+    probes: Vec<listed::Probe<'a>>,
+    counter: &'a TokenCounter,
+    enc: Encoding,
+    kept: Vec<Vec<bool>>,
+    spans: Vec<Vec<Span>>,
+    markers: Vec<Vec<String>>,
+}
+
+impl Tracer<'_> {
+    /// One part traced: its runs of file lines and the descriptions listed
+    /// in it, in the part's order.
+    fn part(&mut self, label: String, text: &str) -> PartSource {
+        let lines = request_lines(text);
+        let found = runs(&lines, self.indexed, &self.index);
+        let tokens = self.counter.count(self.enc, text);
+        let mut from_files: Vec<(String, u64)> = Vec::new();
+        let mut last_end: Vec<Option<(usize, usize)>> = vec![None; self.files.len()];
+        let covered: Vec<(usize, usize)> = found
+            .iter()
+            .map(|r| (lines[r.rfrom].start, lines[r.rto - 1].end))
+            .collect();
+        let mut listings = listed::find(text, &self.probes, &covered)
+            .into_iter()
+            .peekable();
+        // Runs come in the part's order: character offsets counted on from
+        // the last one, not from the part's start each time.
+        let mut chars = CharCursor::default();
+        for (r, &(start, end)) in found.iter().zip(&covered) {
+            // The descriptions listed before this run.
+            while let Some(l) = listings.next_if(|l| l.start < start) {
+                let n = self.listed_span(&l, text, &label, &mut chars);
+                add_to(&mut from_files, &self.files[l.file].path, n);
+            }
+            let n = self.counter.count(self.enc, &text[start..end]);
+            self.kept[r.f][r.from..r.to].fill(true);
+            // What the agent put between two spans of the same file.
+            if let Some((prev_end, prev_to)) = last_end[r.f]
+                && prev_to < r.from
+                && let Some(m) = marker(&text[prev_end..start])
+            {
+                self.markers[r.f].push(m);
+            }
+            last_end[r.f] = Some((end, r.to));
+            let keys = &self.indexed[r.f].keys;
+            self.spans[r.f].push(Span {
+                part: label.clone(),
+                start: chars.at(text, start),
+                end: chars.at(text, end),
+                first_line: keys[r.from].1,
+                last_line: keys[r.to - 1].1,
+                tokens: n,
+                listed: false,
+            });
+            add_to(&mut from_files, &self.files[r.f].path, n);
+        }
+        for l in listings {
+            let n = self.listed_span(&l, text, &label, &mut chars);
+            add_to(&mut from_files, &self.files[l.file].path, n);
+        }
+        let attributed: u64 = from_files.iter().map(|(_, t)| t).sum();
+        PartSource {
+            label,
+            tokens,
+            from_files,
+            from_no_file: tokens.saturating_sub(attributed),
+            agent: None,
+        }
+    }
+
+    /// A file's description found in a part: its span (tokens as sent).
+    fn listed_span(
+        &mut self,
+        l: &listed::Listing,
+        text: &str,
+        part: &str,
+        chars: &mut CharCursor,
+    ) -> u64 {
+        let n = self.counter.count(self.enc, &text[l.start..l.end]);
+        self.spans[l.file].push(Span {
+            part: part.to_string(),
+            start: chars.at(text, l.start),
+            end: chars.at(text, l.end),
+            first_line: l.line,
+            last_line: l.line,
+            tokens: n,
+            listed: true,
+        });
+        n
     }
 }
 
@@ -304,7 +379,15 @@ fn occurrences(ix: &Indexed, spans: &[Span]) -> Vec<Occurrence> {
             // the indexed ones, which are in line order): linear in the
             // lines and spans, not their product.
             let mut kept = vec![false; ix.keys.len()];
-            for s in spans.iter().filter(|s| s.part == part) {
+            let here: Vec<&Span> = spans.iter().filter(|s| s.part == part).collect();
+            if here.iter().all(|s| s.listed) {
+                return Occurrence {
+                    part: part.to_string(),
+                    sent: Sent::Listed,
+                    missing: Vec::new(),
+                };
+            }
+            for s in here.into_iter().filter(|s| !s.listed) {
                 let from = ix.keys.partition_point(|&(_, l)| l < s.first_line);
                 for (k, (_, line)) in ix.keys.iter().enumerate().skip(from) {
                     if *line > s.last_line {
@@ -332,8 +415,11 @@ fn file_in_request(
 ) -> FileInRequest {
     let lines_sent = kept.iter().filter(|k| **k).count();
     let (mut stripped, missing) = missing_of(ix, kept);
-    let sent = status(lines_sent, &missing);
-    if sent == Sent::Absent {
+    let sent = match status(lines_sent, &missing) {
+        Sent::Absent if !spans.is_empty() => Sent::Listed,
+        s => s,
+    };
+    if matches!(sent, Sent::Absent | Sent::Listed) {
         stripped.clear();
     }
     FileInRequest {

@@ -61,6 +61,7 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
                 super::format_rfc3339(at)
             )
         }
+        Sent::Listed => "listed: its description, its body not sent".to_string(),
         Sent::Absent => "not sent".to_string(),
     };
     o += &format!(
@@ -73,9 +74,14 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
     }
     o += "\n";
     for s in &f.spans {
+        let what = if s.listed {
+            format!("its description (line {})", s.first_line)
+        } else {
+            format!("lines {}-{}", s.first_line, s.last_line)
+        };
         o += &format!(
-            "      lines {}-{} in {} at characters {}-{}\n",
-            s.first_line, s.last_line, s.part, s.start, s.end
+            "      {what} in {} at characters {}-{}\n",
+            s.part, s.start, s.end
         );
     }
     if f.occurrences.iter().any(|oc| oc.sent != f.sent) {
@@ -86,12 +92,13 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
                     "as before the change, without lines {}",
                     ranges(&oc.missing)
                 ),
+                Sent::Listed => "its description listed".into(),
                 _ => "whole".into(),
             };
             o += &format!("      in {}: {how}\n", oc.part);
         }
     }
-    if !f.missing.is_empty() {
+    if !f.missing.is_empty() && f.sent != Sent::Listed {
         let what = if f.sent == Sent::Changed {
             "not in the request (written after it)"
         } else {

@@ -109,6 +109,7 @@ fn sent_words(f: &FileInRequest) -> String {
     match f.sent {
         Sent::Whole => "whole".into(),
         Sent::Absent => "not sent".into(),
+        Sent::Listed => "listed (its description)".into(),
         Sent::Cut => format!("cut: {} of {} lines", f.lines_sent, f.lines),
         Sent::Changed => format!(
             "changed since: {} of {} lines as sent",
@@ -291,13 +292,15 @@ pub fn check(
     let mut out = Vec::new();
     let mut in_session = Vec::new();
     for (pf, af) in p.files.iter().zip(&a.files) {
-        let later = !af.spans.is_empty()
-            && af
-                .spans
+        // Its lines, not its description in a listing.
+        let lines: Vec<&super::attribution::Span> = af.spans.iter().filter(|s| !s.listed).collect();
+        let later = !lines.is_empty()
+            && lines
                 .iter()
                 .all(|s| conversation.contains(&s.part.as_str()));
         let loaded = later || on_demand.contains(&af.path.as_str());
-        if let (Sent::Absent, Some(first), true) = (pf.sent, af.spans.first(), loaded) {
+        let unsent = matches!(pf.sent, Sent::Absent | Sent::Listed);
+        if let (true, Some(first), true) = (unsent, lines.first(), loaded) {
             in_session.push(ReadInSession {
                 file: af.path.clone(),
                 part: first.part.clone(),
