@@ -183,6 +183,38 @@ fn a_total_given_on_the_command_line_holds_every_layer() {
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
 }
 
+/// A warning about a value given on the command line names the option,
+/// not workspace.yaml (which said otherwise or nothing).
+#[test]
+fn a_warning_about_an_option_names_the_option() {
+    let s = common::sample();
+    let ws = s.to_str().unwrap();
+    let diags = |args: &[&str]| {
+        let mut all = vec!["report", ws, "--format", "json"];
+        all.extend(args);
+        json(&run(&all))["diagnostics"].as_array().unwrap().clone()
+    };
+    let below = |d: &serde_json::Value| {
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("is below the fixed budgets of layers 1 and 2")
+    };
+    let d = diags(&["--budget", "0"]);
+    let w = d.iter().find(|d| below(d)).unwrap();
+    assert_eq!(w["file"], "--budget", "{w}");
+    assert!(w["line"].is_null(), "{w}");
+    assert!(w["message"].as_str().unwrap().contains("raise `--budget`"));
+    // workspace.yaml's own budget is not below: no such warning.
+    assert!(!diags(&[]).iter().any(below));
+    let d = diags(&["--model", "gpt-4"]);
+    let w = d
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("deprecated"))
+        .unwrap();
+    assert_eq!(w["file"], "--model", "{w}");
+}
+
 #[test]
 fn debug_markers_never_change_what_is_kept() {
     let ws = sample();

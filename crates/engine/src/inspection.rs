@@ -344,13 +344,14 @@ fn budgets(
             settings.budget = Budget::for_window(total, 0);
         }
         settings.budget.total = total;
+        settings.budget_total_given = true;
     }
     default_budget
 }
 
-/// Where the model was named, for a warning about it: the session's file
-/// and line, the agent's settings file, the agent's default, or
-/// workspace.yaml.
+/// Where the model was named, for a warning about it: `--model`, the
+/// session's file and line, the agent's settings file, the agent's
+/// default, or workspace.yaml.
 fn model_named_at<'a>(
     opts: &Options,
     session: &'a crate::workspace::session::Session,
@@ -358,6 +359,7 @@ fn model_named_at<'a>(
     agent: bool,
 ) -> (&'a str, Option<usize>) {
     match (opts.model.as_deref(), session.model.as_deref()) {
+        (Some(_), _) => ("--model", None),
         (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
         (None, None) if settings.model_from.is_some() => {
             (settings.model_from.as_deref().unwrap_or_default(), None)

@@ -61,11 +61,18 @@ pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let b = &a.budget;
     if b.total < b.layer1 + b.layer2 {
+        // The total given with `--budget` (not moved since by a slider).
+        let given = p.settings.budget_total_given && b.total == p.settings.budget.total;
+        let (file, line, what) = if given {
+            ("--budget", None, "raise `--budget`")
+        } else {
+            ("workspace.yaml", line, "raise `budget.total`")
+        };
         out.push(Diagnostic::warning(
-            "workspace.yaml",
+            file,
             line,
             format!(
-                "the total budget ({}) is below the fixed budgets of layers 1 and 2 ({} together): layers 3 and 4 get nothing; raise `budget.total` or lower `budget.fixed`",
+                "the total budget ({}) is below the fixed budgets of layers 1 and 2 ({} together): layers 3 and 4 get nothing; {what} or lower `budget.fixed`",
                 n(b.total),
                 n(b.layer1 + b.layer2)
             ),

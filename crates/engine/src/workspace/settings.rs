@@ -181,6 +181,10 @@ pub struct Settings {
     /// budget comes from the model's context window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_line: Option<usize>,
+    /// The total budget was given on the command line (`--budget`), not
+    /// by workspace.yaml: its warnings name the option.
+    #[serde(skip)]
+    pub budget_total_given: bool,
     /// `profile:`: the assembly profile to use instead of the detected one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
@@ -215,6 +219,7 @@ impl Default for Settings {
             model_line: None,
             model_from: None,
             budget_line: None,
+            budget_total_given: false,
             profile: None,
             separator: None,
             default_session: None,
