@@ -380,6 +380,54 @@ fn a_layer_sharing_its_block_with_the_agent_adds_up_to_the_block() {
     );
 }
 
+/// Claude Code's listings of subagents and skills share a block with its
+/// own entries: the layer's figure is the user's entries and the
+/// separator before each, not the separators and titles among the agent's
+/// own entries (it said 376 for the user's 51 tokens).
+#[test]
+fn a_listing_shared_with_the_agent_counts_only_the_users_entries() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code");
+    let r = json(&run(&["report", ws.to_str().unwrap(), "--format", "json"]));
+    let l1 = &r["layers"][0];
+    assert_eq!(l1["layer"], 1);
+    let users: Vec<&serde_json::Value> = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 1 && f["status"] == "kept")
+        .filter(|f| !f["source"].as_str().unwrap().ends_with("(built in)"))
+        .collect();
+    assert_eq!(users.len(), 2, "{users:?}");
+    let rows: u64 = users
+        .iter()
+        .map(|f| f["kept_tokens"].as_u64().unwrap())
+        .sum();
+    let used = l1["used"].as_u64().unwrap();
+    // Each entry's separator (a line break), and a token at a seam.
+    assert!(
+        used >= rows && used <= rows + 2 * users.len() as u64 + 1,
+        "{used} for rows of {rows}: {l1}"
+    );
+    let block = r["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["layer"] == 1)
+        .unwrap();
+    assert_eq!(
+        used + l1["agent_own"].as_u64().unwrap(),
+        block["tokens"].as_u64().unwrap()
+    );
+    let text = stdout(&run(&["report", ws.to_str().unwrap()]));
+    let frame = used - rows;
+    let line = if frame == 1 {
+        format!("+ 1 token of titles, headings and separators around them: {used} in all")
+    } else {
+        format!("+ {frame} tokens of titles, headings and separators around them: {used} in all")
+    };
+    assert!(frame == 0 || text.contains(&line), "{text}");
+}
+
 /// The report's and the window's one phrase for the blocks: where they go
 /// (a Claude Code folder puts its memory files in the first user message,
 /// which is no system block) and how many, in the singular when one.

@@ -86,6 +86,22 @@ fn count_block(counter: &TokenCounter, enc: Encoding, text: &str, spans: &[Span]
 /// Budgets, trims and renders. Cheap when `p` is unchanged: only block texts
 /// that changed are tokenized (the counter caches by content).
 ///
+/// Each layer's separator between two fragments of its block.
+fn separators(p: &Prepared, counter: &TokenCounter) -> Vec<String> {
+    (1..=4u8)
+        .map(|layer| {
+            let ctx = LayerCtx {
+                p,
+                layer,
+                available: 0,
+                debug_markers: false,
+                counter,
+            };
+            ctx.separator().to_string()
+        })
+        .collect()
+}
+
 /// The budget is a promise: a layer's `used` is the exact token count of the
 /// block it renders to (title and separators included), and layers 3 and 4
 /// are trimmed until that exact count fits what they have. DEBUG markers
@@ -147,7 +163,12 @@ pub fn assemble(
     }
     let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);
     let fragments = results(p, slots);
-    split_agent_own(&mut layers, &blocks, &fragments);
+    super::shared_block::split_agent_own(
+        (&mut layers, &blocks, &fragments),
+        &separators(p, counter),
+        counter,
+        p.encoding,
+    );
     let total_tokens = blocks.iter().map(|b| b.tokens).sum();
     Assembly {
         model: p.model.id.clone(),
@@ -528,44 +549,4 @@ impl LayerCtx<'_> {
             };
         }
     }
-}
-
-/// One truth on a block the agent's text shares with the user's files
-/// (OpenClaw's): the layer's `used` is the user's files, `agent_own` the
-/// rest of the block as sent (the agent's text around the files, its
-/// built-in entries and its own wording among them: the skills' listing
-/// title, the context's title), and the two add up to the block.
-fn split_agent_own(
-    layers: &mut [LayerResult],
-    blocks: &[BlockResult],
-    fragments: &[FragmentResult],
-) {
-    for l in layers {
-        let Some(b) = blocks.iter().find(|b| b.layer == l.layer) else {
-            continue;
-        };
-        let agents: u64 = fragments
-            .iter()
-            .filter(|f| f.layer == l.layer && is_agents_own(f))
-            .map(|f| f.kept_tokens)
-            .sum();
-        let around = b.tokens.saturating_sub(l.used);
-        if around == 0 && agents == 0 {
-            continue;
-        }
-        // Only where the agent's text shares the block (OpenClaw's, not a
-        // block of the agent's own parts alone).
-        if around == 0 && agents >= l.used {
-            continue;
-        }
-        l.used = l.used.saturating_sub(agents);
-        l.agent_own = b.tokens.saturating_sub(l.used);
-    }
-}
-
-/// A fragment of the agent's own words, not of the user's files: a part
-/// it builds in, or its profile's wording (`profile`, the skills listing's
-/// frame).
-pub(crate) fn is_agents_own(f: &FragmentResult) -> bool {
-    f.builtin.is_some() || f.source == "profile" || f.source == "skills"
 }

@@ -336,7 +336,7 @@ fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<
         let name = |prefix: &str| f.id.strip_prefix(prefix).unwrap_or(&f.id).to_string();
         // The agent's own words (its parts, its profile's frame around the
         // skills) are Built-in, not the project's.
-        let source = if crate::assembly::assemble::is_agents_own(f) {
+        let source = if f.is_agents_own() {
             "Built-in".to_string()
         } else if f.source.contains("CLAUDE.local") {
             "Local".to_string()

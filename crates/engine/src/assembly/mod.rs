@@ -14,6 +14,7 @@ pub mod prepare;
 mod pretoken;
 pub mod report;
 pub mod results;
+mod shared_block;
 pub mod template;
 pub mod tokens;
 

@@ -255,7 +255,7 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
             clip(&f.source, 28),
             f.reason
         );
-        if !crate::assembly::assemble::is_agents_own(f) {
+        if !f.is_agents_own() {
             rows += f.kept_tokens;
         }
     }
@@ -265,8 +265,8 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
     let frame = (l.used - l.markers).saturating_sub(rows);
     if has && frame > 0 {
         o += &format!(
-            "  + {} tokens of titles, headings and separators around them: {} in all\n",
-            crate::thousands(frame),
+            "  + {} of titles, headings and separators around them: {} in all\n",
+            crate::plural(frame, "token"),
             crate::thousands(l.used - l.markers)
         );
     }

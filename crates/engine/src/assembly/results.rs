@@ -68,6 +68,13 @@ pub struct FragmentResult {
 }
 
 impl FragmentResult {
+    /// A fragment of the agent's own words, not of the user's files: a
+    /// part it builds in, or its profile's wording (`profile`, the skills
+    /// listing's frame).
+    pub fn is_agents_own(&self) -> bool {
+        self.builtin.is_some() || self.source == "profile" || self.source == "skills"
+    }
+
     /// Whether it is the memory file of a subfolder (`nested.*`), which the
     /// agent adds only later: once it reads a file there, or runs there.
     pub fn is_nested_memory(&self) -> bool {
