@@ -446,3 +446,33 @@ fn the_blocks_are_counted_where_they_go() {
     let text = stdout(&run(&["report", cc.to_str().unwrap()]));
     assert!(text.contains(" in messages), plus "), "{text}");
 }
+
+/// `context`'s lists keep their figures in one column, whatever the length
+/// of a path (a folder deep enough pushed them out of it).
+#[test]
+fn the_context_lists_keep_their_figures_in_one_column() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = root
+        .path()
+        .join("a-rather-long-folder-name/of-a-project/nested-deeper");
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    std::fs::write(ws.join("CLAUDE.md"), "Answer briefly. Use cents.\n").unwrap();
+    std::fs::write(
+        ws.join("CLAUDE.local.md"),
+        "Local notes for this machine.\n",
+    )
+    .unwrap();
+    let o = run(&["context", ws.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.starts_with("  Project ") || l.starts_with("  Local ") || l.starts_with("  Built-in ")
+        })
+        .collect();
+    assert!(rows.len() >= 3, "{text}");
+    assert!(rows.iter().any(|r| r.contains("CLAUDE.local.md")), "{text}");
+    let ends: std::collections::HashSet<usize> = rows.iter().map(|r| r.chars().count()).collect();
+    assert_eq!(ends.len(), 1, "figures in one column:\n{}", rows.join("\n"));
+}

@@ -421,16 +421,29 @@ pub fn to_text(u: &ContextUsage) -> String {
             share(r.tokens, u.window)
         );
     }
-    for (title, items, beyond) in u.item_groups() {
+    // One width for every group's names, the longest's (a long path no
+    // longer pushes its figure out of the column), at most NAME_MAX.
+    const NAME_MIN: usize = 52;
+    const NAME_MAX: usize = 100;
+    let groups = u.item_groups();
+    let w = groups
+        .iter()
+        .flat_map(|(_, items, beyond)| items.iter().chain(*beyond))
+        .map(|i| i.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(NAME_MIN, NAME_MAX);
+    for (title, items, beyond) in groups {
         if items.is_empty() {
             continue;
         }
         o += &format!("\n{}\n", group_title(title));
         for i in items.iter().chain(beyond) {
             o += &format!(
-                "  {:<10} {:<52} {:>8}\n",
+                "  {:<10} {:<w$} {:>8}\n",
                 i.source,
-                i.name,
+                // A name cut keeps room for its ellipsis.
+                crate::clean(&i.name, if i.name.chars().count() > w { w - 1 } else { w }),
                 thousands(i.tokens)
             );
         }
