@@ -308,6 +308,46 @@ fn the_manual_page_is_valid_roff_and_names_every_command() {
     let o = run(&["man", "nope"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no command 'nope' (commands: report,"));
+    // Every page written into a folder, as the README installs them: the
+    // tool's and one per command its page refers to.
+    let dir = tempfile::tempdir().unwrap();
+    let man1 = dir.path().join("man/man1");
+    let o = run(&["man", "--dir", man1.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written: std::collections::BTreeSet<String> = std::fs::read_dir(&man1)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(written.contains("prompt-inspector.1"), "{written:?}");
+    for c in [
+        "report",
+        "traffic",
+        "proxy",
+        "agents",
+        "run",
+        "completions",
+        "man",
+    ] {
+        let f = format!("prompt-inspector-{c}.1");
+        assert!(written.contains(&f), "{f}: {written:?}");
+        let text = std::fs::read_to_string(man1.join(&f)).unwrap();
+        assert!(text.contains(&format!(".TH prompt-inspector-{c} 1")), "{f}");
+    }
+    assert!(!written.contains("prompt-inspector-help.1"));
+    assert!(
+        stderr(&o).contains(&format!("{} pages written to", written.len())),
+        "{}",
+        stderr(&o)
+    );
+    // A page's file that is a link is refused, not followed.
+    let target = dir.path().join("elsewhere");
+    std::fs::write(&target, "keep").unwrap();
+    std::fs::remove_file(man1.join("prompt-inspector-report.1")).unwrap();
+    std::os::unix::fs::symlink(&target, man1.join("prompt-inspector-report.1")).unwrap();
+    let o = run(&["man", "--dir", man1.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
 }
 
 /// Every subcommand's `--format json` names its schema (an integer), so a

@@ -21,11 +21,17 @@ pub struct Completions {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Example:\n  prompt-inspector man > ~/.local/share/man/man1/prompt-inspector.1 && man prompt-inspector"
+    after_help = "Examples:\n  prompt-inspector man --dir ~/.local/share/man/man1 && man prompt-inspector-traffic\n  prompt-inspector man > prompt-inspector.1"
 )]
 pub struct Man {
     /// One command's page (`traffic`), instead of the tool's.
+    #[arg(conflicts_with = "dir")]
     pub command: Option<String>,
+    /// Every page (the tool's and one per command, as
+    /// prompt-inspector-COMMAND.1) written into this folder, made if
+    /// missing, instead of printed.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 pub fn completions(a: Completions) -> ExitCode {
@@ -45,6 +51,18 @@ pub fn completions(a: Completions) -> ExitCode {
 
 pub fn man(a: Man) -> ExitCode {
     let cmd = Cli::command();
+    if let Some(dir) = &a.dir {
+        return match write_pages(cmd, dir) {
+            Ok(n) => {
+                super::say(&format!(
+                    "prompt-inspector man: {n} pages written to {} (`man prompt-inspector`, `man prompt-inspector-traffic`…)",
+                    dir.display()
+                ));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
     let page = match &a.command {
         None => cmd,
         Some(name) => match cmd.find_subcommand(name) {
@@ -67,4 +85,31 @@ pub fn man(a: Man) -> ExitCode {
     }
     super::out(&String::from_utf8_lossy(&buf));
     ExitCode::SUCCESS
+}
+
+/// Every page into `dir`: the tool's, and one per command but `help`;
+/// how many. A page's file that is a link or not a regular file is
+/// refused, not followed.
+fn write_pages(cmd: clap::Command, dir: &std::path::Path) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot be made: {e}", dir.display()))?;
+    let mut pages = vec![("prompt-inspector".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("prompt-inspector-{}", sub.get_name());
+        pages.push((name.clone(), sub.clone().display_name(name)));
+    }
+    for (name, page) in &pages {
+        let path = dir.join(format!("{name}.1"));
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+            return Err(format!(
+                "{}: not a regular file (a link, a folder): refused",
+                path.display()
+            ));
+        }
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(page.clone())
+            .render(&mut buf)
+            .map_err(|e| format!("the manual page {name} could not be made: {e}"))?;
+        std::fs::write(&path, buf).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(pages.len())
 }
