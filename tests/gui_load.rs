@@ -255,6 +255,15 @@ fn the_home_memory_switch_reads_the_agents_user_level_memory() {
     let mut h = harness(ws);
     wait_loaded(&mut h);
     assert!(!app(&h).state.user_memory);
+    // The listings' layer: the user's entries, and the agent's own in the
+    // same block, adding up to the block as sent.
+    let l1 = app(&h).state.assembly().unwrap().layers[0].clone();
+    assert!(l1.agent_own > 0);
+    h.get_by_label_contains(&format!(
+        "+ {} of the agent's own in the same block: {} as sent",
+        prompt_inspector::engine::thousands(l1.agent_own),
+        prompt_inspector::engine::thousands(l1.used + l1.agent_own)
+    ));
     let switch = "Home memory (~/.claude/CLAUDE.md)";
     h.get_by_role_and_label(Role::CheckBox, switch).click();
     wait_for(&mut h, "the folder read with the home memory", |a| {

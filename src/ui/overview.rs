@@ -71,7 +71,16 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool, rules: crate::engine
     } else {
         String::new()
     };
-    let text = if agent {
+    let text = if agent && l.agent_own > 0 {
+        // A block the agent's own entries share (its listings): the bar
+        // holds both, the figure is the user's, the report's.
+        format!(
+            "{} tokens of your files{markers} + {} of the agent's own in the same block: {} as sent (the agent's own caps decide what is sent)",
+            thousands(within),
+            thousands(l.agent_own),
+            thousands(within + l.agent_own)
+        )
+    } else if agent {
         format!(
             "{} tokens{markers} (the agent's own caps decide what is sent, not a layer budget)",
             thousands(within)
