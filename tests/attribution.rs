@@ -20,20 +20,25 @@ fn fixture(agent: &str) -> PathBuf {
 /// `traffic --against` of request `request` of a fixture's capture, as
 /// JSON: its `attribution`.
 pub fn attribution(agent: &str, ws: &Path, request: usize) -> Value {
+    let o = traffic_against(agent, ws, request, &["--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)["attribution"].clone()
+}
+
+/// `traffic CAPTURE --against WS --request N` on an agent's fixture.
+fn traffic_against(agent: &str, ws: &Path, request: usize, extra: &[&str]) -> std::process::Output {
     let cap = fixture(agent).join("capture.jsonl");
     let n = request.to_string();
-    let o = run(&[
+    let mut args = vec![
         "traffic",
         cap.to_str().unwrap(),
         "--against",
         ws.to_str().unwrap(),
         "--request",
         &n,
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    json(&o)["attribution"].clone()
+    ];
+    args.extend(extra);
+    run(&args)
 }
 
 /// Each file's path → (how it was sent, the parts it is in).
@@ -176,15 +181,7 @@ fn a_skill_and_a_subagent_listed_by_their_descriptions_are_the_files_tokens() {
         .sum();
     assert_eq!(a["from_files"].as_u64(), Some(from));
     // The text view says so.
-    let cap = fixture("claude-code-2.1.332").join("capture.jsonl");
-    let text = stdout(&run(&[
-        "traffic",
-        cap.to_str().unwrap(),
-        "--against",
-        ws.to_str().unwrap(),
-        "--request",
-        "1",
-    ]));
+    let text = stdout(&traffic_against("claude-code-2.1.332", &ws, 1, &[]));
     assert!(
         text.contains("listed: its description, its body not sent")
             && text.contains("its description (line 3) in message 2 (system)"),
