@@ -138,3 +138,32 @@ fn an_opencode_folder_is_detected_and_its_requests_traced_with_its_profile() {
     assert_eq!(rows[1]["miss"]["kind"], "cold");
     assert_eq!(rows[0]["release"]["version"], "1.18.33");
 }
+
+/// OpenCode reads Claude Code's `~/.claude/CLAUDE.md` when it has no
+/// `~/.config/opencode/AGENTS.md`: not shown without `--user-memory`, the
+/// report says so, naming the file OpenCode reads.
+#[test]
+fn opencodes_fallback_home_memory_not_shown_is_said() {
+    let h = home();
+    let ws = h.ws();
+    std::fs::remove_file(h.home().join(".config/opencode/AGENTS.md")).unwrap();
+    std::fs::create_dir_all(h.home().join(".claude")).unwrap();
+    std::fs::write(
+        h.home().join(".claude/CLAUDE.md"),
+        "Prefer short answers.\n",
+    )
+    .unwrap();
+    std::fs::write(Path::new(&ws).join("opencode.json"), "{}").unwrap();
+    let report = h.run(&["report", &ws]);
+    assert!(
+        report
+            .contains("~/.claude/CLAUDE.md: warning: the agent sends this file with every request"),
+        "{report}"
+    );
+    let read = h.run(&["report", &ws, "--user-memory"]);
+    assert!(
+        !read.contains("the agent sends this file with every request"),
+        "{read}"
+    );
+    assert!(read.contains("~/.claude/CLAUDE.md"), "{read}");
+}

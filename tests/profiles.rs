@@ -539,6 +539,30 @@ fn claude_code_user_memory_is_an_option() {
             .all(|f| f["id"] != "user.claude")
     );
     assert!(warned(&r), "{r}");
+    // `context` says it too, in every format; not once it is counted.
+    let context = |extra: &[&str]| {
+        let mut args = vec!["context", ws.to_str().unwrap()];
+        args.extend(extra);
+        let o = std::process::Command::new(bin())
+            .args(&args)
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let said = "~/.claude/CLAUDE.md is not counted here: the agent sends it with every request";
+    assert!(context(&[]).contains(said), "{}", context(&[]));
+    assert!(context(&["--format", "markdown"]).contains(said));
+    let j: serde_json::Value = serde_json::from_str(&context(&["--format", "json"])).unwrap();
+    assert!(
+        j["home_memory_not_counted"]
+            .as_str()
+            .unwrap()
+            .starts_with(said),
+        "{j}"
+    );
+    assert!(!context(&["--user-memory"]).contains(said));
     // With no such file in the home folder, nothing to say.
     let empty = tempfile::tempdir().unwrap();
     let o = std::process::Command::new(bin())

@@ -298,8 +298,11 @@ fn usage_context(
         u.agent.as_deref().unwrap_or("this workspace"),
         u.model
     ));
-    if let Some(n) = &u.other_release {
-        ui.colored_label(colors::text(ui, colors::WARNING), n);
+    for n in u.other_release.iter().chain(&u.home_memory_not_counted) {
+        ui.add(
+            egui::Label::new(egui::RichText::new(n).color(colors::text(ui, colors::WARNING)))
+                .wrap(),
+        );
     }
     // Not one request's (the Cache tab has each request's): the whole
     // conversation, its answers included, as `context` counts it.

@@ -49,6 +49,10 @@ pub struct ContextUsage {
     /// was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_release: Option<String>,
+    /// The agent's user-level memory file there in the home folder but
+    /// not counted (no `--user-memory`), said in a sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home_memory_not_counted: Option<String>,
     pub used: u64,
     pub rows: Vec<Row>,
     pub memory_files: Vec<Item>,
@@ -117,12 +121,7 @@ fn group_title(title: &str) -> String {
 pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     let a = &ins.assembly;
     let p = &ins.prepared;
-    let window = ins
-        .workspace
-        .builtin
-        .as_ref()
-        .and_then(|b| b.context_window)
-        .unwrap_or(p.model.context_window);
+    let window = context_window(ins);
     let messages = message_tokens(ins, counter);
     let agent = a.agent.is_some();
     let mut rows: Vec<Row> = Vec::new();
@@ -185,6 +184,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         estimate: a.estimate,
         agent: a.agent.clone(),
         other_release: other_release(ins),
+        home_memory_not_counted: home_memory_not_counted(ins),
         used,
         rows,
         memory_files,
@@ -194,6 +194,25 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         agents,
         skills,
     }
+}
+
+/// The window the agent runs the model with (its recording's), else the
+/// model's.
+fn context_window(ins: &Assembled) -> u64 {
+    ins.workspace
+        .builtin
+        .as_ref()
+        .and_then(|b| b.context_window)
+        .unwrap_or(ins.prepared.model.context_window)
+}
+
+/// The line saying that the agent's user-level memory file is there but
+/// not counted (no `--user-memory`).
+fn home_memory_not_counted(ins: &Assembled) -> Option<String> {
+    let f = ins.workspace.home_memory_not_shown.as_ref()?;
+    Some(format!(
+        "{f} is not counted here: the agent sends it with every request (your user-level memory); `--user-memory` counts it"
+    ))
 }
 
 /// The line saying that the agent's newest session in this folder ran
@@ -404,7 +423,7 @@ pub fn to_text(u: &ContextUsage) -> String {
             ""
         }
     );
-    if let Some(n) = &u.other_release {
+    for n in u.other_release.iter().chain(&u.home_memory_not_counted) {
         o += &format!("{n}\n\n");
     }
     o += &format!("  {:<28} {:>10} {:>7}\n", "Category", "Tokens", "Share");
@@ -472,8 +491,10 @@ pub fn to_markdown(u: &ContextUsage) -> String {
             ""
         },
         u.other_release
-            .as_deref()
-            .map_or(String::new(), |n| format!("\n\n**{}.**", md_cell(n)))
+            .iter()
+            .chain(&u.home_memory_not_counted)
+            .map(|n| format!("\n\n**{}.**", md_cell(n)))
+            .collect::<String>()
     );
     for r in &u.rows {
         let note = if r.in_use || r.name == "Free space" {

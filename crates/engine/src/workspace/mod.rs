@@ -65,13 +65,17 @@ pub fn load_as(
     let mut tools = Vec::new();
     let mut builtin = None;
     let mut agent_run = None;
+    let mut home_memory_not_shown = None;
     match profiles
         .get(&chosen.id())
         .filter(|p| p.kind.is_real_agent())
     {
         Some(p) => {
             builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
-            diags.extend(user_memory_not_shown(p, extras));
+            if let Some(d) = user_memory_not_shown(p, extras) {
+                home_memory_not_shown = Some(d.file.clone());
+                diags.push(d);
+            }
             if let (Some(b), Some(home)) = (&builtin, &extras.home) {
                 agent_run = agents::runs::newest(p.kind, r.root(), home);
                 if let Some(run) = &agent_run
@@ -115,6 +119,7 @@ pub fn load_as(
         files: r.files,
         agent_files: r.agent_files,
         agent_run,
+        home_memory_not_shown,
         calibration: Default::default(),
         caps: profiles
             .get(&chosen.id())
@@ -124,9 +129,6 @@ pub fn load_as(
     })
 }
 
-/// The warning that the agent's newest session in the folder ran another
-/// release than the one whose own parts are shown, with both, and the
-/// profile that holds that release's parts when one does.
 /// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there in
 /// the home folder but not read (no `--user-memory`): the agent sends it
 /// with every request, so the picture says it leaves it out.
@@ -134,11 +136,13 @@ fn user_memory_not_shown(p: &profile::Profile, extras: &agents::Extras) -> Optio
     if extras.user_memory_home.is_some() {
         return None;
     }
-    let rel = p.user_memory.as_ref()?.path.as_str();
     let home = extras.home.as_ref()?;
-    if !reader::is_regular_file(&home.join(rel)) {
-        return None;
-    }
+    let first = p.user_memory.as_ref()?.path.as_str();
+    // OpenCode reads Claude Code's file when it has none of its own.
+    let fallback = (p.kind == agent::Agent::OpenCode).then_some(agents::opencode::USER_FALLBACK);
+    let rel = std::iter::once(first)
+        .chain(fallback)
+        .find(|rel| reader::is_regular_file(&home.join(rel)))?;
     Some(Diagnostic::warning(
         format!("~/{rel}"),
         None,
@@ -146,6 +150,9 @@ fn user_memory_not_shown(p: &profile::Profile, extras: &agents::Extras) -> Optio
     ))
 }
 
+/// The warning that the agent's newest session in the folder ran another
+/// release than the one whose own parts are shown, with both, and the
+/// profile that holds that release's parts when one does.
 fn release_differs(
     run: &agents::runs::Run,
     b: &agents::builtin::Builtin,

@@ -107,6 +107,10 @@ pub struct Workspace {
     /// The agent's newest session in this folder, as its own session file
     /// under the home says (Claude Code, Codex): the release it ran.
     pub agent_run: Option<crate::workspace::agents::runs::Run>,
+    /// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there
+    /// in the home folder but not read (no `--user-memory`): the agent
+    /// sends it, the views say they leave it out.
+    pub home_memory_not_shown: Option<String>,
     /// count_tokens calibration per model (real / estimated), from the
     /// app's state folder; never part of `files` or of a snapshot.
     pub calibration: BTreeMap<String, f64>,

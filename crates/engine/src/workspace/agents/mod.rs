@@ -23,7 +23,7 @@ mod expand;
 mod gemini;
 pub mod listing;
 pub mod observed;
-mod opencode;
+pub(crate) mod opencode;
 mod pi;
 pub mod runs;
 pub use claude_code::load_claude_code;

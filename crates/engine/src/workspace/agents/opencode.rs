@@ -19,7 +19,7 @@ use crate::workspace::types::{FragmentDef, FragmentKind};
 /// The names OpenCode looks for, the first with any file taken.
 const NAMES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
 /// Its user-level file when the first is absent.
-const USER_FALLBACK: &str = ".claude/CLAUDE.md";
+pub(crate) const USER_FALLBACK: &str = ".claude/CLAUDE.md";
 
 pub fn load_opencode(
     p: &Profile,
