@@ -371,3 +371,53 @@ fn a_traced_request_teaches_its_agents_own_parts_from_the_traffic_tab() {
     h.run_steps(2);
     assert!(!app(&h).agents_view.open);
 }
+
+/// The model picker is searchable: the field above the list takes the
+/// keyboard when it opens, keeps the models whose id or provider holds
+/// what is typed, says when none does, and a click picks one.
+#[test]
+fn the_model_picker_filters_by_what_is_typed() {
+    use egui::accesskit::Role;
+    let mut h = harness(sample());
+    wait_for(&mut h, "the sample", |a| a.state.loaded.is_some());
+    h.get_by_role_and_label(Role::ComboBox, "Model").click();
+    h.run_steps(3);
+    assert!(
+        h.query_by_label_contains("claude-haiku-4-5 · anthropic")
+            .is_some()
+    );
+    assert!(h.query_by_label_contains("gpt-6-astra · openai").is_some());
+    // The search field has the keyboard.
+    let field = h
+        .query_all_by_role(Role::TextInput)
+        .find(|n| n.is_focused())
+        .expect("the search field focused when the list opens");
+    field.type_text("haiku");
+    h.run_steps(3);
+    assert!(
+        h.query_by_label_contains("claude-haiku-4-5 · anthropic")
+            .is_some()
+    );
+    assert!(h.query_by_label_contains("gpt-6-astra").is_none());
+    assert!(h.query_by_label_contains("claude-sonnet-4-6 ·").is_none());
+    h.get_by_label_contains("claude-haiku-4-5 · anthropic")
+        .click();
+    wait_for(&mut h, "the model picked", |a| {
+        a.is_idle()
+            && a.state
+                .loaded
+                .as_ref()
+                .map(|l| l.prepared.model.id.as_str())
+                == Some("claude-haiku-4-5")
+    });
+    // Opened again: the search starts empty; nothing matched is said.
+    h.get_by_role_and_label(Role::ComboBox, "Model").click();
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("gpt-6-astra · openai").is_some());
+    h.query_all_by_role(Role::TextInput)
+        .find(|n| n.is_focused())
+        .expect("focused again")
+        .type_text("no-such-model");
+    h.run_steps(3);
+    h.get_by_label("No model matches 'no-such-model'");
+}

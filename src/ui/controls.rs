@@ -70,24 +70,7 @@ fn selectors(
                     }
                 });
             ui.end_row();
-            egui::ComboBox::new("model-combo", "Model")
-                .selected_text(&model_now)
-                .width(180.0)
-                .show_ui(ui, |ui| {
-                    for m in &table.models {
-                        let label = format!(
-                            "{} · {}{}",
-                            m.id,
-                            m.provider.as_str(),
-                            if m.estimate { " (est.)" } else { "" }
-                        );
-                        if ui.selectable_label(m.id == model_now, label).clicked()
-                            && m.id != model_now
-                        {
-                            out.push(Command::SetModel(m.id.clone()));
-                        }
-                    }
-                });
+            model_picker(ui, table, &model_now, out);
             ui.end_row();
             let chosen = loaded.workspace.profile.id();
             egui::ComboBox::new("profile-combo", "Profile")
@@ -104,6 +87,56 @@ fn selectors(
                 .on_hover_text("How the folder becomes a prompt: which agent's rules assemble it");
             ui.end_row();
         });
+}
+
+/// The model picker, searchable: a field above the list keeps the
+/// models whose id or provider holds what is typed (the table has dozens).
+fn model_picker(ui: &mut Ui, table: &ModelTable, model_now: &str, out: &mut Vec<Command>) {
+    let query_id = ui.make_persistent_id("model-search");
+    let shown = egui::ComboBox::new("model-combo", "Model")
+        .selected_text(model_now)
+        .width(180.0)
+        .height(360.0)
+        .show_ui(ui, |ui| {
+            let (mut query, opened) = ui
+                .data_mut(|d| d.get_temp::<(String, bool)>(query_id))
+                .unwrap_or_default();
+            let field = ui.add(
+                egui::TextEdit::singleline(&mut query)
+                    .hint_text("Search models")
+                    .desired_width(f32::INFINITY),
+            );
+            // The field takes the keyboard when the list opens.
+            if !opened {
+                field.request_focus();
+            }
+            ui.data_mut(|d| d.insert_temp(query_id, (query.clone(), true)));
+            let q = query.trim().to_lowercase();
+            let mut any = false;
+            for m in table.models.iter().filter(|m| {
+                q.is_empty()
+                    || m.id.to_lowercase().contains(&q)
+                    || m.provider.as_str().to_lowercase().contains(&q)
+            }) {
+                any = true;
+                let label = format!(
+                    "{} · {}{}",
+                    m.id,
+                    m.provider.as_str(),
+                    if m.estimate { " (est.)" } else { "" }
+                );
+                if ui.selectable_label(m.id == model_now, label).clicked() && m.id != model_now {
+                    out.push(Command::SetModel(m.id.clone()));
+                }
+            }
+            if !any {
+                ui.weak(format!("No model matches '{}'", query.trim()));
+            }
+        });
+    // Closed: the next opening starts with an empty search.
+    if shown.inner.is_none() {
+        ui.data_mut(|d| d.remove::<(String, bool)>(query_id));
+    }
 }
 
 /// The budget sliders (ranges that never depend on one another), the
