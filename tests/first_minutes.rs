@@ -542,3 +542,70 @@ fn no_desktop_or_no_folder_is_one_sentence() {
         stderr(&o)
     );
 }
+
+/// An agent's own folder opened as a project (`~/.claude`, a project's
+/// `.claude/`, `~/.pi/agent`) is refused in one sentence naming what it is
+/// and what to open instead; nothing is reported as if it were a project.
+#[test]
+fn an_agents_own_folder_is_not_a_project() {
+    let home = tempfile::tempdir().unwrap();
+    write_ws(
+        home.path(),
+        &[
+            (".claude/CLAUDE.md", "Always answer in British English."),
+            (".claude/settings.json", "{}"),
+            (".pi/agent/AGENTS.md", "Be brief."),
+            ("project/CLAUDE.md", "Use cents."),
+            ("project/.claude/settings.json", "{}"),
+        ],
+    );
+    let run_home = |dir: &std::path::Path| {
+        std::process::Command::new(bin())
+            .args(["report", dir.to_str().unwrap()])
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let o = run_home(&home.path().join(".claude"));
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("Claude Code's own folder (its settings and sessions), not a project: open the folder you run `claude` in, and add your ~/.claude/CLAUDE.md with --user-memory"),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty());
+    let o = run_home(&home.path().join("project/.claude"));
+    assert_eq!(o.status.code(), Some(2));
+    let project = home.path().join("project").canonicalize().unwrap();
+    assert!(
+        stderr(&o).contains(&format!("({} if this is a project's)", project.display())),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_home(&home.path().join(".pi/agent"));
+    assert!(stderr(&o).contains("Pi's own folder"), "{}", stderr(&o));
+    // The project itself is a project.
+    assert!(run_home(&project).status.success());
+}
+
+/// A profile or session name near a known one is named ("did you mean").
+#[test]
+fn a_near_profile_or_session_name_is_named() {
+    let s = sample();
+    let ws = s.to_str().unwrap();
+    let o = run(&["report", ws, "--profile", "claud-code"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown profile 'claud-code': did you mean claude-code? (profiles: "),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["report", ws, "--session", "codng"]);
+    assert!(
+        stderr(&o).contains("no session named 'codng': did you mean coding? (sessions: "),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["report", ws, "--profile", "zzz"]);
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}

@@ -83,6 +83,36 @@ impl Error {
     }
 }
 
+/// `: did you mean claude-code?` when one of `known` is near `name` (by
+/// edit distance, on the whole id or on its name before `@`), else nothing.
+fn did_you_mean(name: &str, known: &[String]) -> String {
+    let near = |k: &String| {
+        let bare = k.split('@').next().unwrap_or(k);
+        crate::text::edit_distance(name, k).min(crate::text::edit_distance(name, bare))
+    };
+    // A third of the name's characters at most, one at least, and never
+    // all of them (`x` is near nothing).
+    let len = name.chars().count();
+    let most = (len / 3).max(1);
+    known
+        .iter()
+        .map(|k| (near(k), k))
+        .filter(|(d, _)| *d <= most && *d < len)
+        .min_by_key(|(d, _)| *d)
+        .map_or(String::new(), |(_, k)| {
+            // The name the user would type: without `@version` when the
+            // bare name is what was near.
+            let bare = k.split('@').next().unwrap_or(k);
+            let shown =
+                if crate::text::edit_distance(name, bare) <= crate::text::edit_distance(name, k) {
+                    bare
+                } else {
+                    k.as_str()
+                };
+            format!(": did you mean {shown}?")
+        })
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -97,8 +127,16 @@ impl std::fmt::Display for Error {
             Error::Unknown { what, name, known } => {
                 let list = known.join(", ");
                 match what {
-                    Named::Session => write!(f, "no session named '{name}' (sessions: {list})"),
-                    Named::Profile => write!(f, "unknown profile '{name}' (profiles: {list})"),
+                    Named::Session => write!(
+                        f,
+                        "no session named '{name}'{} (sessions: {list})",
+                        did_you_mean(name, known)
+                    ),
+                    Named::Profile => write!(
+                        f,
+                        "unknown profile '{name}'{} (profiles: {list})",
+                        did_you_mean(name, known)
+                    ),
                     Named::Model => write!(
                         f,
                         "unknown model '{name}': the nearest the table knows is {list} (`prompt-inspector models` lists them all)"

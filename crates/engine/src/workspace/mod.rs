@@ -55,6 +55,9 @@ pub fn load_as(
     extras: &agents::Extras,
 ) -> Result<Workspace, Error> {
     let mut r = Reader::new(root)?;
+    if let Some(why) = agents_own_folder(r.root(), extras.home.as_deref()) {
+        return Err(Error::file(r.root().display(), why));
+    }
     let mut diags = Vec::new();
 
     let settings = read_settings(&mut r, &mut diags);
@@ -97,14 +100,7 @@ pub fn load_as(
         diags.push(nothing_here(&mut r));
     }
 
-    let mut sessions = load_sessions(&mut r, &mut diags);
-    if sessions.is_empty() {
-        sessions.push(Session {
-            name: "default".into(),
-            description: "every tool enabled, no flags".into(),
-            ..Session::default()
-        });
-    }
+    let sessions = sessions_or_default(&mut r, &mut diags);
     // Reader diagnostics (refused paths, bad encodings) first, by file.
     let mut all = std::mem::take(&mut r.diags);
     all.extend(diags);
@@ -127,6 +123,50 @@ pub fn load_as(
             .map(|c| (c.per_file_chars, c.total_chars)),
         profile: chosen,
     })
+}
+
+/// The folder's sessions; none: the default one (every tool, no flags).
+fn sessions_or_default(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Session> {
+    let mut sessions = load_sessions(r, diags);
+    if sessions.is_empty() {
+        sessions.push(Session {
+            name: "default".into(),
+            description: "every tool enabled, no flags".into(),
+            ..Session::default()
+        });
+    }
+    sessions
+}
+
+/// A folder that is an agent's own (`~/.claude`, a project's `.claude/`,
+/// `~/.codex`, `~/.gemini`, `~/.pi/agent`, `~/.config/opencode`): its
+/// settings and sessions, not a project; why, and what to open instead.
+fn agents_own_folder(root: &Path, home: Option<&Path>) -> Option<String> {
+    let name = root.file_name()?.to_str()?;
+    let parent = root.parent()?;
+    let above = parent.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // The agent, its program, its home memory, and how deep under the
+    // home its folder is.
+    let (agent, program, memory, depth) = match (above, name) {
+        (_, ".claude") => ("Claude Code", "claude", "~/.claude/CLAUDE.md", 1),
+        (_, ".codex") => ("Codex", "codex", "~/.codex/AGENTS.md", 1),
+        (_, ".gemini") => ("Gemini CLI", "gemini", "~/.gemini/GEMINI.md", 1),
+        (".pi", "agent") => ("Pi", "pi", "~/.pi/agent/AGENTS.md", 2),
+        (".config", "opencode") => ("OpenCode", "opencode", "~/.config/opencode/AGENTS.md", 2),
+        _ => return None,
+    };
+    // The home's: no project above it. A project's: the project is.
+    let at_home = home
+        .and_then(|h| h.canonicalize().ok())
+        .is_some_and(|h| root.ancestors().nth(depth) == Some(h.as_path()));
+    let instead = if at_home {
+        String::new()
+    } else {
+        format!(" ({} if this is a project's)", parent.display())
+    };
+    Some(format!(
+        "{agent}'s own folder (its settings and sessions), not a project: open the folder you run `{program}` in{instead}, and add your {memory} with --user-memory"
+    ))
 }
 
 /// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there in
