@@ -47,6 +47,9 @@ struct Lanes {
     lane_of: std::collections::HashMap<String, usize>,
     /// Each dated request: its index in the traffic, its time, its lane.
     dated: Vec<(usize, f64, usize)>,
+    /// A request's number (`#N`) → its place in `dated`: the selected
+    /// tick found at once, not by a walk of every request each frame.
+    dated_by_number: std::collections::HashMap<usize, usize>,
     first: f64,
     /// The last request, and the last expiry (or request), in seconds
     /// from the first request.
@@ -81,6 +84,7 @@ impl Lanes {
             chains: Vec::new(),
             lane_of: Default::default(),
             dated: Vec::new(),
+            dated_by_number: Default::default(),
             first,
             last: 0.0,
             span: 1.0,
@@ -104,6 +108,10 @@ impl Lanes {
                     self.chains.len() - 1
                 }
             };
+            // The first request of a number, as a walk would find it.
+            self.dated_by_number
+                .entry(r.index)
+                .or_insert(self.dated.len());
             self.dated.push((i, at, lane));
             self.last = self.last.max(at - self.first);
             if let Some(e) = self.log.push(r) {
@@ -276,7 +284,7 @@ fn draw(
         tick(&painter, (&t.requests[i], cx, y(row), lane), false);
     }
     if let Some(&(i, at, l)) =
-        selected.and_then(|s| lanes.dated.iter().find(|d| t.requests[d.0].index == s))
+        selected.and_then(|s| lanes.dated.get(*lanes.dated_by_number.get(&s)?))
     {
         let cx = x(at);
         if let (Some(row), true) = (row_of[l], plot.x_range().contains(cx)) {

@@ -70,6 +70,11 @@ fn requests_added_live_make_the_lanes_a_fresh_read_makes() {
     for (i, e) in taken_in.log.all.iter().enumerate() {
         assert_eq!(lane(&taken_in, i), e.chain);
     }
+    // A request's number finds its tick (the selected one) at once.
+    for (k, d) in fresh.dated.iter().enumerate() {
+        assert_eq!(fresh.dated_by_number[&whole.requests[d.0].index], k);
+    }
+    assert_eq!(taken_in.dated_by_number, fresh.dated_by_number);
     assert_eq!(
         (
             taken_in.chains,
