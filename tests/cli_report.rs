@@ -3,6 +3,7 @@
 
 use crate::common;
 use common::*;
+use prompt_inspector::engine::thousands;
 
 #[test]
 fn sample_report_json_has_every_status_and_the_documented_fields() {
@@ -419,13 +420,26 @@ fn a_listing_shared_with_the_agent_counts_only_the_users_entries() {
         block["tokens"].as_u64().unwrap()
     );
     let text = stdout(&run(&["report", ws.to_str().unwrap()]));
+    // The rows listed add up, the agent's own in its own figure.
     let frame = used - rows;
-    let line = if frame == 1 {
-        format!("+ 1 token of titles, headings and separators around them: {used} in all")
-    } else {
-        format!("+ {frame} tokens of titles, headings and separators around them: {used} in all")
+    let around = match frame {
+        0 => String::new(),
+        1 => " + 1 token of separators and headings around them".to_string(),
+        n => format!(" + {n} tokens of separators and headings around them"),
     };
-    assert!(frame == 0 || text.contains(&line), "{text}");
+    let built_in: u64 = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 1 && f["source"].as_str().unwrap().ends_with("(built in)"))
+        .map(|f| f["kept_tokens"].as_u64().unwrap())
+        .sum();
+    let line = format!(
+        "  = your files' rows{around}: {used} in all; the rows built in ({}) are the agent's, within its {} above",
+        thousands(built_in),
+        thousands(l1["agent_own"].as_u64().unwrap())
+    );
+    assert!(text.contains(&line), "{line}\n{text}");
 }
 
 /// The report's and the window's one phrase for the blocks: where they go

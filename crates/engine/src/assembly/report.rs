@@ -243,7 +243,7 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
             l.inflow
         );
     }
-    let mut rows = 0;
+    let (mut rows, mut agents_rows) = (0, 0);
     for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
         o += &format!(
             "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
@@ -255,7 +255,9 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
             clip(&f.source, 28),
             f.reason
         );
-        if !f.is_agents_own() {
+        if f.is_agents_own() {
+            agents_rows += f.kept_tokens;
+        } else {
             rows += f.kept_tokens;
         }
     }
@@ -263,7 +265,24 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
     // separators around them (an agent's headings before each file), and
     // where two pieces' tokens join; so that the rows add up to it.
     let frame = (l.used - l.markers).saturating_sub(rows);
-    if has && frame > 0 {
+    if has && l.agent_own > 0 && agents_rows > 0 {
+        // A block the agent's own entries share: its rows are listed too,
+        // but counted in its own text (the line under the layer's).
+        let around = if frame > 0 {
+            format!(
+                " + {} of separators and headings around them",
+                crate::plural(frame, "token")
+            )
+        } else {
+            String::new()
+        };
+        o += &format!(
+            "  = your files' rows{around}: {} in all; the rows built in ({}) are the agent's, within its {} above\n",
+            crate::thousands(l.used - l.markers),
+            crate::thousands(agents_rows),
+            crate::thousands(l.agent_own)
+        );
+    } else if has && frame > 0 {
         o += &format!(
             "  + {} of titles, headings and separators around them: {} in all\n",
             crate::plural(frame, "token"),
