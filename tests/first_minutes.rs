@@ -334,6 +334,31 @@ fn the_manual_page_is_valid_roff_and_names_every_command() {
         assert!(text.contains(&format!(".TH prompt-inspector-{c} 1")), "{f}");
     }
     assert!(!written.contains("prompt-inspector-help.1"));
+    // Every page reads in groff without a warning (an ellipsis in a help
+    // text made seven of them warn).
+    for f in &written {
+        let g = std::process::Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww", "-z"])
+            .arg(man1.join(f))
+            .output()
+            .expect("groff runs (apt install groff-base)");
+        assert!(g.status.success(), "{f}");
+        assert_eq!(
+            String::from_utf8_lossy(&g.stderr),
+            "",
+            "groff's warnings on {f}"
+        );
+    }
+    // A file where the folder should be: said so.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let refused = run(&["man", "--dir", file.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("not a folder (--dir names the folder"),
+        "{}",
+        stderr(&refused)
+    );
     assert!(
         stderr(&o).contains(&format!("{} pages written to", written.len())),
         "{}",
@@ -608,4 +633,17 @@ fn a_near_profile_or_session_name_is_named() {
     );
     let o = run(&["report", ws, "--profile", "zzz"]);
     assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+    // A name it starts, another case, a session's file named.
+    for (flag, typed, meant) in [
+        ("--profile", "claude", "claude-code"),
+        ("--profile", "CLAUDE-CODE", "claude-code"),
+        ("--session", "chat.yaml", "chat"),
+    ] {
+        let o = run(&["report", ws, flag, typed]);
+        assert!(
+            stderr(&o).contains(&format!("'{typed}': did you mean {meant}?")),
+            "{}",
+            stderr(&o)
+        );
+    }
 }

@@ -83,14 +83,35 @@ pub fn man(a: Man) -> ExitCode {
     if let Err(e) = clap_mangen::Man::new(page).render(&mut buf) {
         return fail(format!("the manual page could not be made: {e}"));
     }
-    super::out(&String::from_utf8_lossy(&buf));
+    super::out(&roff_ascii(&buf));
     ExitCode::SUCCESS
+}
+
+/// A page with each character past ASCII as roff's `\[uXXXX]` escape
+/// (an ellipsis in a help text made groff warn "invalid input character").
+fn roff_ascii(page: &[u8]) -> String {
+    let text = String::from_utf8_lossy(page);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\[u{:04X}]", u32::from(c)));
+        }
+    }
+    out
 }
 
 /// Every page into `dir`: the tool's, and one per command but `help`;
 /// how many. A page's file that is a link or not a regular file is
 /// refused, not followed.
 fn write_pages(cmd: clap::Command, dir: &std::path::Path) -> Result<usize, String> {
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(format!(
+            "{}: not a folder (--dir names the folder the pages go in, man1/ of a manual path)",
+            dir.display()
+        ));
+    }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot be made: {e}", dir.display()))?;
     let mut pages = vec![("prompt-inspector".to_string(), cmd.clone())];
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
@@ -109,7 +130,7 @@ fn write_pages(cmd: clap::Command, dir: &std::path::Path) -> Result<usize, Strin
         clap_mangen::Man::new(page.clone())
             .render(&mut buf)
             .map_err(|e| format!("the manual page {name} could not be made: {e}"))?;
-        std::fs::write(&path, buf).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, roff_ascii(&buf)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(pages.len())
 }

@@ -255,12 +255,17 @@ fn spawn_agent(a: &Args, base: &str) -> Result<(std::process::Child, RunFiles), 
     for (k, v) in &env {
         cmd.env(k, v);
     }
-    let child = cmd.spawn().map_err(|e| {
-        format!(
+    let child = cmd.spawn().map_err(|e| match &a.program {
+        Some(_) => format!(
+            "cannot start {} ({e}): --program names no program that runs here (install the agent with npm install -g {}, or name its path)",
+            program.display(),
+            a.agent.package()
+        ),
+        None => format!(
             "cannot start {} ({e}): install it (npm install -g {}), or name its program with --program PATH",
             program.display(),
             a.agent.package()
-        )
+        ),
     })?;
     Ok((child, files))
 }

@@ -83,34 +83,61 @@ impl Error {
     }
 }
 
-/// `: did you mean claude-code?` when one of `known` is near `name` (by
-/// edit distance, on the whole id or on its name before `@`), else nothing.
+/// `: did you mean claude-code?` when one of `known` is near `name`: the
+/// same but for case or a `.yaml` ending (a session's file named), a name
+/// it starts (`claude`), or within a third of its characters' edits (on
+/// the whole id or on its name before `@`); else nothing.
 fn did_you_mean(name: &str, known: &[String]) -> String {
-    let near = |k: &String| {
-        let bare = k.split('@').next().unwrap_or(k);
-        crate::text::edit_distance(name, k).min(crate::text::edit_distance(name, bare))
-    };
-    // A third of the name's characters at most, one at least, and never
-    // all of them (`x` is near nothing).
-    let len = name.chars().count();
-    let most = (len / 3).max(1);
-    known
+    let lower = name.to_lowercase();
+    let typed = lower
+        .strip_suffix(".yaml")
+        .or_else(|| lower.strip_suffix(".yml"))
+        .unwrap_or(&lower);
+    let bare = |k: &str| k.split('@').next().unwrap_or(k).to_lowercase();
+    let same = known
         .iter()
-        .map(|k| (near(k), k))
-        .filter(|(d, _)| *d <= most && *d < len)
-        .min_by_key(|(d, _)| *d)
-        .map_or(String::new(), |(_, k)| {
-            // The name the user would type: without `@version` when the
-            // bare name is what was near.
-            let bare = k.split('@').next().unwrap_or(k);
-            let shown =
-                if crate::text::edit_distance(name, bare) <= crate::text::edit_distance(name, k) {
-                    bare
-                } else {
-                    k.as_str()
-                };
-            format!(": did you mean {shown}?")
-        })
+        .find(|k| k.to_lowercase() == typed || bare(k) == typed)
+        .map(|k| {
+            if k.to_lowercase() == typed {
+                k.clone()
+            } else {
+                bare(k)
+            }
+        });
+    let starts = || {
+        (typed.chars().count() >= 3)
+            .then(|| {
+                known
+                    .iter()
+                    .find(|k| bare(k).starts_with(typed))
+                    .map(|k| bare(k))
+            })
+            .flatten()
+    };
+    let near = || {
+        // A third of the name's characters at most, one at least, and
+        // never all of them (`x` is near nothing).
+        let len = typed.chars().count();
+        let most = (len / 3).max(1);
+        known
+            .iter()
+            .map(|k| {
+                let (whole, b) = (
+                    crate::text::edit_distance(typed, &k.to_lowercase()),
+                    crate::text::edit_distance(typed, &bare(k)),
+                );
+                // The name the user would type: without `@version` when
+                // the bare name is what was near.
+                (whole.min(b), if b <= whole { bare(k) } else { k.clone() })
+            })
+            .filter(|(d, _)| *d <= most && *d < len)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, k)| k)
+    };
+    same.or_else(starts)
+        .or_else(near)
+        .filter(|k| k != name)
+        .map_or(String::new(), |k| format!(": did you mean {k}?"))
 }
 
 impl std::fmt::Display for Error {

@@ -277,10 +277,10 @@ pub fn to_markdown(p: &Prediction) -> String {
     );
     for r in &p.requests {
         o += &format!(
-            "| {} | {} | {}s | {} | {} | {} | {} | {:.5} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.5} |\n",
             r.index + 1,
             r.turn,
-            r.at_secs,
+            crate::text::duration(r.at_secs),
             thousands(r.total_tokens),
             thousands(r.usage.cache_read_input_tokens),
             thousands(r.usage.cache_creation_input_tokens),
@@ -361,7 +361,7 @@ pub fn to_text(p: &Prediction) -> String {
             "{:>3} {:>4}  {:>6} {:>7} {:>7} {:>7} {:>9} {:>8.5}\n",
             r.index + 1,
             r.turn,
-            format!("{}s", r.at_secs),
+            crate::text::duration(r.at_secs),
             thousands(r.total_tokens),
             thousands(r.usage.cache_read_input_tokens),
             thousands(r.usage.cache_creation_input_tokens),
