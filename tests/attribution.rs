@@ -587,3 +587,42 @@ fn user_memory_and_its_import_are_traced_by_their_home_paths() {
     assert_eq!(code, Some(0), "{text}{err}");
     assert!(text.contains("no difference"), "{text}");
 }
+
+/// `--against` writes text or JSON: a format it has no view in is refused
+/// in a sentence, not answered with text.
+#[test]
+fn against_refuses_a_format_it_has_no_view_in() {
+    let ws = fixture("claude-code-2.1.332").join("workspace");
+    for f in ["markdown", "html"] {
+        let o = traffic_against("claude-code-2.1.332", &ws, 1, &["--format", f]);
+        assert_eq!(o.status.code(), Some(2), "{f}");
+        assert!(
+            stderr(&o).contains("--against writes text or JSON"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty());
+    }
+}
+
+/// Unless named, `--check-profile` says why its profile was chosen: the
+/// release that sent the request, or the agent whose words open it.
+#[test]
+fn the_profile_checked_says_why_it_was_chosen() {
+    let why = |agent: &str, extra: &[&str]| {
+        let ws = fixture(agent).join("workspace");
+        let mut args = vec!["--check-profile", "--format", "json"];
+        args.extend(extra);
+        let j = json(&traffic_against(agent, &ws, 1, &args));
+        j["profile_chosen_because"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        why("claude-code-2.1.332", &[]),
+        "the release that sent the request: Claude Code 2.1.332"
+    );
+    assert!(why("pi", &[]).starts_with("the agent whose words open the request"));
+    assert!(
+        why("claude-code-2.1.332", &["--profile", "claude-code@2.1"])
+            .starts_with("chosen explicitly")
+    );
+}

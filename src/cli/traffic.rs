@@ -208,6 +208,11 @@ fn print_json(t: &traffic::Traffic) {
 /// --check-profile) the workspace's profile rendering set against it.
 fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
     use crate::engine::traffic::{attribution_text, profile_check};
+    if matches!(a.format, TrafficFormat::Markdown | TrafficFormat::Html) {
+        return fail(
+            "--against writes text or JSON (--format text or json); Markdown and HTML are the views of a whole capture (without --against)",
+        );
+    }
     let wanted: Vec<usize> = a.request.into_iter().collect();
     let exchanges = match crate::opencode_db::read_exchanges(&a.file, &wanted) {
         Ok((_, x, _)) => x,

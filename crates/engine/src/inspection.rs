@@ -153,25 +153,49 @@ pub fn against_request(
     picked: (usize, &Exchange, &crate::request::Request),
 ) -> Result<Against, Error> {
     let (_, x, req) = picked;
-    let opts = Options {
-        user_memory: opts.user_memory || opts.home.is_some(),
-        profile: opts
-            .profile
-            .clone()
-            .or_else(|| {
-                let rel = x.release.clone().or_else(|| release::of_request(req))?;
-                profile_check::profile_of_release(
-                    &rel,
+    // Unless named: the profile of the release that sent the request, or
+    // the newest of the agent whose words open it; and why.
+    let (profile, why) = match opts.profile.clone() {
+        Some(p) => (Some(p), None),
+        None => {
+            let rel = x.release.clone().or_else(|| release::of_request(req));
+            let of_release = rel.as_ref().and_then(|rel| {
+                let p = profile_check::profile_of_release(
+                    rel,
                     opts.profiles_dir.as_deref(),
                     opts.observed_dir.as_deref(),
-                )
-            })
+                )?;
+                Some((
+                    p,
+                    format!("the release that sent the request: {}", rel.name()),
+                ))
+            });
             // An agent whose requests name no release: its newest profile.
-            .or_else(|| release::agent_of_request(req).map(|a| a.name().to_string())),
+            let of_agent = || {
+                release::agent_of_request(req).map(|a| {
+                    (
+                        a.name().to_string(),
+                        "the agent whose words open the request (it names no release): its newest profile".to_string(),
+                    )
+                })
+            };
+            match of_release.or_else(of_agent) {
+                Some((p, why)) => (Some(p), Some(why)),
+                None => (None, None),
+            }
+        }
+    };
+    let opts = Options {
+        user_memory: opts.user_memory || opts.home.is_some(),
+        profile,
         ..opts.clone()
     };
     let ins = inspect(root, &opts, table, counter)?;
-    Ok(profile_check::against(&ins, table, counter, picked))
+    let mut against = profile_check::against(&ins, table, counter, picked);
+    if let Some(why) = why {
+        against.profile_chosen_because = why;
+    }
+    Ok(against)
 }
 
 impl Inspection {
