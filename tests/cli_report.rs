@@ -490,3 +490,55 @@ fn the_context_lists_keep_their_figures_in_one_column() {
     let ends: std::collections::HashSet<usize> = rows.iter().map(|r| r.chars().count()).collect();
     assert_eq!(ends.len(), 1, "figures in one column:\n{}", rows.join("\n"));
 }
+
+/// An agent's folder has no layer budgets: its Markdown report says so
+/// (it printed budgets of 193,400), `--budget` says what it does there
+/// instead of blaming workspace.yaml, and another model's window is that
+/// model's (gpt-4's 8,192, not Claude Code's 1,000,000), a prompt over it
+/// said.
+#[test]
+fn an_agents_folder_has_its_models_window_and_no_layer_budgets() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code");
+    let w = ws.to_str().unwrap();
+    let md = stdout(&run(&["report", w, "--format", "markdown"]));
+    assert!(
+        md.contains("No layer budgets: the agent's own caps decide what is sent."),
+        "{md}"
+    );
+    assert!(!md.contains("| budget | inflow |"), "{md}");
+    let diags = |extra: &[&str]| {
+        let mut args = vec!["report", w, "--format", "json"];
+        args.extend(extra);
+        json(&run(&args))["diagnostics"].as_array().unwrap().clone()
+    };
+    let d = diags(&["--budget", "0"]);
+    assert!(d.iter().all(|d| d["file"] != "workspace.yaml"), "{d:?}");
+    assert!(
+        d.iter().any(|d| d["file"] == "--budget"
+            && d["message"]
+                .as_str()
+                .unwrap()
+                .contains("an agent's folder has no layer budgets")),
+        "{d:?}"
+    );
+    let c = json(&run(&[
+        "context", w, "--model", "gpt-4", "--format", "json",
+    ]));
+    assert_eq!(c["window"], 8192, "{c}");
+    let d = diags(&["--model", "gpt-4"]);
+    assert!(
+        d.iter().any(|d| d["message"]
+            .as_str()
+            .unwrap()
+            .contains("gpt-4's 8,192-token window as Claude Code")),
+        "{d:?}"
+    );
+    // Its own model: the window Claude Code runs it with, nothing said.
+    let c = json(&run(&["context", w, "--format", "json"]));
+    assert_eq!(c["window"], 1_000_000);
+    assert!(
+        diags(&[])
+            .iter()
+            .all(|d| !d["message"].as_str().unwrap().contains("of room in"))
+    );
+}

@@ -215,11 +215,12 @@ impl Inspection {
             .or(settings.model.as_deref())
             .map(str::to_string);
         let model_id = model_id.as_deref();
-        let window = workspace
-            .builtin
-            .as_ref()
-            .and_then(|b| b.context_window)
-            .unwrap_or(table.resolve(model_id).context_window);
+        let window = table.resolve(model_id).window_with(
+            workspace
+                .builtin
+                .as_deref()
+                .map(|b| (b.model.as_deref(), b.context_window)),
+        );
         let default_budget = budgets(&mut settings, opts, window);
         if let Some(id) = opts.model.as_deref()
             && table.get(id).is_none()

@@ -56,6 +56,9 @@ impl Assembled {
 
 /// The budget's problems as diagnostics on workspace.yaml's `budget:` line.
 pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
+    if let Some(agent) = &a.agent {
+        return agent_window_problems(a, p, agent);
+    }
     let line = p.settings.budget_line.or(Some(1));
     let n = |x: u64| thousands(x);
     let mut out = Vec::new();
@@ -120,6 +123,45 @@ pub fn budget_problems(a: &Assembly, p: &Prepared) -> Vec<Diagnostic> {
             d = d.for_fragment(&f.id);
         }
         out.push(d);
+    }
+    out
+}
+
+/// An agent's folder has no layer budgets (the agent's own caps decide
+/// what is sent): what `--budget` does there, and a prompt over the room
+/// in the model's window.
+fn agent_window_problems(a: &Assembly, p: &Prepared, agent: &str) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if p.settings.budget_total_given {
+        out.push(Diagnostic::warning(
+            "--budget",
+            None,
+            "an agent's folder has no layer budgets (the agent's own caps decide what is sent): --budget only sets the room counted in the window",
+        ));
+    }
+    let prompt = a.total_tokens + a.tools_tokens;
+    let window = p.model.window_with(
+        p.builtin
+            .as_deref()
+            .map(|b| (b.model.as_deref(), b.context_window)),
+    );
+    if prompt > a.budget.total {
+        let (file, what) = if p.settings.budget_total_given {
+            ("--budget", "raise --budget")
+        } else {
+            (".", "a model with a larger window has room for it")
+        };
+        out.push(Diagnostic::warning(
+            file,
+            None,
+            format!(
+                "the prompt ({} tokens, its tools included) is over the {} of room in {}'s {}-token window as {agent} runs it (what it keeps free for compaction and output aside): {what}",
+                thousands(prompt),
+                crate::plural(a.budget.total, "token"),
+                a.model,
+                thousands(window)
+            ),
+        ));
     }
     out
 }

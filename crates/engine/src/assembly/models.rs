@@ -136,6 +136,14 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl ModelInfo {
+    /// Its window as an agent runs it: the agent's `(model, window)` as its
+    /// release was recorded, for that model; else the table's.
+    pub fn window_with(&self, agent: Option<(Option<&str>, Option<u64>)>) -> u64 {
+        match agent {
+            Some((m, Some(w))) if m.is_none_or(|m| m == self.id) => w,
+            _ => self.context_window,
+        }
+    }
     /// The model's prices for one request: of the highest long-context tier
     /// its prompt (`prompt_tokens`, read, written and uncached) passes, and
     /// at the fast speed when `fast` (where the table has those rates; a

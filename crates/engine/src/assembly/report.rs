@@ -167,8 +167,8 @@ pub fn to_text(ins: &Assembled) -> String {
         // An agent's folder has no layer budgets: the agent sends its
         // files within its own caps; the layers are where they go.
         o += &format!(
-            "budget: the agent's own caps, not layer budgets ({} tokens of room in the model's window)\n",
-            crate::thousands(a.budget.total)
+            "budget: the agent's own caps, not layer budgets ({} of room in the model's window)\n",
+            crate::plural(a.budget.total, "token")
         );
     } else {
         let lb = crate::assembly::assemble::layer_budgets(&a.budget);
@@ -382,24 +382,13 @@ pub fn to_markdown(ins: &Assembled) -> String {
         a.tokenizer.as_str(),
         if a.estimate { ", estimate" } else { "" }
     );
-    o += "| layer | budget | inflow | used | available | overflow | cache |\n|---:|---:|---:|---:|---:|---:|---|\n";
-    for l in &a.layers {
-        o += &format!(
-            "| {} {} | {} | {} | {} | {} | {} | {} |\n",
-            l.layer,
-            clip(
-                &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
-                13
-            ),
-            l.budget,
-            l.inflow,
-            l.used,
-            l.available,
-            l.overflow,
-            if l.cache { l.ttl.as_str() } else { "—" }
-        );
+    if ins.workspace.profile.agent.is_real_agent() {
+        o += &agent_layers_markdown(a, ins.prepared.model.provider);
+    } else {
+        o += &layers_markdown(a);
     }
     o += "\n| status | fragment | layer | priority | source | tokens | kept | reason |\n|---|---|---:|---:|---|---:|---:|---|\n";
+
     for f in &a.fragments {
         o += &format!(
             "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
@@ -540,4 +529,47 @@ fn memory_files(ins: &Assembled) -> String {
         "\nmemory files as Claude Code's /context counts them (each file's own text, without its \"Contents of …:\" heading): prompt-inspector context {}\n",
         ins.workspace.root.display()
     )
+}
+
+/// The layers of a workspace's Markdown report: budgets, inflow, used.
+fn layers_markdown(a: &Assembly) -> String {
+    let mut o = String::from(
+        "| layer | budget | inflow | used | available | overflow | cache |\n|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    for l in &a.layers {
+        o += &format!(
+            "| {} {} | {} | {} | {} | {} | {} | {} |\n",
+            l.layer,
+            clip(&layer_name(l, false), 13),
+            l.budget,
+            l.inflow,
+            l.used,
+            l.available,
+            l.overflow,
+            if l.cache { l.ttl.as_str() } else { "—" }
+        );
+    }
+    o
+}
+
+/// An agent folder's layers in Markdown: no layer budgets (the agent's own
+/// caps decide), each layer that sends something, its files' tokens and
+/// the agent's own in the same block, as the text report says them.
+fn agent_layers_markdown(a: &Assembly, rules: crate::assembly::models::Provider) -> String {
+    let n = crate::thousands;
+    let mut o = String::from(
+        "No layer budgets: the agent's own caps decide what is sent.\n\n| layer | your files | the agent's own in the block | as sent | where, cached |\n|---|---:|---:|---:|---|\n",
+    );
+    for l in a.layers.iter().filter(|l| l.used + l.agent_own > 0) {
+        o += &format!(
+            "| {} {} | {} | {} | {} | {} |\n",
+            l.layer,
+            crate::md_cell(&layer_name(l, true)),
+            n(l.used),
+            n(l.agent_own),
+            n(l.used + l.agent_own),
+            crate::md_cell(&layer_cache(l, rules))
+        );
+    }
+    o
 }
