@@ -332,6 +332,12 @@ fn the_manual_page_is_valid_roff_and_names_every_command() {
         assert!(written.contains(&f), "{f}: {written:?}");
         let text = std::fs::read_to_string(man1.join(&f)).unwrap();
         assert!(text.contains(&format!(".TH prompt-inspector-{c} 1")), "{f}");
+        // Its synopsis is the command as typed.
+        assert!(
+            text.contains(&format!("\\fBprompt\\-inspector {c}\\fR")),
+            "{f}: {}",
+            text.lines().find(|l| l.contains("fBprompt")).unwrap_or("")
+        );
     }
     assert!(!written.contains("prompt-inspector-help.1"));
     // Every page reads in groff without a warning (an ellipsis in a help
@@ -595,7 +601,7 @@ fn an_agents_own_folder_is_not_a_project() {
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let err = stderr(&o);
     assert!(
-        err.contains("Claude Code's own folder (its settings and sessions), not a project: open the folder you run `claude` in, and add your ~/.claude/CLAUDE.md with --user-memory"),
+        err.contains("Claude Code's own folder (its settings, not a project): open the folder you run `claude` in, and add your ~/.claude/CLAUDE.md with --user-memory"),
         "{err}"
     );
     assert!(stdout(&o).is_empty());

@@ -571,6 +571,17 @@ fn claude_code_user_memory_is_an_option() {
         .output()
         .unwrap();
     assert!(!warned(&json(&o)));
+    // Asked for and not there: `context` says why it is not counted.
+    let o = std::process::Command::new(bin())
+        .args(["context", ws.to_str().unwrap(), "--user-memory"])
+        .env("HOME", empty.path())
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&o).contains("~/.claude/CLAUDE.md is not counted here: --user-memory: "),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

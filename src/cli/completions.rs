@@ -66,7 +66,10 @@ pub fn man(a: Man) -> ExitCode {
     let page = match &a.command {
         None => cmd,
         Some(name) => match cmd.find_subcommand(name) {
-            Some(sub) => sub.clone().display_name(format!("prompt-inspector-{name}")),
+            Some(sub) => sub
+                .clone()
+                .display_name(format!("prompt-inspector-{name}"))
+                .bin_name(format!("prompt-inspector {name}")),
             None => {
                 let known: Vec<String> = cmd
                     .get_subcommands()
@@ -116,7 +119,8 @@ fn write_pages(cmd: clap::Command, dir: &std::path::Path) -> Result<usize, Strin
     let mut pages = vec![("prompt-inspector".to_string(), cmd.clone())];
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("prompt-inspector-{}", sub.get_name());
-        pages.push((name.clone(), sub.clone().display_name(name)));
+        let bin = format!("prompt-inspector {}", sub.get_name());
+        pages.push((name.clone(), sub.clone().display_name(name).bin_name(bin)));
     }
     for (name, page) in &pages {
         let path = dir.join(format!("{name}.1"));

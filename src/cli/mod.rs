@@ -85,9 +85,9 @@ pub struct Common {
     /// ~/.config/opencode/AGENTS.md (else ~/.claude/CLAUDE.md).
     #[arg(long)]
     pub user_memory: bool,
-    /// Codex or Claude Code: the folder the agent runs in, relative to the
-    /// workspace (the AGENTS.md or CLAUDE.md files of the root, then of
-    /// each folder down to it, are sent).
+    /// Codex, Claude Code, Pi or OpenCode: the folder the agent runs in,
+    /// relative to the workspace (the AGENTS.md or CLAUDE.md files of the
+    /// root, then of each folder down to it, are sent).
     #[arg(long)]
     pub workdir: Option<String>,
     /// OpenClaw: the kind of session (subagent, cron, group; default the

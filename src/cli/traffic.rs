@@ -63,7 +63,9 @@ pub struct Args {
     /// workspace declares or is detected as).
     #[arg(long, requires = "check_profile")]
     pub profile: Option<String>,
-    /// With --against: Codex's working folder, relative to the workspace.
+    /// With --against: the folder the agent ran in, relative to the
+    /// workspace (Codex, Claude Code, Pi, OpenCode: the memory files of
+    /// each folder down to it are sent).
     #[arg(long, requires = "against")]
     pub workdir: Option<String>,
     /// Export one OpenTelemetry span per request to this OTLP/HTTP

@@ -208,6 +208,15 @@ fn context_window(ins: &Assembled) -> u64 {
 /// The line saying that the agent's user-level memory file is there but
 /// not counted (no `--user-memory`).
 fn home_memory_not_counted(ins: &Assembled) -> Option<String> {
+    // Asked for (`--user-memory`) but not read: why.
+    let unread = ins
+        .workspace
+        .diagnostics
+        .iter()
+        .find(|d| d.message.starts_with("--user-memory:"));
+    if let Some(d) = unread {
+        return Some(format!("{} is not counted here: {}", d.file, d.message));
+    }
     let f = ins.workspace.home_memory_not_shown.as_ref()?;
     Some(format!(
         "{f} is not counted here: the agent sends it with every request (your user-level memory); `--user-memory` counts it"

@@ -165,7 +165,7 @@ fn agents_own_folder(root: &Path, home: Option<&Path>) -> Option<String> {
         format!(" ({} if this is a project's)", parent.display())
     };
     Some(format!(
-        "{agent}'s own folder (its settings and sessions), not a project: open the folder you run `{program}` in{instead}, and add your {memory} with --user-memory"
+        "{agent}'s own folder (its settings, not a project): open the folder you run `{program}` in{instead}, and add your {memory} with --user-memory"
     ))
 }
 
