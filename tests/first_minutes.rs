@@ -653,3 +653,45 @@ fn a_near_profile_or_session_name_is_named() {
         );
     }
 }
+
+/// The home folder opened as the project: its `.claude/CLAUDE.md` is the
+/// folder's own file and the user's memory at once; it is read once, and
+/// not said to be left out.
+#[test]
+fn the_home_opened_as_the_project_reads_its_memory_once() {
+    let home = tempfile::tempdir().unwrap();
+    write_ws(
+        home.path(),
+        &[
+            (".claude/CLAUDE.md", "Always answer in British English."),
+            ("CLAUDE.md", "Project notes here."),
+        ],
+    );
+    let h = home.path().to_str().unwrap();
+    for extra in [&[][..], &["--user-memory"][..]] {
+        let mut args = vec!["render", h];
+        args.extend(extra);
+        let o = std::process::Command::new(bin())
+            .args(&args)
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stdout(&o)
+                .matches("Always answer in British English.")
+                .count(),
+            1,
+            "{extra:?}: {}",
+            stdout(&o)
+        );
+        let r = std::process::Command::new(bin())
+            .args(["report", h, "--format", "json"])
+            .args(extra)
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        let said = json(&r)["diagnostics"].to_string();
+        assert!(!said.contains("the agent sends this file"), "{said}");
+    }
+}

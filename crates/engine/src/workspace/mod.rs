@@ -3,6 +3,7 @@
 //! and every problem becomes one diagnostic while loading goes on.
 
 pub mod agent;
+mod agent_home;
 pub mod agents;
 pub mod diag;
 pub mod expr;
@@ -55,7 +56,7 @@ pub fn load_as(
     extras: &agents::Extras,
 ) -> Result<Workspace, Error> {
     let mut r = Reader::new(root)?;
-    if let Some(why) = agents_own_folder(r.root(), extras.home.as_deref()) {
+    if let Some(why) = agent_home::agents_own_folder(r.root(), extras.home.as_deref()) {
         return Err(Error::file(r.root().display(), why));
     }
     let mut diags = Vec::new();
@@ -74,8 +75,9 @@ pub fn load_as(
         .filter(|p| p.kind.is_real_agent())
     {
         Some(p) => {
+            let extras = &*agent_home::extras_for(p, extras, r.root());
             builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
-            if let Some(d) = user_memory_not_shown(p, extras) {
+            if let Some(d) = agent_home::user_memory_not_shown(p, extras, r.root()) {
                 home_memory_not_shown = Some(d.file.clone());
                 diags.push(d);
             }
@@ -136,58 +138,6 @@ fn sessions_or_default(r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Sessi
         });
     }
     sessions
-}
-
-/// A folder that is an agent's own (`~/.claude`, a project's `.claude/`,
-/// `~/.codex`, `~/.gemini`, `~/.pi/agent`, `~/.config/opencode`): its
-/// settings and sessions, not a project; why, and what to open instead.
-fn agents_own_folder(root: &Path, home: Option<&Path>) -> Option<String> {
-    let name = root.file_name()?.to_str()?;
-    let parent = root.parent()?;
-    let above = parent.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    // The agent, its program, its home memory, and how deep under the
-    // home its folder is.
-    let (agent, program, memory, depth) = match (above, name) {
-        (_, ".claude") => ("Claude Code", "claude", "~/.claude/CLAUDE.md", 1),
-        (_, ".codex") => ("Codex", "codex", "~/.codex/AGENTS.md", 1),
-        (_, ".gemini") => ("Gemini CLI", "gemini", "~/.gemini/GEMINI.md", 1),
-        (".pi", "agent") => ("Pi", "pi", "~/.pi/agent/AGENTS.md", 2),
-        (".config", "opencode") => ("OpenCode", "opencode", "~/.config/opencode/AGENTS.md", 2),
-        _ => return None,
-    };
-    // The home's: no project above it. A project's: the project is.
-    let at_home = home
-        .and_then(|h| h.canonicalize().ok())
-        .is_some_and(|h| root.ancestors().nth(depth) == Some(h.as_path()));
-    let instead = if at_home {
-        String::new()
-    } else {
-        format!(" ({} if this is a project's)", parent.display())
-    };
-    Some(format!(
-        "{agent}'s own folder (its settings, not a project): open the folder you run `{program}` in{instead}, and add your {memory} with --user-memory"
-    ))
-}
-
-/// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there in
-/// the home folder but not read (no `--user-memory`): the agent sends it
-/// with every request, so the picture says it leaves it out.
-fn user_memory_not_shown(p: &profile::Profile, extras: &agents::Extras) -> Option<Diagnostic> {
-    if extras.user_memory_home.is_some() {
-        return None;
-    }
-    let home = extras.home.as_ref()?;
-    let first = p.user_memory.as_ref()?.path.as_str();
-    // OpenCode reads Claude Code's file when it has none of its own.
-    let fallback = (p.kind == agent::Agent::OpenCode).then_some(agents::opencode::USER_FALLBACK);
-    let rel = std::iter::once(first)
-        .chain(fallback)
-        .find(|rel| reader::is_regular_file(&home.join(rel)))?;
-    Some(Diagnostic::warning(
-        format!("~/{rel}"),
-        None,
-        "the agent sends this file with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)",
-    ))
 }
 
 /// The warning that the agent's newest session in the folder ran another

@@ -79,6 +79,12 @@ pub fn size_of(path: &Path) -> u64 {
     std::fs::symlink_metadata(path).map_or(0, |m| m.len())
 }
 
+/// Where `path` really is (links followed), when it exists: to tell one
+/// file reached by two roads, never to read it.
+pub fn canonical_path(path: &Path) -> Option<PathBuf> {
+    path.canonicalize().ok()
+}
+
 /// Whether `path` is a regular file (a link followed, as the agent that
 /// reads it follows it): to say a file is there, never to read it.
 pub fn is_regular_file(path: &Path) -> bool {
