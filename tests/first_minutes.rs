@@ -590,14 +590,9 @@ fn an_agents_own_folder_is_not_a_project() {
             ("project/.claude/settings.json", "{}"),
         ],
     );
-    let run_home = |dir: &std::path::Path| {
-        std::process::Command::new(bin())
-            .args(["report", dir.to_str().unwrap()])
-            .env("HOME", home.path())
-            .output()
-            .unwrap()
-    };
-    let o = run_home(&home.path().join(".claude"));
+    let report_at =
+        |dir: &std::path::Path| run_home(home.path(), &["report", dir.to_str().unwrap()]);
+    let o = report_at(&home.path().join(".claude"));
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let err = stderr(&o);
     assert!(
@@ -605,7 +600,7 @@ fn an_agents_own_folder_is_not_a_project() {
         "{err}"
     );
     assert!(stdout(&o).is_empty());
-    let o = run_home(&home.path().join("project/.claude"));
+    let o = report_at(&home.path().join("project/.claude"));
     assert_eq!(o.status.code(), Some(2));
     let project = home.path().join("project").canonicalize().unwrap();
     assert!(
@@ -613,10 +608,10 @@ fn an_agents_own_folder_is_not_a_project() {
         "{}",
         stderr(&o)
     );
-    let o = run_home(&home.path().join(".pi/agent"));
+    let o = report_at(&home.path().join(".pi/agent"));
     assert!(stderr(&o).contains("Pi's own folder"), "{}", stderr(&o));
     // The project itself is a project.
-    assert!(run_home(&project).status.success());
+    assert!(report_at(&project).status.success());
 }
 
 /// A profile or session name near a known one is named ("did you mean").
@@ -671,11 +666,7 @@ fn the_home_opened_as_the_project_reads_its_memory_once() {
     for extra in [&[][..], &["--user-memory"][..]] {
         let mut args = vec!["render", h];
         args.extend(extra);
-        let o = std::process::Command::new(bin())
-            .args(&args)
-            .env("HOME", home.path())
-            .output()
-            .unwrap();
+        let o = run_home(home.path(), &args);
         assert!(o.status.success(), "{}", stderr(&o));
         assert_eq!(
             stdout(&o)
@@ -685,12 +676,9 @@ fn the_home_opened_as_the_project_reads_its_memory_once() {
             "{extra:?}: {}",
             stdout(&o)
         );
-        let r = std::process::Command::new(bin())
-            .args(["report", h, "--format", "json"])
-            .args(extra)
-            .env("HOME", home.path())
-            .output()
-            .unwrap();
+        let mut args = vec!["report", h, "--format", "json"];
+        args.extend(extra);
+        let r = run_home(home.path(), &args);
         let said = json(&r)["diagnostics"].to_string();
         assert!(!said.contains("the agent sends this file"), "{said}");
     }

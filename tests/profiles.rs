@@ -543,11 +543,7 @@ fn claude_code_user_memory_is_an_option() {
     let context = |extra: &[&str]| {
         let mut args = vec!["context", ws.to_str().unwrap()];
         args.extend(extra);
-        let o = std::process::Command::new(bin())
-            .args(&args)
-            .env("HOME", home.path())
-            .output()
-            .unwrap();
+        let o = run_home(home.path(), &args);
         assert!(o.status.success(), "{}", stderr(&o));
         stdout(&o)
     };

@@ -224,16 +224,6 @@ fn assert_folder_view_within_1_percent(agent: &str, extra: &[&str]) {
     );
 }
 
-/// The binary with `home` as the user's home and nothing learned.
-fn run_home(home: &std::path::Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(bin())
-        .args(args)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", "/nonexistent/prompt-inspector-tests")
-        .output()
-        .expect("binary runs")
-}
-
 /// Claude Code's folder for a project under `~/.claude/projects`: the
 /// path with every character but an ASCII letter or digit a dash.
 fn claude_project(root: &std::path::Path) -> String {

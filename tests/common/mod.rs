@@ -28,6 +28,16 @@ pub fn run(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+/// The binary with `home` as the user's home and nothing learned.
+pub fn run_home(home: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", "/nonexistent/prompt-inspector-tests")
+        .output()
+        .expect("binary runs")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
