@@ -215,12 +215,9 @@ impl Inspection {
             .or(settings.model.as_deref())
             .map(str::to_string);
         let model_id = model_id.as_deref();
-        let window = table.resolve(model_id).window_with(
-            workspace
-                .builtin
-                .as_deref()
-                .map(|b| (b.model.as_deref(), b.context_window)),
-        );
+        let window = table
+            .resolve(model_id)
+            .window_with(workspace.builtin.as_deref());
         let default_budget = budgets(&mut settings, opts, window);
         if let Some(id) = opts.model.as_deref()
             && table.get(id).is_none()

@@ -140,11 +140,7 @@ fn agent_window_problems(a: &Assembly, p: &Prepared, agent: &str) -> Vec<Diagnos
         ));
     }
     let prompt = a.total_tokens + a.tools_tokens;
-    let window = p.model.window_with(
-        p.builtin
-            .as_deref()
-            .map(|b| (b.model.as_deref(), b.context_window)),
-    );
+    let window = p.model.window_with(p.builtin.as_deref());
     if prompt > a.budget.total {
         let (file, what) = if p.settings.budget_total_given {
             ("--budget", "raise --budget")

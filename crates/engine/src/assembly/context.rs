@@ -199,10 +199,9 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
 /// The window the agent runs the model with (its recording's), else the
 /// model's.
 fn context_window(ins: &Assembled) -> u64 {
-    let agent = ins.workspace.builtin.as_deref();
     ins.prepared
         .model
-        .window_with(agent.map(|b| (b.model.as_deref(), b.context_window)))
+        .window_with(ins.workspace.builtin.as_deref())
 }
 
 /// The line saying that the agent's user-level memory file is there but

@@ -136,11 +136,13 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl ModelInfo {
-    /// Its window as an agent runs it: the agent's `(model, window)` as its
-    /// release was recorded, for that model; else the table's.
-    pub fn window_with(&self, agent: Option<(Option<&str>, Option<u64>)>) -> u64 {
+    /// Its window as an agent runs it: the agent's window as its release
+    /// was recorded, for the model it was recorded with; else the table's.
+    pub fn window_with(&self, agent: Option<&crate::workspace::agents::builtin::Builtin>) -> u64 {
         match agent {
-            Some((m, Some(w))) if m.is_none_or(|m| m == self.id) => w,
+            Some(b) if b.model.as_deref().is_none_or(|m| m == self.id) => {
+                b.context_window.unwrap_or(self.context_window)
+            }
             _ => self.context_window,
         }
     }
