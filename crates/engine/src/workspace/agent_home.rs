@@ -27,7 +27,7 @@ pub(super) fn agents_own_folder(root: &Path, home: Option<&Path>) -> Option<Stri
     };
     // The home's: no project above it. A project's: the project is.
     let at_home = home
-        .and_then(|h| h.canonicalize().ok())
+        .and_then(reader::canonical_path)
         .is_some_and(|h| root.ancestors().nth(depth) == Some(h.as_path()));
     let instead = if at_home {
         String::new()
@@ -40,14 +40,13 @@ pub(super) fn agents_own_folder(root: &Path, home: Option<&Path>) -> Option<Stri
 }
 
 /// The extras an agent's folder is read with: without its user-level
-/// memory when that file lies inside the folder (the home opened as the
+/// memory when that file lies `inside` the folder (the home opened as the
 /// project: the file is the folder's own, read once as such).
-pub(super) fn extras_for<'a>(
-    p: &profile::Profile,
-    extras: &'a agents::Extras,
-    root: &Path,
-) -> std::borrow::Cow<'a, agents::Extras> {
-    if home_memory_inside(p, extras, root) {
+pub(super) fn extras_for(
+    extras: &agents::Extras,
+    inside: bool,
+) -> std::borrow::Cow<'_, agents::Extras> {
+    if inside {
         std::borrow::Cow::Owned(agents::Extras {
             user_memory_home: None,
             ..extras.clone()
@@ -59,7 +58,11 @@ pub(super) fn extras_for<'a>(
 
 /// Whether the agent's user-level memory file lies inside the folder
 /// opened (the home folder opened as a project).
-fn home_memory_inside(p: &profile::Profile, extras: &agents::Extras, root: &Path) -> bool {
+pub(super) fn home_memory_inside(
+    p: &profile::Profile,
+    extras: &agents::Extras,
+    root: &Path,
+) -> bool {
     let (Some(home), Some(um)) = (
         extras.home.as_ref().or(extras.user_memory_home.as_ref()),
         &p.user_memory,
@@ -71,13 +74,14 @@ fn home_memory_inside(p: &profile::Profile, extras: &agents::Extras, root: &Path
 
 /// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there in
 /// the home folder but not read (no `--user-memory`): the agent sends it
-/// with every request, so the picture says it leaves it out.
+/// with every request, so the picture says it leaves it out (not when it
+/// lies `inside` the folder, which reads it as its own).
 pub(super) fn user_memory_not_shown(
     p: &profile::Profile,
     extras: &agents::Extras,
-    root: &Path,
+    inside: bool,
 ) -> Option<Diagnostic> {
-    if extras.user_memory_home.is_some() || home_memory_inside(p, extras, root) {
+    if extras.user_memory_home.is_some() || inside {
         return None;
     }
     let home = extras.home.as_ref()?;

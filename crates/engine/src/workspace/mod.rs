@@ -75,9 +75,10 @@ pub fn load_as(
         .filter(|p| p.kind.is_real_agent())
     {
         Some(p) => {
-            let extras = &*agent_home::extras_for(p, extras, r.root());
+            let inside = agent_home::home_memory_inside(p, extras, r.root());
+            let extras = &*agent_home::extras_for(extras, inside);
             builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
-            if let Some(d) = agent_home::user_memory_not_shown(p, extras, r.root()) {
+            if let Some(d) = agent_home::user_memory_not_shown(p, extras, inside) {
                 home_memory_not_shown = Some(d.file.clone());
                 diags.push(d);
             }
