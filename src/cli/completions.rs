@@ -66,10 +66,7 @@ pub fn man(a: Man) -> ExitCode {
     let page = match &a.command {
         None => cmd,
         Some(name) => match cmd.find_subcommand(name) {
-            Some(sub) => sub
-                .clone()
-                .display_name(format!("prompt-inspector-{name}"))
-                .bin_name(format!("prompt-inspector {name}")),
+            Some(sub) => command_page(sub),
             None => {
                 let known: Vec<String> = cmd
                     .get_subcommands()
@@ -88,6 +85,15 @@ pub fn man(a: Man) -> ExitCode {
     }
     super::out(&roff_ascii(&buf));
     ExitCode::SUCCESS
+}
+
+/// One command's page: titled `prompt-inspector-COMMAND`, its synopsis
+/// the command as typed (`prompt-inspector traffic`).
+fn command_page(sub: &clap::Command) -> clap::Command {
+    let name = sub.get_name().to_string();
+    sub.clone()
+        .display_name(format!("prompt-inspector-{name}"))
+        .bin_name(format!("prompt-inspector {name}"))
 }
 
 /// A page with each character past ASCII as roff's `\[uXXXX]` escape
@@ -118,9 +124,10 @@ fn write_pages(cmd: clap::Command, dir: &std::path::Path) -> Result<usize, Strin
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot be made: {e}", dir.display()))?;
     let mut pages = vec![("prompt-inspector".to_string(), cmd.clone())];
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        let name = format!("prompt-inspector-{}", sub.get_name());
-        let bin = format!("prompt-inspector {}", sub.get_name());
-        pages.push((name.clone(), sub.clone().display_name(name).bin_name(bin)));
+        pages.push((
+            format!("prompt-inspector-{}", sub.get_name()),
+            command_page(sub),
+        ));
     }
     for (name, page) in &pages {
         let path = dir.join(format!("{name}.1"));
