@@ -305,7 +305,7 @@ fn stopped_summary(capture: &std::path::Path) {
     if let Ok(t) = crate::engine::traffic::read(capture, &table, &counter) {
         super::say(&format!(
             "prompt-inspector proxy: stopped; {} in {}: {} (`prompt-inspector traffic {}` explains each)",
-            crate::engine::plural(t.requests.len() as u64, "request"),
+            crate::engine::plural(t.requests.len(), "request"),
             capture.display(),
             t.totals.headline(),
             capture.display()

@@ -333,7 +333,7 @@ fn explain(capture: &std::path::Path, quiet: bool, made: &MadeForCapture) {
     }
     say(&format!(
         "prompt-inspector run: {} recorded to {}",
-        crate::engine::plural(n as u64, "exchange"),
+        crate::engine::plural(n, "exchange"),
         capture.display()
     ));
     if quiet {

@@ -320,7 +320,7 @@ fn fragment_groups(ui: &mut Ui, view: &DiffView, d: &Diff, out: &mut Vec<Command
     if !view.show_all && !hidden.is_empty() {
         ui.weak(format!(
             "{} hidden: their text is the same on both sides",
-            crate::engine::plural(hidden.len() as u64, "fragment")
+            crate::engine::plural(hidden.len(), "fragment")
         ));
     }
     for (i, ((frag, lines), blk)) in groups.into_iter().zip(block_of).enumerate() {

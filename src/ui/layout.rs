@@ -153,7 +153,7 @@ impl App {
                     let a = &l.assembly;
                     let summary = format!(
                         "{} · {} · tool definitions {} tokens · {} ({}{})",
-                        crate::engine::plural(a.fragments.len() as u64, "fragment"),
+                        crate::engine::plural(a.fragments.len(), "fragment"),
                         crate::engine::assembly::report::blocks_phrase(a),
                         thousands(a.tools_tokens),
                         a.model,

@@ -214,5 +214,5 @@ fn row(ui: &mut Ui, state: &AppState, p: &Problem, current: bool, out: &mut Vec<
 
 /// `1 warning`, `2 warnings`.
 pub fn plural(n: usize, word: &str) -> String {
-    crate::engine::plural(n as u64, word)
+    crate::engine::plural(n, word)
 }

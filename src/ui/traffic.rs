@@ -540,8 +540,8 @@ fn progress(ui: &mut Ui, p: crate::engine::traffic::Progress) {
             done as f32 / total.max(1) as f32,
             format!(
                 "explaining {} of {} requests",
-                thousands(done as u64),
-                thousands(total as u64)
+                thousands(done),
+                thousands(total)
             ),
         ),
     };

@@ -196,7 +196,7 @@ pub fn response_body(ui: &mut Ui, text: Option<&str>, out: &mut Vec<Command>) {
         ui.label(
             RichText::new(format!(
                 "Response body as recorded ({} bytes)",
-                thousands(text.len() as u64)
+                thousands(text.len())
             ))
             .strong(),
         );

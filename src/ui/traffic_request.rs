@@ -450,7 +450,7 @@ fn differs(a: &Against) -> String {
     format!(
         "Your agent sends this differently from the {} profile: {}",
         a.profile,
-        crate::engine::plural(a.differences.len() as u64, "difference")
+        crate::engine::plural(a.differences.len(), "difference")
     )
 }
 

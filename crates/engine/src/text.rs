@@ -98,8 +98,35 @@ pub fn terminal_safe(text: &str) -> String {
 }
 
 /// `1 request`, `2 requests`, `1,200 tokens`: a count and its word.
-pub fn plural(n: u64, word: &str) -> String {
+pub fn plural(n: impl Count, word: &str) -> String {
+    let n = n.count();
     format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// A count of things (lines, files, requests, tokens), whichever unsigned
+/// type holds it: what the words for figures take, so that no caller
+/// converts.
+pub trait Count: Copy {
+    fn count(self) -> u64;
+}
+
+impl Count for u64 {
+    fn count(self) -> u64 {
+        self
+    }
+}
+
+impl Count for u32 {
+    fn count(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Count for usize {
+    fn count(self) -> u64 {
+        // usize is at most 64 bits on every target this builds for.
+        u64::try_from(self).unwrap_or(u64::MAX)
+    }
 }
 
 /// Text from outside (a server's error, a model's name, a file's text) made
@@ -126,8 +153,8 @@ pub fn md_code(s: &str) -> String {
 }
 
 /// A count with thousands separators: `1,979`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
+pub fn thousands(n: impl Count) -> String {
+    let s = n.count().to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
         if i > 0 && (s.len() - i).is_multiple_of(3) {

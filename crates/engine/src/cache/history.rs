@@ -70,7 +70,7 @@ pub fn build(conversation: &[Message], s: &HistorySettings) -> BuiltHistory {
     if !compacted.is_empty() {
         notes.push(format!(
             "{} micro-compacted (the {} most recent kept whole)",
-            crate::plural(compacted.len() as u64, "old tool result"),
+            crate::plural(compacted.len(), "old tool result"),
             s.keep_recent
         ));
     }

@@ -71,9 +71,9 @@ pub(super) fn line_diff(a: &Snapshot, b: &Snapshot) -> Vec<DiffLine> {
             tag: ' ',
             text: format!(
                 "(the line diff is left out: {} and {} lines, over the {} a side it is made for)",
-                crate::thousands(la as u64),
-                crate::thousands(lb as u64),
-                crate::thousands(MAX_DIFF_LINES as u64)
+                crate::thousands(la),
+                crate::thousands(lb),
+                crate::thousands(MAX_DIFF_LINES)
             ),
             fragment: None,
         }];

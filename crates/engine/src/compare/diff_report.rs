@@ -79,7 +79,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
         None if d.appended > 0 => format!(
             "cache: the shared prefix is unchanged; {} adds {} after it",
             d.b,
-            crate::plural(d.appended as u64, if d.recorded { "part" } else { "block" })
+            crate::plural(d.appended, if d.recorded { "part" } else { "block" })
         ),
         None => "cache: the system prefix is unchanged".into(),
     });

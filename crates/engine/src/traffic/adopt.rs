@@ -131,7 +131,7 @@ fn span_of(picked: &[(usize, &Exchange)]) -> String {
         }
         (Some((a, _)), Some((b, _))) => format!(
             "{}, #{} to #{}",
-            crate::plural(picked.len() as u64, "request"),
+            crate::plural(picked.len(), "request"),
             a + 1,
             b + 1
         ),

@@ -71,7 +71,7 @@ pub fn workspace_files(ws: &crate::workspace::Workspace) -> Traced {
             out.not_traced.push(format!(
                 "{}: {} bytes, over the {} MiB a file traced may have",
                 clean(&path, 200),
-                crate::thousands(text.len() as u64),
+                crate::thousands(text.len()),
                 MAX_TRACED_FILE_BYTES >> 20
             ));
             continue;

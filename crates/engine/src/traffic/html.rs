@@ -61,7 +61,7 @@ pub fn to_html(t: &Traffic, title: &str, o: HtmlOptions) -> String {
     h.push_str(&format!(
         "<h1>{}</h1>\n<p class=\"sub\">{} from {} · {}</p>\n",
         escape(title),
-        crate::plural(t.requests.len() as u64, "request"),
+        crate::plural(t.requests.len(), "request"),
         escape(&t.source.a_noun()),
         escape(&t.totals.headline())
     ));

@@ -491,7 +491,7 @@ fn differences_text(d: &[Difference], profile: &str, agent: &str) -> String {
     }
     let mut o = format!(
         "{agent} sends this differently from the {profile} profile: {}\n",
-        crate::plural(d.len() as u64, "difference")
+        crate::plural(d.len(), "difference")
     );
     for x in d {
         let point = serde_json::to_value(x.point)

@@ -206,7 +206,7 @@ pub fn to_text(t: &Traffic, parts: bool) -> String {
     let mut o = format!(
         "traffic from {} · {}\n\n",
         t.source.a_noun(),
-        crate::plural(t.requests.len() as u64, "request")
+        crate::plural(t.requests.len(), "request")
     );
     for line in super::release::summary(t) {
         o += &format!("{line}\n");
@@ -273,7 +273,7 @@ pub fn notes(t: &Traffic) -> Vec<String> {
             format!(
                 "{} ({}): {}",
                 k.kind,
-                crate::plural(k.requests as u64, "request"),
+                crate::plural(k.requests, "request"),
                 k.cost_phrase()
             )
         })
@@ -327,7 +327,7 @@ pub fn to_markdown(t: &Traffic) -> String {
     use crate::{md_cell, md_code};
     let mut o = format!(
         "### Traffic: {} from {}\n\n| # | time | chain | model | uncached | written | read | output | cost $ | why |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
-        crate::plural(t.requests.len() as u64, "request"),
+        crate::plural(t.requests.len(), "request"),
         t.source.a_noun()
     );
     for r in &t.requests {

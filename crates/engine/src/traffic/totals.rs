@@ -50,7 +50,7 @@ impl Totals {
         {
             return format!(
                 "no answer reported its usage ({}: failed, or answered without one): no hit ratio",
-                crate::plural(self.requests as u64, "request")
+                crate::plural(self.requests, "request")
             );
         }
         format!(

@@ -57,7 +57,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 fn first_is(line: Option<usize>) -> String {
-    line.map(|f| format!(" (the first is line {})", thousands(f as u64)))
+    line.map(|f| format!(" (the first is line {})", thousands(f)))
         .unwrap_or_default()
 }
 
@@ -78,13 +78,13 @@ impl Skipped {
             }
             parts.push(format!(
                 "{} not JSON, skipped{first}",
-                plural(self.lines as u64, "line"),
+                plural(self.lines, "line"),
             ));
         }
         if self.too_long > 0 {
             parts.push(format!(
                 "{} over the {} MiB line limit not read{}",
-                plural(self.too_long as u64, "line"),
+                plural(self.too_long, "line"),
                 MAX_LINE_BYTES >> 20,
                 first_is(self.first_too_long)
             ));
@@ -92,35 +92,35 @@ impl Skipped {
         if let (Some(line), Some(figure)) = (self.first_usage_unread, &self.usage_unread_figure) {
             parts.push(format!(
                 "{} with a usage figure that is not a count of tokens, read as absent (the first is line {}: {figure})",
-                plural(self.usage_unread as u64, "request"),
-                thousands(line as u64)
+                plural(self.usage_unread, "request"),
+                thousands(line)
             ));
         }
         if let Some(f) = self.unread.first() {
             parts.push(format!(
                 "{} not read (the first: {f})",
-                plural(self.unread.len() as u64, "file")
+                plural(self.unread.len(), "file")
             ));
         }
         if self.more_files {
             parts.push(format!(
                 "files after the first {} not read",
-                thousands(MAX_FILES as u64)
+                thousands(MAX_FILES)
             ));
         }
         if self.over_budget > 0 {
             parts.push(format!(
                 "{} over the {}-value budget not read{}: parsed, they would take too much memory",
-                plural(self.over_budget as u64, "line"),
-                thousands(MAX_VALUES as u64),
+                plural(self.over_budget, "line"),
+                thousands(MAX_VALUES),
                 first_is(self.first_over_budget)
             ));
         }
         if self.beyond_limit > 0 {
             parts.push(format!(
                 "{} after the first {} not read",
-                plural(self.beyond_limit as u64, "line"),
-                thousands(MAX_LINES as u64)
+                plural(self.beyond_limit, "line"),
+                thousands(MAX_LINES)
             ));
         }
         (!parts.is_empty()).then(|| parts.join("; "))

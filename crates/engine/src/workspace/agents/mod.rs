@@ -480,7 +480,7 @@ fn cut_to(
 }
 
 fn thousands(n: usize) -> String {
-    crate::text::thousands(n as u64)
+    crate::text::thousands(n)
 }
 
 /// `memory/YYYY-MM-DD.md` files: not injected; listed with how the agent
