@@ -297,3 +297,50 @@ fn the_home_memory_switch_reads_the_agents_user_level_memory() {
     wait_loaded(&mut h);
     assert!(h.query_by_label(switch).is_none());
 }
+
+#[test]
+fn a_model_picked_in_the_window_is_named_so_in_its_warning() {
+    let mut h = harness(sample());
+    wait_loaded(&mut h);
+    h.get_by_role_and_label(Role::ComboBox, "Model").click();
+    h.run_steps(3);
+    h.query_all_by_role(Role::TextInput)
+        .find(|n| n.is_focused())
+        .expect("the search field focused when the list opens")
+        .type_text("gpt-4o-mini");
+    h.run_steps(3);
+    h.get_by_label_contains("gpt-4o-mini · openai").click();
+    wait_for(&mut h, "the deprecated model picked", |a| {
+        a.is_idle()
+            && a.state
+                .loaded
+                .as_ref()
+                .map(|l| l.prepared.model.id.as_str())
+                == Some("gpt-4o-mini")
+    });
+    let diags = app(&h)
+        .state
+        .loaded
+        .as_ref()
+        .unwrap()
+        .prepared
+        .diagnostics
+        .clone();
+    let w = diags
+        .iter()
+        .find(|d| d.message.contains("model 'gpt-4o-mini' is deprecated"))
+        .expect("a warning about the deprecated model");
+    // Not `--model`: no flag was given, the window's picker named it.
+    assert_eq!(w.file, "the model picked in the window", "{w}");
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::SetTab(prompt_inspector::ui::state::Tab::Problems));
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("--model").is_none());
+    assert!(
+        h.query_all_by_label_contains("the model picked in the window")
+            .next()
+            .is_some()
+    );
+}

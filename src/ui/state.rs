@@ -182,6 +182,7 @@ impl AppState {
         crate::with_surroundings(Options {
             session: self.session.clone(),
             model: self.model.clone(),
+            model_named_as: Some("the model picked in the window".into()),
             budget: self.budget_touched.then_some(self.budget),
             budget_total: None,
             debug_markers: self.debug_markers,

@@ -25,6 +25,9 @@ pub struct Options {
     pub session: Option<String>,
     /// A model id that must exist in the table (an unknown one is an error).
     pub model: Option<String>,
+    /// Where the caller took `model` from, as a warning about it names the
+    /// place (the window: its model picker); none: `--model`.
+    pub model_named_as: Option<String>,
     /// The whole budget (the window's sliders); default: the workspace's.
     pub budget: Option<Budget>,
     /// Only the total (the CLI's `--budget`), applied over `budget`.
@@ -375,13 +378,13 @@ fn budgets(
 /// session's file and line, the agent's settings file, the agent's
 /// default, or workspace.yaml.
 fn model_named_at<'a>(
-    opts: &Options,
+    opts: &'a Options,
     session: &'a crate::workspace::session::Session,
     settings: &'a crate::workspace::settings::Settings,
     agent: bool,
 ) -> (&'a str, Option<usize>) {
     match (opts.model.as_deref(), session.model.as_deref()) {
-        (Some(_), _) => ("--model", None),
+        (Some(_), _) => (opts.model_named_as.as_deref().unwrap_or("--model"), None),
         (None, Some(_)) => (session.source.as_str(), session.model_line.or(Some(1))),
         (None, None) if settings.model_from.is_some() => {
             (settings.model_from.as_deref().unwrap_or_default(), None)
