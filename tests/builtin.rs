@@ -439,6 +439,37 @@ fn context_counts_each_memory_file_as_claude_code_counts_it() {
             "{file}: the text Claude Code counted, counted here"
         );
     }
+    // The report gives each file the same figure, and says what its row's
+    // kept tokens hold beyond it: the agent's heading before the file.
+    let text = home.run(&["report", w]);
+    let md = home.run(&["report", w, "--format", "markdown"]);
+    let th = prompt_inspector::engine::thousands;
+    for file in files {
+        let name = file["name"].as_str().unwrap();
+        let f = report["fragments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| name.ends_with(&format!("/{}", f["source"].as_str().unwrap())))
+            .max_by_key(|f| f["source"].as_str().unwrap().len())
+            .unwrap_or_else(|| panic!("{name} in the report"));
+        assert_eq!(f["file_tokens"], file["tokens"], "{name}");
+        let (own, heading, kept) = (
+            f["file_tokens"].as_u64().unwrap(),
+            f["heading_tokens"].as_u64().unwrap(),
+            f["kept_tokens"].as_u64().unwrap(),
+        );
+        assert!(heading > 0, "{f}");
+        assert_eq!(own + heading, kept, "{f}");
+        let said = format!(
+            "{} kept = {} of the file (as `context` counts it) + {} of the agent's heading",
+            th(kept),
+            th(own),
+            th(heading)
+        );
+        assert!(text.contains(&said), "{said}\n{text}");
+        assert!(md.contains(&said), "{said}\n{md}");
+    }
 }
 
 #[test]

@@ -542,3 +542,48 @@ fn an_agents_folder_has_its_models_window_and_no_layer_budgets() {
             .all(|d| !d["message"].as_str().unwrap().contains("of room in"))
     );
 }
+
+/// The layered Markdown report writes its figures as every other view
+/// does, with thousands separators (it wrote `193400`).
+#[test]
+fn the_layered_markdown_report_has_separators_in_its_figures() {
+    let ws = sample();
+    let w = ws.to_str().unwrap();
+    let r = json(&run(&[
+        "report", w, "--budget", "200000", "--format", "json",
+    ]));
+    let md = stdout(&run(&[
+        "report", w, "--budget", "200000", "--format", "markdown",
+    ]));
+    let th = prompt_inspector::engine::thousands;
+    let (n, budget) = r["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["layer"].as_u64().unwrap(), l["budget"].as_u64().unwrap()))
+        .max_by_key(|l| l.1)
+        .unwrap();
+    assert!(budget >= 1000, "{budget}");
+    let layer = md
+        .lines()
+        .find(|l| l.starts_with(&format!("| {n} ")))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(layer.contains(&format!("| {} |", th(budget))), "{layer}");
+    let total = r["total_tokens"].as_u64().unwrap();
+    assert!(
+        md.contains(&format!("**Total:** {} tokens", th(total))),
+        "{md}"
+    );
+    // No bare figure of four or more digits anywhere in a table row.
+    let bare = bare_figures(&md);
+    assert!(bare.is_empty(), "{bare:?}");
+}
+
+/// Table cells that are a bare number of four or more digits.
+fn bare_figures(md: &str) -> Vec<String> {
+    md.lines()
+        .filter(|l| l.starts_with('|'))
+        .flat_map(|l| l.split('|').map(str::trim).map(String::from))
+        .filter(|c| c.len() >= 4 && c.chars().all(|ch| ch.is_ascii_digit()))
+        .collect()
+}

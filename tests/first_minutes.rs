@@ -129,14 +129,24 @@ fn help_teaches_and_an_unknown_model_names_the_nearest() {
 /// folder.
 #[test]
 fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
+    // Nothing to assemble is no report: one sentence on standard error,
+    // nothing on standard output, a non-zero exit, whatever the format.
+    let said_by = |dir: &std::path::Path| {
+        let w = dir.to_str().unwrap();
+        for args in [
+            vec!["report", w, "--format", "json"],
+            vec!["report", w],
+            vec!["context", w],
+            vec!["predict", w],
+        ] {
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+            assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+        }
+        stderr(&run(&["report", w]))
+    };
     let empty = tempfile::tempdir().unwrap();
-    let r = json(&run(&[
-        "report",
-        empty.path().to_str().unwrap(),
-        "--format",
-        "json",
-    ]));
-    let said = r["diagnostics"].to_string();
+    let said = said_by(empty.path());
     assert!(
         said.contains("no prompt files found in") && said.contains("CLAUDE.md (Claude Code)"),
         "{said}"
@@ -146,32 +156,15 @@ fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
         state.path(),
         &[("openclaw.json", "{}"), ("workspace/.keep", "")],
     );
-    let r = json(&run(&[
-        "report",
-        state.path().to_str().unwrap(),
-        "--format",
-        "json",
-    ]));
-    assert!(
-        r["diagnostics"]
-            .to_string()
-            .contains("OpenClaw's state folder"),
-        "{}",
-        r["diagnostics"]
-    );
+    let said = said_by(state.path());
+    assert!(said.contains("OpenClaw's state folder"), "{said}");
     // A folder one level above the prompt folder names the one inside.
     let above = tempfile::tempdir().unwrap();
     write_ws(
         above.path(),
         &[("my-agent/AGENTS.md", "# Rules\n"), ("notes/todo.txt", "x")],
     );
-    let r = json(&run(&[
-        "report",
-        above.path().to_str().unwrap(),
-        "--format",
-        "json",
-    ]));
-    let said = r["diagnostics"].to_string();
+    let said = said_by(above.path());
     assert!(
         said.contains(&format!(
             "my-agent/ inside it holds prompt files: open {}",
@@ -179,6 +172,15 @@ fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
         )),
         "{said}"
     );
+    // What else the reading found is said with it: a link it refused.
+    #[cfg(unix)]
+    {
+        let linked = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", linked.path().join("SOUL.md")).unwrap();
+        let said = said_by(linked.path());
+        assert!(said.contains("no prompt files found in"), "{said}");
+        assert!(said.contains("SOUL.md"), "{said}");
+    }
     // A folder with prompt files says nothing of the kind.
     let r = json(&run(&["report", "sample-workspace", "--format", "json"]));
     assert!(!r["diagnostics"].to_string().contains("no prompt files"));

@@ -270,7 +270,30 @@ pub fn inspect(common: &Common) -> Result<(engine::Inspection, TokenCounter, Mod
     let table = crate::model_table()?;
     let counter = TokenCounter::new();
     let ins = engine::inspect(&common.workspace, &common.options(), &table, &counter)?;
+    nothing_to_assemble(&ins)?;
     Ok((ins, counter, table))
+}
+
+/// A folder with nothing to assemble is no report: the sentence that says
+/// what was found and which folder to pass instead, with what else the
+/// reading found (a refused link, a file too big), as the failure.
+fn nothing_to_assemble(ins: &engine::Inspection) -> Result<(), String> {
+    use engine::workspace::diag::About;
+    let diags = ins.diagnostics();
+    let Some(nothing) = diags
+        .iter()
+        .find(|d| d.about == Some(About::NothingToAssemble))
+    else {
+        return Ok(());
+    };
+    let mut said = nothing.message.clone();
+    for d in diags
+        .iter()
+        .filter(|d| d.about != Some(About::NothingToAssemble))
+    {
+        said += &format!("\n  {d}");
+    }
+    Err(said)
 }
 
 pub fn run(command: Command) -> ExitCode {

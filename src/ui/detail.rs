@@ -89,7 +89,7 @@ fn token_view(ui: &mut Ui, text: &str, spans: &[Range<usize>]) {
 
 /// The fragment's id, status, place, counts and (a memory file) its own
 /// text's tokens.
-fn heading(ui: &mut Ui, f: &FragmentResult, (enc, counter): (Encoding, &TokenCounter)) {
+fn heading(ui: &mut Ui, f: &FragmentResult, enc: Encoding) {
     ui.heading(RichText::new(&f.id).monospace());
     ui.horizontal_wrapped(|ui| {
         ui.colored_label(
@@ -110,11 +110,11 @@ fn heading(ui: &mut Ui, f: &FragmentResult, (enc, counter): (Encoding, &TokenCou
     );
     // A memory file under the heading the agent writes before it: the
     // file's own text as the agent's /context counts it (`context`).
-    if let Some(own) = f.own_tokens(counter, enc).filter(|_| f.kept_tokens > 0) {
+    if let Some(own) = f.file_tokens() {
         ui.weak(format!(
             "of which the file's own text: {} tokens (as /context counts it); the rest, {}, is the heading the agent writes before it",
             thousands(own),
-            thousands(f.kept_tokens.saturating_sub(own))
+            thousands(f.heading_tokens)
         ));
     }
 }
@@ -131,7 +131,7 @@ pub fn show(
     (enc, counter, cache): (Encoding, &TokenCounter, &mut TokenViewCache),
     (problems, line): Problems<'_>,
 ) {
-    heading(ui, f, (enc, counter));
+    heading(ui, f, enc);
     ui.add(egui::Label::new(RichText::new(&f.reason).italics()).wrap());
     for p in problems {
         ui.horizontal_wrapped(|ui| {
@@ -253,8 +253,8 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
     );
     ui.label(format!(
         "{} read · {} · session {} · {}",
-        crate::engine::plural(ins.workspace.files.len() as u64, "file"),
-        crate::engine::plural(a.fragments.len() as u64, "fragment"),
+        crate::engine::plural(ins.workspace.files.len(), "file"),
+        crate::engine::plural(a.fragments.len(), "fragment"),
         a.session,
         a.model
     ));
@@ -264,7 +264,7 @@ pub fn summary(ui: &mut Ui, ins: &crate::engine::Inspection) {
         .show(ui, |ui| {
             for (s, n) in crate::engine::assembly::report::status_counts(a) {
                 ui.colored_label(colors::text(ui, colors::status(s)), s.as_str());
-                ui.label(thousands(n as u64));
+                ui.label(thousands(n));
                 ui.end_row();
             }
         });

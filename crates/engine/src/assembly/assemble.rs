@@ -162,7 +162,7 @@ pub fn assemble(
         with_markers(p, (&mut layers, &mut blocks), &slots, counter);
     }
     let blocks = agent_blocks::around(p, blocks.into_iter().flatten().collect(), counter);
-    let fragments = results(p, slots);
+    let fragments = results(p, slots, counter);
     super::shared_block::split_agent_own(
         (&mut layers, &blocks, &fragments),
         &separators(p, counter),
@@ -254,11 +254,14 @@ fn initial_slots(p: &Prepared) -> Vec<Slot> {
         .collect()
 }
 
-fn results(p: &Prepared, slots: Vec<Slot>) -> Vec<FragmentResult> {
+fn results(p: &Prepared, slots: Vec<Slot>, counter: &TokenCounter) -> Vec<FragmentResult> {
     p.fragments
         .iter()
         .zip(slots)
         .map(|(f, s)| FragmentResult {
+            heading_tokens: super::results::heading_tokens(
+                f.heading, &s.text, s.kept, counter, p.encoding,
+            ),
             id: f.id.clone(),
             layer: f.layer,
             priority: f.priority,

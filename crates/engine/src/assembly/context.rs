@@ -172,7 +172,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     if agent && buffer > 0 {
         add_row(&mut rows, "Autocompact buffer", buffer, false);
     }
-    let (memory_files, agents, skills) = items(ins, counter);
+    let (memory_files, agents, skills) = items(ins);
     let (memory_files_on_demand, memory_files_elsewhere) = match on_demand(ins) {
         items if ins.workspace.profile.agent.loads_nested_on_demand() => (items, Vec::new()),
         items => (Vec::new(), items),
@@ -204,42 +204,34 @@ fn context_window(ins: &Assembled) -> u64 {
         .window_with(ins.workspace.builtin.as_deref())
 }
 
-/// The line saying that the agent's user-level memory file is there but
-/// not counted (no `--user-memory`).
+/// The line saying that the agent's user-level memory file is left out:
+/// there but not asked for (no `--user-memory`), or asked for but unread.
 fn home_memory_not_counted(ins: &Assembled) -> Option<String> {
-    // Asked for (`--user-memory`) but not read: why.
-    let unread = ins
-        .workspace
-        .diagnostics
-        .iter()
-        .find(|d| d.message.starts_with("--user-memory:"));
-    if let Some(d) = unread {
-        return Some(format!("{} is not counted here: {}", d.file, d.message));
-    }
-    let f = ins.workspace.home_memory_not_shown.as_ref()?;
-    Some(format!(
-        "{f} is not counted here: the agent sends it with every request (your user-level memory); `--user-memory` counts it"
-    ))
+    use crate::workspace::LeftOut;
+    let h = ins.workspace.home_memory_left_out.as_ref()?;
+    Some(match &h.why {
+        LeftOut::Unreadable(why) => format!(
+            "{} is not counted here: --user-memory: {why} (not read)",
+            h.file
+        ),
+        LeftOut::NotAsked => format!(
+            "{} is not counted here: the agent sends it with every request (your user-level memory); `--user-memory` counts it",
+            h.file
+        ),
+    })
 }
 
 /// The line saying that the agent's newest session in this folder ran
-/// another release than the one whose own parts are counted.
+/// another release than the one whose own parts are counted: the report's
+/// warning, word for word, with where it was read.
 pub fn other_release(ins: &Assembled) -> Option<String> {
-    let run = ins.workspace.agent_run.as_ref()?;
-    let b = ins.workspace.builtin.as_ref()?;
-    (run.version != b.release).then(|| {
-        let when = run
-            .date
-            .as_deref()
-            .map_or(String::new(), |d| format!(" of {d}"));
-        format!(
-            "{} {} ran in this folder (its newest session{when}, {}); the agent's own parts counted here are {}'s",
-            run.agent,
-            run.version,
-            run.file,
-            b.source()
-        )
-    })
+    use crate::workspace::diag::About;
+    let d = ins
+        .workspace
+        .diagnostics
+        .iter()
+        .find(|d| d.about == Some(About::OtherRelease))?;
+    Some(format!("{} (read from {})", d.message, d.location()))
 }
 
 /// What the Memory files category holds beyond its files: the agent's
@@ -354,7 +346,7 @@ fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
 /// The memory files, subagents and skills, each with its tokens (a memory
 /// file's own text, as the agent counts it for its `/context`: the heading
 /// it writes before the file is its own words, counted apart).
-fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
+fn items(ins: &Assembled) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
     let a = &ins.assembly;
     let root = ins.workspace.root.display().to_string();
     let (mut memory, mut agents, mut skills) = (Vec::new(), Vec::new(), Vec::new());
@@ -389,7 +381,7 @@ fn items(ins: &Assembled, counter: &TokenCounter) -> (Vec<Item>, Vec<Item>, Vec<
                 } else {
                     format!("{root}/{}", f.source)
                 };
-                let own = f.own_tokens(counter, a.tokenizer).unwrap_or(tokens);
+                let own = f.file_tokens().unwrap_or(tokens);
                 // A file sent in pieces (Gemini's GEMINI.md around the
                 // files it imports) is one row.
                 match memory.iter_mut().find(|m: &&mut Item| m.name == path) {

@@ -45,12 +45,20 @@ pub fn to_json(ins: &Assembled) -> Value {
             }
             v
         }).collect::<Vec<_>>(),
-        "fragments": a.fragments.iter().map(|f| json!({
-            "id": f.id, "layer": f.layer, "priority": f.priority, "source": f.source,
-            "line": f.line, "tokens": f.tokens, "kept_tokens": f.kept_tokens,
-            "status": f.status.as_str(), "reason": f.reason,
-            "chars_before": f.chars.map(|c| c.0), "chars_after": f.chars.map(|c| c.1),
-        })).collect::<Vec<_>>(),
+        "fragments": a.fragments.iter().map(|f| {
+            let mut v = json!({
+                "id": f.id, "layer": f.layer, "priority": f.priority, "source": f.source,
+                "line": f.line, "tokens": f.tokens, "kept_tokens": f.kept_tokens,
+                "status": f.status.as_str(), "reason": f.reason,
+                "chars_before": f.chars.map(|c| c.0), "chars_after": f.chars.map(|c| c.1),
+            });
+            // Under the agent's heading: kept = file + heading.
+            if let Some(own) = f.file_tokens() {
+                v["file_tokens"] = json!(own);
+                v["heading_tokens"] = json!(f.heading_tokens);
+            }
+            v
+        }).collect::<Vec<_>>(),
         "blocks": a.blocks.iter().map(|b| {
             let mut v = json!({
                 "layer": b.layer, "tokens": b.tokens, "cache_control": b.cache_control,
@@ -194,7 +202,7 @@ pub fn to_text(ins: &Assembled) -> String {
         "\nprompt: {}, plus {} tokens of tool definitions ({})\nfragments: {}\n",
         blocks_phrase(a),
         crate::thousands(a.tools_tokens),
-        crate::plural(a.tools.len() as u64, "tool"),
+        crate::plural(a.tools.len(), "tool"),
         counts.join(" · ")
     );
     o += &memory_files(ins);
@@ -229,7 +237,7 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
         }
     } else {
         o += &format!(
-            "\nlayer {} {:<13} {} {:>6} / {:<6} (budget {}, inflow {})  {cache}{over}\n",
+            "\nlayer {} {:<13} {} {:>7} / {:<7} (budget {}, inflow {})  {cache}{over}\n",
             l.layer,
             clip(
                 &layer_name(l, ins.workspace.profile.agent.is_real_agent()),
@@ -237,30 +245,13 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
             ),
             // DEBUG markers are outside the budget: counted apart.
             bar(l.used - l.markers, l.available, 24),
-            l.used - l.markers,
-            l.available,
-            l.budget,
-            l.inflow
+            crate::thousands(l.used - l.markers),
+            crate::thousands(l.available),
+            crate::thousands(l.budget),
+            crate::thousands(l.inflow)
         );
     }
-    let (mut rows, mut agents_rows) = (0, 0);
-    for f in a.fragments.iter().filter(|f| f.layer == l.layer) {
-        o += &format!(
-            "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
-            f.status.as_str(),
-            clip(&f.id, 28),
-            f.tokens,
-            f.kept_tokens,
-            f.priority,
-            clip(&f.source, 28),
-            f.reason
-        );
-        if f.is_agents_own() {
-            agents_rows += f.kept_tokens;
-        } else {
-            rows += f.kept_tokens;
-        }
-    }
+    let (rows, agents_rows) = fragment_rows(&mut o, a, l.layer);
     // What the layer's figure holds beyond its rows: the titles and
     // separators around them (an agent's headings before each file), and
     // where two pieces' tokens join; so that the rows add up to it.
@@ -293,6 +284,34 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
     o
 }
 
+/// The layer's fragment rows, each with what its kept tokens hold (a
+/// file under the agent's heading: both parts); what the user's rows and
+/// the agent's own rows keep.
+fn fragment_rows(o: &mut String, a: &Assembly, layer: u8) -> (u64, u64) {
+    let (mut rows, mut agents_rows) = (0, 0);
+    for f in a.fragments.iter().filter(|f| f.layer == layer) {
+        *o += &format!(
+            "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
+            f.status.as_str(),
+            clip(&f.id, 28),
+            crate::thousands(f.tokens),
+            crate::thousands(f.kept_tokens),
+            f.priority,
+            clip(&f.source, 28),
+            f.reason
+        );
+        if let Some(split) = f.heading_split() {
+            *o += &format!("  {:<10} {split}\n", "");
+        }
+        if f.is_agents_own() {
+            agents_rows += f.kept_tokens;
+        } else {
+            rows += f.kept_tokens;
+        }
+    }
+    (rows, agents_rows)
+}
+
 /// The blocks' tokens and where the blocks go, in one phrase (the report's
 /// and the window's status bar): `2,268 tokens in 4 system blocks`, or
 /// `4,145 tokens in 6 blocks (4 system, 2 in messages)` when some go in a
@@ -302,14 +321,11 @@ pub fn blocks_phrase(a: &Assembly) -> String {
     let n = a.blocks.len();
     let tokens = crate::thousands(a.total_tokens);
     if system == n {
-        format!(
-            "{tokens} tokens in {}",
-            crate::plural(n as u64, "system block")
-        )
+        format!("{tokens} tokens in {}", crate::plural(n, "system block"))
     } else {
         format!(
             "{tokens} tokens in {} ({system} system, {} in messages)",
-            crate::plural(n as u64, "block"),
+            crate::plural(n, "block"),
             n - system
         )
     }
@@ -396,17 +412,22 @@ pub fn to_markdown(ins: &Assembled) -> String {
             f.id,
             f.layer,
             f.priority,
-            f.source,
-            f.tokens,
-            f.kept_tokens,
-            crate::md_cell(&f.reason)
+            crate::md_cell(&f.source),
+            crate::thousands(f.tokens),
+            crate::thousands(f.kept_tokens),
+            // The split is the report's own words (its `context` is code).
+            match f.heading_split() {
+                Some(split) if f.reason.is_empty() => split,
+                Some(split) => format!("{}; {split}", crate::md_cell(&f.reason)),
+                None => crate::md_cell(&f.reason),
+            }
         );
     }
     o += &format!(
         "\n**Total:** {} tokens in {} blocks, {} tokens of tools.\n",
-        a.total_tokens,
+        crate::thousands(a.total_tokens),
         a.blocks.len(),
-        a.tools_tokens
+        crate::thousands(a.tools_tokens)
     );
     let diags = ins.diagnostics();
     if !diags.is_empty() {
@@ -533,19 +554,20 @@ fn memory_files(ins: &Assembled) -> String {
 
 /// The layers of a workspace's Markdown report: budgets, inflow, used.
 fn layers_markdown(a: &Assembly) -> String {
+    let n = crate::thousands;
     let mut o = String::from(
-        "| layer | budget | inflow | used | available | overflow | cache |\n|---:|---:|---:|---:|---:|---:|---|\n",
+        "| layer | budget | inflow | used | available | overflow | cache |\n|---|---:|---:|---:|---:|---:|---|\n",
     );
     for l in &a.layers {
         o += &format!(
             "| {} {} | {} | {} | {} | {} | {} | {} |\n",
             l.layer,
-            clip(&layer_name(l, false), 13),
-            l.budget,
-            l.inflow,
-            l.used,
-            l.available,
-            l.overflow,
+            crate::md_cell(&clip(&layer_name(l, false), 13)),
+            n(l.budget),
+            n(l.inflow),
+            n(l.used),
+            n(l.available),
+            n(l.overflow),
             if l.cache { l.ttl.as_str() } else { "—" }
         );
     }

@@ -61,6 +61,11 @@ pub struct FragmentResult {
     /// file, not the file's own text (0: none).
     #[serde(skip)]
     pub heading: usize,
+    /// Of `kept_tokens`, the agent's heading's (Claude Code's "Contents of
+    /// …:"): the rest is the file's own text, as the agent's `/context`
+    /// counts a memory file. 0: no heading.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub heading_tokens: Tokens,
     /// The agent's own text (a built-in skill or subagent, the words of its
     /// listing), by `/context` category: from the agent, not your files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,9 +89,38 @@ impl FragmentResult {
     /// The tokens of the file's own text as the prompt holds it, without
     /// the heading the agent writes before it (None: no such heading), as
     /// an agent's `/context` counts a memory file.
-    pub fn own_tokens(&self, counter: &TokenCounter, enc: Encoding) -> Option<Tokens> {
-        let own = self.text.get(self.heading..).filter(|_| self.heading > 0)?;
-        Some(counter.count(enc, own).min(self.kept_tokens))
+    pub fn file_tokens(&self) -> Option<Tokens> {
+        (self.heading_tokens > 0).then(|| self.kept_tokens - self.heading_tokens)
+    }
+}
+
+impl FragmentResult {
+    /// Its kept tokens split between the file and the agent's heading, in
+    /// words (`126 of the file + 25 of the agent's heading before it`), as
+    /// the report, the context view and the detail say it.
+    pub fn heading_split(&self) -> Option<String> {
+        let own = self.file_tokens()?;
+        Some(format!(
+            "{} kept = {} of the file (as `context` counts it) + {} of the agent's heading before it",
+            crate::text::thousands(self.kept_tokens),
+            crate::text::thousands(own),
+            crate::text::thousands(self.heading_tokens)
+        ))
+    }
+}
+
+/// Of a fragment's kept tokens, its heading's (the agent's words before
+/// the file): the kept text's count less the file's own text's.
+pub fn heading_tokens(
+    heading: usize,
+    text: &str,
+    kept: Tokens,
+    counter: &TokenCounter,
+    enc: Encoding,
+) -> Tokens {
+    match text.get(heading..).filter(|_| heading > 0 && kept > 0) {
+        Some(own) => kept - counter.count(enc, own).min(kept),
+        None => 0,
     }
 }
 

@@ -126,6 +126,7 @@ fn position_parts(
         text: text.into(),
         chars: None,
         heading: 0,
+        heading_tokens: 0,
         builtin: None,
     };
     (block, fragment)

@@ -97,3 +97,29 @@ pub(super) fn user_memory_not_shown(
         "the agent sends this file with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)",
     ))
 }
+
+/// The agent's user-level memory left out of the picture, and why: asked
+/// for but unread (its loader said why), or there but not asked for (said
+/// here, in `diags`).
+pub(super) fn left_out(
+    p: &profile::Profile,
+    extras: &agents::Extras,
+    inside: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<super::HomeMemoryLeftOut> {
+    use super::{HomeMemoryLeftOut, LeftOut};
+    if let Some(d) = user_memory_not_shown(p, extras, inside) {
+        let file = d.file.clone();
+        diags.push(d);
+        return Some(HomeMemoryLeftOut {
+            file,
+            why: LeftOut::NotAsked,
+        });
+    }
+    diags.iter().find_map(|d| {
+        Some(HomeMemoryLeftOut {
+            file: d.file.clone(),
+            why: LeftOut::Unreadable(d.user_memory_reason()?.to_string()),
+        })
+    })
+}

@@ -20,6 +20,22 @@ pub struct Diagnostic {
     /// The fragment this is about, when there is one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fragment: Option<String>,
+    /// What the problem is, where a view acts on it (not only shows it).
+    #[serde(skip)]
+    pub about: Option<About>,
+}
+
+/// Problems the views act on, told by type, not by their words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum About {
+    /// The agent's user-level memory, asked for (`--user-memory`), could
+    /// not be read.
+    UserMemoryUnread,
+    /// The agent's newest session in the folder ran another release than
+    /// the one whose own parts are shown.
+    OtherRelease,
+    /// The folder holds nothing this tool reads as a prompt.
+    NothingToAssemble,
 }
 
 impl Diagnostic {
@@ -30,7 +46,28 @@ impl Diagnostic {
             line,
             message: message.into(),
             fragment: None,
+            about: None,
         }
+    }
+
+    /// The agent's user-level memory (`path`, as `~/…`), asked for with
+    /// `--user-memory`, could not be read: why.
+    pub fn user_memory_unread(path: &str, why: impl std::fmt::Display) -> Self {
+        Diagnostic {
+            about: Some(About::UserMemoryUnread),
+            ..Diagnostic::warning(path, None, format!("--user-memory: {why} (not read)"))
+        }
+    }
+
+    /// What it says after `--user-memory: `, when it is the user-level
+    /// memory's (the reason it was not read).
+    pub fn user_memory_reason(&self) -> Option<&str> {
+        (self.about == Some(About::UserMemoryUnread)).then(|| {
+            let m = self.message.as_str();
+            m.strip_prefix("--user-memory: ")
+                .and_then(|m| m.strip_suffix(" (not read)"))
+                .unwrap_or(m)
+        })
     }
 
     pub fn warning(

@@ -29,7 +29,7 @@ use std::path::Path;
 use crate::error::{Error, Named};
 
 pub use reader::{MAX_FILE_BYTES, Reader};
-pub use types::{FragmentDef, Workspace};
+pub use types::{FragmentDef, HomeMemoryLeftOut, LeftOut, Workspace};
 
 use crate::workspace::diag::{Diagnostic, FileDiags};
 use crate::workspace::session::{Session, parse_session};
@@ -69,7 +69,7 @@ pub fn load_as(
     let mut tools = Vec::new();
     let mut builtin = None;
     let mut agent_run = None;
-    let mut home_memory_not_shown = None;
+    let mut home_memory_left_out = None;
     match profiles
         .get(&chosen.id())
         .filter(|p| p.kind.is_real_agent())
@@ -78,10 +78,7 @@ pub fn load_as(
             let inside = agent_home::home_memory_inside(p, extras, r.root());
             let extras = &*agent_home::extras_for(extras, inside);
             builtin = load_agent(p, &mut r, extras, &mut settings, &mut fragments, &mut diags)?;
-            if let Some(d) = agent_home::user_memory_not_shown(p, extras, inside) {
-                home_memory_not_shown = Some(d.file.clone());
-                diags.push(d);
-            }
+            home_memory_left_out = agent_home::left_out(p, extras, inside, &mut diags);
             if let (Some(b), Some(home)) = (&builtin, &extras.home) {
                 agent_run = agents::runs::newest(p.kind, r.root(), home);
                 if let Some(run) = &agent_run
@@ -118,7 +115,7 @@ pub fn load_as(
         files: r.files,
         agent_files: r.agent_files,
         agent_run,
-        home_memory_not_shown,
+        home_memory_left_out,
         calibration: Default::default(),
         caps: profiles
             .get(&chosen.id())
@@ -164,16 +161,19 @@ fn release_differs(
             run.version
         ),
     };
-    Diagnostic::warning(
-        run.file.clone(),
-        Some(run.line),
-        format!(
-            "{} {} ran in this folder (its newest session here{when}); the agent's own parts shown are {}'s ({whose}): {how}",
-            run.agent,
-            run.version,
-            b.source(),
-        ),
-    )
+    Diagnostic {
+        about: Some(diag::About::OtherRelease),
+        ..Diagnostic::warning(
+            run.file.clone(),
+            Some(run.line),
+            format!(
+                "{} {} ran in this folder (its newest session here{when}); the agent's own parts shown are {}'s ({whose}): {how}",
+                run.agent,
+                run.version,
+                b.source(),
+            ),
+        )
+    }
 }
 
 /// An agent's folder read as that agent reads it (`p` its profile): the
@@ -490,11 +490,14 @@ fn nothing_here(r: &mut Reader) -> Diagnostic {
     } else {
         "a prompt folder holds CLAUDE.md (Claude Code), AGENTS.md (Codex, OpenClaw), SOUL.md (OpenClaw), or workspace.yaml and fragments/ (the layered design): open the folder that has them".to_string()
     };
-    Diagnostic::warning(
-        ".",
-        None,
-        format!("no prompt files found in {}: {hint}", r.root().display()),
-    )
+    Diagnostic {
+        about: Some(diag::About::NothingToAssemble),
+        ..Diagnostic::warning(
+            ".",
+            None,
+            format!("no prompt files found in {}: {hint}", r.root().display()),
+        )
+    }
 }
 
 /// Keeps the first fragment of each id; each later one is a diagnostic.

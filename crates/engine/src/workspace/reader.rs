@@ -310,7 +310,7 @@ impl Reader {
         match self.read_checked(rel) {
             Ok(text) => Some(text),
             Err((line, msg)) => {
-                self.diags.push(Diagnostic::error(rel, line, msg));
+                self.refusal(Diagnostic::error(rel, line, msg));
                 None
             }
         }
@@ -369,6 +369,13 @@ impl Reader {
     /// Sorted names of the entries of a workspace folder (empty when absent).
     /// A folder that leads outside the workspace is refused with a diagnostic.
     /// Hidden entries (`.name`) are passed over.
+    /// A refusal, said once however many reads met it.
+    fn refusal(&mut self, d: Diagnostic) {
+        if !self.diags.contains(&d) {
+            self.diags.push(d);
+        }
+    }
+
     pub fn list(&mut self, rel: &str) -> Vec<(String, bool)> {
         self.list_entries(rel, false)
     }
@@ -402,11 +409,16 @@ impl Reader {
             if name.starts_with('.') && !hidden {
                 continue;
             }
-            let entry_rel = format!("{rel}/{name}");
+            // The root's entries by their own names (`SOUL.md`, not
+            // `./SOUL.md`), as every other read names them.
+            let entry_rel = match rel {
+                "" | "." => name.clone(),
+                _ => format!("{rel}/{name}"),
+            };
             if e.file_type().map(|t| t.is_symlink()).unwrap_or(false)
                 && let Err(m) = self.resolve(&entry_rel)
             {
-                self.diags.push(Diagnostic::error(entry_rel, None, m));
+                self.refusal(Diagnostic::error(entry_rel, None, m));
                 continue;
             }
             out.push((name, e.path().is_dir()));

@@ -107,10 +107,9 @@ pub struct Workspace {
     /// The agent's newest session in this folder, as its own session file
     /// under the home says (Claude Code, Codex): the release it ran.
     pub agent_run: Option<crate::workspace::agents::runs::Run>,
-    /// The agent's user-level memory file (`~/.claude/CLAUDE.md`), there
-    /// in the home folder but not read (no `--user-memory`): the agent
-    /// sends it, the views say they leave it out.
-    pub home_memory_not_shown: Option<String>,
+    /// The agent's user-level memory file (`~/.claude/CLAUDE.md`) the
+    /// agent sends but this picture leaves out, and why: the views say so.
+    pub home_memory_left_out: Option<HomeMemoryLeftOut>,
     /// count_tokens calibration per model (real / estimated), from the
     /// app's state folder; never part of `files` or of a snapshot.
     pub calibration: BTreeMap<String, f64>,
@@ -148,4 +147,21 @@ impl Workspace {
     pub fn tool_names(&self) -> Vec<String> {
         self.tools.iter().map(|t| t.name.clone()).collect()
     }
+}
+
+/// The agent's user-level memory file, left out of the picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HomeMemoryLeftOut {
+    /// As `~/…`.
+    pub file: String,
+    pub why: LeftOut,
+}
+
+/// Why the user-level memory is left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeftOut {
+    /// There in the home folder, not asked for (no `--user-memory`).
+    NotAsked,
+    /// Asked for, but not read: why.
+    Unreadable(String),
 }

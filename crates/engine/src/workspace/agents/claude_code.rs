@@ -58,11 +58,7 @@ pub fn load_claude_code(
     };
     match extras.user_memory(p) {
         Some((_, Ok(text))) => user_memory(p, extras, &text, &mut walk),
-        Some((path, Err(e))) => walk.diags.push(Diagnostic::warning(
-            path.as_str(),
-            None,
-            format!("--user-memory: {e} (not read)"),
-        )),
+        Some((path, Err(e))) => walk.diags.push(Diagnostic::user_memory_unread(&path, &e)),
         None => {}
     }
     // The workspace's root first, then each folder down to the one Claude
@@ -135,11 +131,7 @@ fn user_memory(p: &Profile, extras: &Extras, text: &str, walk: &mut Walk) {
         Ok(r) => r,
         Err(e) => {
             let shown = format!("~/{}", um.path);
-            walk.diags.push(Diagnostic::warning(
-                shown.as_str(),
-                None,
-                format!("--user-memory: {e} (not read)"),
-            ));
+            walk.diags.push(Diagnostic::user_memory_unread(&shown, &e));
             return;
         }
     };

@@ -77,11 +77,7 @@ fn user_memory(
             true
         }
         Some((path, Err(e))) => {
-            diags.push(Diagnostic::warning(
-                path.as_str(),
-                None,
-                format!("--user-memory: {e} (not read)"),
-            ));
+            diags.push(Diagnostic::user_memory_unread(&path, &e));
             false
         }
         _ => false,

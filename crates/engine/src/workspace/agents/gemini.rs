@@ -49,11 +49,7 @@ pub fn load_gemini(
             });
             out.push(fragment("user.gemini", 4, 1000, &abs, text.trim(), &shown));
         }
-        Some((shown, Err(e))) => diags.push(Diagnostic::warning(
-            shown.as_str(),
-            None,
-            format!("--user-memory: {e} (not read)"),
-        )),
+        Some((shown, Err(e))) => diags.push(Diagnostic::user_memory_unread(&shown, &e)),
         _ => {}
     }
     for (i, rel) in context_files(r).into_iter().enumerate() {

@@ -126,11 +126,7 @@ fn user_file(
             });
             out.push(fragment("user.instructions", 2000, &abs, &text, &shown));
         }
-        Err(e) => diags.push(Diagnostic::warning(
-            shown.as_str(),
-            None,
-            format!("--user-memory: {e} (not read)"),
-        )),
+        Err(e) => diags.push(Diagnostic::user_memory_unread(&shown, &e)),
     }
 }
 

@@ -40,11 +40,7 @@ pub fn load_pi(
             });
             out.push(fragment("user.agents", 2000, &abs, &text, &shown));
         }
-        Some((shown, Err(e))) => diags.push(Diagnostic::warning(
-            shown.as_str(),
-            None,
-            format!("--user-memory: {e} (not read)"),
-        )),
+        Some((shown, Err(e))) => diags.push(Diagnostic::user_memory_unread(&shown, &e)),
         None => {}
     }
     let folders = std::iter::once(String::new()).chain(on_the_way(extras.workdir.as_deref()));
