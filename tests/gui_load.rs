@@ -344,3 +344,56 @@ fn a_model_picked_in_the_window_is_named_so_in_its_warning() {
             .is_some()
     );
 }
+
+/// The reason, what the table is for, stays in sight at every width: at
+/// 1024 px (with the detail open or not) the table gives up the layer,
+/// priority and source columns (in the detail) and then the full count,
+/// never the reason; a wide window keeps every column.
+#[test]
+fn the_tables_reason_column_is_in_sight_at_every_width() {
+    let heads = |h: &egui_kittest::Harness<'static, Option<prompt_inspector::ui::App>>| {
+        [
+            "status", "tokens", "kept", "layer", "prio", "source", "reason",
+        ]
+        .into_iter()
+        .filter(|l| {
+            h.query_all_by_label(l)
+                .any(|n| n.rect().right() <= h.ctx.content_rect().right())
+        })
+        .collect::<Vec<_>>()
+    };
+    let mut h = harness_sized(sample(), egui::vec2(1920.0, 1080.0));
+    assert_eq!(
+        heads(&h),
+        [
+            "status", "tokens", "kept", "layer", "prio", "source", "reason"
+        ]
+    );
+    let h3 = harness_sized(sample(), egui::vec2(1280.0, 800.0));
+    assert_eq!(heads(&h3), ["status", "tokens", "kept", "source", "reason"]);
+    let mut h2 = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    assert_eq!(heads(&h2), ["status", "tokens", "kept", "reason"]);
+    // A row's reason is drawn in the table, not only in the detail.
+    let reason = app(&h2)
+        .state
+        .assembly()
+        .unwrap()
+        .fragments
+        .iter()
+        .find(|f| f.id == "soul")
+        .unwrap()
+        .reason
+        .clone();
+    let right = h2.ctx.content_rect().right();
+    assert!(
+        h2.query_all_by_label(&reason)
+            .any(|n| n.rect().left() < right - 100.0),
+        "{reason}"
+    );
+    h2.get_by_label("soul").click();
+    h2.run_steps(3);
+    assert_eq!(heads(&h2), ["status", "kept", "reason"]);
+    h.get_by_label("soul").click();
+    h.run_steps(3);
+    assert!(heads(&h).contains(&"reason"));
+}

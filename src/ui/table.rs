@@ -310,6 +310,7 @@ fn fragment_cells(
     row: &mut egui_extras::TableRow,
     f: &crate::engine::assembly::assemble::FragmentResult,
     on: bool,
+    width: Columns,
 ) {
     row.col(|ui| {
         // Its colour would not read on the
@@ -325,24 +326,83 @@ fn fragment_cells(
     });
     // Figures right-aligned (digits under digits).
     let figures = [
-        crate::engine::thousands(f.tokens),
-        crate::engine::thousands(f.kept_tokens),
-        f.layer.to_string(),
-        format!(
-            "{}{}",
-            if f.priority < 0 { "-" } else { "" },
-            crate::engine::thousands(f.priority.unsigned_abs())
+        (SortColumn::Tokens, crate::engine::thousands(f.tokens)),
+        (SortColumn::Kept, crate::engine::thousands(f.kept_tokens)),
+        (SortColumn::Layer, f.layer.to_string()),
+        (
+            SortColumn::Priority,
+            format!(
+                "{}{}",
+                if f.priority < 0 { "-" } else { "" },
+                crate::engine::thousands(f.priority.unsigned_abs())
+            ),
         ),
     ];
-    for text in figures {
+    for (_, text) in figures.into_iter().filter(|(c, _)| width.shows(*c)) {
         row.col(|ui| {
             super::figure::figure(ui, text);
         });
     }
-    for text in [&f.source, &f.reason] {
+    if width.shows(SortColumn::Source) {
         row.col(|ui| {
-            super::figure::text(ui, text);
+            super::figure::text(ui, &f.source);
         });
+    }
+    row.col(|ui| {
+        // Cut to the column (in full on hover, and in the detail).
+        super::figure::text(ui, &f.reason);
+    });
+}
+
+/// Which columns sit beside the ids, by the table's width: all of them;
+/// narrower, the layer and priority go (they are in the detail), then the
+/// source, then (1024 px with the detail open) the full count. The reason,
+/// what the table is for, stays in sight at every width.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Columns {
+    Full,
+    Compact,
+    Counts,
+    Narrow,
+}
+
+impl Columns {
+    fn for_width(w: f32) -> Columns {
+        if w >= 860.0 {
+            Columns::Full
+        } else if w >= 700.0 {
+            Columns::Compact
+        } else if w >= 420.0 {
+            Columns::Counts
+        } else {
+            Columns::Narrow
+        }
+    }
+
+    fn shows(self, c: SortColumn) -> bool {
+        use SortColumn::*;
+        match self {
+            Columns::Full => true,
+            Columns::Compact => !matches!(c, Layer | Priority),
+            Columns::Counts => !matches!(c, Layer | Priority | Source),
+            Columns::Narrow => matches!(c, Status | Kept | Reason),
+        }
+    }
+
+    /// Each shown column's header label and sort, in order.
+    fn heads(self) -> Vec<(&'static str, SortColumn)> {
+        [
+            ("status", SortColumn::Status),
+            ("tokens", SortColumn::Tokens),
+            ("kept", SortColumn::Kept),
+            ("layer", SortColumn::Layer),
+            ("prio", SortColumn::Priority),
+            ("source", SortColumn::Source),
+            ("reason", SortColumn::Reason),
+        ]
+        .into_iter()
+        .filter(|(_, c)| self.shows(*c))
+        .collect()
     }
 }
 
@@ -368,7 +428,8 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
         // one covered the last row).
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         let rows_h = (ui.available_height() - HEAD_H - bar_room()).max(ROW_H);
-        let (source_w, reason_w) = text_widths(ui, rect.width());
+        let width = Columns::for_width(rect.width());
+        let (source_w, reason_w) = text_widths(ui, rect.width(), width);
         let sideways = egui::ScrollArea::horizontal()
             .id_salt("fragment-table-h")
             .show(ui, |ui| {
@@ -384,33 +445,30 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                     if let Some(i) = scroll_to {
                         b = b.scroll_to_row(i, None);
                     }
-                    let body = b
+                    let mut b = b
                         .striped(true)
                         .resizable(true)
                         .sense(Sense::click())
                         .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                        .column(Column::exact(96.0))
-                        .column(Column::exact(70.0))
-                        .column(Column::exact(58.0))
-                        .column(Column::exact(50.0))
-                        .column(Column::exact(50.0))
+                        .column(Column::exact(96.0));
+                    if width.shows(SortColumn::Tokens) {
+                        b = b.column(Column::exact(70.0));
+                    }
+                    b = b.column(Column::exact(58.0));
+                    if width.shows(SortColumn::Layer) {
+                        b = b.column(Column::exact(50.0)).column(Column::exact(50.0));
+                    }
+                    if width.shows(SortColumn::Source) {
                         // The source as wide as a wide window allows (an
-                        // agent's part names its release); the reason's long
-                        // text scrolls sideways.
-                        .column(Column::initial(source_w).at_least(60.0).clip(true))
-                        // The rest of a wide table (no sideways bar for
-                        // nothing), 320 at least: a narrow one scrolls.
-                        .column(Column::initial(reason_w).at_least(120.0).clip(true))
+                        // agent's part names its release).
+                        b = b.column(Column::initial(source_w).at_least(60.0).clip(true));
+                    }
+                    let body = b
+                        // The rest of the table (no sideways bar for
+                        // nothing); a wide one's long reasons scroll.
+                        .column(Column::initial(reason_w).at_least(100.0).clip(true))
                         .header(HEAD_H, |mut h| {
-                            for (label, col) in [
-                                ("status", SortColumn::Status),
-                                ("tokens", SortColumn::Tokens),
-                                ("kept", SortColumn::Kept),
-                                ("layer", SortColumn::Layer),
-                                ("prio", SortColumn::Priority),
-                                ("source", SortColumn::Source),
-                                ("reason", SortColumn::Reason),
-                            ] {
+                            for (label, col) in width.heads() {
                                 head(&mut h, sort, label, col, sort_clicks);
                             }
                         })
@@ -419,7 +477,7 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                                 let f = &frags[rows[row.index()]];
                                 let on = selected == Some(f.id.as_str());
                                 row.set_selected(on);
-                                fragment_cells(&mut row, f, on);
+                                fragment_cells(&mut row, f, on, width);
                                 if row.response().clicked() {
                                     out.push(Command::Select(f.id.clone()));
                                 }
@@ -436,11 +494,25 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
 
 /// The source's and the reason's widths in a table `width` wide: the
 /// five figures' columns take 324 points, each column a gap and the rows'
-/// vertical bar its room; the reason the rest, 320 at least.
-fn text_widths(ui: &Ui, width: f32) -> (f32, f32) {
-    let source_w = ((width - 324.0) * 0.3).clamp(120.0, 320.0);
-    let gaps = 8.0 * ui.spacing().item_spacing.x + bar_room() + 40.0;
-    (source_w, (width - 324.0 - source_w - gaps).max(320.0))
+/// vertical bar its room; the reason the rest, 320 at least. Narrower, the
+/// status and the counts take 224 (narrow: 154), the source (compact) a
+/// share, the reason the rest.
+fn text_widths(ui: &Ui, width: f32, columns: Columns) -> (f32, f32) {
+    let gap = ui.spacing().item_spacing.x;
+    match columns {
+        Columns::Compact => {
+            let source_w = ((width - 224.0) * 0.3).clamp(120.0, 240.0);
+            let rest = width - 224.0 - source_w - 4.0 * gap - bar_room();
+            (source_w, rest.max(100.0))
+        }
+        Columns::Counts => (0.0, (width - 224.0 - 3.0 * gap - bar_room()).max(100.0)),
+        Columns::Narrow => (0.0, (width - 154.0 - 3.0 * gap - bar_room()).max(80.0)),
+        Columns::Full => {
+            let source_w = ((width - 324.0) * 0.3).clamp(120.0, 320.0);
+            let gaps = 8.0 * gap + bar_room() + 40.0;
+            (source_w, (width - 324.0 - source_w - gaps).max(320.0))
+        }
+    }
 }
 
 /// The rows' vertical bar: shown (when the rows overflow) on the table
