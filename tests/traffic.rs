@@ -135,7 +135,7 @@ fn a_capture_explains_every_class_of_miss() {
     let r = &v["requests"];
     let prefix = r[2]["miss"]["detail"].as_str().unwrap();
     assert!(
-        prefix.contains("system block 1 differs from the previous request at character 2800"),
+        prefix.contains("system block 1 differs from the previous request at character 2,800"),
         "{prefix}"
     );
     assert!(prefix.contains("Now: 09:02"), "{prefix}");

@@ -481,7 +481,7 @@ fn agent_parts(a: &Assembly) -> String {
         o += &format!(
             "  {:<44} {:>7} tokens  {}{}\n",
             clip(b.label.as_deref().unwrap_or(""), 44),
-            b.tokens,
+            crate::thousands(b.tokens),
             b.placement.words(),
             if b.cache_control {
                 ", cache_control"
@@ -502,8 +502,9 @@ fn agent_parts(a: &Assembly) -> String {
     if !a.deferred_tools.is_empty() {
         let n: u64 = a.deferred_tools.iter().map(|d| d.1).sum();
         o += &format!(
-            "  {} deferred tools ({n} tokens, not sent: loaded on demand)\n",
-            a.deferred_tools.len()
+            "  {} deferred tools ({} tokens, not sent: loaded on demand)\n",
+            a.deferred_tools.len(),
+            crate::thousands(n)
         );
     }
     if listed > 0 {

@@ -472,7 +472,7 @@ pub fn describe_change(prev: &RequestShape, cur: &RequestShape) -> Option<(usize
                 format!(
                     "{} differs at character {}: “{}…” was “{}…”",
                     c.label(),
-                    c.text[..off].chars().count(),
+                    crate::thousands(c.text[..off].chars().count()),
                     excerpt(&c.text, off, false),
                     excerpt(&p.text, off, false)
                 )
@@ -529,8 +529,9 @@ fn system_changed(p: &Segment, c: &Segment) -> String {
         .unwrap_or_else(|| "(between fragments)".into());
     let chars = c.text[..off.min(c.text.len())].chars().count();
     format!(
-        "{} first differs at character {chars}, in fragment '{frag}': “…{}” then “{}…” was “{}…”",
+        "{} first differs at character {}, in fragment '{frag}': “…{}” then “{}…” was “{}…”",
         c.label(),
+        crate::thousands(chars),
         excerpt(&c.text, off, true),
         excerpt(&c.text, off, false),
         excerpt(&p.text, off, false)

@@ -70,7 +70,7 @@ pub fn change_lines(d: &Diff, md: bool) -> Vec<String> {
                 .filter(|f| **f != v.position)
                 .map(|f| format!(", fragment {}", code(f)))
                 .unwrap_or_default(),
-            v.offset,
+            crate::thousands(v.offset),
             v.lead,
             v.before,
             v.lead,

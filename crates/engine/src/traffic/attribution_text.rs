@@ -81,7 +81,9 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
         };
         o += &format!(
             "      {what} in {} at characters {}-{}\n",
-            s.part, s.start, s.end
+            s.part,
+            crate::thousands(s.start),
+            crate::thousands(s.end)
         );
     }
     if f.occurrences.iter().any(|oc| oc.sent != f.sent) {

@@ -483,7 +483,8 @@ fn prefix(label: &str, before: &str, after: &str, model: &ModelInfo) -> Miss {
     let m = miss(
         MissKind::Prefix,
         format!(
-            "{label} differs from the previous request at character {chars}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
+            "{label} differs from the previous request at character {}: “{lead}{}” → “{lead}{}”; everything from there on is {}",
+            crate::thousands(chars),
             crate::compare::diff::excerpt(before, off, 24),
             crate::compare::diff::excerpt(after, off, 24),
             if model.provider == crate::Provider::Anthropic {
