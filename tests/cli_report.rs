@@ -587,3 +587,33 @@ fn bare_figures(md: &str) -> Vec<String> {
         .filter(|c| c.len() >= 4 && c.chars().all(|ch| ch.is_ascii_digit()))
         .collect()
 }
+
+/// The Messages row of a folder with no recorded session holds a stand-in
+/// first message: `context` says so (the row read "1" with no word of
+/// why); a folder with a session says nothing of the kind.
+#[test]
+fn context_says_what_the_messages_row_holds_without_a_session() {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code");
+    let w = ws.to_str().unwrap();
+    let c = json(&run(&["context", w, "--format", "json"]));
+    let messages = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "Messages")
+        .unwrap()["tokens"]
+        .as_u64()
+        .unwrap();
+    let note = c["messages_note"].as_str().unwrap_or_else(|| panic!("{c}"));
+    assert!(
+        note.starts_with(&format!(
+            "Messages: {} of a stand-in first message (\"Hello\")",
+            prompt_inspector::engine::plural(messages, "token")
+        )),
+        "{note}"
+    );
+    assert!(stdout(&run(&["context", w])).contains(note));
+    let s = sample();
+    let c = json(&run(&["context", s.to_str().unwrap(), "--format", "json"]));
+    assert!(c["messages_note"].is_null(), "{c}");
+}

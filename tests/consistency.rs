@@ -301,3 +301,45 @@ fn a_layers_rows_and_its_frame_add_up_to_its_figure() {
         }
     }
 }
+
+/// DEBUG markers are a view: where the agent's text shares a block with the
+/// user's files (Claude Code's listings, OpenClaw's stable block), the
+/// user's files and the agent's own are the same with markers on as off,
+/// the markers counted apart, and the three add up to the block as sent
+/// (markers on, the user's 52 tokens read 0 and the agent's own grew by
+/// every marker).
+#[test]
+fn debug_markers_move_nothing_between_your_files_and_the_agents_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for agent in ["claude-code", "openclaw"] {
+        let w = root.join(agent);
+        let w = w.to_str().unwrap();
+        let plain = cli(&["report", w, "--format", "json"]);
+        let marked = cli(&["report", w, "--debug-markers", "--format", "json"]);
+        let mut shared = 0;
+        for (p, m) in plain["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(marked["layers"].as_array().unwrap())
+        {
+            let own = |l: &Value| l["agent_own"].as_u64().unwrap_or(0);
+            if own(p) == 0 {
+                continue;
+            }
+            shared += 1;
+            let files = u(&m["used"]) - m["markers"].as_u64().unwrap_or(0);
+            assert_eq!(files, u(&p["used"]), "{agent}: {m}");
+            assert_eq!(own(m), own(p), "{agent}: {m}");
+            assert!(m["markers"].as_u64().unwrap() > 0, "{agent}: {m}");
+            let block = marked["blocks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|b| b["layer"] == m["layer"])
+                .unwrap();
+            assert_eq!(u(&m["used"]) + own(m), u(&block["tokens"]), "{agent}");
+        }
+        assert_eq!(shared, 1, "{agent}: one block shared with the agent");
+    }
+}

@@ -78,7 +78,8 @@ fn layer_caption(ui: &mut Ui, l: &LayerResult, agent: bool, rules: crate::engine
             "{} tokens of your files{markers} + {} of the agent's own in the same block: {} as sent (the agent's own caps decide what is sent)",
             thousands(within),
             thousands(l.agent_own),
-            thousands(within + l.agent_own)
+            // The block as sent: the markers are in it.
+            thousands(l.used + l.agent_own)
         )
     } else if agent {
         format!(
@@ -298,12 +299,7 @@ fn usage_context(
         u.agent.as_deref().unwrap_or("this workspace"),
         u.model
     ));
-    for n in u.other_release.iter().chain(&u.home_memory_not_counted) {
-        ui.add(
-            egui::Label::new(egui::RichText::new(n).color(colors::text(ui, colors::WARNING)))
-                .wrap(),
-        );
-    }
+    context_notes(ui, u);
     // Not one request's (the Cache tab has each request's): the whole
     // conversation, its answers included, as `context` counts it.
     ui.weak(format!("Session '{session}' after its last turn"));
@@ -364,5 +360,19 @@ fn usage_context(
         if let Some(n) = note {
             header.header_response.on_hover_text(n);
         }
+    }
+}
+
+/// The context view's notes: another release, the home memory left out
+/// (warnings), and what the Messages row holds without a session.
+fn context_notes(ui: &mut Ui, u: &crate::engine::assembly::context::ContextUsage) {
+    for n in u.other_release.iter().chain(&u.home_memory_not_counted) {
+        ui.add(
+            egui::Label::new(egui::RichText::new(n).color(colors::text(ui, colors::WARNING)))
+                .wrap(),
+        );
+    }
+    if let Some(n) = &u.messages_note {
+        ui.add(egui::Label::new(egui::RichText::new(n).weak()).wrap());
     }
 }

@@ -53,6 +53,10 @@ pub struct ContextUsage {
     /// not counted (no `--user-memory`), said in a sentence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub home_memory_not_counted: Option<String>,
+    /// What the Messages row holds when no session is recorded: a stand-in
+    /// first message, said so that its token is not a mystery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages_note: Option<String>,
     pub used: u64,
     pub rows: Vec<Row>,
     pub memory_files: Vec<Item>,
@@ -185,6 +189,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         agent: a.agent.clone(),
         other_release: other_release(ins),
         home_memory_not_counted: home_memory_not_counted(ins),
+        messages_note: messages_note(ins, messages),
         used,
         rows,
         memory_files,
@@ -330,6 +335,28 @@ fn category_of(f: &FragmentResult) -> Category {
     Category::MemoryFiles
 }
 
+/// The Messages row's words when no session is recorded: the stand-in
+/// first message every count of a first request carries.
+fn messages_note(ins: &Assembled, tokens: u64) -> Option<String> {
+    let s = ins
+        .workspace
+        .pick_session(Some(&ins.prepared.session))
+        .ok()?;
+    let stand_in = s.conversation(0);
+    (s.requests.is_empty() && tokens > 0).then(|| {
+        let text = stand_in
+            .first()
+            .and_then(|m| m.content.first())
+            .map(|b| b.counted_text())
+            .unwrap_or_default();
+        format!(
+            "Messages: {} of a stand-in first message (\"{}\"): no session is recorded here",
+            crate::text::plural(tokens, "token"),
+            crate::text::clean(&text, 40)
+        )
+    })
+}
+
 /// The session's messages as its last request sends them.
 fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
     let Ok(s) = ins.workspace.pick_session(Some(&ins.prepared.session)) else {
@@ -439,6 +466,9 @@ pub fn to_text(u: &ContextUsage) -> String {
             share(r.tokens, u.window)
         );
     }
+    if let Some(n) = &u.messages_note {
+        o += &format!("  ({n})\n");
+    }
     // One width for every group's names, the longest's (a long path no
     // longer pushes its figure out of the column), at most NAME_MAX.
     const NAME_MIN: usize = 52;
@@ -507,6 +537,9 @@ pub fn to_markdown(u: &ContextUsage) -> String {
             thousands(r.tokens),
             share(r.tokens, u.window)
         );
+    }
+    if let Some(n) = &u.messages_note {
+        o += &format!("\n{}.\n", md_cell(n));
     }
     for (title, items, beyond) in u.item_groups() {
         if items.is_empty() {

@@ -42,16 +42,26 @@ pub(super) fn split_agent_own(
         let sep = separators
             .get(usize::from(l.layer).saturating_sub(1))
             .map_or("", String::as_str);
-        let share = users_share(b, &users, sep);
-        l.used = counter.count(enc, &share);
+        // With DEBUG markers: the user's entries without theirs, and every
+        // marker of the block (the agent's entries' too) in `used`, where
+        // the report counts them apart; the agent's own is then its text
+        // alone, as without markers.
+        let files = counter.count(enc, &users_share(b, &users, sep, l.markers > 0));
+        l.used = (files + l.markers).min(b.tokens);
         l.markers = l.markers.min(l.used);
         l.agent_own = b.tokens.saturating_sub(l.used);
     }
 }
 
 /// The user's entries of a block, in its order, each with the separator
-/// before it when the block has one there.
-fn users_share(b: &BlockResult, users: &std::collections::HashSet<&str>, sep: &str) -> String {
+/// before it when the block has one there; `unmarked`: each without the
+/// DEBUG markers around it.
+fn users_share(
+    b: &BlockResult,
+    users: &std::collections::HashSet<&str>,
+    sep: &str,
+    unmarked: bool,
+) -> String {
     let mut out = String::new();
     let mut prev_end = 0;
     let mut spans: Vec<&Span> = b.spans.iter().collect();
@@ -62,9 +72,23 @@ fn users_share(b: &BlockResult, users: &std::collections::HashSet<&str>, sep: &s
             if gap == sep {
                 out.push_str(gap);
             }
-            out.push_str(b.text.get(s.start..s.end).unwrap_or_default());
+            let entry = b.text.get(s.start..s.end).unwrap_or_default();
+            out.push_str(if unmarked {
+                without_markers(entry, &s.id)
+            } else {
+                entry
+            });
         }
         prev_end = s.end;
     }
     out
+}
+
+/// An entry's text without the DEBUG markers around it (as rendered:
+/// `[[DEBUG:id]]\n…\n[[/DEBUG:id]]`), or as it is when it has none.
+fn without_markers<'a>(entry: &'a str, id: &str) -> &'a str {
+    entry
+        .strip_prefix(&format!("[[DEBUG:{id}]]\n"))
+        .and_then(|e| e.strip_suffix(&format!("\n[[/DEBUG:{id}]]")))
+        .unwrap_or(entry)
 }
