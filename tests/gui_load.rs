@@ -397,3 +397,61 @@ fn the_tables_reason_column_is_in_sight_at_every_width() {
     h.run_steps(3);
     assert!(heads(&h).contains(&"reason"));
 }
+
+/// A request selected (a click elsewhere, the last one shown) is in sight
+/// in the Traffic table, whichever detail tab then opens under it: at
+/// 1024×640 the table showed #3–#6 while the detail showed #8's headers.
+#[test]
+fn the_selected_request_stays_in_sight_in_the_traffic_table() {
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-headers/capture.jsonl");
+    let before = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332/capture.jsonl");
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    h.get_by_label("Traffic").click();
+    h.run_steps(2);
+    // Another capture first, its request #8 selected; then this one.
+    for c in [&before, &capture] {
+        h.state_mut().as_mut().unwrap().traffic_view.path = c.display().to_string();
+        h.get_by_label("Open").click();
+        wait_for(&mut h, "the traffic", |a| {
+            !a.traffic_view.pending
+                && a.traffic_view.result.is_some()
+                && a.traffic_view.source.as_deref() == Some(c)
+        });
+        h.state_mut()
+            .as_mut()
+            .unwrap()
+            .apply(Command::SelectRequest {
+                capture: Some(c.to_path_buf()),
+                index: 8,
+            });
+        wait_for(&mut h, "the request's body", |a| {
+            a.traffic_view.body.is_some()
+        });
+        h.run_steps(4);
+    }
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(Command::SelectRequest {
+            capture: Some(capture.clone()),
+            index: 8,
+        });
+    h.run_steps(4);
+    for tab in ["Headers", "Response", "Parts"] {
+        h.get_by_label(tab).click();
+        h.run_steps(4);
+        let header = h.get_by_label("reason").rect();
+        let row = h
+            .query_all_by_label("#8")
+            .map(|n| n.rect())
+            .find(|r| r.top() > header.bottom() - 1.0 && r.top() < header.bottom() + 200.0)
+            .unwrap_or_else(|| panic!("#8 is not in the table after {tab}"));
+        let timeline = h.get_by_label_contains("Cache entries over time").rect();
+        assert!(
+            row.bottom() <= timeline.top(),
+            "{tab}: {row:?} under {timeline:?}"
+        );
+    }
+}

@@ -132,6 +132,7 @@ impl TrafficView {
         if self.proxy.addr.is_none() {
             self.selected = None;
             self.body = None;
+            self.table.new_traffic();
         }
         self.result = Some(result);
         self.out_of_order = 0;
@@ -150,6 +151,7 @@ impl TrafficView {
         self.result = None;
         self.selected = None;
         self.body = None;
+        self.table.new_traffic();
         self.out_of_order = 0;
         self.missed = 0;
     }

@@ -133,6 +133,12 @@ impl Default for TableState {
 }
 
 impl TableState {
+    /// Another traffic shown (a file opened, the proxy started): its
+    /// selection is scrolled to, even at the index the last one had.
+    pub fn new_traffic(&mut self) {
+        self.shown_selected = (None, 0.0);
+    }
+
     /// The rows shown, from the cache when nothing they depend on changed.
     fn shown<'t>(&mut self, t: &'t Traffic) -> Vec<&'t Row> {
         let key = RowsKey {
