@@ -141,7 +141,10 @@ fn the_detail_panel_summarises_and_prompt_text_selects() {
     // Nothing selected: the workspace at a glance.
     h.get_by_label("Workspace");
     h.get_by_label_contains("files read");
-    h.get_by_label("tool definitions");
+    // The blocks' sum under their rows, the tools apart after it.
+    let all = h.get_by_label("all blocks").rect();
+    let tools = h.get_by_label("tool definitions (apart)").rect();
+    assert!(tools.top() > all.top(), "{tools:?} above {all:?}");
     // Clicking a line of prompt text selects its fragment.
     h.get_by_label("Prompt").click();
     h.run_steps(3);

@@ -328,15 +328,16 @@ fn layer_rows(ui: &mut Ui, a: &crate::engine::Assembly) {
                 ui.label(format!("{} tokens", thousands(own)));
                 ui.end_row();
             }
-            ui.label("tool definitions");
-            ui.label(format!("{} tokens", thousands(a.tools_tokens)));
-            ui.end_row();
             // Every block, in the system prompt or in a message (an agent's
-            // memory goes in its first user message); the tools apart.
+            // memory goes in its first user message): the sum of the rows
+            // above; the tools apart, under it.
             ui.strong("all blocks").on_hover_text(
-                "the prompt's blocks, system and messages; the tool definitions apart",
+                "the prompt's blocks, system and messages: the rows above; the tool definitions apart",
             );
             ui.strong(format!("{} tokens", thousands(a.total_tokens)));
+            ui.end_row();
+            ui.label("tool definitions (apart)");
+            ui.label(format!("{} tokens", thousands(a.tools_tokens)));
             ui.end_row();
         });
 }

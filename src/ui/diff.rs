@@ -209,10 +209,15 @@ fn summary(ui: &mut Ui, d: &Diff) {
     ui.horizontal_wrapped(|ui| {
         for b in &d.breakpoints {
             let text = format!("breakpoint {} at {}: {}", b.index, b.name, b.state());
-            ui.colored_label(
-                super::colors::text(ui, if b.invalidated { DEL } else { ADD }),
-                text,
-            );
+            // A new one is written as expected: not a loss.
+            if b.new {
+                ui.label(text);
+            } else {
+                ui.colored_label(
+                    super::colors::text(ui, if b.invalidated || b.expired { DEL } else { ADD }),
+                    text,
+                );
+            }
         }
     });
     ui.label(diff_report::rewrite_line(d));
