@@ -424,7 +424,7 @@ impl Sums {
             let (actual, read, extra) = (cents(ttl_actual), cents(ttl_1h), cents(writes_5m_extra));
             let with_1h = read + extra;
             t.counterfactual = Some(format!(
-                "writes after 5-minute gaps cost {}; with a 1-hour TTL the expired prefix would have been read and only the growth written ({}), and the other 5-minute writes would have cost {} more: {} against {}, so a 1-hour TTL would have {}",
+                "with a 1-hour TTL, the writes after 5-minute gaps (which cost {}) would have been reads of the expired prefix with only its growth written ({}), and every other 5-minute write would have cost {} more at the 1-hour price: {} in all against {}, so a 1-hour TTL would have {}",
                 usd(actual),
                 usd(read),
                 usd(extra),
