@@ -509,14 +509,26 @@ fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, (r, selected): (&Row, bool)) {
 
 /// The columns worth their width for these requests: a transcript has no
 /// HTTP status or latency (the agent wrote no such thing), so those go.
+/// The columns that tell the rows apart: the status only when some answer
+/// differs from the rest or failed (every one `HTTP 200`: in the detail),
+/// the chain only when there are two; the room goes to the reason.
 fn shown_columns(t: &Traffic) -> Vec<(Col, &'static str)> {
-    let status = t.requests.iter().any(|r| r.status.is_some());
+    let first = t.requests.first().and_then(|r| r.status);
+    let status = t
+        .requests
+        .iter()
+        .any(|r| r.error.is_some() || r.status.is_some_and(|s| s >= 300) || r.status != first);
     let latency = t.requests.iter().any(|r| r.latency_ms.is_some());
+    let chains = t
+        .requests
+        .iter()
+        .any(|r| t.requests.first().is_some_and(|f| f.chain != r.chain));
     COLUMNS
         .into_iter()
         .filter(|(c, _)| match c {
             Col::Status => status,
             Col::Latency => latency,
+            Col::Chain => chains,
             _ => true,
         })
         .collect()
