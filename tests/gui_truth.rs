@@ -901,7 +901,7 @@ fn the_traffic_table_sorts_filters_and_shows_the_cache_entries_over_time() {
     h.run_steps(2);
     assert_eq!(order(&h), vec![4, 1, 5]);
     // The timeline: two cache entries, the first gone when #4 came.
-    h.get_by_label_contains("Cache entries over time: ");
+    h.get_by_label_contains("Cache entries over time (");
     let t = app(&h).traffic_view.result.clone().unwrap().unwrap();
     let e = prompt_inspector::engine::traffic::timeline::entries(&t);
     assert_eq!((e[0].first, e[0].ended_by), (1, Some(4)), "{e:?}");
@@ -967,7 +967,7 @@ fn the_timeline_opens_on_the_requests_and_zooms_pans_and_selects() {
     let last = at.iter().copied().fold(0.0, f64::max) - first;
     assert!(last < 5.0, "{last}");
     let (span_label, whole, fit) = (
-        h.get_by_label_contains("Cache entries over time: ").rect(),
+        h.get_by_label_contains("Cache entries over time (").rect(),
         h.get_by_label("Whole lifetimes").rect(),
         h.get_by_label("Requests").rect(),
     );

@@ -160,10 +160,11 @@ impl App {
                         a.tokenizer.as_str(),
                         if a.estimate { ", estimate" } else { "" }
                     );
-                    // Narrow, the summary takes the room the timings give
-                    // up (all of them on hover).
+                    // The summary takes the room; the load's time beside
+                    // it (the re-assembly's and the frame's on hover: a
+                    // developer's figures, not the reader's).
                     let narrow = width < 1200.0;
-                    within(ui, if narrow { 0.66 } else { 0.55 }, egui::Label::new(&summary))
+                    within(ui, if narrow { 0.66 } else { 0.7 }, egui::Label::new(&summary))
                         .on_hover_text(format!(
                         "{summary}\nsystem tokens: the exact count of every system block; tool definitions: each definition counted as sent, summed"
                     ));
@@ -176,11 +177,10 @@ impl App {
                         self.state.last_assemble_us as f64 / 1000.0,
                         self.frames.last_us as f64 / 1000.0
                     );
-                    let (share, shown) = if narrow { (0.14, &loaded) } else { (0.25, &timings) };
                     within(
                         ui,
-                        share,
-                        egui::Label::new(egui::RichText::new(shown).weak()),
+                        if narrow { 0.14 } else { 0.1 },
+                        egui::Label::new(egui::RichText::new(&loaded).weak()),
                     )
                     .on_hover_text(&timings);
                     if let Some(name) = self.changed_since_snapshot() {

@@ -435,7 +435,8 @@ fn header(ui: &mut Ui, span: f64, last: f64, zoom: &mut Zoom) {
     ui.horizontal(|ui| {
         ui.label(
             RichText::new(format!(
-                "Cache entries over time: {} from the first request (each bar from its write to its expiry)",
+                "Cache entries over time (write to expiry): requests over {}, the last expiry {} after the first",
+                crate::engine::duration(last.max(0.0).round() as u64),
                 crate::engine::duration(span as u64)
             ))
             .weak(),
