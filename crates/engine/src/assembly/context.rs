@@ -215,10 +215,7 @@ fn home_memory_not_counted(ins: &Assembled) -> Option<String> {
     use crate::workspace::LeftOut;
     let h = ins.workspace.home_memory_left_out.as_ref()?;
     Some(match &h.why {
-        LeftOut::Unreadable(why) => format!(
-            "{} is not counted here: --user-memory: {why} (not read)",
-            h.file
-        ),
+        LeftOut::Unreadable(said) => format!("{} is not counted here: {said}", h.file),
         LeftOut::NotAsked => format!(
             "{} is not counted here: the agent sends it with every request (your user-level memory); `--user-memory` counts it",
             h.file

@@ -92,9 +92,7 @@ impl FragmentResult {
     pub fn file_tokens(&self) -> Option<Tokens> {
         (self.heading_tokens > 0).then(|| self.kept_tokens - self.heading_tokens)
     }
-}
 
-impl FragmentResult {
     /// Its kept tokens split between the file and the agent's heading, in
     /// words (`126 of the file + 25 of the agent's heading before it`), as
     /// the report, the context view and the detail say it.

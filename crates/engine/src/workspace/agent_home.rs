@@ -116,10 +116,11 @@ pub(super) fn left_out(
             why: LeftOut::NotAsked,
         });
     }
-    diags.iter().find_map(|d| {
-        Some(HomeMemoryLeftOut {
+    diags
+        .iter()
+        .find(|d| d.about == Some(super::diag::About::UserMemoryUnread))
+        .map(|d| HomeMemoryLeftOut {
             file: d.file.clone(),
-            why: LeftOut::Unreadable(d.user_memory_reason()?.to_string()),
+            why: LeftOut::Unreadable(d.message.clone()),
         })
-    })
 }

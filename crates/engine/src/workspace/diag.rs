@@ -53,21 +53,8 @@ impl Diagnostic {
     /// The agent's user-level memory (`path`, as `~/…`), asked for with
     /// `--user-memory`, could not be read: why.
     pub fn user_memory_unread(path: &str, why: impl std::fmt::Display) -> Self {
-        Diagnostic {
-            about: Some(About::UserMemoryUnread),
-            ..Diagnostic::warning(path, None, format!("--user-memory: {why} (not read)"))
-        }
-    }
-
-    /// What it says after `--user-memory: `, when it is the user-level
-    /// memory's (the reason it was not read).
-    pub fn user_memory_reason(&self) -> Option<&str> {
-        (self.about == Some(About::UserMemoryUnread)).then(|| {
-            let m = self.message.as_str();
-            m.strip_prefix("--user-memory: ")
-                .and_then(|m| m.strip_suffix(" (not read)"))
-                .unwrap_or(m)
-        })
+        Diagnostic::warning(path, None, format!("--user-memory: {why} (not read)"))
+            .about(About::UserMemoryUnread)
     }
 
     pub fn warning(
@@ -83,6 +70,12 @@ impl Diagnostic {
 
     pub fn for_fragment(mut self, id: &str) -> Self {
         self.fragment = Some(id.to_string());
+        self
+    }
+
+    /// Told by type as `about`, for the views that act on it.
+    pub fn about(mut self, about: About) -> Self {
+        self.about = Some(about);
         self
     }
 

@@ -161,19 +161,17 @@ fn release_differs(
             run.version
         ),
     };
-    Diagnostic {
-        about: Some(diag::About::OtherRelease),
-        ..Diagnostic::warning(
-            run.file.clone(),
-            Some(run.line),
-            format!(
-                "{} {} ran in this folder (its newest session here{when}); the agent's own parts shown are {}'s ({whose}): {how}",
-                run.agent,
-                run.version,
-                b.source(),
-            ),
-        )
-    }
+    Diagnostic::warning(
+        run.file.clone(),
+        Some(run.line),
+        format!(
+            "{} {} ran in this folder (its newest session here{when}); the agent's own parts shown are {}'s ({whose}): {how}",
+            run.agent,
+            run.version,
+            b.source(),
+        ),
+    )
+    .about(diag::About::OtherRelease)
 }
 
 /// An agent's folder read as that agent reads it (`p` its profile): the
@@ -490,14 +488,12 @@ fn nothing_here(r: &mut Reader) -> Diagnostic {
     } else {
         "a prompt folder holds CLAUDE.md (Claude Code), AGENTS.md (Codex, OpenClaw), SOUL.md (OpenClaw), or workspace.yaml and fragments/ (the layered design): open the folder that has them".to_string()
     };
-    Diagnostic {
-        about: Some(diag::About::NothingToAssemble),
-        ..Diagnostic::warning(
-            ".",
-            None,
-            format!("no prompt files found in {}: {hint}", r.root().display()),
-        )
-    }
+    Diagnostic::warning(
+        ".",
+        None,
+        format!("no prompt files found in {}: {hint}", r.root().display()),
+    )
+    .about(diag::About::NothingToAssemble)
 }
 
 /// Keeps the first fragment of each id; each later one is a diagnostic.

@@ -162,6 +162,7 @@ pub struct HomeMemoryLeftOut {
 pub enum LeftOut {
     /// There in the home folder, not asked for (no `--user-memory`).
     NotAsked,
-    /// Asked for, but not read: why.
+    /// Asked for, but not read: the loader's words for it
+    /// (`--user-memory: … (not read)`).
     Unreadable(String),
 }
