@@ -389,22 +389,29 @@ impl Columns {
         }
     }
 
-    /// Each shown column's header label and sort, in order.
-    fn heads(self) -> Vec<(&'static str, SortColumn)> {
-        [
-            ("status", SortColumn::Status),
-            ("tokens", SortColumn::Tokens),
-            ("kept", SortColumn::Kept),
-            ("layer", SortColumn::Layer),
-            ("prio", SortColumn::Priority),
-            ("source", SortColumn::Source),
-            ("reason", SortColumn::Reason),
-        ]
-        .into_iter()
-        .filter(|(_, c)| self.shows(*c))
-        .collect()
+    /// Each shown column's header label, sort and fixed width, in order.
+    fn heads(self) -> impl Iterator<Item = (&'static str, SortColumn, f32)> {
+        HEADS.into_iter().filter(move |(_, c, _)| self.shows(*c))
+    }
+
+    /// What the shown columns of a fixed width take together.
+    fn fixed(self) -> f32 {
+        self.heads().map(|(_, _, w)| w).sum()
     }
 }
+
+/// The columns beside the ids, in order: header, sort, and the width of
+/// the status's and each figure's column (0: the source and the reason
+/// share what is left).
+const HEADS: [(&str, SortColumn, f32); 7] = [
+    ("status", SortColumn::Status, 96.0),
+    ("tokens", SortColumn::Tokens, 70.0),
+    ("kept", SortColumn::Kept, 58.0),
+    ("layer", SortColumn::Layer, 50.0),
+    ("prio", SortColumn::Priority, 50.0),
+    ("source", SortColumn::Source, 0.0),
+    ("reason", SortColumn::Reason, 0.0),
+];
 
 /// The room the columns' sideways bar takes under their rows (a solid
 /// bar, with its margins).
@@ -449,14 +456,9 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                         .striped(true)
                         .resizable(true)
                         .sense(Sense::click())
-                        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                        .column(Column::exact(96.0));
-                    if width.shows(SortColumn::Tokens) {
-                        b = b.column(Column::exact(70.0));
-                    }
-                    b = b.column(Column::exact(58.0));
-                    if width.shows(SortColumn::Layer) {
-                        b = b.column(Column::exact(50.0)).column(Column::exact(50.0));
+                        .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
+                    for (_, _, w) in width.heads().filter(|h| h.2 > 0.0) {
+                        b = b.column(Column::exact(w));
                     }
                     if width.shows(SortColumn::Source) {
                         // The source as wide as a wide window allows (an
@@ -468,7 +470,7 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
                         // nothing); a wide one's long reasons scroll.
                         .column(Column::initial(reason_w).at_least(100.0).clip(true))
                         .header(HEAD_H, |mut h| {
-                            for (label, col) in width.heads() {
+                            for (label, col, _) in width.heads() {
                                 head(&mut h, sort, label, col, sort_clicks);
                             }
                         })
@@ -493,24 +495,25 @@ fn other_columns(ui: &mut Ui, rect: egui::Rect, r: &mut Rows, out: &mut Vec<Comm
 }
 
 /// The source's and the reason's widths in a table `width` wide: the
-/// five figures' columns take 324 points, each column a gap and the rows'
-/// vertical bar its room; the reason the rest, 320 at least. Narrower, the
-/// status and the counts take 224 (narrow: 154), the source (compact) a
-/// share, the reason the rest.
+/// columns of a fixed width take theirs, each column a gap and the rows'
+/// vertical bar its room; all shown, the source a share and the reason the
+/// rest, 320 at least (a narrower table scrolls); fewer shown, the source
+/// (compact) a share and the reason the rest.
 fn text_widths(ui: &Ui, width: f32, columns: Columns) -> (f32, f32) {
     let gap = ui.spacing().item_spacing.x;
+    let left = width - columns.fixed();
     match columns {
         Columns::Compact => {
-            let source_w = ((width - 224.0) * 0.3).clamp(120.0, 240.0);
-            let rest = width - 224.0 - source_w - 4.0 * gap - bar_room();
+            let source_w = (left * 0.3).clamp(120.0, 240.0);
+            let rest = left - source_w - 4.0 * gap - bar_room();
             (source_w, rest.max(100.0))
         }
-        Columns::Counts => (0.0, (width - 224.0 - 3.0 * gap - bar_room()).max(100.0)),
-        Columns::Narrow => (0.0, (width - 154.0 - 3.0 * gap - bar_room()).max(80.0)),
+        Columns::Counts => (0.0, (left - 3.0 * gap - bar_room()).max(100.0)),
+        Columns::Narrow => (0.0, (left - 3.0 * gap - bar_room()).max(80.0)),
         Columns::Full => {
-            let source_w = ((width - 324.0) * 0.3).clamp(120.0, 320.0);
+            let source_w = (left * 0.3).clamp(120.0, 320.0);
             let gaps = 8.0 * gap + bar_room() + 40.0;
-            (source_w, (width - 324.0 - source_w - gaps).max(320.0))
+            (source_w, (left - source_w - gaps).max(320.0))
         }
     }
 }
