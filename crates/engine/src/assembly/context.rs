@@ -126,7 +126,8 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     let a = &ins.assembly;
     let p = &ins.prepared;
     let window = context_window(ins);
-    let messages = message_tokens(ins, counter);
+    let session = ins.session();
+    let messages = message_tokens(session, a.tokenizer, counter);
     let agent = a.agent.is_some();
     let mut rows: Vec<Row> = Vec::new();
     let mut add = |name: &str, tokens: u64, in_use: bool| add_row(&mut rows, name, tokens, in_use);
@@ -189,7 +190,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         agent: a.agent.clone(),
         other_release: other_release(ins),
         home_memory_not_counted: home_memory_not_counted(ins),
-        messages_note: messages_note(ins, messages),
+        messages_note: messages_note(session, messages),
         used,
         rows,
         memory_files,
@@ -334,13 +335,9 @@ fn category_of(f: &FragmentResult) -> Category {
 
 /// The Messages row's words when no session is recorded: the stand-in
 /// first message every count of a first request carries.
-fn messages_note(ins: &Assembled, tokens: u64) -> Option<String> {
-    let s = ins
-        .workspace
-        .pick_session(Some(&ins.prepared.session))
-        .ok()?;
-    let stand_in = s.conversation(0);
+fn messages_note(s: &crate::workspace::session::Session, tokens: u64) -> Option<String> {
     (s.requests.is_empty() && tokens > 0).then(|| {
+        let stand_in = s.conversation(0);
         let text = stand_in
             .first()
             .and_then(|m| m.content.first())
@@ -355,11 +352,11 @@ fn messages_note(ins: &Assembled, tokens: u64) -> Option<String> {
 }
 
 /// The session's messages as its last request sends them.
-fn message_tokens(ins: &Assembled, counter: &TokenCounter) -> u64 {
-    let Ok(s) = ins.workspace.pick_session(Some(&ins.prepared.session)) else {
-        return 0;
-    };
-    let enc = ins.assembly.tokenizer;
+fn message_tokens(
+    s: &crate::workspace::session::Session,
+    enc: crate::assembly::tokens::Encoding,
+    counter: &TokenCounter,
+) -> u64 {
     s.conversation(s.messages.len())
         .iter()
         .flat_map(|m| m.content.iter())
