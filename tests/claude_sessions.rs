@@ -33,7 +33,7 @@ fn upstream() -> Vec<Value> {
 }
 
 /// The second session's first request read nothing of the first
-/// session's prefix, cached less than a second before: not a cold start,
+/// session's prefix, cached milliseconds before: not a cold start,
 /// but the system prompt's change (the identity block Claude Code sends
 /// with `--append-system-prompt`), named with its block and text, the
 /// tokens written again the upstream's.
@@ -74,7 +74,8 @@ fn a_second_session_whose_system_prompt_changed_is_named_not_cold() {
     let detail = miss["detail"].as_str().unwrap();
     for part in [
         "a new conversation (chain 2) that starts as the main chain did",
-        "cached less than a second before; none of it was read: the two differ before the first point it was cached at",
+        // Cached under a second before: said in milliseconds, not "0s".
+        "ms before; none of it was read: the two differ before the first point it was cached at",
         &format!(
             "{} tokens were written again",
             prompt_inspector::engine::thousands(

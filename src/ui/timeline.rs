@@ -436,7 +436,7 @@ fn header(ui: &mut Ui, span: f64, last: f64, zoom: &mut Zoom) {
         ui.label(
             RichText::new(format!(
                 "Cache entries over time (write to expiry): requests over {}, the last expiry {} after the first",
-                crate::engine::duration(last.max(0.0).round() as u64),
+                crate::engine::elapsed(last),
                 crate::engine::duration(span as u64)
             ))
             .weak(),

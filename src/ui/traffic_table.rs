@@ -464,7 +464,7 @@ fn cell_of(ui: &mut Ui, col: Col, t: &Traffic, (r, selected): (&Row, bool)) {
         }
         Col::Gap => num(
             ui,
-            timeline::gap(t, r).map_or(String::new(), |g| crate::engine::duration(g as u64)),
+            timeline::gap(t, r).map_or(String::new(), crate::engine::elapsed),
         ),
         Col::Chain => {
             cell(ui, r.chain.as_str());

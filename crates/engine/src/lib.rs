@@ -24,7 +24,8 @@ pub use assembly::models::{ModelInfo, ModelTable, Provider};
 pub use assembly::tokens::{Encoding, TokenCounter};
 pub use inspection::{Inspection, Options, against_request, inspect, load_workspace};
 pub use text::{
-    Count, clean, duration, edit_distance, md_cell, md_code, plural, terminal_safe, thousands,
+    Count, clean, duration, edit_distance, elapsed, md_cell, md_code, plural, terminal_safe,
+    thousands,
 };
 pub use usage::{Tokens, Usage};
 pub use workspace::Workspace;

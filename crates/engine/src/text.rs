@@ -182,6 +182,21 @@ pub fn duration(secs: u64) -> String {
     }
 }
 
+/// A gap between two requests, measured in fractional seconds: `350ms`
+/// and `2.4s` under ten seconds (two requests a fraction of a second
+/// apart are not "0s" apart), then as [`duration`] writes it.
+pub fn elapsed(secs: f64) -> String {
+    let s = secs.max(0.0);
+    let ms = (s * 1000.0).round() as u64;
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if s < 9.95 {
+        format!("{s:.1}s")
+    } else {
+        duration(s.round() as u64)
+    }
+}
+
 /// UTF-16 length, as the JavaScript agents count characters.
 pub fn js_len(s: &str) -> usize {
     s.encode_utf16().count()
@@ -374,6 +389,12 @@ mod tests {
     #[test]
     fn a_gap_is_written_in_its_two_largest_units() {
         assert_eq!(duration(0), "0s");
+        assert_eq!(elapsed(0.35), "350ms");
+        assert_eq!(elapsed(0.9996), "1.0s");
+        assert_eq!(elapsed(9.96), "10s");
+        assert_eq!(elapsed(2.44), "2.4s");
+        assert_eq!(elapsed(-1.0), "0ms");
+        assert_eq!(elapsed(445.4), "7m25s");
         assert_eq!(duration(59), "59s");
         assert_eq!(duration(445), "7m25s");
         assert_eq!(duration(3599), "59m59s");

@@ -48,7 +48,7 @@ fn miss(kind: MissKind, detail: String) -> Miss {
 }
 
 fn fmt_gap(s: f64) -> String {
-    crate::text::duration(s.max(0.0) as u64)
+    crate::text::elapsed(s)
 }
 
 /// The reason a request wrote (or read nothing), most specific first.
@@ -423,7 +423,6 @@ pub(super) fn across_conversations(
         )
     } else {
         let when = match (other.at, x.at) {
-            (Some(a), Some(b)) if b - a < 1.0 => " less than a second before".to_string(),
             (Some(a), Some(b)) => format!(" {} before", fmt_gap(b - a)),
             _ => String::new(),
         };
