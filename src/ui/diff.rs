@@ -226,12 +226,8 @@ fn summary(ui: &mut Ui, d: &Diff) {
 /// Groups of consecutive lines of one fragment (changed groups first open).
 fn groups(lines: &[DiffLine]) -> Vec<(Option<String>, Vec<&DiffLine>)> {
     let mut out: Vec<(Option<String>, Vec<&DiffLine>)> = Vec::new();
-    for l in lines {
-        let frag = if l.fragment.is_none() && l.text.is_empty() {
-            out.last().and_then(|g| g.0.clone())
-        } else {
-            l.fragment.clone()
-        };
+    for (j, l) in lines.iter().enumerate() {
+        let frag = diff_report::line_fragment(lines, j);
         match out.last_mut() {
             Some((f, v)) if *f == frag => v.push(l),
             _ => out.push((frag, vec![l])),

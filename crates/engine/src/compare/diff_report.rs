@@ -1,7 +1,7 @@
 //! The views of a diff: the change lines every view shows, and the text,
 //! Markdown and JSON renderings (a unified diff with fragment headers).
 
-use super::diff::{ChangeKind, Diff};
+use super::diff::{ChangeKind, Diff, DiffLine};
 
 /// What changed, one line each (tokens, fragments, layers, where the cached
 /// prefix diverges); the window shows the same lines.
@@ -190,12 +190,7 @@ fn hunks(d: &Diff) -> String {
             if d.recorded && l.fragment.is_none() && l.text.starts_with("=== ") {
                 continue;
             }
-            // A blank separator line belongs to the fragment before it.
-            let frag = if l.fragment.is_none() && l.text.is_empty() {
-                last_frag.clone().flatten()
-            } else {
-                l.fragment.clone()
-            };
+            let frag = line_fragment(&d.lines, j);
             if last_frag.as_ref() != Some(&frag) || last_i.is_none_or(|p| j > p + 1) {
                 // A block's header line names itself: no hunk header.
                 if let Some(f) = &frag {
@@ -208,6 +203,31 @@ fn hunks(d: &Diff) -> String {
         }
     }
     o
+}
+
+/// The fragment line `j` is shown under, in every view of the diff: its
+/// own; for a blank separator line (no fragment), an added or removed one
+/// joins the fragment added or removed right after it (inserting a
+/// fragment adds the join before it, not a line to the fragment before),
+/// an unchanged one, or one changed alone, the nearest fragment above it
+/// in its block (a recorded request's `=== ` header starts another).
+pub fn line_fragment(lines: &[DiffLine], j: usize) -> Option<String> {
+    let l = &lines[j];
+    if l.fragment.is_some() || !l.text.is_empty() {
+        return l.fragment.clone();
+    }
+    if l.tag != ' '
+        && let Some(next) = lines.get(j + 1)
+        && next.tag == l.tag
+        && next.fragment.is_some()
+    {
+        return next.fragment.clone();
+    }
+    lines[..j]
+        .iter()
+        .rev()
+        .take_while(|p| !(p.fragment.is_none() && p.text.starts_with("=== ")))
+        .find_map(|p| p.fragment.clone())
 }
 
 /// Fit for a pull-request comment.

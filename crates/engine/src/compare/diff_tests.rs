@@ -215,3 +215,31 @@ fn the_lead_reads_the_last_characters_before_the_change_as_before() {
         }
     }
 }
+
+/// A fragment added after the last of its layer adds the join before it: the added
+/// blank line shows under the new fragment's header, not as a line added
+/// to the fragment before it.
+#[test]
+fn an_added_fragments_separator_is_shown_under_it() {
+    let d = ws();
+    let a = snap(d.path(), None);
+    std::fs::write(
+        d.path().join("fragments/n.yaml"),
+        "- id: note\n  layer: 4\n  priority: 0\n  content: \"a new note\"\n",
+    )
+    .unwrap();
+    let b = snap(d.path(), None);
+    let text = crate::compare::diff_report::to_text(&diff(&a, &b, "a", "b"));
+    let lines: Vec<&str> = text.lines().collect();
+    let blank = lines
+        .iter()
+        .position(|l| *l == "+")
+        .unwrap_or_else(|| panic!("an added separator in\n{text}"));
+    let header = lines[..blank]
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("@@ "))
+        .unwrap();
+    assert_eq!(*header, "@@ note @@", "{text}");
+    assert!(text.contains("+a new note"), "{text}");
+}
