@@ -377,9 +377,24 @@ fn context_lists_the_categories_and_rows_of_claude_codes_own_context() {
         tokens("agents"),
         row("Custom agents")["tokens"].as_u64().unwrap()
     );
+    // Of those words, the headings are the ones the report counts in
+    // each file's row (kept = the file + its heading): named with their
+    // sum, so the report's rows, these rows and the category join.
+    let report: Value =
+        serde_json::from_str(&home.run(&["report", ws.to_str().unwrap(), "--format", "json"]))
+            .unwrap();
+    let headings: u64 = report["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["heading_tokens"].as_u64())
+        .sum();
+    assert!(headings > 0 && headings < around, "{headings} of {around}");
     let text = home.run(&["context", ws.to_str().unwrap()]);
     assert!(
-        text.contains("(the agent's own words around the files: no file)"),
+        text.contains(&format!(
+            "(the agent's own words around the files: no file; {headings} of them headings, in the report's rows)"
+        )),
         "{text}"
     );
 }

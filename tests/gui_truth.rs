@@ -844,8 +844,13 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     h.run_steps(3);
     h.get_by_label_contains("/project/CLAUDE.local.md");
     // The list sums to its category: the agent's words around the files
-    // are its last row, apart from the files.
-    h.get_by_label("(the agent's own words around the files: no file)");
+    // are its last row, apart from the files, naming the headings the
+    // report counts in the files' rows.
+    let headings: u64 = a.fragments.iter().map(|f| f.heading_tokens).sum();
+    assert!(headings > 0);
+    h.get_by_label(&format!(
+        "(the agent's own words around the files: no file; {headings} of them headings, in the report's rows)"
+    ));
 }
 
 /// The Diff view of two recorded requests states the provider's cause: an

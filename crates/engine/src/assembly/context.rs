@@ -182,7 +182,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         items if ins.workspace.profile.agent.loads_nested_on_demand() => (items, Vec::new()),
         items => (Vec::new(), items),
     };
-    let memory_files_around = around(&rows, &memory_files).filter(|_| agent);
+    let memory_files_around = around(&rows, &memory_files, memory_headings(ins)).filter(|_| agent);
     ContextUsage {
         model: a.model.clone(),
         window,
@@ -238,18 +238,38 @@ pub fn other_release(ins: &Assembled) -> Option<String> {
 }
 
 /// What the Memory files category holds beyond its files: the agent's
-/// words around them (None when nothing).
-fn around(rows: &[Row], files: &[Item]) -> Option<Item> {
+/// words around them (None when nothing), with how many of them are its
+/// headings before the files (`headings`), which the report counts in
+/// each file's row: so the report's row, this list and the category join.
+fn around(rows: &[Row], files: &[Item], headings: u64) -> Option<Item> {
     let total = rows
         .iter()
         .find(|r| r.name == Category::MemoryFiles.label())?
         .tokens;
     let files: u64 = files.iter().map(|i| i.tokens).sum();
+    let name = match headings {
+        0 => "(the agent's own words around the files: no file)".to_string(),
+        n => format!(
+            "(the agent's own words around the files: no file; {} of them headings, in the report's rows)",
+            thousands(n)
+        ),
+    };
     (total > files).then(|| Item {
         source: "Built-in".into(),
-        name: "(the agent's own words around the files: no file)".into(),
+        name,
         tokens: total - files,
     })
+}
+
+/// The tokens of the agent's headings before its memory files (each
+/// counted in its file's row of the report, not in the file's here).
+fn memory_headings(ins: &Assembled) -> u64 {
+    ins.assembly
+        .fragments
+        .iter()
+        .filter(|f| f.kept_tokens > 0 && category_of(f) == Category::MemoryFiles)
+        .map(|f| f.heading_tokens)
+        .sum()
 }
 
 /// The memory files of subfolders (`nested.*`), by their path, each with
