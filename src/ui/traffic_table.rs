@@ -357,6 +357,10 @@ fn sorted_table(
         .striped(true)
         .resizable(true)
         .sense(Sense::click())
+        // A row chosen elsewhere (the timeline, an arrow key, another
+        // view) is in sight at once, as in DevTools: not after an
+        // animation a key held down or a screenshot overtakes.
+        .animate_scrolling(false)
         .max_scroll_height(height)
         // Not the default 200 points: in a short room the table scrolls
         // within it, never runs over what is under it.
