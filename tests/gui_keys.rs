@@ -422,3 +422,28 @@ fn the_model_picker_filters_by_what_is_typed() {
     h.run_steps(3);
     h.get_by_label("No model matches 'no-such-model'");
 }
+
+/// The Agents window is modal, as the open dialog is: the window behind is
+/// dimmed and takes no click while it is open; a click outside closes it
+/// and does nothing else (the tab under the pointer is not switched).
+#[test]
+fn the_agents_window_is_modal() {
+    use prompt_inspector::ui::command::Command;
+    use prompt_inspector::ui::state::Tab;
+    let mut h = harness(crate::common::sample());
+    h.state_mut().as_mut().unwrap().apply(Command::ShowAgents);
+    h.run_steps(4);
+    assert!(h.state().as_ref().unwrap().agents_view.open);
+    h.get_by_label("Close");
+    h.get_by_label("Prompt").click();
+    h.run_steps(3);
+    let a = h.state().as_ref().unwrap();
+    assert!(!a.agents_view.open, "a click outside closes it");
+    assert_eq!(a.state.tab, Tab::Fragments, "and reaches nothing behind it");
+    // Its Close button closes it too.
+    h.state_mut().as_mut().unwrap().apply(Command::ShowAgents);
+    h.run_steps(4);
+    h.get_by_label("Close").click();
+    h.run_steps(2);
+    assert!(!h.state().as_ref().unwrap().agents_view.open);
+}

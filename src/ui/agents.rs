@@ -66,15 +66,22 @@ pub fn show(
     observed_dir: Option<&Path>,
     out: &mut Vec<Command>,
 ) {
-    let mut open = view.open;
-    egui::Window::new("Agents' own parts")
-        .open(&mut open)
-        .collapsible(false)
-        .resizable(true)
-        .default_width(760.0)
-        .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
-        .show(ctx, |ui| body(ui, view, observed_dir, out));
-    view.open = open;
+    if !view.open {
+        return;
+    }
+    // Modal, as the open dialog: the window behind is dimmed and takes no
+    // input while it is open; Escape, Close or a click outside closes it.
+    let width = (ctx.content_rect().width() - 80.0).clamp(320.0, 760.0);
+    let shown = egui::Modal::new(egui::Id::unique("agents-dialog")).show(ctx, |ui| {
+        ui.set_width(width);
+        ui.heading("Agents' own parts");
+        body(ui, view, observed_dir, out);
+        ui.separator();
+        ui.button("Close").clicked()
+    });
+    if shown.inner || shown.should_close() {
+        view.open = false;
+    }
 }
 
 fn body(ui: &mut Ui, view: &AgentsView, observed_dir: Option<&Path>, out: &mut Vec<Command>) {
