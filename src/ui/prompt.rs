@@ -236,14 +236,24 @@ fn gutter_name(id: &str) -> String {
     }
 }
 
-const GUTTER: f32 = 150.0;
 const ROW_H: f32 = 18.0;
 
-/// Characters of monospace text that fit beside the gutter.
-fn columns(ui: &Ui) -> usize {
+/// The gutter's width (the fragments' ids): narrower in a narrow view (at
+/// 1024 px beside the detail panel the text had some 30 characters a
+/// row), where a long id is cut with "…" and shown whole on hover.
+fn gutter_width(ui: &Ui) -> f32 {
+    if ui.available_width() < 600.0 {
+        100.0
+    } else {
+        150.0
+    }
+}
+
+/// Characters of monospace text that fit beside a gutter of `gutter`.
+fn columns(ui: &Ui, gutter: f32) -> usize {
     let font = egui::TextStyle::Monospace.resolve(ui.style());
     let w = ui.fonts_mut(|f| f.glyph_width(&font, 'M')).max(1.0);
-    let text = ui.available_width() - GUTTER - 24.0;
+    let text = ui.available_width() - gutter - 24.0;
     ((text / w).floor() as usize).max(20)
 }
 
@@ -256,7 +266,8 @@ pub fn show(
     selected: Option<&str>,
     out: &mut Vec<Command>,
 ) {
-    cache.refresh(a, columns(ui));
+    let gutter_w = gutter_width(ui);
+    cache.refresh(a, columns(ui, gutter_w));
     let dark = ui.visuals().dark_mode;
     ui.spacing_mut().item_spacing.y = 0.0;
     let mut area = egui::ScrollArea::both()
@@ -282,10 +293,10 @@ pub fn show(
                     };
                     let g = ui
                         .allocate_ui_with_layout(
-                            egui::vec2(GUTTER, ROW_H),
+                            egui::vec2(gutter_w, ROW_H),
                             egui::Layout::left_to_right(egui::Align::Center),
                             |ui| {
-                                ui.set_min_width(GUTTER);
+                                ui.set_min_width(gutter_w);
                                 ui.add(
                                     egui::Label::new(RichText::new(gutter).monospace().weak())
                                         .truncate()
