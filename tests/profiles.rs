@@ -212,6 +212,12 @@ fn openclaw_caps_cut_head_and_tail_at_exact_character_counts() {
         a["reason"],
         "AGENTS.md: 11,204 chars over the 20,000 cap (bootstrapMaxChars): kept head 14,000 + tail 4,000"
     );
+    // Its tokens are the whole file's (under the same heading), kept what
+    // is sent: a cut the agent's caps made shows what it cost, as a
+    // budget's cut does.
+    let whole = a["tokens"].as_u64().unwrap();
+    let kept = a["kept_tokens"].as_u64().unwrap();
+    assert!(whole > kept + kept / 4, "{a}");
     let text = render_as(dir.path(), &OLD);
     assert!(text.contains(&agents[..14_000]));
     assert!(text.contains(&agents[agents.len() - 4_000..]));
@@ -705,9 +711,18 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
         a["reason"]
             .as_str()
             .unwrap()
-            .contains("cut at byte 32768 of 40008"),
+            .contains("cut at byte 32,768 of 40,008"),
         "{a}"
     );
+    // Its tokens are the whole file's, as a budget's cut shows them; kept,
+    // what is sent (the first 32 KiB).
+    let counter = prompt_inspector::engine::TokenCounter::new();
+    let enc = prompt_inspector::engine::Encoding::O200kBase;
+    let head = &big[..big.floor_char_boundary(32_768)];
+    let (whole, sent) = (counter.count(enc, &big), counter.count(enc, head));
+    assert!(whole > sent, "{whole} {sent}");
+    assert_eq!(a["tokens"], whole, "{a}");
+    assert_eq!(a["kept_tokens"], sent, "{a}");
     let nested = frag(&r, "nested.sub");
     assert_eq!(nested["status"], "disabled");
     assert!(
@@ -737,6 +752,20 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
         "{text}"
     );
     assert!(!text.contains("on demand"), "{text}");
+    // Run in sub/, its AGENTS.md comes after the cap is used up: not sent
+    // (no separator either), its tokens the file's, none kept.
+    let r = report(dir.path(), &["--workdir", "sub"]);
+    let sub = frag(&r, "sub.agents");
+    assert_eq!(sub["status"], "dropped", "{sub}");
+    assert_eq!(sub["kept_tokens"], 0, "{sub}");
+    assert!(sub["tokens"].as_u64().unwrap() >= 2, "{sub}");
+    assert!(
+        sub["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not sent: the files before it used all of Codex's project_doc_max_bytes"),
+        "{sub}"
+    );
 }
 
 /// OpenClaw 2026.9.6's bootstrap files by kind of session (its

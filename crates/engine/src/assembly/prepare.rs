@@ -33,7 +33,12 @@ pub struct PreparedFragment {
     pub raw: Arc<str>,
     /// prefix + interpolated body + suffix.
     pub full: Arc<str>,
+    /// The fragment's tokens before any trimming: for a file the agent's
+    /// caps cut, its whole text's.
     pub tokens: Tokens,
+    /// The tokens of `full`, what is sent when nothing else trims it
+    /// (`tokens` but for a file the agent's caps cut).
+    pub sent_tokens: Tokens,
     pub summary: Option<(Arc<str>, Tokens)>,
     pub truncate: bool,
     /// What the agent's own rules did at load time (see `Preset`).
@@ -80,7 +85,7 @@ fn prepared_fragments(
     counter: &TokenCounter,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<PreparedFragment> {
-    let rendered: Vec<(Arc<str>, Option<Arc<str>>)> =
+    let rendered: Vec<Rendered> =
         ws.fragments
             .iter()
             .map(|f| {
@@ -90,21 +95,32 @@ fn prepared_fragments(
                 let summary = f.summary.as_ref().map(|s| -> Arc<str> {
                     format!("{}{}{}", f.prefix, render(s), f.suffix).into()
                 });
-                (full, summary)
+                // Not interpolated: the agent's caps cut its own files,
+                // which it sends as read.
+                let uncut = f
+                    .uncut
+                    .as_ref()
+                    .map(|u| -> Arc<str> { format!("{}{u}{}", f.prefix, f.suffix).into() });
+                (full, summary, uncut)
             })
             .collect();
     let texts: Vec<&str> = rendered
         .iter()
-        .flat_map(|(full, summary)| std::iter::once(&**full).chain(summary.as_deref()))
+        .flat_map(|(full, summary, uncut)| {
+            std::iter::once(&**full)
+                .chain(summary.as_deref())
+                .chain(uncut.as_deref())
+        })
         .collect();
     let mut counts = counter
         .count_many(enc, &texts, crate::assembly::tokens::cores())
         .into_iter();
     let mut fragments: Vec<PreparedFragment> = Vec::with_capacity(ws.fragments.len());
-    for (f, (full, summary)) in ws.fragments.iter().zip(rendered) {
+    for (f, (full, summary, uncut)) in ws.fragments.iter().zip(rendered) {
         let disabled = disabled_reason(f, facts);
-        let tokens = counts.next().unwrap_or(0);
+        let sent = counts.next().unwrap_or(0);
         let summary = summary.map(|s| (s, counts.next().unwrap_or(0)));
+        let tokens = uncut.map_or(sent, |_| counts.next().unwrap_or(sent));
         fragments.push(PreparedFragment {
             id: f.id.clone(),
             layer: f.layer,
@@ -116,6 +132,7 @@ fn prepared_fragments(
             raw: f.body.as_str().into(),
             full,
             tokens,
+            sent_tokens: sent,
             summary,
             truncate: f.truncate,
             preset: f.preset.clone(),
@@ -133,6 +150,10 @@ fn prepared_fragments(
     }
     fragments
 }
+
+/// A fragment's texts to count: as sent, its summary, its whole text
+/// before the agent's caps cut it.
+type Rendered = (Arc<str>, Option<Arc<str>>, Option<Arc<str>>);
 
 /// Applies a session to a workspace: evaluates conditions, interpolates and
 /// counts every fragment (through the content-keyed cache).

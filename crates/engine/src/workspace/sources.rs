@@ -86,6 +86,7 @@ pub(crate) fn base(
         preset: None,
         chars: None,
         heading: 0,
+        uncut: None,
     }
 }
 

@@ -76,6 +76,10 @@ pub struct FragmentDef {
     /// the file (Claude Code's "Contents of …:" and the line break after
     /// it), not the file's own text: `/context` counts a file without it.
     pub heading: usize,
+    /// The fragment's whole text when the agent's own caps cut it (the
+    /// body is what is sent): its tokens are the fragment's before the
+    /// cut, as a budget's cut shows them. None: not cut.
+    pub uncut: Option<String>,
 }
 
 /// An Anthropic tool definition from `tools/*.json`.

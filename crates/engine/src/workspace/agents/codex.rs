@@ -8,6 +8,7 @@
 
 use super::Extras;
 use super::expand::Expander;
+use crate::text::thousands;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
 use crate::workspace::reader::Reader;
@@ -144,13 +145,21 @@ pub fn load_codex(
         );
         frag.interpolate = false;
         frag.chars = Some((raw.chars().count(), kept.chars().count()));
-        if kept.len() < raw.len() {
-            frag.preset = Some(Preset::Truncated(format!(
-                "{name}: cut at byte {} of {}: Codex's project_doc_max_bytes ({} bytes for the project's files in all), no marker",
-                kept.len(),
-                raw.len(),
-                p.max_project_bytes.unwrap_or(0)
+        let cap = thousands(p.max_project_bytes.unwrap_or(0));
+        if kept.is_empty() {
+            // Nothing of it fits: Codex sends neither the file nor the
+            // separator before it.
+            frag.preset = Some(Preset::Dropped(format!(
+                "{name}: not sent: the files before it used all of Codex's project_doc_max_bytes ({cap} bytes for the project's files in all)"
             )));
+            frag.uncut = Some(format!("{lead}{raw}"));
+        } else if kept.len() < raw.len() {
+            frag.preset = Some(Preset::Truncated(format!(
+                "{name}: cut at byte {} of {}: Codex's project_doc_max_bytes ({cap} bytes for the project's files in all), no marker",
+                thousands(kept.len()),
+                thousands(raw.len()),
+            )));
+            frag.uncut = Some(format!("{lead}{raw}"));
         }
         out.push(frag);
     }

@@ -207,8 +207,12 @@ fn cut_file(
 }
 
 /// A file's fragment as OpenClaw sends it: its heading, then what is kept
-/// of its text (the heading alone for a file dropped).
-fn with_heading(frag: &mut FragmentDef, heading: String, kept: &str) {
+/// of its text (the heading alone for a file dropped); a file its caps cut
+/// keeps its `whole` text under the same heading, what it would cost.
+fn with_heading(frag: &mut FragmentDef, heading: String, (kept, whole): (&str, &str)) {
+    if matches!(frag.preset, Some(Preset::Truncated(_))) {
+        frag.uncut = Some(format!("{heading}\n{whole}"));
+    }
     frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
         frag.heading = heading.len();
         heading
@@ -292,7 +296,7 @@ pub fn load_openclaw(
         );
         frag.interpolate = false;
         let kept = match &caps {
-            None => text,
+            None => text.clone(),
             Some(c) => {
                 let mut file = FileCut {
                     name: &f.name,
@@ -313,7 +317,7 @@ pub fn load_openclaw(
         if !matches!(frag.preset, Some(Preset::Dropped(_))) {
             sent.push(f.name.as_str());
         }
-        with_heading(&mut frag, ex.heading(&root, &f.name, ""), &kept);
+        with_heading(&mut frag, ex.heading(&root, &f.name, ""), (&kept, &text));
         out.push(frag);
     }
     let skills_from = out.len();
