@@ -332,3 +332,40 @@ fn user_memory_that_is_not_a_regular_file_is_one_diagnostic() {
         assert_eq!(r["fragments"], plain["fragments"], "{kind}");
     }
 }
+
+/// An agent's folder has no layer budgets: its layers share the room the
+/// model's window leaves. A memory file that fits that room is no layer
+/// "over its budget" (the shares a layered workspace would give each layer
+/// made a 15k-token CLAUDE.md over by thousands), and `--check` passes;
+/// one over the room is said as the room's, not as a budget to raise.
+#[test]
+fn an_agents_layers_share_the_windows_room() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let memory = "Keep every answer short and cite the file you read. ".repeat(1_500);
+    write_ws(ws.path(), &[("CLAUDE.md", &memory)]);
+    let w = ws.path().to_str().unwrap();
+    let o = run_home(
+        home.path(),
+        &["report", w, "--budget", "30000", "--format", "json"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    let layers = r["layers"].as_array().unwrap();
+    let used: u64 = layers.iter().map(|l| l["used"].as_u64().unwrap()).sum();
+    assert!(used > 15_000 && used < 30_000, "{used}");
+    for l in layers {
+        assert_eq!(l["overflow"], 0, "{l}");
+    }
+    let o = run_home(home.path(), &["report", w, "--budget", "30000", "--check"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    // A room smaller than the prompt: over it, in the room's words.
+    let o = run_home(home.path(), &["report", w, "--budget", "10000", "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        said.contains("(the room the model's window leaves for it)"),
+        "{said}"
+    );
+    assert!(!said.contains("raise the fixed budget"), "{said}");
+}

@@ -197,6 +197,18 @@ pub fn elapsed(secs: f64) -> String {
     }
 }
 
+/// A text bar of `width` cells for `used` of `of`.
+pub fn bar(used: u64, of: u64, width: usize) -> String {
+    let filled = if of == 0 {
+        if used > 0 { width } else { 0 }
+    } else {
+        ((used as f64 / of as f64) * width as f64)
+            .round()
+            .min(width as f64) as usize
+    };
+    format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
+}
+
 /// UTF-16 length, as the JavaScript agents count characters.
 pub fn js_len(s: &str) -> usize {
     s.encode_utf16().count()

@@ -25,6 +25,17 @@ pub fn layer_budgets(b: &Budget) -> [u64; 4] {
     [b.layer1, b.layer2, l3, rest - l3]
 }
 
+/// Each layer's budget. An agent's folder has none: its layers share the
+/// room the model's window leaves, in order (what one leaves flows on), so
+/// a layer is over only when the prompt is over that room.
+fn budgets_of(p: &Prepared, budget: &Budget) -> [u64; 4] {
+    if p.builtin.is_some() {
+        [budget.total, 0, 0, 0]
+    } else {
+        layer_budgets(budget)
+    }
+}
+
 /// What assembly decides for one fragment.
 struct Slot {
     status: Status,
@@ -116,7 +127,7 @@ pub fn assemble(
     debug_markers: bool,
     counter: &TokenCounter,
 ) -> Assembly {
-    let budgets = layer_budgets(budget);
+    let budgets = budgets_of(p, budget);
     let mut slots = initial_slots(p);
     let mut layers = Vec::with_capacity(4);
     let mut blocks: Vec<Option<BlockResult>> = Vec::with_capacity(4);
@@ -241,7 +252,7 @@ fn initial_slots(p: &Prepared) -> Vec<Slot> {
                     } else {
                         Status::Kept
                     },
-                    kept: f.tokens,
+                    kept: f.sent_tokens,
                     text: f.full.clone(),
                     base: f.full.clone(),
                     reason: match preset {
@@ -526,10 +537,16 @@ impl LayerCtx<'_> {
             if slots[i].status != Status::Kept {
                 continue;
             }
-            slots[i].reason = if layer <= 2 && self.p.builtin.is_some() && overflow == 0 {
+            slots[i].reason = if layer <= 2 && self.p.builtin.is_some() {
                 // An agent's folder: its layers have no budgets of their
                 // own; what is sent is the agent's caps' decision.
-                "sent whole (the agent's own caps decide what is sent)".to_string()
+                match overflow {
+                    0 => "sent whole (the agent's own caps decide what is sent)".to_string(),
+                    n => format!(
+                        "sent whole (the agent's own caps decide what is sent); the prompt is {} tokens over the room the model's window leaves for it",
+                        thousands(n)
+                    ),
+                }
             } else if layer <= 2 {
                 if overflow > 0 {
                     format!(

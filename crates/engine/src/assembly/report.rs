@@ -103,18 +103,6 @@ pub fn status_counts(a: &Assembly) -> Vec<(Status, usize)> {
         .collect()
 }
 
-/// A text bar of `width` cells for `used` of `of`.
-pub fn bar(used: u64, of: u64, width: usize) -> String {
-    let filled = if of == 0 {
-        if used > 0 { width } else { 0 }
-    } else {
-        ((used as f64 / of as f64) * width as f64)
-            .round()
-            .min(width as f64) as usize
-    };
-    format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
-}
-
 /// What a layer is called: for an agent profile the first line of its
 /// section's title, else the layered design's name.
 pub fn layer_name(l: &LayerResult, agent: bool) -> String {
@@ -244,7 +232,7 @@ fn layer_text(ins: &Assembled, l: &LayerResult, rules: Provider) -> String {
                 13
             ),
             // DEBUG markers are outside the budget: counted apart.
-            bar(l.used - l.markers, l.available, 24),
+            crate::text::bar(l.used - l.markers, l.available, 24),
             crate::thousands(l.used - l.markers),
             crate::thousands(l.available),
             crate::thousands(l.budget),
@@ -368,7 +356,7 @@ pub fn layer_cache(l: &LayerResult, rules: Provider) -> String {
 /// markers, the agent's own text in its block.
 fn layer_notes(a: &Assembly, l: &LayerResult) -> String {
     let mut over = if l.overflow > 0 {
-        format!("  OVER BY {}", l.overflow)
+        format!("  OVER BY {}", crate::thousands(l.overflow))
     } else {
         String::new()
     };
@@ -519,10 +507,17 @@ fn agent_parts(a: &Assembly) -> String {
 pub fn check_failures(a: &Assembly) -> Vec<String> {
     let mut out = Vec::new();
     for l in &a.layers {
+        // An agent's layers have no budgets: they share the window's room.
+        let room = match a.agent {
+            Some(_) => "the room the model's window leaves for it",
+            None => "its budget",
+        };
         if l.overflow > 0 {
             out.push(format!(
-                "layer {} is {} tokens over its {} available",
-                l.layer, l.overflow, l.available
+                "layer {} is {} tokens over its {} available ({room})",
+                l.layer,
+                crate::thousands(l.overflow),
+                crate::thousands(l.available)
             ));
         }
     }
