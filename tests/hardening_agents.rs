@@ -369,3 +369,19 @@ fn an_agents_layers_share_the_windows_room() {
     );
     assert!(!said.contains("raise the fixed budget"), "{said}");
 }
+
+/// A memory file the reading leaves out (binary here) is said by `context`
+/// too, not only by `report`: its Memory files row is otherwise a quiet 0.
+#[test]
+fn context_says_a_memory_file_it_left_out() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("CLAUDE.md"), b"rules\0\x01\x02").unwrap();
+    let o = run_home(home.path(), &["context", ws.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("CLAUDE.md: error: binary file"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -22,6 +22,13 @@ pub fn run(a: Args) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let u = context::usage(&ins, &counter);
+    // What the reading found (a memory file skipped as binary, not UTF-8,
+    // too big or outside the folder), as `render` says it: a file left out
+    // is not a quiet 0. The typed ones (another release, the home memory)
+    // the view says itself.
+    for d in ins.diagnostics().iter().filter(|d| d.about.is_none()) {
+        super::say(&format!("{d}"));
+    }
     match a.format {
         Format::Json => out_json(&context::to_json(&u)),
         Format::Text => out(&context::to_text(&u)),

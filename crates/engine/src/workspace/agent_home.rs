@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::workspace::diag::Diagnostic;
-use crate::workspace::{agent, agents, profile, reader};
+use crate::workspace::{agent, agents, diag, profile, reader};
 
 /// A folder that is an agent's own (`~/.claude`, a project's `.claude/`,
 /// `~/.codex`, `~/.gemini`, `~/.pi/agent`, `~/.config/opencode`): its
@@ -91,11 +91,14 @@ pub(super) fn user_memory_not_shown(
     let rel = std::iter::once(first)
         .chain(fallback)
         .find(|rel| reader::is_regular_file(&home.join(rel)))?;
-    Some(Diagnostic::warning(
-        format!("~/{rel}"),
-        None,
-        "the agent sends this file with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)",
-    ))
+    Some(
+        Diagnostic::warning(
+            format!("~/{rel}"),
+            None,
+            "the agent sends this file with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)",
+        )
+        .about(diag::About::UserMemoryNotAsked),
+    )
 }
 
 /// The agent's user-level memory left out of the picture, and why: asked

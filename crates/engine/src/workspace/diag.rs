@@ -31,6 +31,9 @@ pub enum About {
     /// The agent's user-level memory, asked for (`--user-memory`), could
     /// not be read.
     UserMemoryUnread,
+    /// The agent's user-level memory is there in the home folder but not
+    /// asked for (no `--user-memory`): left out of the picture, and said.
+    UserMemoryNotAsked,
     /// The agent's newest session in the folder ran another release than
     /// the one whose own parts are shown.
     OtherRelease,
