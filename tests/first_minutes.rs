@@ -148,8 +148,29 @@ fn an_empty_folder_or_the_wrong_one_says_where_to_look() {
     let empty = tempfile::tempdir().unwrap();
     let said = said_by(empty.path());
     assert!(
-        said.contains("no prompt files found in") && said.contains("CLAUDE.md (Claude Code)"),
+        said.contains("no prompt files found in")
+            && said.contains("CLAUDE.md (Claude Code)")
+            && said.contains("GEMINI.md (Gemini CLI)"),
         "{said}"
+    );
+    // An agent's file the layered profile (asked for) does not read: named
+    // as that agent's, with the way out, not "a prompt folder holds
+    // CLAUDE.md" of a folder that holds one.
+    let claude = tempfile::tempdir().unwrap();
+    write_ws(claude.path(), &[("CLAUDE.md", "# Rules\n")]);
+    let o = run(&[
+        "report",
+        claude.path().to_str().unwrap(),
+        "--profile",
+        "layered",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("CLAUDE.md here is Claude Code's, which the layered profile does not read")
+            && stderr(&o).contains("use --profile claude-code"),
+        "{}",
+        stderr(&o)
     );
     let state = tempfile::tempdir().unwrap();
     write_ws(

@@ -408,7 +408,19 @@ fn a_recorded_request_diffs_against_the_previous_one_of_its_chain() {
     let o = run(&["traffic", f.to_str().unwrap(), "--diff", "1"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("request #1 is the first of its chain"),
+        stderr(&o).contains("request #1 is the first of its chain")
+            && stderr(&o).contains("there is no earlier request: nothing to compare"),
+        "{}",
+        stderr(&o)
+    );
+    // A second session's first request, with three before it that share
+    // no prefix with it: their number, not the 500 the search may look at.
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332/capture.jsonl");
+    let o = run(&["traffic", cap.to_str().unwrap(), "--diff", "4"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("none of the 3 requests before it shares a prefix with it"),
         "{}",
         stderr(&o)
     );

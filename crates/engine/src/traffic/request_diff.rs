@@ -31,10 +31,22 @@ pub fn diff_at(
     // middle of a conversation): compared with the nearest earlier request
     // that shares a prefix with it, whatever its chain, and said.
     let (p, shared) = nearest_sharing_prefix(exchanges, i).ok_or_else(|| {
-        crate::error::Error::invalid("", format!(
-            "request #{index} is the first of its chain ({}) and no earlier request (of the {NEAREST_SEARCHED} before it) shares a prefix with it: nothing to compare",
-            x.chain
-        ))
+        // The earlier requests searched: all of them, or the nearest 500.
+        let searched = match i {
+            0 => "there is no earlier request".to_string(),
+            1 => "the request before it shares no prefix with it".to_string(),
+            n if n <= NEAREST_SEARCHED => {
+                format!("none of the {n} requests before it shares a prefix with it")
+            }
+            _ => format!("none of the {NEAREST_SEARCHED} requests before it shares a prefix with it"),
+        };
+        crate::error::Error::invalid(
+            "",
+            format!(
+                "request #{index} is the first of its chain ({}) and {searched}: nothing to compare",
+                x.chain
+            ),
+        )
     })?;
     let mut d = diff_between(exchanges, p + 1, index, counter, table)?;
     d.a = format!(

@@ -466,7 +466,19 @@ fn prompt_folders_inside(r: &mut Reader) -> Vec<String> {
 /// folder down).
 fn nothing_here(r: &mut Reader) -> Diagnostic {
     let inside = prompt_folders_inside(r);
-    let hint = if r.exists("openclaw.json") && r.exists("workspace") {
+    // An agent's file here, read only by that agent's profile (the
+    // layered one was asked for).
+    let agent_file = [
+        ("CLAUDE.md", "Claude Code", "claude-code"),
+        ("GEMINI.md", "Gemini CLI", "gemini"),
+    ]
+    .into_iter()
+    .find(|(f, _, _)| r.exists(f));
+    let hint = if let Some((file, agent, profile)) = agent_file {
+        format!(
+            "{file} here is {agent}'s, which the layered profile does not read (it reads workspace.yaml, fragments/ and SOUL.md, AGENTS.md and the like): leave out --profile, or use --profile {profile}"
+        )
+    } else if r.exists("openclaw.json") && r.exists("workspace") {
         "this is OpenClaw's state folder: its prompt files are in the workspace/ folder inside it (open that one)".to_string()
     } else if r.exists(".claude") && !r.exists("CLAUDE.md") {
         "a .claude/ folder without CLAUDE.md: open the project folder (where CLAUDE.md is), or pass --user-memory for ~/.claude/CLAUDE.md".to_string()
@@ -486,7 +498,7 @@ fn nothing_here(r: &mut Reader) -> Diagnostic {
             r.root().join(first).display()
         )
     } else {
-        "a prompt folder holds CLAUDE.md (Claude Code), AGENTS.md (Codex, OpenClaw), SOUL.md (OpenClaw), or workspace.yaml and fragments/ (the layered design): open the folder that has them".to_string()
+        "a prompt folder holds CLAUDE.md (Claude Code), AGENTS.md (Codex, Pi, OpenCode, OpenClaw), GEMINI.md (Gemini CLI), SOUL.md (OpenClaw), or workspace.yaml and fragments/ (the layered design): open the folder that has them".to_string()
     };
     Diagnostic::warning(
         ".",
