@@ -539,13 +539,25 @@ fn the_report_and_every_view_count_the_agents_parts() {
 #[test]
 fn a_working_folder_outside_the_workspace_or_not_a_folder_is_one_clear_error() {
     let ws = fixture("codex").join("workspace");
-    for bad in ["../x", "/etc", "tools/AGENTS.md", "nowhere", "tools/../.."] {
+    // A path out of the workspace says what a working folder must be; a
+    // plain one that names no folder there says just that.
+    for (bad, why) in [
+        (
+            "../x",
+            "it must be a folder inside the workspace, named by a relative path without . or ..",
+        ),
+        ("/etc", "it must be a folder inside the workspace"),
+        ("tools/../..", "it must be a folder inside the workspace"),
+        (
+            "tools/AGENTS.md",
+            "no folder tools/AGENTS.md in the workspace",
+        ),
+        ("nowhere", "no folder nowhere in the workspace"),
+    ] {
         let o = run(&["report", ws.to_str().unwrap(), "--workdir", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(
-            stderr(&o).contains(&format!(
-                "--workdir {bad}: not a folder inside the workspace"
-            )),
+            stderr(&o).contains(&format!("--workdir {bad}: {why}")),
             "{}",
             stderr(&o)
         );

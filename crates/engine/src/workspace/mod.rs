@@ -277,10 +277,13 @@ fn check_workdir(r: &mut Reader, w: &str) -> Result<(), Error> {
     if plain && r.list(parent).iter().any(|(n, dir)| n == name && *dir) {
         return Ok(());
     }
-    Err(Error::option(
-        format!("--workdir {w}"),
-        "not a folder inside the workspace (a relative path without ..)",
-    ))
+    let why = if plain {
+        format!("no folder {w} in the workspace")
+    } else {
+        "it must be a folder inside the workspace, named by a relative path without . or .."
+            .to_string()
+    };
+    Err(Error::option(format!("--workdir {w}"), why))
 }
 
 /// The profile with its recorded parts' run values filled in: the folder,
