@@ -821,3 +821,32 @@ fn the_agents_frame_around_skills_is_built_in_in_the_context_rows() {
         "{v}"
     );
 }
+
+/// A block the agent sends in a message (Claude Code 2.1's listings, in a
+/// system message after the first user message) is not called a "system
+/// block" by `predict`: its position names where it goes, as `report`
+/// and `render` place it.
+#[test]
+fn a_block_sent_in_a_message_is_named_where_it_goes() {
+    let ws = fixture("claude-code").join("workspace");
+    let o = run(&["predict", ws.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("(layer 1, in the system message after the first user message)"),
+        "{text}"
+    );
+    let r = json(&run(&["report", ws.to_str().unwrap(), "--format", "json"]));
+    let in_messages: Vec<usize> = r["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.get("placement").is_some())
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert!(!in_messages.is_empty(), "{r}");
+    for n in in_messages {
+        assert!(!text.contains(&format!("system block {n} ")), "{n}: {text}");
+    }
+}

@@ -186,9 +186,15 @@ impl BlockResult {
     /// The block's name in a diff: its label, else `system block N · layer L`
     /// (`i` is its 0-based index).
     pub fn name(&self, i: usize) -> String {
-        self.label
-            .clone()
-            .unwrap_or_else(|| format!("system block {} (layer {})", i + 1, self.layer))
+        self.label.clone().unwrap_or_else(|| match self.placement {
+            Placement::System => format!("system block {} (layer {})", i + 1, self.layer),
+            p => format!(
+                "block {} (layer {}, in the {})",
+                i + 1,
+                self.layer,
+                p.words()
+            ),
+        })
     }
 
     /// The fragment a byte offset of `text` belongs to.

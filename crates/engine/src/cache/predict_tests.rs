@@ -24,6 +24,7 @@ fn sys(i: usize, text: &str, tokens: u64, bp: Option<Ttl>) -> Segment {
         SegKind::System {
             layer: i as u8 + 1,
             block: i,
+            placement: crate::workspace::settings::Placement::System,
         },
         text,
         tokens,

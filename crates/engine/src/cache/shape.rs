@@ -47,6 +47,10 @@ pub enum SegKind {
     System {
         layer: u8,
         block: usize,
+        /// Where the block goes (a system block, or text in a message):
+        /// its name says it.
+        #[serde(skip_serializing_if = "Placement::is_system")]
+        placement: Placement,
     },
     Message {
         index: usize,
@@ -73,12 +77,25 @@ impl Segment {
     pub fn label(&self) -> String {
         match &self.kind {
             SegKind::Tool { name } => format!("tool definition '{name}'"),
-            SegKind::System { layer: 0, block } => {
+            SegKind::System {
+                layer: 0, block, ..
+            } => {
                 format!("block {} (the agent's own)", block + 1)
             }
-            SegKind::System { layer, block } => {
-                format!("system block {} (layer {layer})", block + 1)
-            }
+            SegKind::System {
+                layer,
+                block,
+                placement: Placement::System,
+            } => format!("system block {} (layer {layer})", block + 1),
+            SegKind::System {
+                layer,
+                block,
+                placement,
+            } => format!(
+                "block {} (layer {layer}, in the {})",
+                block + 1,
+                placement.words()
+            ),
             SegKind::Message { index, role, .. } => format!(
                 "message {} ({})",
                 index + 1,
@@ -252,7 +269,11 @@ fn system_segments(
     let mut out = Vec::new();
     if !text.is_empty() {
         out.push(Segment {
-            kind: SegKind::System { layer: 0, block: 0 },
+            kind: SegKind::System {
+                layer: 0,
+                block: 0,
+                placement: Placement::System,
+            },
             tokens: counter.count(a.tokenizer, &text),
             text,
             breakpoint: Some(Ttl::FiveMinutes),
@@ -274,6 +295,7 @@ fn block_segment(i: usize, b: &BlockResult, breakpoint: Option<Ttl>) -> Segment 
         kind: SegKind::System {
             layer: b.layer,
             block: i,
+            placement: b.placement,
         },
         tokens: b.tokens,
         text: b.text.clone(),
