@@ -421,7 +421,11 @@ pub fn to_markdown(ins: &Assembled) -> String {
     if !diags.is_empty() {
         o += "\n### Diagnostics\n\n";
         for d in diags {
-            o += &format!("- `{}` {}\n", d.location(), d.message);
+            let severity = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            o += &format!("- **{severity}** `{}` {}\n", d.location(), d.message);
         }
     }
     o
