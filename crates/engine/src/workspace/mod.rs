@@ -97,7 +97,7 @@ pub fn load_as(
     }
     let fragments = dedupe(fragments, &mut diags);
     if fragments.is_empty() && builtin.is_none() {
-        diags.push(nothing_here(&mut r));
+        diags.push(nothing_here(&mut r, profiles));
     }
 
     let sessions = sessions_or_default(&mut r, &mut diags);
@@ -467,19 +467,17 @@ fn prompt_folders_inside(r: &mut Reader) -> Vec<String> {
 /// A folder with nothing this tool reads as a prompt: said, with where the
 /// agents keep theirs (OpenClaw's state folder holds its workspace one
 /// folder down).
-fn nothing_here(r: &mut Reader) -> Diagnostic {
+fn nothing_here(r: &mut Reader, profiles: &profiles::Profiles) -> Diagnostic {
     let inside = prompt_folders_inside(r);
-    // An agent's file here, read only by that agent's profile (the
-    // layered one was asked for).
-    let agent_file = [
-        ("CLAUDE.md", "Claude Code", "claude-code"),
-        ("GEMINI.md", "Gemini CLI", "gemini"),
-    ]
-    .into_iter()
-    .find(|(f, _, _)| r.exists(f));
-    let hint = if let Some((file, agent, profile)) = agent_file {
+    // An agent's layout here, which only that agent's profile reads (the
+    // layered one was asked for): the one detection picks without it.
+    let hint = if let Some((p, seen)) = profiles.agent_of(r) {
         format!(
-            "{file} here is {agent}'s, which the layered profile does not read (it reads workspace.yaml, fragments/ and SOUL.md, AGENTS.md and the like): leave out --profile, or use --profile {profile}"
+            "{} here {} {}'s, which the layered profile does not read (it reads workspace.yaml, fragments/ and SOUL.md, AGENTS.md and the like): leave out --profile, or use --profile {}",
+            profiles::list(&seen),
+            if seen.len() == 1 { "is" } else { "are" },
+            p.agent,
+            p.name
         )
     } else if r.exists("openclaw.json") && r.exists("workspace") {
         "this is OpenClaw's state folder: its prompt files are in the workspace/ folder inside it (open that one)".to_string()

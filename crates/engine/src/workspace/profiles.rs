@@ -181,38 +181,20 @@ impl Profiles {
     /// the newest version of each agent, the files seen, and the agent and
     /// version assumed.
     pub fn detect(&self, r: &Reader) -> Chosen {
-        let newest: Vec<&Profile> = self
-            .names()
-            .iter()
-            .filter_map(|n| self.newest(n))
-            .filter(|p| p.kind.is_real_agent())
-            .collect();
-        for p in newest {
+        if let Some((p, seen)) = self.agent_of(r) {
             let d = &p.detect;
-            let all = d.all_of.iter().all(|f| r.exists(f));
-            let present: Vec<&str> = d
-                .any_of
-                .iter()
-                .filter(|f| r.exists(f))
-                .map(String::as_str)
-                .collect();
-            let none = !d.none_of.iter().any(|f| r.exists(f));
-            if all && (d.any_of.is_empty() || !present.is_empty()) && none {
-                let mut seen: Vec<&str> = d.all_of.iter().map(String::as_str).collect();
-                seen.extend(present);
-                let absent = if d.none_of.is_empty() {
-                    String::new()
-                } else {
-                    format!(", no {}", d.none_of.join(" or "))
-                };
-                return Chosen {
-                    name: p.name.clone(),
-                    version: p.version.clone(),
-                    why: format!("{} present{absent}: assumed {}", list(&seen), p.label()),
-                    agent: p.kind,
-                    user_memory: p.user_memory.as_ref().map(|u| u.path.clone()),
-                };
-            }
+            let absent = if d.none_of.is_empty() {
+                String::new()
+            } else {
+                format!(", no {}", d.none_of.join(" or "))
+            };
+            return Chosen {
+                name: p.name.clone(),
+                version: p.version.clone(),
+                why: format!("{} present{absent}: assumed {}", list(&seen), p.label()),
+                agent: p.kind,
+                user_memory: p.user_memory.as_ref().map(|u| u.path.clone()),
+            };
         }
         let why = if r.exists("workspace.yaml") {
             "workspace.yaml present".to_string()
@@ -230,6 +212,31 @@ impl Profiles {
             agent: Agent::Layered,
             user_memory: None,
         }
+    }
+
+    /// The agent whose layout the folder has (the newest profile of each
+    /// agent, by its `detect` files), with the files that told it.
+    pub fn agent_of<'p>(&'p self, r: &Reader) -> Option<(&'p Profile, Vec<&'p str>)> {
+        self.names()
+            .iter()
+            .filter_map(|n| self.newest(n))
+            .filter(|p| p.kind.is_real_agent())
+            .find_map(|p| {
+                let d = &p.detect;
+                let all = d.all_of.iter().all(|f| r.exists(f));
+                let present: Vec<&str> = d
+                    .any_of
+                    .iter()
+                    .filter(|f| r.exists(f))
+                    .map(String::as_str)
+                    .collect();
+                let none = !d.none_of.iter().any(|f| r.exists(f));
+                (all && (d.any_of.is_empty() || !present.is_empty()) && none).then(|| {
+                    let mut seen: Vec<&str> = d.all_of.iter().map(String::as_str).collect();
+                    seen.extend(present);
+                    (p, seen)
+                })
+            })
     }
 }
 
