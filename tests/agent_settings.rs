@@ -108,6 +108,46 @@ fn the_model_claude_code_settings_set_is_the_folders_and_says_where() {
     );
 }
 
+/// A model the table does not know is read by the nearest row of its
+/// family, the one the warning names, in the report and the prediction
+/// alike (not by the default model of another family).
+#[test]
+fn an_unknown_model_in_the_settings_is_read_as_the_nearest_of_its_family() {
+    let ws = fixture_workspace();
+    let home = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    std::fs::create_dir_all(w.join(".claude")).unwrap();
+    std::fs::write(
+        w.join(".claude/settings.json"),
+        r#"{"model": "claude-opus-9-9"}"#,
+    )
+    .unwrap();
+    let (r, _) = report(w, home.path(), &[]);
+    assert!(
+        header(&r).contains(
+            r#"model: claude-opus-5-5 (o200k_base, estimate, set in .claude/settings.json: "claude-opus-9-9")"#
+        ),
+        "{}",
+        header(&r)
+    );
+    assert!(
+        r.contains("unknown model 'claude-opus-9-9': the nearest current one is claude-opus-5-5")
+            && r.contains(
+                "(read meanwhile with claude-opus-5-5's window, cache minimum and prices)"
+            ),
+        "{r}"
+    );
+    let o = Command::new(bin())
+        .args(["predict", w.to_str().unwrap(), "--format", "json"])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .output()
+        .unwrap();
+    let p = json(&o);
+    assert_eq!(p["model"], "claude-opus-5-5");
+    assert_eq!(p["read_for"], "claude-opus-9-9");
+}
+
 #[test]
 fn a_broken_settings_file_is_named_with_its_line_and_the_report_goes_on() {
     let ws = fixture_workspace();

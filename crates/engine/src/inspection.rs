@@ -248,7 +248,10 @@ impl Inspection {
             let (file, line) =
                 model_named_at(opts, session, &settings, workspace.builtin.is_some());
             let using = if table.get(id).is_none() {
-                format!(" (counting with {} meanwhile)", model.id)
+                format!(
+                    " (read meanwhile with {}'s window, cache minimum and prices)",
+                    model.id
+                )
             } else {
                 String::new()
             };
@@ -268,6 +271,9 @@ impl Inspection {
             assembly,
             default_budget,
             model_source,
+            model_unknown: model_id
+                .filter(|id| table.get(id).is_none() && table.alias(id).is_none())
+                .map(str::to_string),
         }))
     }
 

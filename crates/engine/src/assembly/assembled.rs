@@ -26,6 +26,10 @@ pub struct Assembled {
     /// Where the model came from when an agent's settings file set it
     /// (`.claude/settings.json: "sonnet"`).
     pub model_source: Option<String>,
+    /// The model id asked for (by `--model`, the session or a settings
+    /// file) when the table does not know it: `prepared.model` is then the
+    /// row it is read by ([`crate::ModelTable::resolve`]).
+    pub model_unknown: Option<String>,
 }
 
 impl Assembled {

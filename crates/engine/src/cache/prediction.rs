@@ -39,6 +39,9 @@ pub struct ContextUse {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Prediction {
     pub model: String,
+    /// The id asked for when the table does not know it (`model` is the
+    /// row it is read by).
+    pub read_for: Option<String>,
     pub provider: Provider,
     pub session: String,
     pub estimate: bool,
@@ -54,13 +57,15 @@ pub struct Prediction {
 
 /// Predicts the session of `ins` for `provider` (the model's by default).
 pub fn predict(ins: &Assembled, provider: Option<Provider>, counter: &TokenCounter) -> Prediction {
-    predict_for(
+    let mut p = predict_for(
         &ins.assembly,
         &ins.prepared,
         ins.session(),
         provider,
         counter,
-    )
+    );
+    p.read_for = ins.model_unknown.clone();
+    p
 }
 
 /// Predicts from an assembly and its preparation (what the window holds).
@@ -111,6 +116,7 @@ pub fn predict_for(
     }
     Prediction {
         model: model.id.clone(),
+        read_for: None,
         provider,
         session: session.name.clone(),
         estimate: model.estimate,
@@ -216,6 +222,7 @@ pub fn to_json(p: &Prediction) -> Value {
     json!({
         "schema": 1,
         "model": p.model,
+        "read_for": p.read_for,
         "provider": p.provider.as_str(),
         "session": p.session,
         "estimate": p.estimate,
@@ -257,6 +264,16 @@ pub fn to_json(p: &Prediction) -> Value {
     })
 }
 
+/// ` · read for claude-opus-9-9, which the model table does not know`.
+fn read_for(p: &Prediction) -> String {
+    p.read_for.as_deref().map_or(String::new(), |id| {
+        format!(
+            " · read for {}, which the model table does not know",
+            crate::clean(id, 80)
+        )
+    })
+}
+
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
@@ -265,10 +282,11 @@ fn round6(x: f64) -> f64 {
 pub fn to_markdown(p: &Prediction) -> String {
     use crate::text::md_cell;
     let mut o = format!(
-        "## Cache prediction: session {}, {} ({}){}\n\n| Request | Turn | At | Total | Read | Written | Uncached | Cost $ |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "## Cache prediction: session {}, {} ({}){}{}\n\n| Request | Turn | At | Total | Read | Written | Uncached | Cost $ |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         md_cell(&p.session),
         md_cell(&p.model),
         p.provider.as_str(),
+        md_cell(&read_for(p)),
         if p.estimate {
             ", token counts are estimates"
         } else {
@@ -345,10 +363,11 @@ pub fn to_markdown(p: &Prediction) -> String {
 
 pub fn to_text(p: &Prediction) -> String {
     let mut o = format!(
-        "cache prediction · session {} · {} ({}){}\n\n",
+        "cache prediction · session {} · {} ({}){}{}\n\n",
         p.session,
         p.model,
         p.provider.as_str(),
+        read_for(p),
         if p.estimate {
             " · token counts are estimates"
         } else {
