@@ -407,6 +407,46 @@ fn what_the_agent_loads_during_the_session_is_no_difference() {
     assert_eq!((code, d), (Some(0), vec![]));
 }
 
+/// A request recorded in another home, checked where the user has a
+/// `~/.claude/CLAUDE.md`: the file the request holds nothing of is said,
+/// and is no difference of the agent's (exit 0).
+#[test]
+fn a_home_memory_file_the_request_lacks_is_no_difference() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    std::fs::write(
+        home.path().join(".claude/CLAUDE.md"),
+        "# Mine\nAlways answer in French.\n",
+    )
+    .unwrap();
+    let ws = fixture("claude-code").join("workspace");
+    let cap = fixture("claude-code").join("capture.jsonl");
+    let args = [
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        "1",
+        "--check-profile",
+    ];
+    let o = run_home(home.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("not in the request, though in this home: ~/.claude/CLAUDE.md"),
+        "{}",
+        stdout(&o)
+    );
+    let mut args = args.to_vec();
+    args.extend(["--format", "json"]);
+    let j = json(&run_home(home.path(), &args));
+    assert_eq!(j["differences"], serde_json::json!([]), "{j}");
+    assert_eq!(
+        j["home_not_sent"],
+        serde_json::json!(["~/.claude/CLAUDE.md"])
+    );
+}
+
 #[test]
 fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
     let ws = after("openclaw");

@@ -255,6 +255,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
             "profile_chosen_because": t.profile_chosen_because,
             "differences": t.differences,
             "read_in_session": t.read_in_session,
+            "home_not_sent": t.home_not_sent,
         })),
         _ => out_report(&profile_check::to_text(&t, "the agent")),
     }

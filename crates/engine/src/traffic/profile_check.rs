@@ -272,18 +272,32 @@ fn after_first_answer(texts: &[(String, String)]) -> Vec<&str> {
     texts[first..].iter().map(|(l, _)| l.as_str()).collect()
 }
 
+/// What [`check`] finds: the differences, and what is none.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub differences: Vec<Difference>,
+    /// Files the agent sent only in the conversation, or that the profile
+    /// loads on demand.
+    pub read_in_session: Vec<ReadInSession>,
+    /// The user's own files of this machine's home (`~/.claude/CLAUDE.md`)
+    /// that the request holds nothing of: it was sent from another home,
+    /// or before they were written. A fact of the home, not of the agent.
+    pub home_not_sent: Vec<String>,
+}
+
 /// Every difference between the request the profile renders (`predicted`)
 /// and the one the agent sent (`real`), over the workspace's `files`; and
-/// the files the agent sent only in the conversation, or that the profile
-/// loads `on_demand` (memory the agent adds once it reads a file in its
-/// folder): no difference.
+/// what is no difference: the files the agent sent only in the
+/// conversation, or that the profile loads `on_demand` (memory the agent
+/// adds once it reads a file in its folder), and this home's files the
+/// request holds nothing of.
 pub fn check(
     predicted: &Request,
     (real, sent_at): (&Request, Option<f64>),
     (files, on_demand): (&[SourceFile], &[&str]),
     counter: &TokenCounter,
     enc: Encoding,
-) -> (Vec<Difference>, Vec<ReadInSession>) {
+) -> Checked {
     let p = attribute(predicted, files, counter, enc);
     let mut a = attribute(real, files, counter, enc);
     super::attribution::mark_changed_since(&mut a, files, sent_at);
@@ -291,7 +305,12 @@ pub fn check(
     let conversation = after_first_answer(&at);
     let mut out = Vec::new();
     let mut in_session = Vec::new();
+    let mut home_not_sent = Vec::new();
     for (pf, af) in p.files.iter().zip(&a.files) {
+        if af.path.starts_with("~/") && af.sent == Sent::Absent && pf.sent != Sent::Absent {
+            home_not_sent.push(af.path.clone());
+            continue;
+        }
         // Its lines, not its description in a listing.
         let lines: Vec<&super::attribution::Span> = af.spans.iter().filter(|s| !s.listed).collect();
         let later = !lines.is_empty()
@@ -341,7 +360,11 @@ pub fn check(
             agent: format!("breakpoints on {}", words(&ab)),
         });
     }
-    (out, in_session)
+    Checked {
+        differences: out,
+        read_in_session: in_session,
+        home_not_sent,
+    }
 }
 
 /// A recorded request set against a workspace: its attribution to the
@@ -359,6 +382,8 @@ pub struct Against {
     pub differences: Vec<Difference>,
     /// Files the agent sent only in the conversation (not differences).
     pub read_in_session: Vec<ReadInSession>,
+    /// This home's files the request holds nothing of (not differences).
+    pub home_not_sent: Vec<String>,
 }
 
 /// Request `n` of `exchanges` (1-based; default: the last one with a
@@ -415,8 +440,7 @@ pub fn against(
         .filter(|f| a.workspace.profile.agent.loads_nested_on_demand() && f.is_nested_memory())
         .map(|f| f.source.as_str())
         .collect();
-    let (differences, read_in_session) =
-        check(&predicted, (req, x.at), (&files, &on_demand), counter, enc);
+    let checked = check(&predicted, (req, x.at), (&files, &on_demand), counter, enc);
     let chosen = &a.workspace.profile;
     Against {
         request: n,
@@ -424,8 +448,9 @@ pub fn against(
         attribution,
         profile: chosen.id(),
         profile_chosen_because: chosen.why.clone(),
-        differences,
-        read_in_session,
+        differences: checked.differences,
+        read_in_session: checked.read_in_session,
+        home_not_sent: checked.home_not_sent,
     }
 }
 
@@ -479,7 +504,24 @@ pub fn to_text(a: &Against, agent: &str) -> String {
                 .collect::<String>()
         );
     }
+    if !a.home_not_sent.is_empty() {
+        o += &format!("\n{}\n", home_not_sent_words(&a.home_not_sent));
+    }
     o
+}
+
+/// This home's files a request holds nothing of, in a sentence (the text
+/// view and the window say it alike).
+pub fn home_not_sent_words(files: &[String]) -> String {
+    format!(
+        "not in the request, though in this home: {} (the request was sent from another home, or before {} written; no difference of the agent's)",
+        files.join(", "),
+        if files.len() == 1 {
+            "it was"
+        } else {
+            "they were"
+        }
+    )
 }
 
 /// The differences' text.

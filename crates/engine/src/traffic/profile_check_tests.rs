@@ -41,13 +41,14 @@ fn placement_heading_order_and_breakpoints_are_named() {
     let real = json!({"system": [{"type": "text", "text": "agent prompt", "cache_control": {"type": "ephemeral"}}],
         "messages": [{"role": "user", "content": "Contents of /w/B.md:\nBeta rule one here\nBeta rule two here\nContents of /w/A.md:\nAlpha rule one here\nAlpha rule two here\n"}]});
     let (predicted, real) = (Request::of_body(&predicted), Request::of_body(&real));
-    let (d, _) = check(
+    let d = check(
         &predicted,
         (&real, None),
         (&files, &[]),
         &TokenCounter::new(),
         Encoding::O200kBase,
-    );
+    )
+    .differences;
     let points: Vec<(Point, Option<&str>)> =
         d.iter().map(|x| (x.point, x.file.as_deref())).collect();
     assert!(
@@ -67,13 +68,14 @@ fn placement_heading_order_and_breakpoints_are_named() {
         !points.contains(&(Point::Breakpoint, None)),
         "both on system block 1"
     );
-    let (same, _) = check(
+    let same = check(
         &predicted,
         (&predicted, None),
         (&files, &[]),
         &TokenCounter::new(),
         Encoding::O200kBase,
-    );
+    )
+    .differences;
     assert!(same.is_empty(), "{same:?}");
 }
 
@@ -101,7 +103,11 @@ One line per change
     );
     let enc = Encoding::O200kBase;
     let c = TokenCounter::new();
-    let (d, read) = check(&predicted, (&later, None), (&files, &[]), &c, enc);
+    let Checked {
+        differences: d,
+        read_in_session: read,
+        ..
+    } = check(&predicted, (&later, None), (&files, &[]), &c, enc);
     assert!(d.is_empty(), "{d:?}");
     assert_eq!(read.len(), 1);
     assert_eq!(read[0].file, "SKILL.md");
@@ -110,11 +116,61 @@ One line per change
         r#"{{"system": "agent prompt", "messages": [{{"role": "user", "content": "{skill}"}}]}}"#
     ))
     .unwrap());
-    let (d, read) = check(&predicted, (&first, None), (&files, &[]), &c, enc);
+    let Checked {
+        differences: d,
+        read_in_session: read,
+        ..
+    } = check(&predicted, (&first, None), (&files, &[]), &c, enc);
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0].point, Point::Added);
     assert!(read.is_empty());
     // Memory the profile loads on demand: read in the session.
-    let (d, read) = check(&predicted, (&first, None), (&files, &["SKILL.md"]), &c, enc);
+    let Checked {
+        differences: d,
+        read_in_session: read,
+        ..
+    } = check(&predicted, (&first, None), (&files, &["SKILL.md"]), &c, enc);
     assert!(d.is_empty() && read.len() == 1, "{d:?} {read:?}");
+}
+
+#[test]
+fn a_home_file_the_request_holds_nothing_of_is_no_difference_of_the_agents() {
+    let files = [
+        file(
+            "CLAUDE.md",
+            "Project rule one here\nProject rule two here\n",
+        ),
+        file(
+            "~/.claude/CLAUDE.md",
+            "Home rule one here\nHome rule two here\n",
+        ),
+    ];
+    let predicted = Request::of_body(
+        &json!({"system": "agent prompt", "messages": [{"role": "user",
+        "content": "Contents of /w/CLAUDE.md:\nProject rule one here\nProject rule two here\nContents of /h/.claude/CLAUDE.md:\nHome rule one here\nHome rule two here\n"}]}),
+    );
+    let run = |real: &Value| {
+        check(
+            &predicted,
+            (&Request::of_body(real), None),
+            (&files, &[]),
+            &TokenCounter::new(),
+            Encoding::O200kBase,
+        )
+    };
+    // Sent from another home: the project file only.
+    let c = run(
+        &json!({"system": "agent prompt", "messages": [{"role": "user",
+        "content": "Contents of /w/CLAUDE.md:\nProject rule one here\nProject rule two here\n"}]}),
+    );
+    assert!(c.differences.is_empty(), "{:?}", c.differences);
+    assert_eq!(c.home_not_sent, ["~/.claude/CLAUDE.md"]);
+    // A project file left out stays a difference.
+    let c = run(
+        &json!({"system": "agent prompt", "messages": [{"role": "user",
+        "content": "Contents of /h/.claude/CLAUDE.md:\nHome rule one here\nHome rule two here\n"}]}),
+    );
+    assert_eq!(c.differences.len(), 1, "{:?}", c.differences);
+    assert_eq!(c.differences[0].point, Point::Missing);
+    assert!(c.home_not_sent.is_empty());
 }
