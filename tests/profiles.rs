@@ -596,6 +596,23 @@ fn openclaw_2026_9_loads_six_files_in_one_stable_block() {
     assert!(!text.contains(&format!("## {root}/TOOLS.md")));
     assert!(!text.contains(&format!("## {root}/HEARTBEAT.md")));
     assert!(!text.contains("[MISSING]"));
+    // Still, the folder's TOOLS.md is a row: not sent, and why.
+    let tools = &report(&ws, &[])["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["source"] == "TOOLS.md")
+        .cloned()
+        .expect("a row for TOOLS.md");
+    assert_eq!(tools["status"], "disabled", "{tools}");
+    assert_eq!(tools["kept_tokens"], 0, "{tools}");
+    assert!(
+        tools["reason"]
+            .as_str()
+            .unwrap()
+            .contains("OpenClaw 2026.9 no longer loads TOOLS.md"),
+        "{tools}"
+    );
     assert!(text.contains(&format!(
         "## Workspace Files (injected)\nUser-editable; OpenClaw loads below as Project Context.\n# Project Context\nLoaded project context:\nSOUL.md: persona/tone. Follow it unless higher-priority instructions override.\nMEMORY.md: durable non-profile facts and decisions; use when relevant unless higher-priority instructions override.\nUSER.md: durable user preferences and profile directives; follow unless higher-priority instructions override.\n## {root}/AGENTS.md\n"
     )));

@@ -188,6 +188,14 @@ pub struct Memory {
     pub note: Option<String>,
 }
 
+/// A file the agent's users have in its folder that this release does not
+/// load (OpenClaw 2026.9's TOOLS.md), and why: shown as a row not sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotLoaded {
+    pub name: String,
+    pub note: String,
+}
+
 /// Which of the profile's files a kind of session gets: `only` these, or
 /// all `without` these.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -235,6 +243,9 @@ pub struct Profile {
     pub separator: Option<String>,
     #[serde(default)]
     pub files: Vec<ProfileFile>,
+    /// Files of the folder this release no longer loads, each said.
+    #[serde(default)]
+    pub not_loaded: Vec<NotLoaded>,
     /// `{path}` (absolute), `{name}`, `{kind}`.
     #[serde(default)]
     pub file_heading: Option<String>,

@@ -84,27 +84,34 @@ fn not_for_this_kind(
     r: &mut Reader,
     out: &mut Vec<FragmentDef>,
 ) {
-    if !r.exists(&f.name) {
-        return;
-    }
-    let Some(text) = r.read(&f.name) else { return };
-    let mut frag = base(
-        f.name.trim_end_matches(".md").to_ascii_lowercase(),
-        2,
-        1000 - f.rank,
-        text.trim_end().to_string(),
-        &f.name,
-        1,
-        FragmentKind::Markdown,
-    );
-    frag.interpolate = false;
     let note = sk
         .note
         .as_deref()
         .unwrap_or("not sent in a {kind} session")
         .replace("{kind}", kind)
         .replace("{name}", &f.name);
-    frag.preset = Some(Preset::Disabled(note));
+    not_sent(&f.name, 1000 - f.rank, note, r, out);
+}
+
+/// A file of the folder the agent does not send, when there: a row of its
+/// own, disabled with why (its tokens, had it been sent).
+fn not_sent(name: &str, priority: i64, why: String, r: &mut Reader, out: &mut Vec<FragmentDef>) {
+    if !r.exists(name) {
+        return;
+    }
+    let Some(text) = r.read(name) else { return };
+    let id = name.trim_end_matches(".md").to_ascii_lowercase();
+    let mut frag = base(
+        id,
+        2,
+        priority,
+        text.trim_end().to_string(),
+        name,
+        1,
+        FragmentKind::Markdown,
+    );
+    frag.interpolate = false;
+    frag.preset = Some(Preset::Disabled(why));
     out.push(frag);
 }
 
@@ -319,6 +326,9 @@ pub fn load_openclaw(
         }
         with_heading(&mut frag, ex.heading(&root, &f.name, ""), (&kept, &text));
         out.push(frag);
+    }
+    for f in &p.not_loaded {
+        not_sent(&f.name, 0, f.note.clone(), r, out);
     }
     let skills_from = out.len();
     load_skill_listing(p, r, extras.home.as_deref(), out, diags);
