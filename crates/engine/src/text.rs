@@ -153,6 +153,39 @@ pub fn md_code(s: &str) -> String {
 }
 
 /// A count with thousands separators: `1,979`.
+/// `s` on one line (a line break as ` ⏎ `) of at most `n` characters, an
+/// ellipsis where it is cut.
+pub fn clip(s: &str, n: usize) -> String {
+    let one_line = s.replace(['\n', '\r'], " ⏎ ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        one_line
+            .chars()
+            .take(n.saturating_sub(1))
+            .collect::<String>()
+            + "…"
+    }
+}
+
+/// `head` and every name after it, comma-separated, the lines wrapped at
+/// 100 characters under the first (no name cut off the line's end).
+pub fn wrapped(head: &str, names: &[&str]) -> String {
+    let mut o = head.to_string();
+    let mut width = head.chars().count();
+    for (i, n) in names.iter().enumerate() {
+        let comma = if i + 1 < names.len() { "," } else { "" };
+        let word = format!(" {}{comma}", clip(n, 60));
+        if width + word.chars().count() > 100 {
+            o += "\n   ";
+            width = 3;
+        }
+        width += word.chars().count();
+        o += &word;
+    }
+    o + "\n"
+}
+
 pub fn thousands(n: impl Count) -> String {
     let s = n.count().to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
@@ -372,6 +405,23 @@ pub fn expand_capped(template: &str, vars: &[(&str, &str)], max: usize) -> (Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_is_wrapped_whole_and_a_long_value_clipped() {
+        let names: Vec<String> = (0..40).map(|i| format!("tool_{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let o = wrapped("  40 tools:", &names);
+        assert!(o.lines().all(|l| l.chars().count() <= 100), "{o}");
+        assert!(o.lines().count() > 2, "{o}");
+        // Every name, in order, none cut.
+        let back: Vec<&str> = o["  40 tools:".len()..]
+            .split([',', '\n', ' '])
+            .filter(|w| !w.is_empty())
+            .collect();
+        assert_eq!(back, names);
+        assert_eq!(clip("a\nb", 10), "a ⏎ b");
+        assert_eq!(clip("abcdef", 4), "abc…");
+    }
 
     #[test]
     fn a_text_with_nothing_to_clean_comes_back_as_cleaning_it_would_make_it() {

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::assembly::assemble::{Assembly, BlockResult, LayerResult, Status};
 use crate::assembly::assembled::Assembled;
+use crate::text::{clip, wrapped};
 use crate::workspace::diag::{Diagnostic, Severity};
 use crate::workspace::settings::Placement;
 
@@ -125,16 +126,6 @@ pub fn layer_name(l: &LayerResult, agent: bool) -> String {
         _ => "dynamic",
     }
     .to_string()
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
-        out.push('…');
-        out
-    }
 }
 
 pub fn to_text(ins: &Assembled) -> String {
@@ -487,10 +478,7 @@ fn agent_parts(a: &Assembly) -> String {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    o += &format!(
-        "  {tools} tool definitions: {}\n",
-        clip(&names.join(", "), 100)
-    );
+    o += &wrapped(&format!("  {tools} tool definitions:"), &names);
     if !a.deferred_tools.is_empty() {
         let n: u64 = a.deferred_tools.iter().map(|d| d.1).sum();
         o += &format!(

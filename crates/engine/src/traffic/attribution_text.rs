@@ -3,6 +3,7 @@
 
 use super::attribution::{Attribution, Sent};
 use crate::clean;
+use crate::text::clip;
 
 /// The text view.
 pub fn to_text(a: &Attribution, request: usize) -> String {
@@ -126,13 +127,4 @@ fn ranges(r: &[(usize, usize)]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn clip(s: &str, n: usize) -> String {
-    let one_line = s.replace(['\n', '\r'], " ⏎ ");
-    if one_line.chars().count() <= n {
-        one_line
-    } else {
-        one_line.chars().take(n - 1).collect::<String>() + "…"
-    }
 }
