@@ -267,3 +267,60 @@ fn the_report_splits_gemini_md_where_the_request_is_traced_to_its_import() {
     assert_eq!(pieces[1].2, traced[1].1, "the import's tokens: {a}");
     assert!(pieces[1].2 > 10, "{pieces:?}");
 }
+
+/// Gemini CLI's markers around a GEMINI.md (`--- Context from: …`, an
+/// import's `<!-- Imported from: … -->` and their ends) are the agent's
+/// words, not the file's text: `context` counts the file without them,
+/// the figure the report gives its rows as the file's own.
+#[test]
+fn gemini_md_is_counted_without_the_agents_markers() {
+    let h = home();
+    let ws = h.home().join("notes-app");
+    let ws = ws.to_str().unwrap();
+    let report: Value =
+        serde_json::from_str(&h.run(&["report", ws, "--user-memory", "--format", "json"])).unwrap();
+    let rows: Vec<&Value> = report["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["source"] == "GEMINI.md")
+        .collect();
+    assert_eq!(rows.len(), 2, "the file around its import: {rows:?}");
+    let own: u64 = rows
+        .iter()
+        .map(|f| f["file_tokens"].as_u64().unwrap())
+        .sum();
+    let markers: u64 = rows
+        .iter()
+        .map(|f| f["heading_tokens"].as_u64().unwrap())
+        .sum();
+    let kept: u64 = rows
+        .iter()
+        .map(|f| f["kept_tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(own + markers, kept);
+    // The file's text alone, without the `@docs/style.md` the agent
+    // replaces: about its own count (a cut between two pieces counts a
+    // token or two apart).
+    let text = std::fs::read_to_string(h.home().join("notes-app/GEMINI.md")).unwrap();
+    let alone = text
+        .replace("@docs/style.md", "")
+        .split_whitespace()
+        .count() as u64;
+    assert!(
+        own < kept / 2 && own >= alone,
+        "own {own}, markers {markers}, words {alone}"
+    );
+    let context: Value =
+        serde_json::from_str(&h.run(&["context", ws, "--user-memory", "--format", "json"]))
+            .unwrap();
+    let listed = context["memory_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "/home/user/notes-app/GEMINI.md")
+        .unwrap()["tokens"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(listed, own);
+}

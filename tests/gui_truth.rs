@@ -846,7 +846,12 @@ fn an_agent_folders_context_view_counts_the_agents_own_parts() {
     // The list sums to its category: the agent's words around the files
     // are its last row, apart from the files, naming the headings the
     // report counts in the files' rows.
-    let headings: u64 = a.fragments.iter().map(|f| f.heading_tokens).sum();
+    let headings: u64 = a
+        .fragments
+        .iter()
+        .filter(|f| !f.id.starts_with("skill.") && !f.id.starts_with("agent."))
+        .map(|f| f.heading_tokens)
+        .sum();
     assert!(headings > 0);
     h.get_by_label(&format!(
         "(the agent's own words around the files: no file; {headings} of them headings, in the report's rows)"
@@ -1113,6 +1118,71 @@ fn a_memory_files_detail_says_the_figure_context_lists() {
         "of which the file's own text: {} tokens",
         prompt_inspector::engine::thousands(own)
     );
+    assert!(
+        h.query_all_by_label_contains(&said).next().is_some(),
+        "{said}"
+    );
+}
+
+/// A subagent's or skill's row in the listing: the report, the detail and
+/// `traffic --against` give the same figure for the file (its
+/// description); the rest of the row is the agent's listing entry.
+#[test]
+fn a_listed_files_description_is_one_figure_in_report_detail_and_traffic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332");
+    let ws = dir.join("workspace");
+    let home = tempfile::tempdir().unwrap();
+    let t = json(&run_home(
+        home.path(),
+        &[
+            "traffic",
+            dir.join("capture.jsonl").to_str().unwrap(),
+            "--against",
+            ws.to_str().unwrap(),
+            "--request",
+            "1",
+            "--format",
+            "json",
+        ],
+    ));
+    let r = json(&run(&["report", ws.to_str().unwrap(), "--format", "json"]));
+    for (id, path) in [
+        ("agent.file-lister", ".claude/agents/file-lister.md"),
+        (
+            "skill.release-notes",
+            ".claude/skills/release-notes/SKILL.md",
+        ),
+    ] {
+        let traced = t["attribution"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap();
+        assert_eq!(traced["sent"], "listed");
+        let row = r["fragments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap();
+        assert_eq!(row["file_tokens"], traced["tokens"], "{id}: {row}");
+        let kept = row["kept_tokens"].as_u64().unwrap();
+        let own = row["file_tokens"].as_u64().unwrap();
+        assert_eq!(row["heading_tokens"].as_u64().unwrap(), kept - own);
+    }
+    let own = t["attribution"]["files"][0]["tokens"].as_u64().unwrap();
+    let mut h = harness_sized(ws, egui::vec2(1280.0, 800.0));
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(prompt_inspector::ui::command::Command::Select(
+            "agent.file-lister".into(),
+        ));
+    h.run_steps(3);
+    let said =
+        format!("of which the file's description: {own} tokens (as traffic --against counts it)");
     assert!(
         h.query_all_by_label_contains(&said).next().is_some(),
         "{said}"

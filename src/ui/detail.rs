@@ -10,6 +10,7 @@ use super::colors;
 use super::thousands;
 use crate::engine::assembly::assemble::{FragmentResult, PreparedFragment};
 use crate::engine::problems::Problem;
+use crate::engine::workspace::types::WordsKind;
 use crate::engine::{Encoding, TokenCounter};
 
 /// Token spans of the fragment shown, cached by (id, text).
@@ -109,12 +110,27 @@ fn heading(ui: &mut Ui, f: &FragmentResult, enc: Encoding) {
         "fragment tokens: its full text counted alone; kept: what the prompt holds of it, counted alone",
     );
     // A memory file under the heading the agent writes before it: the
-    // file's own text as the agent's /context counts it (`context`).
+    // file's own text as the agent's /context counts it (`context`); a
+    // listing's entry around a file's description.
     if let Some(own) = f.file_tokens() {
+        let (file, words) = match f.agent_words.map(|w| w.kind) {
+            Some(WordsKind::ListingEntry) => (
+                "the file's description",
+                "(as traffic --against counts it); the rest, {}, is the agent's listing entry around it",
+            ),
+            Some(WordsKind::Markers) => (
+                "the file's own text",
+                "(as /context counts it); the rest, {}, is the agent's markers around it",
+            ),
+            _ => (
+                "the file's own text",
+                "(as /context counts it); the rest, {}, is the heading the agent writes before it",
+            ),
+        };
         ui.weak(format!(
-            "of which the file's own text: {} tokens (as /context counts it); the rest, {}, is the heading the agent writes before it",
+            "of which {file}: {} tokens {}",
             thousands(own),
-            thousands(f.heading_tokens)
+            words.replace("{}", &thousands(f.heading_tokens))
         ));
     }
 }

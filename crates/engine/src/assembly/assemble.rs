@@ -271,7 +271,11 @@ fn results(p: &Prepared, slots: Vec<Slot>, counter: &TokenCounter) -> Vec<Fragme
         .zip(slots)
         .map(|(f, s)| FragmentResult {
             heading_tokens: super::results::heading_tokens(
-                f.heading, &s.text, s.kept, counter, p.encoding,
+                f.agent_words,
+                &s.text,
+                s.kept,
+                counter,
+                p.encoding,
             ),
             id: f.id.clone(),
             layer: f.layer,
@@ -284,7 +288,7 @@ fn results(p: &Prepared, slots: Vec<Slot>, counter: &TokenCounter) -> Vec<Fragme
             reason: s.reason,
             text: s.text,
             chars: f.chars,
-            heading: f.heading,
+            agent_words: f.agent_words,
             builtin: f.builtin,
         })
         .collect()

@@ -15,7 +15,7 @@ use crate::workspace::diag::Diagnostic;
 use crate::workspace::expr::SessionFacts;
 use crate::workspace::session::Session;
 use crate::workspace::settings::Settings;
-use crate::workspace::types::{FragmentKind, Preset};
+use crate::workspace::types::{AgentWords, FragmentKind, Preset};
 use crate::workspace::{FragmentDef, Workspace};
 
 /// A fragment with the session applied, in sort order.
@@ -45,9 +45,9 @@ pub struct PreparedFragment {
     pub preset: Option<Preset>,
     /// Characters before and after the agent's caps.
     pub chars: Option<(usize, usize)>,
-    /// Bytes at the start of the text that are the agent's heading for
-    /// the file (see `FragmentDef::heading`; 0: none).
-    pub heading: usize,
+    /// The agent's words around the file's text in `full` (see
+    /// `FragmentDef::agent_words`).
+    pub agent_words: Option<AgentWords>,
     /// The agent's own text (see `FragmentKind::Builtin`), by category.
     pub builtin: Option<Category>,
 }
@@ -137,11 +137,9 @@ fn prepared_fragments(
             truncate: f.truncate,
             preset: f.preset.clone(),
             chars: f.chars,
-            heading: if f.heading > 0 {
-                f.prefix.len() + f.heading
-            } else {
-                0
-            },
+            agent_words: f
+                .agent_words
+                .map(|w| w.within(f.prefix.len(), f.suffix.len())),
             builtin: match &f.kind {
                 FragmentKind::Builtin { category } => Some(*category),
                 _ => None,

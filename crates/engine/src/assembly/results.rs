@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::assembly::tokens::{Encoding, TokenCounter};
 use crate::workspace::agents::builtin::Category;
 use crate::workspace::settings::{Budget, Placement, Ttl};
+use crate::workspace::types::{AgentWords, WordsKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -57,13 +58,13 @@ pub struct FragmentResult {
     /// Characters of the file before and after an agent profile's caps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chars: Option<(usize, usize)>,
-    /// Bytes at the start of `text` that are the agent's heading for the
-    /// file, not the file's own text (0: none).
+    /// The agent's words around the file's text in `text` (None: none).
     #[serde(skip)]
-    pub heading: usize,
-    /// Of `kept_tokens`, the agent's heading's (Claude Code's "Contents of
-    /// …:"): the rest is the file's own text, as the agent's `/context`
-    /// counts a memory file. 0: no heading.
+    pub agent_words: Option<AgentWords>,
+    /// Of `kept_tokens`, the agent's words around the file's (Claude
+    /// Code's "Contents of …:" heading, a listing entry's name and "(Tools:
+    /// …)"): the rest is the file's own text, as the agent's `/context`
+    /// counts a memory file and `traffic --against` any file. 0: none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub heading_tokens: Tokens,
     /// The agent's own text (a built-in skill or subagent, the words of its
@@ -93,13 +94,27 @@ impl FragmentResult {
         (self.heading_tokens > 0).then(|| self.kept_tokens - self.heading_tokens)
     }
 
-    /// Its kept tokens split between the file and the agent's heading, in
-    /// words (`126 of the file + 25 of the agent's heading before it`), as
-    /// the report, the context view and the detail say it.
+    /// Its kept tokens split between the file and the agent's words around
+    /// it (`126 of the file + 25 of the agent's heading before it`), as the
+    /// report, the context view and the detail say it.
     pub fn heading_split(&self) -> Option<String> {
         let own = self.file_tokens()?;
+        let (file, words) = match self.agent_words.map(|w| w.kind) {
+            Some(WordsKind::ListingEntry) => (
+                "of the file's description (as `traffic --against` counts it)",
+                "of the agent's listing entry around it",
+            ),
+            Some(WordsKind::Markers) => (
+                "of the file (as `context` counts it)",
+                "of the agent's markers around it",
+            ),
+            _ => (
+                "of the file (as `context` counts it)",
+                "of the agent's heading before it",
+            ),
+        };
         Some(format!(
-            "{} kept = {} of the file (as `context` counts it) + {} of the agent's heading before it",
+            "{} kept = {} {file} + {} {words}",
             crate::text::thousands(self.kept_tokens),
             crate::text::thousands(own),
             crate::text::thousands(self.heading_tokens)
@@ -107,16 +122,16 @@ impl FragmentResult {
     }
 }
 
-/// Of a fragment's kept tokens, its heading's (the agent's words before
-/// the file): the kept text's count less the file's own text's.
+/// Of a fragment's kept tokens, the agent's words' around the file: the
+/// kept text's count less the file's own text's.
 pub fn heading_tokens(
-    heading: usize,
+    words: Option<AgentWords>,
     text: &str,
     kept: Tokens,
     counter: &TokenCounter,
     enc: Encoding,
 ) -> Tokens {
-    match text.get(heading..).filter(|_| heading > 0 && kept > 0) {
+    match words.and_then(|w| w.own(text)).filter(|_| kept > 0) {
         Some(own) => kept - counter.count(enc, own).min(kept),
         None => 0,
     }

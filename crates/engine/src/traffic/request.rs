@@ -125,7 +125,7 @@ fn position_parts(
         reason: String::new(),
         text: text.into(),
         chars: None,
-        heading: 0,
+        agent_words: None,
         heading_tokens: 0,
         builtin: None,
     };

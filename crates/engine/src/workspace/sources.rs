@@ -85,7 +85,7 @@ pub(crate) fn base(
         kind,
         preset: None,
         chars: None,
-        heading: 0,
+        agent_words: None,
         uncut: None,
     }
 }

@@ -42,6 +42,57 @@ pub enum Preset {
     Disabled(String),
 }
 
+/// The agent's own words around a file's text in its fragment: `head`
+/// bytes before it, `tail` bytes after it; the file's own text is what
+/// lies between, as the agent's `/context` and `traffic --against` count
+/// the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentWords {
+    pub head: usize,
+    pub tail: usize,
+    pub kind: WordsKind,
+}
+
+/// What the agent's words around a file are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordsKind {
+    /// A heading before a memory file (Claude Code's "Contents of …:").
+    Heading,
+    /// A listing's entry around a skill's or subagent's description (its
+    /// name before it, Claude Code's "(Tools: …)" after it).
+    ListingEntry,
+    /// Markers around a file's text (Gemini CLI's `--- Context from: …`,
+    /// `<!-- Imported from: … -->` and their ends).
+    Markers,
+}
+
+impl AgentWords {
+    /// A heading of `head` bytes before the file's text.
+    pub fn heading(head: usize) -> Option<AgentWords> {
+        (head > 0).then_some(AgentWords {
+            head,
+            tail: 0,
+            kind: WordsKind::Heading,
+        })
+    }
+
+    /// The same words once `before` and `after` bytes are put around the
+    /// whole (a fragment's prefix and suffix): the file's text after a
+    /// heading alone runs to the end, as it always was counted.
+    pub fn within(self, before: usize, after: usize) -> AgentWords {
+        AgentWords {
+            head: self.head + before,
+            tail: if self.tail > 0 { self.tail + after } else { 0 },
+            ..self
+        }
+    }
+
+    /// The file's own text in `text` (None: the words do not fit it).
+    pub fn own<'a>(&self, text: &'a str) -> Option<&'a str> {
+        text.get(self.head..text.len().checked_sub(self.tail)?)
+    }
+}
+
 /// A fragment as declared, before a session or a budget is applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FragmentDef {
@@ -72,10 +123,10 @@ pub struct FragmentDef {
     pub preset: Option<Preset>,
     /// Characters of the file before and after the agent's caps.
     pub chars: Option<(usize, usize)>,
-    /// Bytes at the start of the body that are the agent's heading for
-    /// the file (Claude Code's "Contents of …:" and the line break after
-    /// it), not the file's own text: `/context` counts a file without it.
-    pub heading: usize,
+    /// The agent's words around the file's text in the body (Claude
+    /// Code's "Contents of …:" and the line break after it), not the file's
+    /// own text: `/context` counts a file without them.
+    pub agent_words: Option<AgentWords>,
     /// The fragment's whole text when the agent's own caps cut it (the
     /// body is what is sent): its tokens are the fragment's before the
     /// cut, as a budget's cut shows them. None: not cut.

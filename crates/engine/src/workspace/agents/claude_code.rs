@@ -355,7 +355,7 @@ impl Walk<'_, '_> {
             FragmentKind::Markdown,
         );
         f.interpolate = false;
-        f.heading = heading.len() + 2;
+        f.agent_words = crate::workspace::types::AgentWords::heading(heading.len() + 2);
         self.out.push(f);
         self.follow_imports(rel, body, kind, depth);
     }

@@ -15,7 +15,7 @@ use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
 use crate::workspace::reader::Reader;
 use crate::workspace::sources::base;
-use crate::workspace::types::{FragmentDef, FragmentKind};
+use crate::workspace::types::{AgentWords, FragmentDef, FragmentKind, WordsKind};
 
 /// How deep imports are followed (Gemini CLI's own limit).
 const MAX_IMPORT_DEPTH: usize = 5;
@@ -148,8 +148,35 @@ fn piece(file: &File, part: usize, text: &str, source: String, line: usize) -> F
     if part > 1 {
         f.id = format!("{}.part{part}", file.id);
     }
+    if part > 0 {
+        f.agent_words = markers(text);
+    }
     f.interpolate = false;
     f
+}
+
+/// Gemini CLI's markers at the ends of a piece of a GEMINI.md, not the
+/// file's text: `--- Context from: …` (and its line break) or an import's
+/// end before it, an import's start or `--- End of Context from: …` after.
+fn markers(text: &str) -> Option<AgentWords> {
+    let head = if text.starts_with("--- Context from: ") {
+        text.find('\n').map_or(text.len(), |i| i + 1)
+    } else if text.starts_with("<!-- End of import from: ") {
+        text.find(" -->").map_or(0, |i| i + 4)
+    } else {
+        0
+    };
+    let rest = &text[head..];
+    let tail = ["\n--- End of Context from: ", "<!-- Imported from: "]
+        .iter()
+        .filter(|_| rest.ends_with(" ---") || rest.ends_with(" -->"))
+        .find_map(|m| rest.rfind(m).map(|i| rest.len() - i))
+        .unwrap_or(0);
+    (head + tail > 0).then_some(AgentWords {
+        head,
+        tail,
+        kind: WordsKind::Markers,
+    })
 }
 
 /// An imported file's path as a fragment name: `docs/style.md` is
@@ -178,6 +205,7 @@ fn fragment(
     source: &str,
 ) -> FragmentDef {
     let body = format!("--- Context from: {abs} ---\n{text}\n--- End of Context from: {abs} ---");
+    let words = markers(&body);
     let mut f = base(
         id.to_string(),
         layer,
@@ -187,6 +215,7 @@ fn fragment(
         1,
         FragmentKind::Markdown,
     );
+    f.agent_words = words;
     f.interpolate = false;
     f
 }

@@ -16,7 +16,7 @@ use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::{Profile, Skills};
 use crate::workspace::reader::Reader;
 use crate::workspace::sources::base;
-use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
+use crate::workspace::types::{AgentWords, FragmentDef, FragmentKind, Preset, WordsKind};
 use crate::workspace::yaml::{self, Node, split_frontmatter};
 
 /// A path under the home folder as the agents show it (`~/workspace/…`).
@@ -106,6 +106,7 @@ pub fn fragments(
                 ("tools", &o.tools),
             ],
         );
+        let words = entry_words(&text, &o.description);
         let mut f = base(
             format!("{}.{}", o.kind, key(&o.name)),
             1,
@@ -119,6 +120,7 @@ pub fn fragments(
             },
         );
         f.interpolate = false;
+        f.agent_words = words;
         out.push(f);
     }
     let entries = |v: &[Entry], kind: &str| -> Vec<(usize, Entry)> {
@@ -153,6 +155,19 @@ pub fn fragments(
             &src,
         ));
     }
+}
+
+/// The listing's words around a file's `description` in its `entry`: the
+/// file's own text is its description.
+fn entry_words(entry: &str, description: &str) -> Option<AgentWords> {
+    let at = entry
+        .find(description)
+        .filter(|_| !description.is_empty())?;
+    Some(AgentWords {
+        head: at,
+        tail: entry.len() - at - description.len(),
+        kind: WordsKind::ListingEntry,
+    })
 }
 
 /// The category of one of the workspace's own listing fragments.

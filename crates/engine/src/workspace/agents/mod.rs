@@ -10,7 +10,7 @@ use crate::workspace::profile::{Caps, PolicyDigest, Profile, js_len, js_prefix, 
 use crate::workspace::reader::Reader;
 use crate::workspace::settings::Settings;
 use crate::workspace::sources::base;
-use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
+use crate::workspace::types::{AgentWords, FragmentDef, FragmentKind, Preset};
 use crate::workspace::yaml::split_frontmatter;
 
 pub mod builtin;
@@ -221,10 +221,10 @@ fn with_heading(frag: &mut FragmentDef, heading: String, (kept, whole): (&str, &
         frag.uncut = Some(format!("{heading}\n{whole}"));
     }
     frag.body = if matches!(frag.preset, Some(Preset::Dropped(_))) {
-        frag.heading = heading.len();
+        frag.agent_words = AgentWords::heading(heading.len());
         heading
     } else {
-        frag.heading = heading.len() + 1;
+        frag.agent_words = AgentWords::heading(heading.len() + 1);
         format!("{heading}\n{kept}")
     };
 }

@@ -90,7 +90,7 @@ fn on_demand(
     for f in &mut out[start..] {
         let heading = format!("Instructions from: {root}/{}\n", f.source);
         f.body = format!("{heading}{}", f.body);
-        f.heading = heading.len();
+        f.agent_words = crate::workspace::types::AgentWords::heading(heading.len());
     }
 }
 
@@ -143,6 +143,6 @@ fn fragment(id: &str, priority: i64, abs: &str, text: &str, source: &str) -> Fra
         FragmentKind::Markdown,
     );
     f.interpolate = false;
-    f.heading = heading.len();
+    f.agent_words = crate::workspace::types::AgentWords::heading(heading.len());
     f
 }

@@ -80,6 +80,6 @@ fn fragment(id: &str, priority: i64, abs: &str, text: &str, source: &str) -> Fra
         FragmentKind::Markdown,
     );
     f.interpolate = false;
-    f.heading = heading.len();
+    f.agent_words = crate::workspace::types::AgentWords::heading(heading.len());
     f
 }
