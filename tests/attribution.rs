@@ -445,6 +445,35 @@ fn a_home_memory_file_the_request_lacks_is_no_difference() {
         j["home_not_sent"],
         serde_json::json!(["~/.claude/CLAUDE.md"])
     );
+    // Codex: with this home's ~/.codex/AGENTS.md rendered, the project's
+    // file would follow the agent's `--- project-doc ---`, not the
+    // request's `<INSTRUCTIONS>`: compared as the home that sent it.
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/AGENTS.md"),
+        "# Me\nPrefer short answers.\n",
+    )
+    .unwrap();
+    let ws = fixture("codex").join("workspace");
+    let cap = fixture("codex").join("capture.jsonl");
+    let o = run_home(
+        home.path(),
+        &[
+            "traffic",
+            cap.to_str().unwrap(),
+            "--against",
+            ws.to_str().unwrap(),
+            "--workdir",
+            "tools",
+            "--check-profile",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("not in the request, though in this home: ~/.codex/AGENTS.md"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -195,6 +195,29 @@ pub fn against_request(
     };
     let ins = inspect(root, &opts, table, counter)?;
     let mut against = profile_check::against(&ins, table, counter, picked);
+    // Sent from a home without this home's files (none of them in the
+    // request): compared as that home renders, the files said apart (with
+    // them, the agent's words between the user's file and the project's
+    // would read as a difference).
+    let home_files = || {
+        against
+            .attribution
+            .files
+            .iter()
+            .filter(|f| f.path.starts_with("~/"))
+    };
+    if !against.home_not_sent.is_empty()
+        && home_files().all(|f| f.sent == crate::traffic::attribution::Sent::Absent)
+    {
+        let home_not_sent = std::mem::take(&mut against.home_not_sent);
+        let opts = Options {
+            user_memory: false,
+            ..opts
+        };
+        let ins = inspect(root, &opts, table, counter)?;
+        against = profile_check::against(&ins, table, counter, picked);
+        against.home_not_sent = home_not_sent;
+    }
     if let Some(why) = why {
         against.profile_chosen_because = why;
     }

@@ -307,7 +307,7 @@ pub fn check(
     let mut in_session = Vec::new();
     let mut home_not_sent = Vec::new();
     for (pf, af) in p.files.iter().zip(&a.files) {
-        if af.path.starts_with("~/") && af.sent == Sent::Absent && pf.sent != Sent::Absent {
+        if af.path.starts_with("~/") && af.sent == Sent::Absent {
             home_not_sent.push(af.path.clone());
             continue;
         }
