@@ -448,3 +448,50 @@ fn diagnostics_name_their_line_and_fragment() {
         }
     }
 }
+
+/// A link back to a folder above it (`loop/up` → `..`) is not followed:
+/// no rows for the folder's files again under `loop/up/…`, one warning
+/// naming the link (the walk went round it three times, every diagnostic
+/// said three times).
+#[test]
+fn a_link_to_a_folder_above_it_is_not_followed() {
+    let ws = tempfile::tempdir().unwrap();
+    write_ws(
+        ws.path(),
+        &[
+            (
+                "AGENTS.md",
+                "# Project\n\nRun the tests before every commit.\n",
+            ),
+            (
+                "tools/AGENTS.md",
+                "# Tools\n\nThe scripts stay dependency free.\n",
+            ),
+        ],
+    );
+    std::fs::create_dir(ws.path().join("loop")).unwrap();
+    std::os::unix::fs::symlink("..", ws.path().join("loop/up")).unwrap();
+    let o = report(ws.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    let sources: Vec<&str> = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["source"].as_str().unwrap())
+        .collect();
+    assert!(sources.contains(&"tools/AGENTS.md"), "{sources:?}");
+    assert!(
+        !sources.iter().any(|s| s.starts_with("loop/")),
+        "{sources:?}"
+    );
+    let d = diags(&o);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["file"], "loop/up");
+    assert!(
+        d[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(a loop): not followed")
+    );
+}

@@ -415,11 +415,24 @@ impl Reader {
                 "" | "." => name.clone(),
                 _ => format!("{rel}/{name}"),
             };
-            if e.file_type().map(|t| t.is_symlink()).unwrap_or(false)
-                && let Err(m) = self.resolve(&entry_rel)
-            {
-                self.refusal(Diagnostic::error(entry_rel, None, m));
-                continue;
+            if e.file_type().map(|t| t.is_symlink()).unwrap_or(false) {
+                match self.resolve(&entry_rel) {
+                    Err(m) => {
+                        self.refusal(Diagnostic::error(entry_rel, None, m));
+                        continue;
+                    }
+                    // A link to this folder or one above it: followed, a
+                    // walk would go round it (`loop/up` → `..`).
+                    Ok(to) if dir.starts_with(&to) => {
+                        self.refusal(Diagnostic::warning(
+                            entry_rel,
+                            None,
+                            "a link to a folder that holds it (a loop): not followed",
+                        ));
+                        continue;
+                    }
+                    Ok(_) => {}
+                }
             }
             out.push((name, e.path().is_dir()));
         }
