@@ -186,6 +186,42 @@ pub fn wrapped(head: &str, names: &[&str]) -> String {
     o + "\n"
 }
 
+/// `s` with XML's five special characters as entities (as an agent's XML
+/// listing holds a description).
+pub fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// A change with its sign and separators: `+9,735`, `-12`, `+0`.
+pub fn signed(n: i64) -> String {
+    let sign = if n < 0 { "-" } else { "+" };
+    format!("{sign}{}", thousands(n.unsigned_abs()))
+}
+
+/// Ranges of a file's lines in words: `line 5`, `lines 1-3, 5`, `no line`.
+pub fn lines(r: &[(usize, usize)]) -> String {
+    let list = r
+        .iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    match r {
+        [] => "no line".into(),
+        [(a, b)] if a == b => format!("line {a}"),
+        _ => format!("lines {list}"),
+    }
+}
+
 pub fn thousands(n: impl Count) -> String {
     let s = n.count().to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
@@ -420,6 +456,11 @@ mod tests {
             .collect();
         assert_eq!(back, names);
         assert_eq!(clip("a\nb", 10), "a ⏎ b");
+        assert_eq!(lines(&[(5, 5)]), "line 5");
+        assert_eq!(lines(&[(1, 3), (5, 5)]), "lines 1-3, 5");
+        assert_eq!(lines(&[]), "no line");
+        assert_eq!(signed(9735), "+9,735");
+        assert_eq!(signed(-12), "-12");
         assert_eq!(clip("abcdef", 4), "abc…");
     }
 

@@ -393,7 +393,12 @@ pub fn openai(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
                 ids.len()
             ));
         } else if let Some(j) = best_at {
-            notes.push(format!("common prefix with request {} is {best} tokens: {cached} cached (1024 + 128-token steps)", j + 1));
+            notes.push(format!(
+                "common prefix with request {} is {} tokens: {} cached (1024 + 128-token steps)",
+                j + 1,
+                crate::text::thousands(best),
+                crate::text::thousands(cached)
+            ));
             if best < OPENAI_MIN {
                 notes.push(format!("the common prefix is under {OPENAI_MIN} tokens"));
             }
@@ -477,8 +482,10 @@ pub fn gemini(model: &ModelInfo, reqs: &[RequestShape], tokens: &[Vec<u32>]) -> 
             ));
         } else if let Some(j) = best_at {
             notes.push(format!(
-                "common prefix with request {} is {best} tokens: {cached} read at most (implicit caching, no hit promised)",
-                j + 1
+                "common prefix with request {} is {} tokens: {} read at most (implicit caching, no hit promised)",
+                j + 1,
+                crate::text::thousands(best),
+                crate::text::thousands(cached)
             ));
         } else {
             notes.push("cold cache: first request".into());

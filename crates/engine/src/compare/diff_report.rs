@@ -106,7 +106,7 @@ fn cache_line(d: &Diff) -> String {
     if d.breakpoints.is_empty() {
         return if d.divergence.is_some() {
             format!(
-                "no cache breakpoints in {}: with automatic prefix caching (OpenAI, llama.cpp) what follows the first difference is not read from the cache",
+                "no cache breakpoints in {}: with automatic prefix caching (OpenAI, Gemini, llama.cpp) what follows the first difference is not read from the cache",
                 d.b
             )
         } else {
@@ -267,11 +267,13 @@ fn layer_deltas(d: &Diff) -> Vec<String> {
                 .map(|f| f.after_tokens as i64 - f.before_tokens as i64)
                 .sum();
             if parts == l.delta {
-                format!("layer {} {:+}", l.layer, l.delta)
+                format!("layer {} {}", l.layer, crate::text::signed(l.delta))
             } else {
                 format!(
-                    "layer {} {:+} (its block as sent; its fragments above add up to {:+}, the separators between them making the difference)",
-                    l.layer, l.delta, parts
+                    "layer {} {} (its block as sent; its fragments above add up to {}, the separators between them making the difference)",
+                    l.layer,
+                    crate::text::signed(l.delta),
+                    crate::text::signed(parts)
                 )
             }
         })

@@ -3,7 +3,7 @@
 
 use super::attribution::{Attribution, Sent};
 use crate::clean;
-use crate::text::clip;
+use crate::text::{clip, lines};
 
 /// The text view.
 pub fn to_text(a: &Attribution, request: usize) -> String {
@@ -78,7 +78,7 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
         let what = if s.listed {
             format!("its description (line {})", s.first_line)
         } else {
-            format!("lines {}-{}", s.first_line, s.last_line)
+            lines(&[(s.first_line, s.last_line)])
         };
         o += &format!(
             "      {what} in {} at characters {}-{}\n",
@@ -90,11 +90,8 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
     if f.occurrences.iter().any(|oc| oc.sent != f.sent) {
         for oc in &f.occurrences {
             let how = match oc.sent {
-                Sent::Cut => format!("cut, without lines {}", ranges(&oc.missing)),
-                Sent::Changed => format!(
-                    "as before the change, without lines {}",
-                    ranges(&oc.missing)
-                ),
+                Sent::Cut => format!("cut, without {}", lines(&oc.missing)),
+                Sent::Changed => format!("as before the change, without {}", lines(&oc.missing)),
                 Sent::Listed => "its description listed".into(),
                 _ => "whole".into(),
             };
@@ -107,24 +104,11 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
         } else {
             "not sent"
         };
-        o += &format!("      {what}: lines {}\n", ranges(&f.missing));
+        o += &format!("      {what}: {}\n", lines(&f.missing));
     }
     for m in &f.markers {
         o += &format!("      marker: {}\n", clip(m, 120));
     }
 
     o
-}
-
-fn ranges(r: &[(usize, usize)]) -> String {
-    r.iter()
-        .map(|(a, b)| {
-            if a == b {
-                a.to_string()
-            } else {
-                format!("{a}-{b}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -556,7 +556,9 @@ fn list_daily_memory(
             f.priority = 10 + (startup.len() - rank(&name).min(startup.len())) as i64;
             if n > cap {
                 f.preset = Some(Preset::Truncated(format!(
-                    "startup context on /new: {rel} cut to {cap} chars (of {n}); prepended to the first user message, not the system prompt"
+                    "startup context on /new: {rel} cut to {} chars (of {}); prepended to the first user message, not the system prompt",
+                    crate::text::thousands(cap),
+                    crate::text::thousands(n)
                 )));
             }
             out.push(f);
