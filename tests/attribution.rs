@@ -392,10 +392,11 @@ fn what_the_agent_loads_during_the_session_is_no_difference() {
         let j = json(&run(&args));
         assert_eq!(j["read_in_session"][0]["file"], file, "{agent}: {j}");
     }
-    // Requests before the on-demand file was loaded (it crashed once on a
-    // file sent by neither): the title request, a side call to the small
-    // model, carries no instructions; the first of the conversation
-    // matches the profile.
+    // Requests before the on-demand file could be loaded (it crashed once
+    // on a file sent by neither): the title request, a side call to the
+    // small model, carries no instructions; the first of the conversation
+    // holds api/AGENTS.md because OpenCode ran in api/ (nothing read yet):
+    // a difference, with how to render it, and none with --workdir api.
     let ws = fixture("opencode").join("workspace");
     let profile = ["--profile", "opencode@1.18"];
     let (code, d) = check_with("opencode", &ws, 1, &profile);
@@ -404,6 +405,33 @@ fn what_the_agent_loads_during_the_session_is_no_difference() {
         (Some(1), vec![("missing".into(), "AGENTS.md".into())])
     );
     let (code, d) = check_with("opencode", &ws, 2, &profile);
+    assert_eq!(
+        (code, d),
+        (Some(1), vec![("added".into(), "api/AGENTS.md".into())])
+    );
+    let cap = fixture("opencode").join("capture.jsonl");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        "2",
+        "--check-profile",
+        "--profile",
+        "opencode@1.18",
+    ]);
+    assert!(
+        stdout(&o).contains("(the agent ran in api or below it: --workdir api renders it)"),
+        "{}",
+        stdout(&o)
+    );
+    let (code, d) = check_with(
+        "opencode",
+        &ws,
+        2,
+        &["--profile", "opencode@1.18", "--workdir", "api"],
+    );
     assert_eq!((code, d), (Some(0), vec![]));
 }
 
@@ -495,7 +523,7 @@ fn the_profile_check_names_a_file_edited_between_turns_and_the_line() {
         "--check-profile",
     ]);
     let t = stdout(&o);
-    assert!(t.contains("lines not in it: 13"), "{t}");
+    assert!(t.contains("not in it: line 13"), "{t}");
     // After the edit, the agent sent the new line: the profile renders
     // request 3 as sent.
     let (code, d) = check("openclaw", ws.path(), 3);

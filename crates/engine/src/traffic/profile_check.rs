@@ -118,22 +118,6 @@ fn sent_words(f: &FileInRequest) -> String {
     }
 }
 
-fn ranges(r: &[(usize, usize)]) -> String {
-    if r.is_empty() {
-        return "none".into();
-    }
-    r.iter()
-        .map(|(a, b)| {
-            if a == b {
-                format!("{a}")
-            } else {
-                format!("{a}-{b}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The first place a file is (its first span's part and heading, the
 /// folder of the file's path in it written `<workspace>/`: the agent ran
 /// elsewhere).
@@ -161,6 +145,35 @@ fn without_root(heading: &str, rel: &str) -> String {
     format!("{}<workspace>{}", &heading[..start], &heading[i..])
 }
 
+/// What the agent sent of a file the profile leaves out, and for a memory
+/// file of a subfolder how to render it: the agent ran there.
+fn ran_in(path: &str, sent: String) -> String {
+    let memory = ["AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "GEMINI.md"];
+    match path.rsplit_once('/') {
+        Some((dir, name)) if memory.contains(&name) && !path.starts_with("~/") => {
+            format!("{sent} (the agent ran in {dir} or below it: --workdir {dir} renders it)")
+        }
+        _ => sent,
+    }
+}
+
+/// A file changed since the request: what the profile renders (today's
+/// text) and what the agent sent (the text before).
+fn changed_since(a: &FileInRequest) -> (String, String) {
+    let (m, at) = a.changed_since.unwrap_or_default();
+    (
+        format!(
+            "today's text (modified {}, after the request of {})",
+            super::format_rfc3339(m),
+            super::format_rfc3339(at)
+        ),
+        format!(
+            "the text before the change; not in it: {}",
+            crate::text::lines(&a.missing)
+        ),
+    )
+}
+
 /// Compares one file as rendered (`p`) and as sent (`a`).
 fn compare_file(
     p: &FileInRequest,
@@ -176,7 +189,13 @@ fn compare_file(
     };
     match (p.sent, a.sent) {
         (Sent::Absent, Sent::Absent) => return,
-        (Sent::Absent, _) => return out.push(diff(Point::Added, "not sent".into(), sent_words(a))),
+        (Sent::Absent, _) => {
+            return out.push(diff(
+                Point::Added,
+                "not sent".into(),
+                ran_in(&p.path, sent_words(a)),
+            ));
+        }
         (_, Sent::Absent) => {
             return out.push(diff(Point::Missing, sent_words(p), "not sent".into()));
         }
@@ -185,26 +204,18 @@ fn compare_file(
     // A file that changed since the request: what it lacks was written
     // after it, no truncation of the agent's to compare.
     if a.sent == Sent::Changed {
-        let (m, at) = a.changed_since.unwrap_or_default();
-        return out.push(diff(
-            Point::ChangedSince,
-            format!(
-                "today's text (modified {}, after the request of {})",
-                super::format_rfc3339(m),
-                super::format_rfc3339(at)
-            ),
-            format!(
-                "the text before the change; lines not in it: {}",
-                ranges(&a.missing)
-            ),
-        ));
+        let (profile, agent) = changed_since(a);
+        return out.push(diff(Point::ChangedSince, profile, agent));
     }
     if p.missing != a.missing {
-        out.push(diff(
-            Point::Truncation,
-            format!("{}; lines not sent: {}", sent_words(p), ranges(&p.missing)),
-            format!("{}; lines not sent: {}", sent_words(a), ranges(&a.missing)),
-        ));
+        let cut = |f: &FileInRequest| {
+            format!(
+                "{}; not sent: {}",
+                sent_words(f),
+                crate::text::lines(&f.missing)
+            )
+        };
+        out.push(diff(Point::Truncation, cut(p), cut(a)));
     }
     if p.markers != a.markers && (!p.markers.is_empty() || !a.markers.is_empty()) {
         out.push(diff(
@@ -214,12 +225,9 @@ fn compare_file(
         ));
     }
     if p.stripped != a.stripped {
-        let words = |s: &[&str]| {
-            if s.is_empty() {
-                "nothing stripped".to_string()
-            } else {
-                format!("{} stripped", s.join(", "))
-            }
+        let words = |s: &[&str]| match s {
+            [] => "nothing stripped".to_string(),
+            s => format!("{} stripped", s.join(", ")),
         };
         out.push(diff(
             Point::Stripped,
@@ -317,7 +325,10 @@ pub fn check(
             && lines
                 .iter()
                 .all(|s| conversation.contains(&s.part.as_str()));
-        let loaded = later || on_demand.contains(&af.path.as_str());
+        // Memory loaded on demand is there once the agent has answered (and
+        // read a file): in a conversation's first request it was sent
+        // because the agent runs in that folder (a difference, `--workdir`).
+        let loaded = later || (on_demand.contains(&af.path.as_str()) && !conversation.is_empty());
         let unsent = matches!(pf.sent, Sent::Absent | Sent::Listed);
         if let (true, Some(first), true) = (unsent, lines.first(), loaded) {
             in_session.push(ReadInSession {

@@ -124,13 +124,27 @@ One line per change
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0].point, Point::Added);
     assert!(read.is_empty());
-    // Memory the profile loads on demand: read in the session.
-    let Checked {
-        differences: d,
-        read_in_session: read,
-        ..
-    } = check(&predicted, (&first, None), (&files, &["SKILL.md"]), &c, enc);
-    assert!(d.is_empty() && read.len() == 1, "{d:?} {read:?}");
+    // Memory the profile loads on demand: read in the session once the
+    // agent has answered; in a conversation's first request, nothing was
+    // read yet: a difference (the agent runs in its folder).
+    let with = |req: &Request| check(&predicted, (req, None), (&files, &["SKILL.md"]), &c, enc);
+    let later_in_system = Request::of_body(
+        &serde_json::from_str::<Value>(&format!(
+            r#"{{"system": "agent prompt\n{skill}", "messages": [
+            {{"role": "user", "content": "hi"}},
+            {{"role": "assistant", "content": "Reading a file there"}},
+            {{"role": "user", "content": "go on"}}]}}"#
+        ))
+        .unwrap(),
+    );
+    let c1 = with(&later_in_system);
+    assert!(
+        c1.differences.is_empty() && c1.read_in_session.len() == 1,
+        "{c1:?}"
+    );
+    let c2 = with(&first);
+    assert_eq!(c2.differences.len(), 1, "{c2:?}");
+    assert_eq!(c2.differences[0].point, Point::Added);
 }
 
 #[test]
