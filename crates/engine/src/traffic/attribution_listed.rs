@@ -84,35 +84,52 @@ fn head(s: &str, n: usize) -> &str {
 /// byte ranges (text already traced to a file's lines: a description
 /// inside a file sent whole is that file's), its first place only.
 pub(super) fn find(text: &str, probes: &[Probe], covered: &[(usize, usize)]) -> Vec<Listing> {
-    let inside = |at: usize| covered.iter().any(|&(s, e)| s <= at && at < e);
     let mut out = Vec::new();
     for p in probes {
-        let probe = head(p.text, PROBE_BYTES);
-        let mut from = 0;
-        while let Some(i) = text[from..].find(probe) {
-            let start = from + i;
-            if inside(start) {
-                from = start + probe.len();
-                continue;
-            }
-            // As far as the request goes on with the description.
-            let same = text[start..]
-                .char_indices()
-                .zip(p.text.chars())
-                .take_while(|((_, a), b)| a == b)
-                .last()
-                .map_or(0, |((i, c), _)| i + c.len_utf8());
+        // As written, or escaped as an XML listing holds it (OpenClaw's
+        // `<available_skills>`: `Sam's` as `Sam&apos;s`).
+        let escaped = crate::text::xml_escape(p.text);
+        let found = [p.text, escaped.as_str()]
+            .into_iter()
+            .find_map(|d| first_outside(text, d, covered));
+        if let Some((start, end)) = found {
             out.push(Listing {
                 file: p.file,
                 line: p.line,
                 start,
-                end: start + same,
+                end,
             });
-            break;
         }
     }
     out.sort_by_key(|l| l.start);
     out
+}
+
+/// Where `description` first starts in `text` outside the `covered`
+/// ranges, to as far as the text goes on with it.
+fn first_outside(
+    text: &str,
+    description: &str,
+    covered: &[(usize, usize)],
+) -> Option<(usize, usize)> {
+    let inside = |at: usize| covered.iter().any(|&(s, e)| s <= at && at < e);
+    let probe = head(description, PROBE_BYTES);
+    let mut from = 0;
+    while let Some(i) = text[from..].find(probe) {
+        let start = from + i;
+        if inside(start) {
+            from = start + probe.len();
+            continue;
+        }
+        let same = text[start..]
+            .char_indices()
+            .zip(description.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((i, c), _)| i + c.len_utf8());
+        return Some((start, start + same));
+    }
+    None
 }
 
 #[cfg(test)]
@@ -153,6 +170,20 @@ mod tests {
         let found = find(&text, &probes, &[]);
         assert_eq!(found.len(), 1);
         assert_eq!(&text[found[0].start..found[0].end], d);
+        // Escaped in an XML listing: found as escaped.
+        let probes_x = [Probe {
+            file: 0,
+            line: 3,
+            text: "Runs Sam's Friday weekly review of the open tasks.",
+        }];
+        let xml =
+            "<description>Runs Sam&apos;s Friday weekly review of the open tasks.</description>";
+        let found = find(xml, &probes_x, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            &xml[found[0].start..found[0].end],
+            "Runs Sam&apos;s Friday weekly review of the open tasks."
+        );
         // Already traced to a file's lines: not a listing.
         assert!(find(&text, &probes, &[(0, text.len())]).is_empty());
         // Cut by the agent: the start that was sent.

@@ -179,14 +179,6 @@ pub fn own_category(id: &str) -> Category {
     }
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
-}
-
 /// One skill's frontmatter: (name, description, hidden).
 fn skill_meta(text: &str, default_name: &str, hide_key: Option<&str>) -> (String, String, bool) {
     let (fm, body, _) = split_frontmatter(text);
@@ -355,9 +347,9 @@ fn profile_listing(
         let body = if openclaw {
             format!(
                 "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    <location>{}</location>\n  </skill>",
-                xml_escape(name),
-                xml_escape(&o.description),
-                xml_escape(&home_relative(&format!("{root}/{}", o.rel), home))
+                crate::text::xml_escape(name),
+                crate::text::xml_escape(&o.description),
+                crate::text::xml_escape(&home_relative(&format!("{root}/{}", o.rel), home))
             )
         } else {
             format!("- {kind} {name}: {}", o.description)
