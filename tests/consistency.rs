@@ -343,3 +343,56 @@ fn debug_markers_move_nothing_between_your_files_and_the_agents_own() {
         assert_eq!(shared, 1, "{agent}: one block shared with the agent");
     }
 }
+
+/// A Codex project file counts the same with the user's own file before it
+/// or not: `--- project-doc ---` between them is Codex's words, not the
+/// file's, in `context` and in the report's row.
+#[test]
+fn codexs_project_file_is_one_figure_with_or_without_the_users_own() {
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/codex/workspace");
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/AGENTS.md"),
+        "# My defaults\n\nPrefer short answers and explain every change.\n",
+    )
+    .unwrap();
+    let project = |extra: &[&str]| -> u64 {
+        let mut args = vec!["context", ws.to_str().unwrap(), "--format", "json"];
+        args.extend(extra);
+        let c = json(&run_home(home.path(), &args));
+        let files = c["memory_files"].as_array().unwrap().clone();
+        files
+            .iter()
+            .find(|f| {
+                f["name"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("/workspace/AGENTS.md")
+            })
+            .unwrap()["tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    let alone = project(&[]);
+    assert_eq!(project(&["--user-memory"]), alone);
+    let r = json(&run_home(
+        home.path(),
+        &[
+            "report",
+            ws.to_str().unwrap(),
+            "--user-memory",
+            "--format",
+            "json",
+        ],
+    ));
+    let row = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "agents")
+        .cloned()
+        .unwrap();
+    assert_eq!(row["file_tokens"].as_u64(), Some(alone), "{row}");
+    assert!(row["heading_tokens"].as_u64().unwrap() > 0, "{row}");
+}

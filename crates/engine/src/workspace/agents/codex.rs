@@ -13,7 +13,7 @@ use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
 use crate::workspace::reader::Reader;
 use crate::workspace::sources::base;
-use crate::workspace::types::{FragmentDef, FragmentKind, Preset};
+use crate::workspace::types::{AgentWords, FragmentDef, FragmentKind, Preset, WordsKind};
 
 /// How deep nested AGENTS.md files are looked for, and in how many folders.
 const MAX_NESTED_DEPTH: usize = 6;
@@ -108,13 +108,7 @@ pub fn load_codex(
         files.push((format!("{dir}/AGENTS.md"), 900 - i as i64));
     }
     for (fname, priority) in &files {
-        // AGENTS.override.md is read instead of AGENTS.md when present.
-        let over = fname.replace("AGENTS.md", "AGENTS.override.md");
-        let name = if fname.ends_with("AGENTS.md") && r.exists(&over) {
-            over
-        } else {
-            fname.clone()
-        };
+        let name = the_file(r, fname);
         if !r.exists(&name) {
             continue;
         }
@@ -144,6 +138,12 @@ pub fn load_codex(
             FragmentKind::Markdown,
         );
         frag.interpolate = false;
+        // The separator before it is Codex's, not the file's.
+        frag.agent_words = (!lead.is_empty()).then_some(AgentWords {
+            head: lead.len(),
+            tail: 0,
+            kind: WordsKind::Markers,
+        });
         frag.chars = Some((raw.chars().count(), kept.chars().count()));
         let cap = thousands(p.max_project_bytes.unwrap_or(0));
         if kept.is_empty() {
@@ -165,6 +165,17 @@ pub fn load_codex(
     }
     list_nested(p, r, &path, out, &mut ex);
     ex.finish(diags);
+}
+
+/// The file Codex reads for `fname` (an AGENTS.md): AGENTS.override.md
+/// instead, when that is there.
+fn the_file(r: &Reader, fname: &str) -> String {
+    let over = fname.replace("AGENTS.md", "AGENTS.override.md");
+    if fname.ends_with("AGENTS.md") && r.exists(&over) {
+        over
+    } else {
+        fname.to_string()
+    }
 }
 
 /// AGENTS.md files in subfolders: sent only when Codex runs in that
@@ -197,7 +208,7 @@ pub(super) fn list_nested(
             } else {
                 format!("{dir}/{name}")
             };
-            let rel = format!("{sub}/AGENTS.md");
+            let rel = the_file(r, &format!("{sub}/AGENTS.md"));
             if !sent.contains(&sub)
                 && r.exists(&rel)
                 && let Some(text) = r.read(&rel)
