@@ -596,6 +596,14 @@ fn openclaw_2026_9_loads_six_files_in_one_stable_block() {
     assert!(!text.contains(&format!("## {root}/TOOLS.md")));
     assert!(!text.contains(&format!("## {root}/HEARTBEAT.md")));
     assert!(!text.contains("[MISSING]"));
+    // The agent's built-in skills are named in the layer they are in.
+    let o = run(&["report", ws.to_str().unwrap()]);
+    assert!(
+        stdout(&o)
+            .contains("built-in entries of its listing (fragments from the agent, in layer 2)"),
+        "{}",
+        stdout(&o)
+    );
     // Still, the folder's TOOLS.md is a row: not sent, and why.
     let tools = &report(&ws, &[])["fragments"]
         .as_array()
@@ -1007,4 +1015,64 @@ fn a_profile_is_also_named_by_its_release() {
     ]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown profile"), "{}", stderr(&o));
+}
+
+/// A folder with two agents' files says the other agent and how to read
+/// the folder as its (`opencode.json` beside a CLAUDE.md); a Codex
+/// subfolder's AGENTS.override.md is the row named, as Codex reads it
+/// instead of the folder's AGENTS.md.
+#[test]
+fn a_second_agents_files_and_a_codex_override_are_named() {
+    let ws = tempfile::tempdir().unwrap();
+    write_ws(
+        ws.path(),
+        &[
+            ("opencode.json", "{}"),
+            (
+                "AGENTS.md",
+                "# Project\n\nUse pnpm, never npm, in this repository.\n",
+            ),
+            (
+                "CLAUDE.md",
+                "# Claude\n\nAnswer briefly and run the tests.\n",
+            ),
+        ],
+    );
+    let o = run(&["report", ws.path().to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains(
+            "; opencode.json is OpenCode's too (--profile opencode reads it as OpenCode))"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let ws = tempfile::tempdir().unwrap();
+    write_ws(
+        ws.path(),
+        &[
+            (
+                "AGENTS.md",
+                "# Root\n\nRun the tests before every commit.\n",
+            ),
+            ("tools/AGENTS.md", "# Tools\n\nThe old rules.\n"),
+            (
+                "tools/AGENTS.override.md",
+                "# Tools override\n\nThe rules that replace them.\n",
+            ),
+        ],
+    );
+    let r = json(&run(&[
+        "report",
+        ws.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let nested = r["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "nested.tools")
+        .cloned()
+        .unwrap();
+    assert_eq!(nested["source"], "tools/AGENTS.override.md", "{nested}");
 }

@@ -488,8 +488,17 @@ fn agent_parts(a: &Assembly) -> String {
         );
     }
     if listed > 0 {
+        let mut layers: Vec<String> = a
+            .fragments
+            .iter()
+            .filter(|f| f.builtin.is_some())
+            .map(|f| f.layer.to_string())
+            .collect();
+        layers.sort();
+        layers.dedup();
         o += &format!(
-            "  {listed} built-in entries of its listing (fragments from the agent, in layer 1)\n"
+            "  {listed} built-in entries of its listing (fragments from the agent, in layer {})\n",
+            layers.join(" and ")
         );
     }
     o

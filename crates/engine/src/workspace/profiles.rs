@@ -181,17 +181,36 @@ impl Profiles {
     /// the newest version of each agent, the files seen, and the agent and
     /// version assumed.
     pub fn detect(&self, r: &Reader) -> Chosen {
-        if let Some((p, seen)) = self.agent_of(r) {
+        let matching = self.agents_of(r);
+        if let Some((p, seen)) = matching.first() {
             let d = &p.detect;
             let absent = if d.none_of.is_empty() {
                 String::new()
             } else {
                 format!(", no {}", d.none_of.join(" or "))
             };
+            // Another agent's files too (a team that runs both): said,
+            // with how to read the folder as that agent's.
+            let others: String = matching[1..]
+                .iter()
+                .map(|(o, files)| {
+                    format!(
+                        "; {} is {}'s too (--profile {} reads it as {})",
+                        list(files),
+                        o.agent,
+                        o.name,
+                        o.agent
+                    )
+                })
+                .collect();
             return Chosen {
                 name: p.name.clone(),
                 version: p.version.clone(),
-                why: format!("{} present{absent}: assumed {}", list(&seen), p.label()),
+                why: format!(
+                    "{} present{absent}: assumed {}{others}",
+                    list(seen),
+                    p.label()
+                ),
                 agent: p.kind,
                 user_memory: p.user_memory.as_ref().map(|u| u.path.clone()),
             };
@@ -217,11 +236,16 @@ impl Profiles {
     /// The agent whose layout the folder has (the newest profile of each
     /// agent, by its `detect` files), with the files that told it.
     pub fn agent_of<'p>(&'p self, r: &Reader) -> Option<(&'p Profile, Vec<&'p str>)> {
+        self.agents_of(r).into_iter().next()
+    }
+
+    /// Every agent whose layout the folder has, the one assumed first.
+    fn agents_of<'p>(&'p self, r: &Reader) -> Vec<(&'p Profile, Vec<&'p str>)> {
         self.names()
             .iter()
             .filter_map(|n| self.newest(n))
             .filter(|p| p.kind.is_real_agent())
-            .find_map(|p| {
+            .filter_map(|p| {
                 let d = &p.detect;
                 let all = d.all_of.iter().all(|f| r.exists(f));
                 let present: Vec<&str> = d
@@ -237,6 +261,7 @@ impl Profiles {
                     (p, seen)
                 })
             })
+            .collect()
     }
 }
 
