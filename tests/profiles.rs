@@ -1076,3 +1076,25 @@ fn a_second_agents_files_and_a_codex_override_are_named() {
         .unwrap();
     assert_eq!(nested["source"], "tools/AGENTS.override.md", "{nested}");
 }
+
+/// A window the agent sets itself is said as the agent's, beside the
+/// model's own (Codex 0.171.0 gives gpt-6.2-sol 272,000 of 1,050,000).
+#[test]
+fn an_agents_own_window_is_said_as_its() {
+    let codex = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/codex/workspace");
+    let o = run(&["report", codex.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("(272,000 tokens of room in the model's window: the window Codex CLI 0.171.0 gives gpt-6.2-sol, of the model's 1,050,000)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["context", codex.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("of 272,000 tokens in use (")
+            && stdout(&o).contains(
+                "; the window Codex CLI 0.171.0 gives gpt-6.2-sol, of the model's 1,050,000)"
+            ),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -43,6 +43,22 @@ impl Assembled {
         d
     }
 
+    /// A window the agent sets itself, in words (`the window Codex CLI
+    /// 0.171.0 gives gpt-6.2-sol, of the model's 1,050,000`); None when it
+    /// is the model's.
+    pub fn agents_window(&self) -> Option<String> {
+        let model = &self.prepared.model;
+        let b = self.workspace.builtin.as_deref()?;
+        (model.window_with(Some(b)) != model.context_window).then(|| {
+            format!(
+                "the window {} gives {}, of the model's {}",
+                b.source(),
+                model.id,
+                crate::thousands(model.context_window)
+            )
+        })
+    }
+
     pub fn session(&self) -> &Session {
         self.workspace
             .session(&self.prepared.session)

@@ -40,6 +40,10 @@ pub struct Item {
 pub struct ContextUsage {
     pub model: String,
     pub window: u64,
+    /// A window the agent sets itself, whose it is (see
+    /// [`Assembled::agents_window`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_of: Option<String>,
     /// Counted with o200k for a model whose tokenizer is not public.
     pub estimate: bool,
     /// Whose own parts are counted (`Claude Code 2.1.328`).
@@ -186,6 +190,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     ContextUsage {
         model: a.model.clone(),
         window,
+        window_of: ins.agents_window(),
         estimate: a.estimate,
         agent: a.agent.clone(),
         other_release: other_release(ins),
@@ -447,7 +452,7 @@ fn share(n: u64, of: u64) -> String {
 /// The text view: `/context`'s table, then the rows per file.
 pub fn to_text(u: &ContextUsage) -> String {
     let mut o = format!(
-        "Context usage: {} ({}), {} of {} tokens in use ({}){}\n\n",
+        "Context usage: {} ({}), {} of {} tokens in use ({}{}){}\n\n",
         u.model,
         u.agent
             .as_deref()
@@ -457,6 +462,9 @@ pub fn to_text(u: &ContextUsage) -> String {
         thousands(u.used),
         thousands(u.window),
         share(u.used, u.window),
+        u.window_of
+            .as_deref()
+            .map_or(String::new(), |w| format!("; {w}")),
         if u.estimate {
             "; an estimate: this model's tokenizer is not public, counted with o200k_base"
         } else {
@@ -517,11 +525,14 @@ pub fn to_text(u: &ContextUsage) -> String {
 pub fn to_markdown(u: &ContextUsage) -> String {
     use crate::text::md_cell;
     let mut o = format!(
-        "## Context usage: {}\n\n{} of {} tokens in use ({}), {}.{}{}\n\n| Category | Tokens | Share |\n|---|---:|---:|\n",
+        "## Context usage: {}\n\n{} of {} tokens in use ({}{}), {}.{}{}\n\n| Category | Tokens | Share |\n|---|---:|---:|\n",
         md_cell(&u.model),
         thousands(u.used),
         thousands(u.window),
         share(u.used, u.window),
+        u.window_of
+            .as_deref()
+            .map_or(String::new(), |w| format!("; {}", md_cell(w))),
         u.agent
             .as_deref()
             .map_or("this workspace".to_string(), |a| format!(

@@ -153,8 +153,11 @@ pub fn to_text(ins: &Assembled) -> String {
     if agent {
         // An agent's folder has no layer budgets: the agent sends its
         // files within its own caps; the layers are where they go.
+        let whose = ins
+            .agents_window()
+            .map_or(String::new(), |w| format!(": {w}"));
         o += &format!(
-            "budget: the agent's own caps, not layer budgets ({} of room in the model's window)\n",
+            "budget: the agent's own caps, not layer budgets ({} of room in the model's window{whose})\n",
             crate::plural(a.budget.total, "token")
         );
     } else {
