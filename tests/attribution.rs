@@ -723,3 +723,39 @@ fn the_profile_checked_says_why_it_was_chosen() {
             .starts_with("chosen explicitly")
     );
 }
+
+/// A request set against a folder of another agent says so (none of it is
+/// that agent's own prompt or tools), where it listed every file as "not
+/// sent" without a word; a request of the folder's own agent says nothing.
+#[test]
+fn a_request_of_another_agent_is_said_to_be_so() {
+    let cap = fixture("codex").join("capture.jsonl");
+    let ws = fixture("gemini").join("workspace");
+    let o = run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("note: none of this request is Gemini CLI 0.61.0's own prompt or tools, as the gemini@0.61 profile renders them"),
+        "{}",
+        stderr(&o)
+    );
+    let own = fixture("claude-code");
+    let o = run(&[
+        "traffic",
+        own.join("capture.jsonl").to_str().unwrap(),
+        "--against",
+        own.join("workspace").to_str().unwrap(),
+        "--check-profile",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        !stderr(&o).contains("note: none of this request"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(json(&o)["not_this_agent"], serde_json::Value::Null);
+}

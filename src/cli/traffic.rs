@@ -234,6 +234,9 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
+    if let Some(note) = &t.not_this_agent {
+        super::say(&format!("note: {note}"));
+    }
     if !a.check_profile {
         match a.format.view() {
             Format::Json => out_json(&serde_json::json!({
@@ -256,6 +259,7 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
             "differences": t.differences,
             "read_in_session": t.read_in_session,
             "home_not_sent": t.home_not_sent,
+            "not_this_agent": t.not_this_agent,
         })),
         _ => out_report(&profile_check::to_text(&t, "the agent")),
     }

@@ -497,6 +497,9 @@ fn trace_ui(ui: &mut Ui, against: &Result<Against, String>) {
             r.file, r.part
         ));
     }
+    if let Some(note) = &a.not_this_agent {
+        ui.label(RichText::new(note).strong());
+    }
     if !a.home_not_sent.is_empty() {
         ui.weak(profile_check::home_not_sent_words(&a.home_not_sent));
     }

@@ -395,6 +395,9 @@ pub struct Against {
     pub read_in_session: Vec<ReadInSession>,
     /// This home's files the request holds nothing of (not differences).
     pub home_not_sent: Vec<String>,
+    /// None of the request is the profile's agent's own text: said, as
+    /// the request was likely sent by another agent (or release).
+    pub not_this_agent: Option<String>,
 }
 
 /// Request `n` of `exchanges` (1-based; default: the last one with a
@@ -453,6 +456,17 @@ pub fn against(
         .collect();
     let checked = check(&predicted, (req, x.at), (&files, &on_demand), counter, enc);
     let chosen = &a.workspace.profile;
+    let not_this_agent = a
+        .assembly
+        .agent
+        .as_ref()
+        .filter(|_| !attribution.parts.iter().any(|p| p.agent.is_some()))
+        .map(|agent| {
+            format!(
+                "none of this request is {agent}'s own prompt or tools, as the {} profile renders them: it was likely sent by another agent or release (--profile names the one that sent it)",
+                chosen.id()
+            )
+        });
     Against {
         request: n,
         model: x.model.clone(),
@@ -462,6 +476,7 @@ pub fn against(
         differences: checked.differences,
         read_in_session: checked.read_in_session,
         home_not_sent: checked.home_not_sent,
+        not_this_agent,
     }
 }
 
