@@ -1098,3 +1098,38 @@ fn an_agents_own_window_is_said_as_its() {
         stdout(&o)
     );
 }
+
+/// An option the folder's agent has no use for is said, not dropped in
+/// silence (`--session-kind` on a Codex folder was refused, `--new-session`
+/// and `--workdir` quietly ignored).
+#[test]
+fn an_option_the_agent_does_not_use_is_said() {
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    let codex = agents.join("codex/workspace");
+    let o = run(&["report", codex.to_str().unwrap(), "--new-session"]);
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains(
+            "--new-session: warning: Codex CLI loads no startup context on a new session: not used"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let openclaw = agents.join("openclaw/workspace");
+    let o = run(&["report", openclaw.to_str().unwrap(), "--workdir", "memory"]);
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains(
+            "--workdir: warning: the folder OpenClaw runs in is not modelled for it: not used"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // Where the option is used, no word of it.
+    let o = run(&["report", openclaw.to_str().unwrap(), "--new-session"]);
+    assert!(
+        !stdout(&o).contains("--new-session: warning"),
+        "{}",
+        stdout(&o)
+    );
+}

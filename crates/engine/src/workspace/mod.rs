@@ -177,6 +177,33 @@ fn release_differs(
 /// An agent's folder read as that agent reads it (`p` its profile): the
 /// working folder and session kind checked, the settings its profile
 /// implies, then its own loader. Returns the agent's own parts.
+/// An option the folder's agent has no use for is said, not silently
+/// dropped: `--workdir` where the agent does not start in a subfolder,
+/// `--new-session` where it has no startup context (OpenClaw's /new).
+fn unused_options(p: &profile::Profile, extras: &agents::Extras, diags: &mut Vec<Diagnostic>) {
+    use agent::Agent::{ClaudeCode, Codex, OpenCode, Pi};
+    if extras.workdir.is_some() && !matches!(p.kind, ClaudeCode | Codex | OpenCode | Pi) {
+        diags.push(Diagnostic::warning(
+            "--workdir",
+            None,
+            format!(
+                "the folder {} runs in is not modelled for it: not used",
+                p.agent
+            ),
+        ));
+    }
+    if !extras.startup_days.is_empty() && p.memory.is_none() {
+        diags.push(Diagnostic::warning(
+            "--new-session",
+            None,
+            format!(
+                "{} loads no startup context on a new session: not used",
+                p.agent
+            ),
+        ));
+    }
+}
+
 fn load_agent(
     p: &profile::Profile,
     r: &mut Reader,
@@ -209,6 +236,7 @@ fn load_agent(
             )
         });
     }
+    unused_options(p, extras, diags);
     let p = &with_parts_filled(p, &root, extras, r);
     if p.kind == agent::Agent::ClaudeCode {
         claude_settings(r, extras, settings, diags);
