@@ -324,3 +324,64 @@ fn gemini_md_is_counted_without_the_agents_markers() {
         .unwrap();
     assert_eq!(listed, own);
 }
+
+/// A file imported twice and a file imported by an import: Gemini CLI
+/// inlines each where it is named (a file twice when it is not in its own
+/// chain), and the report names every file in its own rows in the order
+/// sent, each import apart (no "duplicate fragment id"), the nested
+/// import not folded into the one that makes it.
+#[test]
+fn nested_and_repeated_imports_are_rows_of_their_own_files_in_the_order_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_ws(
+        dir.path(),
+        &[
+            (
+                "GEMINI.md",
+                "# app\n\nFollow @docs/style.md and @docs/style.md again.\n\nEnd.\n",
+            ),
+            (
+                "docs/style.md",
+                "Style: short.\nSee @rules.md too.\nMore style.\n",
+            ),
+            ("docs/rules.md", "Rule one.\nRule two.\n"),
+            (".gemini/settings.json", "{}"),
+        ],
+    );
+    let ws = dir.path().to_str().unwrap();
+    let report = common::json(&common::run(&["report", ws, "--format", "json"]));
+    assert_eq!(report["diagnostics"], serde_json::json!([]), "{report}");
+    let rows: Vec<(&str, &str)> = report["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] == 2)
+        .map(|f| (f["id"].as_str().unwrap(), f["source"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("gemini", "GEMINI.md"),
+            ("gemini.import.docs.style", "docs/style.md"),
+            ("gemini.import.docs.rules", "docs/rules.md"),
+            ("gemini.import.docs.style.part2", "docs/style.md"),
+            ("gemini.part2", "GEMINI.md"),
+            ("gemini.import.docs.style.2", "docs/style.md"),
+            ("gemini.import.docs.rules.2", "docs/rules.md"),
+            ("gemini.import.docs.style.2.part2", "docs/style.md"),
+            ("gemini.part3", "GEMINI.md"),
+        ]
+    );
+    // What Gemini CLI sends for it: each import between its markers, the
+    // imported text as read, its own imports inlined in turn.
+    let style = "<!-- Imported from: docs/style.md -->\nStyle: short.\n\
+                 See <!-- Imported from: rules.md -->\nRule one.\nRule two.\n\n\
+                 <!-- End of import from: rules.md --> too.\nMore style.\n\n\
+                 <!-- End of import from: docs/style.md -->";
+    let sent = format!(
+        "--- Context from: {ws}/GEMINI.md ---\n# app\n\nFollow {style} and {style} again.\n\n\
+         End.\n--- End of Context from: {ws}/GEMINI.md ---\n"
+    );
+    let render = common::stdout(&common::run(&["render", ws]));
+    assert!(render.contains(&sent), "{render}");
+}

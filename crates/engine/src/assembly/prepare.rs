@@ -50,6 +50,8 @@ pub struct PreparedFragment {
     pub agent_words: Option<AgentWords>,
     /// The agent's own text (see `FragmentKind::Builtin`), by category.
     pub builtin: Option<Category>,
+    /// See `FragmentDef::piece`.
+    pub piece: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -144,6 +146,7 @@ fn prepared_fragments(
                 FragmentKind::Builtin { category } => Some(*category),
                 _ => None,
             },
+            piece: f.piece,
         });
     }
     fragments
@@ -168,11 +171,13 @@ pub fn prepare(
     let mut diagnostics = Vec::new();
     let mut fragments =
         prepared_fragments(ws, session, &facts, &root, enc, counter, &mut diagnostics);
-    // Priority descending without negation (-i64::MIN overflows).
+    // Priority descending without negation (-i64::MIN overflows); a
+    // file's pieces in the order sent.
     fragments.sort_by(|a, b| {
-        (a.layer, std::cmp::Reverse(a.priority), &a.id).cmp(&(
+        (a.layer, std::cmp::Reverse(a.priority), a.piece, &a.id).cmp(&(
             b.layer,
             std::cmp::Reverse(b.priority),
+            b.piece,
             &b.id,
         ))
     });

@@ -87,6 +87,7 @@ pub(crate) fn base(
         chars: None,
         agent_words: None,
         uncut: None,
+        piece: 0,
     }
 }
 

@@ -131,6 +131,11 @@ pub struct FragmentDef {
     /// body is what is sent): its tokens are the fragment's before the
     /// cut, as a budget's cut shows them. None: not cut.
     pub uncut: Option<String>,
+    /// The place of this fragment among the pieces of one file cut where
+    /// the agent inlines other files in it (Gemini CLI's GEMINI.md around
+    /// its imports), in the order sent; 0 for a file in one piece. Pieces
+    /// of one file share its priority: this orders them, before the id.
+    pub piece: u32,
 }
 
 /// An Anthropic tool definition from `tools/*.json`.

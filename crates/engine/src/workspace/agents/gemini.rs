@@ -88,10 +88,10 @@ struct File {
 
 /// One GEMINI.md as sent, its imports inlined, in pieces: the file's own
 /// text up to each import it makes (the import's start marker included),
-/// the imported file (its own fragment, named for it, nested imports
-/// inside), and the rest after it. Joined by the block's newline, the
-/// pieces are the bytes of the file as sent; the report then counts an
-/// imported file where the request's trace finds it.
+/// the imported file (its own pieces, named for it, around the imports it
+/// makes in turn), and the rest after it. Joined by the block's newline,
+/// the pieces are the bytes of the file as sent; the report then counts
+/// every imported file, however deep, where the request's trace finds it.
 fn context_file(
     r: &mut Reader,
     file: &File,
@@ -105,78 +105,131 @@ fn context_file(
     let lead = inlined.len() - inlined.trim_start().len();
     let head = format!("--- Context from: {} ---\n", file.abs);
     let body = format!("{head}{trimmed}\n--- End of Context from: {} ---", file.abs);
-    let shift = |at: usize| head.len() + at - lead;
-    let mut out = Vec::new();
-    let (mut at, mut line, mut part) = (0, 1, 1);
-    for cut in cuts {
-        let (start, end) = (shift(cut.start), shift(cut.end));
-        let inner = &body[start..end];
-        // An empty import stays in its file's text (an empty fragment is
-        // not sent, and its line breaks would go with it).
-        if inner.trim().is_empty() {
-            continue;
-        }
-        out.push(piece(
-            file,
-            part,
-            &body[at..start - 1],
-            file.rel.clone(),
-            line,
-        ));
-        let mut f = piece(file, 0, inner.trim_matches('\n'), cut.target.clone(), 1);
-        f.id = format!("{}.import.{}", file.id, fragment_name(&cut.target));
-        f.prefix = inner[..inner.len() - inner.trim_start_matches('\n').len()].into();
-        f.suffix = inner[inner.trim_end_matches('\n').len()..].into();
-        out.push(f);
-        (at, line, part) = (end + 1, cut.line, part + 1);
+    let shift = head.len() - lead;
+    for cut in &mut cuts {
+        (cut.start, cut.end) = (cut.start + shift, cut.end + shift);
     }
-    out.push(piece(file, part, &body[at..], file.rel.clone(), line));
-    out
-}
-
-/// A piece of a GEMINI.md (`part` 1 the first, 0 an import).
-fn piece(file: &File, part: usize, text: &str, source: String, line: usize) -> FragmentDef {
-    let mut f = base(
-        file.id.clone(),
-        2,
-        file.priority,
-        text.to_string(),
-        &source,
-        line,
-        FragmentKind::Markdown,
-    );
-    if part > 1 {
-        f.id = format!("{}.part{part}", file.id);
-    }
-    if part > 0 {
-        f.agent_words = markers(text);
-    }
-    f.interpolate = false;
-    f
-}
-
-/// Gemini CLI's markers at the ends of a piece of a GEMINI.md, not the
-/// file's text: `--- Context from: …` (and its line break) or an import's
-/// end before it, an import's start or `--- End of Context from: …` after.
-fn markers(text: &str) -> Option<AgentWords> {
-    let head = if text.starts_with("--- Context from: ") {
-        text.find('\n').map_or(text.len(), |i| i + 1)
-    } else if text.starts_with("<!-- End of import from: ") {
-        text.find(" -->").map_or(0, |i| i + 4)
-    } else {
-        0
+    let mut split = Split {
+        body: &body,
+        file,
+        ids: BTreeSet::new(),
+        out: Vec::new(),
     };
-    let rest = &text[head..];
-    let tail = ["\n--- End of Context from: ", "<!-- Imported from: "]
-        .iter()
-        .filter(|_| rest.ends_with(" ---") || rest.ends_with(" -->"))
-        .find_map(|m| rest.rfind(m).map(|i| rest.len() - i))
-        .unwrap_or(0);
-    (head + tail > 0).then_some(AgentWords {
-        head,
-        tail,
-        kind: WordsKind::Markers,
-    })
+    let whole = Cut {
+        target: file.rel.clone(),
+        start: 0,
+        end: body.len(),
+        line: 1,
+    };
+    split.owner(&whole, file.id.clone(), &cuts);
+    split.out
+}
+
+/// A GEMINI.md as sent, cut into pieces at its imports.
+struct Split<'a> {
+    body: &'a str,
+    file: &'a File,
+    /// The fragment ids given so far (a file imported twice is inlined
+    /// twice, and named apart).
+    ids: BTreeSet<String>,
+    out: Vec<FragmentDef>,
+}
+
+impl Split<'_> {
+    /// The pieces of `owner` (the GEMINI.md itself, or a file it imports)
+    /// named from `id`, and between them those of the imports it makes
+    /// (`cuts`: in order, nested ones after the one holding them). An
+    /// empty import stays in its importer's text (an empty fragment is not
+    /// sent, and its line breaks would go with it).
+    fn owner(&mut self, owner: &Cut, id: String, cuts: &[Cut]) {
+        let (mut at, mut line, mut part) = (owner.start, owner.line, 1);
+        let mut i = 0;
+        while i < cuts.len() {
+            let cut = &cuts[i];
+            let inside = cuts[i + 1..]
+                .iter()
+                .take_while(|c| c.start < cut.end)
+                .count();
+            let nested = &cuts[i + 1..i + 1 + inside];
+            i += 1 + inside;
+            if self.body[cut.start..cut.end].trim().is_empty() {
+                continue;
+            }
+            self.piece(&id, part, owner, (at, cut.start - 1), line);
+            let name = format!("{}.import.{}", self.file.id, fragment_name(&cut.target));
+            let taken = (1..).map(|n| match n {
+                1 => name.clone(),
+                n => format!("{name}.{n}"),
+            });
+            let import_id = taken
+                .into_iter()
+                .find(|id| !self.ids.contains(id))
+                .unwrap_or(name);
+            let inner = Cut {
+                line: 1,
+                ..cut.clone()
+            };
+            self.owner(&inner, import_id, nested);
+            (at, line, part) = (cut.end + 1, cut.line, part + 1);
+        }
+        self.piece(&id, part, owner, (at, owner.end), line);
+    }
+
+    /// One piece, `body[from..to]`: its line breaks at either end are the
+    /// join's, its Gemini CLI markers (`--- Context from: …` and its line
+    /// break or an import's end before it, an import's start or `--- End
+    /// of Context from: …` after it) are the agent's words.
+    fn piece(
+        &mut self,
+        id: &str,
+        part: usize,
+        owner: &Cut,
+        (from, to): (usize, usize),
+        line: usize,
+    ) {
+        let raw = &self.body[from..to];
+        let text = raw.trim_matches('\n');
+        let lead = raw.len() - raw.trim_start_matches('\n').len();
+        let mut f = base(
+            match part {
+                1 => id.to_string(),
+                n => format!("{id}.part{n}"),
+            },
+            2,
+            self.file.priority,
+            text.to_string(),
+            &owner.target,
+            line,
+            FragmentKind::Markdown,
+        );
+        f.prefix = raw[..lead].into();
+        f.suffix = raw[lead + text.len()..].into();
+        let head = if from == 0 {
+            text.find('\n').map_or(0, |i| i + 1)
+        } else if from > owner.start {
+            text.find(" -->").map_or(0, |i| i + 4)
+        } else {
+            0
+        };
+        let tail = if to == self.body.len() {
+            text.rfind("\n--- End of Context from: ")
+                .map_or(0, |i| text.len() - i)
+        } else if to < owner.end {
+            text.rfind("<!-- Imported from: ")
+                .map_or(0, |i| text.len() - i)
+        } else {
+            0
+        };
+        f.agent_words = (head + tail > 0).then_some(AgentWords {
+            head,
+            tail,
+            kind: WordsKind::Markers,
+        });
+        f.interpolate = false;
+        f.piece = self.out.len() as u32;
+        self.ids.insert(f.id.clone());
+        self.out.push(f);
+    }
 }
 
 /// An imported file's path as a fragment name: `docs/style.md` is
@@ -186,8 +239,9 @@ fn fragment_name(path: &str) -> String {
     stem.replace('/', ".")
 }
 
-/// Where the text of an import the file itself makes (not a nested one)
-/// lies in the inlined text, and the line it is made on.
+/// Where the text of an import lies in the inlined text, the file it
+/// imports, and the line of its importer it is made on.
+#[derive(Clone)]
 struct Cut {
     target: String,
     start: usize,
@@ -204,8 +258,14 @@ fn fragment(
     text: &str,
     source: &str,
 ) -> FragmentDef {
-    let body = format!("--- Context from: {abs} ---\n{text}\n--- End of Context from: {abs} ---");
-    let words = markers(&body);
+    let head = format!("--- Context from: {abs} ---\n");
+    let tail = format!("\n--- End of Context from: {abs} ---");
+    let words = Some(AgentWords {
+        head: head.len(),
+        tail: tail.len(),
+        kind: WordsKind::Markers,
+    });
+    let body = format!("{head}{text}{tail}");
     let mut f = base(
         id.to_string(),
         layer,
@@ -257,8 +317,11 @@ fn context_files(r: &mut Reader) -> Vec<String> {
 
 /// `text` of `rel` with each `@path` (after a space or at a line's start,
 /// outside code) replaced by that file's text between Gemini CLI's
-/// markers, followed `MAX_IMPORT_DEPTH` deep; a file imported again in its
-/// own chain, or that cannot be read, is a marker and a diagnostic.
+/// markers, followed `MAX_IMPORT_DEPTH` deep, where each lies in `cuts`
+/// (in order, the ones nested in an import after it); a file imported
+/// again in its own chain, or that cannot be read, is a marker and a
+/// diagnostic. A file imported twice, not in its own chain, is inlined
+/// twice, as Gemini CLI does.
 fn inline_imports(
     r: &mut Reader,
     rel: &str,
@@ -297,16 +360,24 @@ fn inline_imports(
                     let target = join(dir, path);
                     let at = (rel, n + 1, path);
                     match imported(r, at, target, depth, seen, diags) {
-                        Import::Inlined { target, inner } => {
+                        Import::Inlined {
+                            target,
+                            inner,
+                            nested,
+                        } => {
                             out.push_str(&format!("<!-- Imported from: {path} -->\n"));
-                            if depth == 1 {
-                                cuts.push(Cut {
-                                    target,
-                                    start: out.len(),
-                                    end: out.len() + inner.len(),
-                                    line: n + 1,
-                                });
-                            }
+                            let start = out.len();
+                            cuts.push(Cut {
+                                target,
+                                start,
+                                end: start + inner.len(),
+                                line: n + 1,
+                            });
+                            cuts.extend(nested.into_iter().map(|c| Cut {
+                                start: c.start + start,
+                                end: c.end + start,
+                                ..c
+                            }));
                             out.push_str(&inner);
                             out.push_str(&format!("\n<!-- End of import from: {path} -->"));
                         }
@@ -328,7 +399,12 @@ fn inline_imports(
 /// What an `@path` becomes: the file's text (its own imports inlined),
 /// or a marker saying why not.
 enum Import {
-    Inlined { target: String, inner: String },
+    Inlined {
+        target: String,
+        inner: String,
+        /// Where the imports it makes lie in `inner`.
+        nested: Vec<Cut>,
+    },
     Marker(String),
 }
 
@@ -368,7 +444,11 @@ fn imported(
     let mut nested = Vec::new();
     let inner = inline_imports(r, &target, &text, depth + 1, seen, &mut nested, diags);
     seen.remove(&target);
-    Import::Inlined { target, inner }
+    Import::Inlined {
+        target,
+        inner,
+        nested,
+    }
 }
 
 /// `path` relative to the folder `dir` (both workspace-relative), `..`
