@@ -793,6 +793,46 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
     );
 }
 
+/// Codex reads the first project_doc_max_bytes of an AGENTS.md however
+/// large (`take`, then `String::from_utf8_lossy`): a file over the tool's
+/// own 8 MiB is sent cut, not refused, and a character cut at the last
+/// byte is sent as U+FFFD, as Codex decodes it.
+#[test]
+fn codex_reads_the_head_of_a_large_agents_md_as_codex_decodes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // "# Rules\n" is 8 bytes, "界" 3: the cap's last byte falls inside one.
+    let line = "界".repeat(1000) + "\n";
+    let huge = format!("# Rules\n{}", line.repeat(3000)); // 9,003,008 bytes
+    write_ws(dir.path(), &[("AGENTS.md", &huge)]);
+    let r = report(dir.path(), &[]);
+    assert_eq!(
+        r["diagnostics"],
+        serde_json::json!([]),
+        "{}",
+        r["diagnostics"]
+    );
+    let a = frag(&r, "agents");
+    assert_eq!(a["status"], "truncated", "{a}");
+    let reason = a["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("cut at byte 32,768 of 9,003,008"),
+        "{reason}"
+    );
+    let head = String::from_utf8_lossy(&huge.as_bytes()[..32_768]).into_owned();
+    assert!(
+        head.ends_with('\u{FFFD}'),
+        "the cut falls inside a character"
+    );
+    let text = render(dir.path());
+    assert!(
+        text.contains(&format!("<INSTRUCTIONS>\n{head}\n</INSTRUCTIONS>")),
+        "the first 32 KiB as Codex decodes them"
+    );
+    let counter = prompt_inspector::engine::TokenCounter::new();
+    let enc = prompt_inspector::engine::Encoding::O200kBase;
+    assert_eq!(a["kept_tokens"], counter.count(enc, &head), "{a}");
+}
+
 /// OpenClaw 2026.9.6's bootstrap files by kind of session (its
 /// filterBootstrapFilesForSession): a subagent AGENTS.md only, a cron job
 /// four files, a group chat all but MEMORY.md; the others listed, not sent.

@@ -324,23 +324,7 @@ impl Reader {
     /// link between a check and the read cannot leak what the link points
     /// to. A UTF-8 byte order mark is stripped and line endings become LF.
     pub fn read_checked(&mut self, rel: &str) -> Result<String, (Option<usize>, Refused)> {
-        // A cheap first check so that an obvious link out is never opened.
-        let path = self.resolve(rel).map_err(|m| (None, m))?;
-        let (mut file, _) = open_regular(&path, MAX_FILE_BYTES).map_err(|m| (None, m))?;
-        if let Some(real) = real_path(&file)
-            && !real.starts_with(&self.root)
-        {
-            return Err((None, Refused::Outside));
-        }
-        if let Some(t) = file
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        {
-            self.modified
-                .insert(rel_string(Path::new(rel)), t.as_secs_f64());
-        }
+        let (mut file, _) = self.open(rel, MAX_FILE_BYTES).map_err(|m| (None, m))?;
         let bytes = read_capped(&mut file, MAX_FILE_BYTES).map_err(|m| (None, m))?;
         if memchr::memchr(0, &bytes).is_some() {
             return Err((None, Refused::Binary));
@@ -364,6 +348,56 @@ impl Reader {
         };
         self.files.insert(rel_string(Path::new(rel)), hash);
         Ok(normalize_text(text))
+    }
+
+    /// Opens a workspace file of at most `max` bytes, checked on the opened
+    /// handle (a regular file inside the workspace), and notes when it was
+    /// last modified.
+    fn open(&mut self, rel: &str, max: u64) -> Result<(File, u64), Refused> {
+        // A cheap first check so that an obvious link out is never opened.
+        let path = self.resolve(rel)?;
+        let (file, size) = open_regular(&path, max)?;
+        if let Some(real) = real_path(&file)
+            && !real.starts_with(&self.root)
+        {
+            return Err(Refused::Outside);
+        }
+        if let Some(t) = file
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        {
+            self.modified
+                .insert(rel_string(Path::new(rel)), t.as_secs_f64());
+        }
+        Ok((file, size))
+    }
+
+    /// The first `max` bytes of a workspace file of any size, as they are
+    /// (not decoded: an agent that reads a file's head decodes it its own
+    /// way), and the file's size; a refusal is one diagnostic on `rel`.
+    /// For an agent that reads only a file's head (Codex reads the first
+    /// `project_doc_max_bytes` of an AGENTS.md, however large).
+    pub fn read_head(&mut self, rel: &str, max: u64) -> Option<(Vec<u8>, u64)> {
+        let read = self.open(rel, u64::MAX).and_then(|(file, size)| {
+            let mut bytes = Vec::new();
+            file.take(max)
+                .read_to_end(&mut bytes)
+                .map_err(|e| Refused::Unreadable(e.to_string()))?;
+            Ok((bytes, size))
+        });
+        match read {
+            Ok((bytes, size)) => {
+                self.files
+                    .insert(rel_string(Path::new(rel)), hex(&Sha256::digest(&bytes)));
+                Some((bytes, size))
+            }
+            Err(why) => {
+                self.refusal(Diagnostic::error(rel, None, why));
+                None
+            }
+        }
     }
 
     /// Sorted names of the entries of a workspace folder (empty when absent).

@@ -11,7 +11,8 @@ use super::expand::Expander;
 use crate::text::thousands;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
-use crate::workspace::reader::Reader;
+use crate::workspace::reader::{MAX_FILE_BYTES, Reader, normalize_text};
+use crate::workspace::refused::Refused;
 use crate::workspace::sources::base;
 use crate::workspace::types::{AgentWords, FragmentDef, FragmentKind, Preset, WordsKind};
 
@@ -35,17 +36,11 @@ pub(super) fn on_the_way(workdir: Option<&str>) -> Vec<String> {
     out
 }
 
-/// The longest prefix of `s` of at most `max` bytes, at a character
-/// boundary.
-fn byte_prefix(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+/// Bytes as Codex decodes a file's head (`String::from_utf8_lossy`: each
+/// run that is not UTF-8, a character cut at the end included, is one
+/// U+FFFD), with the line endings every read here gets.
+fn decoded(bytes: &[u8]) -> String {
+    normalize_text(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// The user's own AGENTS.md (`~/.codex/AGENTS.md`), a file Codex itself
@@ -112,12 +107,27 @@ pub fn load_codex(
         if !r.exists(&name) {
             continue;
         }
-        let Some(raw) = r.read(&name) else { continue };
-        if raw.trim().is_empty() {
+        // Codex reads the first bytes it has room for, however large the
+        // file, and decodes them lossily (a character cut at the end, or
+        // bytes that are not UTF-8, are sent as U+FFFD).
+        let Some((bytes, size)) = r.read_head(&name, MAX_FILE_BYTES) else {
+            continue;
+        };
+        if (bytes.len() as u64) < size && size <= left as u64 {
+            // Codex would send it whole: over the tool's own limit.
+            let why = Refused::TooLarge {
+                bytes: size,
+                max: MAX_FILE_BYTES,
+            };
+            diags.push(Diagnostic::error(&name, None, why));
             continue;
         }
-        let kept = byte_prefix(&raw, left);
-        left -= kept.len();
+        let head = bytes.len().min(left);
+        let blank = |b: &[u8]| String::from_utf8_lossy(b).trim().is_empty();
+        if blank(&bytes[..head]) && (left > 0 || blank(&bytes)) {
+            continue;
+        }
+        left -= head;
         // Between the user's text and the project's: the profile's
         // separator (`--- project-doc ---`), less the block's own.
         let lead = match (&p.project_separator, user && first_project) {
@@ -126,45 +136,74 @@ pub fn load_codex(
             _ => String::new(),
         };
         first_project = false;
-        let mut frag = base(
-            name.trim_end_matches(".md")
-                .replace('/', ".")
-                .to_ascii_lowercase(),
-            2,
-            *priority,
-            format!("{lead}{kept}"),
-            &name,
-            1,
-            FragmentKind::Markdown,
-        );
-        frag.interpolate = false;
-        // The separator before it is Codex's, not the file's.
-        frag.agent_words = (!lead.is_empty()).then_some(AgentWords {
-            head: lead.len(),
-            tail: 0,
-            kind: WordsKind::Markers,
-        });
-        frag.chars = Some((raw.chars().count(), kept.chars().count()));
-        let cap = thousands(p.max_project_bytes.unwrap_or(0));
-        if kept.is_empty() {
-            // Nothing of it fits: Codex sends neither the file nor the
-            // separator before it.
-            frag.preset = Some(Preset::Dropped(format!(
-                "{name}: not sent: the files before it used all of Codex's project_doc_max_bytes ({cap} bytes for the project's files in all)"
-            )));
-            frag.uncut = Some(format!("{lead}{raw}"));
-        } else if kept.len() < raw.len() {
-            frag.preset = Some(Preset::Truncated(format!(
-                "{name}: cut at byte {} of {}: Codex's project_doc_max_bytes ({cap} bytes for the project's files in all), no marker",
-                thousands(kept.len()),
-                thousands(raw.len()),
-            )));
-            frag.uncut = Some(format!("{lead}{raw}"));
-        }
+        let frag = project_file(p, (&name, *priority), &lead, (&bytes, size), head);
         out.push(frag);
     }
     list_nested(p, r, &path, out, &mut ex);
     ex.finish(diags);
+}
+
+/// A project file as Codex sends it: `lead` (its separator) and the first
+/// `head` bytes of the `bytes` read of a file of `size` bytes (all of it,
+/// or the tool's first 8 MiB of a larger file).
+fn project_file(
+    p: &Profile,
+    (name, priority): (&str, i64),
+    lead: &str,
+    (bytes, size): (&[u8], u64),
+    head: usize,
+) -> FragmentDef {
+    let kept = decoded(&bytes[..head]);
+    let mut frag = base(
+        name.trim_end_matches(".md")
+            .replace('/', ".")
+            .to_ascii_lowercase(),
+        2,
+        priority,
+        format!("{lead}{kept}"),
+        name,
+        1,
+        FragmentKind::Markdown,
+    );
+    frag.interpolate = false;
+    // The separator before it is Codex's, not the file's.
+    frag.agent_words = (!lead.is_empty()).then_some(AgentWords {
+        head: lead.len(),
+        tail: 0,
+        kind: WordsKind::Markers,
+    });
+    // The whole file, when it was read whole: its characters and its
+    // tokens before the cut. A file over the tool's own limit is counted
+    // as far as Codex reads it.
+    let whole = bytes.len() as u64 == size;
+    if whole {
+        let raw = decoded(bytes);
+        frag.chars = Some((raw.chars().count(), kept.chars().count()));
+        frag.uncut = (head < bytes.len()).then(|| format!("{lead}{raw}"));
+    }
+    let unread = if whole {
+        String::new()
+    } else {
+        format!(
+            "; only what is sent is counted (a file over {} MiB)",
+            MAX_FILE_BYTES >> 20
+        )
+    };
+    let cap = thousands(p.max_project_bytes.unwrap_or(0));
+    if kept.is_empty() {
+        // Nothing of it fits: Codex sends neither the file nor the
+        // separator before it.
+        frag.preset = Some(Preset::Dropped(format!(
+            "{name}: not sent: the files before it used all of Codex's project_doc_max_bytes ({cap} bytes for the project's files in all){unread}"
+        )));
+    } else if (head as u64) < size {
+        frag.preset = Some(Preset::Truncated(format!(
+            "{name}: cut at byte {} of {}: Codex's project_doc_max_bytes ({cap} bytes for the project's files in all), no marker{unread}",
+            thousands(head),
+            thousands(size as usize),
+        )));
+    }
+    frag
 }
 
 /// The file Codex reads for `fname` (an AGENTS.md): AGENTS.override.md
@@ -242,9 +281,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cut_at_the_byte_within_a_character() {
-        assert_eq!(byte_prefix("ab界", 4), "ab");
-        assert_eq!(byte_prefix("ab界", 5), "ab界");
-        assert_eq!(byte_prefix("abc", 2), "ab");
+    fn a_character_cut_at_the_byte_is_sent_as_codex_decodes_it() {
+        let bytes = "ab界".as_bytes();
+        assert_eq!(decoded(&bytes[..4]), "ab\u{FFFD}");
+        assert_eq!(decoded(&bytes[..5]), "ab界");
+        assert_eq!(decoded(&bytes[..2]), "ab");
+        assert_eq!(decoded(b"a\xffb\r\n"), "a\u{FFFD}b\n");
     }
 }
