@@ -452,7 +452,7 @@ const JSON_EDGES: &[(&str, &str)] = &[
     ("traffic/attribution_tests.rs", "tests' bodies"),
     ("usage.rs", "usage objects and stream events in answers"),
     ("assembly/report.rs", "JSON output"),
-    ("assembly/context.rs", "JSON output"),
+    ("assembly/context_views.rs", "JSON output"),
     ("assembly/litellm.rs", "LiteLLM's price table"),
     ("cache/prediction.rs", "JSON output"),
     (

@@ -396,3 +396,45 @@ fn codexs_project_file_is_one_figure_with_or_without_the_users_own() {
     assert_eq!(row["file_tokens"].as_u64(), Some(alone), "{row}");
     assert!(row["heading_tokens"].as_u64().unwrap() > 0, "{row}");
 }
+
+/// Where the agent's text shares a block with the memory files (Pi's and
+/// OpenCode's system prompt), `context` splits the block as the report's
+/// layer does: its Memory files are the layer's `used` (the files and the
+/// words around them), its System prompt the agent's own text beside them
+/// (`agent_own`), where context counted each agent text alone and gave
+/// the gaps to the files (Pi's: 93 against the report's 84).
+#[test]
+fn a_block_shared_with_the_agent_splits_the_same_in_report_and_context() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    for (agent, extra) in [
+        ("pi", ["--profile", "pi", "--workdir", "src"]),
+        (
+            "opencode",
+            ["--profile", "opencode@1.18", "--workdir", "api"],
+        ),
+    ] {
+        let w = root.join(agent).join("workspace");
+        let mut args = vec!["report", w.to_str().unwrap(), "--format", "json"];
+        args.extend(extra);
+        let r = cli(&args);
+        args[0] = "context";
+        let c = cli(&args);
+        let layer = r["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["agent_own"].as_u64().unwrap_or(0) > 0)
+            .unwrap_or_else(|| panic!("{agent}: no shared block: {r}"));
+        let row = |name: &str| {
+            c["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == name)
+                .map(|x| u(&x["tokens"]))
+                .unwrap()
+        };
+        assert_eq!(row("Memory files"), u(&layer["used"]), "{agent}: {c}");
+        assert_eq!(row("System prompt"), u(&layer["agent_own"]), "{agent}: {c}");
+    }
+}

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use super::{Common, Format, fail, inspect, out, out_json};
-use crate::engine::assembly::context;
+use crate::engine::assembly::{context, context_views};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -30,9 +30,9 @@ pub fn run(a: Args) -> ExitCode {
         super::say(&format!("{d}"));
     }
     match a.format {
-        Format::Json => out_json(&context::to_json(&u)),
-        Format::Text => out(&context::to_text(&u)),
-        Format::Markdown => out(&context::to_markdown(&u)),
+        Format::Json => out_json(&context_views::to_json(&u)),
+        Format::Text => out(&context_views::to_text(&u)),
+        Format::Markdown => out(&context_views::to_markdown(&u)),
     }
     ExitCode::SUCCESS
 }

@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::assembly::assemble::{BlockResult, FragmentResult};
+use crate::assembly::assemble::{BlockResult, FragmentResult, LayerResult};
 use crate::assembly::assembled::Assembled;
 use crate::assembly::tokens::TokenCounter;
 use crate::text::thousands;
@@ -117,14 +117,6 @@ pub fn group_note(title: &str) -> Option<&'static str> {
     }
 }
 
-/// A group's title with its note, as the text and Markdown views write it.
-fn group_title(title: &str) -> String {
-    match group_note(title) {
-        Some(n) => format!("{title} ({n})"),
-        None => title.to_string(),
-    }
-}
-
 /// The context window of the inspection's session, at its last request.
 pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
     let a = &ins.assembly;
@@ -151,7 +143,7 @@ pub fn usage(ins: &Assembled, counter: &TokenCounter) -> ContextUsage {
         let deferred: u64 = a.deferred_tools.iter().map(|d| d.1).sum();
         add(Category::DeferredTools.label(), deferred, false);
         for b in &a.blocks {
-            for (c, n) in split_block(b, &a.fragments, counter, a.tokenizer) {
+            for (c, n) in split_block(b, (&a.layers, &a.fragments), counter, a.tokenizer) {
                 add(c.label(), n, true);
             }
         }
@@ -309,12 +301,15 @@ fn add_row(rows: &mut Vec<Row>, name: &str, tokens: u64, in_use: bool) {
     }
 }
 
-/// A block's tokens by category: each fragment's (and each joined agent
-/// text's) own count, capped so the parts add up to the block's exact
-/// count; the rest to the block's own category.
+/// A block's tokens by category: each fragment's own count, capped so the
+/// parts add up to the block's exact count; the rest to the block's own
+/// category. A block the agent's text shares with the user's files splits
+/// as the report's layer does (its `used` the files and the words around
+/// them, its `agent_own` the agent's text), one truth for both views;
+/// elsewhere each joined agent text is counted alone.
 fn split_block(
     b: &BlockResult,
-    fragments: &[FragmentResult],
+    (layers, fragments): (&[LayerResult], &[FragmentResult]),
     counter: &TokenCounter,
     enc: crate::assembly::tokens::Encoding,
 ) -> Vec<(Category, u64)> {
@@ -322,12 +317,15 @@ fn split_block(
         0 | 1 => Category::SystemPrompt,
         _ => Category::MemoryFiles,
     };
+    let shared = layers
+        .iter()
+        .find(|l| l.layer == b.layer && l.agent_own > 0 && b.layer > 1);
     let mut out: Vec<(Category, u64)> = Vec::new();
-    let mut left = b.tokens;
+    let (mut left, mut users) = (b.tokens, 0);
     for s in &b.spans {
         let (c, n) = match fragments.iter().find(|f| f.id == s.id) {
             Some(f) => (category_of(f), f.kept_tokens),
-            None if s.id.starts_with('(') && s.id.contains(": ") && b.layer != 0 => (
+            None if shared.is_none() && s.id.starts_with('(') && s.id.contains(": ") => (
                 Category::SystemPrompt,
                 counter.count(enc, &b.text[s.start..s.end]),
             ),
@@ -335,9 +333,19 @@ fn split_block(
         };
         let n = n.min(left);
         left -= n;
+        if fragments.iter().any(|f| f.id == s.id && !f.is_agents_own()) {
+            users += n;
+        }
         out.push((c, n));
     }
-    out.push((own, left));
+    if let Some(l) = shared {
+        let around = l.used.saturating_sub(users).min(left);
+        out.push((own, around));
+        left -= around;
+        out.push((Category::SystemPrompt, left));
+    } else {
+        out.push((own, left));
+    }
     out
 }
 
@@ -443,151 +451,4 @@ fn items(ins: &Assembled) -> (Vec<Item>, Vec<Item>, Vec<Item>) {
         }
     }
     (memory, agents, skills)
-}
-
-fn share(n: u64, of: u64) -> String {
-    format!("{:.1}%", n as f64 * 100.0 / of.max(1) as f64)
-}
-
-/// The text view: `/context`'s table, then the rows per file.
-pub fn to_text(u: &ContextUsage) -> String {
-    let mut o = format!(
-        "Context usage: {} ({}), {} of {} tokens in use ({}{}){}\n\n",
-        u.model,
-        u.agent
-            .as_deref()
-            .map_or("this workspace".to_string(), |a| format!(
-                "the agent's own parts included: {a}"
-            )),
-        thousands(u.used),
-        thousands(u.window),
-        share(u.used, u.window),
-        u.window_of
-            .as_deref()
-            .map_or(String::new(), |w| format!("; {w}")),
-        if u.estimate {
-            "; an estimate: this model's tokenizer is not public, counted with o200k_base"
-        } else {
-            ""
-        }
-    );
-    for n in u.other_release.iter().chain(&u.home_memory_not_counted) {
-        o += &format!("{n}\n\n");
-    }
-    o += &format!("  {:<28} {:>10} {:>7}\n", "Category", "Tokens", "Share");
-    for r in &u.rows {
-        let note = if r.in_use || r.name == "Free space" {
-            ""
-        } else {
-            "  (not in use)"
-        };
-        o += &format!(
-            "  {:<28} {:>10} {:>7}{note}\n",
-            r.name,
-            thousands(r.tokens),
-            share(r.tokens, u.window)
-        );
-    }
-    if let Some(n) = &u.messages_note {
-        o += &format!("  ({n})\n");
-    }
-    // One width for every group's names, the longest's (a long path no
-    // longer pushes its figure out of the column), at most NAME_MAX.
-    const NAME_MIN: usize = 52;
-    const NAME_MAX: usize = 100;
-    let groups = u.item_groups();
-    let w = groups
-        .iter()
-        .flat_map(|(_, items, beyond)| items.iter().chain(*beyond))
-        .map(|i| i.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(NAME_MIN, NAME_MAX);
-    for (title, items, beyond) in groups {
-        if items.is_empty() {
-            continue;
-        }
-        o += &format!("\n{}\n", group_title(title));
-        for i in items.iter().chain(beyond) {
-            o += &format!(
-                "  {:<10} {:<w$} {:>8}\n",
-                i.source,
-                // A name cut keeps room for its ellipsis.
-                crate::clean(&i.name, if i.name.chars().count() > w { w - 1 } else { w }),
-                thousands(i.tokens)
-            );
-        }
-    }
-    o
-}
-
-/// The Markdown view: the same figures as [`to_text`], as tables.
-pub fn to_markdown(u: &ContextUsage) -> String {
-    use crate::text::md_cell;
-    let mut o = format!(
-        "## Context usage: {}\n\n{} of {} tokens in use ({}{}), {}.{}{}\n\n| Category | Tokens | Share |\n|---|---:|---:|\n",
-        md_cell(&u.model),
-        thousands(u.used),
-        thousands(u.window),
-        share(u.used, u.window),
-        u.window_of
-            .as_deref()
-            .map_or(String::new(), |w| format!("; {}", md_cell(w))),
-        u.agent
-            .as_deref()
-            .map_or("this workspace".to_string(), |a| format!(
-                "the agent's own parts included: {}",
-                md_cell(a)
-            )),
-        if u.estimate {
-            " An estimate: this model's tokenizer is not public, counted with o200k_base."
-        } else {
-            ""
-        },
-        u.other_release
-            .iter()
-            .chain(&u.home_memory_not_counted)
-            .map(|n| format!("\n\n**{}.**", md_cell(n)))
-            .collect::<String>()
-    );
-    for r in &u.rows {
-        let note = if r.in_use || r.name == "Free space" {
-            ""
-        } else {
-            " (not in use)"
-        };
-        o += &format!(
-            "| {}{note} | {} | {} |\n",
-            md_cell(&r.name),
-            thousands(r.tokens),
-            share(r.tokens, u.window)
-        );
-    }
-    if let Some(n) = &u.messages_note {
-        o += &format!("\n{}.\n", md_cell(n));
-    }
-    for (title, items, beyond) in u.item_groups() {
-        if items.is_empty() {
-            continue;
-        }
-        o += &format!(
-            "\n### {}\n\n| Source | Name | Tokens |\n|---|---|---:|\n",
-            md_cell(&group_title(title))
-        );
-        for i in items.iter().chain(beyond) {
-            o += &format!(
-                "| {} | {} | {} |\n",
-                md_cell(&i.source),
-                md_cell(&i.name),
-                thousands(i.tokens)
-            );
-        }
-    }
-    o
-}
-
-pub fn to_json(u: &ContextUsage) -> serde_json::Value {
-    let mut v = serde_json::to_value(u).unwrap_or_default();
-    v["schema"] = serde_json::json!(1);
-    v
 }

@@ -7,6 +7,7 @@ pub mod agent_blocks;
 pub mod assemble;
 pub mod assembled;
 pub mod context;
+pub mod context_views;
 pub mod encoding;
 pub mod litellm;
 pub mod models;
