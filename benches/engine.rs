@@ -387,7 +387,7 @@ fn extra_benches(c: &mut Criterion, dir: &Path) {
     let mut g = c.benchmark_group("snapshot_diff_1000_fragments");
     g.sample_size(10);
     g.bench_function("diff_two_snapshots", |bch| {
-        bch.iter(|| black_box(diff::diff(&a, &b, "a", "b").lines.len()))
+        bch.iter(|| black_box(diff::diff(&a, &b, ("a", "b"), 0).lines.len()))
     });
     g.bench_function("take_snapshot", |bch| {
         bch.iter(|| black_box(Snapshot::take(&ins, &counter, 0, Vec::new()).total_tokens))

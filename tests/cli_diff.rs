@@ -259,3 +259,57 @@ fn requests_of_other_chains_and_captures_are_diffed() {
         stderr(&o)
     );
 }
+
+/// `traffic --diff` counts the breakpoint the agents put on their tool
+/// definitions: OpenClaw's edited system block leaves the cached tools
+/// valid (the provider read 3,884 tokens of request #3), so what is
+/// written again starts after them and is less than request #2 held; and
+/// where the provider read nothing though the text leaves the tools valid
+/// (Pi's: a prefix under the minimum of the upstream), the diff says so
+/// from the provider's figures instead of calling it still valid.
+#[test]
+fn a_request_diff_keeps_the_cached_tools_and_believes_the_providers_figures() {
+    let fixture = |a: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agents")
+            .join(a)
+            .join("capture.jsonl")
+    };
+    let oc = fixture("openclaw");
+    let d = json(&run(&[
+        "traffic",
+        oc.to_str().unwrap(),
+        "--diff",
+        "3",
+        "--format",
+        "json",
+    ]));
+    let tools = &d["breakpoints"][0];
+    assert_eq!(tools["name"], "tool 14 (write)", "{d}");
+    assert_eq!(tools["invalidated"], false, "{d}");
+    assert!(tools.get("not_read").is_none(), "{d}");
+    let rewrite = d["rewrite_tokens"].as_u64().unwrap();
+    let before = d["total_before"].as_u64().unwrap();
+    let cached_tools = tools["prefix_tokens"].as_u64().unwrap();
+    assert!(rewrite > 0 && rewrite <= before - cached_tools, "{d}");
+    let text = stdout(&run(&["traffic", oc.to_str().unwrap(), "--diff", "3"]));
+    assert!(
+        text.contains("breakpoint 1 at tool 14 (write), 3,434 tokens: still valid"),
+        "{text}"
+    );
+    let pi = fixture("pi");
+    let d = json(&run(&[
+        "traffic",
+        pi.to_str().unwrap(),
+        "--diff",
+        "3",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(d["breakpoints"][0]["not_read"], true, "{d}");
+    let cause = d["cause"].as_str().unwrap();
+    assert!(
+        cause.starts_with("the provider read nothing: 1,562 tokens written"),
+        "{cause}"
+    );
+}

@@ -35,7 +35,8 @@ pub fn run(a: Args) -> ExitCode {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => return fail(&e),
     };
-    let d = diff::diff(&sa, &sb, &a.a, &a.b);
+    let minimum = table.resolve(Some(&sb.model)).min_cacheable_tokens;
+    let d = diff::diff(&sa, &sb, (&a.a, &a.b), minimum);
     match a.format {
         Format::Text => out(&diff_report::to_text(&d)),
         Format::Json => out_json(&diff_report::to_json(&d)),

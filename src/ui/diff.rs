@@ -209,12 +209,20 @@ fn summary(ui: &mut Ui, d: &Diff) {
     ui.horizontal_wrapped(|ui| {
         for b in &d.breakpoints {
             let text = format!("breakpoint {} at {}: {}", b.index, b.name, b.state());
-            // A new one is written as expected: not a loss.
-            if b.new {
+            // A new one is written as expected, one below the minimum
+            // holds nothing: not a loss.
+            if b.new || b.below_minimum {
                 ui.label(text);
             } else {
                 ui.colored_label(
-                    super::colors::text(ui, if b.invalidated || b.expired { DEL } else { ADD }),
+                    super::colors::text(
+                        ui,
+                        if b.invalidated || b.expired || b.not_read {
+                            DEL
+                        } else {
+                            ADD
+                        },
+                    ),
                     text,
                 );
             }

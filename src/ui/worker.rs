@@ -155,7 +155,10 @@ impl Shared {
                 })
                 .map_err(String::from),
             (a, b) => match (self.snapshot_of(a), self.snapshot_of(b)) {
-                (Ok(x), Ok(y)) => Ok(diff::diff(&x, &y, &labels.0, &labels.1)),
+                (Ok(x), Ok(y)) => {
+                    let minimum = self.table.resolve(Some(&y.model)).min_cacheable_tokens;
+                    Ok(diff::diff(&x, &y, (&labels.0, &labels.1), minimum))
+                }
                 (Err(e), _) | (_, Err(e)) => Err(e),
             },
         }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::assembly::assemble::{FragmentResult, Status};
 use crate::cache::shape::first_difference;
+use crate::compare::breakpoints::{self, Breakpoint};
 use crate::compare::snapshot::Snapshot;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -39,25 +40,6 @@ pub struct LayerDelta {
     pub before: u64,
     pub after: u64,
     pub delta: i64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Breakpoint {
-    /// 1-based among B's breakpoints.
-    pub index: usize,
-    pub block: usize,
-    /// `system block 2 (layer 1)`, or a recorded request's position.
-    pub name: String,
-    pub layer: u8,
-    pub prefix_tokens: u64,
-    pub invalidated: bool,
-    /// On a block B adds after all of A's: written now, nothing to keep.
-    #[serde(default)]
-    pub new: bool,
-    /// A recorded request sent after its prefix's TTL ran out: the prefix
-    /// was the same, the entry gone.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub expired: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -176,7 +158,15 @@ pub fn excerpt(s: &str, at: usize, n: usize) -> String {
         .replace('\n', "¶")
 }
 
-pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
+/// `a` and `b` compared: what changed, and what the change costs the
+/// cache of a model whose shortest cacheable prefix is `min_cacheable`
+/// tokens (a breakpoint before it caches nothing).
+pub fn diff(
+    a: &Snapshot,
+    b: &Snapshot,
+    (a_label, b_label): (&str, &str),
+    min_cacheable: u64,
+) -> Diff {
     let fragments = fragment_changes(a, b);
     // Cache impact: tools first, then the blocks in order.
     let tools_changed = a.tools != b.tools;
@@ -195,35 +185,16 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
     } else {
         first_block_diff
     };
-    let breakpoints = breakpoints(b, diverges_at, a.blocks.len());
+    let (breakpoints, rewrite_tokens) = breakpoints::cache_impact(
+        (a, b),
+        (diverges_at, tools_changed),
+        (b.tools.last().map(tool_name), min_cacheable),
+    );
     let divergence = if tools_changed {
         Some(tools_divergence(a, b))
     } else {
         first_block_diff.map(|i| block_divergence(a, b, i))
     };
-    // What A had cached ends with A's blocks: B's new blocks after them are
-    // written in any case, not again.
-    let a_extent: u64 = b.tools_tokens
-        + b.blocks[..a.blocks.len().min(b.blocks.len())]
-            .iter()
-            .map(|x| x.tokens)
-            .sum::<u64>();
-    let last_invalid = breakpoints
-        .iter()
-        .filter(|p| p.invalidated)
-        .map(|p| p.prefix_tokens)
-        .max()
-        .unwrap_or(0)
-        .min(a_extent);
-    // What is still read ends at the last breakpoint before the change:
-    // the shared text after it was cached only as part of entries the
-    // change invalidates, so it is written again with them.
-    let still_read = breakpoints
-        .iter()
-        .filter(|p| !p.invalidated)
-        .map(|p| p.prefix_tokens)
-        .max()
-        .unwrap_or(0);
     let identical =
         fragments.is_empty() && !tools_changed && first_block_diff.is_none() && appended == 0;
     let recorded = a.recorded || b.recorded;
@@ -247,7 +218,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, a_label: &str, b_label: &str) -> Diff {
         tools_changed,
         breakpoints,
         divergence,
-        rewrite_tokens: last_invalid.saturating_sub(still_read),
+        rewrite_tokens,
         lines: line_diff(a, b),
         cause: None,
         resume: resume(a, b),
@@ -299,21 +270,6 @@ fn tool_changes(a: &Snapshot, b: &Snapshot) -> Vec<String> {
         out.push("tools reordered".into());
     }
     out
-}
-
-impl Breakpoint {
-    /// `invalidated`, `new` or `still valid`.
-    pub fn state(&self) -> &'static str {
-        if self.new {
-            "new (written now)"
-        } else if self.expired {
-            "expired (its TTL ran out)"
-        } else if self.invalidated {
-            "invalidated"
-        } else {
-            "still valid"
-        }
-    }
 }
 
 /// On a resumed session, an agent that keeps the first user message as it
@@ -451,28 +407,6 @@ fn layer_deltas(a: &Snapshot, b: &Snapshot) -> Vec<LayerDelta> {
             }
         })
         .collect()
-}
-
-/// The cache breakpoints of `b`, and which the change invalidates.
-fn breakpoints(b: &Snapshot, diverges_at: Option<usize>, a_blocks: usize) -> Vec<Breakpoint> {
-    let mut out = Vec::new();
-    let mut prefix = b.tools_tokens;
-    for (i, blk) in b.blocks.iter().enumerate() {
-        prefix += blk.tokens;
-        if blk.cache_control {
-            out.push(Breakpoint {
-                index: out.len() + 1,
-                block: i + 1,
-                name: blk.name(i),
-                layer: blk.layer,
-                prefix_tokens: prefix,
-                invalidated: diverges_at.is_some_and(|d| i >= d),
-                new: i >= a_blocks,
-                expired: false,
-            });
-        }
-    }
-    out
 }
 
 fn tools_divergence(a: &Snapshot, b: &Snapshot) -> Divergence {

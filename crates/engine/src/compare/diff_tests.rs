@@ -45,7 +45,7 @@ fn ws() -> tempfile::TempDir {
 fn identical_inputs_have_no_changes() {
     let d = ws();
     let (a, b) = (snap(d.path(), None), snap(d.path(), None));
-    let x = diff(&a, &b, "a", "b");
+    let x = diff(&a, &b, ("a", "b"), 0);
     assert!(x.identical);
     assert!(x.fragments.is_empty() && x.divergence.is_none() && x.rewrite_tokens == 0);
     assert!(x.breakpoints.iter().all(|b| !b.invalidated));
@@ -58,7 +58,7 @@ fn layer_four_edit_invalidates_no_cached_breakpoint() {
     let a = snap(d.path(), None);
     std::fs::write(d.path().join("USER.md"), "用户喜欢 Rust 和 Go。").unwrap();
     let b = snap(d.path(), None);
-    let x = diff(&a, &b, "a", "b");
+    let x = diff(&a, &b, ("a", "b"), 0);
     assert!(!x.identical);
     assert_eq!(x.fragments.len(), 1);
     assert_eq!(
@@ -93,7 +93,7 @@ fn layer_one_edit_invalidates_every_breakpoint_after_it() {
         .replacen("careful", "curious", 1);
     std::fs::write(d.path().join("SOUL.md"), soul).unwrap();
     let b = snap(d.path(), None);
-    let x = diff(&a, &b, "a", "b");
+    let x = diff(&a, &b, ("a", "b"), 0);
     assert!(x.breakpoints.len() >= 2);
     assert!(x.breakpoints.iter().all(|b| b.invalidated));
     let v = x.divergence.unwrap();
@@ -120,7 +120,7 @@ fn budget_change_turns_kept_into_dropped() {
     let d = ws();
     let a = snap(d.path(), None);
     let b = snap(d.path(), Some(600));
-    let x = diff(&a, &b, "a", "b");
+    let x = diff(&a, &b, ("a", "b"), 0);
     let memo = x
         .fragments
         .iter()
@@ -229,7 +229,7 @@ fn an_added_fragments_separator_is_shown_under_it() {
     )
     .unwrap();
     let b = snap(d.path(), None);
-    let text = crate::compare::diff_report::to_text(&diff(&a, &b, "a", "b"));
+    let text = crate::compare::diff_report::to_text(&diff(&a, &b, ("a", "b"), 0));
     let lines: Vec<&str> = text.lines().collect();
     let blank = lines
         .iter()
@@ -242,4 +242,42 @@ fn an_added_fragments_separator_is_shown_under_it() {
         .unwrap();
     assert_eq!(*header, "@@ note @@", "{text}");
     assert!(text.contains("+a new note"), "{text}");
+}
+
+/// Where the tool definitions are cached (a breakpoint on the last one, as
+/// Claude Code and OpenClaw place it), a change in the blocks after them
+/// leaves that entry valid: what is written again starts after the tools.
+/// Under the model's minimum cacheable length a breakpoint caches nothing,
+/// so nothing of it is kept or lost.
+#[test]
+fn a_cached_tools_prefix_outlives_a_change_in_the_blocks_after_it() {
+    let d = ws();
+    let with_tools = |mut s: Snapshot| {
+        s.tools = vec![serde_json::json!({"name": "read", "input_schema": {}})];
+        s.tools_tokens = 300;
+        s.settings.cache_tools = true;
+        s
+    };
+    let a = with_tools(snap(d.path(), None));
+    std::fs::write(d.path().join("SOUL.md"), "You are terse.").unwrap();
+    let b = with_tools(snap(d.path(), None));
+    let x = diff(&a, &b, ("a", "b"), 0);
+    let tools = &x.breakpoints[0];
+    assert_eq!(
+        (tools.name.as_str(), tools.prefix_tokens),
+        ("tool 1 (read)", 300)
+    );
+    assert_eq!(tools.state(), "still valid");
+    assert!(x.breakpoints[1..].iter().any(|p| p.invalidated), "{x:?}");
+    let a_total = a.tools_tokens + a.blocks.iter().map(|b| b.tokens).sum::<u64>();
+    assert!(
+        x.rewrite_tokens > 0 && x.rewrite_tokens <= a_total - 300,
+        "{x:?}"
+    );
+    let short = diff(&a, &b, ("a", "b"), 1_000_000);
+    assert!(
+        short.breakpoints.iter().all(|p| p.below_minimum),
+        "{short:?}"
+    );
+    assert_eq!(short.rewrite_tokens, 0);
 }

@@ -33,6 +33,12 @@ pub fn request_snapshot(
     let (counts, by_server) = position_tokens(x, &positions, counter, enc);
     let tools: Vec<Value> = req.tools.iter().map(|t| t.definition.clone()).collect();
     let tools_tokens = counts[..tools.len()].iter().sum();
+    // A breakpoint on the tool definitions caches them (the last one's,
+    // as the agents place it).
+    let settings = crate::workspace::settings::Settings {
+        cache_tools: positions[..tools.len()].iter().any(|p| p.breakpoint),
+        ..Default::default()
+    };
     let mut blocks = Vec::new();
     let mut fragments = Vec::new();
     for (
@@ -66,7 +72,7 @@ pub fn request_snapshot(
         session: format!("request #{index} ({})", x.chain),
         model: x.model.clone(),
         tokenizer: by_server.map_or_else(|| enc.as_str().to_string(), str::to_string),
-        settings: Default::default(),
+        settings,
         files: Default::default(),
         fragments,
         layers: Vec::new(),

@@ -93,11 +93,13 @@ pub fn diff_across(
     counter: &crate::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::compare::diff::Diff, crate::error::Error> {
+    let sa = request_snapshot(xa, a, counter, table)?;
+    let min = minimum((xa, sa.total_tokens), xb, table);
     Ok(crate::compare::diff::diff(
-        &request_snapshot(xa, a, counter, table)?,
+        &sa,
         &request_snapshot(xb, b, counter, table)?,
-        la,
-        lb,
+        (la, lb),
+        min,
     ))
 }
 
@@ -120,11 +122,13 @@ pub fn diff_between(
             })
     };
     let (xa, xb) = (get(a)?, get(b)?);
+    let sa = request_snapshot(xa, a, counter, table)?;
+    let min = minimum((xa, sa.total_tokens), xb, table);
     let mut d = crate::compare::diff::diff(
-        &request_snapshot(xa, a, counter, table)?,
+        &sa,
         &request_snapshot(xb, b, counter, table)?,
-        &format!("request #{a}"),
-        &format!("request #{b}"),
+        (&format!("request #{a}"), &format!("request #{b}")),
+        min,
     );
     let previous = exchanges[..b - 1].iter().rposition(|p| p.chain == xb.chain);
     if previous == Some(a - 1) {
@@ -145,6 +149,7 @@ fn with_cause(
     let Some(u) = x.usage else { return };
     let m = super::explain::explain(x, Some(prev), &u, table.resolve(Some(&x.model)));
     if m.kind != super::MissKind::Ttl {
+        not_read(d, &u);
         return;
     }
     let gap =
@@ -164,4 +169,61 @@ fn with_cause(
     {
         b.expired = true;
     }
+}
+
+/// The shortest prefix the model of request `b` caches, in the tokens
+/// counted here: the table's, unless request `a` was recorded caching a
+/// shorter one (a table out of date for the model, or an upstream with
+/// rules of its own), then the smallest minimum of the model's provider,
+/// as the recorded figures allow; scaled by what `a` counts here
+/// (`counted`) against what its provider counted.
+fn minimum((a, counted): (&Exchange, u64), b: &Exchange, table: &ModelTable) -> u64 {
+    let m = table.resolve(Some(&b.model));
+    let Some(u) = a.usage else {
+        return m.min_cacheable_tokens;
+    };
+    let cached = u.cache_read_input_tokens + u.cache_creation_input_tokens;
+    let min = if cached == 0 || cached >= m.min_cacheable_tokens {
+        m.min_cacheable_tokens
+    } else {
+        table
+            .models
+            .iter()
+            .filter(|r| r.provider == m.provider)
+            .map(|r| r.min_cacheable_tokens)
+            .min()
+            .unwrap_or(0)
+            .min(cached)
+    };
+    match u.input().total() {
+        0 => min,
+        sent => (min as f64 * counted as f64 / sent as f64).round() as u64,
+    }
+}
+
+/// The provider read nothing of a request whose text leaves breakpoints
+/// valid: what they held was not in its cache (a prefix under its minimum
+/// cacheable length, or evicted), and the request wrote it again.
+fn not_read(d: &mut crate::compare::diff::Diff, u: &crate::Usage) {
+    if u.cache_read_input_tokens > 0 {
+        return;
+    }
+    let mut valid = d
+        .breakpoints
+        .iter_mut()
+        .filter(|b| !b.new && !b.invalidated && !b.below_minimum)
+        .peekable();
+    let Some(first) = valid.peek() else { return };
+    let through = format!(
+        "{} ({} tokens here)",
+        first.name,
+        crate::thousands(first.prefix_tokens)
+    );
+    for b in valid {
+        b.not_read = true;
+    }
+    d.cause = Some(format!(
+        "the provider read nothing: {} written, the prefix through {through} included, which the text leaves valid (under the provider's minimum cacheable length, or evicted)",
+        crate::plural(u.cache_creation_input_tokens, "token"),
+    ));
 }
