@@ -759,3 +759,34 @@ fn a_request_of_another_agent_is_said_to_be_so() {
     );
     assert_eq!(json(&o)["not_this_agent"], serde_json::Value::Null);
 }
+
+/// A line edited after the request, between two lines that are not: the
+/// line after it, sent word for word though short, is found on with the
+/// lines before it (not called unsent), and the request's text in the
+/// edited line's place is the file as it was then (the file changed since;
+/// the agent cut nothing), not an agent's cut marker.
+#[test]
+fn a_line_edited_since_leaves_the_lines_around_it_traced() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("pi").join("workspace"), dir.path());
+    let agents = dir.path().join("AGENTS.md");
+    let text = std::fs::read_to_string(&agents).unwrap();
+    let edited = text.replace(
+        "- Run `npm test` before saying a change works.",
+        "- Run the tests first, always.",
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&agents, edited).unwrap();
+    let a = attribution("pi", dir.path(), 1);
+    let f = file(&a, "AGENTS.md");
+    assert_eq!(f["sent"], "changed", "{f}");
+    assert_eq!(f["missing"], serde_json::json!([[5, 5]]), "{f}");
+    assert_eq!(f["lines_sent"], 3, "{f}");
+    let o = traffic_against("pi", dir.path(), 1, &[]);
+    let text = stdout(&o);
+    assert!(text.contains("line 6 in system block 1"), "{text}");
+    assert!(
+        text.contains("sent in its place (the file as it was then): - Run `npm test`"),
+        "{text}"
+    );
+}

@@ -448,8 +448,10 @@ pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Op
         .collect();
     for f in &mut a.files {
         let modified = by_path.get(f.path.as_str()).copied().flatten();
+        // Text between two of its spans that is no agent's cut marker is
+        // the file's own, as it was when sent.
         if f.sent == Sent::Cut
-            && f.markers.is_empty()
+            && !f.markers.iter().any(|m| says_cut(m))
             && let Some(m) = modified.filter(|m| *m > at)
         {
             f.sent = Sent::Changed;
@@ -461,6 +463,16 @@ pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Op
             }
         }
     }
+}
+
+/// Whether text between two spans of a file reads as an agent's mark of
+/// a cut (`[...truncated...]`, `… (omitted)`), not as the file's own
+/// words.
+fn says_cut(marker: &str) -> bool {
+    let m = marker.to_lowercase();
+    ["truncat", "omitted", "[...]", "…"]
+        .iter()
+        .any(|w| m.contains(w))
 }
 
 pub use super::attribution_files::{

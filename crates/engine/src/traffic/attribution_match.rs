@@ -16,6 +16,10 @@ const LOOKAHEAD: usize = 8;
 /// Characters (white space aside) a line must have to be a span alone.
 const LONE_LINE_CHARS: usize = 40;
 
+/// Lines of the file, and of the request, a single line may be past the
+/// run before it and still go on with it (a line edited between them).
+const GAP: usize = 3;
+
 /// A line's text with white space collapsed, and its hash; None when it
 /// says nothing (under four characters, or no letter or digit).
 fn line_key(line: &str) -> Option<u64> {
@@ -204,9 +208,13 @@ pub(super) fn runs(
         };
         // Followed as far as it goes.
         let n = run_length(lines, j, files, f, k, usize::MAX);
-        // A single line says where it comes from only if it is long and
-        // in one file.
-        let alone = starts.len() == 1 && lines[j].len >= LONE_LINE_CHARS;
+        // A single line says where it comes from only if it is in one file
+        // and long, or close after a run of the same file (the line
+        // between them edited since).
+        let near = out.last().is_some_and(|r: &Run| {
+            r.f == f && (r.to..=r.to + GAP).contains(&k) && (r.rto..=r.rto + GAP).contains(&j)
+        });
+        let alone = starts.len() == 1 && (lines[j].len >= LONE_LINE_CHARS || near);
         if n >= 2 || alone {
             out.push(Run {
                 f,

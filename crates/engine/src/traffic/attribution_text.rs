@@ -106,8 +106,13 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
         };
         o += &format!("      {what}: {}\n", lines(&f.missing));
     }
+    let marker = if f.sent == Sent::Changed {
+        "sent in its place (the file as it was then)"
+    } else {
+        "marker"
+    };
     for m in &f.markers {
-        o += &format!("      marker: {}\n", clip(m, 120));
+        o += &format!("      {marker}: {}\n", clip(m, 120));
     }
 
     o
