@@ -385,3 +385,72 @@ fn nested_and_repeated_imports_are_rows_of_their_own_files_in_the_order_sent() {
     let render = common::stdout(&common::run(&["render", ws]));
     assert!(render.contains(&sent), "{render}");
 }
+
+/// The folder's tree in Gemini CLI's session context lists each folder's
+/// files in the order Node's `localeCompare` gives them (Gemini CLI sorts
+/// with it): checked against the node on this machine on names with
+/// punctuation, digits, case and accents; the line above the tree has no
+/// "Folders or files indicated with ..." when nothing is cut.
+#[test]
+#[ignore = "needs node (.ci/run installs it)"]
+fn the_tree_lists_names_as_nodes_locale_compare_sorts_them() {
+    let names = [
+        "README.md",
+        "package.json",
+        "_x",
+        "-y",
+        ".env",
+        "Zeta",
+        "alpha",
+        "Alpha",
+        "éclair",
+        "eclair",
+        "a b",
+        "a+b",
+        "a.b",
+        "a_b",
+        "10f",
+        "1f",
+        "2f",
+        "B",
+        "b",
+        "~t",
+        "$d",
+        "#h",
+        "(p)",
+        "[q]",
+        "@s",
+        "file.test.ts",
+        "file.ts",
+        "fileA.ts",
+        "file-a.ts",
+        "Ä",
+        "ß",
+        "z",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for n in names {
+        std::fs::write(dir.path().join(n), "x").unwrap();
+    }
+    let script = format!(
+        "console.log(JSON.stringify({}.sort((a, b) => a.localeCompare(b))))",
+        serde_json::to_string(&names).unwrap()
+    );
+    let node = std::process::Command::new("node")
+        .args(["-e", &script])
+        .output()
+        .expect("node");
+    let sorted: Vec<String> = serde_json::from_slice(&node.stdout).unwrap();
+    let ws = dir.path().to_str().unwrap();
+    let text = common::stdout(&common::run(&["render", ws, "--profile", "gemini"]));
+    let listed: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("├───").or_else(|| l.strip_prefix("└───")))
+        .collect();
+    assert_eq!(listed, sorted, "{text}");
+    assert!(
+        text.contains("Showing up to 200 items (files + folders).\n\n"),
+        "{text}"
+    );
+    assert!(!text.contains("Folders or files indicated"), "{text}");
+}

@@ -341,8 +341,11 @@ fn with_parts_filled(
         }
         // The folder's tree, as the agent draws it (Gemini CLI).
         if filled.wants("directory_tree") {
-            let tree = agents::directory_tree(r, root);
+            let (tree, cut) = agents::gemini_tree::directory_tree(r, root);
             filled = filled.with_var("directory_tree", &tree);
+            if !cut {
+                filled = filled.without(agents::gemini_tree::CUT_NOTE);
+            }
         }
         p.parts = Some(std::sync::Arc::new(filled));
     }

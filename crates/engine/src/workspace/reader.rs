@@ -400,9 +400,6 @@ impl Reader {
         }
     }
 
-    /// Sorted names of the entries of a workspace folder (empty when absent).
-    /// A folder that leads outside the workspace is refused with a diagnostic.
-    /// Hidden entries (`.name`) are passed over.
     /// A refusal, said once however many reads met it.
     fn refusal(&mut self, d: Diagnostic) {
         if !self.diags.contains(&d) {
@@ -410,17 +407,23 @@ impl Reader {
         }
     }
 
+    /// Sorted names of the entries of a workspace folder (empty when absent),
+    /// each with whether it is a folder; links followed where they stay
+    /// inside. A folder that leads outside the workspace is refused with a
+    /// diagnostic. Hidden entries (`.name`) are passed over.
     pub fn list(&mut self, rel: &str) -> Vec<(String, bool)> {
         self.list_entries(rel, false)
     }
 
-    /// [`Reader::list`] with the hidden entries too (names only: an agent
-    /// that draws the folder's tree draws them).
-    pub fn list_with_hidden(&mut self, rel: &str) -> Vec<(String, bool)> {
+    /// The entries of a folder as an agent that draws the folder's tree
+    /// lists them (Gemini CLI): hidden ones too, links passed over (neither
+    /// a file nor a folder to it), names only.
+    pub fn list_for_tree(&mut self, rel: &str) -> Vec<(String, bool)> {
         self.list_entries(rel, true)
     }
 
-    fn list_entries(&mut self, rel: &str, hidden: bool) -> Vec<(String, bool)> {
+    /// `tree`: [`Reader::list_for_tree`]'s listing, else [`Reader::list`]'s.
+    fn list_entries(&mut self, rel: &str, tree: bool) -> Vec<(String, bool)> {
         let full = self.root.join(rel);
         if full.symlink_metadata().is_err() {
             return Vec::new();
@@ -440,7 +443,7 @@ impl Reader {
         let mut out: Vec<(String, bool)> = Vec::new();
         for e in rd.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') && !hidden {
+            if name.starts_with('.') && !tree {
                 continue;
             }
             // The root's entries by their own names (`SOUL.md`, not
@@ -449,7 +452,11 @@ impl Reader {
                 "" | "." => name.clone(),
                 _ => format!("{rel}/{name}"),
             };
-            if e.file_type().map(|t| t.is_symlink()).unwrap_or(false) {
+            let Ok(kind) = e.file_type() else { continue };
+            if tree && !(kind.is_file() || kind.is_dir()) {
+                continue;
+            }
+            if kind.is_symlink() {
                 match self.resolve(&entry_rel) {
                     Err(m) => {
                         self.refusal(Diagnostic::error(entry_rel, None, m));

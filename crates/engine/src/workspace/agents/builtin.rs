@@ -319,6 +319,14 @@ impl Builtin {
         self
     }
 
+    /// The blocks without `text` (words the agent writes only sometimes).
+    pub fn without(mut self, text: &str) -> Builtin {
+        for x in &mut self.blocks {
+            x.text = x.text.replace(text, "");
+        }
+        self
+    }
+
     /// Tokens the deferred tools' definitions would take, counted as sent.
     pub fn deferred_texts(&self) -> Vec<(String, String)> {
         self.deferred_tools

@@ -6,7 +6,7 @@
 //! inlined between `<!-- Imported from: X -->` and `<!-- End of import
 //! from: X -->`; the user's `~/.gemini/GEMINI.md` (with `--user-memory`)
 //! at the end of the system instruction. The folder's tree, which the
-//! agent computes, is drawn here as it draws it ([`directory_tree`]).
+//! agent computes, is drawn as it draws it (`gemini_tree`).
 
 use std::collections::BTreeSet;
 
@@ -22,9 +22,7 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// How deep subfolders are searched for GEMINI.md, and in how many.
 const MAX_DEPTH: usize = 6;
 const MAX_FOLDERS: usize = 200;
-/// Items of the folder's tree at most (Gemini CLI's display limit).
-const MAX_TREE_ITEMS: usize = 200;
-/// Folders Gemini CLI shows but does not open.
+/// Folders Gemini CLI does not look into for GEMINI.md.
 const NOT_OPENED: [&str; 3] = [".git", "node_modules", "__pycache__"];
 
 pub fn load_gemini(
@@ -468,59 +466,6 @@ fn join(dir: &str, path: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
-}
-
-/// The folder's tree as Gemini CLI draws it in its session context: the
-/// folder (`ROOT/`), then in each folder its files, then its subfolders,
-/// each sorted, with `├───`, `└───` and `│   `; a folder it does not open
-/// (`.git`, `node_modules`) as `NAME/...`; at most [`MAX_TREE_ITEMS`] items,
-/// the rest as `...`. Names only: nothing in it is read.
-pub fn directory_tree(r: &mut Reader, root: &str) -> String {
-    let mut lines = vec![format!("{}/", root.trim_end_matches('/'))];
-    let mut budget = MAX_TREE_ITEMS;
-    draw(r, "", "", 0, &mut budget, &mut lines);
-    lines.join("\n")
-}
-
-fn draw(
-    r: &mut Reader,
-    dir: &str,
-    indent: &str,
-    depth: usize,
-    budget: &mut usize,
-    lines: &mut Vec<String>,
-) {
-    let listed = r.list_with_hidden(if dir.is_empty() { "." } else { dir });
-    let (mut dirs, mut files): (Vec<_>, Vec<_>) = listed.into_iter().partition(|(_, d)| *d);
-    files.sort();
-    dirs.sort();
-    let entries: Vec<(String, bool)> = files.into_iter().chain(dirs).collect();
-    let count = entries.len();
-    for (i, (name, is_dir)) in entries.into_iter().enumerate() {
-        let last = i + 1 == count;
-        let branch = if last { "└───" } else { "├───" };
-        if *budget == 0 {
-            lines.push(format!("{indent}{branch}..."));
-            return;
-        }
-        *budget -= 1;
-        if !is_dir {
-            lines.push(format!("{indent}{branch}{name}"));
-            continue;
-        }
-        if NOT_OPENED.contains(&name.as_str()) || depth >= MAX_DEPTH {
-            lines.push(format!("{indent}{branch}{name}/..."));
-            continue;
-        }
-        lines.push(format!("{indent}{branch}{name}/"));
-        let sub = if dir.is_empty() {
-            name
-        } else {
-            format!("{dir}/{name}")
-        };
-        let deeper = format!("{indent}{}", if last { "    " } else { "│   " });
-        draw(r, &sub, &deeper, depth + 1, budget, lines);
-    }
 }
 
 #[cfg(test)]

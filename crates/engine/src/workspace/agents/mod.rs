@@ -21,6 +21,7 @@ mod codex;
 mod cut;
 mod expand;
 mod gemini;
+pub mod gemini_tree;
 pub mod listing;
 pub mod observed;
 pub(crate) mod opencode;
@@ -28,7 +29,7 @@ mod pi;
 pub mod runs;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
-pub use gemini::{directory_tree, load_gemini};
+pub use gemini::load_gemini;
 pub use opencode::load_opencode;
 pub use pi::load_pi;
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Compares the folder tree prompt-inspector draws for Gemini CLI's session
+# context with the one Gemini CLI's own code draws, on folders you name:
+#
+#   scripts/gemini-tree.sh DIR...
+#
+# Gemini CLI's `getFolderStructure` is run from the package that
+# scripts/record-agent.sh installs (GEMINI_VERSION, default 0.61.0; it is
+# installed here when missing), read out of its bundle at run time: nothing
+# of it is kept in this repository. Its file service is left out, so
+# .gitignore and .geminiignore are not applied on either side. Prints SAME
+# or the differences for each folder; exit 1 when any differs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=${GEMINI_VERSION:-0.61.0}
+cache=${PI_AGENT_CACHE:-$HOME/.cache/prompt-inspector-agents}/gemini-$version
+bin=${PROMPT_INSPECTOR:-target/debug/prompt-inspector}
+if [[ ! -d $cache/node_modules/@google/gemini-cli/bundle ]]; then
+  mkdir -p "$cache"
+  npm install --prefix "$cache" --no-audit --no-fund "@google/gemini-cli@$version" >&2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+chunk=$(grep -l "^async function getFolderStructure(" "$cache"/node_modules/@google/gemini-cli/bundle/*.js | head -1)
+{
+  echo 'import * as fs48 from "node:fs/promises"; import * as path57 from "node:path";'
+  # From its limits to the end of getFolderStructure, as bundled.
+  awk '/^var MAX_ITEMS = 200;/{on=1} on{print} on && /^async function getFolderStructure\(/{f=1} f && /^}$/{exit}' "$chunk" |
+    sed -E 's/\bfs[0-9]+\./fs48./g; s/\bpath[0-9]+\./path57./g'
+  echo 'function isNodeError(e){return e && typeof e==="object" && "code" in e}'
+  echo 'const debugLogger={warn(){}}; function getErrorMessage(e){return String(e)}'
+  echo 'const DEFAULT_FILE_FILTERING_OPTIONS={respectGitIgnore:true,respectGeminiIgnore:true};'
+  echo 'console.log(await getFolderStructure(process.argv[2]));'
+} > "$work/tree.mjs"
+status=0
+for dir in "$@"; do
+  d=$(cd "$dir" && pwd)
+  node "$work/tree.mjs" "$d" > "$work/gemini.txt"
+  "$bin" render "$d" --profile gemini 2>/dev/null | python3 -c '
+import sys
+t = sys.stdin.read()
+a = t.index("- **Directory Structure:**\n\n") + len("- **Directory Structure:**\n\n")
+print(t[a:t.index("\n\n\n", a)])' > "$work/ours.txt"
+  if diff -u "$work/gemini.txt" "$work/ours.txt" > "$work/diff.txt"; then
+    echo "SAME  $d ($(wc -l < "$work/ours.txt") lines)"
+  else
+    echo "DIFF  $d"; head -40 "$work/diff.txt"; status=1
+  fi
+done
+exit $status
