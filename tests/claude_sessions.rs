@@ -226,3 +226,29 @@ fn codex_user_agents_md_is_found_in_its_real_request() {
     ));
     assert!(check.contains("no difference"), "{check}");
 }
+
+/// A capture recorded in another home (`/home/user`) checked from this
+/// one, whose `~/.claude/CLAUDE.md` and its import are the same files:
+/// Claude Code's heading names each by its absolute path, which differs
+/// only by the home, so it is no difference (as the workspace's folder is
+/// none), where the check gave two "heading" differences and exit 1.
+#[test]
+fn a_home_file_headed_from_another_home_is_no_difference() {
+    let home = tempfile::tempdir().unwrap();
+    copy_dir(&fixture().join("user-home"), home.path());
+    let cap = fixture().join("capture.jsonl");
+    let ws = fixture().join("workspace");
+    let o = run_home(
+        home.path(),
+        &[
+            "traffic",
+            cap.to_str().unwrap(),
+            "--against",
+            ws.to_str().unwrap(),
+            "--check-profile",
+        ],
+    );
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(text.contains("no difference"), "{text}");
+}

@@ -131,8 +131,14 @@ fn first_place(f: &FileInRequest, texts: &[(String, String)]) -> Option<(String,
     Some((s.part.clone(), without_root(&heading, &f.path)))
 }
 
-/// `heading` with the absolute folder before `rel` written `<workspace>`.
+/// `heading` with the absolute folder before `rel` written `<workspace>`,
+/// or for a file of the home (`~/.claude/CLAUDE.md`) the home written `~`
+/// (the request may come from another home).
 fn without_root(heading: &str, rel: &str) -> String {
+    let (rel, root) = match rel.strip_prefix("~/") {
+        Some(r) => (r, "~"),
+        None => (rel, "<workspace>"),
+    };
     let Some(i) = heading.find(&format!("/{rel}")) else {
         return heading.to_string();
     };
@@ -142,7 +148,7 @@ fn without_root(heading: &str, rel: &str) -> String {
     if !heading[start..].starts_with('/') && !heading[start..].starts_with('~') {
         return heading.to_string();
     }
-    format!("{}<workspace>{}", &heading[..start], &heading[i..])
+    format!("{}{root}{}", &heading[..start], &heading[i..])
 }
 
 /// What the agent sent of a file the profile leaves out, and for a memory
