@@ -230,7 +230,8 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
         ..crate::engine::Options::default()
     });
     let counter = crate::engine::TokenCounter::new();
-    let t = match crate::engine::against_request(ws, &opts, table, &counter, picked) {
+    let first = profile_check::chain_first(&exchanges, picked.0);
+    let t = match crate::engine::against_request(ws, &opts, table, &counter, picked, first) {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
@@ -261,7 +262,10 @@ fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) ->
             "home_not_sent": t.home_not_sent,
             "not_this_agent": t.not_this_agent,
         })),
-        _ => out_report(&profile_check::to_text(&t, "the agent")),
+        _ => out_report(&crate::engine::traffic::profile_check_text::to_text(
+            &t,
+            "the agent",
+        )),
     }
     if t.differences.is_empty() {
         ExitCode::SUCCESS

@@ -9,7 +9,7 @@ use egui::{Rect, RichText, Sense, Ui, vec2};
 use super::colors;
 use super::command::Command;
 use super::thousands;
-use crate::engine::traffic::profile_check::{self, Against};
+use crate::engine::traffic::profile_check::Against;
 use crate::engine::traffic::{Cost, Traffic};
 
 /// A part's colour: a tool's, its system block's layer's, the
@@ -501,7 +501,7 @@ fn trace_ui(ui: &mut Ui, against: &Result<Against, String>) {
         ui.label(RichText::new(note).strong());
     }
     if !a.home_not_sent.is_empty() {
-        ui.weak(profile_check::home_not_sent_words(&a.home_not_sent));
+        ui.weak(crate::engine::traffic::profile_check_text::home_not_sent_words(&a.home_not_sent));
     }
     let at = &a.attribution;
     ui.label(

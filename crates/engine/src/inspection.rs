@@ -144,8 +144,8 @@ pub fn inspect(
 }
 
 /// Request `n` (`x`, its body `req`) against the workspace at `root`
-/// loaded with `opts`: the one road of `traffic --against` and the Traffic
-/// tab. The agent reads its user-level memory whenever it is there, so it
+/// loaded with `opts` (`first`: its chain's first request, when another):
+/// the one road of `traffic --against` and the Traffic tab. The agent reads its user-level memory whenever it is there, so it
 /// is looked for here; unless a profile is named, the request is read with
 /// the profile recorded from the release that sent it, when one is.
 pub fn against_request(
@@ -154,6 +154,7 @@ pub fn against_request(
     table: &ModelTable,
     counter: &TokenCounter,
     picked: (usize, &Exchange, &crate::request::Request),
+    first: Option<&crate::request::Request>,
 ) -> Result<Against, Error> {
     let (_, x, req) = picked;
     // Unless named: the profile of the release that sent the request, or
@@ -194,7 +195,7 @@ pub fn against_request(
         ..opts.clone()
     };
     let ins = inspect(root, &opts, table, counter)?;
-    let mut against = profile_check::against(&ins, table, counter, picked);
+    let mut against = profile_check::against(&ins, table, counter, picked, first);
     // Sent from a home without this home's files (none of them in the
     // request): compared as that home renders, the files said apart (with
     // them, the agent's words between the user's file and the project's
@@ -215,7 +216,7 @@ pub fn against_request(
             ..opts
         };
         let ins = inspect(root, &opts, table, counter)?;
-        against = profile_check::against(&ins, table, counter, picked);
+        against = profile_check::against(&ins, table, counter, picked, first);
         against.home_not_sent = home_not_sent;
     }
     if let Some(why) = why {

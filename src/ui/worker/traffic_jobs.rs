@@ -15,7 +15,8 @@ impl Shared {
         use crate::engine::traffic::profile_check;
         let result = crate::opencode_db::read_exchanges(capture, &[index]).and_then(|(_, x, _)| {
             let picked = profile_check::pick(&x, Some(index))?;
-            crate::engine::against_request(root, options, &self.table, &self.counter, picked)
+            let first = profile_check::chain_first(&x, index);
+            crate::engine::against_request(root, options, &self.table, &self.counter, picked, first)
         });
         let result = result.map_err(String::from);
         self.send(Done::Traced {

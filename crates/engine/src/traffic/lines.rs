@@ -390,10 +390,12 @@ pub fn read_file_for(
     {
         idx.push(i);
     }
+    // The request before each in its chain (a diff's), and its chain's
+    // first (what the agent sent before anything was loaded on the way).
     for i in idx.clone() {
-        if let Some(j) = x[..i].iter().rposition(|e| e.chain == x[i].chain) {
-            idx.push(j);
-        }
+        let same = |e: &Exchange| e.chain == x[i].chain;
+        idx.extend(x[..i].iter().rposition(same));
+        idx.extend(x[..i].iter().position(same));
     }
     for i in idx {
         bodies.load_with_wire(&mut x[i]);

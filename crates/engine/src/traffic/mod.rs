@@ -34,6 +34,7 @@ pub use opencode_session::{opencode_exchanges, read_opencode};
 mod parse;
 mod pi_session;
 pub mod profile_check;
+pub mod profile_check_text;
 pub mod release;
 mod report;
 mod request;

@@ -307,7 +307,7 @@ pub struct Checked {
 /// request holds nothing of.
 pub fn check(
     predicted: &Request,
-    (real, sent_at): (&Request, Option<f64>),
+    (real, sent_at, first): (&Request, Option<f64>, Option<&Request>),
     (files, on_demand): (&[SourceFile], &[&str]),
     counter: &TokenCounter,
     enc: Encoding,
@@ -317,10 +317,18 @@ pub fn check(
     super::attribution::mark_changed_since(&mut a, files, sent_at);
     let (pt, at) = (texts(predicted), texts(real));
     let conversation = after_first_answer(&at);
+    // What the chain's first request held was there from the start, not
+    // loaded during the session.
+    let at_start = first.map(|f| attribute(f, files, counter, enc));
+    let from_start = |i: usize| {
+        at_start
+            .as_ref()
+            .is_some_and(|s| s.files[i].spans.iter().any(|x| !x.listed))
+    };
     let mut out = Vec::new();
     let mut in_session = Vec::new();
     let mut home_not_sent = Vec::new();
-    for (pf, af) in p.files.iter().zip(&a.files) {
+    for (i, (pf, af)) in p.files.iter().zip(&a.files).enumerate() {
         if af.path.starts_with("~/") && af.sent == Sent::Absent {
             home_not_sent.push(af.path.clone());
             continue;
@@ -334,7 +342,8 @@ pub fn check(
         // Memory loaded on demand is there once the agent has answered (and
         // read a file): in a conversation's first request it was sent
         // because the agent runs in that folder (a difference, `--workdir`).
-        let loaded = later || (on_demand.contains(&af.path.as_str()) && !conversation.is_empty());
+        let loaded = (later || (on_demand.contains(&af.path.as_str()) && !conversation.is_empty()))
+            && !from_start(i);
         let unsent = matches!(pf.sent, Sent::Absent | Sent::Listed);
         if let (true, Some(first), true) = (unsent, lines.first(), loaded) {
             in_session.push(ReadInSession {
@@ -345,6 +354,26 @@ pub fn check(
         }
         compare_file(pf, af, (&pt, &at), &mut out);
     }
+    out.extend(order_and_breakpoints(
+        (&p, &a),
+        (&pt, &at),
+        (predicted, real),
+    ));
+    Checked {
+        differences: out,
+        read_in_session: in_session,
+        home_not_sent,
+    }
+}
+
+/// The differences of the request as a whole: the order of the files both
+/// send, and where the system blocks' breakpoints are.
+fn order_and_breakpoints(
+    (p, a): (&Attribution, &Attribution),
+    (pt, at): (&Texts, &Texts),
+    (predicted, real): (&Request, &Request),
+) -> Vec<Difference> {
+    let mut out = Vec::new();
     let both: Vec<&str> = p
         .files
         .iter()
@@ -352,7 +381,7 @@ pub fn check(
         .filter(|(x, y)| x.sent != Sent::Absent && y.sent != Sent::Absent)
         .map(|(x, _)| x.path.as_str())
         .collect();
-    let (po, ao) = (order(&p, &pt, &both), order(&a, &at, &both));
+    let (po, ao) = (order(p, pt, &both), order(a, at, &both));
     if po != ao {
         out.push(Difference {
             point: Point::Order,
@@ -377,11 +406,7 @@ pub fn check(
             agent: format!("breakpoints on {}", words(&ab)),
         });
     }
-    Checked {
-        differences: out,
-        read_in_session: in_session,
-        home_not_sent,
-    }
+    out
 }
 
 /// A recorded request set against a workspace: its attribution to the
@@ -434,6 +459,18 @@ pub fn pick(
     Ok((n, x, req))
 }
 
+/// The first request of the chain of request `n` (1-based), when it is an
+/// earlier one with a body: what the agent sent before it loaded anything
+/// on the way.
+pub fn chain_first(exchanges: &[super::Exchange], n: usize) -> Option<&Request> {
+    let x = exchanges.get(n.checked_sub(1)?)?;
+    exchanges[..n - 1]
+        .iter()
+        .find(|e| e.chain == x.chain)?
+        .request
+        .as_deref()
+}
+
 /// Request `n` (`x`, its body `req`) against a workspace assembled with
 /// the profile chosen for it (`inspection::against` loads it, with the
 /// profile recorded from the release that sent the request): where each
@@ -443,6 +480,7 @@ pub fn against(
     table: &crate::ModelTable,
     counter: &TokenCounter,
     (n, x, req): (usize, &super::Exchange, &Request),
+    first: Option<&Request>,
 ) -> Against {
     let traced = super::attribution::workspace_files(&a.workspace);
     let files = traced.files;
@@ -460,7 +498,13 @@ pub fn against(
         .filter(|f| a.workspace.profile.agent.loads_nested_on_demand() && f.is_nested_memory())
         .map(|f| f.source.as_str())
         .collect();
-    let checked = check(&predicted, (req, x.at), (&files, &on_demand), counter, enc);
+    let checked = check(
+        &predicted,
+        (req, x.at, first),
+        (&files, &on_demand),
+        counter,
+        enc,
+    );
     let chosen = &a.workspace.profile;
     let not_this_agent = a
         .assembly
@@ -522,66 +566,6 @@ pub fn mark_agent_parts(a: &mut Attribution, request: &Request, asm: &crate::Ass
             ));
         }
     }
-}
-
-/// The text view: the differences, then the files read in the session.
-pub fn to_text(a: &Against, agent: &str) -> String {
-    let mut o = differences_text(&a.differences, &a.profile, agent);
-    if !a.read_in_session.is_empty() {
-        o += &format!(
-            "\nloaded during the session, not in the prompt the profile renders for its first request (no difference):\n{}",
-            a.read_in_session
-                .iter()
-                .map(|r| format!("  {} (first in {})\n", r.file, r.part))
-                .collect::<String>()
-        );
-    }
-    if !a.home_not_sent.is_empty() {
-        o += &format!("\n{}\n", home_not_sent_words(&a.home_not_sent));
-    }
-    o
-}
-
-/// This home's files a request holds nothing of, in a sentence (the text
-/// view and the window say it alike).
-pub fn home_not_sent_words(files: &[String]) -> String {
-    format!(
-        "not in the request, though in this home: {} (the request was sent from another home, or before {} written; no difference of the agent's)",
-        files.join(", "),
-        if files.len() == 1 {
-            "it was"
-        } else {
-            "they were"
-        }
-    )
-}
-
-/// The differences' text.
-fn differences_text(d: &[Difference], profile: &str, agent: &str) -> String {
-    if d.is_empty() {
-        return format!(
-            "the {profile} profile renders your files as {agent} sent them: no difference\n"
-        );
-    }
-    let mut o = format!(
-        "{agent} sends this differently from the {profile} profile: {}\n",
-        crate::plural(d.len(), "difference")
-    );
-    for x in d {
-        let point = serde_json::to_value(x.point)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        o += &format!(
-            "\n  {point}{}\n",
-            x.file
-                .as_deref()
-                .map(|f| format!(" · {f}"))
-                .unwrap_or_default()
-        );
-        o += &format!("    profile: {}\n    agent:   {}\n", x.profile, x.agent);
-    }
-    o
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ fn placement_heading_order_and_breakpoints_are_named() {
     let (predicted, real) = (Request::of_body(&predicted), Request::of_body(&real));
     let d = check(
         &predicted,
-        (&real, None),
+        (&real, None, None),
         (&files, &[]),
         &TokenCounter::new(),
         Encoding::O200kBase,
@@ -70,7 +70,7 @@ fn placement_heading_order_and_breakpoints_are_named() {
     );
     let same = check(
         &predicted,
-        (&predicted, None),
+        (&predicted, None, None),
         (&files, &[]),
         &TokenCounter::new(),
         Encoding::O200kBase,
@@ -107,7 +107,7 @@ One line per change
         differences: d,
         read_in_session: read,
         ..
-    } = check(&predicted, (&later, None), (&files, &[]), &c, enc);
+    } = check(&predicted, (&later, None, None), (&files, &[]), &c, enc);
     assert!(d.is_empty(), "{d:?}");
     assert_eq!(read.len(), 1);
     assert_eq!(read[0].file, "SKILL.md");
@@ -120,14 +120,22 @@ One line per change
         differences: d,
         read_in_session: read,
         ..
-    } = check(&predicted, (&first, None), (&files, &[]), &c, enc);
+    } = check(&predicted, (&first, None, None), (&files, &[]), &c, enc);
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0].point, Point::Added);
     assert!(read.is_empty());
     // Memory the profile loads on demand: read in the session once the
     // agent has answered; in a conversation's first request, nothing was
     // read yet: a difference (the agent runs in its folder).
-    let with = |req: &Request| check(&predicted, (req, None), (&files, &["SKILL.md"]), &c, enc);
+    let with = |req: &Request| {
+        check(
+            &predicted,
+            (req, None, None),
+            (&files, &["SKILL.md"]),
+            &c,
+            enc,
+        )
+    };
     let later_in_system = Request::of_body(
         &serde_json::from_str::<Value>(&format!(
             r#"{{"system": "agent prompt\n{skill}", "messages": [
@@ -166,7 +174,7 @@ fn a_home_file_the_request_holds_nothing_of_is_no_difference_of_the_agents() {
     let run = |real: &Value| {
         check(
             &predicted,
-            (&Request::of_body(real), None),
+            (&Request::of_body(real), None, None),
             (&files, &[]),
             &TokenCounter::new(),
             Encoding::O200kBase,
