@@ -428,3 +428,128 @@ fn the_traffic_tab_says_an_older_release_sent_the_capture_with_both() {
         }
     }
 }
+
+/// A request that names no release (the Codex 0.169.0 capture, recorded
+/// before the proxy kept client headers) is read with the release whose
+/// own parts it holds: `codex@0.169`, whose 4,212-token instructions it
+/// sent, not the newest profile the folder assumes; and `--check-profile`
+/// checks it with that one.
+#[test]
+fn a_request_naming_no_release_is_read_with_the_release_whose_parts_it_holds() {
+    let cap = fixture("codex/capture.jsonl");
+    let ws = fixture("codex/workspace");
+    let args = [
+        "traffic",
+        cap.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+        "--request",
+        "1",
+    ];
+    let mut c = args.to_vec();
+    c.extend(["--check-profile", "--format", "json"]);
+    let check = json(&run(&c));
+    assert_eq!(check["profile"], "codex@0.169", "{check}");
+    let why = check["profile_chosen_because"].as_str().unwrap();
+    assert!(
+        why.starts_with("the release whose own parts the request holds"),
+        "{why}"
+    );
+    let mut j = args.to_vec();
+    j.extend(["--format", "json"]);
+    let a = json(&run(&j));
+    let instructions = a["attribution"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["label"] == "message 2 (developer)")
+        .unwrap()
+        .clone();
+    assert!(
+        instructions["agent"]
+            .as_str()
+            .unwrap()
+            .starts_with("Codex CLI 0.169.0's"),
+        "{instructions}"
+    );
+    let mut c = args.to_vec();
+    c.push("--check-profile");
+    let text = stdout(&run(&c));
+    assert!(text.contains("codex@0.169"), "{text}");
+}
+
+/// A side call of the agent (OpenCode's title request, Gemini CLI's
+/// routing call: off the main chain, to a small model) holds none of its
+/// own parts: said as such, not as another agent's request.
+#[test]
+fn a_side_call_is_said_to_be_one() {
+    for (agent, extra) in [
+        (
+            "opencode",
+            vec!["--profile", "opencode@1.18", "--check-profile"],
+        ),
+        ("gemini", vec![]),
+    ] {
+        let cap = fixture(&format!("{agent}/capture.jsonl"));
+        let ws = fixture(&format!("{agent}/workspace"));
+        let mut args = vec![
+            "traffic",
+            cap.to_str().unwrap(),
+            "--against",
+            ws.to_str().unwrap(),
+            "--request",
+            "1",
+        ];
+        args.extend(extra);
+        let err = stderr(&run(&args));
+        assert!(
+            err.contains("request #1 is not of the main chain"),
+            "{agent}: {err}"
+        );
+        assert!(
+            err.contains("likely a side call of the agent"),
+            "{agent}: {err}"
+        );
+        assert!(!err.contains("another agent"), "{agent}: {err}");
+    }
+}
+
+/// An OpenClaw trajectory export (`events.jsonl`) is read as OpenClaw's
+/// own record: one request per answer, with the usage OpenClaw recorded
+/// (the same as the provider's in the capture of the same run), where it
+/// was read as a Claude Code transcript of 0 requests.
+#[test]
+fn an_openclaw_trajectory_export_is_read_as_openclaws_record() {
+    let events = fixture("openclaw/transcript/events.jsonl");
+    let t = json(&run(&[
+        "traffic",
+        events.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let rows = t["requests"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{t}");
+    let cap = fixture("openclaw/capture.jsonl");
+    let c = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    for k in ["cache_read_input_tokens", "cache_creation_input_tokens"] {
+        let of = |v: &Value| -> Vec<u64> {
+            v["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r[k].as_u64().unwrap())
+                .collect()
+        };
+        assert_eq!(of(&t), of(&c), "{k}");
+    }
+    let text = stdout(&run(&["traffic", events.to_str().unwrap()]));
+    assert!(
+        text.starts_with("traffic from an OpenClaw trajectory export"),
+        "{text}"
+    );
+}

@@ -197,9 +197,13 @@ fn a_real_agents_requests_carry_its_headers_and_no_key() {
             .iter()
             .any(|(k, v)| k == "anthropic-beta" && v.contains("claude-code-"))
     );
+    // Only the request asked for, the one before it in its chain and its
+    // chain's first are read again.
+    let read = x.iter().filter(|e| e.headers.is_some()).count();
     assert!(
-        x[0].headers.is_none(),
-        "only the requests asked for are read again"
+        read <= 3 && read < x.len(),
+        "{read} of {} read again",
+        x.len()
     );
 }
 

@@ -145,9 +145,11 @@ pub fn inspect(
 
 /// Request `n` (`x`, its body `req`) against the workspace at `root`
 /// loaded with `opts` (`first`: its chain's first request, when another):
-/// the one road of `traffic --against` and the Traffic tab. The agent reads its user-level memory whenever it is there, so it
-/// is looked for here; unless a profile is named, the request is read with
-/// the profile recorded from the release that sent it, when one is.
+/// the one road of `traffic --against` and the Traffic tab. The agent
+/// reads its user-level memory whenever it is there, so it is looked for
+/// here; unless a profile is named, the request is read with the profile
+/// recorded from the release that sent it, when one is, else with the
+/// release whose own parts it holds.
 pub fn against_request(
     root: &Path,
     opts: &Options,
@@ -156,46 +158,28 @@ pub fn against_request(
     picked: (usize, &Exchange, &crate::request::Request),
     first: Option<&crate::request::Request>,
 ) -> Result<Against, Error> {
-    let (_, x, req) = picked;
-    // Unless named: the profile of the release that sent the request, or
-    // the newest of the agent whose words open it; and why.
-    let (profile, why) = match opts.profile.clone() {
+    let (profile, mut why) = match opts.profile.clone() {
         Some(p) => (Some(p), None),
-        None => {
-            let rel = x.release.clone().or_else(|| release::of_request(req));
-            let of_release = rel.as_ref().and_then(|rel| {
-                let p = profile_check::profile_of_release(
-                    rel,
-                    opts.profiles_dir.as_deref(),
-                    opts.observed_dir.as_deref(),
-                )?;
-                Some((
-                    p,
-                    format!("the release that sent the request: {}", rel.name()),
-                ))
-            });
-            // An agent whose requests name no release: its newest profile.
-            let of_agent = || {
-                release::agent_of_request(req).map(|a| {
-                    (
-                        a.name().to_string(),
-                        "the agent whose words open the request (it names no release): its newest profile".to_string(),
-                    )
-                })
-            };
-            match of_release.or_else(of_agent) {
-                Some((p, why)) => (Some(p), Some(why)),
-                None => (None, None),
-            }
-        }
+        None => profile_of_sender(opts, picked),
     };
-    let opts = Options {
+    let mut opts = Options {
         user_memory: opts.user_memory || opts.home.is_some(),
         profile,
         ..opts.clone()
     };
     let ins = inspect(root, &opts, table, counter)?;
     let mut against = profile_check::against(&ins, table, counter, picked, first);
+    // Neither named (`--profile`, workspace.yaml) nor said by the request.
+    if why.is_none()
+        && opts.profile.is_none()
+        && ins.workspace.settings.profile.is_none()
+        && let Some(other) =
+            release_by_parts(root, &opts, (table, counter), (picked, first), &against)
+    {
+        opts.profile = Some(other.profile.clone());
+        why = Some(other.profile_chosen_because.clone());
+        against = other;
+    }
     // Sent from a home without this home's files (none of them in the
     // request): compared as that home renders, the files said apart (with
     // them, the agent's words between the user's file and the project's
@@ -213,7 +197,7 @@ pub fn against_request(
         let home_not_sent = std::mem::take(&mut against.home_not_sent);
         let opts = Options {
             user_memory: false,
-            ..opts
+            ..opts.clone()
         };
         let ins = inspect(root, &opts, table, counter)?;
         against = profile_check::against(&ins, table, counter, picked, first);
@@ -223,6 +207,99 @@ pub fn against_request(
         against.profile_chosen_because = why;
     }
     Ok(against)
+}
+
+/// The profile of the release that sent request `x`, or the newest of the
+/// agent whose words open it; and why. None: the request says neither.
+fn profile_of_sender(
+    opts: &Options,
+    (_, x, req): (usize, &Exchange, &crate::request::Request),
+) -> (Option<String>, Option<String>) {
+    let rel = x.release.clone().or_else(|| release::of_request(req));
+    let of_release = rel.as_ref().and_then(|rel| {
+        let p = profile_check::profile_of_release(
+            rel,
+            opts.profiles_dir.as_deref(),
+            opts.observed_dir.as_deref(),
+        )?;
+        Some((
+            p,
+            format!("the release that sent the request: {}", rel.name()),
+        ))
+    });
+    // An agent whose requests name no release: its newest profile.
+    let of_agent = || {
+        release::agent_of_request(req).map(|a| {
+            (
+                a.name().to_string(),
+                "the agent whose words open the request (it names no release): its newest profile"
+                    .to_string(),
+            )
+        })
+    };
+    match of_release.or_else(of_agent) {
+        Some((p, why)) => (Some(p), Some(why)),
+        None => (None, None),
+    }
+}
+
+/// A request that names neither its agent's release nor its words: read
+/// with the release of the same agent whose own parts it holds the most
+/// tokens of (bundled or learned), when that is another than the one the
+/// folder's profile assumes (a Codex 0.169.0 capture against a folder
+/// read as 0.171.0: its 4,212-token instructions are 0.169.0's).
+fn release_by_parts(
+    root: &Path,
+    opts: &Options,
+    (table, counter): (&ModelTable, &TokenCounter),
+    (picked, first): (
+        (usize, &Exchange, &crate::request::Request),
+        Option<&crate::request::Request>,
+    ),
+    chosen: &Against,
+) -> Option<Against> {
+    let own = |a: &Against| -> u64 {
+        a.attribution
+            .parts
+            .iter()
+            .filter(|p| p.agent.is_some())
+            .map(|p| p.tokens)
+            .sum()
+    };
+    let profiles = workspace::profiles::Profiles::load_with(
+        opts.profiles_dir.as_deref(),
+        opts.observed_dir.as_deref(),
+    )
+    .ok()?;
+    let name = chosen.profile.split('@').next()?;
+    let mut best: Option<(u64, Against)> = None;
+    for p in profiles
+        .all
+        .iter()
+        .filter(|p| p.name == name && p.parts.is_some() && p.id() != chosen.profile)
+    {
+        let opts = Options {
+            profile: Some(p.id()),
+            ..opts.clone()
+        };
+        let Ok(ins) = inspect(root, &opts, table, counter) else {
+            continue;
+        };
+        let a = profile_check::against(&ins, table, counter, picked, first);
+        let n = own(&a);
+        if n > own(chosen) && best.as_ref().is_none_or(|(b, _)| n > *b) {
+            best = Some((n, a));
+        }
+    }
+    let (n, mut a) = best?;
+    a.profile_chosen_because = format!(
+        "the release whose own parts the request holds (it names no release): {} of its tokens are {}'s, {} the {} profile's",
+        crate::thousands(n),
+        a.profile,
+        crate::thousands(own(chosen)),
+        chosen.profile
+    );
+    Some(a)
 }
 
 impl Inspection {

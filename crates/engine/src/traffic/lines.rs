@@ -84,6 +84,8 @@ pub struct Lines {
     codex: bool,
     rollout: super::codex::Rollout,
     pi: bool,
+    /// Lines of an OpenClaw trajectory export met (read by Pi's reader).
+    openclaw: bool,
     pi_session: super::pi_session::PiSession,
     gemini: super::gemini_session::GeminiSession,
     /// Streamed: a capture's requests are left in the file (where each
@@ -226,6 +228,11 @@ impl Lines {
             self.gemini.seen = true;
             return;
         }
+        if !self.capture && v["traceSchema"] == "openclaw-trajectory" {
+            self.openclaw = true;
+            self.pi_session.push_trajectory(&v);
+            return;
+        }
         if !self.capture && super::pi_session::is_session_line(&v) {
             self.pi = true;
             self.pi_session.push(&v);
@@ -296,6 +303,8 @@ impl Lines {
         }
         if self.capture {
             Ok((Source::Capture, capture_exchanges(self.sent), self.skipped))
+        } else if self.openclaw {
+            Ok((Source::OpenClaw, self.pi_session.finish(), self.skipped))
         } else if self.gemini.seen && !self.transcript {
             Ok((Source::Gemini, self.gemini.finish(), self.skipped))
         } else if self.transcript {

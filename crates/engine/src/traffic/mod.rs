@@ -79,6 +79,8 @@ pub enum Source {
     Gemini,
     /// OpenCode's session database (`~/.local/share/opencode/opencode.db`).
     OpenCode,
+    /// An OpenClaw trajectory export (`events.jsonl` of `openclaw export`).
+    OpenClaw,
 }
 
 impl Source {
@@ -92,15 +94,19 @@ impl Source {
             Source::Pi => Some(Agent::Pi),
             Source::Gemini => Some(Agent::Gemini),
             Source::OpenCode => Some(Agent::OpenCode),
+            Source::OpenClaw => Some(Agent::OpenClaw),
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Capture => "capture",
-            Source::ClaudeCode | Source::Codex | Source::Pi | Source::Gemini | Source::OpenCode => {
-                self.agent().map_or("", |a| a.name())
-            }
+            Source::ClaudeCode
+            | Source::Codex
+            | Source::Pi
+            | Source::Gemini
+            | Source::OpenCode
+            | Source::OpenClaw => self.agent().map_or("", |a| a.name()),
         }
     }
 
@@ -120,6 +126,7 @@ impl Source {
             Source::Pi => "Pi session file",
             Source::Gemini => "Gemini CLI session file",
             Source::OpenCode => "OpenCode session database",
+            Source::OpenClaw => "OpenClaw trajectory export",
         }
     }
 }

@@ -57,6 +57,25 @@ impl PiSession {
         }
     }
 
+    /// A line of an OpenClaw trajectory export (`openclaw export`'s
+    /// `events.jsonl`, `traceSchema: openclaw-trajectory`): OpenClaw runs on
+    /// Pi's agent, and each `assistant.message` holds Pi's message, its
+    /// usage that of the one request that answered it; a session is its
+    /// `sessionId`.
+    pub(super) fn push_trajectory(&mut self, l: &Value) {
+        let id = clean(l["sessionId"].as_str().unwrap_or(""), 64);
+        if !self.sessions.contains(&id) {
+            self.sessions.push(id.clone());
+        }
+        self.session = id;
+        let m = &l["data"]["message"];
+        if l["type"] == "assistant.message" && m["role"] == "assistant" {
+            let line = serde_json::json!({ "timestamp": l["ts"] });
+            let x = self.exchange(&line, m);
+            self.out.push(x);
+        }
+    }
+
     fn exchange(&mut self, l: &Value, m: &Value) -> Exchange {
         let time = clean(l["timestamp"].as_str().unwrap_or(""), 40);
         let chain = super::codex::session_chain(&self.sessions, &self.session);

@@ -512,6 +512,14 @@ pub fn against(
         .as_ref()
         .filter(|_| !attribution.parts.iter().any(|p| p.agent.is_some()))
         .map(|agent| {
+            // Off the main chain, with the agent's own parts nowhere: one of
+            // its side calls (a title, a route), which carry none of them.
+            if x.chain != "main" {
+                return format!(
+                    "request #{n} is not of the main chain ({}, to {}): likely a side call of the agent (a title or a routing request), which holds none of {agent}'s own prompt or tools; a request of the main chain is the one to check",
+                    x.chain, x.model
+                );
+            }
             format!(
                 "none of this request is {agent}'s own prompt or tools, as the {} profile renders them: it was likely sent by another agent or release (--profile names the one that sent it)",
                 chosen.id()
