@@ -148,3 +148,36 @@ fn every_bad_input_is_one_diagnostic_and_nothing_leaks() {
     );
     assert!(!text.contains(SECRET));
 }
+
+/// A capture that is empty, or whose only line is cut short, is said as
+/// such: `--against` on an empty one says it holds no request (not that a
+/// transcript records usage only), and a file with no JSON line names the
+/// line skipped and every record the tool reads, not Claude Code's alone.
+#[test]
+fn an_empty_or_cut_capture_is_said_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let ws = dir.path().join("ws");
+    common::write_ws(&ws, &[("CLAUDE.md", "# rules\n")]);
+    let o = run(&[
+        "traffic",
+        empty.to_str().unwrap(),
+        "--against",
+        ws.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("empty.jsonl") && err.contains("holds no request"),
+        "{err}"
+    );
+    assert!(!err.contains("transcript records usage only"), "{err}");
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, "{\"endpoint\": \"/v1/messages\", \"request\": {\"mod").unwrap();
+    let o = run(&["traffic", cut.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cut.jsonl") && err.contains("line 1"), "{err}");
+    assert!(err.contains("Codex") && err.contains("OpenClaw"), "{err}");
+}

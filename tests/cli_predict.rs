@@ -114,3 +114,33 @@ fn predict_other_providers_and_bad_provider() {
         "{text}"
     );
 }
+
+/// `predict` says that the user's own memory the agent sends with every
+/// request (`~/.claude/CLAUDE.md`) is left out without `--user-memory`, as
+/// `report` and `context` say it, where it predicted without a word.
+#[test]
+fn predict_says_the_users_own_memory_is_left_out() {
+    let home = tempfile::tempdir().unwrap();
+    common::write_ws(
+        home.path(),
+        &[
+            (".claude/CLAUDE.md", "# My defaults\n\nAnswer briefly.\n"),
+            ("app/CLAUDE.md", "# app\n\nRun the tests.\n"),
+        ],
+    );
+    let ws = home.path().join("app");
+    let ws = ws.to_str().unwrap();
+    let o = common::run_home(home.path(), &["predict", ws]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let err = common::stderr(&o);
+    assert!(
+        err.contains("~/.claude/CLAUDE.md is not counted here") && err.contains("--user-memory"),
+        "{err}"
+    );
+    let o = common::run_home(home.path(), &["predict", ws, "--user-memory"]);
+    assert!(
+        !common::stderr(&o).contains("not counted"),
+        "{}",
+        common::stderr(&o)
+    );
+}

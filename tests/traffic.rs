@@ -1446,3 +1446,18 @@ fn a_session_named_without_its_path_is_refused_with_the_path_meant() {
     );
     assert!(!target.exists());
 }
+
+/// A class of miss that cost nothing to count (OpenCode's title request,
+/// under the small model's minimum: never cacheable) is said so, not as
+/// "$0.00000 more than reading from the cache would have cost".
+#[test]
+fn prompts_under_the_minimum_cost_no_miss() {
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/opencode/capture.jsonl");
+    let text = stdout(&run(&["traffic", cap.to_str().unwrap()]));
+    assert!(
+        text.contains("minimum (1 request): prompts under the model's minimum cacheable length: not cacheable, nothing lost"),
+        "{text}"
+    );
+    assert!(!text.contains("$0.00000 more"), "{text}");
+}

@@ -35,6 +35,11 @@ pub fn run(a: Args) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(&e),
     };
+    // What the prediction leaves out that the agent sends (the user's own
+    // memory): said, as `report` and `context` say it.
+    if let Some(note) = crate::engine::assembly::context::home_memory_not_counted(&ins) {
+        super::say(&format!("note: {note}"));
+    }
     let p = prediction::predict(&ins, provider, &counter);
     match a.format {
         Format::Json => out_json(&prediction::to_json(&p)),

@@ -208,8 +208,9 @@ fn context_window(ins: &Assembled) -> u64 {
 }
 
 /// The line saying that the agent's user-level memory file is left out:
-/// there but not asked for (no `--user-memory`), or asked for but unread.
-fn home_memory_not_counted(ins: &Assembled) -> Option<String> {
+/// there but not asked for (no `--user-memory`), or asked for but unread
+/// (`context` and `predict` say it).
+pub fn home_memory_not_counted(ins: &Assembled) -> Option<String> {
     use crate::workspace::LeftOut;
     let h = ins.workspace.home_memory_left_out.as_ref()?;
     Some(match &h.why {

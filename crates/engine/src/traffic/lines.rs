@@ -297,7 +297,8 @@ impl Lines {
                 "",
                 match self.skipped.describe() {
                     Some(d) if unparsed > 0 => format!("nothing read: {d}"),
-                    _ => "no JSON lines: neither a capture nor a Claude Code transcript".into(),
+                    Some(d) => format!("no JSON lines ({d}): neither a capture nor the record of an agent this tool reads (Claude Code, Codex, Gemini CLI, Pi or OpenClaw)"),
+                    None => "no JSON lines: neither a capture nor the record of an agent this tool reads (Claude Code, Codex, Gemini CLI, Pi or OpenClaw)".into(),
                 },
             ));
         }

@@ -443,7 +443,16 @@ pub fn pick(
             .iter()
             .rposition(|x| x.request.is_some())
             .map(|i| i + 1)
-            .ok_or_else(|| crate::error::Error::invalid("", "no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)"))?,
+            .ok_or_else(|| {
+                crate::error::Error::invalid(
+                    "",
+                    if exchanges.is_empty() {
+                        "it holds no request (an empty capture: nothing went through the proxy)"
+                    } else {
+                        "no request has a recorded body (a transcript records usage only: record the agent through `prompt-inspector proxy`)"
+                    },
+                )
+            })?,
     };
     let x =
         n.checked_sub(1)

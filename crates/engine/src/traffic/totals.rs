@@ -23,6 +23,12 @@ impl KindCost {
                     "a new conversation's own turns, after the shared start: {usd} beyond reading them"
                 )
             }
+            // Under the model's minimum nothing is cached, nor could be:
+            // no cost of a miss to count.
+            MissKind::Minimum if self.extra_cost_usd == 0.0 => {
+                "prompts under the model's minimum cacheable length: not cacheable, nothing lost"
+                    .into()
+            }
             _ => format!("{usd} more than reading from the cache would have cost"),
         }
     }
