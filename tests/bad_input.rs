@@ -181,3 +181,33 @@ fn an_empty_or_cut_capture_is_said_as_such() {
     assert!(err.contains("cut.jsonl") && err.contains("line 1"), "{err}");
     assert!(err.contains("Codex") && err.contains("OpenClaw"), "{err}");
 }
+
+/// `traffic --diff` and `--against` refuse the formats they have no view
+/// in (JSON lines and HTML are a whole capture's), naming the ones they
+/// write, where `--diff --format html` printed text and `--format jsonl`
+/// pretty JSON.
+#[test]
+fn diff_and_against_refuse_the_formats_they_do_not_write() {
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/pi/capture.jsonl");
+    let cap = cap.to_str().unwrap();
+    let ws =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/pi/workspace");
+    let ws = ws.to_str().unwrap();
+    for f in ["html", "jsonl"] {
+        let o = run(&["traffic", cap, "--diff", "3", "--format", f]);
+        assert_eq!(o.status.code(), Some(2), "{f}");
+        assert!(
+            stderr(&o).contains("--diff writes text, JSON or Markdown"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = run(&["traffic", cap, "--against", ws, "--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--against writes text or JSON"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -105,13 +105,12 @@ pub enum TrafficFormat {
 
 impl TrafficFormat {
     /// The view format of the reports that have no rows (`--diff`,
-    /// `--against`): JSON for `jsonl`.
+    /// `--against`, which refuse `jsonl` and `html` first).
     fn view(self) -> Format {
         match self {
-            TrafficFormat::Text => Format::Text,
             TrafficFormat::Markdown => Format::Markdown,
             TrafficFormat::Json | TrafficFormat::Jsonl => Format::Json,
-            TrafficFormat::Html => Format::Text,
+            TrafficFormat::Text | TrafficFormat::Html => Format::Text,
         }
     }
 }
@@ -210,9 +209,12 @@ fn print_json(t: &traffic::Traffic) {
 /// --check-profile) the workspace's profile rendering set against it.
 fn against(a: &Args, ws: &std::path::Path, table: &crate::engine::ModelTable) -> ExitCode {
     use crate::engine::traffic::{attribution_text, profile_check};
-    if matches!(a.format, TrafficFormat::Markdown | TrafficFormat::Html) {
+    if matches!(
+        a.format,
+        TrafficFormat::Markdown | TrafficFormat::Html | TrafficFormat::Jsonl
+    ) {
         return fail(
-            "--against writes text or JSON (--format text or json); Markdown and HTML are the views of a whole capture (without --against)",
+            "--against writes text or JSON (--format text or json); Markdown, HTML and JSON lines are the views of a whole capture (without --against)",
         );
     }
     let wanted: Vec<usize> = a.request.into_iter().collect();
@@ -414,6 +416,11 @@ fn diff_pair(a: &Args, spec: &str) -> Result<DiffPair, String> {
 /// first of its chain, with the nearest earlier request sharing a prefix),
 /// or with the request named, of any chain or capture.
 fn diff(a: &Args, p: DiffPair, table: &crate::engine::ModelTable) -> ExitCode {
+    if matches!(a.format, TrafficFormat::Jsonl | TrafficFormat::Html) {
+        return fail(
+            "--diff writes text, JSON or Markdown (--format text, json or markdown); JSON lines and HTML are the views of a whole capture (without --diff)",
+        );
+    }
     let (file, n) = (&p.file, p.n);
     let counter = crate::engine::TokenCounter::new();
     let d = if let Some((other, m)) = p.with {
