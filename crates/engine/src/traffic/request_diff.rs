@@ -93,14 +93,21 @@ pub fn diff_across(
     counter: &crate::TokenCounter,
     table: &ModelTable,
 ) -> Result<crate::compare::diff::Diff, crate::error::Error> {
+    diff_of((xa, a, la), (xb, b, lb), counter, table)
+}
+
+/// Two recorded requests (each with its number and label) compared, their
+/// breakpoints judged by the minimum the recorded figures allow.
+fn diff_of(
+    (xa, a, la): (&Exchange, usize, &str),
+    (xb, b, lb): (&Exchange, usize, &str),
+    counter: &crate::TokenCounter,
+    table: &ModelTable,
+) -> Result<crate::compare::diff::Diff, crate::error::Error> {
     let sa = request_snapshot(xa, a, counter, table)?;
     let min = minimum((xa, sa.total_tokens), xb, table);
-    Ok(crate::compare::diff::diff(
-        &sa,
-        &request_snapshot(xb, b, counter, table)?,
-        (la, lb),
-        min,
-    ))
+    let sb = request_snapshot(xb, b, counter, table)?;
+    Ok(crate::compare::diff::diff(&sa, &sb, (la, lb), min))
 }
 
 /// Requests `a` and `b` (1-based) of a capture compared by the diff
@@ -122,14 +129,8 @@ pub fn diff_between(
             })
     };
     let (xa, xb) = (get(a)?, get(b)?);
-    let sa = request_snapshot(xa, a, counter, table)?;
-    let min = minimum((xa, sa.total_tokens), xb, table);
-    let mut d = crate::compare::diff::diff(
-        &sa,
-        &request_snapshot(xb, b, counter, table)?,
-        (&format!("request #{a}"), &format!("request #{b}")),
-        min,
-    );
+    let (la, lb) = (format!("request #{a}"), format!("request #{b}"));
+    let mut d = diff_of((xa, a, &la), (xb, b, &lb), counter, table)?;
     let previous = exchanges[..b - 1].iter().rposition(|p| p.chain == xb.chain);
     if previous == Some(a - 1) {
         with_cause(&mut d, xa, xb, table);
