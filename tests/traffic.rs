@@ -1461,3 +1461,36 @@ fn prompts_under_the_minimum_cost_no_miss() {
     );
     assert!(!text.contains("$0.00000 more"), "{text}");
 }
+
+/// A folder holding a capture and a copy of it: each exchange counted once
+/// (the proxy's line `id`), and the copies said, where every request was
+/// counted twice and the copy's misses blamed on the provider.
+#[test]
+fn a_copy_of_a_capture_in_the_same_folder_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/pi/capture.jsonl");
+    std::fs::copy(&cap, dir.path().join("a.jsonl")).unwrap();
+    std::fs::copy(&cap, dir.path().join("copy.jsonl")).unwrap();
+    let both = json(&run(&[
+        "traffic",
+        dir.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let one = json(&run(&[
+        "traffic",
+        cap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(both["requests"].as_array().unwrap().len(), 3, "{both}");
+    assert_eq!(both["totals"], one["totals"]);
+    let text = stdout(&run(&["traffic", dir.path().to_str().unwrap()]));
+    assert!(
+        text.contains(
+            "3 exchanges recorded again (an id met before: a copy of a capture), counted once"
+        ),
+        "{text}"
+    );
+}

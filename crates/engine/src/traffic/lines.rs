@@ -303,7 +303,10 @@ impl Lines {
             ));
         }
         if self.capture {
-            Ok((Source::Capture, capture_exchanges(self.sent), self.skipped))
+            let mut sent = self.sent;
+            let mut skipped = self.skipped;
+            skipped.repeated = super::parse::without_repeats(&mut sent);
+            Ok((Source::Capture, capture_exchanges(sent), skipped))
         } else if self.openclaw {
             Ok((Source::OpenClaw, self.pi_session.finish(), self.skipped))
         } else if self.gemini.seen && !self.transcript {

@@ -89,6 +89,8 @@ pub(super) fn values_of(v: &Value) -> usize {
 /// A capture line as kept: its exchange (the request moved out of the
 /// line), when it was sent and its chain's key.
 pub(super) struct Sent {
+    /// The capture line's `id` (the proxy's, one per exchange).
+    pub(super) id: String,
     /// `ts_start` as read, to put the requests in the order they were sent.
     at: Option<f64>,
     /// The hash of the start of its system prompt.
@@ -126,6 +128,7 @@ pub(super) fn sent(l: CaptureLine, lazy: bool) -> Option<Sent> {
         ))
     });
     Some(Sent {
+        id: clean(&l.id, 120),
         values: if lazy { 0 } else { values_of(req) },
         unreadable_usage: Usage::unreadable_figure(&l.usage),
         at: rfc3339(&l.ts_start),
@@ -240,6 +243,15 @@ pub(super) fn is_metadata(text: &str, breakpoint: bool) -> bool {
 /// chain: `main` is the conversation with the most requests (a side call
 /// sent first, like a session recap with a small model, does not take the
 /// name), the others are numbered as they first appear.
+/// The exchanges recorded again in `sent` (a line `id` met before: a copy
+/// of a capture read with it from one folder) left out; how many.
+pub(super) fn without_repeats(sent: &mut Vec<Sent>) -> usize {
+    let before = sent.len();
+    let mut seen = std::collections::HashSet::new();
+    sent.retain(|s| s.id.is_empty() || seen.insert(s.id.clone()));
+    before - sent.len()
+}
+
 pub(super) fn capture_exchanges(mut sent: Vec<Sent>) -> Vec<Exchange> {
     // A line is written when its exchange ends (a long stream after a
     // short one sent later): requests are read in the order they were sent.

@@ -46,6 +46,10 @@ pub struct Skipped {
     /// Files of a folder left out past [`MAX_FILES`].
     #[serde(skip_serializing_if = "is_false")]
     pub more_files: bool,
+    /// Exchanges recorded again (a capture's line `id` met before: a copy
+    /// of a capture in the same folder), counted once.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated: usize,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -94,6 +98,12 @@ impl Skipped {
                 "{} with a usage figure that is not a count of tokens, read as absent (the first is line {}: {figure})",
                 plural(self.usage_unread, "request"),
                 thousands(line)
+            ));
+        }
+        if self.repeated > 0 {
+            parts.push(format!(
+                "{} recorded again (an id met before: a copy of a capture), counted once",
+                plural(self.repeated, "exchange")
             ));
         }
         if let Some(f) = self.unread.first() {
