@@ -243,12 +243,13 @@ pub(super) fn is_metadata(text: &str, breakpoint: bool) -> bool {
 /// chain: `main` is the conversation with the most requests (a side call
 /// sent first, like a session recap with a small model, does not take the
 /// name), the others are numbered as they first appear.
-/// The exchanges recorded again in `sent` (a line `id` met before: a copy
-/// of a capture read with it from one folder) left out; how many.
+/// The exchanges recorded again in `sent` (a line `id` met before with the
+/// same start: a copy of a capture read with it from one folder) left out;
+/// how many.
 pub(super) fn without_repeats(sent: &mut Vec<Sent>) -> usize {
     let before = sent.len();
     let mut seen = std::collections::HashSet::new();
-    sent.retain(|s| s.id.is_empty() || seen.insert(s.id.clone()));
+    sent.retain(|s| s.id.is_empty() || seen.insert((s.id.clone(), s.x.time.clone())));
     before - sent.len()
 }
 
