@@ -324,17 +324,19 @@ fn split_block(
     let mut out: Vec<(Category, u64)> = Vec::new();
     let (mut left, mut users) = (b.tokens, 0);
     for s in &b.spans {
-        let (c, n) = match fragments.iter().find(|f| f.id == s.id) {
-            Some(f) => (category_of(f), f.kept_tokens),
+        // Its category, its tokens, and whether it is the user's file.
+        let (c, n, user) = match fragments.iter().find(|f| f.id == s.id) {
+            Some(f) => (category_of(f), f.kept_tokens, !f.is_agents_own()),
             None if shared.is_none() && s.id.starts_with('(') && s.id.contains(": ") => (
                 Category::SystemPrompt,
                 counter.count(enc, &b.text[s.start..s.end]),
+                false,
             ),
             None => continue,
         };
         let n = n.min(left);
         left -= n;
-        if fragments.iter().any(|f| f.id == s.id && !f.is_agents_own()) {
+        if user {
             users += n;
         }
         out.push((c, n));

@@ -248,8 +248,16 @@ pub(super) fn is_metadata(text: &str, breakpoint: bool) -> bool {
 /// how many.
 pub(super) fn without_repeats(sent: &mut Vec<Sent>) -> usize {
     let before = sent.len();
-    let mut seen = std::collections::HashSet::new();
-    sent.retain(|s| s.id.is_empty() || seen.insert((s.id.clone(), s.x.time.clone())));
+    // Keys borrowed from the lines (no copy of each id), then the repeats
+    // dropped.
+    let keep: Vec<bool> = {
+        let mut seen = std::collections::HashSet::new();
+        sent.iter()
+            .map(|s| s.id.is_empty() || seen.insert((s.id.as_str(), s.x.time.as_str())))
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    sent.retain(|_| keep.next().unwrap_or(true));
     before - sent.len()
 }
 
