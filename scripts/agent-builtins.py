@@ -39,6 +39,9 @@ def placeholders(text, root, today):
     slug = root.replace("/", "-")
     text = text.replace(root, "{root}").replace(slug, "{project_slug}")
     text = text.replace(HOME, "{home}")
+    # Claude Code's environment line, written from the folder it runs in.
+    for git in ("true", "false"):
+        text = text.replace("Is a git repository: " + git, "Is a git repository: {is_git_bool}")
     return text.replace(today, "{today}")
 
 
@@ -291,6 +294,17 @@ def gemini():
         "/.gemini/tmp/" + name, "/.gemini/tmp/{root_name}"), root, "9999-99-99")
     tools = [{"category": "system_tools", "definition": d}
              for t in first["tools"] for d in t.get("functionDeclarations", [])]
+    # Words it writes only sometimes: its "# Git Repository" section when
+    # the folder it runs in, or one above it, holds a .git (renderGitRepo;
+    # the recording ran in one), and the head of its "# Contextual
+    # Instructions" over the user's own ~/.gemini/GEMINI.md
+    # (renderUserMemory; the recording had one), which ends the text.
+    memory_start = own.index("\n\n# Contextual Instructions")
+    git_start = own.index("\n\n# Git Repository\n")
+    sometimes = [
+        {"when": "git_repository", "text": fill(own[git_start:memory_start])},
+        {"when": "user_memory", "text": fill(own[memory_start:])},
+    ]
     m = meta("gemini")
     return {
         "schema": 1,
@@ -310,6 +324,7 @@ def gemini():
         ],
         "tools": tools,
         "deferred_tools": [],
+        "sometimes": sometimes,
     }
 
 

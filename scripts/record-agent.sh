@@ -35,6 +35,11 @@
 # .claude/CLAUDE.md and a CLAUDE.local.md): the memory it loads on demand
 # (tests/fixtures/agents/claude-code-nested, with CLAUDE_CODE_VERSION=2.1.332).
 #
+# GEMINI_SCENARIO=plain records Gemini CLI in a folder outside any git
+# repository, with no ~/.gemini/GEMINI.md: the words it writes only in a
+# repository or over the user's memory are left out
+# (tests/fixtures/agents/gemini-plain).
+#
 # PROXY_ARGS adds flags to the proxy (e.g. "--otlp-endpoint http://127.0.0.1:4318"
 # with scripts/otlp-receiver.py listening there).
 #
@@ -494,13 +499,16 @@ EOF
 record_gemini() {
   ws=$home/notes-app
   mkdir -p "$ws/docs" "$ws/tests" "$home/.gemini"
-  # the user's own memory, at the end of the system instruction
-  printf '# My preferences\n\n- Answer briefly; show commands before running them.\n' >"$home/.gemini/GEMINI.md"
+  # the user's own memory, at the end of the system instruction (not with
+  # GEMINI_SCENARIO=plain: a folder outside git, no memory of the user's)
+  if [[ ${GEMINI_SCENARIO:-} != plain ]]; then
+    printf '# My preferences\n\n- Answer briefly; show commands before running them.\n' >"$home/.gemini/GEMINI.md"
+  fi
   printf '# notes-app\n\nA small note-taking app. Follow @docs/style.md when editing code.\n\n- Tests live in tests/; run them before saying a change works.\n' >"$ws/GEMINI.md"
   printf '# Style\n\n- Four spaces, no tabs.\n- Name functions for what they do.\n' >"$ws/docs/style.md"
   printf '# notes-app\n\nTake notes.\n' >"$ws/README.md"
   printf 'def test_ok():\n    assert True\n' >"$ws/tests/test_notes.py"
-  git -C "$ws" init -q -b main
+  if [[ ${GEMINI_SCENARIO:-} != plain ]]; then git -C "$ws" init -q -b main; fi
   snapshot "$ws" "$run/workspace"
   start_pair main
   # an API key, not a Google login: the base URL alone makes it a gateway

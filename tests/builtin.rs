@@ -137,6 +137,35 @@ fn texts(v: &Value) -> Vec<String> {
     }
 }
 
+/// Claude Code says whether it runs in a git repository (a `.git` in its
+/// folder or one above it), and adds the repository's git status, which
+/// comes from running git: said, not counted.
+#[test]
+fn claude_code_in_a_git_repository_says_so_and_its_git_status_is_named() {
+    let home = Home::with("claude-code", "project");
+    let env = |h: &Home| {
+        let ours = h.request("project", &[]);
+        let text = ours["messages"][1]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        text.lines()
+            .find(|l| l.contains("Is a git repository"))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(env(&home), " - Is a git repository: false");
+    let report = home.run(&["report", home.path().join("project").to_str().unwrap()]);
+    assert!(!report.contains("git status"), "{report}");
+    std::fs::create_dir(home.path().join(".git")).unwrap();
+    assert_eq!(env(&home), " - Is a git repository: true");
+    let report = home.run(&["report", home.path().join("project").to_str().unwrap()]);
+    assert!(
+        report.contains("Claude Code adds this repository's git status"),
+        "{report}"
+    );
+}
+
 #[test]
 fn claude_codes_own_parts_are_rendered_as_it_sent_them() {
     let home = Home::with("claude-code", "project");

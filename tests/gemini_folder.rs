@@ -19,7 +19,12 @@ fn fixture() -> PathBuf {
 
 /// The first request to the main model (the one before is its router's).
 fn sent() -> Value {
-    let text = std::fs::read_to_string(fixture().join("capture.jsonl")).unwrap();
+    sent_in("gemini")
+}
+
+fn sent_in(recording: &str) -> Value {
+    let text =
+        std::fs::read_to_string(AgentHome::fixture(recording).join("capture.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|l| l["request"].get("tools").is_some())
@@ -105,6 +110,30 @@ fn the_rendered_request_is_what_gemini_cli_sent() {
     assert!(today.starts_with(&format!("{weekday}, ")), "{today}");
     assert_eq!(ours.replace(today, &recorded), theirs);
     assert_eq!(body["contents"][0]["role"], "user");
+}
+
+/// Recorded in a folder outside git with no ~/.gemini/GEMINI.md
+/// (tests/fixtures/agents/gemini-plain): Gemini CLI leaves out its "# Git
+/// Repository" section and the head of its "# Contextual Instructions",
+/// and so does the render of such a folder.
+#[test]
+fn outside_git_without_the_users_memory_the_agent_leaves_its_sections_out() {
+    let h = AgentHome::plain("gemini-plain", "notes-app");
+    let real = sent_in("gemini-plain");
+    let system = real["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(!system.contains("# Git Repository") && !system.contains("# Contextual"));
+    let body: Value = serde_json::from_str(&h.run(&["render", &h.ws(), "--request-json"])).unwrap();
+    assert_eq!(body["systemInstruction"], real["systemInstruction"]);
+    // A .git above the folder makes it a repository: the section is back.
+    std::fs::create_dir(h.home().join(".git")).unwrap();
+    let body: Value = serde_json::from_str(&h.run(&["render", &h.ws(), "--request-json"])).unwrap();
+    let text = body["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("\n\n# Git Repository\n\n- The current working (project) directory is being managed by a git repository."));
+    assert!(!text.contains("# Contextual"), "no memory of the user's");
 }
 
 #[test]

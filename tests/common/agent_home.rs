@@ -30,6 +30,20 @@ impl AgentHome {
         }
     }
 
+    /// The folder alone: outside any git repository (unless the temporary
+    /// folder is in one), with no memory file of the user's.
+    pub fn plain(fixture: &str, folder: &str) -> AgentHome {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(
+            &Self::fixture(fixture).join("workspace"),
+            &dir.path().join(folder),
+        );
+        AgentHome {
+            dir,
+            folder: folder.to_string(),
+        }
+    }
+
     pub fn fixture(agent: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/agents")

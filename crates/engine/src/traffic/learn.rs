@@ -398,6 +398,12 @@ impl Placeholders {
                 "Is directory a git repo: {is_git}",
             );
         }
+        for git in ["true", "false"] {
+            t = t.replace(
+                &format!("Is a git repository: {git}"),
+                "Is a git repository: {is_git_bool}",
+            );
+        }
         t
     }
 }

@@ -240,6 +240,15 @@ fn load_agent(
     let p = &with_parts_filled(p, &root, extras, r);
     if p.kind == agent::Agent::ClaudeCode {
         claude_settings(r, extras, settings, diags);
+        if p.parts.is_some() && r.in_git_repository(extras.workdir.as_deref().unwrap_or("")) {
+            diags.push(Diagnostic::warning(
+                ".git",
+                None,
+                "Claude Code adds this repository's git status (branch, changed files, \
+                 recent commits) to its prompt in a git repository: not counted here, \
+                 it comes from running git, which this tool does not do",
+            ));
+        }
     }
     let implied = agents::settings(p, &root, r.exists("SOUL.md"));
     settings.separator = implied.separator;
@@ -335,9 +344,22 @@ fn with_parts_filled(
         if filled.wants("folder") {
             filled = filled.with_var("folder", &r.root().display().to_string());
         }
+        let git = r.in_git_repository(extras.workdir.as_deref().unwrap_or(""));
         if filled.wants("is_git") {
-            let git = if r.exists(".git") { "yes" } else { "no" };
-            filled = filled.with_var("is_git", git);
+            filled = filled.with_var("is_git", if git { "yes" } else { "no" });
+        }
+        if filled.wants("is_git_bool") {
+            filled = filled.with_var("is_git_bool", if git { "true" } else { "false" });
+        }
+        let memory = || matches!(extras.user_memory(&p), Some((_, Ok(t))) if !t.trim().is_empty());
+        for s in b.sometimes.iter() {
+            let holds = match s.when {
+                agents::builtin::Condition::GitRepository => git,
+                agents::builtin::Condition::UserMemory => memory(),
+            };
+            if !holds {
+                filled = filled.without(&s.text);
+            }
         }
         // The folder's tree, as the agent draws it (Gemini CLI).
         if filled.wants("directory_tree") {

@@ -304,6 +304,21 @@ impl Reader {
         self.root.join(rel).symlink_metadata().is_ok()
     }
 
+    /// Whether the folder `rel` of the workspace, or one above it up to the
+    /// file system's root, holds a `.git`: how the agents tell that they run
+    /// in a git repository (Gemini CLI's `isGitRepository` walks up from
+    /// where it runs). Only whether the name is there is looked at; nothing
+    /// under it is opened or read.
+    pub fn in_git_repository(&self, rel: &str) -> bool {
+        let start = match check_relative(rel) {
+            Ok(clean) => self.root.join(clean),
+            Err(_) => self.root.clone(),
+        };
+        start
+            .ancestors()
+            .any(|d| d.join(".git").symlink_metadata().is_ok())
+    }
+
     /// Reads a workspace file as UTF-8 text. Every refusal is one diagnostic
     /// on `rel` itself.
     pub fn read(&mut self, rel: &str) -> Option<String> {

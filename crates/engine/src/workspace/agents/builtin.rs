@@ -178,10 +178,32 @@ pub struct Builtin {
     /// next user message; the first message keeps the old text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_reminder: Option<Reminder>,
+    /// Words the agent writes only sometimes (Gemini CLI's `# Git
+    /// Repository` section, its `# Contextual Instructions` head over the
+    /// user's own memory file), left out when their condition does not hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sometimes: Vec<Sometimes>,
     /// Learned from the user's own request (none: bundled, recorded by
     /// this tool's scripts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<Observed>,
+}
+
+/// Words in a block the agent writes only when `when` holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sometimes {
+    pub when: Condition,
+    pub text: String,
+}
+
+/// What a run must have for the agent to write some of its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// The folder it runs in, or one above it, holds a `.git`.
+    GitRepository,
+    /// The user's own memory file (`~/.gemini/GEMINI.md`) has text.
+    UserMemory,
 }
 
 /// Where parts learned from a user's request were seen.
@@ -285,44 +307,62 @@ impl Builtin {
             .next()
             .unwrap_or(root);
         vars.push(("root_name", name));
-        let fill = |t: &str| expand_capped(t, &vars, MAX_EXPANSION_BYTES).0;
         let mut b = self.clone();
-        for x in &mut b.blocks {
-            x.text = fill(&x.text);
-        }
-        if let Some(l) = &mut b.listing {
-            for t in [&mut l.title, &mut l.between, &mut l.footer]
-                .into_iter()
-                .flatten()
-            {
-                *t = fill(t);
-            }
-            for e in l.agents.iter_mut().chain(l.skills.iter_mut()) {
-                e.text = fill(&e.text);
-            }
+        for t in b.texts_mut() {
+            *t = expand_capped(t, &vars, MAX_EXPANSION_BYTES).0;
         }
         b
     }
 
-    /// Whether a block names `{var}` (left for the loader: Gemini CLI's
+    /// The texts the agent writes from its own words: the blocks', and its
+    /// listing's around the subagents and skills.
+    fn texts_mut(&mut self) -> Vec<&mut String> {
+        let mut out: Vec<&mut String> = self.blocks.iter_mut().map(|x| &mut x.text).collect();
+        if let Some(l) = &mut self.listing {
+            out.extend(
+                [&mut l.title, &mut l.between, &mut l.footer]
+                    .into_iter()
+                    .flatten(),
+            );
+            out.extend(
+                l.agents
+                    .iter_mut()
+                    .chain(l.skills.iter_mut())
+                    .map(|e| &mut e.text),
+            );
+        }
+        out
+    }
+
+    /// Whether a text names `{var}` (left for the loader: Gemini CLI's
     /// `{directory_tree}`).
     pub fn wants(&self, var: &str) -> bool {
         let v = format!("{{{var}}}");
-        self.blocks.iter().any(|b| b.text.contains(&v))
+        let listing = self.listing.iter().flat_map(|l| {
+            [&l.title, &l.between, &l.footer]
+                .into_iter()
+                .flatten()
+                .chain(l.agents.iter().chain(l.skills.iter()).map(|e| &e.text))
+        });
+        self.blocks
+            .iter()
+            .map(|x| &x.text)
+            .chain(listing)
+            .any(|t| t.contains(&v))
     }
 
-    /// `{var}` in the blocks filled with `value`.
+    /// `{var}` in the texts filled with `value`.
     pub fn with_var(mut self, var: &str, value: &str) -> Builtin {
-        for x in &mut self.blocks {
-            x.text = expand_capped(&x.text, &[(var, value)], MAX_EXPANSION_BYTES).0;
+        for t in self.texts_mut() {
+            *t = expand_capped(t, &[(var, value)], MAX_EXPANSION_BYTES).0;
         }
         self
     }
 
-    /// The blocks without `text` (words the agent writes only sometimes).
+    /// The texts without `text` (words the agent writes only sometimes).
     pub fn without(mut self, text: &str) -> Builtin {
-        for x in &mut self.blocks {
-            x.text = x.text.replace(text, "");
+        for t in self.texts_mut() {
+            *t = t.replace(text, "");
         }
         self
     }
