@@ -174,17 +174,26 @@ def codex(fixture="codex"):
     blocks, tools = [], []
     for item in first["input"]:
         if item.get("type") == "additional_tools":
+            # Each tool with the namespace it is sent in (its own fields).
             for ns in item["tools"]:
+                head = {k: v for k, v in ns.items() if k != "tools"}
                 for t in ns.get("tools", [ns]):
-                    tools.append({"category": "system_tools", "definition": t})
+                    tool = {"category": "system_tools", "definition": t}
+                    if "tools" in ns:
+                        tool["namespace"] = head
+                    tools.append(tool)
             continue
-        for c in item.get("content", []):
+        for i, c in enumerate(item.get("content", [])):
             text = c.get("text", "")
             if item.get("role") == "developer":
                 tag = re.match(r"<([a-z_ ]+)>", text)
                 name = tag.group(1).replace("_", " ") if tag else "instructions"
-                blocks.append({"name": name, "category": "system_prompt", "placement": "system",
-                               "cache": False, "text": fill(text)})
+                block = {"name": name, "category": "system_prompt", "placement": "system",
+                         "cache": False, "text": fill(text)}
+                # Sent as another part of the developer message before.
+                if i > 0:
+                    block["with_previous"] = True
+                blocks.append(block)
             elif text.startswith("<environment_context>"):
                 blocks.append({"name": "environment context", "category": "system_prompt",
                                "placement": "first_user_message", "cache": False, "text": fill(text)})
@@ -217,6 +226,9 @@ def codex(fixture="codex"):
         "tools": tools,
         "deferred_tools": [],
         "resume_reminder": resume,
+        # The body's other fields as sent, but the session's own ids.
+        "request_fields": {k: v for k, v in first.items() if k not in (
+            "model", "input", "instructions", "tools", "prompt_cache_key", "client_metadata")},
     }
 
 

@@ -78,14 +78,9 @@ pub fn tokens(b: &Builtin, table: &engine::ModelTable, counter: &TokenCounter) -
     let enc = table.resolve(b.model.as_deref()).tokenizer;
     let blocks = b.blocks.iter().map(|x| counter.count(enc, &x.text)).sum();
     let tools = b
-        .tools
+        .sent_tools()
         .iter()
-        .map(|t| {
-            counter.count(
-                enc,
-                &serde_json::to_string(&t.definition).unwrap_or_default(),
-            )
-        })
+        .map(|t| counter.count(enc, &t.wire_text()))
         .sum();
     (blocks, tools)
 }

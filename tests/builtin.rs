@@ -219,45 +219,92 @@ fn codex_and_openclaw_own_parts_are_rendered_as_they_sent_them() {
     );
 }
 
-/// Codex ran in repo/tools: its developer messages, the AGENTS.md of the
-/// repository's root then of tools/ (`--workdir tools`), its environment
-/// context, its tools (Responses items, sent as definitions), all as the
-/// fixture's first request has them.
+/// Codex's tools, sent in three namespaces, cost what the request's three
+/// definitions cost: the same figure in `report`, `context`, `agents` and
+/// in `traffic` on the request Codex sent.
+#[test]
+fn codex_tools_cost_the_same_in_every_view_as_in_its_request() {
+    let home = Home::with("codex-0.171", "repo");
+    let ws = home.path().join("repo");
+    let ws = ws.to_str().unwrap();
+    let capture = fixture("codex-0.171").join("capture.jsonl");
+    let traffic: Value = serde_json::from_str(&home.run(&[
+        "traffic",
+        capture.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let parts = traffic["requests"][0]["parts"].as_array().unwrap();
+    let sent: u64 = parts
+        .iter()
+        .filter(|p| p["label"].as_str().unwrap().starts_with("tool "))
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        parts
+            .iter()
+            .filter(|p| p["label"].as_str().unwrap().starts_with("tool "))
+            .count(),
+        3
+    );
+    let json = |args: &[&str]| -> Value { serde_json::from_str(&home.run(args)).unwrap() };
+    let report = json(&["report", ws, "--workdir", "tools", "--format", "json"]);
+    assert_eq!(report["tools_tokens"], sent);
+    let context = json(&["context", ws, "--workdir", "tools", "--format", "json"]);
+    let row = context["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "System tools")
+        .unwrap();
+    assert_eq!(row["tokens"], sent);
+    let agents = json(&["agents", "--format", "json"]);
+    let codex = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "codex@0.171")
+        .unwrap();
+    assert_eq!(codex["tool_tokens"], sent);
+}
+
+/// Codex ran in repo/tools: the body as Codex writes it (OpenAI
+/// Responses): its tools in their namespaces in an `additional_tools`
+/// item, its developer messages as it groups them, the AGENTS.md of the
+/// repository's root then of tools/ (`--workdir tools`) and its
+/// environment context in a user message, the body's other fields, all as
+/// the fixture's first request has them but for the items' ids (its
+/// session's own) and the ids it sends in `prompt_cache_key` and
+/// `client_metadata`.
 fn codex_as_sent(fixture_name: &str, profile: &str) {
     let home = Home::with(fixture_name, "repo");
     let ours = home.request("repo", &["--workdir", "tools", "--profile", profile]);
     let sent = first_request(fixture_name);
-    let developer: Vec<String> = sent["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["role"] == "developer" && i["content"].is_array())
-        .flat_map(|i| texts(&i["content"]))
-        .collect();
-    assert_eq!(texts(&ours["system"]), developer);
-    let user: Vec<String> = sent["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["role"] == "user" && i["content"].is_array())
-        .flat_map(|i| texts(&i["content"]))
-        .collect();
-    let o = texts(&ours["messages"][0]["content"]);
-    assert!(o[1].starts_with("<environment_context>"), "{o:?}");
+    let items = |body: &Value| -> Vec<Value> {
+        let mut items = body["input"].as_array().unwrap().clone();
+        for i in &mut items {
+            i.as_object_mut().unwrap().remove("id");
+        }
+        items
+    };
+    let (o, s) = (items(&ours), items(&sent));
+    // Up to the user's typed message (ours: the session's first, "Hello").
+    assert_eq!(o.len(), s.len(), "{fixture_name}: {o:#?}");
+    assert_eq!(o[..o.len() - 1], s[..s.len() - 1], "{fixture_name}");
+    assert_eq!(o.last().unwrap()["role"], "user");
+    for (k, v) in sent.as_object().unwrap() {
+        match k.as_str() {
+            "input" | "prompt_cache_key" | "client_metadata" => {
+                assert!(ours.get(k).is_none() || k == "input", "{k}")
+            }
+            _ => assert_eq!(&ours[k], v, "{fixture_name}: {k}"),
+        }
+    }
     assert_eq!(
-        o[..2],
-        user[..2],
-        "AGENTS.md and the environment context as sent"
+        ours.as_object().unwrap().len() + 2,
+        sent.as_object().unwrap().len()
     );
-    let tools: Vec<Value> = sent["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "additional_tools")
-        .flat_map(|i| i["tools"].as_array().unwrap().clone())
-        .flat_map(|ns| ns["tools"].as_array().cloned().unwrap_or(vec![ns]))
-        .collect();
-    assert_eq!(ours["tools"].as_array().unwrap(), &tools, "{fixture_name}");
 }
 
 #[test]

@@ -10,7 +10,8 @@ pub struct Args {
     #[command(flatten)]
     pub common: Common,
     /// Print the whole request body instead, as the agent's API takes it
-    /// (Anthropic Messages; Gemini's `generateContent` for a Gemini CLI folder).
+    /// (Anthropic Messages; Gemini's `generateContent` for a Gemini CLI
+    /// folder; OpenAI Responses, as Codex writes it, for a Codex folder).
     #[arg(long)]
     pub request_json: bool,
 }

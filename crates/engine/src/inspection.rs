@@ -416,14 +416,16 @@ impl Inspection {
     pub fn request_api(&self) -> &'static str {
         match self.workspace.profile.agent {
             crate::workspace::agent::Agent::Gemini => "Gemini",
+            crate::workspace::agent::Agent::Codex => "OpenAI Responses",
             _ => "Anthropic",
         }
     }
 
-    /// The session's first request as its API's body (Anthropic Messages,
-    /// Gemini's for a Gemini CLI folder; the session's messages up to its
-    /// first request, else one "Hello"), with `max_tokens: 1`: what "copy
-    /// as request JSON" and `render --request-json` show.
+    /// The session's first request as its API's body (Anthropic Messages
+    /// with `max_tokens: 1`; Gemini's for a Gemini CLI folder, OpenAI
+    /// Responses as Codex writes it for a Codex folder; the session's
+    /// messages up to its first request, else one "Hello"): what "copy as
+    /// request JSON" and `render --request-json` show.
     pub fn first_request_body(&self) -> serde_json::Value {
         self.first_request().to_wire()
     }
@@ -439,8 +441,15 @@ impl Inspection {
             .map(|r| session.messages[..r.messages].to_vec())
             .unwrap_or_else(|| vec![Message::text(Role::User, "Hello")]);
         // Gemini CLI's folder: the body Gemini's API takes.
-        if self.request_api() == "Gemini" {
-            return crate::cache::request::gemini_request(&self.assembly, &messages);
+        match self.workspace.profile.agent {
+            crate::workspace::agent::Agent::Gemini => {
+                return crate::cache::request::gemini_request(&self.assembly, &messages);
+            }
+            crate::workspace::agent::Agent::Codex => {
+                let parts = self.workspace.builtin.as_deref();
+                return crate::cache::request::codex_request(&self.assembly, parts, &messages);
+            }
+            _ => {}
         }
         let s = &self.workspace.settings;
         crate::cache::request::anthropic_request(

@@ -210,10 +210,15 @@ pub fn prepare(
         .map(|(name, text)| (name, counter.count(enc, &text)))
         .collect();
     // Tool-definition tokens: each definition counted as the request sends
-    // it (one cache position each), summed: the same figure in every view.
-    let tools_tokens = tools
+    // it (one cache position each; the agent's in their namespaces),
+    // summed: the same figure in every view.
+    let namespaces = builtin
         .iter()
-        .map(|t| counter.count(enc, &serde_json::to_string(t).unwrap_or_default()))
+        .flat_map(|b| b.tools.iter().map(|t| t.namespace.as_ref()))
+        .chain(std::iter::repeat(None));
+    let tools_tokens = crate::request::openai::namespaced(tools.iter().zip(namespaces))
+        .iter()
+        .map(|t| counter.count(enc, &t.wire_text()))
         .sum();
     Prepared {
         encoding: enc,

@@ -2,11 +2,14 @@
 //! the assembly makes: tools → system blocks → messages, for each API; its
 //! wire JSON is that request written by its API's adapter (`to_wire`).
 
+use crate::assembly::agent_blocks::span_id;
 use crate::assembly::assemble::Assembly;
+use crate::request::openai::namespaced;
 use crate::request::{
     Api, Block, Breakpoint, CacheTtl, ContentForm, Entry, Message as Wire, Request, Role,
     SystemForm, Tool,
 };
+use crate::workspace::agents::builtin::Builtin;
 use crate::workspace::session::{self, Message};
 use crate::workspace::settings::{Placement, Ttl};
 
@@ -219,5 +222,64 @@ pub fn gemini_request(a: &Assembly, messages: &[Message]) -> Request {
             Entry::Message(Wire::new(Role::User, vec![Block::text(f, None)])),
         );
     }
+    r
+}
+
+/// A Codex CLI request (OpenAI Responses, as Codex writes it): its tools
+/// first, in an `additional_tools` item (in their namespaces), then each
+/// system block as a developer message, or as another part of the one
+/// before where the agent groups them, the blocks placed in the first user
+/// message as a user message of their own, then each message; the body's
+/// other fields as the agent sends them. Its input items carry no `id`
+/// (Codex's are its session's own).
+pub fn codex_request(a: &Assembly, b: Option<&Builtin>, messages: &[Message]) -> Request {
+    let mut r = Request::new(Api::Responses, None);
+    r.extra.insert("model".into(), a.model.clone().into());
+    if let Some(b) = b {
+        r.extra.extend(b.request_fields.clone());
+    }
+    let namespaces = b
+        .iter()
+        .flat_map(|b| b.tools.iter().map(|t| t.namespace.as_ref()))
+        .chain(std::iter::repeat(None));
+    let tools = namespaced(a.tools.iter().zip(namespaces));
+    if !tools.is_empty() {
+        let mut extra = serde_json::Map::new();
+        extra.insert("type".into(), "additional_tools".into());
+        extra.insert("role".into(), "developer".into());
+        r.entries.push(Entry::Tools { tools, extra });
+    }
+    // Whether the agent sends a block in the message before it.
+    let with_previous = |x: &crate::assembly::results::BlockResult| {
+        b.is_some_and(|b| {
+            b.blocks
+                .iter()
+                .any(|y| y.with_previous && x.spans.first().is_some_and(|s| s.id == span_id(b, y)))
+        })
+    };
+    let mut developer: Vec<Vec<Block>> = Vec::new();
+    for x in a.blocks.iter().filter(|x| x.placement.is_system()) {
+        let block = Block::text(x.text.clone(), None);
+        match developer.last_mut() {
+            Some(m) if with_previous(x) => m.push(block),
+            _ => developer.push(vec![block]),
+        }
+    }
+    let first: Vec<Block> = placed(a, Placement::FirstUserMessage)
+        .into_iter()
+        .map(|t| Block::text(t.to_string(), None))
+        .collect();
+    let messages = messages.iter().map(|m| {
+        let blocks = vec![Block::text(m.flat_text(), None)];
+        Wire::item(role(m.role, Role::Assistant), blocks)
+    });
+    r.entries.extend(
+        developer
+            .into_iter()
+            .map(|blocks| Wire::item(Role::Developer, blocks))
+            .chain((!first.is_empty()).then(|| Wire::item(Role::User, first)))
+            .chain(messages)
+            .map(Entry::Message),
+    );
     r
 }

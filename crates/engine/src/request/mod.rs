@@ -342,6 +342,16 @@ impl Message {
             extra: Map::new(),
         }
     }
+
+    /// A Responses input item of type `message`, its role written after
+    /// its type, as Codex writes them.
+    pub fn item(role: Role, blocks: Vec<Block>) -> Message {
+        let name = role.as_str().to_string();
+        let mut m = Message::new(role, blocks);
+        m.extra.insert("type".into(), "message".into());
+        m.extra.insert("role".into(), name.into());
+        m
+    }
 }
 
 /// A tool the request defines.
@@ -373,6 +383,11 @@ impl Tool {
             definition,
             breakpoint: Breakpoint::of(v),
         }
+    }
+
+    /// Its JSON text as the wire writes it (what its tokens are counted on).
+    pub fn wire_text(&self) -> String {
+        serde_json::to_string(&self.wire()).unwrap_or_default()
     }
 
     /// Its JSON as the wire writes it (the breakpoint back in).

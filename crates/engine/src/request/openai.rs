@@ -166,3 +166,34 @@ pub fn write_responses(r: &Request) -> Value {
     }
     Value::Object(o)
 }
+
+/// Tools as an agent sends them: each definition alone, or, for tools in a
+/// namespace (Codex's in its `additional_tools` item), one definition per
+/// run of them: the namespace's own fields, then the tools as `tools`.
+/// `tools` pairs each definition with its namespace's fields.
+pub fn namespaced<'a>(
+    tools: impl IntoIterator<Item = (&'a Value, Option<&'a Value>)>,
+) -> Vec<Tool> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut open: Option<&Value> = None;
+    for (definition, namespace) in tools {
+        let Some(ns) = namespace else {
+            out.push(definition.clone());
+            open = None;
+            continue;
+        };
+        if open == Some(ns)
+            && let Some(inner) = out.last_mut().and_then(|o| o["tools"].as_array_mut())
+        {
+            inner.push(definition.clone());
+            continue;
+        }
+        let mut head = ns.clone();
+        if let Some(o) = head.as_object_mut() {
+            o.insert("tools".into(), Value::Array(vec![definition.clone()]));
+        }
+        out.push(head);
+        open = Some(ns);
+    }
+    out.iter().map(Tool::of).collect()
+}

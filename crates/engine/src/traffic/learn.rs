@@ -109,6 +109,13 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
             date: seen.date.to_string(),
             from: seen.from.clone(),
         }),
+        // The request's values of the body fields the recording keeps
+        // (not its session's ids).
+        request_fields: template
+            .request_fields
+            .keys()
+            .filter_map(|k| Some((k.clone(), req.extra.get(k)?.clone())))
+            .collect(),
         ..template.clone()
     };
     for mut b in blocks {

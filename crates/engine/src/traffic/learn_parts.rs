@@ -96,7 +96,16 @@ pub(super) fn codex_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>
             Entry::Tools { tools: ts, .. } => {
                 for ns in ts {
                     match ns.definition.get("tools") {
-                        Some(inner) => tools.extend(each(inner).map(|t| tool(t.clone()))),
+                        Some(inner) => {
+                            let mut head = ns.definition.clone();
+                            if let Some(o) = head.as_object_mut() {
+                                o.remove("tools");
+                            }
+                            tools.extend(each(inner).map(|t| BuiltinTool {
+                                namespace: Some(head.clone()),
+                                ..tool(t.clone())
+                            }));
+                        }
                         None => tools.push(tool(ns.wire())),
                     }
                 }
@@ -112,9 +121,12 @@ pub(super) fn codex_parts(req: &Request) -> (Vec<BuiltinBlock>, Vec<BuiltinTool>
         if item.form != ContentForm::Blocks {
             continue;
         }
-        for text in item.blocks.iter().filter_map(text_of) {
+        for (i, text) in item.blocks.iter().filter_map(text_of).enumerate() {
             if *role == Role::Developer {
-                blocks.push(block(tag_name(text), Placement::System, false, text));
+                blocks.push(BuiltinBlock {
+                    with_previous: i > 0,
+                    ..block(tag_name(text), Placement::System, false, text)
+                });
             } else if *role == Role::User && users == 1 && text.starts_with("<environment_context>")
             {
                 blocks.push(block(
@@ -321,6 +333,7 @@ pub(super) fn block(name: String, placement: Placement, cache: bool, text: &str)
         join: None,
         after_files: false,
         before_files: false,
+        with_previous: false,
         text: text.to_string(),
     }
 }
@@ -329,6 +342,7 @@ fn tool(definition: Value) -> BuiltinTool {
     BuiltinTool {
         category: Category::SystemTools,
         definition,
+        namespace: None,
     }
 }
 

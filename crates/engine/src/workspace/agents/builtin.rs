@@ -80,6 +80,10 @@ pub struct BuiltinBlock {
     /// (Gemini CLI's `<session_context>` head).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub before_files: bool,
+    /// Sent as another part of the message the block before it is in, not
+    /// as a message of its own (Codex's developer messages).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub with_previous: bool,
     pub text: String,
 }
 
@@ -88,6 +92,11 @@ pub struct BuiltinBlock {
 pub struct BuiltinTool {
     pub category: Category,
     pub definition: serde_json::Value,
+    /// The namespace the agent sends it in, its own fields without its
+    /// `tools` (Codex's `functions`, `clock`, `collaboration`): the tools of
+    /// one namespace in a row are sent as one definition holding them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<serde_json::Value>,
 }
 
 impl BuiltinTool {
@@ -183,6 +192,11 @@ pub struct Builtin {
     /// user's own memory file), left out when their condition does not hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sometimes: Vec<Sometimes>,
+    /// The request body's other fields as the agent sends them, its
+    /// session's ids left out (Codex's `tool_choice`, `reasoning`, `store`,
+    /// `include`, `text`).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub request_fields: serde_json::Map<String, serde_json::Value>,
     /// Learned from the user's own request (none: bundled, recorded by
     /// this tool's scripts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -365,6 +379,15 @@ impl Builtin {
             *t = t.replace(text, "");
         }
         self
+    }
+
+    /// Its tools as it sends them ([`crate::request::openai::namespaced`]).
+    pub fn sent_tools(&self) -> Vec<crate::request::Tool> {
+        crate::request::openai::namespaced(
+            self.tools
+                .iter()
+                .map(|t| (&t.definition, t.namespace.as_ref())),
+        )
     }
 
     /// Tokens the deferred tools' definitions would take, counted as sent.
