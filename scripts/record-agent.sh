@@ -37,8 +37,8 @@
 #
 # GEMINI_SCENARIO=plain records Gemini CLI in a folder outside any git
 # repository, with no ~/.gemini/GEMINI.md: the words it writes only in a
-# repository or over the user's memory are left out
-# (tests/fixtures/agents/gemini-plain).
+# repository or over the user's memory are left out; tests/GEMINI.md is
+# not read at the start (tests/fixtures/agents/gemini-plain).
 #
 # PROXY_ARGS adds flags to the proxy (e.g. "--otlp-endpoint http://127.0.0.1:4318"
 # with scripts/otlp-receiver.py listening there).
@@ -509,6 +509,11 @@ record_gemini() {
   printf '# notes-app\n\nTake notes.\n' >"$ws/README.md"
   printf 'def test_ok():\n    assert True\n' >"$ws/tests/test_notes.py"
   if [[ ${GEMINI_SCENARIO:-} != plain ]]; then git -C "$ws" init -q -b main; fi
+  # plain: a subfolder's GEMINI.md too (Gemini CLI 0.61 reads the folder's
+  # and those above it at the start, a subfolder's when it works there)
+  if [[ ${GEMINI_SCENARIO:-} == plain ]]; then
+    printf '# tests\n\nUse plain asserts.\n' >"$ws/tests/GEMINI.md"
+  fi
   snapshot "$ws" "$run/workspace"
   start_pair main
   # an API key, not a Google login: the base URL alone makes it a gateway

@@ -50,30 +50,42 @@ pub fn load_gemini(
         Some((shown, Err(e))) => diags.push(Diagnostic::user_memory_unread(&shown, &e)),
         _ => {}
     }
-    for (i, rel) in context_files(r).into_iter().enumerate() {
-        let Some(text) = r.read(&rel) else { continue };
-        let id = if i == 0 {
-            "gemini".to_string()
-        } else {
-            format!(
-                "gemini.{}",
-                rel.trim_end_matches("/GEMINI.md").replace('/', ".")
-            )
-        };
+    if r.exists("GEMINI.md")
+        && let Some(text) = r.read("GEMINI.md")
+    {
         let file = File {
-            id,
-            priority: 1000 - i as i64,
-            abs: format!("{root}/{rel}"),
-            rel,
+            id: "gemini".into(),
+            priority: 1000,
+            abs: format!("{root}/GEMINI.md"),
+            rel: "GEMINI.md".into(),
         };
-        let mut pieces = context_file(r, &file, &text, diags);
-        // The files are joined by a blank line (the block's separator is
-        // one newline, after its title).
-        if i > 0 {
-            pieces[0].prefix = "\n".into();
-        }
-        out.append(&mut pieces);
+        out.append(&mut context_file(r, &file, &text, diags));
     }
+    // A subfolder's GEMINI.md is read when the agent works there, not at
+    // the start: listed, not sent, saying so.
+    let mut ex = super::expand::Expander::new(p);
+    for rel in subfolder_files(r) {
+        let Some(text) = r.read(&rel) else { continue };
+        let folder = rel.trim_end_matches("/GEMINI.md");
+        let note = p
+            .nested_note
+            .as_deref()
+            .unwrap_or("read when the agent works in {path}/");
+        let why = ex.expand("nested_note", note, &[("path", folder)]);
+        let mut f = base(
+            format!("gemini.{}", folder.replace('/', ".")),
+            2,
+            0,
+            text,
+            &rel,
+            1,
+            FragmentKind::Markdown,
+        );
+        f.interpolate = false;
+        f.preset = Some(crate::workspace::types::Preset::Disabled(why));
+        out.push(f);
+    }
+    ex.finish(diags);
 }
 
 /// A GEMINI.md of the folder: where it is and what it is called.
@@ -280,11 +292,8 @@ fn fragment(
 
 /// The folder's GEMINI.md, then those of its subfolders (breadth first,
 /// sorted, hidden folders and `node_modules` left out), within bounds.
-fn context_files(r: &mut Reader) -> Vec<String> {
+fn subfolder_files(r: &mut Reader) -> Vec<String> {
     let mut out = Vec::new();
-    if r.exists("GEMINI.md") {
-        out.push("GEMINI.md".to_string());
-    }
     let mut queue: std::collections::VecDeque<(String, usize)> =
         std::collections::VecDeque::from([(String::new(), 0)]);
     let mut folders = 0;

@@ -2,11 +2,14 @@
 //! (its `getFolderStructure`): the folder read breadth first, each folder's
 //! files then its subfolders, up to 200 items in all; `node_modules`,
 //! `.git`, `dist` and `__pycache__` shown as `NAME/...`, not opened; links
-//! left out; names sorted as Node's `localeCompare` sorts them ([`collate`]).
-//! Names only: nothing in it is read.
+//! left out; names sorted as Node's `localeCompare` sorts them ([`collate`]);
+//! what its ignore files ignore left out, or, for a folder, shown as
+//! `NAME/...` ([`super::gitignore`]). Names only: nothing in it is read but
+//! those ignore files.
 
 use std::cmp::Ordering;
 
+use super::gitignore::{self, Rule};
 use crate::workspace::reader::Reader;
 
 /// What Gemini CLI adds to the line above the tree when anything in it is
@@ -24,11 +27,64 @@ const MAX_FOLDERS: usize = 10_000;
 #[derive(Default)]
 struct Folder {
     name: String,
+    /// Where it is (its parent's index), none for the root.
+    parent: Option<usize>,
+    /// Its own `.gitignore`'s patterns (in a git repository).
+    rules: Vec<Rule>,
     files: Vec<String>,
     subfolders: Vec<usize>,
     ignored: bool,
     more_files: bool,
     more_subfolders: bool,
+}
+
+/// The ignore files' patterns that apply everywhere: in a git repository
+/// `.git` and `.git/info/exclude`'s (before the folders' `.gitignore`),
+/// and `.geminiignore`'s (after them).
+struct Ignores {
+    git: bool,
+    before: Vec<Rule>,
+    after: Vec<Rule>,
+}
+
+impl Ignores {
+    fn of(r: &mut Reader) -> Ignores {
+        let git = r.in_git_repository("");
+        let mut before = Vec::new();
+        if git {
+            before = gitignore::dot_git();
+            before.extend(read_rules(r, ".git/info/exclude", ""));
+        }
+        let after = read_rules(r, ".geminiignore", "");
+        Ignores { git, before, after }
+    }
+
+    /// Whether an item of folder `i` (`path`, relative to the root, a
+    /// folder's with a final `/`) is ignored.
+    fn ignore(&self, folders: &[Folder], i: usize, path: &str) -> bool {
+        let mut chain = Vec::new();
+        let mut at = Some(i);
+        while let Some(k) = at {
+            chain.push(&folders[k].rules);
+            at = folders[k].parent;
+        }
+        let rules = self
+            .before
+            .iter()
+            .chain(chain.into_iter().rev().flatten())
+            .chain(self.after.iter());
+        gitignore::ignored(rules, path)
+    }
+}
+
+/// An ignore file's patterns, none when it is not there or unreadable.
+fn read_rules(r: &mut Reader, rel: &str, base: &str) -> Vec<Rule> {
+    if !r.exists(rel) {
+        return Vec::new();
+    }
+    r.read(rel)
+        .map(|t| gitignore::parse(&t, base))
+        .unwrap_or_default()
 }
 
 /// The tree (`ROOT/` then its items), and whether anything in it is cut
@@ -47,6 +103,7 @@ pub fn directory_tree(r: &mut Reader, root: &str) -> (String, bool) {
 /// them: items counted in the order met, a folder met once the count is
 /// reached left unread.
 fn read(r: &mut Reader) -> Vec<Folder> {
+    let ignores = Ignores::of(r);
     let mut folders = vec![Folder::default()];
     let mut paths = vec![String::new()];
     let mut count = 0;
@@ -58,12 +115,25 @@ fn read(r: &mut Reader) -> Vec<Folder> {
             continue;
         }
         let dir = paths[i].clone();
+        let at = |name: &str| {
+            if dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dir}/{name}")
+            }
+        };
+        if ignores.git {
+            folders[i].rules = read_rules(r, &at(".gitignore"), &dir);
+        }
         let mut entries = r.list_for_tree(if dir.is_empty() { "." } else { &dir });
         entries.sort_by(|a, b| collate(&a.0, &b.0));
         for (name, _) in entries.iter().filter(|(_, d)| !*d) {
             if count >= MAX_ITEMS {
                 folders[i].more_files = true;
                 break;
+            }
+            if ignores.ignore(&folders, i, &at(name)) {
+                continue;
             }
             folders[i].files.push(name.clone());
             count += 1;
@@ -74,16 +144,15 @@ fn read(r: &mut Reader) -> Vec<Folder> {
                 break;
             }
             count += 1;
+            let ignored = NOT_OPENED.contains(&name.as_str())
+                || ignores.ignore(&folders, i, &format!("{}/", at(name)));
             folders.push(Folder {
                 name: name.clone(),
-                ignored: NOT_OPENED.contains(&name.as_str()),
+                parent: Some(i),
+                ignored,
                 ..Folder::default()
             });
-            paths.push(if dir.is_empty() {
-                name.clone()
-            } else {
-                format!("{dir}/{name}")
-            });
+            paths.push(at(name));
             let child = folders.len() - 1;
             folders[i].subfolders.push(child);
         }
@@ -112,7 +181,9 @@ fn draw(
     };
     let no_folders_after = f.subfolders.is_empty() && !f.more_subfolders;
     for (k, name) in f.files.iter().enumerate() {
-        let end = k + 1 == f.files.len() && no_folders_after && !f.more_files;
+        // As Gemini CLI draws it: the last file ends its branch even when
+        // a `...` for more files follows.
+        let end = k + 1 == f.files.len() && no_folders_after;
         lines.push(format!(
             "{inner}{}{name}",
             if end { "└───" } else { "├───" }

@@ -22,6 +22,7 @@ mod cut;
 mod expand;
 mod gemini;
 pub mod gemini_tree;
+mod gitignore;
 pub mod listing;
 pub mod observed;
 pub(crate) mod opencode;
@@ -30,8 +31,7 @@ pub mod runs;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;
 pub use gemini::load_gemini;
-pub use opencode::load_opencode;
-pub use pi::load_pi;
+pub use {opencode::load_opencode, pi::load_pi};
 
 use expand::Expander;
 use listing::{listing_fragment, load_skill_listing};
