@@ -211,3 +211,46 @@ fn diff_and_against_refuse_the_formats_they_do_not_write() {
         stderr(&o)
     );
 }
+
+/// `--no-content` is a privacy flag: where the format has no prompt text
+/// to leave out it is refused, not dropped in silence.
+#[test]
+fn no_content_outside_html_is_refused_by_name() {
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/pi/capture.jsonl");
+    let cap = cap.to_str().unwrap();
+    for f in ["text", "json", "jsonl", "markdown"] {
+        let o = run(&["traffic", cap, "--format", f, "--no-content"]);
+        assert_eq!(o.status.code(), Some(2), "{f}");
+        assert!(
+            stderr(&o).contains("--no-content") && stderr(&o).contains("--format html"),
+            "{f}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{f}");
+    }
+}
+
+/// The rows of `--format jsonl` are the requests read; a line that was not
+/// read is said on stderr, where the text view says it, so a table loaded
+/// from the rows is known to be short.
+#[test]
+fn jsonl_rows_say_what_was_skipped_on_stderr() {
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/pi/capture.jsonl");
+    let mut text = std::fs::read_to_string(cap).unwrap();
+    text.push_str("{\"not\": \"closed\"\n");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("cut.jsonl");
+    std::fs::write(&f, text).unwrap();
+    let o = run(&["traffic", f.to_str().unwrap(), "--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).lines().count() > 1);
+    assert!(
+        stdout(&o)
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()),
+        "every row is JSON"
+    );
+    assert!(stderr(&o).contains("line"), "{}", stderr(&o));
+}

@@ -116,6 +116,12 @@ impl TrafficFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
+    // A privacy flag is never dropped silently.
+    if a.no_content && a.format != TrafficFormat::Html {
+        return fail(
+            "--no-content leaves the prompt text out of --format html only: the other formats are for your own machine (add --format html, or leave --no-content out)",
+        );
+    }
     let table = match crate::model_table() {
         Ok(t) => t,
         Err(e) => return fail(&e),
@@ -190,6 +196,10 @@ fn print_rows(t: &traffic::Traffic, file: &std::path::Path, table: &crate::engin
     let mut w = super::RedactedLines::new(std::io::BufWriter::new(std::io::stdout().lock()));
     let file = crate::engine::clean(&file.display().to_string(), 1000);
     let _ = traffic::rows::write_jsonl(t, &file, table, &mut w).and_then(|()| w.flush());
+    // The rows are the requests read: what was not read is said apart.
+    if let Some(s) = t.skipped.describe() {
+        super::say(&s);
+    }
 }
 
 /// The JSON view, as `out_json` prints it, but written as it is made

@@ -118,6 +118,10 @@ pub struct Bodies {
 /// are held in memory as [`read_file`] holds them.
 const MAX_OPEN: usize = 256;
 
+/// What a file of no JSON lines is not (OpenCode's record is its
+/// database, read by the app).
+const NOT_A_RECORD: &str = "neither a capture nor the record of an agent this tool reads (Claude Code, Codex, Gemini CLI, Pi or OpenClaw session files, or OpenCode's opencode.db)";
+
 impl Bodies {
     /// The line of `x`'s request when it was left in its file and is not
     /// back yet.
@@ -297,8 +301,8 @@ impl Lines {
                 "",
                 match self.skipped.describe() {
                     Some(d) if unparsed > 0 => format!("nothing read: {d}"),
-                    Some(d) => format!("no JSON lines ({d}): neither a capture nor the record of an agent this tool reads (Claude Code, Codex, Gemini CLI, Pi or OpenClaw)"),
-                    None => "no JSON lines: neither a capture nor the record of an agent this tool reads (Claude Code, Codex, Gemini CLI, Pi or OpenClaw)".into(),
+                    Some(d) => format!("no JSON lines ({d}): {NOT_A_RECORD}"),
+                    None => format!("no JSON lines: {NOT_A_RECORD}"),
                 },
             ));
         }
