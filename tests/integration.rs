@@ -49,6 +49,7 @@ mod html_export;
 mod lint_precision;
 mod llama_exact;
 mod llama_server;
+mod memory_above;
 mod models;
 mod opencode_folder;
 mod opencode_sessions;

@@ -8,6 +8,7 @@ pub mod agents;
 pub mod diag;
 pub mod expr;
 pub mod line_file;
+mod memory_above;
 pub mod profile;
 mod profile_bounds;
 #[cfg(test)]
@@ -272,6 +273,12 @@ fn load_agent(
         agent::Agent::Layered => unreachable!("the layered design is no agent's folder"),
     };
     load(p, r, extras, fragments, diags);
+    diags.extend(memory_above::said(
+        p,
+        r,
+        extras.workdir.as_deref(),
+        extras.home.as_deref(),
+    ));
     Ok(p.parts.clone())
 }
 

@@ -26,7 +26,7 @@ mod gitignore;
 pub mod listing;
 pub mod observed;
 pub(crate) mod opencode;
-mod pi;
+pub(crate) mod pi;
 pub mod runs;
 pub use claude_code::load_claude_code;
 pub use codex::load_codex;

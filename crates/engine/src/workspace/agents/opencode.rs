@@ -17,7 +17,7 @@ use crate::workspace::sources::base;
 use crate::workspace::types::{FragmentDef, FragmentKind};
 
 /// The names OpenCode looks for, the first with any file taken.
-const NAMES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
+pub(crate) const NAMES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
 /// Its user-level file when the first is absent.
 pub(crate) const USER_FALLBACK: &str = ".claude/CLAUDE.md";
 

@@ -16,7 +16,7 @@ use crate::workspace::sources::base;
 use crate::workspace::types::{FragmentDef, FragmentKind};
 
 /// The names Pi looks for in each folder, the first found taken.
-const NAMES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
+pub(crate) const NAMES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
 pub fn load_pi(
     p: &Profile,
