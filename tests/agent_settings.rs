@@ -106,6 +106,8 @@ fn the_model_claude_code_settings_set_is_the_folders_and_says_where() {
         r.contains(r#"~/.claude/settings.json: warning: outputStyle "Explanatory": Claude Code changes its system prompt for an output style"#),
         "{r}"
     );
+    // An alias Claude Code resolves is no unknown model.
+    assert!(!r.contains("unknown model"), "{r}");
 }
 
 /// A model the table does not know is read by the nearest row of its

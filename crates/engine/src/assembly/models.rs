@@ -368,6 +368,9 @@ impl ModelTable {
                     m.successor.as_deref().unwrap_or(&self.default_model)
                 )),
             },
+            // An alias Claude Code resolves (`opus`) is known: read by its
+            // family's newest row, as the header says.
+            None if self.alias(id).is_some() => None,
             None => Some(format!(
                 "unknown model '{id}': the nearest current one is {} (add it to assets/models.json or PROMPT_INSPECTOR_MODELS)",
                 self.nearest(id)

@@ -102,6 +102,10 @@ fn retired_and_unknown_models_are_advised() {
         "{a}"
     );
     assert_eq!(t.advice("claude-sonnet-4-6"), None);
+    // Claude Code's aliases are read, not unknown.
+    for alias in ["opus", "sonnet", "haiku", "sonnet[1m]", "opusplan"] {
+        assert_eq!(t.advice(alias), None, "{alias}");
+    }
 }
 
 #[test]
