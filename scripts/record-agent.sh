@@ -35,6 +35,11 @@
 # .claude/CLAUDE.md and a CLAUDE.local.md): the memory it loads on demand
 # (tests/fixtures/agents/claude-code-nested, with CLAUDE_CODE_VERSION=2.1.332).
 #
+# CLAUDE_SCENARIO=rules records Claude Code with the project's .claude/rules
+# (one with `paths:`, one in a subfolder) and the user's ~/.claude/rules,
+# reading a file the `paths:` rule covers (tests/fixtures/agents/claude-code-rules,
+# with CLAUDE_CODE_VERSION=2.1.332).
+#
 # GEMINI_SCENARIO=plain records Gemini CLI in a folder outside any git
 # repository, with no ~/.gemini/GEMINI.md: the words it writes only in a
 # repository or over the user's memory are left out; tests/GEMINI.md is
@@ -614,6 +619,31 @@ record_claude_code_nested() {
   model_note="Claude Code's default model (none configured)"
 }
 
+# Claude Code's rules (CLAUDE_SCENARIO=rules): .claude/rules/ of the
+# project, one for every file in a subfolder (lang/go.md) and one with
+# `paths:` for src/api/, and the user's ~/.claude/rules/; it reads a file in
+# src/api/ (what it then adds). One rule per folder of rules is sent at the
+# start, so the recording does not depend on the order the file system
+# lists a folder in (Claude Code takes that order).
+record_claude_code_rules() {
+  ws=$home/project
+  mkdir -p "$ws/.claude/rules/lang" "$ws/src/api" "$home/.claude/rules"
+  printf '# Ledger\n\nA small bookkeeping service.\n' >"$ws/CLAUDE.md"
+  printf -- '---\npaths:\n  - "src/api/**/*.go"\n---\n\n# API rules\n\nEvery handler returns JSON.\n' >"$ws/.claude/rules/api.md"
+  printf '# Go\n\nRun gofmt before a commit.\n' >"$ws/.claude/rules/lang/go.md"
+  printf '# My rules\n\nAnswer with the command first.\n' >"$home/.claude/rules/mine.md"
+  printf 'package api\n\nfunc Health() string { return `{"ok":true}` }\n' >"$ws/src/api/health.go"
+  snapshot "$ws" "$run/workspace"
+  mkdir -p "$run/user-home/.claude/rules"
+  cp "$home/.claude/rules/mine.md" "$run/user-home/.claude/rules/"
+  local envs=(ANTHROPIC_API_KEY=$FAKE_ANTHROPIC_KEY DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+              DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
+  start_pair main
+  run_turn "$ws" "${envs[@]}" ANTHROPIC_BASE_URL=$proxy_url -- \
+    -p "Please read the file $ws/src/api/health.go and say what it does." --output-format json --allowedTools Read
+  model_note="Claude Code's default model (none configured)"
+}
+
 # Two sessions of the same folder, the second with an appended system
 # prompt, and the user's own memory: ~/.claude/CLAUDE.md importing
 # @style.md next to it (CLAUDE_SCENARIO=sessions). The second session's
@@ -648,6 +678,7 @@ case $agent in
   claude-code)
     case ${CLAUDE_SCENARIO:-} in
       nested-memory) record_claude_code_nested ;;
+      rules) record_claude_code_rules ;;
       sessions) record_claude_code_sessions ;;
       *) record_claude_code ;;
     esac ;;

@@ -81,7 +81,12 @@ pub fn copy_into(dir: &Path) -> Result<String, String> {
     for e in EXAMPLES {
         let target = dir.join(e.name);
         let (written, kept) = crate::sample::write_files(&target, files(e.name).into_iter())
-            .map_err(|err| err.to_string())?;
+            .map_err(|err| {
+                format!(
+                    "examples --copy {}: {err} (name a folder to write them into)",
+                    dir.display()
+                )
+            })?;
         out.push_str(&format!("{}: {written} written", target.display()));
         if kept > 0 {
             out.push_str(&format!(", {kept} already there (left as they are)"));

@@ -40,7 +40,12 @@ pub fn write_files<'a>(
     for (rel, text) in files {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("{}: cannot make this folder: {e}", parent.display()),
+                )
+            })?;
         }
         match std::fs::OpenOptions::new()
             .write(true)
@@ -48,7 +53,9 @@ pub fn write_files<'a>(
             .open(&path)
         {
             Ok(mut f) => {
-                std::io::Write::write_all(&mut f, text.as_bytes())?;
+                std::io::Write::write_all(&mut f, text.as_bytes()).map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                })?;
                 written += 1;
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => kept += 1,

@@ -254,3 +254,46 @@ fn jsonl_rows_say_what_was_skipped_on_stderr() {
     );
     assert!(stderr(&o).contains("line"), "{}", stderr(&o));
 }
+
+/// What Claude Code sends that this tool does not read is said, once,
+/// naming the file and what happens: an import from the home folder, one
+/// out of the folder, and a memory file past the tool's 4 MiB for all of
+/// them (its size given, the file named once).
+#[test]
+fn claude_code_memory_not_read_is_said_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write_ws(
+        &ws,
+        &[
+            (
+                "CLAUDE.md",
+                "# Project\n\nSee @~/notes.md and @../shared.md\n",
+            ),
+            (
+                "CLAUDE.local.md",
+                &"A long local note line.\n".repeat(220_000),
+            ),
+        ],
+    );
+    let o = run(&["report", ws.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("CLAUDE.md:3: warning: @~/notes.md: is in your home folder: Claude Code follows it once you allow its external imports"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "CLAUDE.md:3: warning: @../shared.md: leaves the workspace: Claude Code follows it"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("CLAUDE.local.md: warning: not included (5.0 MiB): the memory files"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("CLAUDE.local.md: warning: CLAUDE.local.md"),
+        "{out}"
+    );
+}

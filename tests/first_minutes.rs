@@ -564,6 +564,16 @@ fn the_examples_come_with_the_binary_and_copy_without_overwriting() {
             .status
             .success()
     );
+    // A file named where a folder is wanted: the path and what to do.
+    let o = run(&["examples", "--copy", capture.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(capture.to_str().unwrap())
+            && err.contains("cannot make this folder")
+            && err.contains("name a folder"),
+        "{err}"
+    );
 }
 
 /// The window asked for where there is no desktop, or on a folder that is
@@ -587,6 +597,24 @@ fn no_desktop_or_no_folder_is_one_sentence() {
         "{e}"
     );
     assert!(!e.contains(".cargo") && !e.contains("winit"), "{e}");
+    // `run --window` there: the same sentence, the run without the window
+    // named, and no empty capture left in the folder.
+    let o = std::process::Command::new(bin())
+        .args(["run", "claude", "--program", "/bin/true", "--window"])
+        .current_dir(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_DATA_HOME", "/nonexistent/prompt-inspector-tests")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("no desktop session here") && e.contains("without --window"),
+        "{e}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
     let missing = dir.path().join("not-here");
     let o = run(&[missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));

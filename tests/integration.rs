@@ -23,6 +23,7 @@ mod bad_input;
 mod builtin;
 mod ccusage;
 mod claude_nested;
+mod claude_rules;
 mod claude_sessions;
 mod cli_diff;
 mod cli_predict;

@@ -315,7 +315,11 @@ fn run_in_window(a: Args, cfg: ProxyConfig, made: &MadeForCapture) -> ExitCode {
     let live = live_run(a, cfg);
     let folder = std::env::current_dir().ok();
     if let Err(e) = crate::ui::run_with(folder, Some(live)) {
-        return fail(e);
+        // Nothing ran: no empty capture is left behind.
+        made.remove_if_empty(&capture);
+        return fail(format!(
+            "{e}; or run the agent without --window, its capture explained here when it ends"
+        ));
     }
     explain(&capture, quiet, made);
     ExitCode::SUCCESS

@@ -500,7 +500,7 @@ impl LayerCtx<'_> {
                 // saying so costs, and the result.
                 let marker = (t.tokens + t.cut).saturating_sub(before);
                 slots[i].reason = format!(
-                    "layer {layer} was {} tokens over its {} available: {was}cut at a token boundary ({} tokens cut, a {marker}-token marker added: {} → {} tokens)",
+                    "layer {layer} was {} tokens over its {} available: {was}cut at a token boundary ({} tokens cut, a marker of {marker} tokens added: {} → {} tokens)",
                     thousands(over),
                     thousands(available),
                     thousands(t.cut),
@@ -547,8 +547,10 @@ impl LayerCtx<'_> {
                 match overflow {
                     0 => "sent whole (the agent's own caps decide what is sent)".to_string(),
                     n => format!(
-                        "sent whole (the agent's own caps decide what is sent); the prompt is {} tokens over the room the model's window leaves for it",
-                        thousands(n)
+                        "sent whole (the agent's own caps decide what is sent); its layer ({} tokens) is {} over the {} tokens of room left for it",
+                        thousands(used),
+                        thousands(n),
+                        thousands(available)
                     ),
                 }
             } else if layer <= 2 {

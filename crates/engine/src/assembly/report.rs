@@ -10,6 +10,10 @@ use crate::text::{clip, wrapped};
 use crate::workspace::diag::{Diagnostic, Severity};
 use crate::workspace::settings::Placement;
 
+#[path = "report_markdown.rs"]
+mod markdown;
+pub use markdown::to_markdown;
+
 pub fn to_json(ins: &Assembled) -> Value {
     let a = &ins.assembly;
     let m = &ins.prepared.model;
@@ -29,23 +33,7 @@ pub fn to_json(ins: &Assembled) -> Value {
             "layer2": a.budget.layer2,
             "layer3_ratio": a.budget.layer3_ratio,
         },
-        "layers": a.layers.iter().map(|l| {
-            let mut v = json!({
-                "layer": l.layer, "title": l.title, "budget": l.budget, "inflow": l.inflow,
-                "available": l.available, "used": l.used, "overflow": l.overflow,
-                "cache": l.cache, "ttl": l.ttl.as_str(), "placement": l.placement.words(),
-            });
-            // With DEBUG markers: the tokens they add to `used`.
-            if a.debug_markers {
-                v["markers"] = json!(l.markers);
-            }
-            // The agent's own text in the same block: used + agent_own is
-            // the block as sent.
-            if l.agent_own > 0 {
-                v["agent_own"] = json!(l.agent_own);
-            }
-            v
-        }).collect::<Vec<_>>(),
+        "layers": a.layers.iter().map(|l| layer_json(ins, l)).collect::<Vec<_>>(),
         "fragments": a.fragments.iter().map(|f| {
             let mut v = json!({
                 "id": f.id, "layer": f.layer, "priority": f.priority, "source": f.source,
@@ -88,6 +76,30 @@ pub fn to_json(ins: &Assembled) -> Value {
             "calibrated_total_tokens": (a.total_tokens as f64 * r).round() as u64,
         })),
     })
+}
+
+/// One layer in the report's JSON.
+fn layer_json(ins: &Assembled, l: &LayerResult) -> Value {
+    // `name`: what the text report calls it; `cache`: a breakpoint
+    // of its own (a first user message has none, as the text says).
+    let mut v = json!({
+        "layer": l.layer,
+        "name": layer_name(l, ins.workspace.profile.agent.is_real_agent()),
+        "title": l.title, "budget": l.budget, "inflow": l.inflow,
+        "available": l.available, "used": l.used, "overflow": l.overflow,
+        "cache": l.cache && l.placement.cacheable(), "ttl": l.ttl.as_str(),
+        "placement": l.placement.words(),
+    });
+    // With DEBUG markers: the tokens they add to `used`.
+    if ins.assembly.debug_markers {
+        v["markers"] = json!(l.markers);
+    }
+    // The agent's own text in the same block: used + agent_own is
+    // the block as sent.
+    if l.agent_own > 0 {
+        v["agent_own"] = json!(l.agent_own);
+    }
+    v
 }
 
 pub fn diag_json(d: &Diagnostic) -> Value {
@@ -371,60 +383,6 @@ fn layer_notes(a: &Assembly, l: &LayerResult) -> String {
     over
 }
 
-pub fn to_markdown(ins: &Assembled) -> String {
-    let a = &ins.assembly;
-    let mut o = format!(
-        "## Prompt assembly — session `{}`, model `{}` ({}{})\n\n",
-        a.session,
-        a.model,
-        a.tokenizer.as_str(),
-        if a.estimate { ", estimate" } else { "" }
-    );
-    if ins.workspace.profile.agent.is_real_agent() {
-        o += &agent_layers_markdown(a, ins.prepared.model.provider);
-    } else {
-        o += &layers_markdown(a);
-    }
-    o += "\n| status | fragment | layer | priority | source | tokens | kept | reason |\n|---|---|---:|---:|---|---:|---:|---|\n";
-
-    for f in &a.fragments {
-        o += &format!(
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
-            f.status.as_str(),
-            f.id,
-            f.layer,
-            f.priority,
-            crate::md_cell(&f.source),
-            crate::thousands(f.tokens),
-            crate::thousands(f.kept_tokens),
-            // The split is the report's own words (its `context` is code).
-            match f.heading_split() {
-                Some(split) if f.reason.is_empty() => split,
-                Some(split) => format!("{}; {split}", crate::md_cell(&f.reason)),
-                None => crate::md_cell(&f.reason),
-            }
-        );
-    }
-    o += &format!(
-        "\n**Total:** {} tokens in {} blocks, {} tokens of tools.\n",
-        crate::thousands(a.total_tokens),
-        a.blocks.len(),
-        crate::thousands(a.tools_tokens)
-    );
-    let diags = ins.diagnostics();
-    if !diags.is_empty() {
-        o += "\n### Diagnostics\n\n";
-        for d in diags {
-            let severity = match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
-            o += &format!("- **{severity}** `{}` {}\n", d.location(), d.message);
-        }
-    }
-    o
-}
-
 /// The system blocks as text, each under a header line.
 pub fn render_blocks(a: &Assembly) -> String {
     let mut o = String::new();
@@ -550,48 +508,4 @@ fn memory_files(ins: &Assembled) -> String {
         "\nmemory files as Claude Code's /context counts them (each file's own text, without its \"Contents of …:\" heading): prompt-inspector context {}\n",
         ins.workspace.root.display()
     )
-}
-
-/// The layers of a workspace's Markdown report: budgets, inflow, used.
-fn layers_markdown(a: &Assembly) -> String {
-    let n = crate::thousands;
-    let mut o = String::from(
-        "| layer | budget | inflow | used | available | overflow | cache |\n|---|---:|---:|---:|---:|---:|---|\n",
-    );
-    for l in &a.layers {
-        o += &format!(
-            "| {} {} | {} | {} | {} | {} | {} | {} |\n",
-            l.layer,
-            crate::md_cell(&clip(&layer_name(l, false), 13)),
-            n(l.budget),
-            n(l.inflow),
-            n(l.used),
-            n(l.available),
-            n(l.overflow),
-            if l.cache { l.ttl.as_str() } else { "—" }
-        );
-    }
-    o
-}
-
-/// An agent folder's layers in Markdown: no layer budgets (the agent's own
-/// caps decide), each layer that sends something, its files' tokens and
-/// the agent's own in the same block, as the text report says them.
-fn agent_layers_markdown(a: &Assembly, rules: crate::assembly::models::Provider) -> String {
-    let n = crate::thousands;
-    let mut o = String::from(
-        "No layer budgets: the agent's own caps decide what is sent.\n\n| layer | your files | the agent's own in the block | as sent | where, cached |\n|---|---:|---:|---:|---|\n",
-    );
-    for l in a.layers.iter().filter(|l| l.used + l.agent_own > 0) {
-        o += &format!(
-            "| {} {} | {} | {} | {} | {} |\n",
-            l.layer,
-            crate::md_cell(&layer_name(l, true)),
-            n(l.used),
-            n(l.agent_own),
-            n(l.used + l.agent_own),
-            crate::md_cell(&layer_cache(l, rules))
-        );
-    }
-    o
 }

@@ -21,7 +21,7 @@ use crate::{TokenCounter, clean};
 
 #[path = "attribution_match.rs"]
 mod matching;
-use matching::{Indexed, index_file, request_lines, runs, starts_of};
+use matching::{Indexed, index_file, request_lines, runs, starts_of, widened};
 #[path = "attribution_listed.rs"]
 mod listed;
 
@@ -233,17 +233,28 @@ impl Tracer<'_> {
         let tokens = self.counter.count(self.enc, text);
         let mut from_files: Vec<(String, u64)> = Vec::new();
         let mut last_end: Vec<Option<(usize, usize)>> = vec![None; self.files.len()];
-        let covered: Vec<(usize, usize)> = found
+        // Each run's bytes and the file's lines it holds, widened over the
+        // file's lines no key holds that the request has around it.
+        let widths: Vec<((usize, usize), (usize, usize))> = found
             .iter()
-            .map(|r| (lines[r.rfrom].start, lines[r.rto - 1].end))
+            .map(|r| {
+                let keys = &self.indexed[r.f].keys;
+                widened(
+                    &self.files[r.f].text,
+                    text,
+                    (lines[r.rfrom].start, lines[r.rto - 1].end),
+                    (keys[r.from].1, keys[r.to - 1].1),
+                )
+            })
             .collect();
+        let covered: Vec<(usize, usize)> = widths.iter().map(|w| w.0).collect();
         let mut listings = listed::find(text, &self.probes, &covered)
             .into_iter()
             .peekable();
         // Runs come in the part's order: character offsets counted on from
         // the last one, not from the part's start each time.
         let mut chars = CharCursor::default();
-        for (r, &(start, end)) in found.iter().zip(&covered) {
+        for (r, &((start, end), (first_line, last_line))) in found.iter().zip(&widths) {
             // The descriptions listed before this run.
             while let Some(l) = listings.next_if(|l| l.start < start) {
                 let n = self.listed_span(&l, text, &label, &mut chars);
@@ -259,13 +270,12 @@ impl Tracer<'_> {
                 self.markers[r.f].push(m);
             }
             last_end[r.f] = Some((end, r.to));
-            let keys = &self.indexed[r.f].keys;
             self.spans[r.f].push(Span {
                 part: label.clone(),
                 start: chars.at(text, start),
                 end: chars.at(text, end),
-                first_line: keys[r.from].1,
-                last_line: keys[r.to - 1].1,
+                first_line,
+                last_line,
                 tokens: n,
                 listed: false,
             });

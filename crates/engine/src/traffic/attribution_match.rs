@@ -210,11 +210,13 @@ pub(super) fn runs(
         let n = run_length(lines, j, files, f, k, usize::MAX);
         // A single line says where it comes from only if it is in one file
         // and long, or close after a run of the same file (the line
-        // between them edited since).
+        // between them edited since), or the only line of a file that says
+        // anything (a rule of one short line: the whole file).
         let near = out.last().is_some_and(|r: &Run| {
             r.f == f && (r.to..=r.to + GAP).contains(&k) && (r.rto..=r.rto + GAP).contains(&j)
         });
-        let alone = starts.len() == 1 && (lines[j].len >= LONE_LINE_CHARS || near);
+        let whole = files[f].keys.len() == 1;
+        let alone = starts.len() == 1 && (lines[j].len >= LONE_LINE_CHARS || near || whole);
         if n >= 2 || alone {
             out.push(Run {
                 f,
@@ -242,4 +244,59 @@ pub(super) fn starts_of(indexed: &[Indexed]) -> HashMap<u64, Vec<(usize, usize)>
         }
     }
     index
+}
+
+/// Most lines a span is widened by at either end ([`widened`]).
+const MAX_WIDENED: usize = 16;
+
+/// A span of the file's lines `first..=last` (1-based) found at
+/// `text[start..end]`, widened over the file's lines next to it that no
+/// line key holds (a short heading such as `# Go`, a blank line between)
+/// where the request has them too, verbatim and whole: the span then holds
+/// the file's text as the other views count it. A blank line is taken
+/// only with a line past it.
+pub(super) fn widened(
+    file: &str,
+    text: &str,
+    (start, end): (usize, usize),
+    (first, last): (usize, usize),
+) -> ((usize, usize), (usize, usize)) {
+    let lines: Vec<&str> = file.lines().collect();
+    let plain = |l: &str| line_key(l).is_none();
+    let (mut s, mut f) = (start, first);
+    let (mut at, mut line) = (start, first);
+    while line > 1 && first - line < MAX_WIDENED {
+        let prev = lines[line - 2];
+        let before = &text[..at];
+        if !plain(prev) || !before.ends_with('\n') || !before[..at - 1].ends_with(prev) {
+            break;
+        }
+        at -= prev.len() + 1;
+        line -= 1;
+        // A line that starts the text, or follows a line break.
+        if at > 0 && !text[..at].ends_with('\n') {
+            break;
+        }
+        if !prev.trim().is_empty() {
+            (s, f) = (at, line);
+        }
+    }
+    let (mut e, mut l) = (end, last);
+    let (mut at, mut line) = (end, last);
+    while line < lines.len() && line - last < MAX_WIDENED {
+        let next = lines[line];
+        let after = &text[at..];
+        if !plain(next) || !after.starts_with('\n') || !after[1..].starts_with(next) {
+            break;
+        }
+        at += next.len() + 1;
+        line += 1;
+        if at < text.len() && !text[at..].starts_with('\n') {
+            break;
+        }
+        if !next.trim().is_empty() {
+            (e, l) = (at, line);
+        }
+    }
+    ((s, e), (f, l))
 }

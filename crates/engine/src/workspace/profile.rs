@@ -48,6 +48,11 @@ pub struct ProfileFile {
     /// into the codebase`).
     #[serde(default)]
     pub kind: Option<String>,
+    /// A folder of rule files, not a file (Claude Code's `.claude/rules`):
+    /// every `.md` under it, each a memory file of `kind`, or on demand
+    /// when its frontmatter names `paths:`.
+    #[serde(default)]
+    pub rules: bool,
 }
 
 /// OpenClaw 2026.9's cut of AGENTS.md: the head, a digest of the policy
@@ -179,6 +184,9 @@ pub struct NestedMemory {
     pub block: String,
     /// Why it is not in the first request: `{folder}`.
     pub note: String,
+    /// Why a rule with `paths:` is not in the first request: `{paths}`.
+    #[serde(default)]
+    pub rule_note: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

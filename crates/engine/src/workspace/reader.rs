@@ -484,18 +484,26 @@ impl Reader {
     /// inside. A folder that leads outside the workspace is refused with a
     /// diagnostic. Hidden entries (`.name`) are passed over.
     pub fn list(&mut self, rel: &str) -> Vec<(String, bool)> {
-        self.list_entries(rel, false)
+        self.list_entries(rel, false, true)
+    }
+
+    /// [`Reader::list`]'s entries in the order the file system lists them,
+    /// not sorted: the order an agent that reads a folder as listed takes
+    /// its files in (Claude Code's rules).
+    pub fn list_as_listed(&mut self, rel: &str) -> Vec<(String, bool)> {
+        self.list_entries(rel, false, false)
     }
 
     /// The entries of a folder as an agent that draws the folder's tree
     /// lists them (Gemini CLI): hidden ones too, links passed over (neither
     /// a file nor a folder to it), names only.
     pub fn list_for_tree(&mut self, rel: &str) -> Vec<(String, bool)> {
-        self.list_entries(rel, true)
+        self.list_entries(rel, true, true)
     }
 
-    /// `tree`: [`Reader::list_for_tree`]'s listing, else [`Reader::list`]'s.
-    fn list_entries(&mut self, rel: &str, tree: bool) -> Vec<(String, bool)> {
+    /// `tree`: [`Reader::list_for_tree`]'s listing, else [`Reader::list`]'s;
+    /// sorted by name, or as listed.
+    fn list_entries(&mut self, rel: &str, tree: bool, sorted: bool) -> Vec<(String, bool)> {
         let full = self.root.join(rel);
         if full.symlink_metadata().is_err() {
             return Vec::new();
@@ -549,7 +557,9 @@ impl Reader {
             }
             out.push((name, e.path().is_dir()));
         }
-        out.sort();
+        if sorted {
+            out.sort();
+        }
         out
     }
 }

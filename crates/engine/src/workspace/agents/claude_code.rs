@@ -3,6 +3,11 @@
 //! the profile's depth and never out of the workspace, then its skills and
 //! subagents listing.
 
+#[path = "claude_rules.rs"]
+mod rules;
+#[path = "claude_user.rs"]
+mod user;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -57,8 +62,12 @@ pub fn load_claude_code(
         diags,
     };
     match extras.user_memory(p) {
-        Some((_, Ok(text))) => user_memory(p, extras, &text, &mut walk),
-        Some((path, Err(e))) => walk.diags.push(Diagnostic::user_memory_unread(&path, &e)),
+        Some((_, Ok(text))) => user::user_memory(p, extras, Some(&text), &mut walk),
+        Some((path, Err(e))) => {
+            walk.diags.push(Diagnostic::user_memory_unread(&path, &e));
+            // Its rules are read without it.
+            user::user_memory(p, extras, None, &mut walk);
+        }
         None => {}
     }
     // The workspace's root first, then each folder down to the one Claude
@@ -73,6 +82,11 @@ pub fn load_claude_code(
                 format!("{dir}/{}", f.name)
             };
             if !walk.r.exists(&rel) {
+                continue;
+            }
+            if f.rules {
+                let kind = f.kind.clone().unwrap_or_default();
+                walk.rules(&rel, &kind, p.nested_memory.as_ref());
                 continue;
             }
             let kind = f.kind.clone().unwrap_or_else(|| {
@@ -103,7 +117,9 @@ fn nested_memory(p: &Profile, nm: &NestedMemory, workdir: &str, walk: &mut Walk)
         walk.nested = Some((nm.clone(), folder.clone()));
         for f in &p.files {
             let rel = format!("{folder}/{}", f.name);
-            if walk.r.exists(&rel) {
+            if f.rules && walk.r.exists(&rel) {
+                walk.rules(&rel, "", Some(nm));
+            } else if walk.r.exists(&rel) {
                 walk.chain = vec![rel.clone()];
                 walk.memory_file(&rel, "", 0, None);
             }
@@ -114,87 +130,6 @@ fn nested_memory(p: &Profile, nm: &NestedMemory, workdir: &str, walk: &mut Walk)
         }
     }
     walk.nested = None;
-}
-
-/// The user's own memory file (`~/.claude/CLAUDE.md`) and what it imports,
-/// as Claude Code reads them: through a guarded reader of its own folder
-/// (the agent's file, not the workspace's; an import may not leave that
-/// folder), headed with its absolute path, before the project's files,
-/// within the same limits.
-fn user_memory(p: &Profile, extras: &Extras, text: &str, walk: &mut Walk) {
-    let (Some(home), Some(um)) = (&extras.user_memory_home, &p.user_memory) else {
-        return;
-    };
-    let (dir, name) = um.path.rsplit_once('/').unwrap_or(("", um.path.as_str()));
-    let folder = home.join(dir);
-    let mut hr = match Reader::new(&folder) {
-        Ok(r) => r,
-        Err(e) => {
-            let shown = format!("~/{}", um.path);
-            walk.diags.push(Diagnostic::user_memory_unread(&shown, &e));
-            return;
-        }
-    };
-    let kind = um.kind.clone().unwrap_or_else(|| "user".into());
-    let shown = if dir.is_empty() {
-        "~/".to_string()
-    } else {
-        format!("~/{dir}/")
-    };
-    let mut user = Walk {
-        shown,
-        // As the agent writes it: the home folder as given, not resolved.
-        root: folder.display().to_string(),
-        import_kind: walk.import_kind.clone(),
-        strip_frontmatter: walk.strip_frontmatter,
-        strip_comments: walk.strip_comments,
-        r: &mut hr,
-        ex: &mut *walk.ex,
-        max_depth: walk.max_depth,
-        chain: vec![name.to_string()],
-        seen: BTreeSet::new(),
-        order: walk.order,
-        files: walk.files,
-        bytes: walk.bytes,
-        refs: walk.refs,
-        capped: walk.capped,
-        nested: None,
-        out: &mut *walk.out,
-        diags: &mut *walk.diags,
-    };
-    // The file itself as already read (a link to a dotfiles folder is
-    // followed, as the agent follows it); its imports through the reader.
-    user.seen.insert(user.key(name));
-    user.memory_text(name, text, &kind, 0, None);
-    let (order, files, bytes, refs, capped) =
-        (user.order, user.files, user.bytes, user.refs, user.capped);
-    walk.order = order;
-    walk.files = files;
-    walk.bytes = bytes;
-    walk.refs = refs;
-    walk.capped = capped;
-    // The files read, kept as the agent's own (to trace a request to).
-    let mut files = vec![crate::workspace::reader::AgentFile {
-        shown: format!("~/{}", um.path),
-        text: text.to_string(),
-        modified: None,
-    }];
-    let read: Vec<String> = hr.files.keys().filter(|k| *k != name).cloned().collect();
-    for rel in read {
-        if let Some(t) = hr.read(&rel) {
-            files.push(crate::workspace::reader::AgentFile {
-                shown: format!("~/{dir}/{rel}").replace("//", "/"),
-                modified: hr.modified.get(&rel).copied(),
-                text: t,
-            });
-        }
-    }
-    walk.r.agent_files.extend(files);
-    // What the reader refused there, named as the agent's files.
-    for mut d in std::mem::take(&mut hr.diags) {
-        d.file = format!("~/{dir}/{}", d.file).replace("//", "/");
-        walk.diags.push(d);
-    }
 }
 
 /// One walk over the memory files and their imports: every file read once
@@ -269,11 +204,23 @@ impl Walk<'_, '_> {
         if !self.capped {
             self.capped = true;
             let (file, line) = from.map_or((rel, None), |(f, l)| (f, Some(l)));
+            // The file named once: as the diagnostic's file, or as the
+            // import's target.
+            let what = if from.is_some() {
+                format!("{rel}: not included")
+            } else {
+                "not included".to_string()
+            };
+            let size = if len > 0 {
+                format!(" ({:.1} MiB)", len as f64 / (1024.0 * 1024.0))
+            } else {
+                String::new()
+            };
             self.diags.push(Diagnostic::warning(
                 file,
                 line,
                 format!(
-                    "{rel}: not included: the memory files and their imports reached this tool's limit of {MAX_MEMORY_FILES} files or {} MiB in all; the rest are left out",
+                    "{what}{size}: the memory files and their imports would pass this tool's limit of {MAX_MEMORY_FILES} files or {} MiB in all; it and the rest are left out",
                     MAX_MEMORY_BYTES / (1024 * 1024)
                 ),
             ));
@@ -331,7 +278,13 @@ impl Walk<'_, '_> {
         let body = body.as_str();
         let user = !self.shown.is_empty();
         let id = match (depth, user) {
-            (0, true) => "user.claude".to_string(),
+            (0, true) if rel.ends_with("CLAUDE.md") => "user.claude".to_string(),
+            (0, true) => format!(
+                "user.{}",
+                rel.to_ascii_lowercase()
+                    .trim_end_matches(".md")
+                    .replace('/', ".")
+            ),
             (0, false) => rel
                 .to_ascii_lowercase()
                 .trim_end_matches(".md")
@@ -407,10 +360,18 @@ impl Walk<'_, '_> {
         } else {
             self.shown.trim_end_matches('/').to_string()
         };
-        let Some(path) = normalize(&joined) else {
+        let outside = if target.starts_with('~') {
+            "is in your home folder".to_string()
+        } else {
+            format!("leaves {place}")
+        };
+        let Some(path) = normalize(&joined).filter(|_| !target.starts_with('~')) else {
             return warn(
                 self.diags,
-                format!("@{target}: leaves {place} (not followed)"),
+                format!(
+                    "@{target}: {outside}: Claude Code follows it once you allow its external \
+                     imports; this tool reads nothing outside {place}, so it is not counted"
+                ),
             );
         };
         if self.chain.contains(&path) {
@@ -521,7 +482,7 @@ fn imports(text: &str) -> Vec<(usize, String)> {
                     .take_while(|c| !c.is_whitespace() && !matches!(c, ')' | ',' | ';'))
                     .collect();
                 let looks_like_path = target.contains('/') || target.contains('.');
-                if !target.is_empty() && looks_like_path && !target.starts_with('~') {
+                if !target.is_empty() && looks_like_path {
                     out.push((i + 1, target.trim_end_matches('.').to_string()));
                 }
             }
@@ -555,10 +516,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn imports_skip_code_and_home() {
+    fn imports_skip_code_and_keep_home() {
         let t = "See @docs/style.md and @README.md.\n`@not/this.md`\n```\n@nor/this.md\n```\n@~/.claude/x.md email a@b.com";
         let found: Vec<String> = imports(t).into_iter().map(|x| x.1).collect();
-        assert_eq!(found, vec!["docs/style.md", "README.md"]);
+        // A home import is one: said, as the agent follows it.
+        assert_eq!(found, vec!["docs/style.md", "README.md", "~/.claude/x.md"]);
         assert_eq!(normalize("a/./b/../c.md").as_deref(), Some("a/c.md"));
         assert_eq!(normalize("../x.md"), None);
     }
