@@ -38,7 +38,9 @@
 # CLAUDE_SCENARIO=rules records Claude Code with the project's .claude/rules
 # (one with `paths:`, one in a subfolder) and the user's ~/.claude/rules,
 # reading a file the `paths:` rule covers (tests/fixtures/agents/claude-code-rules,
-# with CLAUDE_CODE_VERSION=2.1.332).
+# with CLAUDE_CODE_VERSION=2.1.332). CLAUDE_MODEL=ID runs it with --model ID
+# (tests/fixtures/agents/claude-code-haiku: CLAUDE_MODEL=claude-haiku-4-5-20251001,
+# whose own system prompt and tool descriptions are not the default model's).
 #
 # GEMINI_SCENARIO=plain records Gemini CLI in a folder outside any git
 # repository, with no ~/.gemini/GEMINI.md: the words it writes only in a
@@ -640,8 +642,10 @@ record_claude_code_rules() {
               DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
   start_pair main
   run_turn "$ws" "${envs[@]}" ANTHROPIC_BASE_URL=$proxy_url -- \
-    -p "Please read the file $ws/src/api/health.go and say what it does." --output-format json --allowedTools Read
-  model_note="Claude Code's default model (none configured)"
+    -p "Please read the file $ws/src/api/health.go and say what it does." --output-format json --allowedTools Read \
+    ${CLAUDE_MODEL:+--model "$CLAUDE_MODEL"}
+  model_note=${CLAUDE_MODEL:+"--model $CLAUDE_MODEL"}
+  model_note=${model_note:-"Claude Code's default model (none configured)"}
 }
 
 # Two sessions of the same folder, the second with an appended system

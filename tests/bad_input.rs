@@ -289,7 +289,7 @@ fn claude_code_memory_not_read_is_said_with_why() {
         "{out}"
     );
     assert!(
-        out.contains("CLAUDE.local.md: warning: not included (5.0 MiB): the memory files"),
+        out.contains("CLAUDE.local.md: warning: not included (5.0 MiB): with it the memory files"),
         "{out}"
     );
     assert!(

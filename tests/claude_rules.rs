@@ -208,3 +208,169 @@ fn a_rules_broken_frontmatter_is_named_and_the_rule_still_counted() {
     );
     assert!(out.contains("kept       .claude.rules.api"), "{out}");
 }
+
+/// Claude Code 2.1.332 writes its own parts per model: to Haiku 4.5 it
+/// sends no system-role message, its listings as reminders in the first
+/// user message, and another system prompt (recorded:
+/// tests/fixtures/agents/claude-code-haiku). The bundled parts are Opus
+/// 5.5's, so a report for another model says so.
+#[test]
+fn another_models_own_parts_are_said_to_be_the_recorded_models() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    let first = |name: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(fixtures.join(name).join("capture.jsonl")).unwrap();
+        serde_json::from_str::<serde_json::Value>(text.lines().next().unwrap()).unwrap()["request"]
+            .clone()
+    };
+    let system_messages = |r: &serde_json::Value| {
+        r["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "system")
+            .count()
+    };
+    let (opus, haiku) = (first("claude-code-rules"), first("claude-code-haiku"));
+    assert_eq!(opus["model"], "claude-opus-5-5");
+    assert_eq!(haiku["model"], "claude-haiku-4-5-20251001");
+    assert_eq!((system_messages(&opus), system_messages(&haiku)), (1, 0));
+    assert_ne!(opus["system"][2]["text"], haiku["system"][2]["text"]);
+    let ws = fixtures.join("claude-code-haiku/workspace");
+    let ws = ws.to_str().unwrap();
+    let said = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["report", ws, "--format", "json"];
+        args.extend(extra);
+        json(&run(&args))["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .filter(|m| m.contains("own parts"))
+            .collect()
+    };
+    let w = said(&["--model", "claude-haiku-4-5-20251001"]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("taken from its requests to claude-opus-5-5")
+            && w[0].contains("their figures here are claude-opus-5-5's"),
+        "{}",
+        w[0]
+    );
+    assert!(said(&[]).is_empty());
+    assert!(said(&["--model", "opus"]).is_empty());
+}
+
+/// Links between the folders of rules are walked once each (sixty links
+/// to sibling folders made the walk visit a million folders); a folder past
+/// the depth is passed over, its siblings still read; two rules whose paths
+/// read alike as ids are both kept; a big rule is passed over alone; a
+/// rule's name cannot drive the terminal.
+#[test]
+fn a_hostile_rules_folder_is_walked_once_and_loses_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let rules = ws.join(".claude/rules");
+    write_ws(ws, &[("CLAUDE.md", "# Project\n")]);
+    // Six levels of ten links each to the next level.
+    for l in 1..=7 {
+        std::fs::create_dir_all(rules.join(format!("fan/{l}"))).unwrap();
+    }
+    for l in 1..=6 {
+        for i in 0..10 {
+            std::os::unix::fs::symlink(
+                format!("../{}", l + 1),
+                rules.join(format!("fan/{l}/k{i}")),
+            )
+            .unwrap();
+        }
+    }
+    std::fs::write(rules.join("fan/7/leaf.md"), "The leaf rule, read once.\n").unwrap();
+    // Past the depth: passed over, the rest read.
+    let deep = rules.join("d/1/2/3/4/5/6/7/8/9/10");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("x.md"), "Too deep.\n").unwrap();
+    std::fs::write(rules.join("d/1/2/x7.md"), "Within the depth.\n").unwrap();
+    for n in ["K.md", "k.md", "c.d.md", "top.md"] {
+        std::fs::write(rules.join(n), format!("Rule {n}, kept.\n")).unwrap();
+    }
+    std::fs::create_dir_all(rules.join("c")).unwrap();
+    std::fs::write(rules.join("c/d.md"), "Rule c/d.md, kept.\n").unwrap();
+    std::fs::write(rules.join("big.md"), "x".repeat(5 << 20)).unwrap();
+    std::fs::write(rules.join("\u{1b}]0;PWNED\u{7}.md"), "A title.\n").unwrap();
+    // Done within a deadline (a hang fails loudly, no time is asserted).
+    let (status, err) = run_within(
+        std::process::Command::new(bin()).args(["report", ws.to_str().unwrap()]),
+        120,
+    );
+    assert!(status.success(), "{err}");
+    let out = stdout(&run(&["report", ws.to_str().unwrap(), "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kept: Vec<&str> = v["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "kept")
+        .filter_map(|f| f["source"].as_str())
+        .filter(|s| s.starts_with(".claude/rules/"))
+        .collect();
+    for want in [
+        "K.md",
+        "k.md",
+        "c.d.md",
+        "c/d.md",
+        "top.md",
+        "d/1/2/x7.md",
+        "leaf.md",
+    ] {
+        let n = kept.iter().filter(|s| s.ends_with(want)).count();
+        assert!(n >= 1, "{want} in {kept:?}");
+    }
+    assert_eq!(
+        kept.iter().filter(|s| s.ends_with("leaf.md")).count(),
+        1,
+        "{kept:?}"
+    );
+    assert!(
+        !kept
+            .iter()
+            .any(|s| s.ends_with("big.md") || s.ends_with("10/x.md")),
+        "{kept:?}"
+    );
+    let ids: Vec<&str> = v["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    let messages = v["diagnostics"].to_string();
+    assert!(messages.contains("rules not looked for here"), "{messages}");
+    assert!(
+        messages.contains("big.md") && messages.contains("the files after it are still read"),
+        "{messages}"
+    );
+    assert!(!messages.contains("duplicate fragment id"), "{messages}");
+    let text = stdout(&run(&["report", ws.to_str().unwrap()]));
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "a control character reached the terminal"
+    );
+}
+
+/// The user's rules in the home, there but not asked for, are said to be
+/// left out, as the user's CLAUDE.md is.
+#[test]
+fn the_users_rules_left_out_are_said() {
+    let h = Recorded::new();
+    let ws = h.path("project");
+    let text = stdout(&h.run(&["report", &ws]));
+    assert!(
+        text.contains(
+            "~/.claude/rules/: warning: the agent sends the rules in this folder with every request"
+        ),
+        "{text}"
+    );
+    let with = stdout(&h.run(&["report", &ws, "--user-memory"]));
+    assert!(!with.contains("the agent sends the rules"), "{with}");
+}

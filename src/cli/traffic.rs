@@ -17,8 +17,11 @@ pub struct Args {
     /// ~/.gemini/tmp/PROJECT/chats); or a folder of them (a project folder,
     /// ~/.claude/projects, ~/.codex/sessions).
     pub file: PathBuf,
-    /// `jsonl`: one flat row per request (a versioned schema DuckDB, Spark
-    /// and ClickHouse read as a table; see examples/fleet/).
+    /// text to read; json for scripts (with its `schema` number); markdown
+    /// for a pull request or an issue; `jsonl`: one flat row per request (a
+    /// versioned schema DuckDB, Spark and ClickHouse read as a table; see
+    /// examples/fleet/); html: one self-contained page to share
+    /// (`--no-content` leaves the prompt text out of it).
     #[arg(long, value_enum, default_value = "text")]
     pub format: TrafficFormat,
     /// Adopt the captured conversation as a session file

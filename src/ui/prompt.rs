@@ -253,7 +253,10 @@ fn gutter_width(ui: &Ui) -> f32 {
 fn columns(ui: &Ui, gutter: f32) -> usize {
     let font = egui::TextStyle::Monospace.resolve(ui.style());
     let w = ui.fonts_mut(|f| f.glyph_width(&font, 'M')).max(1.0);
-    let text = ui.available_width() - gutter - 24.0;
+    // Two characters of room besides the spacing: a row of exactly the
+    // width ran a few pixels past it (a horizontal scroll bar over the
+    // last row).
+    let text = ui.available_width() - gutter - 24.0 - 2.0 * w;
     ((text / w).floor() as usize).max(20)
 }
 

@@ -511,19 +511,22 @@ fn grid(ui: &Ui, rect: egui::Rect, (range, start): ((f64, f64), &str), x: &dyn F
         k += 1.0;
         let px = x(at);
         painter.vline(px, lanes, line);
-        // A label the edge would cut is left out.
-        if px < rect.left() + 18.0 || px > rect.right() - 18.0 {
+        let label = if at.abs() < 1e-9 && !start.is_empty() {
+            start.to_string()
+        } else {
+            tick_label(at)
+        };
+        // A label the edge would cut is left out (measured: "+15m00s" is
+        // wider than a fixed margin allowed for).
+        let galley = painter.layout_no_wrap(label, font.clone(), color);
+        let half = galley.size().x / 2.0 + 2.0;
+        if px - half < rect.left() || px + half > rect.right() {
             continue;
         }
-        painter.text(
-            pos2(px, rect.bottom()),
-            egui::Align2::CENTER_BOTTOM,
-            if at.abs() < 1e-9 && !start.is_empty() {
-                start.to_string()
-            } else {
-                tick_label(at)
-            },
-            font.clone(),
+        let size = galley.size();
+        painter.galley(
+            pos2(px - size.x / 2.0, rect.bottom() - size.y),
+            galley,
             color,
         );
     }

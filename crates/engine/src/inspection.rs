@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::assembly::assemble::{assemble, prepare};
 use crate::assembly::assembled::Assembled;
-use crate::assembly::models::ModelTable;
+use crate::assembly::models::{ModelInfo, ModelTable};
 use crate::assembly::tokens::TokenCounter;
 use crate::cache::calibration;
 use crate::error::{Error, Named};
@@ -360,6 +360,13 @@ impl Inspection {
                 .diagnostics
                 .push(Diagnostic::warning(file, line, format!("{advice}{using}")));
         }
+        if let Some(d) = parts_of_another_model(&workspace, table, &model) {
+            let (file, line) =
+                model_named_at(opts, session, &settings, workspace.builtin.is_some());
+            prepared
+                .diagnostics
+                .push(Diagnostic::warning(file, line, d));
+        }
         let assembly = assemble(
             &prepared,
             &settings.budget,
@@ -493,6 +500,30 @@ fn budgets(
 /// Where the model was named, for a warning about it: `--model`, the
 /// session's file and line, the agent's settings file, the agent's
 /// default, or workspace.yaml.
+/// When the model in use is not the one the agent's own parts were taken
+/// from (its requests to that model, recorded or the user's own): the
+/// agent writes its prompt and tool descriptions per model (Claude Code
+/// 2.1.332 sends Haiku 4.5 another system prompt and other tool
+/// descriptions than Opus 5.5: `tests/fixtures/agents/claude-code-haiku`),
+/// so those figures are the other model's; said, with where the model's
+/// own are seen (a request of the user's, read by `traffic`).
+fn parts_of_another_model(ws: &Workspace, table: &ModelTable, model: &ModelInfo) -> Option<String> {
+    let b = ws.builtin.as_deref()?;
+    let from = b.model.as_deref()?;
+    if table.resolve(Some(from)).id == model.id {
+        return None;
+    }
+    Some(format!(
+        "{}'s own parts (its prompt, tool descriptions) were taken from its requests to {from}; \
+         to {} it may send others (Claude Code 2.1.332 sends Haiku 4.5 another system prompt), \
+         so their figures here are {from}'s; what it sends {} is in a request of yours \
+         (prompt-inspector traffic CAPTURE --against FOLDER)",
+        b.source(),
+        model.id,
+        model.id
+    ))
+}
+
 fn model_named_at<'a>(
     opts: &'a Options,
     session: &'a crate::workspace::session::Session,

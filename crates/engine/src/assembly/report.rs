@@ -287,12 +287,14 @@ fn fragment_rows(o: &mut String, a: &Assembly, layer: u8) -> (u64, u64) {
         *o += &format!(
             "  {:<10} {:<28} {:>6} → {:<6} p{:<4} {:<28} {}\n",
             f.status.as_str(),
-            clip(&f.id, 28),
+            // A file's name is the user's data: its control characters
+            // shown, never sent to the terminal.
+            clip(&crate::clean(&f.id, 200), 28),
             crate::thousands(f.tokens),
             crate::thousands(f.kept_tokens),
             f.priority,
-            clip(&f.source, 28),
-            f.reason
+            clip(&crate::clean(&f.source, 200), 28),
+            crate::clean(&f.reason, 4000)
         );
         if let Some(split) = f.heading_split() {
             *o += &format!("  {:<10} {split}\n", "");

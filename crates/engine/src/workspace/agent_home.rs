@@ -88,14 +88,27 @@ pub(super) fn user_memory_not_shown(
     let first = p.user_memory.as_ref()?.path.as_str();
     // OpenCode reads Claude Code's file when it has none of its own.
     let fallback = (p.kind == agent::Agent::OpenCode).then_some(agents::opencode::USER_FALLBACK);
-    let rel = std::iter::once(first)
+    let file = std::iter::once(first)
         .chain(fallback)
-        .find(|rel| reader::is_regular_file(&home.join(rel)))?;
+        .find(|rel| reader::is_regular_file(&home.join(rel)));
+    // Claude Code's rules in the home, sent with it (or alone).
+    let rules = (p.kind == agent::Agent::ClaudeCode)
+        .then_some(".claude/rules")
+        .filter(|rel| reader::is_folder(&home.join(rel)));
+    let (shown, what) = match (file, rules) {
+        (Some(f), None) => (format!("~/{f}"), "this file".to_string()),
+        (None, Some(r)) => (format!("~/{r}/"), "the rules in this folder".to_string()),
+        (Some(f), Some(r)) => (
+            format!("~/{f}"),
+            format!("this file (and the rules in ~/{r}/)"),
+        ),
+        (None, None) => return None,
+    };
     Some(
         Diagnostic::warning(
-            format!("~/{rel}"),
+            shown,
             None,
-            "the agent sends this file with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)",
+            format!("the agent sends {what} with every request (your user-level memory); it is not in this picture: `--user-memory` adds it (in the window, \"Home memory\" under the profile)"),
         )
         .about(diag::About::UserMemoryNotAsked),
     )

@@ -91,6 +91,11 @@ pub fn is_regular_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
+/// Whether `path` is a folder (a link to one followed); nothing opened.
+pub fn is_folder(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
+
 /// When the file at `path` (the link itself, never followed) was last
 /// modified, in Unix seconds: to order files, never to bound a read.
 pub fn modified_of(path: &Path) -> Option<f64> {

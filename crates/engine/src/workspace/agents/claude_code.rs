@@ -195,36 +195,38 @@ impl Walk<'_, '_> {
     /// first refusal is one diagnostic on the import (`from`: file, line,
     /// target) that reached them, and nothing is read after it.
     fn fits(&mut self, len: usize, rel: &str, from: Option<(&str, usize)>) -> bool {
-        if !self.capped
-            && self.files < MAX_MEMORY_FILES
-            && self.bytes.saturating_add(len) <= MAX_MEMORY_BYTES
-        {
+        if self.capped {
+            return false;
+        }
+        let files = self.files >= MAX_MEMORY_FILES;
+        if !files && self.bytes.saturating_add(len) <= MAX_MEMORY_BYTES {
             return true;
         }
-        if !self.capped {
-            self.capped = true;
-            let (file, line) = from.map_or((rel, None), |(f, l)| (f, Some(l)));
-            // The file named once: as the diagnostic's file, or as the
-            // import's target.
-            let what = if from.is_some() {
-                format!("{rel}: not included")
-            } else {
-                "not included".to_string()
-            };
-            let size = if len > 0 {
-                format!(" ({:.1} MiB)", len as f64 / (1024.0 * 1024.0))
-            } else {
-                String::new()
-            };
-            self.diags.push(Diagnostic::warning(
-                file,
-                line,
-                format!(
-                    "{what}{size}: the memory files and their imports would pass this tool's limit of {MAX_MEMORY_FILES} files or {} MiB in all; it and the rest are left out",
-                    MAX_MEMORY_BYTES / (1024 * 1024)
-                ),
-            ));
-        }
+        // Past the count, the walk stops; one file too big for the bytes
+        // left is passed over, and smaller ones after it still read.
+        self.capped = files;
+        let (file, line) = from.map_or((rel, None), |(f, l)| (f, Some(l)));
+        // The file named once: as the diagnostic's file, or as the
+        // import's target.
+        let what = if from.is_some() {
+            format!("{rel}: not included")
+        } else {
+            "not included".to_string()
+        };
+        let why = if files {
+            format!(
+                "the memory files and their imports reached this tool's limit of {MAX_MEMORY_FILES} files; it and the rest are left out"
+            )
+        } else {
+            format!(
+                " ({:.1} MiB): with it the memory files and their imports would pass this tool's limit of {} MiB in all; the files after it are still read",
+                len as f64 / (1024.0 * 1024.0),
+                MAX_MEMORY_BYTES / (1024 * 1024)
+            )
+        };
+        let sep = if files { ": " } else { "" };
+        self.diags
+            .push(Diagnostic::warning(file, line, format!("{what}{sep}{why}")));
         false
     }
 

@@ -19,6 +19,8 @@ use crate::workspace::yaml::{Node, parse, split_frontmatter};
 pub const MAX_RULES: usize = 500;
 /// How deep below a rules folder its subfolders are looked in.
 pub const MAX_RULES_DEPTH: usize = 8;
+/// Most folders looked in under one rules folder.
+pub const MAX_RULES_FOLDERS: usize = 200;
 
 impl Walk<'_, '_> {
     /// The rules under `dir` (`.claude/rules`): each one without `paths:`
@@ -33,6 +35,7 @@ impl Walk<'_, '_> {
                 continue;
             };
             self.chain = vec![rel.clone()];
+            let from = self.out.len();
             match (paths_of(&text), nm) {
                 (Ok(Some(paths)), Some(nm)) => {
                     self.rule_on_demand(&rel, &text, &paths, nm);
@@ -51,40 +54,84 @@ impl Walk<'_, '_> {
                     self.memory_text(&rel, &text, kind, 0, None);
                 }
             }
+            self.unique_ids(from);
+        }
+    }
+
+    /// The fragments pushed since `from`, each with an id no other has:
+    /// two rules whose paths read alike as ids (`K.md` and `k.md`, `c/d.md`
+    /// and `c.d.md`) are both kept, the later one numbered.
+    fn unique_ids(&mut self, from: usize) {
+        for i in from..self.out.len() {
+            let id = self.out[i].id.clone();
+            if !self.out[..i].iter().any(|f| f.id == id) {
+                continue;
+            }
+            let free = (2..)
+                .map(|n| format!("{id}.{n}"))
+                .find(|c| !self.out.iter().any(|f| &f.id == c));
+            if let Some(free) = free {
+                self.out[i].id = free;
+            }
         }
     }
 
     /// The `.md` files under `dir`, each folder in the file system's order,
-    /// a subfolder's files where it is listed; within [`MAX_RULES`] and
-    /// [`MAX_RULES_DEPTH`], past which one diagnostic says where it stopped.
+    /// a subfolder's files where it is listed; each real folder once (two
+    /// links to one folder, or a link back up, are walked once), within
+    /// [`MAX_RULES`] files, [`MAX_RULES_FOLDERS`] folders and
+    /// [`MAX_RULES_DEPTH`]: a folder past them is said and passed over, its
+    /// siblings still read.
     fn rule_files(&mut self, dir: &str) -> Vec<String> {
         let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        seen.insert(self.key(dir));
         // A stack of folder listings still being gone through.
         let mut stack = vec![(dir.to_string(), self.r.list_as_listed(dir).into_iter())];
+        let (mut folders, mut said) = (1, false);
         while let Some((folder, entries)) = stack.last_mut() {
             let Some((name, is_dir)) = entries.next() else {
                 stack.pop();
                 continue;
             };
             let rel = format!("{folder}/{name}");
-            if out.len() >= MAX_RULES || (is_dir && stack.len() > MAX_RULES_DEPTH) {
-                self.diags.push(Diagnostic::warning(
-                    format!("{}{rel}", self.shown),
-                    None,
-                    format!(
-                        "rules not looked for here or further: this tool takes at most {MAX_RULES} rule files, {MAX_RULES_DEPTH} folders deep"
-                    ),
-                ));
-                break;
+            if !is_dir {
+                if out.len() >= MAX_RULES {
+                    self.rules_cut(&rel, "files");
+                    break;
+                }
+                if name.ends_with(".md") {
+                    out.push(rel);
+                }
+                continue;
             }
-            if is_dir {
-                let listed = self.r.list_as_listed(&rel).into_iter();
-                stack.push((rel, listed));
-            } else if name.ends_with(".md") {
-                out.push(rel);
+            if !seen.insert(self.key(&rel)) {
+                continue;
             }
+            if stack.len() > MAX_RULES_DEPTH || folders >= MAX_RULES_FOLDERS {
+                // Said once, at the first folder passed over.
+                if !std::mem::replace(&mut said, true) {
+                    self.rules_cut(&rel, "folders");
+                }
+                continue;
+            }
+            folders += 1;
+            let listed = self.r.list_as_listed(&rel).into_iter();
+            stack.push((rel, listed));
         }
         out
+    }
+
+    /// A rules folder cut at the tool's limits, said where (the first
+    /// place; the others past it are passed over in silence).
+    fn rules_cut(&mut self, rel: &str, what: &str) {
+        self.diags.push(Diagnostic::warning(
+            format!("{}{rel}", self.shown),
+            None,
+            format!(
+                "rules not looked for here or in other {what} past this tool's limits ({MAX_RULES} rule files, {MAX_RULES_FOLDERS} folders, {MAX_RULES_DEPTH} deep)"
+            ),
+        ));
     }
 
     /// A rule with `paths:`: the reminder block Claude Code adds once it
@@ -100,13 +147,12 @@ impl Walk<'_, '_> {
         let mut f =
             super::nested::fragment(self.ex, nm, &self.root, rel, &body, "", 1000 - self.order);
         f.id = format!(
-            "{}rule.{}",
+            "{}on-demand.{}",
             if self.shown.is_empty() { "" } else { "user." },
             rel.to_ascii_lowercase()
                 .trim_end_matches(".md")
-                .replace(".claude/rules/", "")
-                .replace("rules/", "")
                 .replace('/', ".")
+                .trim_start_matches('.')
         );
         f.source = format!("{}{rel}", self.shown);
         let note = nm.rule_note.as_deref().unwrap_or(
@@ -115,7 +161,7 @@ impl Walk<'_, '_> {
         let why = self.ex.expand(
             "nested_memory.rule_note",
             note,
-            &[("paths", &paths.join(", "))],
+            &[("paths", &globs_shown(paths))],
         );
         f.preset = Some(Preset::Disabled(why));
         self.out.push(f);
@@ -142,4 +188,24 @@ fn paths_of(text: &str) -> Result<Option<Vec<String>>, (usize, String)> {
     };
     let globs: Vec<String> = globs.into_iter().filter(|g| !g.is_empty()).collect();
     Ok((!globs.is_empty()).then_some(globs))
+}
+
+/// Most globs of a rule's `paths:` named in its note.
+const GLOBS_SHOWN: usize = 8;
+
+/// A rule's globs as its note names them: the first [`GLOBS_SHOWN`], then
+/// how many more, each clipped.
+fn globs_shown(paths: &[String]) -> String {
+    let mut shown: Vec<String> = paths
+        .iter()
+        .take(GLOBS_SHOWN)
+        .map(|g| crate::clean(g, 120))
+        .collect();
+    if paths.len() > GLOBS_SHOWN {
+        shown.push(format!(
+            "and {} more",
+            crate::thousands(paths.len() - GLOBS_SHOWN)
+        ));
+    }
+    shown.join(", ")
 }
