@@ -43,6 +43,11 @@ impl Home {
     fn with(agent: &str, at: &str) -> Home {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&fixture(agent).join("workspace"), &dir.path().join(at));
+        // Codex ran in a git repository (record-agent.sh made one): it
+        // reads AGENTS.md from the repository's root down.
+        if agent.starts_with("codex") {
+            std::fs::create_dir_all(dir.path().join(at).join(".git")).unwrap();
+        }
         let meta: Value = serde_json::from_str(
             &std::fs::read_to_string(fixture(agent).join("meta.json")).unwrap(),
         )

@@ -374,3 +374,30 @@ fn the_users_rules_left_out_are_said() {
     let with = stdout(&h.run(&["report", &ws, "--user-memory"]));
     assert!(!with.contains("the agent sends the rules"), "{with}");
 }
+
+/// A frontmatter of aliases that would expand past the parser's budget is
+/// said in words, not in the parser's debug text.
+#[test]
+fn an_alias_bomb_in_a_rules_frontmatter_is_said_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fm = vec!["---".to_string(), "a: &a [x,x,x,x,x,x,x,x,x,x]".to_string()];
+    let mut prev = "a".to_string();
+    for i in 1..9 {
+        let refs = vec![format!("*{prev}"); 10].join(",");
+        fm.push(format!("b{i}: &b{i} [{refs}]"));
+        prev = format!("b{i}");
+    }
+    fm.push(format!("paths: *{prev}"));
+    fm.push("---".into());
+    fm.push("A rule.".into());
+    write_ws(
+        dir.path(),
+        &[
+            ("CLAUDE.md", "# P\n"),
+            (".claude/rules/bomb.md", &fm.join("\n")),
+        ],
+    );
+    let out = stdout(&run(&["report", dir.path().to_str().unwrap()]));
+    assert!(out.contains("too big to read"), "{out}");
+    assert!(!out.contains("Nodes {"), "{out}");
+}

@@ -132,6 +132,11 @@ impl Home {
         let home = dir.path().canonicalize().unwrap();
         copy_dir(&fixture.join("user-home"), &home);
         copy_dir(&fixture.join("workspace"), &home.join(folder));
+        // Codex ran in a git repository (record-agent.sh made one): it
+        // reads AGENTS.md from the repository's root down.
+        if fixture.to_string_lossy().contains("codex") {
+            std::fs::create_dir_all(home.join(folder).join(".git")).unwrap();
+        }
         let cap = std::fs::read_to_string(fixture.join("capture.jsonl")).unwrap();
         let cap = cap.replace("/home/user", &home.display().to_string());
         std::fs::write(home.join("capture.jsonl"), cap).unwrap();

@@ -45,7 +45,7 @@ fn above(home: &Path, args: &[&str]) -> Vec<(String, String)> {
             d["message"]
                 .as_str()
                 .unwrap()
-                .contains("sends this file too")
+                .contains(" too when it runs in ")
         })
         .map(|d| {
             (
@@ -124,4 +124,126 @@ fn each_agent_looks_as_far_up_as_it_does() {
         g[0].1.contains("cannot count it") && !g[0].1.contains("--workdir"),
         "{g:?}"
     );
+}
+
+/// Claude Code's rules above the folder are said as its files are; the
+/// command a warning names runs as printed (paths quoted for the shell,
+/// the profile carried); a file that is a link out of the top folder is
+/// said to be uncountable rather than sent to a command that would refuse
+/// it.
+#[test]
+fn rules_above_a_quoted_command_and_a_link_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let top = dir.path().join("my top");
+    write_ws(
+        &top,
+        &[
+            (".claude/rules/style.md", "Tabs, not spaces.\n"),
+            ("a b/proj/CLAUDE.md", "The project.\n"),
+        ],
+    );
+    let outside = dir.path().join("elsewhere.md");
+    std::fs::write(&outside, "Not in the top folder.\n").unwrap();
+    std::os::unix::fs::symlink(&outside, top.join("CLAUDE.md")).unwrap();
+    let proj = top.join("a b/proj");
+    let said = above(&home, &[proj.to_str().unwrap()]);
+    assert_eq!(said.len(), 2, "{said:?}");
+    let link = said.iter().find(|(f, _)| f.ends_with("CLAUDE.md")).unwrap();
+    assert!(link.1.contains("it is a link out of"), "{}", link.1);
+    let rules = said
+        .iter()
+        .find(|(f, _)| f.ends_with(".claude/rules"))
+        .unwrap();
+    assert!(
+        rules.1.contains("sends the rules in this folder"),
+        "{}",
+        rules.1
+    );
+    let want = format!(
+        "open '{}' with --workdir 'a b/proj' --profile claude-code to count it",
+        top.display()
+    );
+    assert!(rules.1.contains(&want), "{}", rules.1);
+    // Run as printed: the rule is counted.
+    let args = [
+        top.to_str().unwrap(),
+        "--workdir",
+        "a b/proj",
+        "--profile",
+        "claude-code",
+    ];
+    let mut all = vec!["report"];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    let v = json(&run_home(&home, &all));
+    let sources: Vec<&str> = v["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "kept")
+        .filter_map(|f| f["source"].as_str())
+        .collect();
+    assert!(sources.contains(&".claude/rules/style.md"), "{sources:?}");
+}
+
+/// Codex looks for AGENTS.md from its git repository's root down to where
+/// it runs, and outside a repository only there: the folder's files above
+/// that are listed as not sent, saying why.
+#[test]
+fn codex_reads_from_its_git_root_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let top = dir.path().join("top");
+    write_ws(
+        &top,
+        &[
+            ("AGENTS.md", "Top.\n"),
+            ("proj/AGENTS.md", "Project.\n"),
+            ("proj/sub/AGENTS.md", "Sub folder.\n"),
+        ],
+    );
+    let statuses = |git: Option<&str>| -> Vec<(String, String)> {
+        let _ = std::fs::remove_dir(top.join(".git"));
+        let _ = std::fs::remove_dir(top.join("proj/.git"));
+        if let Some(g) = git {
+            std::fs::create_dir_all(top.join(g).join(".git")).unwrap();
+        }
+        let args = [
+            "report",
+            top.to_str().unwrap(),
+            "--workdir",
+            "proj/sub",
+            "--profile",
+            "codex",
+            "--format",
+            "json",
+        ];
+        json(&run_home(&home, &args))["fragments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["source"].as_str().unwrap().ends_with("AGENTS.md"))
+            .map(|f| {
+                (
+                    f["source"].as_str().unwrap().to_string(),
+                    f["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let kept = |v: &[(String, String)]| -> Vec<String> {
+        v.iter()
+            .filter(|(_, s)| s == "kept")
+            .map(|(f, _)| f.clone())
+            .collect()
+    };
+    let all = ["AGENTS.md", "proj/AGENTS.md", "proj/sub/AGENTS.md"];
+    assert_eq!(kept(&statuses(Some(""))), all);
+    assert_eq!(kept(&statuses(Some("proj"))), all[1..]);
+    let outside = statuses(None);
+    assert_eq!(kept(&outside), all[2..]);
+    assert_eq!(outside.len(), 3, "the others listed, not sent: {outside:?}");
 }

@@ -727,6 +727,8 @@ fn codex_sends_agents_md_in_instructions_within_its_byte_cap() {
         dir.path(),
         &[("AGENTS.md", &big), ("sub/AGENTS.md", "nested rules")],
     );
+    // A repository: Codex run in sub/ reads from its root down.
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     let root = dir.path().canonicalize().unwrap().display().to_string();
     let r = report(dir.path(), &[]);
     assert_eq!(r["profile"]["id"], "codex@0.171");

@@ -1,10 +1,11 @@
 //! Memory files above the folder opened. Claude Code, Codex, Gemini CLI,
 //! Pi and OpenCode look for their memory files in the folders above the
 //! one they run in as well, each up to its own ceiling, and send what they
-//! find; this view reads only the folder opened. Each such file is said,
-//! with how to count it: open the farthest folder that holds one, with
-//! `--workdir` down to where the agent runs. Only names are looked at
-//! (through the reader); nothing above the folder is opened.
+//! find; this view reads only the folder opened. Each such file (or
+//! Claude Code's folder of rules) is said, with how to count it: open the
+//! farthest folder that holds one, with `--workdir` down to where the agent
+//! runs and the same profile. Only names are looked at (through the
+//! reader); nothing above the folder is opened.
 
 use std::path::{Path, PathBuf};
 
@@ -23,12 +24,8 @@ pub(super) fn said(
     home: Option<&Path>,
 ) -> Vec<Diagnostic> {
     let rel = workdir.unwrap_or("");
-    let names: Vec<&str> = match p.kind {
-        Agent::ClaudeCode | Agent::Gemini => p.files.iter().map(|f| f.name.as_str()).collect(),
-        Agent::Codex => vec!["AGENTS.override.md", "AGENTS.md"],
-        Agent::Pi => pi::NAMES.to_vec(),
-        Agent::OpenCode => opencode_name(r, rel).into_iter().collect(),
-        Agent::OpenClaw | Agent::Layered => return Vec::new(),
+    let Some(names) = names(p, r, rel) else {
+        return Vec::new();
     };
     let (ceiling, how) = match p.kind {
         Agent::ClaudeCode => (Ceiling::BelowTop, "every folder above it"),
@@ -42,17 +39,34 @@ pub(super) fn said(
             "the folders above it up to its git repository's root",
         ),
     };
-    // The user's own memory in the home (`~/.claude/CLAUDE.md`) is
-    // `--user-memory`'s, not a folder's.
-    let user_memory = home
+    // The user's own memory in the home (`~/.claude/CLAUDE.md`, its rules)
+    // is `--user-memory`'s, not a folder's: nothing in the agent's home
+    // folder is.
+    let agent_home = home
         .zip(p.user_memory.as_ref())
-        .map(|(h, u)| h.join(&u.path));
+        .and_then(|(h, u)| h.join(&u.path).parent().map(Path::to_path_buf));
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // The names that are folders (no file is opened to tell).
+    let folders: Vec<&str> = names.iter().filter_map(|n| n.strip_suffix('/')).collect();
     let mut found = r.files_above(rel, &names, ceiling);
-    found.retain(|f| Some(f) != user_memory.as_ref());
+    found.retain(|(_, f)| agent_home.as_ref().is_none_or(|h| !f.starts_with(h)));
     if matches!(p.kind, Agent::Codex | Agent::Pi) {
         first_in_each_folder(&mut found);
     }
-    let Some(top) = found.first().and_then(|f| f.parent()) else {
+    warnings(p, r, rel, &found, (&folders, how))
+}
+
+/// The warnings for the memory `found` above the folder (each with the
+/// folder it is in; the farthest first): what the agent sends and how to
+/// count it.
+fn warnings(
+    p: &Profile,
+    r: &Reader,
+    rel: &str,
+    found: &[(PathBuf, PathBuf)],
+    (folders, how): (&[&str], &str),
+) -> Vec<Diagnostic> {
+    let Some(top) = found.first().map(|(dir, _)| dir.clone()) else {
         return Vec::new();
     };
     let runs_in = if rel.is_empty() {
@@ -60,28 +74,45 @@ pub(super) fn said(
     } else {
         r.root().join(rel)
     };
-    let down = runs_in.strip_prefix(top).map_or_else(
+    let down = runs_in.strip_prefix(&top).map_or_else(
         |_| runs_in.display().to_string(),
         |d| d.display().to_string(),
     );
-    // Gemini CLI run below the folder opened is not modelled (its
-    // `--workdir` is refused), so nothing yet counts the file for it.
-    let remedy = if p.kind == Agent::Gemini {
-        format!(
-            "this view does not model {} running below the folder it opens, so it cannot count it",
-            p.agent
-        )
-    } else {
-        format!("open {} with --workdir {down} to count it", top.display())
-    };
+    let open = format!(
+        "open {} with --workdir {} --profile {} to count it",
+        shell_word(&top.display().to_string()),
+        shell_word(&down),
+        p.name
+    );
     found
         .iter()
-        .map(|f| {
+        .map(|(_, f)| {
+            // Gemini CLI run below the folder opened is not modelled (its
+            // `--workdir` is refused), so nothing yet counts the file for
+            // it; a link out of the top folder is not followed from there.
+            let remedy = if p.kind == Agent::Gemini {
+                format!(
+                    "this view does not model {} running below the folder it opens, so it cannot count it",
+                    p.agent
+                )
+            } else if !Reader::lies_in(f, &top) {
+                format!(
+                    "it is a link out of {}, which this view does not follow, so it cannot count it",
+                    top.display()
+                )
+            } else {
+                open.clone()
+            };
+            let what = if folders.iter().any(|n| f.ends_with(n)) {
+                "the rules in this folder"
+            } else {
+                "this file"
+            };
             Diagnostic::warning(
-                f.display().to_string(),
+                crate::clean(&f.display().to_string(), 1000),
                 None,
                 format!(
-                    "{} sends this file too when it runs in {} (it reads {how}): not counted \
+                    "{} sends {what} too when it runs in {} (it reads {how}): not counted \
                      here, where only the folder opened is read; {remedy}",
                     p.agent,
                     runs_in.display(),
@@ -91,13 +122,38 @@ pub(super) fn said(
         .collect()
 }
 
+/// The names the agent looks for in each folder above (a name ending in
+/// `/` is a folder: Claude Code's rules); none for an agent that does not
+/// look above.
+fn names(p: &Profile, r: &Reader, rel: &str) -> Option<Vec<String>> {
+    Some(match p.kind {
+        Agent::ClaudeCode | Agent::Gemini => p
+            .files
+            .iter()
+            .map(|f| {
+                if f.rules {
+                    format!("{}/", f.name)
+                } else {
+                    f.name.clone()
+                }
+            })
+            .collect(),
+        Agent::Codex => vec!["AGENTS.override.md".into(), "AGENTS.md".into()],
+        Agent::Pi => pi::NAMES.iter().map(|n| n.to_string()).collect(),
+        Agent::OpenCode => opencode_name(r, rel)
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        Agent::OpenClaw | Agent::Layered => return None,
+    })
+}
+
 /// Codex and Pi take one file per folder, the first of their names found.
-fn first_in_each_folder(found: &mut Vec<PathBuf>) {
+fn first_in_each_folder(found: &mut Vec<(PathBuf, PathBuf)>) {
     let mut last: Option<PathBuf> = None;
-    found.retain(|f| {
-        let dir = f.parent().map(Path::to_path_buf);
-        let first = dir != last;
-        last = dir;
+    found.retain(|(dir, _)| {
+        let first = Some(dir) != last.as_ref();
+        last = Some(dir.clone());
         first
     });
 }
@@ -121,4 +177,15 @@ fn opencode_name(r: &Reader, rel: &str) -> Option<&'static str> {
             .any(|d| r.exists(&Path::new(d).join(n).to_string_lossy()))
             || !r.files_above(rel, &[n], Ceiling::GitRootElseTop).is_empty()
     })
+}
+
+/// A path as a shell word: as it is when it holds nothing the shell reads
+/// (letters, digits, `/._-+:@,%=`), else in single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@,%=".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }

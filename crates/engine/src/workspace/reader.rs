@@ -259,23 +259,6 @@ fn rel_string(p: &Path) -> String {
         .join("/")
 }
 
-/// How far up an agent looks for its memory files above the folder it
-/// runs in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ceiling {
-    /// Up to the nearest folder holding a `.git`; nowhere outside a
-    /// repository (Codex, Gemini CLI).
-    GitRoot,
-    /// Up to the nearest folder holding a `.git`, else to the file
-    /// system's root (OpenCode's worktree).
-    GitRootElseTop,
-    /// Every folder up to the file system's root, that one included (Pi).
-    Top,
-    /// Every folder up to the file system's root, that one left out
-    /// (Claude Code).
-    BelowTop,
-}
-
 impl Reader {
     pub fn new(root: &Path) -> Result<Reader, crate::error::Error> {
         use crate::error::Error;
@@ -324,61 +307,6 @@ impl Reader {
     /// Whether a relative path exists inside the workspace (no diagnostics).
     pub fn exists(&self, rel: &str) -> bool {
         self.root.join(rel).symlink_metadata().is_ok()
-    }
-
-    /// Whether the folder `rel` of the workspace, or one above it up to the
-    /// file system's root, holds a `.git`: how the agents tell that they run
-    /// in a git repository (Gemini CLI's `isGitRepository` walks up from
-    /// where it runs). Only whether the name is there is looked at; nothing
-    /// under it is opened or read.
-    pub fn in_git_repository(&self, rel: &str) -> bool {
-        let start = match check_relative(rel) {
-            Ok(clean) => self.root.join(clean),
-            Err(_) => self.root.clone(),
-        };
-        start
-            .ancestors()
-            .any(|d| d.join(".git").symlink_metadata().is_ok())
-    }
-
-    /// The files named `names` in the folders above the workspace's root,
-    /// farthest first, as an agent that runs in `rel` and looks above it
-    /// finds them, up to its `ceiling`. Only whether each name is a
-    /// regular file is looked at (links followed, as the agents follow
-    /// them); nothing is opened or read. Bounded by the path's depth.
-    pub fn files_above(&self, rel: &str, names: &[&str], ceiling: Ceiling) -> Vec<PathBuf> {
-        let start = match check_relative(rel) {
-            Ok(clean) => self.root.join(clean),
-            Err(_) => self.root.clone(),
-        };
-        let git_root = start
-            .ancestors()
-            .find(|d| d.join(".git").symlink_metadata().is_ok());
-        let above = self.root.ancestors().skip(1);
-        let folders: Vec<&Path> = match (ceiling, git_root) {
-            // The repository starts in the folder: nothing above is read.
-            (Ceiling::GitRoot | Ceiling::GitRootElseTop, Some(g)) if g.starts_with(&self.root) => {
-                Vec::new()
-            }
-            (Ceiling::GitRoot | Ceiling::GitRootElseTop, Some(g)) => {
-                let mut v: Vec<&Path> = above.take_while(|d| *d != g).collect();
-                v.push(g);
-                v
-            }
-            (Ceiling::GitRoot, None) => Vec::new(),
-            (Ceiling::GitRootElseTop | Ceiling::Top, _) => above.collect(),
-            (Ceiling::BelowTop, _) => above.filter(|d| d.parent().is_some()).collect(),
-        };
-        let mut found = Vec::new();
-        for dir in folders.into_iter().rev() {
-            for name in names {
-                let f = dir.join(name);
-                if f.metadata().is_ok_and(|m| m.is_file()) {
-                    found.push(f);
-                }
-            }
-        }
-        found
     }
 
     /// Reads a workspace file as UTF-8 text. Every refusal is one diagnostic
@@ -568,6 +496,10 @@ impl Reader {
         out
     }
 }
+
+#[path = "reader_above.rs"]
+mod above;
+pub use above::{Ceiling, GitRoot};
 
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

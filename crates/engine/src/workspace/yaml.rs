@@ -206,7 +206,15 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
             // The library's message may carry a source snippet; keep the first line.
             // Its "error: " prefix too: the diagnostic says what it is.
             let first = full.lines().next().unwrap_or("invalid YAML").trim();
-            let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            let message = first.strip_prefix("error: ").unwrap_or(first);
+            // Its budget's words are its own debug text: said in ours.
+            let message = match message.find("budget breached") {
+                Some(at) => format!(
+                    "{}too big to read: past the parser's limits on nodes, aliases and nesting",
+                    &message[..at]
+                ),
+                None => message.to_string(),
+            };
             Ok::<Node, YamlError>(Node::Null).and(Err(YamlError { line, message }))
         }
         Err(_) => Err(YamlError {

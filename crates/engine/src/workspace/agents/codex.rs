@@ -11,6 +11,7 @@ use super::expand::Expander;
 use crate::text::thousands;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
+use crate::workspace::reader::GitRoot;
 use crate::workspace::reader::{MAX_FILE_BYTES, Reader, normalize_text};
 use crate::workspace::refused::Refused;
 use crate::workspace::sources::base;
@@ -92,7 +93,9 @@ pub fn load_codex(
     let user = user_memory(p, r, extras, out, diags);
     let mut left = p.max_project_bytes.unwrap_or(usize::MAX);
     let mut first_project = true;
-    // The root's files, then each folder's down to the working folder.
+    // The root's files, then each folder's down to the working folder:
+    // from the git repository's root (Codex's project root), or only the
+    // working folder outside a repository.
     let mut files: Vec<(String, i64)> = p
         .files
         .iter()
@@ -102,6 +105,7 @@ pub fn load_codex(
     for (i, dir) in path.iter().enumerate() {
         files.push((format!("{dir}/AGENTS.md"), 900 - i as i64));
     }
+    skip_above_project_root(p, r, extras, (&path, &mut files), out);
     for (fname, priority) in &files {
         let name = the_file(r, fname);
         if !r.exists(&name) {
@@ -141,6 +145,42 @@ pub fn load_codex(
     }
     list_nested(p, r, &path, out, &mut ex);
     ex.finish(diags);
+}
+
+/// Codex's project root is its git repository's (the nearest folder up
+/// from where it runs holding a `.git`); outside a repository it reads
+/// only the folder it runs in. The files of `files` before that folder
+/// are taken out, listed as not sent, saying why.
+fn skip_above_project_root(
+    p: &Profile,
+    r: &mut Reader,
+    extras: &Extras,
+    (path, files): (&[String], &mut Vec<(String, i64)>),
+    out: &mut Vec<FragmentDef>,
+) {
+    // The first folder read, in [root, path…], and the files before it.
+    let workdir = extras.workdir.as_deref().unwrap_or("");
+    let git = r.git_root(workdir);
+    let first = match &git {
+        GitRoot::AtOrAbove => 0,
+        GitRoot::Inside(g) => path.iter().position(|d| d == g).map_or(0, |i| i + 1),
+        GitRoot::None => path.len(),
+    };
+    let skipped = if first == 0 {
+        0
+    } else {
+        p.files.len() + first - 1
+    };
+    let why = match git {
+        GitRoot::None => format!(
+            "not sent: outside a git repository Codex reads only the folder it runs in ({workdir})"
+        ),
+        _ => "not sent: above the git repository's root, where Codex stops looking".to_string(),
+    };
+    for (fname, priority) in files.drain(..skipped) {
+        let name = the_file(r, &fname);
+        super::not_sent(&name, priority, why.clone(), r, out);
+    }
 }
 
 /// A project file as Codex sends it: `lead` (its separator) and the first

@@ -28,9 +28,7 @@ pub mod observed;
 pub(crate) mod opencode;
 pub(crate) mod pi;
 pub mod runs;
-pub use claude_code::load_claude_code;
-pub use codex::load_codex;
-pub use gemini::load_gemini;
+pub use {claude_code::load_claude_code, codex::load_codex, gemini::load_gemini};
 pub use {opencode::load_opencode, pi::load_pi};
 
 use expand::Expander;
@@ -101,9 +99,9 @@ fn not_sent(name: &str, priority: i64, why: String, r: &mut Reader, out: &mut Ve
         return;
     }
     let Some(text) = r.read(name) else { return };
-    let id = name.trim_end_matches(".md").to_ascii_lowercase();
+    let id = name.trim_end_matches(".md").replace('/', ".");
     let mut frag = base(
-        id,
+        id.to_ascii_lowercase(),
         2,
         priority,
         text.trim_end().to_string(),
