@@ -297,3 +297,34 @@ fn claude_code_memory_not_read_is_said_with_why() {
         "{out}"
     );
 }
+
+/// An error about one side of `diff` names that side; a folder of no
+/// JSON lines that holds OpenCode's database names the command that reads
+/// it.
+#[test]
+fn a_bad_diff_side_and_an_opencode_folder_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(&dir.path().join("a"), &[("CLAUDE.md", "# A\n")]);
+    let a = dir.path().join("a");
+    let side = format!("{}@nosession", a.display());
+    let o = run(&["diff", &side, &format!("{}@default", a.display())]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("{side}: no session named 'nosession'")),
+        "{}",
+        stderr(&o)
+    );
+    let oc = dir.path().join("oc");
+    std::fs::create_dir_all(&oc).unwrap();
+    std::fs::write(oc.join("opencode.db"), b"").unwrap();
+    let o = run(&["traffic", oc.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "it holds OpenCode's opencode.db: `prompt-inspector traffic {}` reads it",
+            oc.join("opencode.db").display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}

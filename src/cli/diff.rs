@@ -30,7 +30,19 @@ pub fn run(a: Args) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let counter = TokenCounter::new();
-    let side = |arg: &str| super::snapshot::side(arg, a.workdir.as_deref(), &table, &counter);
+    // An error names the side it is about (`a@nosession: no session
+    // named …`) unless it starts with its folder already.
+    let side = |arg: &str| {
+        super::snapshot::side(arg, a.workdir.as_deref(), &table, &counter).map_err(|e| {
+            let e = e.to_string();
+            let folder = arg.rsplit_once('@').map_or(arg, |(f, _)| f);
+            if e.starts_with(folder) {
+                e
+            } else {
+                format!("{}: {e}", crate::engine::clean(arg, 300))
+            }
+        })
+    };
     let (sa, sb) = match (side(&a.a), side(&a.b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => return fail(&e),

@@ -338,10 +338,17 @@ fn files_of(path: &Path) -> Result<(Vec<std::path::PathBuf>, bool), crate::error
     use crate::workspace::reader::files_under;
     if let Ok((files, more)) = files_under(path, "jsonl", MAX_DEPTH, MAX_FILES) {
         if files.is_empty() {
-            return Err(crate::error::Error::file(
-                path.display(),
-                "no .jsonl file in this folder",
-            ));
+            // OpenCode keeps its sessions in a database, not in lines.
+            let db = path.join("opencode.db");
+            let why = if crate::workspace::reader::is_regular_file(&db) {
+                format!(
+                    "no .jsonl file in this folder; it holds OpenCode's opencode.db: `prompt-inspector traffic {}` reads it",
+                    crate::clean(&db.display().to_string(), 500)
+                )
+            } else {
+                "no .jsonl file in this folder".to_string()
+            };
+            return Err(crate::error::Error::file(path.display(), why));
         }
         return Ok((files, more));
     }
