@@ -56,6 +56,32 @@ fn above(home: &Path, args: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The fragments of `report ARGS` (source, status), the home `home`.
+fn fragments(home: &Path, args: &[&str]) -> Vec<(String, String)> {
+    let mut all = vec!["report"];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    json(&run_home(home, &all))["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["source"].as_str().unwrap_or("").to_string(),
+                f["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The sources of the fragments kept.
+fn kept(v: &[(String, String)]) -> Vec<&str> {
+    v.iter()
+        .filter(|(_, s)| s == "kept")
+        .map(|(f, _)| f.as_str())
+        .collect()
+}
+
 #[test]
 fn claude_codes_memory_above_the_package_is_said_and_counted_as_told() {
     let dir = tempfile::tempdir().unwrap();
@@ -73,16 +99,8 @@ fn claude_codes_memory_above_the_package_is_said_and_counted_as_told() {
     // Done as told, the root's file is counted and nothing is said.
     let args = [repo.to_str().unwrap(), "--workdir", "packages/api"];
     assert!(above(&home, &args).is_empty());
-    let mut all = vec!["report"];
-    all.extend(args);
-    all.extend(["--format", "json"]);
-    let v = json(&run_home(&home, &all));
-    let sources: Vec<&str> = v["fragments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|f| f["source"].as_str())
-        .collect();
+    let frags = fragments(&home, &args);
+    let sources = kept(&frags);
     assert!(
         sources.contains(&"CLAUDE.md") && sources.contains(&"packages/api/CLAUDE.md"),
         "{sources:?}"
@@ -174,18 +192,11 @@ fn rules_above_a_quoted_command_and_a_link_out() {
         "--profile",
         "claude-code",
     ];
-    let mut all = vec!["report"];
-    all.extend(args);
-    all.extend(["--format", "json"]);
-    let v = json(&run_home(&home, &all));
-    let sources: Vec<&str> = v["fragments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["status"] == "kept")
-        .filter_map(|f| f["source"].as_str())
-        .collect();
-    assert!(sources.contains(&".claude/rules/style.md"), "{sources:?}");
+    let frags = fragments(&home, &args);
+    assert!(
+        kept(&frags).contains(&".claude/rules/style.md"),
+        "{frags:?}"
+    );
 }
 
 /// Codex looks for AGENTS.md from its git repository's root down to where
@@ -212,33 +223,15 @@ fn codex_reads_from_its_git_root_down() {
             std::fs::create_dir_all(top.join(g).join(".git")).unwrap();
         }
         let args = [
-            "report",
             top.to_str().unwrap(),
             "--workdir",
             "proj/sub",
             "--profile",
             "codex",
-            "--format",
-            "json",
         ];
-        json(&run_home(&home, &args))["fragments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["source"].as_str().unwrap().ends_with("AGENTS.md"))
-            .map(|f| {
-                (
-                    f["source"].as_str().unwrap().to_string(),
-                    f["status"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
-    };
-    let kept = |v: &[(String, String)]| -> Vec<String> {
-        v.iter()
-            .filter(|(_, s)| s == "kept")
-            .map(|(f, _)| f.clone())
-            .collect()
+        let mut all = fragments(&home, &args);
+        all.retain(|(f, _)| f.ends_with("AGENTS.md"));
+        all
     };
     let all = ["AGENTS.md", "proj/AGENTS.md", "proj/sub/AGENTS.md"];
     assert_eq!(kept(&statuses(Some(""))), all);
