@@ -99,6 +99,10 @@ fn the_rules_are_rendered_as_claude_code_sent_them() {
         text.contains("after it first reads a file matching src/api/**/*.go"),
         "{text}"
     );
+    // `context` lists it with the memory files on demand.
+    let ctx = json(&h.run(&["context", &ws, "--format", "json"]));
+    let on_demand = ctx["memory_files_on_demand"].to_string();
+    assert!(on_demand.contains(".claude/rules/api.md"), "{ctx}");
 }
 
 #[test]

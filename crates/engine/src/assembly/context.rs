@@ -111,7 +111,9 @@ pub const ELSEWHERE: &str = "Memory files of subfolders";
 /// does not say it all.
 pub fn group_note(title: &str) -> Option<&'static str> {
     match title {
-        ON_DEMAND => Some("not in use: added once the agent reads a file in their folder"),
+        ON_DEMAND => Some(
+            "not in use: added once the agent reads a file in their folder, or one a rule's paths match",
+        ),
         ELSEWHERE => Some("not in use: read only when the agent starts in their folder"),
         _ => None,
     }
@@ -279,12 +281,19 @@ fn on_demand(ins: &Assembled) -> Vec<Item> {
         .iter()
         .filter(|f| f.is_nested_memory())
         .map(|f| Item {
-            source: if f.source.contains("CLAUDE.local") {
+            source: if f.source.starts_with('~') {
+                "User".to_string()
+            } else if f.source.contains("CLAUDE.local") {
                 "Local".to_string()
             } else {
                 "Project".to_string()
             },
-            name: format!("{root}/{}", f.source),
+            // A user's file by its home path; the folder's by its own.
+            name: if f.source.starts_with('~') {
+                f.source.clone()
+            } else {
+                format!("{root}/{}", f.source)
+            },
             tokens: f.tokens,
         })
         .collect()

@@ -84,7 +84,10 @@ impl FragmentResult {
     /// Whether it is the memory file of a subfolder (`nested.*`), which the
     /// agent adds only later: once it reads a file there, or runs there.
     pub fn is_nested_memory(&self) -> bool {
-        self.id.starts_with("nested.")
+        // A subfolder's memory file, or a rule its `paths:` bring in.
+        ["nested.", "on-demand.", "user.on-demand."]
+            .iter()
+            .any(|p| self.id.starts_with(p))
     }
 
     /// The tokens of the file's own text as the prompt holds it, without
