@@ -37,6 +37,7 @@
 #
 # CLAUDE_SCENARIO=rules records Claude Code with the project's .claude/rules
 # (one with `paths:`, one in a subfolder) and the user's ~/.claude/rules,
+# the user's skill and subagent and the project's skill, subagent and command,
 # reading a file the `paths:` rule covers (tests/fixtures/agents/claude-code-rules,
 # with CLAUDE_CODE_VERSION=2.1.332). CLAUDE_MODEL=ID runs it with --model ID
 # (tests/fixtures/agents/claude-code-haiku: CLAUDE_MODEL=claude-haiku-4-5-20251001,
@@ -634,10 +635,19 @@ record_claude_code_rules() {
   printf -- '---\npaths:\n  - "src/api/**/*.go"\n---\n\n# API rules\n\nEvery handler returns JSON.\n' >"$ws/.claude/rules/api.md"
   printf '# Go\n\nRun gofmt before a commit.\n' >"$ws/.claude/rules/lang/go.md"
   printf '# My rules\n\nAnswer with the command first.\n' >"$home/.claude/rules/mine.md"
+  # The user's own skill and subagent, the project's skill, subagent and
+  # command: where each is listed.
+  mkdir -p "$home/.claude/skills/deploy" "$home/.claude/agents" "$ws/.claude/commands" \
+    "$ws/.claude/skills/lint" "$ws/.claude/agents"
+  printf -- '---\nname: deploy\ndescription: Deploys the app to staging.\n---\nSteps.\n' >"$home/.claude/skills/deploy/SKILL.md"
+  printf -- '---\nname: reviewer\ndescription: Reviews diffs for style.\n---\nYou review.\n' >"$home/.claude/agents/reviewer.md"
+  printf -- '---\nname: lint\ndescription: Lints the Go code.\n---\nRun golangci-lint.\n' >"$ws/.claude/skills/lint/SKILL.md"
+  printf -- '---\nname: auditor\ndescription: Audits the ledger.\n---\nYou audit.\n' >"$ws/.claude/agents/auditor.md"
+  printf -- '---\ndescription: Run the test suite\n---\nRun the tests.\n' >"$ws/.claude/commands/runtests.md"
   printf 'package api\n\nfunc Health() string { return `{"ok":true}` }\n' >"$ws/src/api/health.go"
   snapshot "$ws" "$run/workspace"
-  mkdir -p "$run/user-home/.claude/rules"
-  cp "$home/.claude/rules/mine.md" "$run/user-home/.claude/rules/"
+  mkdir -p "$run/user-home/.claude"
+  cp -r "$home/.claude/rules" "$home/.claude/skills" "$home/.claude/agents" "$run/user-home/.claude/"
   local envs=(ANTHROPIC_API_KEY=$FAKE_ANTHROPIC_KEY DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
               DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
   start_pair main

@@ -405,3 +405,45 @@ fn an_alias_bomb_in_a_rules_frontmatter_is_said_in_words() {
     assert!(out.contains("too big to read"), "{out}");
     assert!(!out.contains("Nodes {"), "{out}");
 }
+
+/// The user's own skill and subagent (`~/.claude/skills`,
+/// `~/.claude/agents`, with `--user-memory`), the project's skill, subagent
+/// and command are listed where Claude Code 2.1.332 lists them: its
+/// system-role message rendered for the recorded folder is the one it
+/// sent, but for the machine's kernel release in its environment.
+#[test]
+fn the_users_and_the_projects_skills_agents_and_commands_are_listed_as_sent() {
+    let h = Recorded::new();
+    let ws = h.path("project");
+    let ours = json(&h.run(&["render", &ws, "--user-memory", "--request-json"]));
+    let cap = std::fs::read_to_string(h.path("capture.jsonl")).unwrap();
+    let sent: serde_json::Value = serde_json::from_str(cap.lines().next().unwrap()).unwrap();
+    let system_message = |b: &serde_json::Value| -> String {
+        let m = b["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "system")
+            .unwrap()
+            .clone();
+        m["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with(" - OS Version:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (o, s) = (system_message(&ours), system_message(&sent["request"]));
+    assert_eq!(o, s);
+    for entry in [
+        "- deploy: Deploys the app to staging.\n- lint: Lints the Go code.\n- runtests: Run the test suite\n",
+        "- reviewer: Reviews diffs for style. (Tools: All tools)",
+    ] {
+        assert!(o.contains(entry), "{entry}");
+    }
+    // Without --user-memory the user's own are not in the picture.
+    let bare = json(&h.run(&["render", &ws, "--request-json"]));
+    let b = system_message(&bare);
+    assert!(!b.contains("- deploy:") && b.contains("- lint:"), "{b}");
+}

@@ -155,6 +155,11 @@ pub struct Skills {
     /// Subagent definitions (`.claude/agents/*.md`).
     #[serde(default)]
     pub agents_dir: Option<String>,
+    /// The same folders in the user's home too (`~/.claude/skills`,
+    /// `~/.claude/agents`), read with `--user-memory`, theirs listed first
+    /// and winning a name.
+    #[serde(default)]
+    pub in_home: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -103,7 +103,8 @@ pub fn load_claude_code(
     if let Some(nm) = &p.nested_memory {
         nested_memory(p, nm, extras.workdir.as_deref().unwrap_or(""), &mut walk);
     }
-    load_skill_listing(p, r, extras.home.as_deref(), out, diags);
+    let homes = (extras.home.as_deref(), extras.user_memory_home.as_deref());
+    load_skill_listing(p, r, homes, out, diags);
     ex.finish(diags);
 }
 

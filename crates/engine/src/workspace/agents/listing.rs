@@ -34,7 +34,8 @@ fn home_relative(path: &str, home: Option<&Path>) -> String {
 pub struct Own {
     pub name: String,
     pub description: String,
-    /// A subagent's `tools:` (`*` when it names none).
+    /// A subagent's `tools:` (`All tools` when it names none, as Claude
+    /// Code 2.1.332 writes it: recorded in claude-code-rules).
     pub tools: String,
     pub rel: String,
     /// `skill` or `agent`.
@@ -259,7 +260,7 @@ fn read_entries(sk: &Skills, r: &mut Reader) -> Vec<Own> {
             out.push(Own {
                 name: agent,
                 description,
-                tools: frontmatter_value(&text, "tools").unwrap_or_else(|| "*".into()),
+                tools: frontmatter_value(&text, "tools").unwrap_or_else(|| "All tools".into()),
                 rel,
                 kind: "agent",
                 hidden: false,
@@ -276,12 +277,26 @@ fn read_entries(sk: &Skills, r: &mut Reader) -> Vec<Own> {
 pub(super) fn load_skill_listing(
     p: &Profile,
     r: &mut Reader,
-    home: Option<&Path>,
+    (home, user_home): (Option<&Path>, Option<&Path>),
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
     let Some(sk) = &p.skills else { return };
-    let own = read_entries(sk, r);
+    // The user's own first (with --user-memory, where the profile reads
+    // them): a name of theirs wins over the folder's.
+    let mut own = user_home
+        .filter(|_| sk.in_home)
+        .map(|h| home_entries(sk, h, r, diags))
+        .unwrap_or_default();
+    let theirs: BTreeSet<(&str, String)> = own
+        .iter()
+        .map(|o| (o.kind, o.name.to_lowercase()))
+        .collect();
+    let folder: Vec<Own> = read_entries(sk, r)
+        .into_iter()
+        .filter(|o| !theirs.contains(&(o.kind, o.name.to_lowercase())))
+        .collect();
+    own.extend(folder);
     let parts = p
         .parts
         .as_deref()
@@ -389,4 +404,31 @@ pub(super) fn listing_fragment(id: &str, priority: i64, body: &str, source: &str
     );
     f.interpolate = false;
     f
+}
+
+/// The user's own skills and subagents: the profile's folders read in the
+/// home (`~/.claude/skills`, `~/.claude/agents`, `~/.claude/commands`)
+/// through a guarded reader of its own, each named `~/…` and kept as one
+/// of the agent's files (to trace a request to); what that reader refused
+/// said, named the same way.
+fn home_entries(sk: &Skills, home: &Path, r: &mut Reader, diags: &mut Vec<Diagnostic>) -> Vec<Own> {
+    let Ok(mut hr) = Reader::new(home) else {
+        return Vec::new();
+    };
+    let mut own = read_entries(sk, &mut hr);
+    for o in &mut own {
+        if let Some(text) = hr.read(&o.rel) {
+            r.agent_files.push(crate::workspace::reader::AgentFile {
+                shown: format!("~/{}", o.rel),
+                modified: hr.modified.get(&o.rel).copied(),
+                text,
+            });
+        }
+        o.rel = format!("~/{}", o.rel);
+    }
+    for mut d in std::mem::take(&mut hr.diags) {
+        d.file = format!("~/{}", d.file);
+        diags.push(d);
+    }
+    own
 }

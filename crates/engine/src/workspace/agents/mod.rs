@@ -330,7 +330,7 @@ pub fn load_openclaw(
         not_sent(&f.name, 0, f.note.clone(), r, out);
     }
     let skills_from = out.len();
-    load_skill_listing(p, r, extras.home.as_deref(), out, diags);
+    load_skill_listing(p, r, (extras.home.as_deref(), None), out, diags);
     if p.one_stable_block {
         one_stable_block(p, out, skills_from, &sent, any_cut);
     }
