@@ -288,7 +288,8 @@ fn a_hostile_rules_folder_is_walked_once_and_loses_nothing_else() {
             .unwrap();
         }
     }
-    std::fs::write(rules.join("fan/7/leaf.md"), "The leaf rule, read once.\n").unwrap();
+    // No rule in them: a rule there would end a walk of every path at its
+    // 500 files; without one, that walk went through a million folders.
     // Past the depth: passed over, the rest read.
     let deep = rules.join("d/1/2/3/4/5/6/7/8/9/10");
     std::fs::create_dir_all(&deep).unwrap();
@@ -317,23 +318,10 @@ fn a_hostile_rules_folder_is_walked_once_and_loses_nothing_else() {
         .filter_map(|f| f["source"].as_str())
         .filter(|s| s.starts_with(".claude/rules/"))
         .collect();
-    for want in [
-        "K.md",
-        "k.md",
-        "c.d.md",
-        "c/d.md",
-        "top.md",
-        "d/1/2/x7.md",
-        "leaf.md",
-    ] {
+    for want in ["K.md", "k.md", "c.d.md", "c/d.md", "top.md", "d/1/2/x7.md"] {
         let n = kept.iter().filter(|s| s.ends_with(want)).count();
         assert!(n >= 1, "{want} in {kept:?}");
     }
-    assert_eq!(
-        kept.iter().filter(|s| s.ends_with("leaf.md")).count(),
-        1,
-        "{kept:?}"
-    );
     assert!(
         !kept
             .iter()
