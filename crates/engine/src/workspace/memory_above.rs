@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::workspace::agent::Agent;
-use crate::workspace::agents::{opencode, pi};
+use crate::workspace::agents::{on_the_way, opencode, pi};
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
 use crate::workspace::reader::{Ceiling, Reader};
@@ -162,15 +162,7 @@ fn first_in_each_folder(found: &mut Vec<(PathBuf, PathBuf)>) {
 /// way, in the folder or above it.
 fn opencode_name(r: &Reader, rel: &str) -> Option<&'static str> {
     let mut inside = vec![String::new()];
-    let mut at = String::new();
-    for c in rel.split('/').filter(|c| !c.is_empty()) {
-        at = if at.is_empty() {
-            c.to_string()
-        } else {
-            format!("{at}/{c}")
-        };
-        inside.push(at.clone());
-    }
+    inside.extend(on_the_way(Some(rel)));
     opencode::NAMES.into_iter().find(|n| {
         inside
             .iter()

@@ -52,13 +52,20 @@ impl Reader {
     /// where it runs). Only whether the name is there is looked at; nothing
     /// under it is opened or read.
     pub fn in_git_repository(&self, rel: &str) -> bool {
+        self.git_folder(rel).is_some()
+    }
+
+    /// The nearest folder holding a `.git`, from the workspace's folder
+    /// `rel` (the root when `rel` is not a clean relative path) up.
+    fn git_folder(&self, rel: &str) -> Option<PathBuf> {
         let start = match check_relative(rel) {
             Ok(clean) => self.root.join(clean),
             Err(_) => self.root.clone(),
         };
         start
             .ancestors()
-            .any(|d| d.join(".git").symlink_metadata().is_ok())
+            .find(|d| d.join(".git").symlink_metadata().is_ok())
+            .map(Path::to_path_buf)
     }
 
     /// Where the git repository that the folder `rel` is in starts, as an
@@ -66,17 +73,10 @@ impl Reader {
     /// workspace's root or above it, in a folder inside it (its path), or
     /// nowhere. Only whether the name is there is looked at.
     pub fn git_root(&self, rel: &str) -> GitRoot {
-        let start = match check_relative(rel) {
-            Ok(clean) => self.root.join(clean),
-            Err(_) => self.root.clone(),
-        };
-        match start
-            .ancestors()
-            .find(|d| d.join(".git").symlink_metadata().is_ok())
-        {
+        match self.git_folder(rel) {
             None => GitRoot::None,
             Some(g) if g == self.root || !g.starts_with(&self.root) => GitRoot::AtOrAbove,
-            Some(g) => GitRoot::Inside(rel_string(g.strip_prefix(&self.root).unwrap_or(g))),
+            Some(g) => GitRoot::Inside(rel_string(g.strip_prefix(&self.root).unwrap_or(&g))),
         }
     }
 
@@ -92,13 +92,8 @@ impl Reader {
         names: &[&str],
         ceiling: Ceiling,
     ) -> Vec<(PathBuf, PathBuf)> {
-        let start = match check_relative(rel) {
-            Ok(clean) => self.root.join(clean),
-            Err(_) => self.root.clone(),
-        };
-        let git_root = start
-            .ancestors()
-            .find(|d| d.join(".git").symlink_metadata().is_ok());
+        let git_root = self.git_folder(rel);
+        let git_root = git_root.as_deref();
         let above = self.root.ancestors().skip(1);
         let folders: Vec<&Path> = match (ceiling, git_root) {
             // The repository starts in the folder: nothing above is read.

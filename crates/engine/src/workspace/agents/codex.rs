@@ -23,7 +23,7 @@ const MAX_NESTED_FOLDERS: usize = 2000;
 
 /// The folders from the workspace's root down to the working folder
 /// (`a`, `a/b` for `a/b`), the root itself left out.
-pub(super) fn on_the_way(workdir: Option<&str>) -> Vec<String> {
+pub(crate) fn on_the_way(workdir: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     let mut at = String::new();
     for c in workdir.unwrap_or("").split('/').filter(|c| !c.is_empty()) {

@@ -28,6 +28,7 @@ pub mod observed;
 pub(crate) mod opencode;
 pub(crate) mod pi;
 pub mod runs;
+pub(crate) use codex::on_the_way;
 pub use {claude_code::load_claude_code, codex::load_codex, gemini::load_gemini};
 pub use {opencode::load_opencode, pi::load_pi};
 
