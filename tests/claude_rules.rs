@@ -262,6 +262,30 @@ fn another_models_own_parts_are_said_to_be_the_recorded_models() {
     );
     assert!(said(&[]).is_empty());
     assert!(said(&["--model", "opus"]).is_empty());
+    // Another agent's warning names that agent's recording, not Claude
+    // Code's example.
+    let codex = fixtures.join("codex-0.171/workspace");
+    let out = json(&run(&[
+        "report",
+        codex.to_str().unwrap(),
+        "--format",
+        "json",
+        "--model",
+        "gpt-4.1",
+    ]));
+    let w: Vec<&str> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .filter(|m| m.contains("own parts"))
+        .collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("taken from its requests to gpt-6.2-sol") && !w[0].contains("Claude Code"),
+        "{}",
+        w[0]
+    );
 }
 
 /// Links between the folders of rules are walked once each (sixty links

@@ -515,7 +515,7 @@ fn parts_of_another_model(ws: &Workspace, table: &ModelTable, model: &ModelInfo)
     }
     Some(format!(
         "{}'s own parts (its prompt, tool descriptions) were taken from its requests to {from}; \
-         to {} it may send others (Claude Code 2.1.332 sends Haiku 4.5 another system prompt), \
+         to {} it may send others (an agent can write its prompt and tools for each model), \
          so their figures here are {from}'s; what it sends {} is in a request of yours \
          (prompt-inspector traffic CAPTURE --against FOLDER)",
         b.source(),
