@@ -166,8 +166,10 @@ pub fn attribute(
     enc: Encoding,
 ) -> Attribution {
     let indexed: Vec<Indexed> = files.iter().map(|f| index_file(&f.text)).collect();
+    let file_lines: Vec<Vec<&str>> = files.iter().map(|f| f.text.lines().collect()).collect();
     let mut t = Tracer {
         files,
+        file_lines: &file_lines,
         index: starts_of(&indexed),
         kept: indexed
             .iter()
@@ -214,6 +216,8 @@ pub fn attribute(
 /// lines found so far, its spans and the agent's markers between them.
 struct Tracer<'a> {
     files: &'a [SourceFile],
+    /// Each file's lines, split once for [`widened`].
+    file_lines: &'a [Vec<&'a str>],
     indexed: &'a [Indexed],
     index: HashMap<u64, Vec<(usize, usize)>>,
     probes: Vec<listed::Probe<'a>>,
@@ -240,7 +244,7 @@ impl Tracer<'_> {
             .map(|r| {
                 let keys = &self.indexed[r.f].keys;
                 widened(
-                    &self.files[r.f].text,
+                    &self.file_lines[r.f],
                     text,
                     (lines[r.rfrom].start, lines[r.rto - 1].end),
                     (keys[r.from].1, keys[r.to - 1].1),

@@ -254,14 +254,14 @@ const MAX_WIDENED: usize = 16;
 /// line key holds (a short heading such as `# Go`, a blank line between)
 /// where the request has them too, verbatim and whole: the span then holds
 /// the file's text as the other views count it. A blank line is taken
-/// only with a line past it.
+/// only with a line past it. `lines` are the file's lines, split once
+/// per file by the caller.
 pub(super) fn widened(
-    file: &str,
+    lines: &[&str],
     text: &str,
     (start, end): (usize, usize),
     (first, last): (usize, usize),
 ) -> ((usize, usize), (usize, usize)) {
-    let lines: Vec<&str> = file.lines().collect();
     let plain = |l: &str| line_key(l).is_none();
     let (mut s, mut f) = (start, first);
     let (mut at, mut line) = (start, first);
