@@ -313,3 +313,51 @@ fn a_request_diff_keeps_the_cached_tools_and_believes_the_providers_figures() {
         "{cause}"
     );
 }
+
+/// A breakpoint after the first user message (Claude Code 2.1's
+/// system-role message) counts that message in its prefix, as `predict`
+/// does: `diff` and `predict` give the later folder's breakpoints the same
+/// positions, and what the earlier one had cached that is written again
+/// ends where its own last breakpoint does.
+#[test]
+fn diff_places_the_breakpoints_where_predict_does() {
+    let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude-code-2.1.332");
+    let (a, b) = (fx.join("workspace-after"), fx.join("workspace"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let written = |w: &str| -> Vec<u64> {
+        // Each write's end: "wrote N tokens, after the first M, …".
+        let p = json(&run(&["predict", w, "--format", "json"]));
+        let mut at = 0;
+        p["requests"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let n = n.as_str().unwrap();
+                let wrote: u64 = n["wrote ".len()..]
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .replace(',', "")
+                    .parse()
+                    .unwrap();
+                at += wrote;
+                at
+            })
+            .collect()
+    };
+    let d = json(&run(&["diff", a, b, "--format", "json"]));
+    let at: Vec<u64> = d["breakpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["prefix_tokens"].as_u64().unwrap())
+        .collect();
+    assert_eq!(at, written(b));
+    let (ends_a, still) = (written(a), at[0]);
+    assert_eq!(
+        d["rewrite_tokens"].as_u64().unwrap(),
+        ends_a.last().unwrap() - still
+    );
+}

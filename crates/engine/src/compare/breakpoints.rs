@@ -70,7 +70,9 @@ pub(super) fn cache_impact(
     // What A had cached ends with A's blocks, counted as A has them: B's
     // new blocks after them are written in any case, not again, and what
     // B writes again of A's is no more than A held.
-    let a_extent: u64 = a.tools_tokens + a.blocks.iter().map(|x| x.tokens).sum::<u64>();
+    let a_extent: u64 = a.tools_tokens
+        + a.blocks.iter().map(|x| x.tokens).sum::<u64>()
+        + after_first_message(a).map_or(0, |_| a.first_message_tokens);
     let last_invalid = out
         .iter()
         .filter(|p| p.invalidated && !p.below_minimum)
@@ -102,6 +104,8 @@ fn breakpoints(
 ) -> Vec<Breakpoint> {
     let mut out = Vec::new();
     let mut prefix = b.tools_tokens;
+    // The first user message comes before the first block sent after it.
+    let message_at = after_first_message(b);
     if let Some(name) = last_tool.filter(|_| b.settings.cache_tools) {
         out.push(Breakpoint {
             index: 1,
@@ -117,6 +121,9 @@ fn breakpoints(
         });
     }
     for (i, blk) in b.blocks.iter().enumerate() {
+        if message_at == Some(i) {
+            prefix += b.first_message_tokens;
+        }
         prefix += blk.tokens;
         if blk.cache_control {
             out.push(Breakpoint {
@@ -134,4 +141,12 @@ fn breakpoints(
         }
     }
     out
+}
+
+/// The first of `s`'s blocks sent after the first user message (a
+/// system-role message of their own), if any.
+fn after_first_message(s: &Snapshot) -> Option<usize> {
+    s.blocks
+        .iter()
+        .position(|b| b.placement == crate::workspace::settings::Placement::SystemMessage)
 }

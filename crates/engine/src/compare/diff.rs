@@ -78,7 +78,8 @@ pub struct Diff {
     pub appended: usize,
     pub breakpoints: Vec<Breakpoint>,
     pub divergence: Option<Divergence>,
-    /// Tokens B's first request would write instead of read.
+    /// Tokens of what A had cached that B's first request would write
+    /// again instead of read.
     pub rewrite_tokens: u64,
     pub lines: Vec<DiffLine>,
     /// Two recorded requests (positions, not layers).

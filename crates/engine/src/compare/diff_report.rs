@@ -133,8 +133,9 @@ fn cache_line(d: &Diff) -> String {
         );
     }
     format!(
-        "{} would be written instead of read by the first request of {}",
+        "{} of what {} had cached would be written again, not read, by the first request of {}",
         crate::plural(d.rewrite_tokens, "token"),
+        d.a,
         d.b
     )
 }

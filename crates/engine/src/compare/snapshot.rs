@@ -45,6 +45,11 @@ pub struct Snapshot {
     pub tools: Vec<Value>,
     pub tools_tokens: Tokens,
     pub total_tokens: Tokens,
+    /// The first user message's tokens as the first request sends it (the
+    /// session's, else the stand-in): the blocks sent after it (Claude
+    /// Code 2.1's system-role message) count it in their prefix.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_message_tokens: Tokens,
     pub report: Value,
     pub prediction: Value,
     /// Test-request results of this session saved in the workspace.
@@ -60,6 +65,25 @@ pub struct Snapshot {
     pub agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_reminder: Option<crate::workspace::agents::builtin::Reminder>,
+}
+
+fn is_zero(n: &Tokens) -> bool {
+    *n == 0
+}
+
+/// The first user message of `ins`'s first request, counted as the
+/// prediction counts it (each content block on its own).
+fn first_message_tokens(ins: &Assembled, counter: &TokenCounter) -> Tokens {
+    let first = ins.session().conversation(1);
+    first
+        .first()
+        .filter(|m| m.role == crate::workspace::session::Role::User)
+        .map_or(0, |m| {
+            m.content
+                .iter()
+                .map(|b| counter.count(ins.assembly.tokenizer, &b.counted_text()))
+                .sum()
+        })
 }
 
 impl Snapshot {
@@ -91,6 +115,7 @@ impl Snapshot {
             tools: a.tools.clone(),
             tools_tokens: a.tools_tokens,
             total_tokens: a.total_tokens,
+            first_message_tokens: first_message_tokens(ins, counter),
             report: report::to_json(ins),
             prediction: prediction::to_json(&prediction::predict(ins, None, counter)),
             runs,

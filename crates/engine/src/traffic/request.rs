@@ -80,6 +80,7 @@ pub fn request_snapshot(
         tools,
         tools_tokens,
         total_tokens,
+        first_message_tokens: 0,
         report: Value::Null,
         prediction: Value::Null,
         runs: Vec::new(),
