@@ -45,6 +45,14 @@ def placeholders(text, root, today):
     return text.replace(today, "{today}")
 
 
+def recorded_os(request, pattern):
+    """The recording machine's system and kernel release as the agent
+    wrote it (Node's os.type() and os.release()): the loader puts the
+    user's own in its place."""
+    m = re.search(pattern, json.dumps(request, ensure_ascii=False))
+    return m.group(1) if m else None
+
+
 def claude_code(fixture="claude-code"):
     reqs = capture(fixture)
     first = reqs[0]["request"]
@@ -151,6 +159,7 @@ def claude_code(fixture="claude-code"):
         "tools": tools,
         "deferred_tools": deferred,
         "resume_reminder": resume,
+        "recorded_os": recorded_os(first, r"OS Version: ([^\\\n]+)"),
         "listing": {
             "placement": "system_message",
             "separator": "\n",
@@ -279,6 +288,7 @@ def openclaw():
         ],
         "tools": [{"category": "system_tools", "definition": t} for t in first["tools"]],
         "deferred_tools": [],
+        "recorded_os": recorded_os(first, r"\| os=(\S+ \S+) \("),
         "listing": {"placement": "system", "agents": [], "skills": skills},
     }
 

@@ -39,7 +39,28 @@ pub fn with_surroundings(mut opts: engine::Options) -> engine::Options {
     opts.profiles_dir = env_path("PROMPT_INSPECTOR_PROFILES");
     opts.observed_dir = observed_dir();
     opts.today = Some(local_date(unix_now()));
+    opts.os_version = os_version();
     opts
+}
+
+/// This machine's system name and kernel release as Node's `os.type()`
+/// and `os.release()` give them (`Linux 6.18.44`): what Claude Code writes
+/// after `OS Version:`.
+pub fn os_version() -> Option<String> {
+    // SAFETY: uname writes only into `u`, which outlives the call.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return None;
+    }
+    let field = |f: &[libc::c_char]| -> String {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Some(format!("{} {}", field(&u.sysname), field(&u.release)))
 }
 
 /// The user's home (`HOME`; unset or empty: none).

@@ -25,7 +25,7 @@ fn fixture(agent: &str) -> PathBuf {
 fn first_request(agent: &str) -> Value {
     let text = std::fs::read_to_string(fixture(agent).join("capture.jsonl")).unwrap();
     let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    line["request"].clone()
+    common::on_this_machine(&line["request"])
 }
 
 /// The agent's recorded date (its `{today}`).

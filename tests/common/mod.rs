@@ -260,3 +260,30 @@ pub fn run_within(cmd: &mut Command, secs: u64) -> (std::process::ExitStatus, St
         .unwrap();
     (status, err)
 }
+
+/// This machine's system and kernel release (`uname -sr`), which the
+/// binary puts where an agent's recorded text names the recording's.
+pub fn this_machine() -> String {
+    let o = Command::new("uname").arg("-sr").output().unwrap();
+    String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+/// A recorded request as the agent would have sent it from this machine:
+/// the recording machines' system names (the bundled recordings'
+/// `recorded_os`) replaced by [`this_machine`]'s.
+pub fn on_this_machine(sent: &serde_json::Value) -> serde_json::Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/profiles");
+    let mut text = sent.to_string();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if !path.to_string_lossy().ends_with(".builtin.json") {
+            continue;
+        }
+        let b: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if let Some(os) = b["recorded_os"].as_str() {
+            text = text.replace(os, &this_machine());
+        }
+    }
+    serde_json::from_str(&text).unwrap()
+}

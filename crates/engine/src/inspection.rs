@@ -51,6 +51,9 @@ pub struct Options {
     /// Today's date (YYYY-MM-DD), dated by the caller: the agent's own
     /// text that carries it (Claude Code's `Today's date is …`).
     pub today: Option<String>,
+    /// The machine's system and kernel release (`Linux 6.18.44`), read by
+    /// the caller: the agent's own text that names it.
+    pub os_version: Option<String>,
     /// Claude Code: also the user-level `~/.claude/CLAUDE.md`.
     pub user_memory: bool,
     /// The user's home folder (for `user_memory`), read by the caller: the
@@ -127,6 +130,7 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, Error> {
         today: opts.today.clone(),
         workdir: opts.workdir.clone(),
         session_kind: opts.session_kind.clone(),
+        os_version: opts.os_version.clone(),
     };
     let mut ws = workspace::load_as(root, profile, &profiles, &extras)?;
     ws.calibration = calibration::load(&ws.root);

@@ -358,6 +358,10 @@ fn with_parts_filled(
         if filled.wants("is_git_bool") {
             filled = filled.with_var("is_git_bool", if git { "true" } else { "false" });
         }
+        // The machine it runs on (Claude Code's `OS Version:`).
+        if let (Some(rec), Some(os)) = (b.recorded_os.as_deref(), extras.os_version.as_deref()) {
+            filled = filled.replaced(rec, os);
+        }
         let memory = || matches!(extras.user_memory(&p), Some((_, Ok(t))) if !t.trim().is_empty());
         for s in b.sometimes.iter() {
             let holds = match s.when {

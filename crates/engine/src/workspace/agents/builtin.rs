@@ -197,6 +197,11 @@ pub struct Builtin {
     /// `include`, `text`).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub request_fields: serde_json::Map<String, serde_json::Value>,
+    /// The system and kernel release the recording ran on, as the agent
+    /// wrote it (`Linux 6.18.44-fc-v1147`): where the texts hold it, the
+    /// user's own machine's is put instead when the caller knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_os: Option<String>,
     /// Learned from the user's own request (none: bundled, recorded by
     /// this tool's scripts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -374,9 +379,15 @@ impl Builtin {
     }
 
     /// The texts without `text` (words the agent writes only sometimes).
-    pub fn without(mut self, text: &str) -> Builtin {
+    pub fn without(self, text: &str) -> Builtin {
+        self.replaced(text, "")
+    }
+
+    /// The texts with `text` replaced by `by` (the recording machine's
+    /// system name by the user's).
+    pub fn replaced(mut self, text: &str, by: &str) -> Builtin {
         for t in self.texts_mut() {
-            *t = t.replace(text, "");
+            *t = t.replace(text, by);
         }
         self
     }
