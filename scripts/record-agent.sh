@@ -43,6 +43,10 @@
 # (tests/fixtures/agents/claude-code-haiku: CLAUDE_MODEL=claude-haiku-4-5-20251001,
 # whose own system prompt and tool descriptions are not the default model's).
 #
+# GEMINI_SCENARIO=subfolder records Gemini CLI run in app/ of a repository
+# whose root, app/ and web/ hold a GEMINI.md each, the user's memory
+# importing a file (tests/fixtures/agents/gemini-subfolder).
+#
 # GEMINI_SCENARIO=plain records Gemini CLI in a folder outside any git
 # repository, with no ~/.gemini/GEMINI.md: the words it writes only in a
 # repository or over the user's memory are left out; tests/GEMINI.md is
@@ -512,6 +516,11 @@ record_gemini() {
   if [[ ${GEMINI_SCENARIO:-} != plain ]]; then
     printf '# My preferences\n\n- Answer briefly; show commands before running them.\n' >"$home/.gemini/GEMINI.md"
   fi
+  # subfolder: the user's memory imports a file next to it
+  if [[ ${GEMINI_SCENARIO:-} == subfolder ]]; then
+    printf -- '- Tools I use: @tools.md\n' >>"$home/.gemini/GEMINI.md"
+    printf '# Tools\n\n- ripgrep, not grep.\n' >"$home/.gemini/tools.md"
+  fi
   printf '# notes-app\n\nA small note-taking app. Follow @docs/style.md when editing code.\n\n- Tests live in tests/; run them before saying a change works.\n' >"$ws/GEMINI.md"
   printf '# Style\n\n- Four spaces, no tabs.\n- Name functions for what they do.\n' >"$ws/docs/style.md"
   printf '# notes-app\n\nTake notes.\n' >"$ws/README.md"
@@ -522,16 +531,29 @@ record_gemini() {
   if [[ ${GEMINI_SCENARIO:-} == plain ]]; then
     printf '# tests\n\nUse plain asserts.\n' >"$ws/tests/GEMINI.md"
   fi
+  # subfolder: it runs in app/ of the repository, whose GEMINI.md and
+  # .gitignore are app/'s own; GEMINI.md of the root is above it, and a
+  # sibling folder's is neither
+  local cwd=$ws
+  if [[ ${GEMINI_SCENARIO:-} == subfolder ]]; then
+    mkdir -p "$ws/app/src" "$ws/app/build" "$ws/web"
+    printf '# app\n\nThe app itself. Keep @../docs/style.md in mind.\n' >"$ws/app/GEMINI.md"
+    printf 'build/\n' >"$ws/app/.gitignore"
+    printf 'print("notes")\n' >"$ws/app/src/main.py"
+    printf 'built\n' >"$ws/app/build/out.txt"
+    printf '# web\n\nThe web front.\n' >"$ws/web/GEMINI.md"
+    cwd=$ws/app
+  fi
   snapshot "$ws" "$run/workspace"
   start_pair main
   # an API key, not a Google login: the base URL alone makes it a gateway
   printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$home/.gemini/settings.json"
   cp "$home/.gemini/settings.json" "$run/config.json"
   local envs=(GOOGLE_GEMINI_BASE_URL=$proxy_url GEMINI_API_KEY=$FAKE_GEMINI_KEY GEMINI_CLI_TRUST_WORKSPACE=true)
-  run_turn "$ws" "${envs[@]}" -- -p "What files are in this project?"
+  run_turn "$cwd" "${envs[@]}" -- -p "What files are in this project?"
   echo "- Keep answers under five lines." >>"$ws/GEMINI.md"
   edited+=(GEMINI.md)
-  run_turn "$ws" "${envs[@]}" -- -r latest -p "Which style rules apply here?"
+  run_turn "$cwd" "${envs[@]}" -- -r latest -p "Which style rules apply here?"
   mkdir -p "$run/transcript"
   find "$home/.gemini/tmp" -path '*chats*' -type f -exec cp {} "$run/transcript/" \; 2>/dev/null || true
   model_note="Gemini CLI's default model (none configured)"

@@ -34,6 +34,7 @@ mod first_minutes;
 mod fleet;
 mod fuzz_parsers;
 mod gemini_folder;
+mod gemini_subfolder;
 mod gui;
 mod gui_contrast;
 mod gui_keys;

@@ -134,14 +134,27 @@ fn each_agent_looks_as_far_up_as_it_does() {
         assert_eq!(named("opencode"), vec!["AGENTS.md"], "git: {git}");
         assert_eq!(named("claude-code"), vec!["CLAUDE.md"], "git: {git}");
     }
-    // Gemini CLI run below the folder opened is not modelled: the warning
-    // says it cannot be counted rather than sending the user to --workdir.
+    // Gemini CLI run below the folder opened is modelled: the warning sends
+    // the user to --workdir, and that command counts the file.
     let repo = dir.path().join("in-git/repo/packages/api");
     let g = above(&home, &[repo.to_str().unwrap(), "--profile", "gemini"]);
     assert!(
-        g[0].1.contains("cannot count it") && !g[0].1.contains("--workdir"),
+        g[0].1
+            .contains("--workdir packages/api --profile gemini to count it"),
         "{g:?}"
     );
+    let top = dir.path().join("in-git/repo");
+    let counted = above(
+        &home,
+        &[
+            top.to_str().unwrap(),
+            "--workdir",
+            "packages/api",
+            "--profile",
+            "gemini",
+        ],
+    );
+    assert!(counted.is_empty(), "{counted:?}");
 }
 
 /// Claude Code's rules above the folder are said as its files are; the

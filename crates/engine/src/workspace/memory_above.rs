@@ -87,15 +87,8 @@ fn warnings(
     found
         .iter()
         .map(|(_, f)| {
-            // Gemini CLI run below the folder opened is not modelled (its
-            // `--workdir` is refused), so nothing yet counts the file for
-            // it; a link out of the top folder is not followed from there.
-            let remedy = if p.kind == Agent::Gemini {
-                format!(
-                    "this view does not model {} running below the folder it opens, so it cannot count it",
-                    p.agent
-                )
-            } else if !Reader::lies_in(f, &top) {
+            // A link out of the top folder is not followed from there.
+            let remedy = if !Reader::lies_in(f, &top) {
                 format!(
                     "it is a link out of {}, which this view does not follow, so it cannot count it",
                     top.display()

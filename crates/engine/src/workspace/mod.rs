@@ -182,8 +182,8 @@ fn release_differs(
 /// dropped: `--workdir` where the agent does not start in a subfolder,
 /// `--new-session` where it has no startup context (OpenClaw's /new).
 fn unused_options(p: &profile::Profile, extras: &agents::Extras, diags: &mut Vec<Diagnostic>) {
-    use agent::Agent::{ClaudeCode, Codex, OpenCode, Pi};
-    if extras.workdir.is_some() && !matches!(p.kind, ClaudeCode | Codex | OpenCode | Pi) {
+    use agent::Agent::{ClaudeCode, Codex, Gemini, OpenCode, Pi};
+    if extras.workdir.is_some() && !matches!(p.kind, ClaudeCode | Codex | Gemini | OpenCode | Pi) {
         diags.push(Diagnostic::warning(
             "--workdir",
             None,
@@ -374,7 +374,8 @@ fn with_parts_filled(
         }
         // The folder's tree, as the agent draws it (Gemini CLI).
         if filled.wants("directory_tree") {
-            let (tree, cut) = agents::gemini_tree::directory_tree(r, root);
+            let start = extras.workdir.as_deref().unwrap_or("");
+            let (tree, cut) = agents::gemini_tree::directory_tree(r, root, start);
             filled = filled.with_var("directory_tree", &tree);
             if !cut {
                 filled = filled.without(agents::gemini_tree::CUT_NOTE);

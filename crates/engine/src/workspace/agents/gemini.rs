@@ -1,19 +1,25 @@
-//! Gemini CLI's GEMINI.md files (profile `gemini`): the folder's GEMINI.md
-//! and those of its subfolders in the first user message, inside the
+//! Gemini CLI's GEMINI.md files (profile `gemini`): those of the folder it
+//! runs in (`--workdir`, else the folder opened) and of the folders above
+//! it up to its repository's root, in the first user message, inside the
 //! `<session_context>` the agent opens with its own head (the date, the
 //! system, the folder and its tree), each file as `--- Context from: PATH
 //! ---` … `--- End of Context from: PATH ---` with its `@path` imports
 //! inlined between `<!-- Imported from: X -->` and `<!-- End of import
-//! from: X -->`; the user's `~/.gemini/GEMINI.md` (with `--user-memory`)
-//! at the end of the system instruction. The folder's tree, which the
-//! agent computes, is drawn as it draws it (`gemini_tree`).
+//! from: X -->`; the user's `~/.gemini/GEMINI.md` (with `--user-memory`),
+//! its imports inlined too, at the end of the system instruction. A
+//! subfolder's GEMINI.md is listed, read once the agent works there. The
+//! folder's tree, which the agent computes, is drawn as it draws it
+//! (`gemini_tree`).
 
 use std::collections::BTreeSet;
+
+#[path = "gemini_user.rs"]
+mod user;
 
 use super::Extras;
 use crate::workspace::diag::Diagnostic;
 use crate::workspace::profile::Profile;
-use crate::workspace::reader::Reader;
+use crate::workspace::reader::{GitRoot, Reader};
 use crate::workspace::sources::base;
 use crate::workspace::types::{AgentWords, FragmentDef, FragmentKind, WordsKind};
 
@@ -32,46 +38,31 @@ pub fn load_gemini(
     out: &mut Vec<FragmentDef>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let root = r.root().display().to_string();
-    match extras.user_memory(p) {
-        Some((shown, Ok(text))) if !text.trim().is_empty() => {
-            let home = extras
-                .user_memory_home
-                .as_ref()
-                .map_or(String::new(), |h| h.display().to_string());
-            let abs = shown.replacen('~', &home, 1);
-            r.agent_files.push(crate::workspace::reader::AgentFile {
-                shown: shown.clone(),
-                text: text.clone(),
-                modified: None,
-            });
-            out.push(fragment("user.gemini", 4, 1000, &abs, text.trim(), &shown));
-        }
-        Some((shown, Err(e))) => diags.push(Diagnostic::user_memory_unread(&shown, &e)),
-        _ => {}
-    }
-    if r.exists("GEMINI.md")
-        && let Some(text) = r.read("GEMINI.md")
-    {
-        let file = File {
-            id: "gemini".into(),
-            priority: 1000,
-            abs: format!("{root}/GEMINI.md"),
-            rel: "GEMINI.md".into(),
-        };
-        out.append(&mut context_file(r, &file, &text, diags));
-    }
+    user::user_memory(p, r, extras, out, diags);
+    let workdir = extras.workdir.as_deref().unwrap_or("");
+    let sent = project_files(r, workdir, out, diags);
     // A subfolder's GEMINI.md is read when the agent works there, not at
-    // the start: listed, not sent, saying so.
+    // the start: listed, not sent, saying so; one outside the folder it
+    // runs in is not read.
     let mut ex = super::expand::Expander::new(p);
     for rel in subfolder_files(r) {
-        let Some(text) = r.read(&rel) else { continue };
         let folder = rel.trim_end_matches("/GEMINI.md");
-        let note = p
-            .nested_note
-            .as_deref()
-            .unwrap_or("read when the agent works in {path}/");
-        let why = ex.expand("nested_note", note, &[("path", folder)]);
+        if sent.iter().any(|d| d == folder) {
+            continue;
+        }
+        let Some(text) = r.read(&rel) else { continue };
+        let why = if workdir.is_empty() || folder.starts_with(&format!("{workdir}/")) {
+            let note = p
+                .nested_note
+                .as_deref()
+                .unwrap_or("read when the agent works in {path}/");
+            ex.expand("nested_note", note, &[("path", folder)])
+        } else {
+            format!(
+                "not read: {} runs in {workdir}/ (--workdir) and reads GEMINI.md there, above it up to the repository's root and below it",
+                p.agent
+            )
+        };
         let mut f = base(
             format!("gemini.{}", folder.replace('/', ".")),
             2,
@@ -88,12 +79,90 @@ pub fn load_gemini(
     ex.finish(diags);
 }
 
-/// A GEMINI.md of the folder: where it is and what it is called.
+/// The GEMINI.md files of the folder it runs in (`workdir`) and of those
+/// above it up to its repository's root (only its own outside a
+/// repository), in the order of their paths as it sorts them, each whole
+/// before the next and joined by a blank line. Returns those folders.
+fn project_files(
+    r: &mut Reader,
+    workdir: &str,
+    out: &mut Vec<FragmentDef>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    let root = r.root().display().to_string();
+    let mut sent: Vec<String> = match r.git_root(workdir) {
+        GitRoot::None => vec![workdir.to_string()],
+        GitRoot::AtOrAbove => std::iter::once(String::new())
+            .chain(super::on_the_way(Some(workdir)))
+            .collect(),
+        GitRoot::Inside(top) => super::on_the_way(Some(workdir))
+            .into_iter()
+            .filter(|d| d == &top || d.starts_with(&format!("{top}/")))
+            .collect(),
+    };
+    sent.sort_by(|a, b| {
+        let abs = |d: &str| format!("{root}/{}", at(d, "GEMINI.md"));
+        abs(a).encode_utf16().cmp(abs(b).encode_utf16())
+    });
+    // Their pieces numbered on from one file to the next: the files in
+    // this order, each whole before the next.
+    let mut pieces = 0;
+    for dir in &sent {
+        let rel = at(dir, "GEMINI.md");
+        if r.exists(&rel)
+            && let Some(text) = r.read(&rel)
+        {
+            let file = File {
+                id: if dir.is_empty() {
+                    "gemini".into()
+                } else {
+                    format!("gemini.{}", dir.replace('/', "."))
+                },
+                priority: 1000,
+                layer: 2,
+                abs: format!("{root}/{rel}"),
+                rel,
+                shown: String::new(),
+            };
+            let mut frags = context_file(r, &file, &text, diags);
+            for f in &mut frags {
+                f.piece += pieces;
+            }
+            // Files are joined by a blank line.
+            if pieces > 0
+                && let Some(first) = frags.first_mut()
+            {
+                first.prefix.insert(0, '\n');
+            }
+            pieces += frags.len() as u32;
+            out.append(&mut frags);
+        }
+    }
+    sent
+}
+
+/// `name` in the workspace's folder `dir` (`""`: the root).
+fn at(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// A GEMINI.md: where it is and what it is called.
 struct File {
     id: String,
     priority: i64,
+    /// 2: the project's, in the first user message; 4: the user's, at the
+    /// end of the system instruction.
+    layer: u8,
     abs: String,
+    /// Its path for its reader (the workspace's, or the user's folder's).
     rel: String,
+    /// What its reader's paths are shown under (`~/.gemini/`; empty: the
+    /// workspace's).
+    shown: String,
 }
 
 /// One GEMINI.md as sent, its imports inlined, in pieces: the file's own
@@ -205,10 +274,10 @@ impl Split<'_> {
                 1 => id.to_string(),
                 n => format!("{id}.part{n}"),
             },
-            2,
+            self.file.layer,
             self.file.priority,
             text.to_string(),
-            &owner.target,
+            &format!("{}{}", self.file.shown, owner.target),
             line,
             FragmentKind::Markdown,
         );
@@ -257,37 +326,6 @@ struct Cut {
     start: usize,
     end: usize,
     line: usize,
-}
-
-/// One file as Gemini CLI wraps it.
-fn fragment(
-    id: &str,
-    layer: u8,
-    priority: i64,
-    abs: &str,
-    text: &str,
-    source: &str,
-) -> FragmentDef {
-    let head = format!("--- Context from: {abs} ---\n");
-    let tail = format!("\n--- End of Context from: {abs} ---");
-    let words = Some(AgentWords {
-        head: head.len(),
-        tail: tail.len(),
-        kind: WordsKind::Markers,
-    });
-    let body = format!("{head}{text}{tail}");
-    let mut f = base(
-        id.to_string(),
-        layer,
-        priority,
-        body,
-        source,
-        1,
-        FragmentKind::Markdown,
-    );
-    f.agent_words = words;
-    f.interpolate = false;
-    f
 }
 
 /// The folder's GEMINI.md, then those of its subfolders (breadth first,

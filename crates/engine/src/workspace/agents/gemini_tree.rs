@@ -48,14 +48,17 @@ struct Ignores {
 }
 
 impl Ignores {
-    fn of(r: &mut Reader) -> Ignores {
-        let git = r.in_git_repository("");
+    /// Those of the folder `start` it runs in (`""`: the root), as Gemini
+    /// CLI takes them with that folder as its project's root: the ignore
+    /// files of the folders above it are not read.
+    fn of(r: &mut Reader, start: &str) -> Ignores {
+        let git = r.in_git_repository(start);
         let mut before = Vec::new();
         if git {
             before = gitignore::dot_git();
-            before.extend(read_rules(r, ".git/info/exclude", ""));
+            before.extend(read_rules(r, &under(start, ".git/info/exclude"), ""));
         }
-        let after = read_rules(r, ".geminiignore", "");
+        let after = read_rules(r, &under(start, ".geminiignore"), "");
         Ignores { git, before, after }
     }
 
@@ -89,8 +92,10 @@ fn read_rules(r: &mut Reader, rel: &str, base: &str) -> Vec<Rule> {
 
 /// The tree (`ROOT/` then its items), and whether anything in it is cut
 /// or not opened (Gemini CLI then says so in the line above the tree).
-pub fn directory_tree(r: &mut Reader, root: &str) -> (String, bool) {
-    let folders = read(r);
+/// `start`: the folder of the workspace it runs in (`""`: the root), the
+/// tree's top; `root`: its path as the agent writes it.
+pub fn directory_tree(r: &mut Reader, root: &str, start: &str) -> (String, bool) {
+    let folders = read(r, start);
     let mut lines = vec![format!("{}/", root.trim_end_matches('/'))];
     draw(&folders, 0, ("", true, true), &mut lines);
     let cut = folders
@@ -99,11 +104,20 @@ pub fn directory_tree(r: &mut Reader, root: &str) -> (String, bool) {
     (lines.join("\n"), cut)
 }
 
+/// `rel` of the folder `start` as a path of the workspace.
+fn under(start: &str, rel: &str) -> String {
+    match (start.is_empty(), rel.is_empty()) {
+        (true, _) => rel.to_string(),
+        (false, true) => start.to_string(),
+        (false, false) => format!("{start}/{rel}"),
+    }
+}
+
 /// The folders breadth first from the root (index 0), as Gemini CLI reads
 /// them: items counted in the order met, a folder met once the count is
 /// reached left unread.
-fn read(r: &mut Reader) -> Vec<Folder> {
-    let ignores = Ignores::of(r);
+fn read(r: &mut Reader, start: &str) -> Vec<Folder> {
+    let ignores = Ignores::of(r, start);
     let mut folders = vec![Folder::default()];
     let mut paths = vec![String::new()];
     let mut count = 0;
@@ -123,9 +137,10 @@ fn read(r: &mut Reader) -> Vec<Folder> {
             }
         };
         if ignores.git {
-            folders[i].rules = read_rules(r, &at(".gitignore"), &dir);
+            folders[i].rules = read_rules(r, &under(start, &at(".gitignore")), &dir);
         }
-        let mut entries = r.list_for_tree(if dir.is_empty() { "." } else { &dir });
+        let listed = under(start, &dir);
+        let mut entries = r.list_for_tree(if listed.is_empty() { "." } else { &listed });
         entries.sort_by(|a, b| collate(&a.0, &b.0));
         for (name, _) in entries.iter().filter(|(_, d)| !*d) {
             if count >= MAX_ITEMS {
@@ -364,7 +379,7 @@ mod tests {
             std::fs::write(dir.path().join(f), "x").unwrap();
         }
         let mut r = Reader::new(dir.path()).unwrap();
-        directory_tree(&mut r, "/p")
+        directory_tree(&mut r, "/p", "")
     }
 
     /// Breadth first: the root's items and its folders' count before any
@@ -405,7 +420,7 @@ mod tests {
         std::os::unix::fs::symlink("a.md", dir.path().join("link.md")).unwrap();
         let mut r = Reader::new(dir.path()).unwrap();
         assert_eq!(
-            directory_tree(&mut r, "/p"),
+            directory_tree(&mut r, "/p", ""),
             ("/p/\n└───a.md".into(), false)
         );
     }
