@@ -418,6 +418,38 @@ fn an_alias_bomb_in_a_rules_frontmatter_is_said_in_words() {
     assert!(!out.contains("Nodes {"), "{out}");
 }
 
+/// `.claude/rules` that is a file, not a folder, is said as such (it read
+/// "folder cannot be read"), and the rest of the folder is read.
+#[test]
+fn a_rules_file_where_the_folder_belongs_is_said_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            (
+                "CLAUDE.md",
+                "# P
+
+Be brief.
+",
+            ),
+            (
+                ".claude/rules",
+                "not a folder
+",
+            ),
+        ],
+    );
+    let out = stdout(&run(&["report", dir.path().to_str().unwrap()]));
+    assert!(
+        out.contains(
+            ".claude/rules: error: a file where a folder is looked for: nothing in it is read"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("kept       claude "), "{out}");
+}
+
 /// The user's own skill and subagent (`~/.claude/skills`,
 /// `~/.claude/agents`, with `--user-memory`), the project's skill, subagent
 /// and command are listed where Claude Code 2.1.332 lists them: its

@@ -448,10 +448,18 @@ impl Reader {
                 return Vec::new();
             }
         };
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            self.diags
-                .push(Diagnostic::error(rel, None, "folder cannot be read"));
-            return Vec::new();
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                // A file where a folder is looked for is said as such.
+                let why = if dir.is_file() {
+                    "a file where a folder is looked for: nothing in it is read".to_string()
+                } else {
+                    format!("folder cannot be read: {e}")
+                };
+                self.diags.push(Diagnostic::error(rel, None, why));
+                return Vec::new();
+            }
         };
         let mut out: Vec<(String, bool)> = Vec::new();
         for e in rd.filter_map(Result::ok) {
