@@ -450,3 +450,53 @@ fn the_selected_request_stays_in_sight_in_the_traffic_table() {
         );
     }
 }
+
+/// The "Runs in" picker sets the folder an agent runs in, as `--workdir`
+/// does: picking a subfolder that holds the agent's memory file sends that
+/// file; opening another folder forgets the choice. A folder of no agent
+/// has no such picker.
+#[test]
+fn runs_in_picks_the_folder_the_agent_runs_in() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            ("CLAUDE.md", "# Root\n\nBe brief.\n"),
+            (
+                "packages/api/CLAUDE.md",
+                "# API\n\nUse the shared client.\n",
+            ),
+        ],
+    );
+    let mut h = harness(dir.path().to_path_buf());
+    wait_loaded(&mut h);
+    let status = |a: &prompt_inspector::ui::App, source: &str| {
+        let l = a.state.loaded.as_ref().unwrap();
+        l.assembly
+            .fragments
+            .iter()
+            .find(|f| f.source == source)
+            .map(|f| f.status)
+    };
+    assert_ne!(
+        status(app(&h), "packages/api/CLAUDE.md"),
+        Some(prompt_inspector::engine::Status::Kept)
+    );
+    h.get_by_label("Runs in").click();
+    h.run();
+    h.get_by_label("packages/api/").click();
+    wait_for(&mut h, "the folder read as run in packages/api", |a| {
+        a.is_idle()
+            && a.state.workdir.as_deref() == Some("packages/api")
+            && status(a, "packages/api/CLAUDE.md") == Some(prompt_inspector::engine::Status::Kept)
+    });
+    // Another folder, of no agent: the choice is not carried over, and it
+    // has no such picker.
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .open(sample().canonicalize().unwrap());
+    wait_loaded(&mut h);
+    assert!(app(&h).state.workdir.is_none());
+    assert!(h.query_by_label("Runs in").is_none());
+}

@@ -172,6 +172,7 @@ impl App {
             self.state.session = None;
             self.state.profile = None;
             self.state.caps = None;
+            self.state.workdir = None;
             self.state.budget_touched = false;
             // What belonged to the folder left behind (at start there is
             // none: the markers setting the window was closed with stays).
@@ -280,7 +281,8 @@ impl App {
             | Command::SetBudget(_)
             | Command::ResetBudget
             | Command::SetMarkers(_)
-            | Command::SetUserMemory(_)) => self.apply_setting(c),
+            | Command::SetUserMemory(_)
+            | Command::SetWorkdir(_)) => self.apply_setting(c),
             Command::ToggleMarkers => self.apply(Command::SetMarkers(!self.state.debug_markers)),
             Command::Select(target) => self.select_line(target, None),
             Command::SelectLine(target, line) => self.select_line(target, Some(line)),
@@ -355,6 +357,10 @@ impl App {
                 self.state.user_memory = on;
                 self.submit_load();
             }
+            Command::SetWorkdir(w) => {
+                self.state.workdir = w;
+                self.submit_load();
+            }
             Command::SetBudget(b) => {
                 self.state.budget = b;
                 self.state.budget_touched = true;
@@ -370,16 +376,6 @@ impl App {
         }
     }
 
-    /// Copies the session's first request as its API's request JSON.
-    fn copy_request_json(&self) {
-        if let Some(l) = &self.state.loaded {
-            let body = l.first_request_body();
-            self.ctx
-                .copy_text(serde_json::to_string_pretty(&body).unwrap_or_default());
-        }
-    }
-
-    /// The native folder picker, as a job (it blocks until answered).
     fn pick_folder(&mut self) {
         self.open.picking = true;
         self.worker.submit(Job::PickFolder);

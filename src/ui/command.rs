@@ -37,6 +37,9 @@ pub enum Command {
     SetMarkers(bool),
     /// The agent's user-level memory read too, or not.
     SetUserMemory(bool),
+    /// The folder the agent runs in, inside the one opened (`None`: that
+    /// one), as `--workdir` names it.
+    SetWorkdir(Option<String>),
     ToggleMarkers,
     /// Select a fragment by id, or the first fragment of a file.
     Select(String),

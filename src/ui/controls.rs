@@ -30,6 +30,9 @@ pub fn show(
     if let Some(rel) = &loaded.workspace.profile.user_memory {
         home_memory_switch(ui, state, rel, out);
     }
+    if loaded.workspace.profile.agent.runs_in_a_subfolder() {
+        runs_in(ui, state, loaded, out);
+    }
     if let Some(caps) = loaded.workspace.caps {
         agent_caps(ui, state, loaded, caps, out);
     }
@@ -248,6 +251,59 @@ fn home_memory_switch(ui: &mut Ui, state: &AppState, rel: &str, out: &mut Vec<Co
     {
         out.push(Command::SetUserMemory(on));
     }
+}
+
+/// Most folders the "Runs in" picker offers.
+const MAX_RUNS_IN: usize = 50;
+
+/// The folder the agent runs in (`--workdir`): the folder opened, or one
+/// below it that holds one of its memory files (a file of the same name
+/// as one it reads at the top), where it then reads the files on the way.
+fn runs_in(
+    ui: &mut Ui,
+    state: &AppState,
+    loaded: &crate::engine::Inspection,
+    out: &mut Vec<Command>,
+) {
+    let sources: Vec<&str> = loaded
+        .assembly
+        .fragments
+        .iter()
+        .map(|f| f.source.as_str())
+        .collect();
+    let top: Vec<&str> = sources
+        .iter()
+        .copied()
+        .filter(|s| !s.contains('/'))
+        .collect();
+    let mut folders: Vec<String> = sources
+        .iter()
+        .filter_map(|s| s.rsplit_once('/'))
+        .filter(|(dir, name)| top.contains(name) && !dir.starts_with(['.', '~']))
+        .map(|(dir, _)| dir.to_string())
+        .chain(state.workdir.clone())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders.truncate(MAX_RUNS_IN);
+    let shown = |w: Option<&str>| w.map_or("the folder opened".to_string(), |w| format!("{w}/"));
+    ui.horizontal(|ui| {
+        egui::ComboBox::new("runs-in-combo", "Runs in")
+            .selected_text(shown(state.workdir.as_deref()))
+            .show_ui(ui, |ui| {
+                let choices = std::iter::once(None).chain(folders.iter().map(|f| Some(f.as_str())));
+                for w in choices {
+                    let on = state.workdir.as_deref() == w;
+                    if ui.selectable_label(on, shown(w)).clicked() && !on {
+                        out.push(Command::SetWorkdir(w.map(str::to_string)));
+                    }
+                }
+            })
+            .response
+            .on_hover_text(
+                "The folder the agent runs in (as --workdir): it reads its memory files from there up, and names that folder in its own text",
+            );
+    });
 }
 
 /// An agent profile's own trimming, in its units (characters), with what

@@ -80,6 +80,9 @@ pub struct AppState {
     /// The agent's user-level memory (`~/.claude/CLAUDE.md`) read too, as
     /// `--user-memory` reads it.
     pub user_memory: bool,
+    /// The folder the agent runs in, inside the one opened (`--workdir`);
+    /// `None`: the folder opened.
+    pub workdir: Option<String>,
     pub selected: Option<String>,
     /// A line of the selected fragment's file to show in its detail (a
     /// problem's), and whether the detail still has to scroll to it.
@@ -121,6 +124,7 @@ impl Default for AppState {
             budget_touched: false,
             debug_markers: false,
             user_memory: false,
+            workdir: None,
             selected: None,
             selected_line: None,
             provider: None,
@@ -189,6 +193,7 @@ impl AppState {
             profile: self.profile.clone(),
             caps: self.caps,
             user_memory: self.user_memory,
+            workdir: self.workdir.clone(),
             ..Options::default()
         })
     }

@@ -1,11 +1,22 @@
 //! The Diff view's work and the snapshots it compares: the snapshot list
 //! and the newest one's key asked of the worker, a snapshot saved, the two
-//! chosen sides made into the worker's inputs.
+//! chosen sides made into the worker's inputs; the first request copied
+//! as its API's JSON.
 
 use super::App;
 use crate::ui::worker::{DiffInput, Job};
 
 impl App {
+    /// Copies the session's first request as its API's request JSON.
+    pub(super) fn copy_request_json(&self) {
+        if let Some(l) = &self.state.loaded {
+            let body = l.first_request_body();
+            self.ctx
+                .copy_text(serde_json::to_string_pretty(&body).unwrap_or_default());
+        }
+    }
+
+    /// The native folder picker, as a job (it blocks until answered).
     /// Asks the worker for the workspace's snapshot list and the newest
     /// one's content key (snapshots may be large: never read on this thread).
     pub fn refresh_snapshots(&mut self) {

@@ -43,6 +43,15 @@ impl Agent {
         Agent::OpenCode,
     ];
 
+    /// Whether it can run in a folder below the one opened and reads its
+    /// memory files on the way there (`--workdir`).
+    pub fn runs_in_a_subfolder(self) -> bool {
+        matches!(
+            self,
+            Agent::ClaudeCode | Agent::Codex | Agent::Gemini | Agent::OpenCode | Agent::Pi
+        )
+    }
+
     /// The name its profiles carry (`claude-code`).
     pub fn name(self) -> &'static str {
         match self {

@@ -182,8 +182,7 @@ fn release_differs(
 /// dropped: `--workdir` where the agent does not start in a subfolder,
 /// `--new-session` where it has no startup context (OpenClaw's /new).
 fn unused_options(p: &profile::Profile, extras: &agents::Extras, diags: &mut Vec<Diagnostic>) {
-    use agent::Agent::{ClaudeCode, Codex, Gemini, OpenCode, Pi};
-    if extras.workdir.is_some() && !matches!(p.kind, ClaudeCode | Codex | Gemini | OpenCode | Pi) {
+    if extras.workdir.is_some() && !p.kind.runs_in_a_subfolder() {
         diags.push(Diagnostic::warning(
             "--workdir",
             None,
