@@ -290,6 +290,7 @@ fn runs_in(
     ui.horizontal(|ui| {
         egui::ComboBox::new("runs-in-combo", "Runs in")
             .selected_text(shown(state.workdir.as_deref()))
+            .width(180.0)
             .show_ui(ui, |ui| {
                 let choices = std::iter::once(None).chain(folders.iter().map(|f| Some(f.as_str())));
                 for w in choices {
