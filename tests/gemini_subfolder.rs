@@ -175,3 +175,112 @@ fn the_subfolder_request_is_traced_and_checked_against_the_profile() {
     let check = run(args(&["--check-profile"]));
     assert!(check.contains("no difference"), "{check}");
 }
+
+/// The GEMINI.md files Gemini CLI does not read when it runs in a
+/// subfolder are listed, each saying why: outside a repository only the
+/// folder's own is read; inside one, nothing above the repository's root.
+#[test]
+fn the_files_above_it_does_not_read_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_ws(
+        dir.path(),
+        &[
+            ("GEMINI.md", "# Root\n\nBe brief.\n"),
+            ("app/GEMINI.md", "# App\n\nUse tabs.\n"),
+        ],
+    );
+    let ws = dir.path().to_str().unwrap();
+    let reason = |id: &str| -> (String, String) {
+        let out = common::json(&common::run(&[
+            "report",
+            ws,
+            "--profile",
+            "gemini",
+            "--workdir",
+            "app",
+            "--format",
+            "json",
+        ]));
+        let f = out["fragments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {out}"))
+            .clone();
+        (
+            f["status"].as_str().unwrap().to_string(),
+            f["reason"].as_str().unwrap().to_string(),
+        )
+    };
+    // The temporary folder may lie in a repository: only when it does not
+    // is the root's file out for want of one.
+    let in_git = dir.path().ancestors().any(|d| d.join(".git").exists());
+    if !in_git {
+        let (status, why) = reason("gemini");
+        assert_eq!(status, "disabled");
+        assert!(why.contains("outside a git repository Gemini CLI reads only the GEMINI.md of the folder it runs in (app/)"), "{why}");
+        assert_eq!(reason("gemini.app").0, "kept");
+    }
+    std::fs::create_dir(dir.path().join("app/.git")).unwrap();
+    let (status, why) = reason("gemini");
+    assert_eq!(status, "disabled");
+    assert!(
+        why.contains("up to the repository's root (app/, which holds .git), not above it"),
+        "{why}"
+    );
+    assert_eq!(reason("gemini.app").0, "kept");
+}
+
+/// A GEMINI.md of every kind of `@` Gemini CLI's import code meets (code
+/// spans of one and three backticks and an odd one, a missing file, a
+/// folder, an absolute path, a URL, `@~`, a word with no dot, a self
+/// import, a chain past its depth, a tab before it, a path out of the
+/// project) rendered by prompt-inspector and by Gemini CLI's own
+/// `processImports` (read out of the npm package by
+/// scripts/gemini-imports.sh, which installs it when missing): the same
+/// bytes, in a repository, run in a subfolder, and outside a repository,
+/// where a subfolder's file may not import from above it.
+#[test]
+#[ignore = "needs node and the Gemini CLI package from npm (.ci/run)"]
+fn imports_are_inlined_as_gemini_clis_own_code_inlines_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("p");
+    let abs = root.join("docs/b.md").display().to_string();
+    let top = format!(
+        "Top @docs/a.md and `@docs/b.md` in code\n```\n@docs/b.md\n```\nSee @missing.md, @adir and @{abs}.\nMail me@x.org or @Name or @~/x.md or @http://x/y.md or @../out.md\n@GEMINI.md self\n\t@docs/c1.md tab\n``odd ` span`` @docs/b.md ```g` @docs/b.md\n"
+    );
+    let mut files = vec![
+        ("GEMINI.md".to_string(), top),
+        ("docs/a.md".into(), "A text @b.md\n".into()),
+        ("docs/b.md".into(), "B text\n".into()),
+        ("app/GEMINI.md".into(), "App @../docs/b.md\n".into()),
+        ("adir/keep".into(), String::new()),
+    ];
+    for i in 1..8 {
+        files.push((format!("docs/c{i}.md"), format!("C{i} @c{}.md\n", i + 1)));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    common::write_ws(&root, &files);
+    let compare = |workdir: &[&str]| {
+        let out = std::process::Command::new("bash")
+            .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gemini-imports.sh"))
+            .arg(&root)
+            .args(workdir)
+            .env("PROMPT_INSPECTOR", common::bin())
+            .output()
+            .unwrap();
+        let text = common::stdout(&out);
+        assert!(out.status.success(), "{text}{}", common::stderr(&out));
+        assert!(text.contains("SAME") && !text.contains("DIFF"), "{text}");
+        text
+    };
+    std::fs::create_dir(root.join(".git")).unwrap();
+    compare(&[]);
+    assert_eq!(compare(&["app"]).matches("SAME").count(), 2);
+    std::fs::remove_dir(root.join(".git")).unwrap();
+    compare(&["app"]);
+}

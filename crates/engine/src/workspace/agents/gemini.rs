@@ -13,6 +13,8 @@
 
 use std::collections::BTreeSet;
 
+#[path = "gemini_imports.rs"]
+mod imports;
 #[path = "gemini_user.rs"]
 mod user;
 
@@ -42,11 +44,14 @@ pub fn load_gemini(
     let workdir = extras.workdir.as_deref().unwrap_or("");
     let sent = project_files(r, workdir, out, diags);
     // A subfolder's GEMINI.md is read when the agent works there, not at
-    // the start: listed, not sent, saying so; one outside the folder it
-    // runs in is not read.
+    // the start: listed, not sent, saying so; one elsewhere is not read.
     let mut ex = super::expand::Expander::new(p);
-    for rel in subfolder_files(r) {
-        let folder = rel.trim_end_matches("/GEMINI.md");
+    let top = r.exists("GEMINI.md").then(|| "GEMINI.md".to_string());
+    for rel in top.into_iter().chain(subfolder_files(r)) {
+        let folder = rel
+            .strip_suffix("GEMINI.md")
+            .unwrap_or("")
+            .trim_end_matches('/');
         if sent.iter().any(|d| d == folder) {
             continue;
         }
@@ -58,25 +63,37 @@ pub fn load_gemini(
                 .unwrap_or("read when the agent works in {path}/");
             ex.expand("nested_note", note, &[("path", folder)])
         } else {
-            format!(
-                "not read: {} runs in {workdir}/ (--workdir) and reads GEMINI.md there, above it up to the repository's root and below it",
-                p.agent
-            )
+            not_read(p, r, workdir, folder)
         };
-        let mut f = base(
-            format!("gemini.{}", folder.replace('/', ".")),
-            2,
-            0,
-            text,
-            &rel,
-            1,
-            FragmentKind::Markdown,
-        );
+        let id = match folder {
+            "" => "gemini".to_string(),
+            f => format!("gemini.{}", f.replace('/', ".")),
+        };
+        let mut f = base(id, 2, 0, text, &rel, 1, FragmentKind::Markdown);
         f.interpolate = false;
         f.preset = Some(crate::workspace::types::Preset::Disabled(why));
         out.push(f);
     }
     ex.finish(diags);
+}
+
+/// Why the GEMINI.md of `folder` (`""`: the folder opened) is not read by
+/// Gemini CLI run in `workdir`: above its repository's root, outside any
+/// repository (its own folder's alone), or off its way.
+fn not_read(p: &Profile, r: &Reader, workdir: &str, folder: &str) -> String {
+    let above = folder.is_empty() || workdir.starts_with(&format!("{folder}/"));
+    let agent = &p.agent;
+    match r.git_root(workdir) {
+        GitRoot::Inside(top) if above => format!(
+            "not read: {agent} reads GEMINI.md up to the repository's root ({top}/, which holds .git), not above it"
+        ),
+        GitRoot::None if above => format!(
+            "not read: outside a git repository {agent} reads only the GEMINI.md of the folder it runs in ({workdir}/)"
+        ),
+        _ => format!(
+            "not read: {agent} runs in {workdir}/ (--workdir) and reads GEMINI.md there, above it up to the repository's root and below it"
+        ),
+    }
 }
 
 /// The GEMINI.md files of the folder it runs in (`workdir`) and of those
@@ -177,9 +194,8 @@ fn context_file(
     text: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<FragmentDef> {
-    let mut seen = BTreeSet::from([file.rel.clone()]);
     let mut cuts = Vec::new();
-    let inlined = inline_imports(r, &file.rel, text, 1, &mut seen, &mut cuts, diags);
+    let inlined = imports::inlined(r, &file.rel, text, &mut cuts, diags);
     let trimmed = inlined.trim();
     let lead = inlined.len() - inlined.trim_start().len();
     let head = format!("--- Context from: {} ---\n", file.abs);
@@ -358,198 +374,4 @@ fn subfolder_files(r: &mut Reader) -> Vec<String> {
         }
     }
     out
-}
-
-/// `text` of `rel` with each `@path` (after a space or at a line's start,
-/// outside code) replaced by that file's text between Gemini CLI's
-/// markers, followed `MAX_IMPORT_DEPTH` deep, where each lies in `cuts`
-/// (in order, the ones nested in an import after it); a file imported
-/// again in its own chain, or that cannot be read, is a marker and a
-/// diagnostic. A file imported twice, not in its own chain, is inlined
-/// twice, as Gemini CLI does.
-fn inline_imports(
-    r: &mut Reader,
-    rel: &str,
-    text: &str,
-    depth: usize,
-    seen: &mut BTreeSet<String>,
-    cuts: &mut Vec<Cut>,
-    diags: &mut Vec<Diagnostic>,
-) -> String {
-    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut out = String::with_capacity(text.len());
-    let mut fenced = false;
-    for (n, line) in text.split_inclusive('\n').enumerate() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        }
-        if fenced || !line.contains('@') {
-            out.push_str(line);
-            continue;
-        }
-        let mut in_code = false;
-        let mut rest = line;
-        let mut prev = ' ';
-        while let Some(c) = rest.chars().next() {
-            if c == '`' {
-                in_code = !in_code;
-            }
-            if c == '@' && !in_code && prev.is_whitespace() {
-                // `@` is one byte: the path starts right after it.
-                let token = &rest[1..];
-                let end = token
-                    .find(|c: char| c.is_whitespace())
-                    .unwrap_or(token.len());
-                let path = &token[..end];
-                if !path.is_empty() && path.contains('.') {
-                    let target = join(dir, path);
-                    let at = (rel, n + 1, path);
-                    match imported(r, at, target, depth, seen, diags) {
-                        Import::Inlined {
-                            target,
-                            inner,
-                            nested,
-                        } => {
-                            out.push_str(&format!("<!-- Imported from: {path} -->\n"));
-                            let start = out.len();
-                            cuts.push(Cut {
-                                target,
-                                start,
-                                end: start + inner.len(),
-                                line: n + 1,
-                            });
-                            cuts.extend(nested.into_iter().map(|c| Cut {
-                                start: c.start + start,
-                                end: c.end + start,
-                                ..c
-                            }));
-                            out.push_str(&inner);
-                            out.push_str(&format!("\n<!-- End of import from: {path} -->"));
-                        }
-                        Import::Marker(m) => out.push_str(&m),
-                    }
-                    rest = &token[end..];
-                    prev = path.chars().last().unwrap_or(' ');
-                    continue;
-                }
-            }
-            out.push(c);
-            prev = c;
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-    out
-}
-
-/// What an `@path` becomes: the file's text (its own imports inlined),
-/// or a marker saying why not.
-enum Import {
-    Inlined {
-        target: String,
-        inner: String,
-        /// Where the imports it makes lie in `inner`.
-        nested: Vec<Cut>,
-    },
-    Marker(String),
-}
-
-/// One import, made at `(file, line, as written)`.
-fn imported(
-    r: &mut Reader,
-    (from, line, written): (&str, usize, &str),
-    target: Option<String>,
-    depth: usize,
-    seen: &mut BTreeSet<String>,
-    diags: &mut Vec<Diagnostic>,
-) -> Import {
-    let fail = |why: &str, diags: &mut Vec<Diagnostic>| {
-        diags.push(Diagnostic::warning(
-            from,
-            Some(line),
-            format!("@{written}: {why}"),
-        ));
-        Import::Marker(format!("<!-- Import failed: {written} - {why} -->"))
-    };
-    let Some(target) = target else {
-        return fail("leaves the folder", diags);
-    };
-    if depth > MAX_IMPORT_DEPTH {
-        return fail("imports nested deeper than 5", diags);
-    }
-    if !seen.insert(target.clone()) {
-        return Import::Marker(format!("<!-- File already processed: {written} -->"));
-    }
-    let text = match r.read_checked(&target) {
-        Ok(t) => t,
-        Err((_, why)) => {
-            seen.remove(&target);
-            return fail(&why.to_string(), diags);
-        }
-    };
-    let mut nested = Vec::new();
-    let inner = inline_imports(r, &target, &text, depth + 1, seen, &mut nested, diags);
-    seen.remove(&target);
-    Import::Inlined {
-        target,
-        inner,
-        nested,
-    }
-}
-
-/// `path` relative to the folder `dir` (both workspace-relative), `..`
-/// resolved; none when it leaves the folder or is absolute.
-fn join(dir: &str, path: &str) -> Option<String> {
-    if path.starts_with('/') || path.starts_with('~') {
-        return None;
-    }
-    let mut parts: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
-    for c in path.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            c => parts.push(c),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_line_with_other_scripts_and_an_at_is_read_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.md"), "Ä\n").unwrap();
-        let mut r = Reader::new(dir.path()).unwrap();
-        let mut seen = BTreeSet::new();
-        let mut diags = Vec::new();
-        let text = "é café @a.md — ü mail@x.org\n";
-        let mut cuts = Vec::new();
-        let out = inline_imports(
-            &mut r,
-            "GEMINI.md",
-            text,
-            1,
-            &mut seen,
-            &mut cuts,
-            &mut diags,
-        );
-        assert_eq!(
-            out,
-            "é café <!-- Imported from: a.md -->\nÄ\n\n<!-- End of import from: a.md --> — ü mail@x.org\n"
-        );
-        assert!(diags.is_empty(), "{diags:?}");
-        assert_eq!(&out[cuts[0].start..cuts[0].end], "Ä\n");
-    }
-
-    #[test]
-    fn imports_resolve_inside_the_folder_only() {
-        assert_eq!(join("docs", "style.md").as_deref(), Some("docs/style.md"));
-        assert_eq!(join("docs", "../a.md").as_deref(), Some("a.md"));
-        assert_eq!(join("", "../a.md"), None);
-        assert_eq!(join("", "/etc/passwd"), None);
-    }
 }
