@@ -347,6 +347,8 @@ def gemini():
         "tools": tools,
         "deferred_tools": [],
         "sometimes": sometimes,
+        "request_fields": {k: v for k, v in first.items()
+                           if k not in ("contents", "systemInstruction", "tools")},
     }
 
 

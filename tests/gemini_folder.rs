@@ -96,6 +96,10 @@ fn the_rendered_request_is_what_gemini_cli_sent() {
     let real = sent();
     assert_eq!(body["systemInstruction"], real["systemInstruction"]);
     assert_eq!(body["tools"], real["tools"]);
+    // Its other fields, and its fields in its order.
+    assert_eq!(body["generationConfig"], real["generationConfig"]);
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&body), keys(&real));
     let ours = body["contents"][0]["parts"][0]["text"].as_str().unwrap();
     let theirs = real["contents"][0]["parts"][0]["text"].as_str().unwrap();
     // Today's date in the agent's words, as it wrote the recorded one.

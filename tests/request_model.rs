@@ -201,7 +201,7 @@ fn the_assembly_makes_the_typed_request_and_its_wire_reads_back_as_it() {
                 Api::ChatCompletions,
                 made::openai_request(a, &a.model, messages, 64),
             ),
-            (Api::Gemini, made::gemini_request(a, messages)),
+            (Api::Gemini, made::gemini_request(a, None, messages)),
         ];
         for (api, r) in made {
             let at = format!("{} as {}", dir.display(), api.name());

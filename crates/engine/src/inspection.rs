@@ -454,7 +454,8 @@ impl Inspection {
         // Gemini CLI's folder: the body Gemini's API takes.
         match self.workspace.profile.agent {
             crate::workspace::agent::Agent::Gemini => {
-                return crate::cache::request::gemini_request(&self.assembly, &messages);
+                let parts = self.workspace.builtin.as_deref();
+                return crate::cache::request::gemini_request(&self.assembly, parts, &messages);
             }
             crate::workspace::agent::Agent::Codex => {
                 let parts = self.workspace.builtin.as_deref();

@@ -192,8 +192,13 @@ fn role(r: session::Role, assistant: Role) -> Role {
 /// first user message as that message's first part (joined as they are),
 /// each message's text a part, the tools as one group of function
 /// declarations.
-pub fn gemini_request(a: &Assembly, messages: &[Message]) -> Request {
+pub fn gemini_request(a: &Assembly, b: Option<&Builtin>, messages: &[Message]) -> Request {
     let mut r = Request::new(Api::Gemini, None);
+    // The body's other fields as the agent sends them (its
+    // `generationConfig`).
+    if let Some(b) = b {
+        r.extra.extend(b.request_fields.clone());
+    }
     let system = placed_system(a);
     if !system.is_empty() {
         r.system = vec![Block::text(system.join("\n\n"), None)];

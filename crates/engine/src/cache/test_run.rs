@@ -196,7 +196,7 @@ fn body_for(
         )
         .to_wire(),
         Api::Gemini => {
-            let mut body = request::gemini_request(a, &messages).to_wire();
+            let mut body = request::gemini_request(a, None, &messages).to_wire();
             // The model goes in the path; the client takes it from here.
             body["model"] = model.into();
             body["generationConfig"] = serde_json::json!({"maxOutputTokens": 1});

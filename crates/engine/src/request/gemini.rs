@@ -158,7 +158,7 @@ pub fn read(body: &Value) -> Result<Request, ReadError> {
 }
 
 pub fn write(r: &Request) -> Value {
-    let mut o = r.extra.clone();
+    let mut o = serde_json::Map::new();
     if !r.tools.is_empty() || r.had("tools") {
         let mut groups = Vec::new();
         let mut tools = r.tools.iter();
@@ -225,5 +225,14 @@ pub fn write(r: &Request) -> Value {
             .collect();
         o.insert("contents".into(), Value::Array(contents));
     }
-    Value::Object(o)
+    // In Gemini CLI's order: its contents, system instruction and tools,
+    // then the body's other fields as they came.
+    let mut out = serde_json::Map::new();
+    for k in ["contents", "systemInstruction", "tools"] {
+        if let Some(v) = o.remove(k) {
+            out.insert(k.into(), v);
+        }
+    }
+    out.extend(r.extra.clone());
+    Value::Object(out)
 }
