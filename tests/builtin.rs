@@ -634,10 +634,7 @@ fn a_working_folder_outside_the_workspace_or_not_a_folder_is_one_clear_error() {
         ),
         ("/etc", "it must be a folder inside the workspace"),
         ("tools/../..", "it must be a folder inside the workspace"),
-        (
-            "tools/AGENTS.md",
-            "no folder tools/AGENTS.md in the workspace",
-        ),
+        ("tools/AGENTS.md", "tools/AGENTS.md is a file, not a folder"),
         ("nowhere", "no folder nowhere in the workspace"),
     ] {
         let o = run(&["report", ws.to_str().unwrap(), "--workdir", bad]);

@@ -1175,3 +1175,47 @@ fn an_option_the_agent_does_not_use_is_said() {
         stdout(&o)
     );
 }
+
+/// `--workdir` as users type it: `app/` (a shell's completion), `./app`
+/// and the folder's absolute path are `app`; `.` is the folder itself; a
+/// file is said to be one.
+#[test]
+fn workdir_is_taken_as_users_type_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_ws(
+        dir.path(),
+        &[
+            ("CLAUDE.md", "# R\n\nBe brief.\n"),
+            ("app/CLAUDE.md", "# A\n\nUse tabs.\n"),
+            ("afile", "x\n"),
+        ],
+    );
+    let root = dir.path().canonicalize().unwrap();
+    let ws = root.to_str().unwrap();
+    let kept = |w: &str| -> Vec<String> {
+        let out = json(&run(&["report", ws, "--workdir", w, "--format", "json"]));
+        out["fragments"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{w}: {out}"))
+            .iter()
+            .filter(|f| {
+                f["status"] == "kept" && !f["source"].as_str().unwrap().contains("built in")
+            })
+            .map(|f| f["source"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let app = kept("app");
+    assert!(app.contains(&"app/CLAUDE.md".to_string()), "{app:?}");
+    let abs = root.join("app").display().to_string();
+    for w in ["app/", "./app", abs.as_str(), &format!("{abs}/")] {
+        assert_eq!(kept(w), app, "{w}");
+    }
+    assert!(!kept(".").contains(&"app/CLAUDE.md".to_string()));
+    let o = run(&["report", ws, "--workdir", "afile"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--workdir afile: afile is a file, not a folder"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -18,8 +18,8 @@ pub struct Args {
     /// text to read, json for scripts (with its `schema` number), markdown for a pull request or an issue
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// For a WORKSPACE@SESSION side: the folder the agent runs in (Codex,
-    /// Claude Code), as `report --workdir`.
+    /// For a WORKSPACE@SESSION side: the folder the agent runs in (Claude
+    /// Code, Codex, Gemini CLI, Pi, OpenCode), as `report --workdir`.
     #[arg(long)]
     pub workdir: Option<String>,
 }

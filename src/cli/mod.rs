@@ -85,9 +85,9 @@ pub struct Common {
     /// ~/.config/opencode/AGENTS.md (else ~/.claude/CLAUDE.md).
     #[arg(long)]
     pub user_memory: bool,
-    /// Codex, Claude Code, Pi or OpenCode: the folder the agent runs in,
-    /// relative to the workspace (the AGENTS.md or CLAUDE.md files of the
-    /// root, then of each folder down to it, are sent).
+    /// Claude Code, Codex, Gemini CLI, Pi or OpenCode: the folder the agent
+    /// runs in, inside the workspace (its memory files of the folders on
+    /// the way to it are sent, as each agent reads them).
     #[arg(long)]
     pub workdir: Option<String>,
     /// OpenClaw: the kind of session (subagent, cron, group; default the

@@ -66,9 +66,9 @@ pub struct Args {
     /// workspace declares or is detected as).
     #[arg(long, requires = "check_profile")]
     pub profile: Option<String>,
-    /// With --against: the folder the agent ran in, relative to the
-    /// workspace (Codex, Claude Code, Pi, OpenCode: the memory files of
-    /// each folder down to it are sent).
+    /// With --against: the folder the agent ran in, inside the workspace
+    /// (Claude Code, Codex, Gemini CLI, Pi, OpenCode: the memory files on
+    /// the way to it are sent).
     #[arg(long, requires = "against")]
     pub workdir: Option<String>,
     /// Export one OpenTelemetry span per request to this OTLP/HTTP

@@ -128,7 +128,10 @@ pub fn load_workspace(root: &Path, opts: &Options) -> Result<Workspace, Error> {
         user_memory_home,
         home: opts.home.clone(),
         today: opts.today.clone(),
-        workdir: opts.workdir.clone(),
+        workdir: opts
+            .workdir
+            .as_deref()
+            .and_then(|w| workspace::workdir_as_given(root, w)),
         session_kind: opts.session_kind.clone(),
         os_version: opts.os_version.clone(),
     };

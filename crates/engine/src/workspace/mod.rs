@@ -23,7 +23,11 @@ pub mod sources;
 pub mod store;
 pub mod tooldefs;
 pub mod types;
+mod workdir;
 pub mod yaml;
+
+use workdir::check_workdir;
+pub use workdir::workdir_as_given;
 
 use std::path::Path;
 
@@ -308,25 +312,6 @@ fn claude_settings(
             ),
         ));
     }
-}
-
-/// `--workdir`: a folder inside the workspace, named by a relative path
-/// without `..`.
-fn check_workdir(r: &mut Reader, w: &str) -> Result<(), Error> {
-    let plain = !w.is_empty()
-        && !w.starts_with('/')
-        && w.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
-    let (parent, name) = w.rsplit_once('/').unwrap_or((".", w));
-    if plain && r.list(parent).iter().any(|(n, dir)| n == name && *dir) {
-        return Ok(());
-    }
-    let why = if plain {
-        format!("no folder {w} in the workspace")
-    } else {
-        "it must be a folder inside the workspace, named by a relative path without . or .."
-            .to_string()
-    };
-    Err(Error::option(format!("--workdir {w}"), why))
 }
 
 /// The profile with its recorded parts' run values filled in: the folder,
