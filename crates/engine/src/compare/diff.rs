@@ -78,8 +78,9 @@ pub struct Diff {
     pub appended: usize,
     pub breakpoints: Vec<Breakpoint>,
     pub divergence: Option<Divergence>,
-    /// Tokens of what A had cached that B's first request would write
-    /// again instead of read.
+    /// Tokens B's first request would write instead of read: what it
+    /// writes after its last breakpoint still valid, up to as much as A
+    /// had cached (B's tokens past A's extent are written either way).
     pub rewrite_tokens: u64,
     pub lines: Vec<DiffLine>,
     /// Two recorded requests (positions, not layers).

@@ -133,10 +133,10 @@ fn cache_line(d: &Diff) -> String {
         );
     }
     format!(
-        "{} of what {} had cached would be written again, not read, by the first request of {}",
+        "{} would be written instead of read by the first request of {} (what it writes after the last breakpoint still valid, up to as much as {} had cached)",
         crate::plural(d.rewrite_tokens, "token"),
-        d.a,
-        d.b
+        d.b,
+        d.a
     )
 }
 
