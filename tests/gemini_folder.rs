@@ -22,7 +22,8 @@ fn sent() -> Value {
     sent_in("gemini")
 }
 
-fn sent_in(recording: &str) -> Value {
+/// The first request to the main model of `recording`.
+pub(crate) fn sent_in(recording: &str) -> Value {
     let text =
         std::fs::read_to_string(AgentHome::fixture(recording).join("capture.jsonl")).unwrap();
     text.lines()
@@ -30,6 +31,17 @@ fn sent_in(recording: &str) -> Value {
         .find(|l| l["request"].get("tools").is_some())
         .unwrap()["request"]
         .clone()
+}
+
+/// A rendered body against the one Gemini CLI sent: the same system
+/// instruction, tools and other fields, in its order (the contents are
+/// each test's, for the date).
+pub(crate) fn assert_sent_as(body: &Value, real: &Value) {
+    assert_eq!(body["systemInstruction"], real["systemInstruction"]);
+    assert_eq!(body["tools"], real["tools"]);
+    assert_eq!(body["generationConfig"], real["generationConfig"]);
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(body), keys(real));
 }
 
 /// The fixture's folder at HOME/notes-app of a private home (a git
@@ -54,17 +66,22 @@ fn home() -> AgentHome {
     )
 }
 
-/// The date as Gemini CLI wrote it in the request, and today's as the
-/// binary writes it (in UTC).
-fn dates(first: &str) -> (String, String) {
-    let recorded = first
+/// The day as Gemini CLI writes it in a first message (`Monday,
+/// December 7, 2026`).
+pub(crate) fn day(first: &str) -> &str {
+    first
         .split("Today's date is ")
         .nth(1)
         .unwrap()
         .split(" (formatted")
         .next()
         .unwrap()
-        .to_string();
+}
+
+/// The date as Gemini CLI wrote it in the request, and today's as the
+/// binary writes it (in UTC).
+fn dates(first: &str) -> (String, String) {
+    let recorded = day(first).to_string();
     let days = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -94,12 +111,7 @@ fn the_rendered_request_is_what_gemini_cli_sent() {
     ]))
     .unwrap();
     let real = sent();
-    assert_eq!(body["systemInstruction"], real["systemInstruction"]);
-    assert_eq!(body["tools"], real["tools"]);
-    // Its other fields, and its fields in its order.
-    assert_eq!(body["generationConfig"], real["generationConfig"]);
-    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
-    assert_eq!(keys(&body), keys(&real));
+    assert_sent_as(&body, &real);
     let ours = body["contents"][0]["parts"][0]["text"].as_str().unwrap();
     let theirs = real["contents"][0]["parts"][0]["text"].as_str().unwrap();
     // Today's date in the agent's words, as it wrote the recorded one.

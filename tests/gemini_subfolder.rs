@@ -8,6 +8,7 @@
 
 use crate::common;
 
+use crate::gemini_folder::day;
 use common::agent_home::AgentHome;
 use serde_json::Value;
 
@@ -25,27 +26,8 @@ fn home() -> AgentHome {
     h
 }
 
-/// The first request to the main model (the one before is its router's).
 fn sent() -> Value {
-    let text =
-        std::fs::read_to_string(AgentHome::fixture("gemini-subfolder").join("capture.jsonl"))
-            .unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|l| l["request"].get("tools").is_some())
-        .unwrap()["request"]
-        .clone()
-}
-
-/// The day as Gemini CLI wrote it (`Monday, December 7, 2026`).
-fn day(first: &str) -> &str {
-    first
-        .split("Today's date is ")
-        .nth(1)
-        .unwrap()
-        .split(" (formatted")
-        .next()
-        .unwrap()
+    crate::gemini_folder::sent_in("gemini-subfolder")
 }
 
 #[test]
@@ -62,8 +44,7 @@ fn run_in_a_subfolder_the_request_is_what_gemini_cli_sent() {
     ]))
     .unwrap();
     let real = sent();
-    assert_eq!(body["systemInstruction"], real["systemInstruction"]);
-    assert_eq!(body["tools"], real["tools"]);
+    crate::gemini_folder::assert_sent_as(&body, &real);
     let ours = body["contents"][0]["parts"][0]["text"].as_str().unwrap();
     let theirs = real["contents"][0]["parts"][0]["text"].as_str().unwrap();
     assert!(theirs.contains("--- Context from: /home/user/notes-app/app/GEMINI.md ---"));
