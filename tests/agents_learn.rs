@@ -483,3 +483,48 @@ fn a_dry_run_says_it_would_learn_and_writes_nothing() {
     assert!(said.contains("--dry-run: nothing written"), "{said}");
     assert!(u.saved().is_empty());
 }
+
+/// Claude Code 2.1.337 (newer than the bundled 2.1.332; recorded in
+/// tests/fixtures/agents/claude-code-2.1.337) changed one built-in skill's
+/// description (`claude-api`): learned from its request, that entry of
+/// the listing is the request's, the others as recorded, and it is said.
+#[test]
+fn a_newer_releases_own_listing_entries_are_learned_as_sent() {
+    let u = User::new();
+    let o = u.learn("claude-code-2.1.337", &["--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let kept = json(&o)["kept_from_recording"].to_string();
+    assert!(
+        kept.contains("its own entries as the request sends them (1 changed since)"),
+        "{kept}"
+    );
+    let learned = u.first_saved();
+    let entry = |parts: &Value, name: &str| -> String {
+        parts["listing"]["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let recorded = bundled("claude-code-2.1.332.builtin.json");
+    let text =
+        std::fs::read_to_string(fixture("claude-code-2.1.337").join("capture.jsonl")).unwrap();
+    let sent: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let message = sent["request"]["messages"][1]["content"].to_string();
+    let new = entry(&learned, "claude-api");
+    assert_ne!(new, entry(&recorded, "claude-api"));
+    assert!(
+        message.contains(
+            &serde_json::to_string(&new)
+                .unwrap()
+                .trim_matches('"')
+                .to_string()
+        ),
+        "{new}"
+    );
+    assert_eq!(entry(&learned, "loop"), entry(&recorded, "loop"));
+}

@@ -149,11 +149,19 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
             Some(at) => kept.push(format!("tool {}: holds {at}, so it is left out", t.name())),
         }
     }
-    if template.listing.is_some() {
-        kept.push(format!(
-            "the listing of skills and subagents: as recorded from {}",
-            template.source()
-        ));
+    if let Some(listing) = &mut parts.listing {
+        // Entries of a line each (Claude Code's) are found in the request;
+        // others (OpenClaw's `<skill>` blocks) stay as recorded.
+        let said = if listing.agent_line.is_some() {
+            let n = listed_as_sent(listing, req, private, &vars);
+            format!(
+                "its frame as recorded from {}, its own entries as the request sends them ({n} changed since)",
+                template.source()
+            )
+        } else {
+            format!("as recorded from {}", template.source())
+        };
+        kept.push(format!("the listing of skills and subagents: {said}"));
     }
     if !template.deferred_tools.is_empty() {
         kept.push(format!(
@@ -163,6 +171,61 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
         ));
     }
     Ok(Learned { parts, kept })
+}
+
+/// The agent's own entries of `listing` (its built-in skills and
+/// subagents) as `req` sends them: each found by its line's head
+/// (`- NAME: `) at a line's start in one of the request's parts, running
+/// to the next entry or blank line. An entry whose name one of the user's
+/// files carries (their skill or subagent of that name wins it), or whose
+/// text holds a line of theirs, stays as recorded. Returns how many
+/// changed.
+fn listed_as_sent(
+    listing: &mut crate::workspace::agents::builtin::Listing,
+    req: &Request,
+    private: &[SourceFile],
+    vars: &Placeholders,
+) -> usize {
+    let texts: Vec<String> = req
+        .positions()
+        .into_iter()
+        .map(|p| p.text.into_owned())
+        .collect();
+    let lines = private_lines(private);
+    let users = |name: &str| {
+        private.iter().any(|f| {
+            f.path.contains(&format!("/{name}/")) || f.path.ends_with(&format!("/{name}.md"))
+        })
+    };
+    let mut changed = 0;
+    for e in listing.agents.iter_mut().chain(listing.skills.iter_mut()) {
+        let head = format!("- {}: ", e.name);
+        if users(&e.name) || !e.text.starts_with(&head) {
+            continue;
+        }
+        let found = texts.iter().find_map(|t| {
+            let at = if t.starts_with(&head) {
+                0
+            } else {
+                t.find(&format!("\n{head}"))? + 1
+            };
+            let rest = &t[at + head.len()..];
+            let end = [rest.find("\n- "), rest.find("\n\n")]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(rest.len());
+            Some(t[at..at + head.len() + end].to_string())
+        });
+        if let Some(text) = found.map(|t| vars.unfill(&t))
+            && text != e.text
+            && holds_private(&text, &lines).is_none()
+        {
+            e.text = text;
+            changed += 1;
+        }
+    }
+    changed
 }
 
 /// Who sent a request: the agent, its release, the bundled profile whose
