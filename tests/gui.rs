@@ -1091,3 +1091,33 @@ fn a_narrow_fragment_table_keeps_its_rows_bar_in_sight() {
         "every column fits at 3000 px: the bar stays at the right"
     );
 }
+
+/// In an agent's folder the agent's own entries share a block with the
+/// user's files (Claude Code's built-in skills in its listing): the upper
+/// lane is the block as sent, its end the layer's `used` plus the agent's
+/// own, with the DEBUG markers in it at their size (they were pushed off
+/// the bar's end).
+#[test]
+fn an_agent_blocks_lane_is_the_block_as_sent_markers_included() {
+    use prompt_inspector::ui::lanes::{self, Part};
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code");
+    let mut h = harness(ws);
+    wait_loaded(&mut h);
+    h.state_mut()
+        .as_mut()
+        .unwrap()
+        .apply(prompt_inspector::ui::command::Command::SetMarkers(true));
+    h.run_steps(3);
+    let a = app(&h).state.assembly().unwrap().clone();
+    let l = a.layers.iter().find(|l| l.agent_own > 0).unwrap();
+    assert!(l.markers > 0);
+    let x = lanes::lanes(&a, l);
+    assert_eq!(x.sent.last().unwrap().end(), l.used + l.agent_own);
+    let markers: u64 = x
+        .sent
+        .iter()
+        .filter(|s| s.part == Part::Markers)
+        .map(|s| s.tokens)
+        .sum();
+    assert_eq!(markers, l.markers);
+}

@@ -43,7 +43,8 @@ impl Segment<'_> {
 /// A layer's two lanes and what is left.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lanes<'a> {
-    /// What the block sends, in order; it ends at the layer's `used`.
+    /// What the block sends, in order; it ends at the layer's `used` plus
+    /// the agent's own text in it.
     pub sent: Vec<Segment<'a>>,
     /// What trimming cut (in fragment order), then dropped, then disabled.
     pub cut: Vec<Segment<'a>>,
@@ -54,11 +55,15 @@ pub struct Lanes<'a> {
 }
 
 /// The lanes of layer `l`: every token the block costs is in `sent`
-/// (its end is `l.used`), every token trimming removed is in `cut`.
+/// (its end is `l.used` plus `l.agent_own`), every token trimming removed
+/// is in `cut`.
 pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     let frags: Vec<&FragmentResult> = a.fragments.iter().filter(|f| f.layer == l.layer).collect();
     let present: u64 = frags.iter().map(|f| f.kept_tokens).sum();
-    let frame = l.used.saturating_sub(present + l.markers);
+    // The block as sent: the agent's own entries among the user's files
+    // (Claude Code's built-in skills in its listing) are fragments too.
+    let sent_tokens = l.used + l.agent_own;
+    let frame = sent_tokens.saturating_sub(present + l.markers);
     let mut sent = Vec::new();
     let mut at = 0;
     let push = |lane: &mut Vec<Segment<'a>>, at: &mut u64, part, tokens: u64| {
@@ -75,7 +80,12 @@ pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     for f in &frags {
         push(&mut sent, &mut at, Part::Fragment(f), f.kept_tokens);
     }
-    push(&mut sent, &mut at, Part::Markers, l.markers.min(l.used));
+    push(
+        &mut sent,
+        &mut at,
+        Part::Markers,
+        l.markers.min(sent_tokens),
+    );
     let mut cut = Vec::new();
     let mut at = 0;
     let rank = |f: &FragmentResult| match f.status {
@@ -105,7 +115,7 @@ pub fn scale(a: &Assembly) -> u64 {
         .map(|l| {
             let x = lanes(a, l);
             let cut = x.cut.last().map_or(0, Segment::end);
-            l.used.max(l.available).max(cut)
+            (l.used + l.agent_own).max(l.available).max(cut)
         })
         .max()
         .unwrap_or(1)

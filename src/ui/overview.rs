@@ -28,7 +28,12 @@ pub fn layers(ui: &mut Ui, state: &AppState, a: &Assembly, out: &mut Vec<Command
     // One scale for all layers, so bars compare: an agent's folder's on
     // what it sends (its layers have no budgets to fill).
     let scale = if agent {
-        a.layers.iter().map(|l| l.used).max().unwrap_or(1).max(1)
+        a.layers
+            .iter()
+            .map(|l| l.used + l.agent_own)
+            .max()
+            .unwrap_or(1)
+            .max(1)
     } else {
         super::lanes::scale(a)
     };
