@@ -1120,4 +1120,30 @@ fn an_agent_blocks_lane_is_the_block_as_sent_markers_included() {
         .map(|s| s.tokens)
         .sum();
     assert_eq!(markers, l.markers);
+    // OpenCode's prompt shares its one block with the user's files and is
+    // no fragment: its own segment, not "title, separators".
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/opencode/workspace");
+    copy_dir(&fixture, dir.path());
+    std::fs::write(dir.path().join("opencode.json"), "{}\n").unwrap();
+    let mut h = harness(dir.path().to_path_buf());
+    wait_loaded(&mut h);
+    let a = app(&h).state.assembly().unwrap().clone();
+    let l = a.layers.iter().find(|l| l.agent_own > 0).unwrap();
+    let x = lanes::lanes(&a, l);
+    let own: u64 = x
+        .sent
+        .iter()
+        .filter(|s| s.part == Part::Agent)
+        .map(|s| s.tokens)
+        .sum();
+    assert_eq!(own, l.agent_own);
+    let frame: u64 = x
+        .sent
+        .iter()
+        .filter(|s| s.part == Part::Frame)
+        .map(|s| s.tokens)
+        .sum();
+    assert!(frame < 10, "{frame}");
 }

@@ -22,6 +22,9 @@ pub enum Part<'a> {
     Frame,
     /// What the DEBUG markers add (sent only while they are on).
     Markers,
+    /// The agent's own text in the block that no fragment holds (an
+    /// OpenCode or OpenClaw prompt joined around the user's files).
+    Agent,
     /// A fragment's text: sent (upper lane) or cut (lower lane).
     Fragment(&'a FragmentResult),
 }
@@ -63,7 +66,13 @@ pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
     // The block as sent: the agent's own entries among the user's files
     // (Claude Code's built-in skills in its listing) are fragments too.
     let sent_tokens = l.used + l.agent_own;
-    let frame = sent_tokens.saturating_sub(present + l.markers);
+    let own_in_fragments: u64 = frags
+        .iter()
+        .filter(|f| f.is_agents_own())
+        .map(|f| f.kept_tokens)
+        .sum();
+    let agent = l.agent_own.saturating_sub(own_in_fragments);
+    let frame = sent_tokens.saturating_sub(present + l.markers + agent);
     let mut sent = Vec::new();
     let mut at = 0;
     let push = |lane: &mut Vec<Segment<'a>>, at: &mut u64, part, tokens: u64| {
@@ -76,6 +85,7 @@ pub fn lanes<'a>(a: &'a Assembly, l: &LayerResult) -> Lanes<'a> {
             *at += tokens;
         }
     };
+    push(&mut sent, &mut at, Part::Agent, agent);
     push(&mut sent, &mut at, Part::Frame, frame);
     for f in &frags {
         push(&mut sent, &mut at, Part::Fragment(f), f.kept_tokens);
@@ -127,6 +137,7 @@ fn label(s: &Segment, sent: bool) -> String {
     let n = thousands(s.tokens);
     match s.part {
         Part::Frame => format!("title and separators: {n} tokens sent"),
+        Part::Agent => format!("the agent's own text: {n} tokens sent"),
         Part::Markers => format!("DEBUG markers: {n} tokens sent"),
         Part::Fragment(f) if sent => format!("{}: {n} tokens sent ({})", f.id, f.status.as_str()),
         Part::Fragment(f) => match f.status {
@@ -210,6 +221,7 @@ fn segment(
     let visuals = ui.visuals().clone();
     let color = match s.part {
         Part::Frame => colors::UNCACHED,
+        Part::Agent => colors::layer(0, visuals.dark_mode),
         Part::Markers => colors::MARKER,
         Part::Fragment(f) => colors::status(f.status),
     };
@@ -343,6 +355,10 @@ pub fn legend(ui: &mut Ui, budgets: bool) {
         }
         colors::swatch_label(ui, colors::UNCACHED, "title, separators");
         colors::swatch_label(ui, colors::MARKER, "DEBUG markers");
+        if !budgets {
+            let own = colors::layer(0, ui.visuals().dark_mode);
+            colors::swatch_label(ui, own, "the agent's own text");
+        }
     });
     let lanes = "Upper lane: what the block sends, in order; lower lane, faded: what trimming cut and what was dropped.";
     let text = if budgets {
