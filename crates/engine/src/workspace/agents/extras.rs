@@ -20,7 +20,8 @@ pub struct Extras {
     pub home: Option<std::path::PathBuf>,
     /// Today's date, for the agent's own text that carries it.
     pub today: Option<String>,
-    /// Codex: the folder it runs in (relative to the workspace, checked).
+    /// The folder the agent runs in (`--workdir`: relative to the
+    /// workspace, checked): Claude Code, Codex, Gemini CLI, Pi, OpenCode.
     pub workdir: Option<String>,
     /// OpenClaw: the kind of session (`subagent`, `cron`, `group`; none:
     /// the main session), checked against the profile's kinds.
