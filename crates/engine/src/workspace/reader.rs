@@ -321,6 +321,35 @@ impl Reader {
         }
     }
 
+    /// This reader of the agent's own folder (`~/.claude/`) handed over:
+    /// every file it read but `skip` (which the caller keeps itself), and
+    /// what it refused there, each named `{prefix}{rel}` as the agent's
+    /// files are named (`~/.claude/style.md`).
+    pub fn into_agent_files(
+        mut self,
+        skip: &str,
+        prefix: &str,
+    ) -> (Vec<AgentFile>, Vec<Diagnostic>) {
+        let read: Vec<String> = self.files.keys().filter(|k| *k != skip).cloned().collect();
+        let mut files = Vec::new();
+        for rel in read {
+            if let Some(text) = self.read(&rel) {
+                let modified = self.modified.get(&rel).copied();
+                let shown = format!("{prefix}{rel}");
+                files.push(AgentFile {
+                    shown,
+                    text,
+                    modified,
+                });
+            }
+        }
+        let mut diags = std::mem::take(&mut self.diags);
+        for d in &mut diags {
+            d.file = format!("{prefix}{}", d.file);
+        }
+        (files, diags)
+    }
+
     /// Like [`Reader::read`], but the error is returned for the caller to
     /// report (for paths named inside another file).
     ///

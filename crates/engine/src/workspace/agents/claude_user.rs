@@ -80,7 +80,7 @@ pub(super) fn user_memory(p: &Profile, extras: &Extras, text: Option<&str>, walk
 /// The user's files read, kept as the agent's own (to trace a request
 /// to), and what the reader refused there, named as the agent's files.
 fn keep_home_files(
-    mut hr: Reader,
+    hr: Reader,
     text: Option<&str>,
     um: &UserMemory,
     (dir, name): (&str, &str),
@@ -94,20 +94,9 @@ fn keep_home_files(
         })
         .into_iter()
         .collect();
-    let read: Vec<String> = hr.files.keys().filter(|k| *k != name).cloned().collect();
-    for rel in read {
-        if let Some(t) = hr.read(&rel) {
-            files.push(crate::workspace::reader::AgentFile {
-                shown: format!("~/{dir}/{rel}").replace("//", "/"),
-                modified: hr.modified.get(&rel).copied(),
-                text: t,
-            });
-        }
-    }
+    let prefix = format!("~/{dir}/").replace("//", "/");
+    let (read, refused) = hr.into_agent_files(name, &prefix);
+    files.extend(read);
     walk.r.agent_files.extend(files);
-    // What the reader refused there, named as the agent's files.
-    for mut d in std::mem::take(&mut hr.diags) {
-        d.file = format!("~/{dir}/{}", d.file).replace("//", "/");
-        walk.diags.push(d);
-    }
+    walk.diags.extend(refused);
 }

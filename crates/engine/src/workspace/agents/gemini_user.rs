@@ -58,19 +58,12 @@ pub(super) fn user_memory(
         text,
         modified: None,
     });
-    let read: Vec<String> = hr.files.keys().filter(|k| *k != name).cloned().collect();
-    for rel in read {
-        if let Some(t) = hr.read(&rel) {
-            r.agent_files.push(crate::workspace::reader::AgentFile {
-                shown: format!("{shown}{rel}"),
-                modified: hr.modified.get(&rel).copied(),
-                text: t,
-            });
-        }
-    }
     // What went wrong there, named as the agent's files.
-    for mut d in own.into_iter().chain(std::mem::take(&mut hr.diags)) {
+    for mut d in own {
         d.file = format!("{shown}{}", d.file);
         diags.push(d);
     }
+    let (files, refused) = hr.into_agent_files(name, &shown);
+    r.agent_files.extend(files);
+    diags.extend(refused);
 }
