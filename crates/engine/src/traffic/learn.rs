@@ -153,7 +153,7 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
         // Entries of a line each (Claude Code's) are found in the request;
         // others (OpenClaw's `<skill>` blocks) stay as recorded.
         let said = if listing.agent_line.is_some() {
-            let n = listed_as_sent(listing, req, private, &vars);
+            let n = listed_as_sent(listing, req, (private, &lines), &vars);
             format!(
                 "its frame as recorded from {}, its own entries as the request sends them ({n} changed since)",
                 template.source()
@@ -178,12 +178,12 @@ pub fn learn(seen: &Seen, template: &Builtin, private: &[SourceFile]) -> Result<
 /// (`- NAME: `) at a line's start in one of the request's parts, running
 /// to the next entry or blank line. An entry whose name one of the user's
 /// files carries (their skill or subagent of that name wins it), or whose
-/// text holds a line of theirs, stays as recorded. Returns how many
-/// changed.
+/// text holds a line of theirs (`lines`, from [`private_lines`]), stays as
+/// recorded. Returns how many changed.
 fn listed_as_sent(
     listing: &mut crate::workspace::agents::builtin::Listing,
     req: &Request,
-    private: &[SourceFile],
+    (private, lines): (&[SourceFile], &[(&str, String)]),
     vars: &Placeholders,
 ) -> usize {
     let texts: Vec<String> = req
@@ -191,7 +191,6 @@ fn listed_as_sent(
         .into_iter()
         .map(|p| p.text.into_owned())
         .collect();
-    let lines = private_lines(private);
     let users = |name: &str| {
         private.iter().any(|f| {
             f.path.contains(&format!("/{name}/")) || f.path.ends_with(&format!("/{name}.md"))
@@ -219,7 +218,7 @@ fn listed_as_sent(
         });
         if let Some(text) = found.map(|t| vars.unfill(&t))
             && text != e.text
-            && holds_private(&text, &lines).is_none()
+            && holds_private(&text, lines).is_none()
         {
             e.text = text;
             changed += 1;
