@@ -31,7 +31,7 @@ pub fn show(
         home_memory_switch(ui, state, rel, out);
     }
     if loaded.workspace.profile.agent.runs_in_a_subfolder() {
-        runs_in(ui, state, loaded, out);
+        runs_in(ui, state, out);
     }
     if let Some(caps) = loaded.workspace.caps {
         agent_caps(ui, state, loaded, caps, out);
@@ -253,46 +253,18 @@ fn home_memory_switch(ui: &mut Ui, state: &AppState, rel: &str, out: &mut Vec<Co
     }
 }
 
-/// Most folders the "Runs in" picker offers.
-const MAX_RUNS_IN: usize = 50;
-
 /// The folder the agent runs in (`--workdir`): the folder opened, or one
 /// below it that holds one of its memory files (a file of the same name
 /// as one it reads at the top), where it then reads the files on the way.
-fn runs_in(
-    ui: &mut Ui,
-    state: &AppState,
-    loaded: &crate::engine::Inspection,
-    out: &mut Vec<Command>,
-) {
-    let sources: Vec<&str> = loaded
-        .assembly
-        .fragments
-        .iter()
-        .map(|f| f.source.as_str())
-        .collect();
-    let top: Vec<&str> = sources
-        .iter()
-        .copied()
-        .filter(|s| !s.contains('/'))
-        .collect();
-    let mut folders: Vec<String> = sources
-        .iter()
-        .filter_map(|s| s.rsplit_once('/'))
-        .filter(|(dir, name)| top.contains(name) && !dir.starts_with(['.', '~']))
-        .map(|(dir, _)| dir.to_string())
-        .chain(state.workdir.clone())
-        .collect();
-    folders.sort();
-    folders.dedup();
-    folders.truncate(MAX_RUNS_IN);
+fn runs_in(ui: &mut Ui, state: &AppState, out: &mut Vec<Command>) {
     let shown = |w: Option<&str>| w.map_or("the folder opened".to_string(), |w| format!("{w}/"));
     ui.horizontal(|ui| {
         egui::ComboBox::new("runs-in-combo", "Runs in")
             .selected_text(shown(state.workdir.as_deref()))
             .width(180.0)
             .show_ui(ui, |ui| {
-                let choices = std::iter::once(None).chain(folders.iter().map(|f| Some(f.as_str())));
+                let folders = state.runs_in.iter().map(|f| Some(f.as_str()));
+                let choices = std::iter::once(None).chain(folders);
                 for w in choices {
                     let on = state.workdir.as_deref() == w;
                     if ui.selectable_label(on, shown(w)).clicked() && !on {

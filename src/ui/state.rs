@@ -83,6 +83,9 @@ pub struct AppState {
     /// The folder the agent runs in, inside the one opened (`--workdir`);
     /// `None`: the folder opened.
     pub workdir: Option<String>,
+    /// The folders the agent may be run in, offered beside the folder
+    /// opened: made with every load ([`folders_to_run_in`]).
+    pub runs_in: Vec<String>,
     pub selected: Option<String>,
     /// A line of the selected fragment's file to show in its detail (a
     /// problem's), and whether the detail still has to scroll to it.
@@ -125,6 +128,7 @@ impl Default for AppState {
             debug_markers: false,
             user_memory: false,
             workdir: None,
+            runs_in: Vec::new(),
             selected: None,
             selected_line: None,
             provider: None,
@@ -216,6 +220,7 @@ impl AppState {
         // A new load: its texts may differ at the same lengths.
         self.breakers = None;
         self.problems = crate::engine::problems::problems_with(&ins, &mut self.breakers);
+        self.runs_in = folders_to_run_in(&ins, self.workdir.as_deref());
         self.loaded = Some(ins);
         self.busy = None;
         self.error = None;
@@ -244,6 +249,27 @@ impl AppState {
     pub fn assembly(&self) -> Option<&Assembly> {
         self.loaded.as_ref().map(|l| &l.assembly)
     }
+}
+
+/// At most this many folders are offered to run the agent in.
+const MAX_RUNS_IN: usize = 50;
+
+/// The folders of `ins` the agent may be run in: each one holding a memory
+/// file of a name the opened folder holds too (`app/` with its own
+/// `CLAUDE.md`), the one it runs in now (`workdir`) among them.
+fn folders_to_run_in(ins: &Inspection, workdir: Option<&str>) -> Vec<String> {
+    let sources = || ins.assembly.fragments.iter().map(|f| f.source.as_str());
+    let top: std::collections::BTreeSet<&str> = sources().filter(|s| !s.contains('/')).collect();
+    let mut folders: Vec<String> = sources()
+        .filter_map(|s| s.rsplit_once('/'))
+        .filter(|(dir, name)| top.contains(name) && !dir.starts_with(['.', '~']))
+        .map(|(dir, _)| dir.to_string())
+        .chain(workdir.map(str::to_string))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders.truncate(MAX_RUNS_IN);
+    folders
 }
 
 /// The fragment table's own view: filter, status toggles, sort.
