@@ -14,18 +14,10 @@
 # any differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=${GEMINI_VERSION:-0.61.0}
-cache=${PI_AGENT_CACHE:-$HOME/.cache/prompt-inspector-agents}/gemini-$version
-bin=${PROMPT_INSPECTOR:-target/debug/prompt-inspector}
 dir=$(cd "${1:?usage: $0 DIR [WORKDIR]}" && pwd)
 workdir=${2:-}
-if [[ ! -d $cache/node_modules/@google/gemini-cli/bundle ]]; then
-  mkdir -p "$cache"
-  npm install --prefix "$cache" --no-audit --no-fund "@google/gemini-cli@$version" >&2
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-chunk=$(grep -l "^async function processImports(" "$cache"/node_modules/@google/gemini-cli/bundle/*.js | head -1)
+source scripts/gemini-bundle.sh
+chunk=$(grep -l "^async function processImports(" "$bundle"/*.js | head -1)
 {
   echo 'import * as path from "node:path"; import * as fsSync from "node:fs";'
   echo 'import * as fsp from "node:fs/promises"; import { fileURLToPath } from "node:url";'

@@ -14,16 +14,8 @@
 # any differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=${GEMINI_VERSION:-0.61.0}
-cache=${PI_AGENT_CACHE:-$HOME/.cache/prompt-inspector-agents}/gemini-$version
-bin=${PROMPT_INSPECTOR:-target/debug/prompt-inspector}
-if [[ ! -d $cache/node_modules/@google/gemini-cli/bundle ]]; then
-  mkdir -p "$cache"
-  npm install --prefix "$cache" --no-audit --no-fund "@google/gemini-cli@$version" >&2
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-chunk=$(grep -l "^async function getFolderStructure(" "$cache"/node_modules/@google/gemini-cli/bundle/*.js | head -1)
+source scripts/gemini-bundle.sh
+chunk=$(grep -l "^async function getFolderStructure(" "$bundle"/*.js | head -1)
 {
   echo 'import * as fs48 from "node:fs/promises"; import * as path57 from "node:path";'
   # From its limits to the end of getFolderStructure, as bundled.
