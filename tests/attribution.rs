@@ -779,3 +779,53 @@ fn a_line_edited_since_leaves_the_lines_around_it_traced() {
         "{text}"
     );
 }
+
+/// A line deleted after the request, between two lines that are still
+/// there: the file is sent whole today but the request holds more, so it
+/// changed since (the agent added nothing), the line named as what the
+/// file held then, in the trace and in the profile check.
+#[test]
+fn a_line_deleted_since_is_named_as_the_file_as_it_was_then() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("pi").join("workspace"), dir.path());
+    let agents = dir.path().join("AGENTS.md");
+    let text = std::fs::read_to_string(&agents).unwrap();
+    let deleted = text.replace("- Run `npm test` before saying a change works.\n", "");
+    assert_ne!(deleted, text);
+    std::fs::write(&agents, deleted).unwrap();
+    let a = attribution("pi", dir.path(), 1);
+    let f = file(&a, "AGENTS.md");
+    assert_eq!(f["sent"], "changed", "{f}");
+    assert_eq!(f["missing"], serde_json::Value::Null, "{f}");
+    assert_eq!(
+        f["between"],
+        serde_json::json!(["- Run `npm test` before saying a change works."]),
+        "{f}"
+    );
+    let text = stdout(&traffic_against("pi", dir.path(), 1, &[]));
+    assert!(
+        text.contains(
+            "changed since: every line of today's file sent, and text it no longer holds"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "sent between its lines (the file as it was then; from no file today): - Run `npm test`"
+        ),
+        "{text}"
+    );
+    let (code, d) = check("pi", dir.path(), 1);
+    assert_eq!(code, Some(1), "{d:?}");
+    // (Pi's `src/CLAUDE.md` is a difference of the fixture's own.)
+    let on_agents: Vec<_> = d.iter().filter(|(_, f)| f == "AGENTS.md").collect();
+    assert_eq!(
+        on_agents,
+        [&("changed-since".to_string(), "AGENTS.md".to_string())]
+    );
+    let t = stdout(&traffic_against("pi", dir.path(), 1, &["--check-profile"]));
+    assert!(
+        t.contains("it held too: - Run `npm test` before saying a change works."),
+        "{t}"
+    );
+}

@@ -525,10 +525,7 @@ fn trace_ui(ui: &mut Ui, against: &Result<Against, String>) {
                     crate::engine::traffic::attribution::Sent::Cut => {
                         format!("cut: {} of {} lines", f.lines_sent, f.lines)
                     }
-                    crate::engine::traffic::attribution::Sent::Changed => format!(
-                        "changed since the request: {} of {} lines as sent",
-                        f.lines_sent, f.lines
-                    ),
+                    crate::engine::traffic::attribution::Sent::Changed => f.changed_words(),
                     crate::engine::traffic::attribution::Sent::Listed => {
                         "listed (its description)".to_string()
                     }

@@ -84,6 +84,12 @@ pub struct FileInRequest {
     /// marker), as sent.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<String>,
+    /// Text no file holds between two of its lines that follow each other
+    /// in the file today, as sent: the agent's own insertion, or, for a
+    /// file modified after the request, what it held then ([`Sent::Changed`]
+    /// with nothing missing: lines deleted since).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub between: Vec<String>,
     /// Each part it is in, whole or cut there.
     pub occurrences: Vec<Occurrence>,
     pub spans: Vec<Span>,
@@ -91,6 +97,21 @@ pub struct FileInRequest {
     /// when the request was sent (Unix seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_since: Option<(f64, f64)>,
+}
+
+impl FileInRequest {
+    /// How a file that changed since the request was sent, in words (one
+    /// wording in every view).
+    pub fn changed_words(&self) -> String {
+        if self.missing.is_empty() {
+            "changed since: every line of today's file sent, and text it no longer holds".into()
+        } else {
+            format!(
+                "changed since: {} of {} lines as sent",
+                self.lines_sent, self.lines
+            )
+        }
+    }
 }
 
 /// A file in one part of the request.
@@ -181,6 +202,7 @@ pub fn attribute(
         enc,
         spans: vec![Vec::new(); files.len()],
         markers: vec![Vec::new(); files.len()],
+        between: vec![Vec::new(); files.len()],
     };
     let parts: Vec<PartSource> = request
         .positions()
@@ -196,7 +218,10 @@ pub fn attribute(
                 &indexed[f],
                 &t.kept[f],
                 std::mem::take(&mut t.spans[f]),
-                std::mem::take(&mut t.markers[f]),
+                (
+                    std::mem::take(&mut t.markers[f]),
+                    std::mem::take(&mut t.between[f]),
+                ),
             )
         })
         .collect();
@@ -226,6 +251,7 @@ struct Tracer<'a> {
     kept: Vec<Vec<bool>>,
     spans: Vec<Vec<Span>>,
     markers: Vec<Vec<String>>,
+    between: Vec<Vec<String>>,
 }
 
 impl Tracer<'_> {
@@ -258,22 +284,31 @@ impl Tracer<'_> {
         // Runs come in the part's order: character offsets counted on from
         // the last one, not from the part's start each time.
         let mut chars = CharCursor::default();
+        // The file of the span before (a run's or a description's).
+        let mut before = None;
         for (r, &((start, end), (first_line, last_line))) in found.iter().zip(&widths) {
             // The descriptions listed before this run.
             while let Some(l) = listings.next_if(|l| l.start < start) {
                 let n = self.listed_span(&l, text, &label, &mut chars);
                 add_to(&mut from_files, &self.files[l.file].path, n);
+                before = Some(l.file);
             }
             let n = self.counter.count(self.enc, &text[start..end]);
             self.kept[r.f][r.from..r.to].fill(true);
-            // What the agent put between two spans of the same file.
+            // What the agent put between two spans of the same file: in
+            // place of lines it left out (a marker), or between two lines
+            // that follow each other, no other file's text in between.
             if let Some((prev_end, prev_to)) = last_end[r.f]
-                && prev_to < r.from
                 && let Some(m) = marker(&text[prev_end..start])
             {
-                self.markers[r.f].push(m);
+                if prev_to < r.from {
+                    self.markers[r.f].push(m);
+                } else if prev_to == r.from && before == Some(r.f) {
+                    self.between[r.f].push(m);
+                }
             }
             last_end[r.f] = Some((end, r.to));
+            before = Some(r.f);
             self.spans[r.f].push(Span {
                 part: label.clone(),
                 start: chars.at(text, start),
@@ -425,7 +460,7 @@ fn file_in_request(
     ix: &Indexed,
     kept: &[bool],
     spans: Vec<Span>,
-    markers: Vec<String>,
+    (markers, between): (Vec<String>, Vec<String>),
 ) -> FileInRequest {
     let lines_sent = kept.iter().filter(|k| **k).count();
     let (mut stripped, missing) = missing_of(ix, kept);
@@ -445,6 +480,7 @@ fn file_in_request(
         stripped,
         missing,
         markers,
+        between,
         occurrences: occurrences(ix, &spans),
         spans,
         changed_since: None,
@@ -454,6 +490,9 @@ fn file_in_request(
 /// Tells the files that changed after the request (modified later than
 /// `sent_at`, lines missing and no marker of the agent's between the spans
 /// kept) from the files the agent cut: only the latter stay [`Sent::Cut`].
+/// A file sent whole with text between two of its lines that no file
+/// holds, modified after the request, changed since too: it held that
+/// text then (lines deleted since).
 pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Option<f64>) {
     let Some(at) = sent_at else { return };
     let by_path: HashMap<&str, Option<f64>> = files
@@ -464,14 +503,15 @@ pub fn mark_changed_since(a: &mut Attribution, files: &[SourceFile], sent_at: Op
         let modified = by_path.get(f.path.as_str()).copied().flatten();
         // Text between two of its spans that is no agent's cut marker is
         // the file's own, as it was when sent.
-        if f.sent == Sent::Cut
+        let grown = f.sent == Sent::Whole && !f.between.is_empty();
+        if (f.sent == Sent::Cut || grown)
             && !f.markers.iter().any(|m| says_cut(m))
             && let Some(m) = modified.filter(|m| *m > at)
         {
             f.sent = Sent::Changed;
             f.changed_since = Some((m, at));
             for oc in &mut f.occurrences {
-                if oc.sent == Sent::Cut {
+                if oc.sent == Sent::Cut || (grown && oc.sent == Sent::Whole) {
                     oc.sent = Sent::Changed;
                 }
             }

@@ -55,9 +55,8 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
         Sent::Changed => {
             let (m, at) = f.changed_since.unwrap_or_default();
             format!(
-                "changed since: {} of {} lines as sent; the file was modified {}, after the request ({}): the agent cut nothing",
-                f.lines_sent,
-                f.lines,
+                "{}; the file was modified {}, after the request ({}): the agent cut nothing",
+                f.changed_words(),
                 super::format_rfc3339(m),
                 super::format_rfc3339(at)
             )
@@ -91,6 +90,7 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
         for oc in &f.occurrences {
             let how = match oc.sent {
                 Sent::Cut => format!("cut, without {}", lines(&oc.missing)),
+                Sent::Changed if oc.missing.is_empty() => "as before the change".into(),
                 Sent::Changed => format!("as before the change, without {}", lines(&oc.missing)),
                 Sent::Listed => "its description listed".into(),
                 _ => "whole".into(),
@@ -113,6 +113,14 @@ fn file_text(f: &super::attribution::FileInRequest) -> String {
     };
     for m in &f.markers {
         o += &format!("      {marker}: {}\n", clip(m, 120));
+    }
+    if f.sent == Sent::Changed {
+        for m in &f.between {
+            o += &format!(
+                "      sent between its lines (the file as it was then; from no file today): {}\n",
+                clip(m, 120)
+            );
+        }
     }
 
     o

@@ -111,10 +111,7 @@ fn sent_words(f: &FileInRequest) -> String {
         Sent::Absent => "not sent".into(),
         Sent::Listed => "listed (its description)".into(),
         Sent::Cut => format!("cut: {} of {} lines", f.lines_sent, f.lines),
-        Sent::Changed => format!(
-            "changed since: {} of {} lines as sent",
-            f.lines_sent, f.lines
-        ),
+        Sent::Changed => f.changed_words(),
     }
 }
 
@@ -173,10 +170,17 @@ fn changed_since(a: &FileInRequest) -> (String, String) {
             super::format_rfc3339(m),
             super::format_rfc3339(at)
         ),
-        format!(
-            "the text before the change; not in it: {}",
-            crate::text::lines(&a.missing)
-        ),
+        if a.missing.is_empty() {
+            format!(
+                "the text before the change; it held too: {}",
+                a.between.join(" | ")
+            )
+        } else {
+            format!(
+                "the text before the change; not in it: {}",
+                crate::text::lines(&a.missing)
+            )
+        },
     )
 }
 
