@@ -1270,3 +1270,46 @@ fn a_problems_location_shows_its_line_in_the_fragment_detail() {
         "line {line} is the environment line, beside its number"
     );
 }
+
+/// At 1024×640 a request's parts fit in its pane: each part's bar ends
+/// inside the window (a right-aligned figure cell took every point left
+/// and pushed the bars, and the pane's scroll bar, past the window's
+/// edge, so nothing said that the parts lay below).
+#[test]
+fn a_requests_parts_fit_in_its_pane_at_1024_px() {
+    let capture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traffic/capture.jsonl");
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    open_in_traffic(&mut h, &capture);
+    h.state_mut().as_mut().unwrap().traffic_view.selected = Some(5);
+    h.run_steps(6);
+    let bars: Vec<egui::Rect> = ["bar of part 1", "bar of part 2"]
+        .iter()
+        .map(|l| h.get_by_label(l).rect())
+        .collect();
+    for b in bars {
+        assert!(b.width() >= 60.0, "{b:?}");
+        assert!(b.right() < 1000.0, "a bar ends at {}", b.right());
+    }
+}
+
+/// At 1024 px the Cache tab's note on the model and its rules is one line,
+/// under the provider buttons when they leave no room, never split after
+/// the model's name.
+#[test]
+fn the_cache_tabs_model_note_stays_whole_at_1024_px() {
+    let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
+    wait_loaded(&mut h);
+    h.state_mut().as_mut().unwrap().state.tab = prompt_inspector::ui::state::Tab::Cache;
+    h.run_steps(4);
+    let note = h
+        .get_by_label_contains("claude-sonnet-4-6 · anthropic")
+        .rect();
+    let line = h.get_by_label("Anthropic").rect().height();
+    assert!(
+        note.height() < line + 2.0,
+        "{note:?} against a line of {line}"
+    );
+    assert!(note.right() < 1024.0, "{note:?}");
+}

@@ -105,7 +105,9 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
             }
         }
         ui.separator();
-        ui.label(format!(
+        // One piece: where the row is too narrow it goes under it whole,
+        // not split after the model's name.
+        let note = format!(
             "{} · {}{}",
             p.model,
             p.provider.as_str(),
@@ -114,7 +116,8 @@ fn provider_bar(ui: &mut Ui, provider: Option<Provider>, p: &Prediction, out: &m
             } else {
                 ""
             }
-        ));
+        );
+        ui.add(egui::Label::new(note).wrap_mode(egui::TextWrapMode::Extend));
     });
 }
 

@@ -26,6 +26,37 @@ fn part_color(label: &str, dark: bool) -> egui::Color32 {
     }
 }
 
+/// The width of a part's figure ("1,234,567 tokens").
+const FIGURE_WIDTH: f32 = 110.0;
+
+/// A part's figure, right-aligned in a column of its own width (a
+/// right-to-left cell would take every point left and push the bar past
+/// the pane's edge).
+fn figure_cell(ui: &mut Ui, text: String) {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let color = ui.visuals().text_color();
+    let w = ui.fonts_mut(|f| f.layout_no_wrap(text.clone(), font, color).size().x);
+    ui.horizontal(|ui| {
+        ui.add_space((FIGURE_WIDTH - w).max(0.0));
+        ui.label(text);
+    });
+}
+
+/// Where a part's text comes from: each file in the file's colour.
+fn part_sources(ui: &mut Ui, src: &crate::engine::traffic::attribution::PartSource, dark: bool) {
+    ui.horizontal_wrapped(|ui| {
+        for (file, tokens) in &src.from_files {
+            ui.colored_label(
+                colors::text(ui, colors::fragment(file, dark)),
+                format!("{file} {}", thousands(*tokens)),
+            );
+        }
+        if src.from_no_file > 0 && !src.from_files.is_empty() {
+            ui.weak(format!("· no file {}", thousands(src.from_no_file)));
+        }
+    });
+}
+
 /// A recorded request's parts (tools, system blocks, messages) as token
 /// bars, coloured as in the Prompt view; breakpoints marked.
 pub fn parts(
@@ -43,8 +74,8 @@ pub fn parts(
     ui.add(egui::Label::new(RichText::new(format!("  {}", counted.summary())).weak()).wrap());
     let dark = ui.visuals().dark_mode;
     let max = parts.iter().map(|p| p.tokens).max().unwrap_or(1).max(1);
-    // Label, figure, then the bar in what is left (the figure never cut).
-    let width = (ui.available_width() - 420.0).clamp(60.0, 480.0);
+    // Label, figure, then the bar, and the files in what is left.
+    let width = (ui.available_width() * 0.3).clamp(60.0, 480.0);
     egui::Grid::new("traffic-parts")
         .num_columns(4)
         .show(ui, |ui| {
@@ -58,10 +89,12 @@ pub fn parts(
                     ))
                     .monospace(),
                 );
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    ui.label(format!("{} tokens", thousands(p.tokens)));
+                figure_cell(ui, format!("{} tokens", thousands(p.tokens)));
+                let (rect, bar) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
+                let role = egui::accesskit::Role::ProgressIndicator;
+                bar.widget_info(|| {
+                    egui::WidgetInfo::labeled(role, true, format!("bar of part {}", i + 1))
                 });
-                let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
                 let color = colors::graphic(ui, color);
                 ui.painter().rect_filled(
                     Rect::from_min_size(
@@ -71,29 +104,18 @@ pub fn parts(
                     0.0,
                     color,
                 );
-                // Where its text comes from: each file in the file's colour.
-                ui.horizontal_wrapped(|ui| {
-                    let Some(src) = attribution.and_then(|a| a.parts.get(i)) else {
-                        return;
-                    };
-                    for (file, tokens) in &src.from_files {
-                        ui.colored_label(
-                            colors::text(ui, colors::fragment(file, dark)),
-                            format!("{file} {}", thousands(*tokens)),
-                        );
+                match attribution.and_then(|a| a.parts.get(i)) {
+                    Some(src) => part_sources(ui, src, dark),
+                    None => {
+                        ui.label("");
                     }
-                    if src.from_no_file > 0 && !src.from_files.is_empty() {
-                        ui.weak(format!("· no file {}", thousands(src.from_no_file)));
-                    }
-                });
+                }
                 ui.end_row();
             }
             // What the provider counted beyond the parts: a part of its own.
             if let Some((what, d)) = counted.unaccounted() {
                 ui.label(RichText::new(format!("  ({what})")).monospace());
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    ui.label(format!("{:+} tokens", d));
-                });
+                figure_cell(ui, format!("{:+} tokens", d));
                 let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
                 let w = rect.width() * (d.unsigned_abs() as f32 / max as f32).min(1.0);
                 ui.painter().rect_stroke(
@@ -183,9 +205,11 @@ pub fn selected(
         }
     });
     ui.separator();
+    // Its scroll bar always shown: in a short pane the parts lie below.
     egui::ScrollArea::vertical()
         .id_salt("traffic-scroll")
         .auto_shrink([false, false])
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
         .show(ui, |ui| {
             header(
                 ui,
