@@ -1302,7 +1302,9 @@ fn the_cache_tabs_model_note_stays_whole_at_1024_px() {
     let mut h = harness_sized(sample(), egui::vec2(1024.0, 640.0));
     wait_loaded(&mut h);
     h.state_mut().as_mut().unwrap().state.tab = prompt_inspector::ui::state::Tab::Cache;
-    h.run_steps(4);
+    // The prediction is made off the UI thread: its note once it is there.
+    wait_for_label(&mut h, "claude-sonnet-4-6 · anthropic");
+    h.run_steps(2);
     let note = h
         .get_by_label_contains("claude-sonnet-4-6 · anthropic")
         .rect();
