@@ -388,13 +388,15 @@ fn what_the_agent_loads_during_the_session_is_no_difference() {
         (code, d),
         (Some(1), vec![("missing".into(), "AGENTS.md".into())])
     );
+    // Request 4 was sent after AGENTS.md's edit: its added line, which
+    // this folder (as it was before) lacks, sent right after the file.
     for n in [2, 4] {
         let (code, d) = check_with("opencode", &ws, n, &profile);
-        assert_eq!(
-            (code, d),
-            (Some(1), vec![("added".into(), "api/AGENTS.md".into())]),
-            "request {n}"
-        );
+        let mut expected: Vec<(String, String)> = vec![("added".into(), "api/AGENTS.md".into())];
+        if n == 4 {
+            expected.insert(0, ("sent-after".into(), "AGENTS.md".into()));
+        }
+        assert_eq!((code, d), (Some(1), expected), "request {n}");
     }
     let cap = fixture("opencode").join("capture.jsonl");
     let o = run(&[
@@ -413,10 +415,12 @@ fn what_the_agent_loads_during_the_session_is_no_difference() {
         "{}",
         stdout(&o)
     );
-    for n in [2, 4] {
+    // Each against the folder as it was then (request 4: after the edit).
+    let edited = after("opencode");
+    for (n, ws) in [(2, ws.as_path()), (4, edited.path())] {
         let (code, d) = check_with(
             "opencode",
-            &ws,
+            ws,
             n,
             &["--profile", "opencode@1.18", "--workdir", "api"],
         );
@@ -471,7 +475,10 @@ fn a_home_memory_file_the_request_lacks_is_no_difference() {
         "# Me\nPrefer short answers.\n",
     )
     .unwrap();
-    let ws = fixture("codex").join("workspace");
+    // The folder as of the last request (after the edit of its turn), in
+    // a repository as it was recorded (Codex reads from the git root).
+    let ws = after("codex");
+    std::fs::create_dir(ws.path().join(".git")).unwrap();
     let cap = fixture("codex").join("capture.jsonl");
     let o = run_home(
         home.path(),
@@ -479,7 +486,7 @@ fn a_home_memory_file_the_request_lacks_is_no_difference() {
             "traffic",
             cap.to_str().unwrap(),
             "--against",
-            ws.to_str().unwrap(),
+            ws.path().to_str().unwrap(),
             "--workdir",
             "tools",
             "--check-profile",
@@ -828,4 +835,31 @@ fn a_line_deleted_since_is_named_as_the_file_as_it_was_then() {
         t.contains("it held too: - Run `npm test` before saying a change works."),
         "{t}"
     );
+}
+
+/// The folder older than the request: OpenClaw sent AGENTS.md with a line
+/// added at its end (request 3, after the edit), which the folder as it
+/// was before does not hold. The check names that line, sent right after
+/// the file, where it said "no difference" (the line was counted from no
+/// file); against the folder after the edit there is none.
+#[test]
+fn a_line_the_agent_sent_after_a_file_the_folder_lacks_is_a_difference() {
+    let (code, d) = check("openclaw", &fixture("openclaw").join("workspace"), 3);
+    assert_eq!(code, Some(1), "{d:?}");
+    assert_eq!(d, [("sent-after".to_string(), "AGENTS.md".to_string())]);
+    let o = traffic_against(
+        "openclaw",
+        &fixture("openclaw").join("workspace"),
+        3,
+        &["--check-profile"],
+    );
+    let t = stdout(&o);
+    assert!(
+        t.contains(
+            "after it, from no file today: - Reply in English, even when Sam writes in French."
+        ),
+        "{t}"
+    );
+    let ws = after("openclaw");
+    assert_eq!(check("openclaw", ws.path(), 3), (Some(0), vec![]));
 }

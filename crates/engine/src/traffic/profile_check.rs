@@ -9,6 +9,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
+#[path = "profile_check_after.rs"]
+mod after;
+use after::changed_since;
+
 use super::attribution::{Attribution, FileInRequest, Sent, SourceFile, attribute};
 use crate::assembly::tokens::Encoding;
 use crate::request::Request;
@@ -27,6 +31,11 @@ pub enum Point {
     /// The file changed after the request: the profile renders today's
     /// text, the agent sent the one before (no cut of the agent's).
     ChangedSince,
+    /// The agent sent lines right after the file that no file holds and
+    /// the profile does not render: the file as the agent read it had
+    /// them (the folder is older or newer than the request), or the agent
+    /// added them.
+    SentAfter,
     Marker,
     Stripped,
     /// A system block in one, a message in the other.
@@ -160,35 +169,11 @@ fn ran_in(path: &str, sent: String) -> String {
     }
 }
 
-/// A file changed since the request: what the profile renders (today's
-/// text) and what the agent sent (the text before).
-fn changed_since(a: &FileInRequest) -> (String, String) {
-    let (m, at) = a.changed_since.unwrap_or_default();
-    (
-        format!(
-            "today's text (modified {}, after the request of {})",
-            super::format_rfc3339(m),
-            super::format_rfc3339(at)
-        ),
-        if a.missing.is_empty() {
-            format!(
-                "the text before the change; it held too: {}",
-                a.between.join(" | ")
-            )
-        } else {
-            format!(
-                "the text before the change; not in it: {}",
-                crate::text::lines(&a.missing)
-            )
-        },
-    )
-}
-
 /// Compares one file as rendered (`p`) and as sent (`a`).
 fn compare_file(
     p: &FileInRequest,
     a: &FileInRequest,
-    (ptexts, atexts): (&Texts, &Texts),
+    (ptexts, atexts, file_lines): (&Texts, &Texts, &std::collections::HashSet<String>),
     out: &mut Vec<Difference>,
 ) {
     let diff = |point, profile: String, agent: String| Difference {
@@ -245,6 +230,7 @@ fn compare_file(
             words(&a.stripped),
         ));
     }
+    out.extend(after::sent_after(p, a, (ptexts, atexts), file_lines));
     if let (Some((pp, ph)), Some((ap, ah))) = (first_place(p, ptexts), first_place(a, atexts)) {
         if place(&pp) != place(&ap) {
             out.push(diff(
@@ -329,6 +315,10 @@ pub fn check(
             .as_ref()
             .is_some_and(|s| s.files[i].spans.iter().any(|x| !x.listed))
     };
+    let file_lines = files
+        .iter()
+        .flat_map(|f| f.text.lines().map(after::norm))
+        .collect();
     let mut out = Vec::new();
     let mut in_session = Vec::new();
     let mut home_not_sent = Vec::new();
@@ -356,7 +346,7 @@ pub fn check(
             });
             continue;
         }
-        compare_file(pf, af, (&pt, &at), &mut out);
+        compare_file(pf, af, (&pt, &at, &file_lines), &mut out);
     }
     out.extend(order_and_breakpoints(
         (&p, &a),
